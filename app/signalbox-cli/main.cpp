@@ -1,0 +1,173 @@
+// signalbox-cli: scripting and diagnostics against a collector, and offline parsers.
+#include "metrics/CollectorClient.h"
+#include "metrics/MetricLineParser.h"
+#include "util/Paths.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr const char *kUsage = R"(Usage: signalbox-cli [--collector URL] [--token TOKEN] COMMAND ...
+
+Commands:
+  runs [FILTER]               list runs, their status and last values
+  series RUN METRIC [WIDTH]   print a downsampled series as JSON
+  export RUN METRIC           print every point of a series as CSV
+  health                      the collector's state and any repairs made on start
+  parse metric-lines FILE     check a log for metric lines; prints one JSON object per record
+  version                     print the version
+
+The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410.
+)";
+
+int failWith(const QString &message) {
+    std::fprintf(stderr, "signalbox-cli: %s\n", qPrintable(message));
+    return 1;
+}
+
+// The CLI may block: it has no window to keep alive.
+template <typename T, typename Call> sb::Result<T> await(Call call) {
+    QEventLoop loop;
+    std::optional<sb::Result<T>> result;
+    call(&loop, [&](sb::Result<T> r) {
+        result.emplace(std::move(r));
+        loop.quit();
+    });
+    if (!result)
+        loop.exec();
+    return std::move(*result);
+}
+
+void printJson(const QJsonDocument &document) {
+    std::fputs(document.toJson(QJsonDocument::Compact).constData(), stdout);
+    std::fputc('\n', stdout);
+}
+
+int parseMetricLines(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return failWith(u"cannot read %1: %2"_s.arg(path, file.errorString()));
+    int lineNumber = 0;
+    int errors = 0;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        ++lineNumber;
+        const auto parsed = sb::MetricLines::parseLogLine(line);
+        if (!parsed)
+            continue;
+        if (!*parsed) {
+            ++errors;
+            std::fprintf(stderr, "%s:%d: %s\n", qPrintable(path), lineNumber,
+                         qPrintable(parsed->error()));
+            continue;
+        }
+        QJsonObject values;
+        for (const auto &[name, value] : parsed->value().values)
+            values[name] = value;
+        QJsonObject json{{u"line"_s, lineNumber}, {u"values"_s, values}};
+        if (parsed->value().step)
+            json[u"step"_s] = *parsed->value().step;
+        printJson(QJsonDocument(json));
+    }
+    return errors == 0 ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char *argv[]) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(u"signalbox-cli"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
+
+    QCommandLineParser parser;
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
+    const QCommandLineOption help(QStringList{u"h"_s, u"help"_s});
+    const QCommandLineOption version(u"version"_s);
+    const QCommandLineOption collectorUrl(u"collector"_s, {}, u"url"_s);
+    const QCommandLineOption token(u"token"_s, {}, u"token"_s);
+    parser.addOptions({help, version, collectorUrl, token});
+    if (!parser.parse(app.arguments()))
+        return failWith(parser.errorText() + u"\n"_s + QString::fromUtf8(kUsage));
+    const QStringList args = parser.positionalArguments();
+    if (parser.isSet(help) || (args.isEmpty() && !parser.isSet(version))) {
+        std::fputs(kUsage, parser.isSet(help) ? stdout : stderr);
+        return parser.isSet(help) ? 0 : 2;
+    }
+    if (parser.isSet(version) || args.front() == u"version"_s) {
+        std::printf("signalbox-cli %s\n", SIGNALBOX_VERSION);
+        return 0;
+    }
+
+    const QString command = args.front();
+    if (command == u"parse"_s) {
+        if (args.size() != 3 || args[1] != u"metric-lines"_s)
+            return failWith(u"usage: signalbox-cli parse metric-lines FILE"_s);
+        return parseMetricLines(args[2]);
+    }
+
+    const QUrl url = parser.isSet(collectorUrl) ? QUrl::fromUserInput(parser.value(collectorUrl))
+                                                : sb::defaultCollectorUrl();
+    sb::CollectorClient client(url, parser.isSet(token) ? parser.value(token)
+                                                        : qEnvironmentVariable("SIGNALBOX_TOKEN"));
+    using Json = sb::Result<QJsonDocument>;
+    if (command == u"health"_s) {
+        const auto health = await<QJsonDocument>([&](QObject *ctx, auto done) {
+            client.getJson(u"/api/v1/health"_s, {}, ctx, done);
+        });
+        if (!health)
+            return failWith(health.error());
+        printJson(*health);
+        return 0;
+    }
+    if (command == u"runs"_s) {
+        const Json runs = await<QJsonDocument>(
+            [&](QObject *ctx, auto done) { client.fetchRuns(args.value(1), ctx, done); });
+        if (!runs)
+            return failWith(runs.error());
+        for (const QJsonValue &value : runs->array()) {
+            const QJsonObject run = value.toObject();
+            QStringList last;
+            const QJsonObject metrics = run.value(u"metrics"_s).toObject();
+            for (auto it = metrics.begin(); it != metrics.end(); ++it)
+                last << u"%1=%2"_s.arg(it.key()).arg(it->toObject().value(u"value"_s).toDouble());
+            std::printf("%-32s %-10s %s\n", qPrintable(run.value(u"name"_s).toString()),
+                        qPrintable(run.value(u"status"_s).toString()),
+                        qPrintable(last.join(u' ')));
+        }
+        return 0;
+    }
+    if (command == u"series"_s && args.size() >= 3) {
+        sb::SeriesWindow window;
+        window.width = args.value(3, u"1000"_s).toInt();
+        const Json series = await<QJsonDocument>([&](QObject *ctx, auto done) {
+            client.fetchSeries({args[1]}, args[2], window, ctx, done);
+        });
+        if (!series)
+            return failWith(series.error());
+        printJson(*series);
+        return 0;
+    }
+    if (command == u"export"_s && args.size() == 3) {
+        QUrlQuery query;
+        query.addQueryItem(u"run"_s, args[1]);
+        query.addQueryItem(u"metric"_s, args[2]);
+        const auto csv = await<QByteArray>([&](QObject *ctx, auto done) {
+            client.getBytes(u"/api/v1/export"_s, query, ctx, done);
+        });
+        if (!csv)
+            return failWith(csv.error());
+        std::fwrite(csv->constData(), 1, csv->size(), stdout);
+        return 0;
+    }
+    return failWith(u"unknown command or missing arguments: %1\n%2"_s.arg(args.join(u' '),
+                                                                          QString::fromUtf8(kUsage)));
+}

@@ -1,0 +1,68 @@
+// signalbox-collector: the headless metrics collector, for a GPU node or a cluster.
+#include "metrics/Collector.h"
+#include "util/Paths.h"
+#include "util/QuitOnSignal.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+int main(int argc, char *argv[]) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(u"signalbox-collector"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Signalbox metrics collector: stores training metrics and serves downsampled curves."_s);
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption listen(
+        u"listen"_s, u"Address and port to listen on (default 127.0.0.1:%1; port 0 picks one)."_s.arg(
+                         sb::kDefaultCollectorPort),
+        u"host:port"_s);
+    const QCommandLineOption dataDir(u"data-dir"_s, u"Store directory."_s, u"dir"_s);
+    const QCommandLineOption token(
+        u"token"_s, u"Bearer token clients must send; required off loopback (or SIGNALBOX_TOKEN)."_s,
+        u"token"_s);
+    const QCommandLineOption watch(u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s,
+                                   u"dir"_s);
+    parser.addOptions({listen, dataDir, token, watch});
+    parser.process(app);
+
+    sb::Collector::Options options;
+    options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir)
+                                            : sb::defaultDataDir() + u"/collector"_s;
+    options.port = sb::kDefaultCollectorPort;
+    if (parser.isSet(listen)) {
+        const QString value = parser.value(listen);
+        const qsizetype colon = value.lastIndexOf(u':');
+        bool ok = colon > 0;
+        const uint port = ok ? value.mid(colon + 1).toUInt(&ok) : 0;
+        QHostAddress address(value.left(colon).remove(u'[').remove(u']'));
+        if (!ok || port > 65535 || address.isNull()) {
+            std::fprintf(stderr, "signalbox-collector: --listen wants host:port, e.g. 127.0.0.1:7410\n");
+            return 2;
+        }
+        options.address = address;
+        options.port = static_cast<quint16>(port);
+    }
+    options.token = parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("SIGNALBOX_TOKEN");
+    options.watchDirs = parser.values(watch);
+
+    auto collector = sb::Collector::start(options);
+    if (!collector) {
+        std::fprintf(stderr, "signalbox-collector: %s\n", qPrintable(collector.error()));
+        return 1;
+    }
+    for (const QString &note : (*collector)->store().recoveryNotes())
+        std::fprintf(stderr, "signalbox-collector: recovered: %s\n", qPrintable(note));
+    std::printf("signalbox-collector listening on %s (data: %s)\n",
+                qPrintable((*collector)->url().toString()), qPrintable(options.dataDir));
+    std::fflush(stdout);
+    sb::quitOnTerminationSignals();
+    return app.exec();
+}

@@ -1,0 +1,85 @@
+#include "Job.h"
+
+#include <QJsonArray>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+QString jobStateName(JobState state) {
+    switch (state) {
+    case JobState::Queued:
+        return u"queued"_s;
+    case JobState::Running:
+        return u"running"_s;
+    case JobState::Succeeded:
+        return u"succeeded"_s;
+    case JobState::Failed:
+        return u"failed"_s;
+    case JobState::Stopped:
+        return u"stopped"_s;
+    }
+    return {};
+}
+
+QJsonObject JobSpec::toJson() const {
+    QJsonObject env;
+    for (auto it = environment.begin(); it != environment.end(); ++it)
+        env[it.key()] = it.value();
+    return {{u"name"_s, name},
+            {u"command"_s, QJsonArray::fromStringList(command)},
+            {u"workingDirectory"_s, workingDirectory},
+            {u"environment"_s, env}};
+}
+
+JobSpec JobSpec::fromJson(const QJsonObject &json) {
+    JobSpec spec;
+    spec.name = json.value(u"name"_s).toString();
+    for (const QJsonValue &arg : json.value(u"command"_s).toArray())
+        spec.command << arg.toString();
+    spec.workingDirectory = json.value(u"workingDirectory"_s).toString();
+    const QJsonObject env = json.value(u"environment"_s).toObject();
+    for (auto it = env.begin(); it != env.end(); ++it)
+        spec.environment[it.key()] = it.value().toString();
+    return spec;
+}
+
+QJsonObject Job::toJson() const {
+    QJsonObject json{{u"id"_s, id},
+                     {u"backend"_s, backend},
+                     {u"node"_s, node},
+                     {u"spec"_s, spec.toJson()},
+                     {u"state"_s, jobStateName(state)},
+                     {u"submitted"_s, submitted.toString(Qt::ISODateWithMs)},
+                     {u"started"_s, started.toString(Qt::ISODateWithMs)},
+                     {u"finished"_s, finished.toString(Qt::ISODateWithMs)},
+                     {u"logPath"_s, logPath},
+                     {u"message"_s, message}};
+    if (exitCode)
+        json[u"exitCode"_s] = *exitCode;
+    return json;
+}
+
+Job Job::fromJson(const QJsonObject &json) {
+    Job job;
+    job.id = json.value(u"id"_s).toString();
+    job.backend = json.value(u"backend"_s).toString();
+    job.node = json.value(u"node"_s).toString();
+    job.spec = JobSpec::fromJson(json.value(u"spec"_s).toObject());
+    const QString state = json.value(u"state"_s).toString();
+    for (JobState s : {JobState::Queued, JobState::Running, JobState::Succeeded, JobState::Failed,
+                       JobState::Stopped}) {
+        if (jobStateName(s) == state)
+            job.state = s;
+    }
+    job.submitted = QDateTime::fromString(json.value(u"submitted"_s).toString(), Qt::ISODateWithMs);
+    job.started = QDateTime::fromString(json.value(u"started"_s).toString(), Qt::ISODateWithMs);
+    job.finished = QDateTime::fromString(json.value(u"finished"_s).toString(), Qt::ISODateWithMs);
+    if (json.value(u"exitCode"_s).isDouble())
+        job.exitCode = json.value(u"exitCode"_s).toInt();
+    job.logPath = json.value(u"logPath"_s).toString();
+    job.message = json.value(u"message"_s).toString();
+    return job;
+}
+
+} // namespace sb

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "Job.h"
+#include "util/Result.h"
+
+#include <QObject>
+
+namespace sb {
+
+// Where jobs run: this computer, an SSH node, a Kubernetes or Slurm cluster. Every backend
+// lives on the GUI thread and never blocks it: slow work happens on its own workers, and
+// changes arrive through the signals.
+class JobBackend : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+    virtual QString name() const = 0;
+    // Starts a job; returns its id at once. Progress comes through jobChanged().
+    virtual Result<QString> submit(const JobSpec &spec) = 0;
+    virtual QList<Job> jobs() const = 0;
+    // Asks a job to stop: SIGTERM, then SIGKILL after the grace period.
+    virtual Status stop(const QString &id) = 0;
+    // The log captured so far; logAppended() delivers what follows.
+    virtual Result<QByteArray> log(const QString &id) const = 0;
+
+Q_SIGNALS:
+    void jobChanged(const sb::Job &job);
+    void logAppended(const QString &id, const QByteArray &data);
+};
+
+} // namespace sb

@@ -1,0 +1,111 @@
+#include "JobsModel.h"
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QString duration(const Job &job) {
+    if (!job.started.isValid())
+        return {};
+    const QDateTime end = job.finished.isValid() ? job.finished : QDateTime::currentDateTime();
+    const qint64 s = job.started.secsTo(end);
+    if (s < 3600)
+        return u"%1:%2"_s.arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return u"%1:%2:%3"_s.arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10,
+                                                                                 QLatin1Char('0'));
+}
+
+} // namespace
+
+JobsModel::JobsModel(QObject *parent)
+    : QAbstractTableModel(parent) {}
+
+void JobsModel::addBackend(JobBackend *backend) {
+    m_backends << backend;
+    connect(backend, &JobBackend::jobChanged, this, &JobsModel::upsert);
+    for (const Job &job : backend->jobs())
+        upsert(job);
+}
+
+JobBackend *JobsModel::backend(const QString &name) const {
+    for (JobBackend *backend : m_backends) {
+        if (backend->name() == name)
+            return backend;
+    }
+    return nullptr;
+}
+
+const Job *JobsModel::job(const QModelIndex &index) const {
+    return index.isValid() && index.row() < m_jobs.size() ? &m_jobs[index.row()] : nullptr;
+}
+
+void JobsModel::upsert(const Job &job) {
+    for (int row = 0; row < m_jobs.size(); ++row) {
+        if (m_jobs[row].id == job.id && m_jobs[row].backend == job.backend) {
+            m_jobs[row] = job;
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            return;
+        }
+    }
+    beginInsertRows({}, 0, 0);
+    m_jobs.prepend(job);
+    endInsertRows();
+}
+
+int JobsModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_jobs.size());
+}
+
+int JobsModel::columnCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant JobsModel::data(const QModelIndex &index, int role) const {
+    const Job *j = job(index);
+    if (!j)
+        return {};
+    if (role == JobIdRole)
+        return j->id;
+    if (role == BackendRole)
+        return j->backend;
+    if (role == StateRole)
+        return static_cast<int>(j->state);
+    if (role == Qt::ToolTipRole)
+        return j->message.isEmpty() ? j->spec.command.join(u' ') : j->message;
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case Name:
+        return j->id;
+    case State:
+        return j->message.isEmpty() || j->state == JobState::Stopped
+                   ? jobStateName(j->state)
+                   : u"%1: %2"_s.arg(jobStateName(j->state), j->message);
+    case Backend:
+        return j->backend;
+    case Node:
+        return j->node;
+    case Started:
+        return j->started.isValid() ? j->started.toString(u"yyyy-MM-dd hh:mm:ss"_s) : QString();
+    case Duration:
+        return duration(*j);
+    case ExitCode:
+        return j->exitCode ? QVariant(*j->exitCode) : QVariant();
+    case Command:
+        return j->spec.command.join(u' ');
+    default:
+        return {};
+    }
+}
+
+QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const QStringList names{tr("Run"),      tr("State"),     tr("Backend"), tr("Node"),
+                                   tr("Started"), tr("Duration"), tr("Exit"),    tr("Command")};
+    return names.value(section);
+}
+
+} // namespace sb

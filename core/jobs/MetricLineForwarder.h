@@ -1,0 +1,27 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+
+namespace sb {
+
+class CollectorClient;
+class JobBackend;
+
+// Sends the metric lines that jobs print to the collector, as the job's run. Only complete
+// lines carrying the metric prefix travel; everything else stays in the job's log.
+class MetricLineForwarder final : public QObject {
+    Q_OBJECT
+public:
+    MetricLineForwarder(CollectorClient *collector, QObject *parent = nullptr);
+    void watch(JobBackend *backend);
+    // Splits `data` into lines (keeping a partial last line for later) and returns the metric
+    // lines among the complete ones.
+    QByteArray takeMetricLines(const QString &job, const QByteArray &data);
+
+private:
+    CollectorClient *m_collector;
+    QHash<QString, QByteArray> m_partial;
+};
+
+} // namespace sb

@@ -1,0 +1,247 @@
+#include "Collector.h"
+
+#include "CollectorHttpApi.h"
+#include "DirectoryIngestor.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTcpServer>
+
+#include <cmath>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+double now() { return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0; }
+
+Result<std::vector<double>> numbers(const QJsonValue &value, const QString &what) {
+    std::vector<double> out;
+    if (value.isUndefined() || value.isNull())
+        return out;
+    if (!value.isArray())
+        return fail(u"%1 must be an array of numbers"_s.arg(what));
+    const QJsonArray array = value.toArray();
+    out.reserve(array.size());
+    for (const QJsonValue &v : array) {
+        if (v.isDouble()) {
+            out.push_back(v.toDouble());
+        } else {
+            const auto special = metricValue(v);
+            if (!special)
+                return fail(u"%1 holds a value that is not a number"_s.arg(what));
+            out.push_back(*special);
+        }
+    }
+    return out;
+}
+
+bool isLoopback(const QHostAddress &address) {
+    return address.isLoopback() || address == QHostAddress(QHostAddress::LocalHost);
+}
+
+} // namespace
+
+Collector::Collector(Options options)
+    : m_options(std::move(options)) {}
+
+Collector::~Collector() {
+    if (m_store)
+        (void)m_store->sync();
+}
+
+Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
+    if (options.listen && !isLoopback(options.address) && options.token.isEmpty())
+        return fail(u"refusing to listen on %1 without a token: anyone on the network could read "
+                    "and write your metrics (set --token or SIGNALBOX_TOKEN)"_s
+                        .arg(options.address.toString()));
+    std::unique_ptr<Collector> collector(new Collector(options));
+    auto store = MetricStore::open(options.dataDir);
+    if (!store)
+        return fail(store.error());
+    collector->m_store = std::move(store).value();
+    for (const RunInfo &run : collector->m_store->runs()) {
+        for (const auto &series : collector->m_store->series(run.name)) {
+            if (series.count > 0)
+                collector->m_lastStep[run.name] =
+                    std::max(collector->m_lastStep.value(run.name, series.last.step),
+                             series.last.step);
+        }
+    }
+    if (options.listen) {
+        collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
+        auto *server = new QTcpServer(collector->m_http.get());
+        if (!server->listen(options.address, options.port))
+            return fail(u"cannot listen on %1:%2: %3"_s.arg(options.address.toString())
+                            .arg(options.port)
+                            .arg(server->errorString()));
+        collector->m_http->bind(server);
+        QUrl url;
+        url.setScheme(u"http"_s);
+        url.setHost(options.address.toString());
+        url.setPort(server->serverPort());
+        collector->m_url = url;
+    }
+    if (!options.watchDirs.isEmpty()) {
+        collector->m_directories = std::make_unique<DirectoryIngestor>(
+            collector.get(), options.watchDirs, options.dataDir + u"/sources.json"_s);
+    }
+    // Process kills lose nothing already written; this bounds what a power loss can take.
+    collector->m_syncTimer.setInterval(1000);
+    connect(&collector->m_syncTimer, &QTimer::timeout, collector.get(),
+            [c = collector.get()] { (void)c->m_store->sync(); });
+    collector->m_syncTimer.start();
+    return collector;
+}
+
+double Collector::nextStep(const QString &run) {
+    const auto it = m_lastStep.constFind(run);
+    return it == m_lastStep.constEnd() ? 0 : *it + 1;
+}
+
+Result<qint64> Collector::ingestPush(const QJsonObject &push) {
+    const QString run = push.value(u"run"_s).toString();
+    if (run.isEmpty())
+        return fail(u"the push names no \"run\""_s);
+    std::optional<RunInfo> info;
+    if (push.value(u"info"_s).isObject())
+        info = RunInfo::fromJson(run, push.value(u"info"_s).toObject());
+
+    std::vector<SeriesPoints> series;
+    qint64 count = 0;
+    const QJsonObject columns = push.value(u"series"_s).toObject();
+    for (auto it = columns.begin(); it != columns.end(); ++it) {
+        const QJsonObject column = it.value().toObject();
+        auto steps = numbers(column.value(u"step"_s), it.key() + u".step"_s);
+        auto values = numbers(column.value(u"value"_s), it.key() + u".value"_s);
+        auto walls = numbers(column.value(u"time"_s), it.key() + u".time"_s);
+        for (const auto *r : {&steps, &values, &walls}) {
+            if (!*r)
+                return fail(r->error());
+        }
+        const std::size_t n = values->size();
+        if (steps->size() != n || (!walls->empty() && walls->size() != n))
+            return fail(u"series \"%1\": step, value and time need the same length"_s.arg(
+                it.key()));
+        SeriesPoints points{it.key(), {}};
+        points.points.resize(n);
+        const double wallNow = now();
+        for (std::size_t i = 0; i < n; ++i)
+            points.points[i] = {(*steps)[i], (*values)[i], walls->empty() ? wallNow : (*walls)[i]};
+        count += static_cast<qint64>(n);
+        series.push_back(std::move(points));
+    }
+    std::vector<MetricRecord> records;
+    const QJsonArray recordArray = push.value(u"records"_s).toArray();
+    for (const QJsonValue &value : recordArray) {
+        auto record = MetricLines::fromJsonObject(value.toObject());
+        if (!record)
+            return fail(u"record %1: %2"_s.arg(records.size()).arg(record.error()));
+        records.push_back(std::move(record).value());
+    }
+    for (const SeriesPoints &s : series) {
+        for (const MetricPoint &p : s.points)
+            m_lastStep[run] = std::max(m_lastStep.value(run, p.step), p.step);
+    }
+    if (Status stored = m_store->append(run, series, info ? &*info : nullptr); !stored)
+        return fail(stored.error());
+    if (!records.empty()) {
+        if (Status stored = ingestRecords(run, records); !stored)
+            return fail(stored.error());
+        for (const MetricRecord &r : records)
+            count += static_cast<qint64>(r.values.size());
+    }
+    if (count > 0)
+        Q_EMIT pointsAdded(run);
+    return count;
+}
+
+Status Collector::ingestRecords(const QString &run, const std::vector<MetricRecord> &records) {
+    // Records may name their own run; group by run so each run's batch is one atomic append.
+    QHash<QString, std::vector<SeriesPoints>> byRun;
+    QStringList order;
+    const double wallNow = now();
+    for (const MetricRecord &record : records) {
+        const QString target = record.run.isEmpty() ? run : record.run;
+        if (target.isEmpty())
+            return fail(u"a metric record names no run"_s);
+        const double step = record.step.value_or(nextStep(target));
+        m_lastStep[target] = std::max(m_lastStep.value(target, step), step);
+        if (!byRun.contains(target))
+            order << target;
+        appendRecord(record, step, record.wall.value_or(wallNow), &byRun[target]);
+    }
+    for (const QString &target : order) {
+        if (Status stored = m_store->append(target, byRun[target]); !stored)
+            return stored;
+        Q_EMIT pointsAdded(target);
+    }
+    return success();
+}
+
+Collector::LinesResult Collector::ingestLines(const QString &run, QByteArrayView text) {
+    LinesResult result;
+    std::vector<MetricRecord> records;
+    qsizetype start = 0;
+    int lineNumber = 0;
+    while (start < text.size()) {
+        qsizetype end = text.indexOf('\n', start);
+        if (end < 0)
+            end = text.size();
+        ++lineNumber;
+        if (auto parsed = MetricLines::parseLogLine(text.sliced(start, end - start))) {
+            if (*parsed) {
+                result.points += static_cast<qint64>(parsed->value().values.size());
+                records.push_back(std::move(*parsed).value());
+            } else {
+                result.errors << u"line %1: %2"_s.arg(lineNumber).arg(parsed->error());
+            }
+        }
+        start = end + 1;
+    }
+    if (!records.empty()) {
+        if (Status stored = ingestRecords(run, records); !stored) {
+            result.errors << stored.error();
+            result.points = 0;
+        }
+    }
+    return result;
+}
+
+QJsonArray Collector::runsJson(const QString &filter) const {
+    QJsonArray out;
+    for (const RunInfo &run : m_store->runs()) {
+        QJsonObject json = run.toJson();
+        if (!filter.isEmpty()) {
+            const QString haystack = QString::fromUtf8(QJsonDocument(json).toJson());
+            if (!haystack.contains(filter, Qt::CaseInsensitive))
+                continue;
+        }
+        QJsonObject metrics;
+        for (const auto &series : m_store->series(run.name)) {
+            metrics[series.metric] = QJsonObject{{u"count"_s, series.count},
+                                                 {u"step"_s, series.last.step},
+                                                 {u"value"_s, series.last.value},
+                                                 {u"time"_s, series.last.wall}};
+        }
+        json[u"metrics"_s] = metrics;
+        out.append(json);
+    }
+    return out;
+}
+
+QJsonObject Collector::healthJson() const {
+    QJsonObject json{{u"service"_s, u"signalbox-collector"_s},
+                     {u"version"_s, QStringLiteral(SIGNALBOX_VERSION)},
+                     {u"runs"_s, static_cast<qint64>(m_store->runs().size())},
+                     {u"points"_s, m_store->totalPoints()},
+                     {u"recovery"_s, QJsonArray::fromStringList(m_store->recoveryNotes())}};
+    if (m_directories)
+        json[u"sources"_s] = m_directories->sourcesJson();
+    return json;
+}
+
+} // namespace sb

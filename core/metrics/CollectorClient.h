@@ -1,0 +1,48 @@
+#pragma once
+
+#include "Downsampler.h"
+#include "util/Result.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QObject>
+#include <QUrl>
+#include <QUrlQuery>
+
+#include <functional>
+
+namespace sb {
+
+// Asynchronous client of a collector's HTTP API (embedded, on a node, or in a cluster). Callbacks
+// run on the caller's thread, and only while `context` lives; nothing here ever blocks.
+class CollectorClient final : public QObject {
+    Q_OBJECT
+public:
+    using JsonCallback = std::function<void(Result<QJsonDocument>)>;
+    using BytesCallback = std::function<void(Result<QByteArray>)>;
+
+    CollectorClient(QUrl base, QString token, QObject *parent = nullptr);
+    QUrl url() const { return m_base; }
+
+    void getJson(const QString &path, const QUrlQuery &query, QObject *context, JsonCallback done);
+    void getBytes(const QString &path, const QUrlQuery &query, QObject *context, BytesCallback done);
+    void postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
+                  QObject *context, JsonCallback done);
+
+    void fetchRuns(const QString &filter, QObject *context, JsonCallback done);
+    void fetchSeries(const QStringList &runs, const QString &metric, const SeriesWindow &window,
+                     QObject *context, JsonCallback done);
+    // Job output with metric lines in it; the collector ingests those and ignores the rest.
+    void pushLines(const QString &run, const QByteArray &text);
+
+private:
+    QNetworkRequest request(const QString &path, const QUrlQuery &query) const;
+    void send(QNetworkReply *reply, QObject *context, BytesCallback done);
+
+    QNetworkAccessManager m_network;
+    QUrl m_base;
+    QByteArray m_authorization;
+};
+
+} // namespace sb

@@ -1,0 +1,146 @@
+#include "CollectorHttpApi.h"
+
+#include "Collector.h"
+
+#include <QBuffer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QUrlQuery>
+
+#include <cmath>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+using HttpStatus = QHttpServerResponder::StatusCode;
+
+namespace {
+
+void reply(QHttpServerResponder &responder, const QJsonValue &json, HttpStatus status = HttpStatus::Ok) {
+    const QJsonDocument document =
+        json.isArray() ? QJsonDocument(json.toArray()) : QJsonDocument(json.toObject());
+    responder.write(document.toJson(QJsonDocument::Compact), "application/json", status);
+}
+
+void replyError(QHttpServerResponder &responder, const QString &message, HttpStatus status) {
+    reply(responder, QJsonObject{{u"error"_s, message}}, status);
+}
+
+// Compares without leaking, through timing, how much of a token matched.
+bool constantTimeEqual(const QByteArray &a, const QByteArray &b) {
+    if (a.size() != b.size())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+std::optional<double> optionalNumber(const QUrlQuery &query, const QString &key) {
+    if (!query.hasQueryItem(key) || query.queryItemValue(key).isEmpty())
+        return std::nullopt;
+    bool ok = false;
+    const double value = query.queryItemValue(key).toDouble(&ok);
+    return ok && std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
+}
+
+QJsonArray toJsonArray(const std::vector<double> &values) {
+    QJsonArray array;
+    for (double v : values)
+        array.append(std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null));
+    return array;
+}
+
+} // namespace
+
+CollectorHttpApi::CollectorHttpApi(Collector *collector, QString token)
+    : m_collector(collector) {
+    if (!token.isEmpty())
+        m_expectedAuthorization = "Bearer " + token.toUtf8();
+}
+
+void CollectorHttpApi::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) {
+    QHttpServerResponder responder = makeResponder(request, socket);
+    replyError(responder, u"no such endpoint: %1"_s.arg(request.url().path()), HttpStatus::NotFound);
+}
+
+bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) {
+    QHttpServerResponder responder = makeResponder(request, socket);
+    if (!m_expectedAuthorization.isEmpty() &&
+        !constantTimeEqual(request.value("Authorization"), m_expectedAuthorization)) {
+        replyError(responder, u"a valid bearer token is required"_s, HttpStatus::Unauthorized);
+        return true;
+    }
+    const QString path = request.url().path();
+    const QUrlQuery query = request.query();
+    const bool get = request.method() == QHttpServerRequest::Method::Get;
+    const bool post = request.method() == QHttpServerRequest::Method::Post;
+
+    if (path == u"/api/v1/health"_s && get) {
+        reply(responder, m_collector->healthJson());
+    } else if (path == u"/api/v1/push"_s && post) {
+        QJsonParseError error{};
+        const QJsonDocument document = QJsonDocument::fromJson(request.body(), &error);
+        if (error.error != QJsonParseError::NoError || !document.isObject()) {
+            replyError(responder, u"the body is not a JSON object: %1"_s.arg(error.errorString()),
+                       HttpStatus::BadRequest);
+            return true;
+        }
+        const auto stored = m_collector->ingestPush(document.object());
+        if (stored)
+            reply(responder, QJsonObject{{u"accepted"_s, stored.value()}});
+        else
+            replyError(responder, stored.error(), HttpStatus::BadRequest);
+    } else if (path == u"/api/v1/lines"_s && post) {
+        const auto result =
+            m_collector->ingestLines(query.queryItemValue(u"run"_s), request.body());
+        reply(responder, QJsonObject{{u"accepted"_s, result.points},
+                                     {u"errors"_s, QJsonArray::fromStringList(result.errors)}});
+    } else if (path == u"/api/v1/runs"_s && get) {
+        reply(responder, m_collector->runsJson(query.queryItemValue(u"filter"_s)));
+    } else if (path == u"/api/v1/series"_s && get) {
+        SeriesWindow window;
+        if (!parseXAxis(query.queryItemValue(u"x"_s).isEmpty() ? u"step"_s
+                                                                : query.queryItemValue(u"x"_s),
+                        &window.axis)) {
+            replyError(responder, u"x must be step, relative or wall"_s, HttpStatus::BadRequest);
+            return true;
+        }
+        window.from = optionalNumber(query, u"from"_s);
+        window.to = optionalNumber(query, u"to"_s);
+        window.width = std::clamp(static_cast<int>(optionalNumber(query, u"width"_s).value_or(1000)),
+                                  1, 20000);
+        window.smoothing = std::clamp(optionalNumber(query, u"smoothing"_s).value_or(0), 0.0, 0.999);
+        const QString metric = query.queryItemValue(u"metric"_s);
+        QJsonArray series;
+        for (const QString &run : query.allQueryItemValues(u"run"_s)) {
+            const auto result = m_collector->store().query(run, metric, window);
+            if (!result) {
+                series.append(QJsonObject{{u"run"_s, run}, {u"error"_s, result.error()}});
+                continue;
+            }
+            series.append(QJsonObject{{u"run"_s, run},
+                                      {u"total"_s, result->total},
+                                      {u"inRange"_s, result->inRange},
+                                      {u"x"_s, toJsonArray(result->x)},
+                                      {u"y"_s, toJsonArray(result->y)}});
+        }
+        reply(responder, QJsonObject{{u"metric"_s, metric}, {u"series"_s, series}});
+    } else if (path == u"/api/v1/export"_s && get) {
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        const auto exported = m_collector->store().exportCsv(
+            query.queryItemValue(u"run"_s), query.queryItemValue(u"metric"_s), &buffer);
+        if (exported)
+            responder.write(buffer.data(), "text/csv");
+        else
+            replyError(responder, exported.error(), HttpStatus::NotFound);
+    } else {
+        return false; // missingHandler answers
+    }
+    return true;
+}
+
+} // namespace sb

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QAbstractHttpServer>
+
+namespace sb {
+
+class Collector;
+
+// The collector's HTTP API (version 1). Every route answers JSON, except the CSV export.
+//   GET  /api/v1/health
+//   POST /api/v1/push                 body: see Collector::ingestPush
+//   POST /api/v1/lines?run=NAME       body: job output; metric lines are ingested
+//   GET  /api/v1/runs?filter=TEXT
+//   GET  /api/v1/series?run=A&run=B&metric=M&x=step|relative|wall&from=&to=&width=&smoothing=
+//   GET  /api/v1/export?run=A&metric=M   (text/csv)
+// With a token configured, every request needs "Authorization: Bearer TOKEN".
+class CollectorHttpApi final : public QAbstractHttpServer {
+    Q_OBJECT
+public:
+    CollectorHttpApi(Collector *collector, QString token);
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+
+private:
+    Collector *m_collector;
+    QByteArray m_expectedAuthorization;
+};
+
+} // namespace sb

@@ -1,0 +1,120 @@
+#include "DirectoryIngestor.h"
+
+#include "Collector.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+DirectoryIngestor::DirectoryIngestor(Collector *collector, QStringList directories,
+                                     QString statePath)
+    : m_collector(collector)
+    , m_directories(std::move(directories))
+    , m_statePath(std::move(statePath)) {
+    loadState();
+    m_timer.setInterval(500);
+    connect(&m_timer, &QTimer::timeout, this, &DirectoryIngestor::scan);
+    m_timer.start();
+    scan();
+}
+
+void DirectoryIngestor::scan() {
+    for (const QString &directory : std::as_const(m_directories)) {
+        QDirIterator it(directory, {u"*.jsonl"_s, u"*.csv"_s}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext())
+            follow(directory, it.next());
+    }
+}
+
+void DirectoryIngestor::follow(const QString &directory, const QString &path) {
+    QFile file(path);
+    Source &source = m_sources[path];
+    const bool csv = path.endsWith(u".csv"_s);
+    if (file.size() < source.offset) {
+        source = Source{}; // truncated or replaced: start over
+    }
+    if (file.size() == source.offset || !file.open(QIODevice::ReadOnly))
+        return;
+    if (csv && !source.csv.hasHeader() && source.offset > 0)
+        (void)source.csv.readLine(file.readLine()); // a restart resumes after the header
+    file.seek(source.offset);
+    const QByteArray bytes = file.read(file.size() - source.offset);
+    const qsizetype end = bytes.lastIndexOf('\n') + 1; // a partial last line waits
+    if (end == 0)
+        return;
+    const QString relative = QDir(directory).relativeFilePath(path);
+    const QString run = relative.left(relative.lastIndexOf(u'.'));
+    std::vector<MetricRecord> records;
+    qsizetype start = 0;
+    while (start < end) {
+        const qsizetype newline = bytes.indexOf('\n', start);
+        const QByteArrayView line(bytes.constData() + start, newline - start);
+        start = newline + 1;
+        ++source.lines;
+        if (line.trimmed().isEmpty())
+            continue;
+        auto record = [&]() -> Result<std::optional<MetricRecord>> {
+            if (csv)
+                return source.csv.readLine(line);
+            auto parsed = MetricLines::parseJsonObject(line);
+            if (!parsed)
+                return fail(parsed.error());
+            return std::optional<MetricRecord>(std::move(parsed).value());
+        }();
+        if (!record) {
+            ++source.errors;
+            source.lastError = u"line %1: %2"_s.arg(source.lines).arg(record.error());
+        } else if (record.value()) {
+            records.push_back(std::move(*record.value()));
+        }
+    }
+    if (Status stored = m_collector->ingestRecords(run, records); !stored) {
+        ++source.errors;
+        source.lastError = stored.error();
+        return; // retried on the next scan
+    }
+    source.offset += end;
+    saveState();
+}
+
+QJsonArray DirectoryIngestor::sourcesJson() const {
+    QJsonArray out;
+    for (auto it = m_sources.begin(); it != m_sources.end(); ++it) {
+        out.append(QJsonObject{{u"path"_s, it.key()},
+                               {u"offset"_s, it->offset},
+                               {u"lines"_s, it->lines},
+                               {u"errors"_s, it->errors},
+                               {u"lastError"_s, it->lastError}});
+    }
+    return out;
+}
+
+void DirectoryIngestor::loadState() {
+    QFile file(m_statePath);
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QJsonObject state = QJsonDocument::fromJson(file.readAll()).object();
+    for (auto it = state.begin(); it != state.end(); ++it)
+        m_sources[it.key()].offset = it.value().toInteger();
+}
+
+void DirectoryIngestor::saveState() const {
+    QJsonObject state;
+    for (auto it = m_sources.begin(); it != m_sources.end(); ++it)
+        state[it.key()] = it->offset;
+    QSaveFile file(m_statePath);
+    if (file.open(QIODevice::WriteOnly)) {
+        file.write(QJsonDocument(state).toJson(QJsonDocument::Compact));
+        (void)file.commit();
+    }
+}
+
+} // namespace sb

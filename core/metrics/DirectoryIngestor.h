@@ -1,0 +1,44 @@
+#pragma once
+
+#include "MetricLineParser.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QObject>
+#include <QTimer>
+
+namespace sb {
+
+class Collector;
+
+// Follows *.jsonl and *.csv files under watched directories: each file is a run named by its
+// path relative to the directory, without the extension. New complete lines are ingested as
+// they appear; a partial last line waits for the rest. Offsets persist in the store directory,
+// so a restart does not ingest a line twice.
+class DirectoryIngestor final : public QObject {
+    Q_OBJECT
+public:
+    DirectoryIngestor(Collector *collector, QStringList directories, QString statePath);
+    void scan();
+    QJsonArray sourcesJson() const;
+
+private:
+    struct Source {
+        qint64 offset = 0;
+        qint64 lines = 0;
+        qint64 errors = 0;
+        QString lastError;
+        CsvMetricReader csv;
+    };
+    void follow(const QString &directory, const QString &path);
+    void loadState();
+    void saveState() const;
+
+    Collector *m_collector;
+    QStringList m_directories;
+    QString m_statePath;
+    QHash<QString, Source> m_sources;
+    QTimer m_timer;
+};
+
+} // namespace sb

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "PointSource.h"
+#include "SeriesSummary.h"
+
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+// What part of a series a chart shows, and how many pixel columns it has.
+struct SeriesWindow {
+    XAxis axis = XAxis::Step;
+    double origin = 0; // subtracted from wall time on the RelativeTime axis (the run's start)
+    std::optional<double> from; // in axis units; unset: the series' first x
+    std::optional<double> to;   // unset: the series' last x
+    int width = 1000;
+    double smoothing = 0; // TensorBoard EMA weight in [0, 1); 0 is raw
+};
+
+struct Downsampled {
+    std::vector<double> x;
+    std::vector<double> y;
+    qint64 total = 0;   // points in the series
+    qint64 inRange = 0; // points inside [from, to]
+};
+
+// M4 downsampling: per pixel column, the points with the smallest and largest x and the smallest
+// and largest value, in x order. A line drawn through them is pixel-identical to one drawn
+// through every point, so no spike is lost. Sorted, unsmoothed series are served from the
+// summary's blocks, reading only the blocks at column edges; other cases stream the points once.
+Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary,
+                         const SeriesWindow &window);
+
+} // namespace sb

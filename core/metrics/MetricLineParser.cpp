@@ -1,0 +1,199 @@
+#include "MetricLineParser.h"
+
+#include <QJsonDocument>
+#include <QJsonParseError>
+
+#include <cmath>
+#include <limits>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+std::optional<double> metricValue(const QJsonValue &value) {
+    if (value.isDouble())
+        return value.toDouble();
+    if (value.isBool())
+        return value.toBool() ? 1.0 : 0.0;
+    if (value.isString()) {
+        const QString text = value.toString().toLower();
+        if (text == u"nan"_s)
+            return std::numeric_limits<double>::quiet_NaN();
+        if (text == u"infinity"_s || text == u"inf"_s)
+            return std::numeric_limits<double>::infinity();
+        if (text == u"-infinity"_s || text == u"-inf"_s)
+            return -std::numeric_limits<double>::infinity();
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+void flatten(const QString &prefix, const QJsonObject &object, MetricRecord *record) {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const QString key = prefix.isEmpty() ? it.key() : prefix + u'/' + it.key();
+        if (it.value().isObject()) {
+            flatten(key, it.value().toObject(), record);
+        } else if (auto number = metricValue(it.value())) {
+            record->values.emplace_back(key, *number);
+        }
+    }
+}
+
+QJsonValue jsonNumber(double value) {
+    if (std::isnan(value))
+        return u"NaN"_s;
+    if (std::isinf(value))
+        return value > 0 ? u"Infinity"_s : u"-Infinity"_s;
+    return value;
+}
+
+} // namespace
+
+namespace MetricLines {
+
+std::optional<Result<MetricRecord>> parseLogLine(QByteArrayView line) {
+    // Progress bars rewrite the line with '\r'; the metric line is what follows the last one.
+    const qsizetype cr = line.lastIndexOf('\r');
+    if (cr >= 0 && cr + 1 < line.size())
+        line = line.sliced(cr + 1);
+    line = line.trimmed();
+    if (!line.startsWith(prefix))
+        return std::nullopt;
+    return parseJsonObject(line.sliced(prefix.size()));
+}
+
+Result<MetricRecord> parseJsonObject(QByteArrayView json) {
+    QJsonParseError error{};
+    const QJsonDocument document = QJsonDocument::fromJson(json.toByteArray(), &error);
+    if (error.error != QJsonParseError::NoError)
+        return fail(u"not valid JSON at character %1: %2"_s.arg(error.offset).arg(error.errorString()));
+    if (!document.isObject())
+        return fail(u"expected a JSON object"_s);
+    return fromJsonObject(document.object());
+}
+
+Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
+    MetricRecord record;
+    QJsonObject values = object;
+    if (values.contains(u"step"_s)) {
+        const auto step = metricValue(values.take(u"step"_s));
+        if (!step || !std::isfinite(*step))
+            return fail(u"\"step\" must be a finite number"_s);
+        record.step = step;
+    }
+    if (values.contains(u"time"_s)) {
+        const auto wall = metricValue(values.take(u"time"_s));
+        if (!wall || !std::isfinite(*wall))
+            return fail(u"\"time\" must be a finite number of seconds since the epoch"_s);
+        record.wall = wall;
+    }
+    if (values.contains(u"run"_s)) {
+        record.run = values.take(u"run"_s).toString();
+    }
+    flatten(QString(), values, &record);
+    if (record.values.empty())
+        return fail(u"no numeric metric values"_s);
+    return record;
+}
+
+QByteArray format(const MetricRecord &record) {
+    QJsonObject object;
+    for (const auto &[name, value] : record.values)
+        object[name] = jsonNumber(value);
+    if (record.step)
+        object[u"step"_s] = *record.step;
+    if (record.wall)
+        object[u"time"_s] = *record.wall;
+    if (!record.run.isEmpty())
+        object[u"run"_s] = record.run;
+    return prefix.toByteArray() + QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+} // namespace MetricLines
+
+QStringList splitCsvRow(QByteArrayView line) {
+    QStringList fields;
+    QByteArray field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"') {
+                quoted = false;
+            } else {
+                field += c;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields << QString::fromUtf8(field).trimmed();
+            field.clear();
+        } else if (c != '\r' && c != '\n') {
+            field += c;
+        }
+    }
+    fields << QString::fromUtf8(field).trimmed();
+    return fields;
+}
+
+Result<std::optional<MetricRecord>> CsvMetricReader::readLine(QByteArrayView line) {
+    if (line.trimmed().isEmpty())
+        return std::optional<MetricRecord>();
+    const QStringList fields = splitCsvRow(line);
+    if (m_columns.isEmpty()) {
+        m_columns = fields;
+        for (int i = 0; i < m_columns.size(); ++i) {
+            const QString name = m_columns[i].toLower();
+            if (name == u"step"_s || name == u"iteration"_s || name == u"epoch"_s)
+                m_stepColumn = m_stepColumn < 0 ? i : m_stepColumn;
+            else if (name == u"time"_s || name == u"wall_time"_s || name == u"timestamp"_s)
+                m_wallColumn = i;
+        }
+        if (m_columns.size() < 2 && m_stepColumn >= 0)
+            return fail(u"the CSV header names no metric columns"_s);
+        return std::optional<MetricRecord>();
+    }
+    if (fields.size() != m_columns.size())
+        return fail(u"expected %1 fields, found %2"_s.arg(m_columns.size()).arg(fields.size()));
+    MetricRecord record;
+    for (int i = 0; i < fields.size(); ++i) {
+        if (fields[i].isEmpty())
+            continue;
+        bool ok = false;
+        double value = fields[i].toDouble(&ok);
+        if (!ok) {
+            const auto special = metricValue(QJsonValue(fields[i]));
+            if (!special)
+                return fail(u"column \"%1\": \"%2\" is not a number"_s.arg(m_columns[i], fields[i]));
+            value = *special;
+        }
+        if (i == m_stepColumn)
+            record.step = value;
+        else if (i == m_wallColumn)
+            record.wall = value;
+        else
+            record.values.emplace_back(m_columns[i], value);
+    }
+    if (record.values.empty())
+        return std::optional<MetricRecord>();
+    return std::optional<MetricRecord>(std::move(record));
+}
+
+void appendRecord(const MetricRecord &record, double step, double wall,
+                  std::vector<SeriesPoints> *series) {
+    for (const auto &[metric, value] : record.values) {
+        auto it = std::find_if(series->begin(), series->end(),
+                               [&](const SeriesPoints &s) { return s.metric == metric; });
+        if (it == series->end()) {
+            series->push_back({metric, {}});
+            it = std::prev(series->end());
+        }
+        it->points.push_back({step, value, wall});
+    }
+}
+
+} // namespace sb

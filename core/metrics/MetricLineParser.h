@@ -1,0 +1,66 @@
+#pragma once
+
+#include "MetricPoint.h"
+#include "util/Result.h"
+
+#include <QByteArrayView>
+#include <QJsonObject>
+#include <QStringList>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace sb {
+
+// The values a script logged at one step. `step` and `wall` are filled in by the ingesting side
+// when the record leaves them out.
+struct MetricRecord {
+    QString run;
+    std::optional<double> step;
+    std::optional<double> wall;
+    std::vector<std::pair<QString, double>> values;
+};
+
+// Metric lines: a line of job output of the form
+//   @signalbox {"step": 12, "loss": 0.25, "acc": 0.91}
+// Keys `step`, `time` (seconds since the epoch) and `run` are reserved; nested objects are
+// flattened with '/' ("train": {"loss": 1} is train/loss); non-finite values are the strings
+// "NaN", "Infinity" and "-Infinity". Every other line is ordinary output and left alone.
+namespace MetricLines {
+
+inline constexpr QByteArrayView prefix = "@signalbox ";
+
+// std::nullopt for ordinary output; an error for a line that has the prefix but is malformed.
+std::optional<Result<MetricRecord>> parseLogLine(QByteArrayView line);
+// One JSON object: a JSONL line, or the payload of a metric line.
+Result<MetricRecord> parseJsonObject(QByteArrayView json);
+Result<MetricRecord> fromJsonObject(const QJsonObject &object);
+// The line a script prints for `record`, with the prefix and no newline.
+QByteArray format(const MetricRecord &record);
+
+} // namespace MetricLines
+
+// Reads metrics from CSV text: a header row naming the columns (`step`, `time`/`wall_time`, and one
+// column per metric), then one row per step. Quoted fields (RFC 4180) are understood.
+class CsvMetricReader final {
+public:
+    // The first call reads the header; later calls read rows. Empty cells are missing values.
+    Result<std::optional<MetricRecord>> readLine(QByteArrayView line);
+    bool hasHeader() const { return !m_columns.isEmpty(); }
+
+private:
+    QStringList m_columns;
+    int m_stepColumn = -1;
+    int m_wallColumn = -1;
+};
+
+// A metric value from JSON: a number, a boolean, or "NaN"/"Infinity"/"-Infinity".
+std::optional<double> metricValue(const QJsonValue &value);
+// Splits one CSV row into fields.
+QStringList splitCsvRow(QByteArrayView line);
+// Groups a record's values by metric, filling `step` and `wall` from the record.
+void appendRecord(const MetricRecord &record, double step, double wall,
+                  std::vector<SeriesPoints> *series);
+
+} // namespace sb

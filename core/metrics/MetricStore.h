@@ -1,0 +1,90 @@
+#pragma once
+
+#include "Downsampler.h"
+#include "MetricPoint.h"
+#include "RunInfo.h"
+#include "SeriesSummary.h"
+#include "util/Result.h"
+
+#include <QHash>
+#include <QIODevice>
+#include <QMap>
+#include <QSet>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+// The collector's on-disk store of runs and their metric series.
+//
+// Layout of a store directory:
+//   journal          CRC-framed records: run metadata, series creation, and commit records that
+//                    give every touched series' committed point count after each batch
+//   series/<id>.pts  a 16-byte header, then the series' points, 24 bytes each, append-only
+// A batch is written to the series files first and acknowledged once its commit record is in
+// the journal. Opening the store cuts a torn journal tail and truncates every series file back
+// to its last committed length, so a batch is either wholly there or not at all, and nothing
+// acknowledged is lost when the process is killed.
+//
+// Not thread-safe: one thread (the collector's) owns a store. Summaries for fast queries are built
+// on a series' first query and kept up to date by appends.
+class MetricStore final {
+public:
+    struct SeriesInfo {
+        QString metric;
+        qint64 count = 0;
+        MetricPoint last;
+    };
+
+    static Result<std::unique_ptr<MetricStore>> open(const QString &directory);
+    ~MetricStore();
+    MetricStore(const MetricStore &) = delete;
+    MetricStore &operator=(const MetricStore &) = delete;
+
+    // What opening had to repair (a torn journal tail, uncommitted points), for the log.
+    const QStringList &recoveryNotes() const { return m_recoveryNotes; }
+    QString directory() const { return m_directory; }
+
+    // Appends points of one run atomically, creating the run and series as needed; `info`, when
+    // given, is merged into the run's metadata. Returns once the batch survives a process kill.
+    Status append(const QString &run, const std::vector<SeriesPoints> &series,
+                  const RunInfo *info = nullptr);
+    Status updateRun(const RunInfo &info) { return append(info.name, {}, &info); }
+
+    QList<RunInfo> runs() const { return m_runs.values(); }
+    std::optional<RunInfo> run(const QString &name) const;
+    std::vector<SeriesInfo> series(const QString &run) const;
+    qint64 totalPoints() const;
+
+    // M4-downsampled series; an error names what is missing.
+    Result<Downsampled> query(const QString &run, const QString &metric, SeriesWindow window);
+    // Every point of a series as CSV: step,value,wall_time.
+    Status exportCsv(const QString &run, const QString &metric, QIODevice *out);
+    // Forces written data to the disk (power-loss durability); a process kill needs no sync.
+    Status sync();
+    std::size_t summaryBytes() const;
+
+private:
+    struct Series;
+    explicit MetricStore(QString directory);
+    Status load();
+    Status compactJournal();
+    QString seriesPath(quint32 id) const;
+    Series *find(const QString &run, const QString &metric) const;
+    Result<Series *> create(const QString &run, const QString &metric, QByteArray *journal);
+
+    QString m_directory;
+    int m_lockFd = -1;
+    int m_journalFd = -1;
+    qint64 m_journalSize = 0;
+    QStringList m_recoveryNotes;
+    QMap<QString, RunInfo> m_runs;
+    std::vector<std::unique_ptr<Series>> m_series; // index is the series id
+    QHash<QString, QHash<QString, Series *>> m_byRun;
+    QSet<quint32> m_unsynced;
+};
+
+} // namespace sb

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "MetricPoint.h"
+
+#include <QtGlobal>
+
+#include <vector>
+
+namespace sb {
+
+// Random access to a series' points, wherever they live (a store file, a vector in a test).
+class PointSource {
+public:
+    virtual ~PointSource() = default;
+    virtual qint64 size() const = 0;
+    // Copies points [first, first + count) to `out`; the range is within size().
+    virtual void read(qint64 first, qint64 count, MetricPoint *out) const = 0;
+};
+
+class VectorPointSource final : public PointSource {
+public:
+    explicit VectorPointSource(const std::vector<MetricPoint> *points)
+        : m_points(points) {}
+    qint64 size() const override { return static_cast<qint64>(m_points->size()); }
+    void read(qint64 first, qint64 count, MetricPoint *out) const override {
+        std::copy_n(m_points->begin() + first, count, out);
+    }
+
+private:
+    const std::vector<MetricPoint> *m_points;
+};
+
+} // namespace sb

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "PointSource.h"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace sb {
+
+// Per-block aggregates of a series (blocks of kBlockSize points), so that a query over millions
+// of points reads only the blocks at pixel-column edges. About 0.15 bytes per point.
+class SeriesSummary final {
+public:
+    static constexpr qint64 kBlockSize = 256;
+
+    struct Block {
+        double firstStep;
+        double firstWall;
+        double minValue; // over finite values; +inf when none
+        double maxValue;
+        std::uint16_t minAt; // offset within the block
+        std::uint16_t maxAt;
+    };
+
+    // Brings the summary up to date with `source`, reading only the points it has not seen.
+    void update(const PointSource &source);
+    // Adds points just appended to the series (they follow the ones already summarized).
+    void append(const MetricPoint *points, qint64 count);
+
+    qint64 count() const { return m_count; }
+    const std::vector<Block> &blocks() const { return m_blocks; }
+    // Whether x never decreases along the series, which allows binary search by x.
+    bool sortedBy(XAxis axis) const { return axis == XAxis::Step ? m_stepSorted : m_wallSorted; }
+    double minX(XAxis axis) const { return axis == XAxis::Step ? m_minStep : m_minWall; }
+    double maxX(XAxis axis) const { return axis == XAxis::Step ? m_maxStep : m_maxWall; }
+    const MetricPoint &last() const { return m_last; }
+    // Whether every value is the same finite number (smoothing leaves such a series alone).
+    bool constantValues() const;
+    std::size_t memoryBytes() const { return m_blocks.capacity() * sizeof(Block); }
+
+private:
+    void add(const MetricPoint &point);
+
+    std::vector<Block> m_blocks;
+    qint64 m_count = 0;
+    MetricPoint m_last;
+    bool m_stepSorted = true;
+    bool m_wallSorted = true;
+    qint64 m_nonFinite = 0;
+    double m_minStep = std::numeric_limits<double>::infinity();
+    double m_maxStep = -std::numeric_limits<double>::infinity();
+    double m_minWall = std::numeric_limits<double>::infinity();
+    double m_maxWall = -std::numeric_limits<double>::infinity();
+};
+
+} // namespace sb

@@ -1,0 +1,64 @@
+#include "LocalSampler.h"
+
+#include <QDateTime>
+#include <QFile>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+Result<QByteArray> readProcFile(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(u"cannot read %1: %2"_s.arg(path, file.errorString()));
+    return file.readAll(); // proc files report size 0, so read to the end
+}
+
+} // namespace
+
+LocalSampler::LocalSampler(QString procRoot, int intervalMs)
+    : m_procRoot(std::move(procRoot)) {
+    m_timer.setInterval(intervalMs);
+    connect(&m_timer, &QTimer::timeout, this, [this] { Q_EMIT sampled(sampleNow()); });
+}
+
+void LocalSampler::start() {
+    m_timer.start();
+    Q_EMIT sampled(sampleNow());
+}
+
+NodeSample LocalSampler::sampleNow() {
+    NodeSample sample;
+    sample.time = static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+    const auto stat = readProcFile(m_procRoot + u"/stat"_s);
+    const auto meminfo = readProcFile(m_procRoot + u"/meminfo"_s);
+    const auto loadavg = readProcFile(m_procRoot + u"/loadavg"_s);
+    for (const auto *file : {&stat, &meminfo, &loadavg}) {
+        if (!*file) {
+            sample.error = file->error();
+            return sample;
+        }
+    }
+    auto cpus = parseProcStat(*stat);
+    auto memory = parseMemInfo(*meminfo);
+    auto load = parseLoadAvg(*loadavg);
+    if (!cpus || !memory || !load) {
+        sample.error = !cpus ? cpus.error() : !memory ? memory.error() : load.error();
+        return sample;
+    }
+    const std::vector<double> usage =
+        m_previous.empty() ? std::vector<double>(cpus->size(), 0.0)
+                           : cpuUsagePercent(m_previous, *cpus);
+    if (!usage.empty()) {
+        sample.cpuPercent = usage.front();
+        sample.corePercent.assign(usage.begin() + 1, usage.end());
+    }
+    m_previous = std::move(cpus).value();
+    sample.memory = *memory;
+    sample.load = *load;
+    return sample;
+}
+
+} // namespace sb

@@ -1,0 +1,91 @@
+#include "ProcParsers.h"
+
+#include <QList>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+Result<std::vector<CpuTimes>> parseProcStat(QByteArrayView text) {
+    std::vector<CpuTimes> cpus;
+    for (const QByteArray &line : text.toByteArray().split('\n')) {
+        if (!line.startsWith("cpu"))
+            continue;
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.size() < 5)
+            return fail(u"/proc/stat: a cpu line has %1 fields, expected at least 5"_s.arg(
+                fields.size()));
+        CpuTimes t;
+        quint64 *slots[] = {&t.user, &t.nice,    &t.system, &t.idle,
+                            &t.iowait, &t.irq, &t.softirq, &t.steal};
+        for (qsizetype i = 1; i < fields.size() && i <= 8; ++i) {
+            bool ok = false;
+            *slots[i - 1] = fields[i].toULongLong(&ok);
+            if (!ok)
+                return fail(u"/proc/stat: \"%1\" is not a number"_s.arg(
+                    QString::fromUtf8(fields[i])));
+        }
+        cpus.push_back(t);
+    }
+    if (cpus.empty())
+        return fail(u"/proc/stat has no cpu lines"_s);
+    return cpus;
+}
+
+Result<MemInfo> parseMemInfo(QByteArrayView text) {
+    MemInfo info;
+    bool haveTotal = false;
+    bool haveAvailable = false;
+    for (const QByteArray &line : text.toByteArray().split('\n')) {
+        const QList<QByteArray> fields = line.simplified().split(' ');
+        if (fields.size() < 2)
+            continue;
+        const quint64 value = fields[1].toULongLong();
+        if (fields[0] == "MemTotal:") {
+            info.totalKiB = value;
+            haveTotal = true;
+        } else if (fields[0] == "MemAvailable:") {
+            info.availableKiB = value;
+            haveAvailable = true;
+        } else if (fields[0] == "SwapTotal:") {
+            info.swapTotalKiB = value;
+        } else if (fields[0] == "SwapFree:") {
+            info.swapFreeKiB = value;
+        }
+    }
+    if (!haveTotal || !haveAvailable)
+        return fail(u"/proc/meminfo lacks MemTotal or MemAvailable"_s);
+    return info;
+}
+
+Result<LoadAverage> parseLoadAvg(QByteArrayView text) {
+    const QList<QByteArray> fields = text.toByteArray().simplified().split(' ');
+    if (fields.size() < 4)
+        return fail(u"/proc/loadavg: expected 5 fields"_s);
+    LoadAverage load;
+    bool ok1 = false, ok2 = false, ok3 = false;
+    load.one = fields[0].toDouble(&ok1);
+    load.five = fields[1].toDouble(&ok2);
+    load.fifteen = fields[2].toDouble(&ok3);
+    const QList<QByteArray> tasks = fields[3].split('/');
+    if (!ok1 || !ok2 || !ok3 || tasks.size() != 2)
+        return fail(u"/proc/loadavg: malformed \"%1\""_s.arg(QString::fromUtf8(text.toByteArray())));
+    load.running = tasks[0].toInt();
+    load.tasks = tasks[1].toInt();
+    return load;
+}
+
+std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,
+                                    const std::vector<CpuTimes> &after) {
+    std::vector<double> usage;
+    if (before.size() != after.size())
+        return usage; // CPUs came or went (hotplug): wait for the next pair
+    for (std::size_t i = 0; i < after.size(); ++i) {
+        const double total = static_cast<double>(after[i].total()) - before[i].total();
+        const double idle = static_cast<double>(after[i].idleAll()) - before[i].idleAll();
+        usage.push_back(total > 0 ? std::clamp(100.0 * (total - idle) / total, 0.0, 100.0) : 0.0);
+    }
+    return usage;
+}
+
+} // namespace sb

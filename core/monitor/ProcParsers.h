@@ -1,0 +1,38 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <QByteArrayView>
+
+#include <vector>
+
+namespace sb {
+
+// Jiffies a CPU spent in each state, from one line of /proc/stat.
+struct CpuTimes {
+    quint64 user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    quint64 total() const { return user + nice + system + idle + iowait + irq + softirq + steal; }
+    quint64 idleAll() const { return idle + iowait; }
+};
+
+struct MemInfo {
+    quint64 totalKiB = 0;
+    quint64 availableKiB = 0;
+    quint64 swapTotalKiB = 0;
+    quint64 swapFreeKiB = 0;
+};
+
+struct LoadAverage {
+    double one = 0, five = 0, fifteen = 0;
+    int running = 0, tasks = 0;
+};
+
+// /proc/stat: element 0 is the aggregate "cpu" line, then cpu0, cpu1, ...
+Result<std::vector<CpuTimes>> parseProcStat(QByteArrayView text);
+Result<MemInfo> parseMemInfo(QByteArrayView text);
+Result<LoadAverage> parseLoadAvg(QByteArrayView text);
+// Busy percentage per CPU between two /proc/stat readings with the same CPUs.
+std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,
+                                    const std::vector<CpuTimes> &after);
+
+} // namespace sb

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QString>
+
+#include <utility>
+#include <variant>
+
+namespace sb {
+
+// A failure with a message written for the person reading it (UI banner or CLI stderr).
+struct Error {
+    QString message;
+};
+
+// Value-or-error return type used across core instead of exceptions.
+template <typename T> class [[nodiscard]] Result {
+public:
+    Result(T value) // NOLINT(google-explicit-constructor): implicit like std::expected
+        : m_state(std::move(value)) {}
+    Result(Error error) // NOLINT(google-explicit-constructor)
+        : m_state(std::move(error)) {}
+
+    bool ok() const { return m_state.index() == 0; }
+    explicit operator bool() const { return ok(); }
+
+    const T &value() const & { return std::get<0>(m_state); }
+    T &value() & { return std::get<0>(m_state); }
+    T &&value() && { return std::get<0>(std::move(m_state)); }
+    const T *operator->() const { return &value(); }
+    const T &operator*() const { return value(); }
+
+    const QString &error() const { return std::get<1>(m_state).message; }
+
+private:
+    std::variant<T, Error> m_state;
+};
+
+using Status = Result<std::monostate>;
+
+inline Status success() { return std::monostate{}; }
+inline Error fail(QString message) { return Error{std::move(message)}; }
+
+} // namespace sb
