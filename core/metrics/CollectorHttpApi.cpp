@@ -121,11 +121,21 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
                 series.append(QJsonObject{{u"run"_s, run}, {u"error"_s, result.error()}});
                 continue;
             }
-            series.append(QJsonObject{{u"run"_s, run},
-                                      {u"total"_s, result->total},
-                                      {u"inRange"_s, result->inRange},
-                                      {u"x"_s, toJsonArray(result->x)},
-                                      {u"y"_s, toJsonArray(result->y)}});
+            QJsonObject json{{u"run"_s, run},
+                             {u"total"_s, result->total},
+                             {u"inRange"_s, result->inRange},
+                             {u"x"_s, toJsonArray(result->x)},
+                             {u"y"_s, toJsonArray(result->y)}};
+            if (window.smoothing > 0) {
+                // Charts draw the raw curve faintly behind the smoothed one: send both at once.
+                SeriesWindow raw = window;
+                raw.smoothing = 0;
+                if (const auto rawResult = m_collector->store().query(run, metric, raw)) {
+                    json[u"rawX"_s] = toJsonArray(rawResult->x);
+                    json[u"rawY"_s] = toJsonArray(rawResult->y);
+                }
+            }
+            series.append(json);
         }
         reply(responder, QJsonObject{{u"metric"_s, metric}, {u"series"_s, series}});
     } else if (path == u"/api/v1/export"_s && get) {

@@ -20,6 +20,7 @@ Result<QByteArray> readProcFile(const QString &path) {
 
 LocalSampler::LocalSampler(QString procRoot, int intervalMs)
     : m_procRoot(std::move(procRoot)) {
+    m_timer.setParent(this); // moves to the worker thread with us
     m_timer.setInterval(intervalMs);
     connect(&m_timer, &QTimer::timeout, this, [this] { Q_EMIT sampled(sampleNow()); });
 }

@@ -1,0 +1,151 @@
+// signalbox: the desktop application. With no options it runs on its embedded default: this
+// computer as a node, an embedded collector, and local runs.
+#include "MainWindow.h"
+#include "jobs/JobsModel.h"
+#include "jobs/LocalBackend.h"
+#include "jobs/MetricLineForwarder.h"
+#include "metrics/CollectorClient.h"
+#include "metrics/EmbeddedCollector.h"
+#include "monitor/LocalSampler.h"
+#include "util/Paths.h"
+#include "util/QuitOnSignal.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QThread>
+#include <QTimer>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Where the examples and the Python client are: installed beside the binary, or in the source tree.
+QString findShared(const QString &relative) {
+    const QStringList candidates{
+        QCoreApplication::applicationDirPath() + u"/../share/signalbox/"_s + relative,
+        QStringLiteral(SIGNALBOX_SOURCE_DIR) + u"/"_s + relative};
+    for (const QString &path : candidates) {
+        if (QFileInfo::exists(path))
+            return QDir::cleanPath(path);
+    }
+    return {};
+}
+
+void startDemo(sb::JobBackend *backend, sb::MainWindow *window) {
+    const QString script = findShared(u"examples/train_mlp.py"_s);
+    const QString client = findShared(u"clients/python"_s);
+    const QString python = QStandardPaths::findExecutable(u"python3"_s);
+    if (script.isEmpty() || python.isEmpty()) {
+        window->showError(u"The demo needs python3 and examples/train_mlp.py; neither run started."_s);
+        return;
+    }
+    // Two learning rates, so the curves view shows runs overlaid.
+    for (const QString &lr : {u"0.05"_s, u"0.2"_s}) {
+        sb::JobSpec spec;
+        spec.name = u"demo-mlp-lr%1"_s.arg(lr);
+        spec.command = QStringList{python, script, u"--lr"_s, lr, u"--steps"_s, u"4000"_s};
+        spec.workingDirectory = QFileInfo(script).absolutePath();
+        spec.environment[u"PYTHONPATH"_s] = client;
+        if (const auto submitted = backend->submit(spec); !submitted)
+            window->showError(submitted.error());
+    }
+}
+
+} // namespace
+
+int main(int argc, char *argv[]) {
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(u"Signalbox"_s);
+    QApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
+    QApplication::setOrganizationDomain(u"signalbox.io"_s);
+    QApplication::setDesktopFileName(QStringLiteral(SIGNALBOX_APP_ID));
+    qRegisterMetaType<sb::NodeSample>();
+    qRegisterMetaType<sb::Job>();
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(u"One window on all the compute you train on."_s);
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption collector(u"collector"_s,
+                                       u"Use the collector at URL instead of the embedded one."_s, u"url"_s);
+    const QCommandLineOption token(u"token"_s, u"Bearer token for --collector (or SIGNALBOX_TOKEN)."_s,
+                                   u"token"_s);
+    const QCommandLineOption dataDir(u"data-dir"_s, u"Where runs, logs and metrics are kept."_s, u"dir"_s);
+    const QCommandLineOption demo(u"demo"_s, u"Start the example training runs."_s);
+    const QCommandLineOption screenshot(u"screenshot"_s, u"Save the window as a PNG and exit."_s, u"file"_s);
+    const QCommandLineOption after(u"after"_s, u"Seconds to wait before --screenshot (default 3)."_s,
+                                   u"seconds"_s, u"3"_s);
+    const QCommandLineOption view(u"view"_s, u"Open on curves, jobs or nodes."_s, u"name"_s);
+    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view});
+    parser.process(app);
+
+    const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
+    std::unique_ptr<sb::EmbeddedCollector> embedded;
+    QUrl collectorUrl;
+    if (parser.isSet(collector)) {
+        collectorUrl = QUrl::fromUserInput(parser.value(collector));
+    } else {
+        sb::Collector::Options options;
+        options.dataDir = data + u"/collector"_s;
+        options.port = sb::kDefaultCollectorPort;
+        auto started = sb::EmbeddedCollector::start(options);
+        if (!started && started.error().contains(u"cannot listen"_s)) {
+            options.port = 0; // the usual port is taken: any free one will do
+            started = sb::EmbeddedCollector::start(options);
+        }
+        if (!started) {
+            std::fprintf(stderr, "signalbox: %s\n", qPrintable(started.error()));
+            QMessageBox::critical(nullptr, u"Signalbox"_s,
+                                  u"The embedded collector could not start:\n%1"_s.arg(started.error()));
+            return 1;
+        }
+        embedded = std::move(started).value();
+        collectorUrl = embedded->url();
+    }
+
+    sb::CollectorClient client(collectorUrl, parser.isSet(token) ? parser.value(token)
+                                                                 : qEnvironmentVariable("SIGNALBOX_TOKEN"));
+    sb::LocalBackend local({data, 10000, {{u"SIGNALBOX_COLLECTOR"_s, collectorUrl.toString()}}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::MetricLineForwarder forwarder(&client);
+    forwarder.watch(&local);
+
+    sb::MainWindow window(&client, &jobs);
+    if (parser.isSet(view))
+        window.showView(parser.value(view));
+
+    QThread samplerThread;
+    samplerThread.setObjectName(u"local-sampler"_s);
+    auto *sampler = new sb::LocalSampler;
+    sampler->moveToThread(&samplerThread);
+    QObject::connect(&samplerThread, &QThread::started, sampler, &sb::LocalSampler::start);
+    QObject::connect(&samplerThread, &QThread::finished, sampler, &QObject::deleteLater);
+    QObject::connect(sampler, &sb::LocalSampler::sampled, &window, &sb::MainWindow::addLocalSample);
+    samplerThread.start();
+
+    if (parser.isSet(demo))
+        startDemo(&local, &window);
+    window.show();
+
+    if (parser.isSet(screenshot)) {
+        const QString file = parser.value(screenshot);
+        QTimer::singleShot(static_cast<int>(parser.value(after).toDouble() * 1000), &window, [&] {
+            const bool saved = window.grab().save(file);
+            std::fprintf(saved ? stdout : stderr, "signalbox: %s %s\n",
+                         saved ? "saved screenshot" : "could not write", qPrintable(file));
+            QApplication::exit(saved ? 0 : 1);
+        });
+    }
+    sb::quitOnTerminationSignals();
+    const int rc = QApplication::exec();
+    samplerThread.quit();
+    samplerThread.wait();
+    return rc;
+}

@@ -1,0 +1,162 @@
+#include "RunsModel.h"
+
+#include <QJsonDocument>
+
+#include <optional>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QString name(const QJsonObject &run) { return run.value(u"name"_s).toString(); }
+
+QStringList sortedKeys(const QList<QJsonObject> &runs, const QString &field) {
+    QSet<QString> keys;
+    for (const QJsonObject &run : runs) {
+        for (const QString &key : run.value(field).toObject().keys())
+            keys.insert(key);
+    }
+    QStringList list(keys.begin(), keys.end());
+    list.sort();
+    return list;
+}
+
+} // namespace
+
+RunsModel::RunsModel(QObject *parent)
+    : QAbstractTableModel(parent) {}
+
+void RunsModel::setRuns(const QJsonArray &runs) {
+    QList<QJsonObject> incoming;
+    for (const QJsonValue &value : runs)
+        incoming << value.toObject();
+    const QStringList metrics = sortedKeys(incoming, u"metrics"_s);
+    const QStringList params = sortedKeys(incoming, u"config"_s);
+    if (metrics != m_metrics || params != m_params) {
+        beginResetModel();
+        m_runs = incoming;
+        m_metrics = metrics;
+        m_params = params;
+        endResetModel();
+        Q_EMIT checkedRunsChanged();
+        return;
+    }
+    bool added = false;
+    for (const QJsonObject &run : std::as_const(incoming)) {
+        const auto it = std::find_if(m_runs.begin(), m_runs.end(),
+                                     [&](const QJsonObject &r) { return name(r) == name(run); });
+        if (it != m_runs.end()) {
+            if (*it != run) {
+                *it = run;
+                const int row = static_cast<int>(it - m_runs.begin());
+                Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1));
+            }
+        } else {
+            beginInsertRows({}, static_cast<int>(m_runs.size()), static_cast<int>(m_runs.size()));
+            m_runs << run;
+            endInsertRows();
+            added = true;
+        }
+    }
+    if (added)
+        Q_EMIT checkedRunsChanged();
+}
+
+QStringList RunsModel::checkedRuns() const {
+    QStringList runs;
+    for (const QJsonObject &run : m_runs) {
+        if (!m_unchecked.contains(name(run)))
+            runs << name(run);
+    }
+    return runs;
+}
+
+QString RunsModel::runAt(int row) const { return row >= 0 && row < m_runs.size() ? name(m_runs[row]) : QString(); }
+
+std::optional<double> RunsModel::runStart(const QString &run) const {
+    for (const QJsonObject &r : m_runs) {
+        if (name(r) == run && r.value(u"start"_s).isDouble())
+            return r.value(u"start"_s).toDouble();
+    }
+    return std::nullopt;
+}
+
+int RunsModel::rowCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+}
+
+int RunsModel::columnCount(const QModelIndex &parent) const {
+    return parent.isValid() ? 0 : kFixedColumns + static_cast<int>(m_metrics.size() + m_params.size());
+}
+
+QVariant RunsModel::data(const QModelIndex &index, int role) const {
+    if (!index.isValid() || index.row() >= m_runs.size())
+        return {};
+    const QJsonObject &run = m_runs[index.row()];
+    const int column = index.column();
+    if (role == RunNameRole)
+        return name(run);
+    if (role == Qt::CheckStateRole && column == 0)
+        return m_unchecked.contains(name(run)) ? Qt::Unchecked : Qt::Checked;
+    if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole)
+        return {};
+    switch (column) {
+    case 0:
+        return name(run);
+    case 1:
+        return run.value(u"status"_s).toString();
+    case 2:
+        return run.value(u"host"_s).toString();
+    default:
+        break;
+    }
+    const int m = column - kFixedColumns;
+    if (m < m_metrics.size()) {
+        const QJsonValue last =
+            run.value(u"metrics"_s).toObject().value(m_metrics[m]).toObject().value(u"value"_s);
+        if (last.isUndefined())
+            return {};
+        return role == SortRole ? QVariant(last.toDouble()) : QVariant(QString::number(last.toDouble(), 'g', 5));
+    }
+    const QJsonValue param = run.value(u"config"_s).toObject().value(m_params.value(m - m_metrics.size()));
+    if (param.isDouble())
+        return param.toDouble();
+    if (param.isString() || param.isBool())
+        return param.toVariant().toString();
+    return param.isUndefined() ? QVariant() : QVariant(QString::fromUtf8(QJsonDocument(param.toObject()).toJson(QJsonDocument::Compact)));
+}
+
+bool RunsModel::setData(const QModelIndex &index, const QVariant &value, int role) {
+    if (!index.isValid() || index.column() != 0 || role != Qt::CheckStateRole)
+        return false;
+    const QString run = name(m_runs[index.row()]);
+    if (value.toInt() == Qt::Checked)
+        m_unchecked.remove(run);
+    else
+        m_unchecked.insert(run);
+    Q_EMIT dataChanged(index, index, {Qt::CheckStateRole});
+    Q_EMIT checkedRunsChanged();
+    return true;
+}
+
+Qt::ItemFlags RunsModel::flags(const QModelIndex &index) const {
+    Qt::ItemFlags flags = QAbstractTableModel::flags(index);
+    if (index.column() == 0)
+        flags |= Qt::ItemIsUserCheckable;
+    return flags;
+}
+
+QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    if (section < kFixedColumns)
+        return QStringList{tr("Run"), tr("Status"), tr("Host")}.value(section);
+    const int m = section - kFixedColumns;
+    if (m < m_metrics.size())
+        return m_metrics[m];
+    return m_params.value(m - m_metrics.size());
+}
+
+} // namespace sb

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QSet>
+#include <QStringList>
+
+namespace sb {
+
+// The runs table of the curves view: name (checkable: shown on the charts), status, host, the
+// last value of every metric, then every hyperparameter. Rows are updated in place, so the
+// selection and checks survive refreshes. New runs arrive checked, as in TensorBoard.
+class RunsModel final : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Role { RunNameRole = Qt::UserRole + 1, SortRole };
+
+    explicit RunsModel(QObject *parent = nullptr);
+    // `runs` is the collector's /api/v1/runs answer.
+    void setRuns(const QJsonArray &runs);
+    QStringList checkedRuns() const;
+    QStringList metricNames() const { return m_metrics; }
+    QString runAt(int row) const;
+    std::optional<double> runStart(const QString &run) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    bool setData(const QModelIndex &index, const QVariant &value, int role) override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+Q_SIGNALS:
+    void checkedRunsChanged();
+
+private:
+    static constexpr int kFixedColumns = 3; // name, status, host
+    QList<QJsonObject> m_runs;
+    QStringList m_metrics;
+    QStringList m_params;
+    QSet<QString> m_unchecked;
+};
+
+} // namespace sb

@@ -1,0 +1,364 @@
+#include "CurvesView.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <memory>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QList<QPointF> pointsFrom(const QJsonArray &xs, const QJsonArray &ys) {
+    QList<QPointF> points;
+    points.reserve(xs.size());
+    for (qsizetype i = 0; i < xs.size() && i < ys.size(); ++i) {
+        if (ys[i].isDouble()) // null: a NaN or infinity, which no line can show
+            points.append(QPointF(xs[i].toDouble(), ys[i].toDouble()));
+    }
+    return points;
+}
+
+QByteArray csvField(const QString &text) {
+    QByteArray field = text.toUtf8();
+    if (field.contains(',') || field.contains('"') || field.contains('\n'))
+        field = '"' + field.replace("\"", "\"\"") + '"';
+    return field;
+}
+
+} // namespace
+
+QColor CurvesView::colorFor(const QString &run) {
+    // Tableau 10: distinguishable, and the same run always gets the same colour.
+    static const QList<QColor> palette{QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759),
+                                       QColor(0x76b7b2), QColor(0x59a14f), QColor(0xedc948),
+                                       QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f),
+                                       QColor(0xbab0ac)};
+    return palette[qHash(run, 0x5b) % palette.size()];
+}
+
+CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
+    : QWidget(parent)
+    , m_collector(collector)
+    , m_runs(new RunsModel(this))
+    , m_filtered(new QSortFilterProxyModel(this)) {
+    m_filtered->setSourceModel(m_runs);
+    m_filtered->setFilterKeyColumn(-1);
+    m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_filtered->setSortRole(RunsModel::SortRole);
+
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(tr("Filter runs (name, status, hyperparameters)"));
+    m_filter->setClearButtonEnabled(true);
+    connect(m_filter, &QLineEdit::textChanged, m_filtered,
+            &QSortFilterProxyModel::setFilterFixedString);
+
+    m_runsTable = new QTableView;
+    m_runsTable->setModel(m_filtered);
+    m_runsTable->setSortingEnabled(true);
+    m_runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_runsTable->verticalHeader()->hide();
+    m_runsTable->horizontalHeader()->setStretchLastSection(true);
+    m_runsTable->setAlternatingRowColors(true);
+    connect(m_runs, &QAbstractItemModel::modelReset, m_runsTable,
+            [this] { m_runsTable->resizeColumnsToContents(); });
+
+    m_metrics = new QListWidget;
+    m_metrics->setMaximumHeight(160);
+    connect(m_metrics, &QListWidget::itemChanged, this, &CurvesView::rebuildCharts);
+
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_filter);
+    leftLayout->addWidget(m_runsTable, 3);
+    leftLayout->addWidget(new QLabel(tr("Metrics")));
+    leftLayout->addWidget(m_metrics, 1);
+
+    m_smoothing = new QSlider(Qt::Horizontal);
+    m_smoothing->setRange(0, 99);
+    m_smoothing->setValue(60);
+    m_smoothing->setMaximumWidth(180);
+    m_smoothingLabel = new QLabel;
+    m_xAxis = new QComboBox;
+    m_xAxis->addItem(tr("Step"), static_cast<int>(XAxis::Step));
+    m_xAxis->addItem(tr("Relative time"), static_cast<int>(XAxis::RelativeTime));
+    m_xAxis->addItem(tr("Wall time"), static_cast<int>(XAxis::WallTime));
+    m_logY = new QCheckBox(tr("Log y"));
+    auto *reset = new QPushButton(tr("Reset zoom"));
+    auto *png = new QPushButton(tr("Export PNG…"));
+    auto *csv = new QPushButton(tr("Export CSV…"));
+    reset->setToolTip(tr("Fit every chart to its data (or right-click a chart)"));
+
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Smoothing")));
+    controls->addWidget(m_smoothing);
+    controls->addWidget(m_smoothingLabel);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("X axis")));
+    controls->addWidget(m_xAxis);
+    controls->addWidget(m_logY);
+    controls->addStretch();
+    controls->addWidget(reset);
+    controls->addWidget(png);
+    controls->addWidget(csv);
+
+    m_chartArea = new QWidget;
+    m_grid = new QGridLayout(m_chartArea);
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(m_chartArea);
+
+    auto *right = new QWidget;
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addLayout(controls);
+    rightLayout->addWidget(scroll);
+
+    auto *splitter = new QSplitter;
+    splitter->addWidget(left);
+    splitter->addWidget(right);
+    splitter->setStretchFactor(1, 3);
+    splitter->setSizes({380, 900});
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(splitter);
+
+    auto refetchAll = [this] {
+        for (CurveChart *chart : std::as_const(m_charts))
+            m_dirty.insert(chart);
+        m_redraw.start();
+    };
+    connect(m_smoothing, &QSlider::valueChanged, this, [this, refetchAll](int value) {
+        m_smoothingLabel->setText(QString::number(value / 100.0, 'f', 2));
+        refetchAll();
+    });
+    m_smoothingLabel->setText(QString::number(m_smoothing->value() / 100.0, 'f', 2));
+    connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this, refetchAll] {
+        for (CurveChart *chart : std::as_const(m_charts)) {
+            chart->setXTitle(m_xAxis->currentText());
+            chart->resetZoom();
+        }
+        refetchAll();
+    });
+    connect(m_logY, &QCheckBox::toggled, this, [this](bool on) {
+        for (CurveChart *chart : std::as_const(m_charts))
+            chart->setLogY(on);
+    });
+    connect(reset, &QPushButton::clicked, this, [this] {
+        for (CurveChart *chart : std::as_const(m_charts))
+            chart->resetZoom();
+    });
+    connect(png, &QPushButton::clicked, this, &CurvesView::exportPng);
+    connect(csv, &QPushButton::clicked, this, &CurvesView::exportCsv);
+    connect(m_runs, &RunsModel::checkedRunsChanged, this, refetchAll);
+
+    m_redraw.setSingleShot(true);
+    m_redraw.setInterval(40);
+    connect(&m_redraw, &QTimer::timeout, this, [this] {
+        const QSet<CurveChart *> dirty = std::exchange(m_dirty, {});
+        for (CurveChart *chart : dirty)
+            requestChart(chart);
+    });
+    m_poll.setInterval(1000);
+    connect(&m_poll, &QTimer::timeout, this, &CurvesView::refresh);
+    m_poll.start();
+    refresh();
+}
+
+void CurvesView::setSmoothing(double weight) { m_smoothing->setValue(static_cast<int>(std::lround(weight * 100))); }
+
+void CurvesView::refresh() {
+    m_collector->fetchRuns({}, this, [this](Result<QJsonDocument> runs) {
+        if (!runs) {
+            m_collectorDown = true;
+            Q_EMIT collectorError(runs.error());
+            return;
+        }
+        if (std::exchange(m_collectorDown, false))
+            Q_EMIT collectorError({});
+        m_runs->setRuns(runs->array());
+        // New metrics join the picker checked; the ones the user unchecked stay unchecked.
+        QSignalBlocker block(m_metrics);
+        bool changed = false;
+        for (const QString &metric : m_runs->metricNames()) {
+            if (m_metrics->findItems(metric, Qt::MatchExactly).isEmpty()) {
+                auto *item = new QListWidgetItem(metric, m_metrics);
+                item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                item->setCheckState(Qt::Checked);
+                changed = true;
+            }
+        }
+        if (changed)
+            rebuildCharts();
+        for (CurveChart *chart : std::as_const(m_charts))
+            m_dirty.insert(chart);
+        m_redraw.start();
+    });
+}
+
+void CurvesView::rebuildCharts() {
+    QStringList wanted;
+    for (int i = 0; i < m_metrics->count(); ++i) {
+        if (m_metrics->item(i)->checkState() == Qt::Checked)
+            wanted << m_metrics->item(i)->text();
+    }
+    for (auto it = m_charts.begin(); it != m_charts.end();) {
+        if (wanted.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        m_dirty.remove(it.value());
+        m_pending.remove(it.value());
+        it.value()->deleteLater();
+        it = m_charts.erase(it);
+    }
+    while (m_grid->count() > 0)
+        m_grid->takeAt(0);
+    int position = 0;
+    for (const QString &metric : std::as_const(wanted)) {
+        CurveChart *chart = m_charts.value(metric);
+        if (!chart) {
+            chart = new CurveChart(metric);
+            chart->setXTitle(m_xAxis->currentText());
+            chart->setLogY(m_logY->isChecked());
+            connect(chart, &CurveChart::viewportChanged, this, [this, chart] {
+                m_dirty.insert(chart);
+                m_redraw.start();
+            });
+            m_charts.insert(metric, chart);
+            m_dirty.insert(chart);
+        }
+        m_grid->addWidget(chart, position / 2, position % 2);
+        ++position;
+    }
+    m_redraw.start();
+}
+
+SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
+    SeriesWindow window;
+    window.axis = static_cast<XAxis>(m_xAxis->currentData().toInt());
+    window.width = chart->plotWidth();
+    window.smoothing = m_smoothing->value() / 100.0;
+    if (const auto range = chart->xRange()) {
+        // A margin either side, so lines run to the plot's edges when zoomed.
+        const double margin = (range->second - range->first) * 0.02;
+        window.from = range->first - margin;
+        window.to = range->second + margin;
+    }
+    return window;
+}
+
+void CurvesView::requestChart(CurveChart *chart) {
+    if (m_pending.value(chart) > 0) {
+        m_pending[chart] = 2; // one more when the current answer arrives
+        return;
+    }
+    const QStringList runs = m_runs->checkedRuns();
+    if (runs.isEmpty()) {
+        chart->setCurves({});
+        return;
+    }
+    m_pending[chart] = 1;
+    m_collector->fetchSeries(runs, chart->metric(), windowFor(chart), chart,
+                             [this, chart](Result<QJsonDocument> reply) {
+                                 const bool again = m_pending.take(chart) == 2;
+                                 if (reply)
+                                     applySeries(chart, reply->object());
+                                 else
+                                     Q_EMIT collectorError(reply.error());
+                                 if (again)
+                                     requestChart(chart);
+                             });
+}
+
+void CurvesView::applySeries(CurveChart *chart, const QJsonObject &reply) {
+    QList<Curve> curves;
+    for (const QJsonValue &value : reply.value(u"series"_s).toArray()) {
+        const QJsonObject series = value.toObject();
+        if (series.contains(u"error"_s))
+            continue; // this run does not log this metric
+        const QString run = series.value(u"run"_s).toString();
+        curves.append({run, colorFor(run),
+                       pointsFrom(series.value(u"x"_s).toArray(), series.value(u"y"_s).toArray()),
+                       pointsFrom(series.value(u"rawX"_s).toArray(),
+                                  series.value(u"rawY"_s).toArray())});
+    }
+    chart->setCurves(curves);
+    Q_EMIT chartsUpdated();
+}
+
+void CurvesView::exportPng() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export charts"), u"curves.png"_s,
+                                                      tr("PNG images (*.png)"));
+    if (!path.isEmpty() && !m_chartArea->grab().save(path))
+        Q_EMIT collectorError(tr("Could not write %1").arg(path));
+}
+
+void CurvesView::exportCsv() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export raw points"),
+                                                      u"curves.csv"_s, tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    // Every point of every checked run and shown metric, fetched one after another.
+    struct Export {
+        QByteArray csv = "run,metric,step,value,wall_time\n";
+        QList<std::pair<QString, QString>> todo;
+        QString path;
+    };
+    auto job = std::make_shared<Export>();
+    job->path = path;
+    for (const QString &run : m_runs->checkedRuns()) {
+        for (const QString &metric : m_charts.keys())
+            job->todo.append({run, metric});
+    }
+    auto next = std::make_shared<std::function<void()>>();
+    *next = [this, job, next] {
+        if (job->todo.isEmpty()) {
+            QSaveFile file(job->path);
+            if (!file.open(QIODevice::WriteOnly) || file.write(job->csv) != job->csv.size() ||
+                !file.commit())
+                Q_EMIT collectorError(tr("Could not write %1").arg(job->path));
+            *next = nullptr; // breaks the self-reference
+            return;
+        }
+        const auto [run, metric] = job->todo.takeFirst();
+        QUrlQuery query;
+        query.addQueryItem(u"run"_s, run);
+        query.addQueryItem(u"metric"_s, metric);
+        m_collector->getBytes(u"/api/v1/export"_s, query, this,
+                              [job, next, run, metric](Result<QByteArray> csv) {
+                                  if (csv) {
+                                      const QByteArray prefix =
+                                          csvField(run) + ',' + csvField(metric) + ',';
+                                      const QList<QByteArray> lines = csv->split('\n');
+                                      for (qsizetype i = 1; i < lines.size(); ++i) {
+                                          if (!lines[i].isEmpty())
+                                              job->csv += prefix + lines[i] + '\n';
+                                      }
+                                  }
+                                  (*next)();
+                              });
+    };
+    (*next)();
+}
+
+} // namespace sb

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "charts/CurveChart.h"
+#include "metrics/CollectorClient.h"
+#include "metrics/RunsModel.h"
+
+#include <QHash>
+#include <QTimer>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QSlider;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace sb {
+
+// Learning curves: the runs table, a metric picker, and one chart per metric with the checked
+// runs overlaid. Polls the collector once a second; each chart asks for exactly its pixel width.
+class CurvesView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit CurvesView(CollectorClient *collector, QWidget *parent = nullptr);
+
+    RunsModel *runsModel() const { return m_runs; }
+    QList<CurveChart *> charts() const { return m_charts.values(); }
+    static QColor colorFor(const QString &run);
+    void refresh();
+    void setSmoothing(double weight);
+
+Q_SIGNALS:
+    void collectorError(const QString &message); // empty: the collector answers again
+    void chartsUpdated();
+
+private:
+    void rebuildCharts();
+    void requestChart(CurveChart *chart);
+    void applySeries(CurveChart *chart, const QJsonObject &reply);
+    void exportPng();
+    void exportCsv();
+    SeriesWindow windowFor(CurveChart *chart) const;
+
+    CollectorClient *m_collector;
+    RunsModel *m_runs;
+    QSortFilterProxyModel *m_filtered;
+    QTableView *m_runsTable;
+    QLineEdit *m_filter;
+    QListWidget *m_metrics;
+    QSlider *m_smoothing;
+    QLabel *m_smoothingLabel;
+    QComboBox *m_xAxis;
+    QCheckBox *m_logY;
+    QWidget *m_chartArea;
+    QGridLayout *m_grid;
+    QHash<QString, CurveChart *> m_charts;
+    QHash<CurveChart *, int> m_pending; // 1: a request is out; 2: and another is wanted
+    QTimer m_poll;
+    QTimer m_redraw; // batches viewport changes into one request per chart
+    QSet<CurveChart *> m_dirty;
+    bool m_collectorDown = false;
+};
+
+} // namespace sb

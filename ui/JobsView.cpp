@@ -1,0 +1,133 @@
+#include "JobsView.h"
+
+#include "NewRunDialog.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kMaxLogBlocks = 20000; // the view keeps the tail; the file keeps everything
+}
+
+JobsView::JobsView(JobsModel *jobs, QWidget *parent)
+    : QWidget(parent)
+    , m_jobs(jobs)
+    , m_table(new QTableView)
+    , m_log(new QPlainTextEdit) {
+    m_table->setModel(jobs);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setAlternatingRowColors(true);
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(kMaxLogBlocks);
+    m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_log->setPlaceholderText(tr("Select a run to follow its output"));
+
+    auto *run = new QPushButton(tr("New run…"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_resubmit = new QPushButton(tr("Resubmit…"));
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(run);
+    buttons->addWidget(m_stop);
+    buttons->addWidget(m_resubmit);
+    buttons->addStretch();
+
+    auto *splitter = new QSplitter(Qt::Vertical);
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_log);
+    splitter->setSizes({300, 300});
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(splitter);
+
+    connect(run, &QPushButton::clicked, this, [this] { newRun({}); });
+    connect(m_resubmit, &QPushButton::clicked, this, [this] {
+        if (const Job *job = selected())
+            newRun(job->spec);
+    });
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        const Job *job = selected();
+        if (!job)
+            return;
+        if (Status stopped = m_jobs->backend(job->backend)->stop(job->id); !stopped)
+            Q_EMIT error(stopped.error());
+    });
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        showLog();
+        updateButtons();
+    });
+    connect(m_jobs, &QAbstractItemModel::dataChanged, this, &JobsView::updateButtons);
+    updateButtons();
+}
+
+const Job *JobsView::selected() const {
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? nullptr : m_jobs->job(rows.front());
+}
+
+void JobsView::selectJob(const QString &id) {
+    for (int row = 0; row < m_jobs->rowCount(); ++row) {
+        if (m_jobs->index(row, 0).data(JobsModel::JobIdRole).toString() == id)
+            m_table->selectRow(row);
+    }
+}
+
+void JobsView::updateButtons() {
+    const Job *job = selected();
+    m_stop->setEnabled(job && job->state == JobState::Running);
+    m_resubmit->setEnabled(job != nullptr);
+}
+
+void JobsView::showLog() {
+    const Job *job = selected();
+    m_log->clear();
+    if (!job) {
+        m_following.clear();
+        return;
+    }
+    JobBackend *backend = m_jobs->backend(job->backend);
+    m_following = job->id;
+    if (const auto log = backend->log(job->id))
+        m_log->setPlainText(QString::fromUtf8(log->right(4 << 20)));
+    else
+        m_log->setPlainText(log.error());
+    m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
+    disconnect(backend, &JobBackend::logAppended, this, nullptr);
+    connect(backend, &JobBackend::logAppended, this, [this](const QString &id, const QByteArray &chunk) {
+        if (id != m_following)
+            return;
+        QScrollBar *bar = m_log->verticalScrollBar();
+        const bool atEnd = bar->value() == bar->maximum();
+        m_log->moveCursor(QTextCursor::End);
+        m_log->insertPlainText(QString::fromUtf8(chunk));
+        if (atEnd)
+            bar->setValue(bar->maximum());
+    });
+}
+
+void JobsView::newRun(const JobSpec &preset) {
+    NewRunDialog dialog(preset, this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const auto id = m_jobs->backend(u"local"_s)->submit(dialog.spec());
+    if (!id) {
+        Q_EMIT error(id.error());
+        return;
+    }
+    selectJob(*id);
+}
+
+} // namespace sb

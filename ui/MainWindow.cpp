@@ -1,0 +1,71 @@
+#include "MainWindow.h"
+
+#include "CurvesView.h"
+#include "JobsView.h"
+#include "NodeCard.h"
+#include "metrics/CollectorClient.h"
+
+#include <QLabel>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *parent)
+    : QMainWindow(parent)
+    , m_tabs(new QTabWidget)
+    , m_banner(new QLabel)
+    , m_curves(new CurvesView(collector))
+    , m_jobs(new JobsView(jobs))
+    , m_localNode(new NodeCard(tr("localhost (this computer)"))) {
+    setWindowTitle(u"Signalbox"_s);
+    setWindowIcon(QIcon(u":/icons/signalbox.svg"_s));
+
+    auto *nodes = new QWidget;
+    auto *nodesLayout = new QVBoxLayout(nodes);
+    nodesLayout->addWidget(m_localNode);
+    nodesLayout->addStretch();
+    auto *nodesScroll = new QScrollArea;
+    nodesScroll->setWidgetResizable(true);
+    nodesScroll->setWidget(nodes);
+
+    m_tabs->addTab(m_curves, tr("Curves"));
+    m_tabs->addTab(m_jobs, tr("Jobs"));
+    m_tabs->addTab(nodesScroll, tr("Nodes"));
+
+    m_banner->setWordWrap(true);
+    m_banner->setStyleSheet(u"background:#fdecea; color:#611a15; padding:6px; border-radius:3px;"_s);
+    m_banner->hide();
+
+    auto *central = new QWidget;
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 0);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_tabs);
+    setCentralWidget(central);
+    statusBar()->showMessage(tr("Collector: %1").arg(collector->url().toString()));
+
+    connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);
+    connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
+    resize(1400, 860);
+}
+
+void MainWindow::showView(const QString &name) {
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
+            m_tabs->setCurrentIndex(i);
+    }
+}
+
+void MainWindow::addLocalSample(const NodeSample &sample) { m_localNode->addSample(sample); }
+
+void MainWindow::showError(const QString &message) {
+    m_banner->setText(message);
+    m_banner->setVisible(!message.isEmpty());
+}
+
+} // namespace sb

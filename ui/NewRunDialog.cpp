@@ -1,0 +1,93 @@
+#include "NewRunDialog.h"
+
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// The inverse of QProcess::splitCommand: quotes what has spaces, a literal quote is tripled.
+QString joinCommand(const QStringList &arguments) {
+    QStringList quoted;
+    for (QString argument : arguments) {
+        if (argument.isEmpty() || argument.contains(u' ') || argument.contains(u'"') ||
+            argument.contains(u'\t')) {
+            argument.replace(u"\""_s, u"\"\"\""_s);
+            argument = u'"' + argument + u'"';
+        }
+        quoted << argument;
+    }
+    return quoted.join(u' ');
+}
+
+} // namespace
+
+NewRunDialog::NewRunDialog(const JobSpec &preset, QWidget *parent)
+    : QDialog(parent)
+    , m_name(new QLineEdit(preset.name))
+    , m_command(new QLineEdit(joinCommand(preset.command)))
+    , m_directory(new QLineEdit(preset.workingDirectory.isEmpty() ? QDir::homePath()
+                                                                  : preset.workingDirectory))
+    , m_environment(new QPlainTextEdit) {
+    setWindowTitle(tr("New run on this computer"));
+    m_command->setPlaceholderText(u"python3 train.py --lr 0.01"_s);
+    m_environment->setPlaceholderText(u"KEY=value, one per line"_s);
+    QStringList env;
+    for (auto it = preset.environment.begin(); it != preset.environment.end(); ++it)
+        env << it.key() + u'=' + it.value();
+    m_environment->setPlainText(env.join(u'\n'));
+    m_environment->setMaximumHeight(90);
+
+    auto *browse = new QPushButton(tr("Browse…"));
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Working directory"),
+                                                              m_directory->text());
+        if (!dir.isEmpty())
+            m_directory->setText(dir);
+    });
+    auto *directoryRow = new QHBoxLayout;
+    directoryRow->addWidget(m_directory);
+    directoryRow->addWidget(browse);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_command, &QLineEdit::textChanged, this, [this, buttons] {
+        buttons->button(QDialogButtonBox::Ok)->setEnabled(!spec().command.isEmpty());
+    });
+    buttons->button(QDialogButtonBox::Ok)->setEnabled(!spec().command.isEmpty());
+
+    auto *form = new QFormLayout(this);
+    form->addRow(tr("Name"), m_name);
+    form->addRow(tr("Command"), m_command);
+    form->addRow(tr("Directory"), directoryRow);
+    form->addRow(tr("Environment"), m_environment);
+    form->addRow(buttons);
+    resize(620, sizeHint().height());
+}
+
+JobSpec NewRunDialog::spec() const {
+    JobSpec spec;
+    spec.name = m_name->text().trimmed();
+    spec.command = QProcess::splitCommand(m_command->text());
+    spec.workingDirectory = m_directory->text().trimmed();
+    for (const QString &line : m_environment->toPlainText().split(u'\n', Qt::SkipEmptyParts)) {
+        const qsizetype eq = line.indexOf(u'=');
+        if (eq > 0)
+            spec.environment[line.left(eq).trimmed()] = line.mid(eq + 1);
+    }
+    return spec;
+}
+
+} // namespace sb

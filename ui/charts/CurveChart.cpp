@@ -1,0 +1,312 @@
+#include "CurveChart.h"
+
+#include <QGraphicsSimpleTextItem>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QRubberBand>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QList<QPointF> positiveOnly(const QList<QPointF> &points) {
+    QList<QPointF> out;
+    out.reserve(points.size());
+    for (const QPointF &p : points) {
+        if (p.y() > 0)
+            out.append(p);
+    }
+    return out;
+}
+
+// Binary search for the point nearest to x in a list sorted by x.
+std::optional<QPointF> nearest(const QList<QPointF> &points, double x) {
+    if (points.isEmpty())
+        return std::nullopt;
+    const auto it = std::lower_bound(points.begin(), points.end(), x,
+                                     [](const QPointF &p, double v) { return p.x() < v; });
+    if (it == points.end())
+        return points.back();
+    if (it == points.begin())
+        return *it;
+    const auto before = std::prev(it);
+    return x - before->x() < it->x() - x ? *before : *it;
+}
+
+} // namespace
+
+CurveChart::CurveChart(const QString &title, QWidget *parent)
+    : QChartView(new QChart, parent)
+    , m_metric(title)
+    , m_xAxis(new QValueAxis) {
+    QChart *c = chart();
+    c->setTitle(title);
+    c->legend()->hide();
+    c->setMargins(QMargins(4, 4, 4, 4));
+    c->setBackgroundRoundness(0);
+    c->addAxis(m_xAxis, Qt::AlignBottom);
+    m_xAxis->setLabelFormat(u"%.4g"_s);
+    rebuildYAxis();
+    setRenderHint(QPainter::Antialiasing, false); // crisp and fast with many points
+    setRubberBand(QChartView::NoRubberBand); // ours: QtCharts' own moves axes behind our back
+    setMouseTracking(true);
+    setMinimumHeight(220);
+    m_zoomBand = new QRubberBand(QRubberBand::Rectangle, this);
+    m_readout = new QGraphicsSimpleTextItem(c);
+    m_readout->setZValue(10);
+    m_readout->hide();
+}
+
+QLineSeries *CurveChart::seriesFor(const QString &key, const QColor &color, bool faint) {
+    QLineSeries *series = m_series.value(key);
+    if (!series) {
+        series = new QLineSeries;
+        chart()->addSeries(series);
+        series->attachAxis(m_xAxis);
+        series->attachAxis(m_yAxis);
+        m_series.insert(key, series);
+    }
+    QColor c = color;
+    if (faint)
+        c.setAlphaF(0.25);
+    QPen pen(c);
+    pen.setWidthF(faint ? 1.0 : 1.6);
+    series->setPen(pen);
+    return series;
+}
+
+void CurveChart::setCurves(const QList<Curve> &curves) {
+    m_curves = curves;
+    QSet<QString> keep;
+    for (const Curve &curve : curves) {
+        const QString faintKey = curve.run + u"\x1f"_s + u"raw"_s;
+        if (!curve.rawPoints.isEmpty()) {
+            seriesFor(faintKey, curve.color, true)
+                ->replace(m_logY ? positiveOnly(curve.rawPoints) : curve.rawPoints);
+            keep.insert(faintKey);
+        }
+        seriesFor(curve.run, curve.color, false)
+            ->replace(m_logY ? positiveOnly(curve.points) : curve.points);
+        keep.insert(curve.run);
+    }
+    for (auto it = m_series.begin(); it != m_series.end();) {
+        if (keep.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        chart()->removeSeries(it.value());
+        delete it.value();
+        it = m_series.erase(it);
+    }
+    fitAxes();
+}
+
+void CurveChart::fitAxes() {
+    double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
+    double yMin = xMin, yMax = -xMin;
+    for (const Curve &curve : std::as_const(m_curves)) {
+        for (const auto *points : {&curve.points, &curve.rawPoints}) {
+            for (const QPointF &p : *points) {
+                if (!std::isfinite(p.y()) || (m_logY && p.y() <= 0))
+                    continue;
+                xMin = std::min(xMin, p.x());
+                xMax = std::max(xMax, p.x());
+                if (!m_userRange ||
+                    (p.x() >= m_userRange->first && p.x() <= m_userRange->second)) {
+                    yMin = std::min(yMin, p.y());
+                    yMax = std::max(yMax, p.y());
+                }
+            }
+        }
+    }
+    if (!std::isfinite(xMin))
+        return;
+    if (m_userRange) {
+        setXRange(m_userRange->first, m_userRange->second, false);
+    } else {
+        setXRange(xMin, xMax > xMin ? xMax : xMin + 1, false);
+        m_xAxis->applyNiceNumbers(); // round tick labels when fitting, never when zoomed
+    }
+    if (m_userYRange) {
+        m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
+    } else if (std::isfinite(yMin)) {
+        const double pad = yMax > yMin ? (yMax - yMin) * 0.05 : std::max(std::abs(yMin) * 0.05, 1e-9);
+        if (m_logY)
+            m_yAxis->setRange(yMin / 1.2, yMax * 1.2);
+        else
+            m_yAxis->setRange(yMin - pad, yMax + pad);
+    }
+}
+
+void CurveChart::setXRange(double lo, double hi, bool byUser) {
+    m_xAxis->setRange(lo, hi);
+    if (byUser) {
+        m_userRange = std::make_pair(lo, hi);
+        Q_EMIT viewportChanged();
+    }
+}
+
+void CurveChart::rebuildYAxis() {
+    if (m_yAxis) {
+        for (QAbstractSeries *series : chart()->series())
+            series->detachAxis(m_yAxis);
+        chart()->removeAxis(m_yAxis);
+        delete m_yAxis;
+    }
+    if (m_logY) {
+        auto *axis = new QLogValueAxis;
+        axis->setLabelFormat(u"%.3g"_s);
+        axis->setMinorTickCount(-1);
+        m_yAxis = axis;
+    } else {
+        auto *axis = new QValueAxis;
+        axis->setLabelFormat(u"%.4g"_s);
+        m_yAxis = axis;
+    }
+    chart()->addAxis(m_yAxis, Qt::AlignLeft);
+    for (QAbstractSeries *series : chart()->series())
+        series->attachAxis(m_yAxis);
+}
+
+void CurveChart::setLogY(bool logY) {
+    if (logY == m_logY)
+        return;
+    m_logY = logY;
+    rebuildYAxis();
+    setCurves(m_curves);
+}
+
+void CurveChart::setXTitle(const QString &title) { m_xAxis->setTitleText(title); }
+
+void CurveChart::resetZoom() {
+    m_userRange.reset();
+    m_userYRange.reset();
+    fitAxes();
+    Q_EMIT viewportChanged();
+}
+
+int CurveChart::plotWidth() const {
+    return std::max(50, static_cast<int>(chart()->plotArea().width()));
+}
+
+void CurveChart::wheelEvent(QWheelEvent *event) {
+    const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
+    const double lo = m_xAxis->min();
+    const double hi = m_xAxis->max();
+    const double at = chart()->mapToValue(event->position()).x();
+    setXRange(at - (at - lo) * factor, at + (hi - at) * factor, true);
+    event->accept();
+}
+
+void CurveChart::mousePressEvent(QMouseEvent *event) {
+    // Shift-drag or middle-drag pans; a plain drag draws the zoom rectangle.
+    if (event->button() == Qt::MiddleButton ||
+        (event->button() == Qt::LeftButton && event->modifiers() & Qt::ShiftModifier)) {
+        m_panFrom = event->pos();
+        setCursor(Qt::ClosedHandCursor);
+        event->accept();
+        return;
+    }
+    if (event->button() == Qt::RightButton) {
+        event->accept();
+        return;
+    }
+    if (event->button() == Qt::LeftButton && chart()->plotArea().contains(event->position())) {
+        m_zoomFrom = event->pos();
+        m_zoomBand->setGeometry(QRect(event->pos(), QSize()));
+        m_zoomBand->show();
+        event->accept();
+        return;
+    }
+    QChartView::mousePressEvent(event);
+}
+
+void CurveChart::mouseMoveEvent(QMouseEvent *event) {
+    if (m_panFrom) {
+        const double dx = chart()->mapToValue(*m_panFrom).x() - chart()->mapToValue(event->pos()).x();
+        m_panFrom = event->pos();
+        setXRange(m_xAxis->min() + dx, m_xAxis->max() + dx, true);
+        event->accept();
+        return;
+    }
+    if (m_zoomFrom) {
+        m_zoomBand->setGeometry(QRect(*m_zoomFrom, event->pos()).normalized());
+        event->accept();
+        return;
+    }
+    showReadout(event->position());
+    QChartView::mouseMoveEvent(event);
+}
+
+void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
+    if (m_panFrom) {
+        m_panFrom.reset();
+        unsetCursor();
+        event->accept();
+        return;
+    }
+    if (event->button() == Qt::RightButton) {
+        resetZoom();
+        event->accept();
+        return;
+    }
+    if (m_zoomFrom) {
+        const QRect band = QRect(*m_zoomFrom, event->pos()).normalized();
+        m_zoomFrom.reset();
+        m_zoomBand->hide();
+        if (band.width() > 4 && band.height() > 4) {
+            const QPointF a = chart()->mapToValue(band.topLeft());
+            const QPointF b = chart()->mapToValue(band.bottomRight());
+            m_userYRange = std::make_pair(std::min(a.y(), b.y()), std::max(a.y(), b.y()));
+            m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
+            setXRange(std::min(a.x(), b.x()), std::max(a.x(), b.x()), true);
+        }
+        event->accept();
+        return;
+    }
+    QChartView::mouseReleaseEvent(event);
+}
+
+void CurveChart::resizeEvent(QResizeEvent *event) {
+    QChartView::resizeEvent(event);
+    Q_EMIT viewportChanged();
+}
+
+void CurveChart::leaveEvent(QEvent *event) {
+    m_readout->hide();
+    QChartView::leaveEvent(event);
+}
+
+void CurveChart::showReadout(const QPointF &position) {
+    if (!chart()->plotArea().contains(position) || m_curves.isEmpty()) {
+        m_readout->hide();
+        return;
+    }
+    const double x = chart()->mapToValue(position).x();
+    QStringList lines{u"x = %1"_s.arg(x, 0, 'g', 6)};
+    for (const Curve &curve : std::as_const(m_curves).first(std::min<qsizetype>(m_curves.size(), 8))) {
+        if (const auto p = nearest(curve.points, x))
+            lines << u"%1: %2 (at %3)"_s.arg(curve.run).arg(p->y(), 0, 'g', 6).arg(p->x(), 0, 'g', 6);
+    }
+    m_readout->setText(lines.join(u'\n'));
+    QPointF at = position + QPointF(12, 12);
+    const QRectF plot = chart()->plotArea();
+    const QRectF box = m_readout->boundingRect();
+    if (at.x() + box.width() > plot.right())
+        at.setX(position.x() - box.width() - 12);
+    if (at.y() + box.height() > plot.bottom())
+        at.setY(position.y() - box.height() - 12);
+    m_readout->setPos(at);
+    m_readout->setBrush(palette().color(QPalette::Text));
+    m_readout->show();
+}
+
+} // namespace sb
