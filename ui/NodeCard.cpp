@@ -125,7 +125,6 @@ NodeCard::NodeCard(const QString &node, QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_cores);
     layout->addWidget(m_history);
-    layout->addStretch();
 }
 
 void NodeCard::addSample(const NodeSample &sample) {

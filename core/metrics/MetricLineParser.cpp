@@ -54,6 +54,7 @@ namespace MetricLines {
 
 std::optional<Result<MetricRecord>> parseLogLine(QByteArrayView line) {
     // Progress bars rewrite the line with '\r'; the metric line is what follows the last one.
+    line = line.trimmed();
     const qsizetype cr = line.lastIndexOf('\r');
     if (cr >= 0 && cr + 1 < line.size())
         line = line.sliced(cr + 1);

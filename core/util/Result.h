@@ -29,7 +29,11 @@ public:
     const T *operator->() const { return &value(); }
     const T &operator*() const { return value(); }
 
-    const QString &error() const { return std::get<1>(m_state).message; }
+    // The failure's message; empty for a success.
+    const QString &error() const {
+        static const QString none;
+        return ok() ? none : std::get<1>(m_state).message;
+    }
 
 private:
     std::variant<T, Error> m_state;

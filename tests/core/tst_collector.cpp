@@ -1,0 +1,204 @@
+#include "metrics/Collector.h"
+#include "metrics/CollectorClient.h"
+#include "metrics/EmbeddedCollector.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QNetworkReply>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+std::unique_ptr<sb::Collector> startCollector(const QString &dir, const QString &token = {},
+                                              const QStringList &watch = {}) {
+    sb::Collector::Options options;
+    options.dataDir = dir;
+    options.token = token;
+    options.watchDirs = watch;
+    auto collector = sb::Collector::start(options);
+    if (!collector)
+        qFatal("collector: %s", qPrintable(collector.error()));
+    return std::move(collector).value();
+}
+
+// Sends a request through a real socket and waits for the answer (tests may block).
+struct Reply {
+    int status = 0;
+    QByteArray body;
+    QJsonValue json() const {
+        const auto doc = QJsonDocument::fromJson(body);
+        return doc.isArray() ? QJsonValue(doc.array()) : QJsonValue(doc.object());
+    }
+};
+
+Reply send(const QUrl &base, const QString &pathAndQuery, const QByteArray &post = {},
+           const QByteArray &token = {}) {
+    static QNetworkAccessManager network;
+    QUrl url = base;
+    const qsizetype q = pathAndQuery.indexOf(u'?');
+    url.setPath(pathAndQuery.left(q));
+    if (q >= 0)
+        url.setQuery(pathAndQuery.mid(q + 1));
+    QNetworkRequest request(url);
+    if (!token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + token);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
+    QNetworkReply *reply = post.isNull() ? network.get(request) : network.post(request, post);
+    QDeadlineTimer deadline(10000);
+    while (!reply->isFinished() && !deadline.hasExpired())
+        QTest::qWait(5);
+    Reply out{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+    reply->deleteLater();
+    return out;
+}
+
+} // namespace
+
+class TestCollector final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void pushQueryExport();
+    void rejectsMalformedPushes_data();
+    void rejectsMalformedPushes();
+    void metricLines();
+    void tokenRequired();
+    void refusesOpenNetworkWithoutToken();
+    void watchedDirectory();
+    void embeddedOnItsOwnThread();
+};
+
+void TestCollector::pushQueryExport() {
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path());
+    const QUrl url = collector->url();
+    QCOMPARE(url.host(), u"127.0.0.1"_s);
+    Reply r = send(url, u"/api/v1/push"_s, R"({"run": "r1", "info": {"config": {"lr": 0.1}, "status": "running"},
+        "series": {"loss": {"step": [0, 1, 2], "value": [3, 2, "NaN"], "time": [10, 11, 12]}},
+        "records": [{"step": 3, "loss": 1.5, "acc": 0.5}]})");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.json().toObject().value(u"accepted"_s).toInt(), 5);
+
+    r = send(url, u"/api/v1/runs?filter=lr"_s);
+    QCOMPARE(r.status, 200);
+    const QJsonObject run = r.json().toArray().at(0).toObject();
+    QCOMPARE(run.value(u"name"_s).toString(), u"r1"_s);
+    QCOMPARE(run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject().value(u"count"_s).toInt(), 4);
+    QCOMPARE(send(url, u"/api/v1/runs?filter=nomatch"_s).json().toArray().size(), 0);
+
+    r = send(url, u"/api/v1/series?run=r1&run=ghost&metric=loss&width=100&smoothing=0.5"_s);
+    const QJsonArray series = r.json().toObject().value(u"series"_s).toArray();
+    QCOMPARE(series.size(), 2);
+    QCOMPARE(series[0].toObject().value(u"x"_s).toArray().size(), 4);
+    QVERIFY(series[0].toObject().value(u"y"_s).toArray().at(2).isNull()); // NaN travels as null
+    QCOMPARE(series[0].toObject().value(u"rawY"_s).toArray().at(0).toDouble(), 3.0);
+    QVERIFY(series[1].toObject().contains(u"error"_s));
+
+    r = send(url, u"/api/v1/export?run=r1&metric=acc"_s);
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.body.startsWith("step,value,wall_time\n3,0.5,"));
+    QCOMPARE(send(url, u"/api/v1/export?run=r1&metric=nope"_s).status, 404);
+    QCOMPARE(send(url, u"/api/v1/nothing"_s).status, 404);
+    QCOMPARE(send(url, u"/api/v1/series?run=r1&metric=loss&x=sideways"_s).status, 400);
+}
+
+void TestCollector::rejectsMalformedPushes_data() {
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not JSON") << QByteArray("{\"run\": ") << u"not a JSON object"_s;
+    QTest::newRow("no run") << QByteArray(R"({"series": {}})") << u"no \"run\""_s;
+    QTest::newRow("lengths differ") << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": [1, 2]}}})")
+                                    << u"same length"_s;
+    QTest::newRow("string value") << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": ["x"]}}})")
+                                  << u"not a number"_s;
+    QTest::newRow("bad record") << QByteArray(R"({"run": "r", "records": [{"loss": 1}, {"note": "x"}]})")
+                                << u"record 1"_s;
+}
+
+void TestCollector::rejectsMalformedPushes() {
+    QFETCH(QByteArray, body);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path());
+    const Reply r = send(collector->url(), u"/api/v1/push"_s, body);
+    QCOMPARE(r.status, 400);
+    QVERIFY2(r.json().toObject().value(u"error"_s).toString().contains(message), r.body.constData());
+    QCOMPARE(collector->store().totalPoints(), 0);
+}
+
+void TestCollector::metricLines() {
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path());
+    const Reply r = send(collector->url(), u"/api/v1/lines?run=job-1"_s,
+                         "epoch 1\n@signalbox {\"loss\": 1}\n@signalbox {\"loss\": 0.5}\n"
+                         "@signalbox {broken\nplain text\n@signalbox {\"step\": 10, \"loss\": 0.25}\n");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.json().toObject().value(u"accepted"_s).toInt(), 3);
+    QCOMPARE(r.json().toObject().value(u"errors"_s).toArray().size(), 1);
+    const auto q = collector->store().query(u"job-1"_s, u"loss"_s, {});
+    QCOMPARE(q->x, (std::vector<double>{0, 1, 10})); // missing steps count up from the last one
+}
+
+void TestCollector::tokenRequired() {
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path(), u"s3cret"_s);
+    QCOMPARE(send(collector->url(), u"/api/v1/health"_s).status, 401);
+    QCOMPARE(send(collector->url(), u"/api/v1/health"_s, {}, "wrong!").status, 401);
+    QCOMPARE(send(collector->url(), u"/api/v1/health"_s, {}, "s3cret").status, 200);
+}
+
+void TestCollector::refusesOpenNetworkWithoutToken() {
+    QTemporaryDir dir;
+    sb::Collector::Options options;
+    options.dataDir = dir.path();
+    options.address = QHostAddress::Any;
+    const auto refused = sb::Collector::start(options);
+    QVERIFY(!refused.ok());
+    QVERIFY(refused.error().contains(u"token"_s));
+}
+
+void TestCollector::watchedDirectory() {
+    QTemporaryDir data, logs;
+    QDir().mkpath(logs.path() + u"/sweep"_s);
+    auto write = [](const QString &path, const QByteArray &text) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::Append));
+        f.write(text);
+    };
+    write(logs.path() + u"/sweep/a.jsonl"_s, "{\"step\": 0, \"loss\": 1}\n{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, ");
+    write(logs.path() + u"/b.csv"_s, "step,loss,acc\n0,2,0.1\n1,oops,0.2\n");
+    {
+        auto collector = startCollector(data.path(), {}, {logs.path()});
+        QTRY_COMPARE(collector->store().totalPoints(), 4); // a: 2 lines; b: one good row of 2
+        write(logs.path() + u"/sweep/a.jsonl"_s, "\"loss\": 0.25}\n");
+        QTRY_COMPARE(collector->store().series(u"sweep/a"_s).at(0).count, 3);
+        const QJsonArray sources = collector->healthJson().value(u"sources"_s).toArray();
+        bool sawError = false;
+        for (const QJsonValue &s : sources)
+            sawError |= s.toObject().value(u"lastError"_s).toString().contains(u"oops"_s);
+        QVERIFY(sawError);
+    }
+    write(logs.path() + u"/b.csv"_s, "2,1,0.3\n");
+    auto collector = startCollector(data.path(), {}, {logs.path()});
+    QTRY_COMPARE(collector->store().totalPoints(), 7); // only the new row, nothing twice
+}
+
+void TestCollector::embeddedOnItsOwnThread() {
+    QTemporaryDir dir;
+    sb::Collector::Options options;
+    options.dataDir = dir.path();
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY(embedded.ok());
+    QCOMPARE(send((*embedded)->url(), u"/api/v1/health"_s).status, 200);
+    // The store is locked while it runs: a second collector on the same data is refused.
+    const auto second = sb::EmbeddedCollector::start(options);
+    QVERIFY(!second.ok());
+    QVERIFY(second.error().contains(u"in use"_s));
+}
+
+QTEST_GUILESS_MAIN(TestCollector)
+#include "tst_collector.moc"

@@ -1,0 +1,245 @@
+#include "metrics/Downsampler.h"
+#include "metrics/Smoothing.h"
+
+#include <QRandomGenerator>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+
+using sb::MetricPoint;
+using sb::SeriesWindow;
+using sb::XAxis;
+
+namespace {
+
+// M4 written the plain way, over every point, as the reference the fast paths must match.
+sb::Downsampled referenceM4(const std::vector<MetricPoint> &points, const SeriesWindow &w,
+                            const std::vector<double> &values) {
+    auto xOf = [&](const MetricPoint &p) {
+        return w.axis == XAxis::Step ? p.step : w.axis == XAxis::WallTime ? p.wall : p.wall - w.origin;
+    };
+    double x0 = INFINITY, x1 = -INFINITY;
+    for (const auto &p : points) {
+        x0 = std::min(x0, xOf(p));
+        x1 = std::max(x1, xOf(p));
+    }
+    x0 = w.from.value_or(x0);
+    x1 = w.to.value_or(x1);
+    struct Pick {
+        long index = -1;
+        double x = 0, y = 0;
+    };
+    struct Col {
+        Pick first, last, min, max;
+    };
+    std::vector<Col> cols(w.width);
+    sb::Downsampled out;
+    out.total = static_cast<qint64>(points.size());
+    for (long i = 0; i < static_cast<long>(points.size()); ++i) {
+        const double x = xOf(points[i]);
+        const double y = values[i];
+        if (x < x0 || x > x1)
+            continue;
+        ++out.inRange;
+        int c = x1 > x0 ? static_cast<int>(std::floor((x - x0) / (x1 - x0) * w.width)) : 0;
+        c = std::clamp(c, 0, w.width - 1);
+        Col &col = cols[c];
+        if (col.first.index < 0 || x < col.first.x)
+            col.first = {i, x, y};
+        if (col.last.index < 0 || x >= col.last.x)
+            col.last = {i, x, y};
+        if (std::isfinite(y) && (col.min.index < 0 || y < col.min.y))
+            col.min = {i, x, y};
+        if (std::isfinite(y) && (col.max.index < 0 || y > col.max.y))
+            col.max = {i, x, y};
+    }
+    for (const Col &col : cols) {
+        std::vector<Pick> picks{col.first, col.min, col.max, col.last};
+        std::sort(picks.begin(), picks.end(), [](const Pick &a, const Pick &b) {
+            return a.x < b.x || (a.x == b.x && a.index < b.index);
+        });
+        long previous = -1;
+        for (const Pick &p : picks) {
+            if (p.index < 0 || p.index == previous)
+                continue;
+            previous = p.index;
+            out.x.push_back(p.x);
+            out.y.push_back(p.y);
+        }
+    }
+    return out;
+}
+
+std::vector<double> valuesOf(const std::vector<MetricPoint> &points) {
+    std::vector<double> v;
+    for (const auto &p : points)
+        v.push_back(p.value);
+    return v;
+}
+
+std::vector<MetricPoint> noisySeries(int n, quint32 seed) {
+    QRandomGenerator rng(seed);
+    std::vector<MetricPoint> points;
+    double value = 1.0;
+    for (int i = 0; i < n; ++i) {
+        value = value * 0.9999 + (rng.generateDouble() - 0.5) * 0.05;
+        const double spike = rng.bounded(5000) == 0 ? 10.0 : 0.0;
+        points.push_back({static_cast<double>(i), value + spike, 1.7e9 + i * 0.01});
+    }
+    return points;
+}
+
+sb::Downsampled run(const std::vector<MetricPoint> &points, const SeriesWindow &window) {
+    sb::VectorPointSource source(&points);
+    sb::SeriesSummary summary;
+    summary.update(source);
+    return sb::downsampleM4(source, summary, window);
+}
+
+} // namespace
+
+class TestDownsampler final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void matchesReference_data();
+    void matchesReference();
+    void keepsEverySpike();
+    void unsortedSeries();
+    void smoothingAppliesToAllPriorPoints();
+    void emptyAndTiny();
+    void nonFiniteValues();
+    void summaryFollowsAppends();
+};
+
+void TestDownsampler::matchesReference_data() {
+    QTest::addColumn<int>("points");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<double>("from");
+    QTest::addColumn<double>("to");
+    QTest::addColumn<int>("axis");
+    QTest::newRow("full range, 1000 px") << 200000 << 1000 << qQNaN() << qQNaN() << int(XAxis::Step);
+    QTest::newRow("full range, 1 px") << 50000 << 1 << qQNaN() << qQNaN() << int(XAxis::Step);
+    QTest::newRow("zoomed") << 200000 << 777 << 12345.5 << 150000.25 << int(XAxis::Step);
+    QTest::newRow("zoom past the end") << 100000 << 500 << 90000.0 << 2e6 << int(XAxis::Step);
+    QTest::newRow("more pixels than points") << 5000 << 8000 << qQNaN() << qQNaN() << int(XAxis::Step);
+    QTest::newRow("wall time") << 100000 << 640 << qQNaN() << qQNaN() << int(XAxis::WallTime);
+    QTest::newRow("relative time, zoomed") << 100000 << 640 << 10.0 << 700.0 << int(XAxis::RelativeTime);
+}
+
+void TestDownsampler::matchesReference() {
+    QFETCH(int, points);
+    QFETCH(int, width);
+    QFETCH(double, from);
+    QFETCH(double, to);
+    QFETCH(int, axis);
+    const auto series = noisySeries(points, 42);
+    SeriesWindow window;
+    window.axis = static_cast<XAxis>(axis);
+    window.width = width;
+    window.origin = window.axis == XAxis::RelativeTime ? 1.7e9 : 0;
+    if (!qIsNaN(from))
+        window.from = from;
+    if (!qIsNaN(to))
+        window.to = to;
+    const auto fast = run(series, window);
+    const auto expected = referenceM4(series, window, valuesOf(series));
+    QCOMPARE(fast.inRange, expected.inRange);
+    QCOMPARE(fast.x.size(), expected.x.size());
+    QVERIFY(fast.x == expected.x);
+    QVERIFY(fast.y == expected.y);
+    QVERIFY(fast.x.size() <= std::size_t(4 * width));
+}
+
+void TestDownsampler::keepsEverySpike() {
+    std::vector<MetricPoint> series(1'000'000);
+    for (int i = 0; i < 1'000'000; ++i)
+        series[i] = {double(i), 0.0, 0.0};
+    for (int spike : {1, 333'333, 777'777, 999'998})
+        series[spike].value = spike % 2 ? 100.0 : -100.0;
+    SeriesWindow window;
+    window.width = 300;
+    const auto out = run(series, window);
+    for (int spike : {1, 333'333, 777'777, 999'998}) {
+        const auto it = std::find(out.x.begin(), out.x.end(), double(spike));
+        QVERIFY2(it != out.x.end(), qPrintable(QString::number(spike)));
+        QCOMPARE(out.y[it - out.x.begin()], series[spike].value);
+    }
+}
+
+void TestDownsampler::unsortedSeries() {
+    // A resumed run logs steps 0..999 and then 500..1499 again.
+    std::vector<MetricPoint> series;
+    for (int i = 0; i < 1000; ++i)
+        series.push_back({double(i), std::sin(i * 0.01), double(i)});
+    for (int i = 500; i < 1500; ++i)
+        series.push_back({double(i), std::cos(i * 0.01), double(i + 1000)});
+    SeriesWindow window;
+    window.width = 97;
+    const auto out = run(series, window);
+    const auto expected = referenceM4(series, window, valuesOf(series));
+    QVERIFY(out.x == expected.x);
+    QVERIFY(out.y == expected.y);
+    QVERIFY(std::is_sorted(out.x.begin(), out.x.end()));
+}
+
+void TestDownsampler::smoothingAppliesToAllPriorPoints() {
+    const auto series = noisySeries(60000, 7);
+    SeriesWindow window;
+    window.width = 400;
+    window.smoothing = 0.9;
+    window.from = 30000; // zoomed: smoothing still starts from the first point
+    const auto out = run(series, window);
+    const auto expected = referenceM4(series, window, sb::smoothEma(valuesOf(series), 0.9));
+    QCOMPARE(out.x.size(), expected.x.size());
+    for (std::size_t i = 0; i < out.y.size(); ++i)
+        QVERIFY(std::abs(out.y[i] - expected.y[i]) < 1e-9);
+}
+
+void TestDownsampler::emptyAndTiny() {
+    const std::vector<MetricPoint> none;
+    QCOMPARE(run(none, {}).x.size(), std::size_t(0));
+    const std::vector<MetricPoint> one{{5, 1.5, 0}};
+    const auto out = run(one, {});
+    QCOMPARE(out.x, std::vector<double>{5});
+    QCOMPARE(out.y, std::vector<double>{1.5});
+}
+
+void TestDownsampler::nonFiniteValues() {
+    std::vector<MetricPoint> series;
+    for (int i = 0; i < 20000; ++i)
+        series.push_back({double(i), i % 7 == 0 ? NAN : double(i % 13), 0});
+    SeriesWindow window;
+    window.width = 100;
+    const auto out = run(series, window);
+    const auto expected = referenceM4(series, window, valuesOf(series));
+    QCOMPARE(out.x.size(), expected.x.size());
+    for (std::size_t i = 0; i < out.x.size(); ++i) {
+        QCOMPARE(out.x[i], expected.x[i]);
+        QVERIFY(out.y[i] == expected.y[i] || (std::isnan(out.y[i]) && std::isnan(expected.y[i])));
+    }
+}
+
+void TestDownsampler::summaryFollowsAppends() {
+    auto series = noisySeries(10000, 3);
+    sb::VectorPointSource source(&series);
+    sb::SeriesSummary summary;
+    summary.update(source);
+    const auto more = noisySeries(20000, 4);
+    for (int i = 10000; i < 20000; ++i) {
+        series.push_back(more[i]);
+        summary.append(&series.back(), 1);
+    }
+    sb::SeriesSummary fresh;
+    fresh.update(source);
+    QCOMPARE(summary.count(), fresh.count());
+    QCOMPARE(summary.blocks().size(), fresh.blocks().size());
+    for (std::size_t b = 0; b < fresh.blocks().size(); ++b) {
+        QCOMPARE(summary.blocks()[b].minValue, fresh.blocks()[b].minValue);
+        QCOMPARE(summary.blocks()[b].maxAt, fresh.blocks()[b].maxAt);
+    }
+    QVERIFY(summary.sortedBy(XAxis::Step));
+}
+
+QTEST_APPLESS_MAIN(TestDownsampler)
+#include "tst_downsampler.moc"

@@ -1,0 +1,164 @@
+#include "jobs/LocalBackend.h"
+#include "jobs/MetricLineForwarder.h"
+
+#include <QDeadlineTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using sb::Job;
+using sb::JobState;
+
+namespace {
+
+// Waits (spinning the event loop) for the job to reach a finished state and returns it.
+Job waitFinished(sb::LocalBackend &backend, const QString &id, int timeoutMs = 20000) {
+    Job last;
+    QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        for (const Job &job : backend.jobs()) {
+            if (job.id == id)
+                last = job;
+        }
+        if (last.finishedState())
+            break;
+        QTest::qWait(20);
+    }
+    return last;
+}
+
+sb::JobSpec shell(const QString &script, const QString &name = u"t"_s) {
+    return {name, {u"/bin/sh"_s, u"-c"_s, script}, {}, {}};
+}
+
+} // namespace
+
+class TestLocalBackend final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { QVERIFY(m_dir.isValid()); }
+    void runsAndCapturesOutput();
+    void recordsFailure();
+    void stopTerminatesTheProcessGroup();
+    void stopEscalatesToKill();
+    void refusesBadSpecs();
+    void historySurvivesRestart();
+    void argumentsAreNeverShellText();
+    void forwarderKeepsOnlyMetricLines();
+
+private:
+    sb::LocalBackend::Options options(int graceMs = 5000) const {
+        return {m_dir.path(), graceMs, {{u"SIGNALBOX_COLLECTOR"_s, u"http://127.0.0.1:1"_s}}};
+    }
+    QTemporaryDir m_dir;
+};
+
+void TestLocalBackend::runsAndCapturesOutput() {
+    sb::LocalBackend backend(options());
+    QSignalSpy appended(&backend, &sb::JobBackend::logAppended);
+    const auto id = backend.submit(shell(u"echo out; echo err >&2; echo run=$SIGNALBOX_RUN c=$SIGNALBOX_COLLECTOR"_s));
+    QVERIFY(id.ok());
+    const Job job = waitFinished(backend, *id);
+    QCOMPARE(job.state, JobState::Succeeded);
+    QCOMPARE(job.exitCode.value(), 0);
+    QVERIFY(job.started.isValid() && job.finished.isValid());
+    const auto log = backend.log(*id);
+    QVERIFY(log.ok());
+    QVERIFY(log->contains("out\n"));
+    QVERIFY(log->contains("err\n"));
+    QVERIFY(log->contains(QByteArray("run=").append(id->toUtf8())));
+    QVERIFY(log->contains("c=http://127.0.0.1:1"));
+    QVERIFY(!appended.isEmpty());
+}
+
+void TestLocalBackend::recordsFailure() {
+    sb::LocalBackend backend(options());
+    const auto id = backend.submit(shell(u"exit 3"_s));
+    const Job job = waitFinished(backend, *id);
+    QCOMPARE(job.state, JobState::Failed);
+    QCOMPARE(job.exitCode.value(), 3);
+    QVERIFY(job.message.contains(u"3"_s));
+
+    const auto missing = backend.submit({u"m"_s, {u"/nonexistent/program"_s}, {}, {}});
+    QVERIFY(missing.ok());
+    const Job notStarted = waitFinished(backend, *missing);
+    QCOMPARE(notStarted.state, JobState::Failed);
+    QVERIFY(notStarted.message.contains(u"could not start"_s));
+}
+
+void TestLocalBackend::stopTerminatesTheProcessGroup() {
+    sb::LocalBackend backend(options());
+    // The child sleeps in a grandchild, as a data loader worker would.
+    const auto id = backend.submit(shell(u"sleep 300 & echo started; wait"_s));
+    QTRY_VERIFY(backend.log(*id)->contains("started"));
+    QVERIFY(backend.stop(*id).ok());
+    const Job job = waitFinished(backend, *id);
+    QCOMPARE(job.state, JobState::Stopped);
+    QVERIFY(!backend.stop(*id).ok());
+}
+
+void TestLocalBackend::stopEscalatesToKill() {
+    sb::LocalBackend backend(options(300));
+    const auto id = backend.submit(shell(u"trap '' TERM; echo ready; while true; do sleep 0.1; done"_s));
+    QTRY_VERIFY(backend.log(*id)->contains("ready"));
+    QVERIFY(backend.stop(*id).ok());
+    const Job job = waitFinished(backend, *id);
+    QCOMPARE(job.state, JobState::Stopped);
+}
+
+void TestLocalBackend::refusesBadSpecs() {
+    sb::LocalBackend backend(options());
+    QVERIFY(!backend.submit({u"x"_s, {}, {}, {}}).ok());
+    const auto bad = backend.submit({u"x"_s, {u"/bin/true"_s}, u"/no/such/dir"_s, {}});
+    QVERIFY(!bad.ok());
+    QVERIFY(bad.error().contains(u"/no/such/dir"_s));
+}
+
+void TestLocalBackend::historySurvivesRestart() {
+    QTemporaryDir own; // a history of its own, without the other tests' jobs
+    const sb::LocalBackend::Options ownOptions{own.path(), 5000, {}};
+    QString finishedId, runningId;
+    {
+        sb::LocalBackend backend(ownOptions);
+        finishedId = *backend.submit(shell(u"exit 0"_s));
+        waitFinished(backend, finishedId);
+        runningId = *backend.submit(shell(u"sleep 30"_s));
+        auto isRunning = [&] {
+            const QList<Job> jobs = backend.jobs();
+            return std::any_of(jobs.begin(), jobs.end(), [&](const Job &j) {
+                return j.id == runningId && j.state == JobState::Running;
+            });
+        };
+        QTRY_VERIFY(isRunning());
+    }
+    sb::LocalBackend reopened(ownOptions);
+    QCOMPARE(reopened.jobs().size(), 2);
+    for (const Job &job : reopened.jobs()) {
+        if (job.id == finishedId)
+            QCOMPARE(job.state, JobState::Succeeded);
+        else
+            QVERIFY(job.state == JobState::Failed && job.message.contains(u"quit"_s));
+    }
+}
+
+void TestLocalBackend::argumentsAreNeverShellText() {
+    sb::LocalBackend backend(options());
+    const QString hostile = u"; touch pwned; $(touch pwned2) 'quote\" \nnewline"_s;
+    const auto id = backend.submit({u"args"_s, {u"/usr/bin/printf"_s, u"[%s]"_s, hostile}, m_dir.path(), {}});
+    waitFinished(backend, *id);
+    QCOMPARE(QString::fromUtf8(*backend.log(*id)), u"[%1]"_s.arg(hostile));
+    QVERIFY(!QFile::exists(m_dir.path() + u"/pwned"_s));
+    QVERIFY(!QFile::exists(m_dir.path() + u"/pwned2"_s));
+}
+
+void TestLocalBackend::forwarderKeepsOnlyMetricLines() {
+    sb::MetricLineForwarder forwarder(nullptr);
+    QCOMPARE(forwarder.takeMetricLines(u"j"_s, "hello\n@signalbox {\"loss\":"), QByteArray());
+    QCOMPARE(forwarder.takeMetricLines(u"j"_s, " 1}\nmore\n"), QByteArray("@signalbox {\"loss\": 1}\n"));
+    QCOMPARE(forwarder.takeMetricLines(u"other"_s, "@signalbox {\"a\": 2}\r\n"),
+             QByteArray("@signalbox {\"a\": 2}\r\n"));
+}
+
+QTEST_GUILESS_MAIN(TestLocalBackend)
+#include "tst_localbackend.moc"

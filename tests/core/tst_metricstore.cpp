@@ -1,0 +1,209 @@
+#include "metrics/MetricStore.h"
+
+#include <QBuffer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using sb::MetricStore;
+using sb::SeriesPoints;
+
+namespace {
+
+SeriesPoints ramp(const QString &metric, int first, int count) {
+    SeriesPoints s{metric, {}};
+    for (int i = first; i < first + count; ++i)
+        s.points.push_back({double(i), i * 0.5, 1.7e9 + i});
+    return s;
+}
+
+std::unique_ptr<MetricStore> openStore(const QString &dir) {
+    auto store = MetricStore::open(dir);
+    if (!store)
+        qFatal("cannot open store: %s", qPrintable(store.error()));
+    return std::move(store).value();
+}
+
+} // namespace
+
+class TestMetricStore final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void appendQueryAndReopen();
+    void runMetadataMerges();
+    void tornJournalTailIsCut();
+    void uncommittedPointsAreCut();
+    void secondOpenIsRefused();
+    void rejectsBadBatchesWhole();
+    void exportsCsv();
+    void compactionKeepsEverything();
+    void relativeTimeUsesRunStart();
+};
+
+void TestMetricStore::appendQueryAndReopen() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->append(u"r1"_s, {ramp(u"loss"_s, 0, 1000), ramp(u"acc"_s, 0, 10)}).ok());
+        QVERIFY(store->append(u"r1"_s, {ramp(u"loss"_s, 1000, 500)}).ok());
+        QVERIFY(store->append(u"r2"_s, {ramp(u"loss"_s, 0, 3)}).ok());
+        const auto q = store->query(u"r1"_s, u"loss"_s, {});
+        QVERIFY(q.ok());
+        QCOMPARE(q->total, 1500);
+    }
+    auto store = openStore(dir.path());
+    QVERIFY(store->recoveryNotes().isEmpty());
+    QCOMPARE(store->runs().size(), 2);
+    QCOMPARE(store->totalPoints(), 1513);
+    const auto series = store->series(u"r1"_s);
+    QCOMPARE(series.size(), std::size_t(2));
+    QCOMPARE(series[1].metric, u"loss"_s);
+    QCOMPARE(series[1].last.step, 1499.0);
+    sb::SeriesWindow window;
+    window.width = 2000;
+    const auto q = store->query(u"r1"_s, u"loss"_s, window);
+    QVERIFY(q.ok());
+    QCOMPARE(q->x.size(), std::size_t(1500)); // fewer points than pixels: all of them
+    QCOMPARE(q->y.back(), 1499 * 0.5);
+    QVERIFY(!store->query(u"r1"_s, u"nope"_s, {}).ok());
+    QVERIFY(!store->query(u"nope"_s, u"loss"_s, {}).ok());
+}
+
+void TestMetricStore::runMetadataMerges() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        sb::RunInfo info{u"r"_s, {{u"lr"_s, 0.1}}, u"gpu-1"_s, u"running"_s, 100.0, {}};
+        QVERIFY(store->updateRun(info).ok());
+        sb::RunInfo done{u"r"_s, {{u"seed"_s, 3}}, {}, u"finished"_s, {}, 200.0};
+        QVERIFY(store->updateRun(done).ok());
+    }
+    auto store = openStore(dir.path());
+    const auto run = store->run(u"r"_s);
+    QVERIFY(run);
+    QCOMPARE(run->status, u"finished"_s);
+    QCOMPARE(run->host, u"gpu-1"_s);
+    QCOMPARE(run->config.value(u"lr"_s).toDouble(), 0.1);
+    QCOMPARE(run->config.value(u"seed"_s).toInt(), 3);
+    QCOMPARE(run->start.value(), 100.0);
+    QCOMPARE(run->end.value(), 200.0);
+}
+
+void TestMetricStore::tornJournalTailIsCut() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 100)}).ok());
+    }
+    QFile journal(dir.path() + u"/journal"_s);
+    const qint64 goodSize = journal.size();
+    QVERIFY(journal.open(QIODevice::Append));
+    journal.write("SBJ1\x03\x00\x00\x00\xff\xff", 10); // a record header cut short by a crash
+    journal.close();
+    {
+        auto store = openStore(dir.path());
+        QCOMPARE(store->recoveryNotes().size(), 1);
+        QVERIFY(store->recoveryNotes().front().contains(u"torn"_s));
+        QCOMPARE(store->totalPoints(), 100);
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 100, 1)}).ok());
+    }
+    auto store = openStore(dir.path());
+    QVERIFY(store->recoveryNotes().isEmpty());
+    QCOMPARE(store->totalPoints(), 101);
+    QVERIFY(QFile(dir.path() + u"/journal"_s).size() >= goodSize);
+}
+
+void TestMetricStore::uncommittedPointsAreCut() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}).ok());
+    }
+    // Points written to the series file whose commit record never made it (a crash mid-batch),
+    // plus half a point.
+    QFile series(dir.path() + u"/series/0.pts"_s);
+    QVERIFY(series.open(QIODevice::Append));
+    QByteArray junk(24 * 5 + 7, 'x');
+    series.write(junk);
+    series.close();
+    auto store = openStore(dir.path());
+    QCOMPARE(store->totalPoints(), 10);
+    QVERIFY(store->recoveryNotes().join(u' ').contains(u"cut 5 uncommitted"_s));
+    QCOMPARE(QFile(dir.path() + u"/series/0.pts"_s).size(), 16 + 24 * 10);
+    const auto q = store->query(u"r"_s, u"loss"_s, {});
+    QCOMPARE(q->y.back(), 4.5);
+}
+
+void TestMetricStore::secondOpenIsRefused() {
+    QTemporaryDir dir;
+    auto first = openStore(dir.path());
+    const auto second = MetricStore::open(dir.path());
+    QVERIFY(!second.ok());
+    QVERIFY(second.error().contains(u"in use"_s));
+}
+
+void TestMetricStore::rejectsBadBatchesWhole() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->append(u"r"_s, {ramp(u"a"_s, 0, 5)}).ok());
+        // The second series is invalid: nothing of this batch may land, not even series "b".
+        const auto bad = store->append(u"r"_s, {ramp(u"b"_s, 0, 5), ramp(u"a"_s, 5, 5), ramp(u"a"_s, 10, 5)});
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.error().contains(u"twice"_s));
+        QVERIFY(!store->append(QString(), {ramp(u"a"_s, 0, 1)}).ok());
+        QCOMPARE(store->totalPoints(), 5);
+        QCOMPARE(store->series(u"r"_s).size(), std::size_t(1));
+        QVERIFY(store->append(u"r"_s, {ramp(u"c"_s, 0, 2)}).ok());
+    }
+    auto store = openStore(dir.path());
+    QVERIFY2(store->recoveryNotes().isEmpty(), qPrintable(store->recoveryNotes().join(u'\n')));
+    QCOMPARE(store->totalPoints(), 7);
+}
+
+void TestMetricStore::exportsCsv() {
+    QTemporaryDir dir;
+    auto store = openStore(dir.path());
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 3)}).ok());
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QVERIFY(store->exportCsv(u"r"_s, u"loss"_s, &buffer).ok());
+    QCOMPARE(buffer.data(), QByteArray("step,value,wall_time\n"
+                                       "0,0,1700000000.000000\n"
+                                       "1,0.5,1700000001.000000\n"
+                                       "2,1,1700000002.000000\n"));
+}
+
+void TestMetricStore::compactionKeepsEverything() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        // Many small batches grow the journal past the compaction threshold on reopen.
+        for (int i = 0; i < 50000; ++i)
+            QVERIFY(store->append(u"r"_s, {ramp(u"m"_s + QString::number(i % 50), i, 1)}).ok());
+    }
+    const qint64 before = QFile(dir.path() + u"/journal"_s).size();
+    {
+        auto store = openStore(dir.path());
+        QCOMPARE(store->totalPoints(), 50000);
+    }
+    QVERIFY(QFile(dir.path() + u"/journal"_s).size() < before);
+    auto store = openStore(dir.path());
+    QCOMPARE(store->totalPoints(), 50000);
+    QCOMPARE(store->series(u"r"_s).size(), std::size_t(50));
+}
+
+void TestMetricStore::relativeTimeUsesRunStart() {
+    QTemporaryDir dir;
+    auto store = openStore(dir.path());
+    sb::RunInfo info{u"r"_s, {}, {}, {}, 1.7e9 - 10, {}};
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 3)}, &info).ok());
+    sb::SeriesWindow window;
+    window.axis = sb::XAxis::RelativeTime;
+    const auto q = store->query(u"r"_s, u"loss"_s, window);
+    QCOMPARE(q->x, (std::vector<double>{10, 11, 12}));
+}
+
+QTEST_APPLESS_MAIN(TestMetricStore)
+#include "tst_metricstore.moc"

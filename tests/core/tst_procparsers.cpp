@@ -1,0 +1,133 @@
+#include "monitor/LocalSampler.h"
+#include "monitor/ProcParsers.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+// Captured from a 4-core Debian machine.
+constexpr QByteArrayView kStat = "cpu  4705 150 1120 1637820 410 0 57 0 0 0\n"
+                                 "cpu0 1400 12 300 409100 100 0 40 0 0 0\n"
+                                 "cpu1 1100 50 270 409600 110 0 5 0 0 0\n"
+                                 "cpu2 1105 44 280 409500 100 0 6 0 0 0\n"
+                                 "cpu3 1100 44 270 409620 100 0 6 0 0 0\n"
+                                 "intr 1234 0 0\nctxt 5678\nbtime 1700000000\n";
+constexpr QByteArrayView kMeminfo = "MemTotal:       24567892 kB\nMemFree:        20000000 kB\n"
+                                    "MemAvailable:   22000000 kB\nBuffers:          100000 kB\n"
+                                    "SwapTotal:       2097148 kB\nSwapFree:        2000000 kB\n";
+} // namespace
+
+class TestProcParsers final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void stat();
+    void statMalformed_data();
+    void statMalformed();
+    void meminfo();
+    void loadavg_data();
+    void loadavg();
+    void usage();
+    void samplerReadsARoot();
+};
+
+void TestProcParsers::stat() {
+    const auto cpus = sb::parseProcStat(kStat);
+    QVERIFY(cpus.ok());
+    QCOMPARE(cpus->size(), std::size_t(5));
+    QCOMPARE(cpus->at(1).user, quint64(1400));
+    QCOMPARE(cpus->at(1).softirq, quint64(40));
+    QCOMPARE(cpus->at(0).idleAll(), quint64(1637820 + 410));
+}
+
+void TestProcParsers::statMalformed_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::newRow("empty") << QByteArray();
+    QTest::newRow("no cpu lines") << QByteArray("intr 1 2 3\n");
+    QTest::newRow("too few fields") << QByteArray("cpu 1 2\n");
+    QTest::newRow("garbage number") << QByteArray("cpu 1 2 x 4 5\n");
+}
+
+void TestProcParsers::statMalformed() {
+    QFETCH(QByteArray, text);
+    const auto cpus = sb::parseProcStat(text);
+    QVERIFY(!cpus.ok());
+    QVERIFY(cpus.error().contains(u"/proc/stat"_s));
+}
+
+void TestProcParsers::meminfo() {
+    const auto m = sb::parseMemInfo(kMeminfo);
+    QVERIFY(m.ok());
+    QCOMPARE(m->totalKiB, quint64(24567892));
+    QCOMPARE(m->availableKiB, quint64(22000000));
+    QCOMPARE(m->swapFreeKiB, quint64(2000000));
+    QVERIFY(!sb::parseMemInfo("MemTotal: 5 kB\n").ok()); // kernels before 3.14 lack MemAvailable
+}
+
+void TestProcParsers::loadavg_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<bool>("valid");
+    QTest::addColumn<double>("one");
+    QTest::addColumn<int>("tasks");
+    QTest::newRow("normal") << QByteArray("0.52 0.58 0.59 2/1042 12345\n") << true << 0.52 << 1042;
+    QTest::newRow("truncated") << QByteArray("0.52 0.58") << false << 0.0 << 0;
+    QTest::newRow("garbage") << QByteArray("a b c 1/2 3") << false << 0.0 << 0;
+}
+
+void TestProcParsers::loadavg() {
+    QFETCH(QByteArray, text);
+    QFETCH(bool, valid);
+    QFETCH(double, one);
+    QFETCH(int, tasks);
+    const auto load = sb::parseLoadAvg(text);
+    QCOMPARE(load.ok(), valid);
+    if (valid) {
+        QCOMPARE(load->one, one);
+        QCOMPARE(load->tasks, tasks);
+    }
+}
+
+void TestProcParsers::usage() {
+    std::vector<sb::CpuTimes> before(1), after(1);
+    before[0].user = 100;
+    before[0].idle = 900;
+    after[0].user = 175;  // +75 busy
+    after[0].idle = 925;  // +25 idle
+    const auto usage = sb::cpuUsagePercent(before, after);
+    QCOMPARE(usage.size(), std::size_t(1));
+    QCOMPARE(usage[0], 75.0);
+    QVERIFY(sb::cpuUsagePercent(before, {}).empty()); // a CPU went away: no reading
+    QCOMPARE(sb::cpuUsagePercent(before, before)[0], 0.0);
+}
+
+void TestProcParsers::samplerReadsARoot() {
+    QTemporaryDir root;
+    auto write = [&](const QString &name, QByteArrayView text) {
+        QFile f(root.path() + u'/' + name);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(text.toByteArray());
+    };
+    write(u"stat"_s, kStat);
+    write(u"meminfo"_s, kMeminfo);
+    write(u"loadavg"_s, "1.00 0.50 0.25 3/100 42\n");
+    sb::LocalSampler sampler(root.path());
+    auto first = sampler.sampleNow();
+    QVERIFY2(first.error.isEmpty(), qPrintable(first.error));
+    QCOMPARE(first.corePercent.size(), std::size_t(4));
+    QCOMPARE(first.load.one, 1.0);
+    write(u"loadavg"_s, "garbage");
+    const auto broken = sampler.sampleNow();
+    QVERIFY(broken.error.contains(u"loadavg"_s));
+    QFile::remove(root.path() + u"/meminfo"_s);
+    QVERIFY(sampler.sampleNow().error.contains(u"meminfo"_s));
+    // The real /proc of this machine parses too.
+    sb::LocalSampler local;
+    const auto real = local.sampleNow();
+    QVERIFY2(real.error.isEmpty(), qPrintable(real.error));
+    QVERIFY(!real.corePercent.empty());
+    QVERIFY(real.memory.totalKiB > 0);
+}
+
+QTEST_GUILESS_MAIN(TestProcParsers)
+#include "tst_procparsers.moc"

@@ -1,0 +1,97 @@
+#include "charts/CurveChart.h"
+
+#include <QLineSeries>
+#include <QSignalSpy>
+#include <QTest>
+#include <QValueAxis>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+QList<QPointF> line(int n, double slope, double offset = 0) {
+    QList<QPointF> points;
+    for (int i = 0; i < n; ++i)
+        points.append(QPointF(i, offset + slope * i));
+    return points;
+}
+QValueAxis *xAxis(sb::CurveChart &chart) {
+    return qobject_cast<QValueAxis *>(chart.chart()->axes(Qt::Horizontal).front());
+}
+} // namespace
+
+class TestCurveChart final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fitsAndReplacesSeries();
+    void wheelZoomSurvivesLiveUpdates();
+    void rubberBandZoomAndRightClickReset();
+    void logYDropsNonPositivePoints();
+};
+
+void TestCurveChart::fitsAndReplacesSeries() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setCurves({{u"a"_s, Qt::red, line(100, 1), line(100, 2)}, {u"b"_s, Qt::blue, line(50, -1), {}}});
+    QCOMPARE(chart.chart()->series().size(), 3); // a, a's raw curve, b
+    QVERIFY(xAxis(chart)->min() <= 0 && xAxis(chart)->max() >= 99);
+    QVERIFY(!chart.xRange());
+    chart.setCurves({{u"b"_s, Qt::blue, line(10, 1), {}}});
+    QCOMPARE(chart.chart()->series().size(), 1);
+    QCOMPARE(qobject_cast<QLineSeries *>(chart.chart()->series().front())->count(), 10);
+    QVERIFY(chart.plotWidth() > 300);
+}
+
+void TestCurveChart::wheelZoomSurvivesLiveUpdates() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setCurves({{u"a"_s, Qt::red, line(1000, 1), {}}});
+    QSignalSpy viewport(&chart, &sb::CurveChart::viewportChanged);
+    const QPointF center = chart.chart()->plotArea().center();
+    QWheelEvent wheel(center, chart.mapToGlobal(center), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(chart.viewport(), &wheel);
+    QVERIFY(chart.xRange());
+    QVERIFY(!viewport.isEmpty());
+    const auto zoomed = *chart.xRange();
+    QVERIFY(zoomed.second - zoomed.first < 999 * 0.85);
+    chart.setCurves({{u"a"_s, Qt::red, line(2000, 1), {}}}); // new points arrive
+    QCOMPARE(*chart.xRange(), zoomed);
+    QCOMPARE(xAxis(chart)->min(), zoomed.first);
+    chart.resetZoom();
+    QVERIFY(!chart.xRange());
+    QVERIFY(xAxis(chart)->max() >= 1999);
+}
+
+void TestCurveChart::rubberBandZoomAndRightClickReset() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setCurves({{u"a"_s, Qt::red, line(1000, 1), {}}});
+    const QRectF plot = chart.chart()->plotArea();
+    const QPoint from = (plot.topLeft() + QPointF(plot.width() * 0.25, 10)).toPoint();
+    const QPoint to = (plot.topLeft() + QPointF(plot.width() * 0.5, plot.height() - 10)).toPoint();
+    QTest::mousePress(chart.viewport(), Qt::LeftButton, {}, from);
+    QTest::mouseMove(chart.viewport(), to);
+    QTest::mouseRelease(chart.viewport(), Qt::LeftButton, {}, to);
+    QVERIFY(chart.xRange());
+    QVERIFY(chart.xRange()->first > 150 && chart.xRange()->second < 600);
+    QTest::mouseClick(chart.viewport(), Qt::RightButton, {}, from);
+    QVERIFY(!chart.xRange());
+}
+
+void TestCurveChart::logYDropsNonPositivePoints() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.setCurves({{u"a"_s, Qt::red, line(10, 1, -3), {}}}); // -3 .. 6
+    chart.setLogY(true);
+    QCOMPARE(qobject_cast<QLineSeries *>(chart.chart()->series().front())->count(), 6);
+    chart.setLogY(false);
+    QCOMPARE(qobject_cast<QLineSeries *>(chart.chart()->series().front())->count(), 10);
+}
+
+QTEST_MAIN(TestCurveChart)
+#include "tst_curvechart.moc"

@@ -1,0 +1,115 @@
+// The whole window, offscreen, on a real embedded collector and a real local run; every main
+// view is saved as a PNG under <build>/screenshots/ to be looked at.
+#include "CurvesView.h"
+#include "JobsView.h"
+#include "MainWindow.h"
+#include "jobs/JobsModel.h"
+#include "jobs/LocalBackend.h"
+#include "jobs/MetricLineForwarder.h"
+#include "metrics/CollectorClient.h"
+#include "metrics/EmbeddedCollector.h"
+#include "monitor/LocalSampler.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLineSeries>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+class TestMainWindow final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void rendersEveryView();
+};
+
+void TestMainWindow::rendersEveryView() {
+    QTemporaryDir dir;
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
+    sb::CollectorClient client((*embedded)->url(), {});
+
+    // Three runs of a noisy decaying loss, pushed like the Python client does.
+    for (int r = 0; r < 3; ++r) {
+        QJsonArray steps, loss, acc;
+        for (int i = 0; i < 20000; ++i) {
+            steps.append(i);
+            const double noise = std::sin(i * 12.9898 + r) * 43758.5453;
+            loss.append(2.0 * std::exp(-i / (3000.0 + 2000 * r)) + 0.1 * (noise - std::floor(noise)));
+            acc.append(1 - std::exp(-i / (2500.0 + 1500 * r)));
+        }
+        const QJsonObject push{{u"run"_s, u"resnet-lr%1"_s.arg(r)},
+                               {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, 0.1 * (r + 1)}}},
+                                                       {u"status"_s, u"finished"_s}}},
+                               {u"series"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, loss}}},
+                                                         {u"accuracy"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, acc}}}}}};
+        bool done = false;
+        client.postJson(u"/api/v1/push"_s, {}, QJsonDocument(push).toJson(), this,
+                        [&](sb::Result<QJsonDocument> reply) {
+                            QVERIFY2(reply.ok(), reply.ok() ? "" : qPrintable(reply.error()));
+                            done = true;
+                        });
+        QTRY_VERIFY(done);
+    }
+
+    sb::LocalBackend local({dir.path(), 2000, {}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::MetricLineForwarder forwarder(&client);
+    forwarder.watch(&local);
+    // A run that prints metric lines: they reach the collector through the job's output.
+    const auto job = local.submit({u"printer"_s,
+                                   {u"/bin/sh"_s, u"-c"_s,
+                                    u"for i in 1 2 3 4 5; do echo \"@signalbox {\\\"step\\\": $i, \\\"loss\\\": 0.$i}\"; done; echo done"_s},
+                                   {}, {}});
+    QVERIFY(job.ok());
+
+    sb::MainWindow window(&client, &jobs);
+    window.resize(1400, 860);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    sb::LocalSampler sampler;
+    window.addLocalSample(sampler.sampleNow());
+    QTest::qWait(200);
+    window.addLocalSample(sampler.sampleNow());
+
+    sb::CurvesView *curves = window.curves();
+    QTRY_VERIFY_WITH_TIMEOUT(curves->runsModel()->rowCount() == 4, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(curves->charts().size() == 2, 10000);
+    // Every chart fills in, downsampled to its plot's width: at most four points per pixel column
+    // (after the layout settles, the last request matches the final width).
+    auto settled = [&] {
+        return std::all_of(curves->charts().begin(), curves->charts().end(), [](sb::CurveChart *c) {
+            const auto series = c->chart()->series();
+            return series.size() >= 6 && std::all_of(series.begin(), series.end(), [&](auto *s) {
+                       return qobject_cast<QLineSeries *>(s)->count() <= 4 * c->plotWidth();
+                   });
+        });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(settled(), 10000);
+
+    const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QDir().mkpath(shots);
+    QVERIFY(window.grab().save(shots + u"/main-window.png"_s));
+    QVERIFY(curves->grab().save(shots + u"/curves-view.png"_s));
+    window.showView(u"Jobs"_s);
+    window.jobs()->selectJob(*job);
+    QTest::qWait(300);
+    QVERIFY(window.grab().save(shots + u"/jobs-view.png"_s));
+    window.showView(u"Nodes"_s);
+    QVERIFY(window.grab().save(shots + u"/nodes-view.png"_s));
+    window.showError(u"collector at 127.0.0.1:9: Connection refused"_s);
+    window.showView(u"Curves"_s);
+    QVERIFY(window.grab().save(shots + u"/error-banner.png"_s));
+    qInfo("screenshots saved under %s", qPrintable(shots));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
