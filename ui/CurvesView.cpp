@@ -49,10 +49,9 @@ QByteArray csvField(const QString &text) {
 
 QColor CurvesView::colorFor(const QString &run) {
     // Tableau 10: distinguishable, and the same run always gets the same colour.
-    static const QList<QColor> palette{QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759),
-                                       QColor(0x76b7b2), QColor(0x59a14f), QColor(0xedc948),
-                                       QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f),
-                                       QColor(0xbab0ac)};
+    static const QList<QColor> palette{
+        QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759), QColor(0x76b7b2), QColor(0x59a14f),
+        QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f), QColor(0xbab0ac)};
     return palette[qHash(run, 0x5b) % palette.size()];
 }
 
@@ -184,10 +183,12 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     refresh();
 }
 
-void CurvesView::setSmoothing(double weight) { m_smoothing->setValue(static_cast<int>(std::lround(weight * 100))); }
+void CurvesView::setSmoothing(double weight) {
+    m_smoothing->setValue(static_cast<int>(std::lround(weight * 100)));
+}
 
 void CurvesView::refresh() {
-    m_collector->fetchRuns({}, this, [this](Result<QJsonDocument> runs) {
+    m_collector->fetchRuns({}, this, [this](const Result<QJsonDocument> &runs) {
         if (!runs) {
             m_collectorDown = true;
             Q_EMIT collectorError(runs.error());
@@ -279,7 +280,7 @@ void CurvesView::requestChart(CurveChart *chart) {
     }
     m_pending[chart] = 1;
     m_collector->fetchSeries(runs, chart->metric(), windowFor(chart), chart,
-                             [this, chart](Result<QJsonDocument> reply) {
+                             [this, chart](const Result<QJsonDocument> &reply) {
                                  const bool again = m_pending.take(chart) == 2;
                                  if (reply)
                                      applySeries(chart, reply->object());
@@ -292,15 +293,15 @@ void CurvesView::requestChart(CurveChart *chart) {
 
 void CurvesView::applySeries(CurveChart *chart, const QJsonObject &reply) {
     QList<Curve> curves;
-    for (const QJsonValue &value : reply.value(u"series"_s).toArray()) {
+    for (const auto &value : reply.value(u"series"_s).toArray()) {
         const QJsonObject series = value.toObject();
         if (series.contains(u"error"_s))
             continue; // this run does not log this metric
         const QString run = series.value(u"run"_s).toString();
-        curves.append({run, colorFor(run),
-                       pointsFrom(series.value(u"x"_s).toArray(), series.value(u"y"_s).toArray()),
-                       pointsFrom(series.value(u"rawX"_s).toArray(),
-                                  series.value(u"rawY"_s).toArray())});
+        curves.append(
+            {run, colorFor(run),
+             pointsFrom(series.value(u"x"_s).toArray(), series.value(u"y"_s).toArray()),
+             pointsFrom(series.value(u"rawX"_s).toArray(), series.value(u"rawY"_s).toArray())});
     }
     chart->setCurves(curves);
     Q_EMIT chartsUpdated();
@@ -340,23 +341,24 @@ void CurvesView::exportCsv() {
             *next = nullptr; // breaks the self-reference
             return;
         }
-        const auto [run, metric] = job->todo.takeFirst();
+        const std::pair<QString, QString> item = job->todo.takeFirst();
+        const QString run = item.first;
+        const QString metric = item.second;
         QUrlQuery query;
         query.addQueryItem(u"run"_s, run);
         query.addQueryItem(u"metric"_s, metric);
-        m_collector->getBytes(u"/api/v1/export"_s, query, this,
-                              [job, next, run, metric](Result<QByteArray> csv) {
-                                  if (csv) {
-                                      const QByteArray prefix =
-                                          csvField(run) + ',' + csvField(metric) + ',';
-                                      const QList<QByteArray> lines = csv->split('\n');
-                                      for (qsizetype i = 1; i < lines.size(); ++i) {
-                                          if (!lines[i].isEmpty())
-                                              job->csv += prefix + lines[i] + '\n';
-                                      }
-                                  }
-                                  (*next)();
-                              });
+        m_collector->getBytes(
+            u"/api/v1/export"_s, query, this, [job, next, run, metric](const Result<QByteArray> &csv) {
+                if (csv) {
+                    const QByteArray prefix = csvField(run) + ',' + csvField(metric) + ',';
+                    const QList<QByteArray> lines = csv->split('\n');
+                    for (qsizetype i = 1; i < lines.size(); ++i) {
+                        if (!lines[i].isEmpty())
+                            job->csv += prefix + lines[i] + '\n';
+                    }
+                }
+                (*next)();
+            });
     };
     (*next)();
 }

@@ -106,16 +106,17 @@ void JobsView::showLog() {
         m_log->setPlainText(log.error());
     m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
     disconnect(backend, &JobBackend::logAppended, this, nullptr);
-    connect(backend, &JobBackend::logAppended, this, [this](const QString &id, const QByteArray &chunk) {
-        if (id != m_following)
-            return;
-        QScrollBar *bar = m_log->verticalScrollBar();
-        const bool atEnd = bar->value() == bar->maximum();
-        m_log->moveCursor(QTextCursor::End);
-        m_log->insertPlainText(QString::fromUtf8(chunk));
-        if (atEnd)
-            bar->setValue(bar->maximum());
-    });
+    connect(backend, &JobBackend::logAppended, this,
+            [this](const QString &id, const QByteArray &chunk) {
+                if (id != m_following)
+                    return;
+                QScrollBar *bar = m_log->verticalScrollBar();
+                const bool atEnd = bar->value() == bar->maximum();
+                m_log->moveCursor(QTextCursor::End);
+                m_log->insertPlainText(QString::fromUtf8(chunk));
+                if (atEnd)
+                    bar->setValue(bar->maximum());
+            });
 }
 
 void JobsView::newRun(const JobSpec &preset) {

@@ -38,7 +38,8 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *par
     m_tabs->addTab(nodesScroll, tr("Nodes"));
 
     m_banner->setWordWrap(true);
-    m_banner->setStyleSheet(u"background:#fdecea; color:#611a15; padding:6px; border-radius:3px;"_s);
+    m_banner->setStyleSheet(
+        u"background:#fdecea; color:#611a15; padding:6px; border-radius:3px;"_s);
     m_banner->hide();
 
     auto *central = new QWidget;
@@ -61,7 +62,9 @@ void MainWindow::showView(const QString &name) {
     }
 }
 
-void MainWindow::addLocalSample(const NodeSample &sample) { m_localNode->addSample(sample); }
+void MainWindow::addLocalSample(const NodeSample &sample) {
+    m_localNode->addSample(sample);
+}
 
 void MainWindow::showError(const QString &message) {
     m_banner->setText(message);

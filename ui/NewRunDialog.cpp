@@ -50,8 +50,8 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, QWidget *parent)
 
     auto *browse = new QPushButton(tr("Browse…"));
     connect(browse, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Working directory"),
-                                                              m_directory->text());
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Working directory"), m_directory->text());
         if (!dir.isEmpty())
             m_directory->setText(dir);
     });

@@ -20,7 +20,9 @@ QColor usageColor(double percent) {
     return QColor(0x59a14f);
 }
 
-QString gib(quint64 kib) { return QString::number(static_cast<double>(kib) / (1024.0 * 1024.0), 'f', 1); }
+QString gib(quint64 kib) {
+    return QString::number(static_cast<double>(kib) / (1024.0 * 1024.0), 'f', 1);
+}
 
 } // namespace
 
@@ -87,7 +89,8 @@ protected:
         auto trace = [&](auto value, const QColor &color) {
             QPainterPath path;
             for (std::size_t i = 0; i < m_points.size(); ++i) {
-                const double x = area.right() - (end - m_points[i].time) / kSpanSeconds * area.width();
+                const double x =
+                    area.right() - (end - m_points[i].time) / kSpanSeconds * area.width();
                 const double y = area.bottom() - value(m_points[i]) / 100.0 * area.height();
                 i == 0 ? path.moveTo(x, y) : path.lineTo(x, y);
             }
@@ -129,23 +132,27 @@ NodeCard::NodeCard(const QString &node, QWidget *parent)
 
 void NodeCard::addSample(const NodeSample &sample) {
     if (!sample.error.isEmpty()) {
-        m_status->setText(u"<span style='color:#e15759'>%1</span>"_s.arg(sample.error.toHtmlEscaped()));
+        m_status->setText(
+            u"<span style='color:#e15759'>%1</span>"_s.arg(sample.error.toHtmlEscaped()));
         return;
     }
-    m_status->setText(tr("connected · %1").arg(QDateTime::fromMSecsSinceEpoch(
-                                                   static_cast<qint64>(sample.time * 1000))
-                                                   .toString(u"hh:mm:ss"_s)));
+    m_status->setText(
+        tr("connected · %1")
+            .arg(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(sample.time * 1000))
+                     .toString(u"hh:mm:ss"_s)));
     const MemInfo &m = sample.memory;
     const quint64 used = m.totalKiB - m.availableKiB;
-    const double memPercent = m.totalKiB ? 100.0 * static_cast<double>(used) / static_cast<double>(m.totalKiB) : 0;
-    m_summary->setText(tr("CPU %1% of %2 cores · memory %3 / %4 GiB · swap %5 / %6 GiB · load %7 %8 %9")
-                           .arg(sample.cpuPercent, 0, 'f', 0)
-                           .arg(sample.corePercent.size())
-                           .arg(gib(used), gib(m.totalKiB))
-                           .arg(gib(m.swapTotalKiB - m.swapFreeKiB), gib(m.swapTotalKiB))
-                           .arg(sample.load.one, 0, 'f', 2)
-                           .arg(sample.load.five, 0, 'f', 2)
-                           .arg(sample.load.fifteen, 0, 'f', 2));
+    const double memPercent =
+        m.totalKiB ? 100.0 * static_cast<double>(used) / static_cast<double>(m.totalKiB) : 0;
+    m_summary->setText(
+        tr("CPU %1% of %2 cores · memory %3 / %4 GiB · swap %5 / %6 GiB · load %7 %8 %9")
+            .arg(sample.cpuPercent, 0, 'f', 0)
+            .arg(sample.corePercent.size())
+            .arg(gib(used), gib(m.totalKiB))
+            .arg(gib(m.swapTotalKiB - m.swapFreeKiB), gib(m.swapTotalKiB))
+            .arg(sample.load.one, 0, 'f', 2)
+            .arg(sample.load.five, 0, 'f', 2)
+            .arg(sample.load.fifteen, 0, 'f', 2));
     m_cores->setUsage(sample.corePercent);
     m_history->add(sample.time, sample.cpuPercent, memPercent);
 }

@@ -120,9 +120,8 @@ int main(int argc, char *argv[]) {
                                                         : qEnvironmentVariable("SIGNALBOX_TOKEN"));
     using Json = sb::Result<QJsonDocument>;
     if (command == u"health"_s) {
-        const auto health = await<QJsonDocument>([&](QObject *ctx, auto done) {
-            client.getJson(u"/api/v1/health"_s, {}, ctx, done);
-        });
+        const auto health = await<QJsonDocument>(
+            [&](QObject *ctx, auto done) { client.getJson(u"/api/v1/health"_s, {}, ctx, done); });
         if (!health)
             return failWith(health.error());
         printJson(*health);
@@ -133,15 +132,14 @@ int main(int argc, char *argv[]) {
             [&](QObject *ctx, auto done) { client.fetchRuns(args.value(1), ctx, done); });
         if (!runs)
             return failWith(runs.error());
-        for (const QJsonValue &value : runs->array()) {
+        for (const auto &value : runs->array()) {
             const QJsonObject run = value.toObject();
             QStringList last;
             const QJsonObject metrics = run.value(u"metrics"_s).toObject();
             for (auto it = metrics.begin(); it != metrics.end(); ++it)
                 last << u"%1=%2"_s.arg(it.key()).arg(it->toObject().value(u"value"_s).toDouble());
             std::printf("%-32s %-10s %s\n", qPrintable(run.value(u"name"_s).toString()),
-                        qPrintable(run.value(u"status"_s).toString()),
-                        qPrintable(last.join(u' ')));
+                        qPrintable(run.value(u"status"_s).toString()), qPrintable(last.join(u' ')));
         }
         return 0;
     }
@@ -168,6 +166,6 @@ int main(int argc, char *argv[]) {
         std::fwrite(csv->constData(), 1, csv->size(), stdout);
         return 0;
     }
-    return failWith(u"unknown command or missing arguments: %1\n%2"_s.arg(args.join(u' '),
-                                                                          QString::fromUtf8(kUsage)));
+    return failWith(u"unknown command or missing arguments: %1\n%2"_s.arg(
+        args.join(u' '), QString::fromUtf8(kUsage)));
 }

@@ -21,21 +21,23 @@ int main(int argc, char *argv[]) {
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption listen(
-        u"listen"_s, u"Address and port to listen on (default 127.0.0.1:%1; port 0 picks one)."_s.arg(
-                         sb::kDefaultCollectorPort),
+        u"listen"_s,
+        u"Address and port to listen on (default 127.0.0.1:%1; port 0 picks one)."_s.arg(
+            sb::kDefaultCollectorPort),
         u"host:port"_s);
     const QCommandLineOption dataDir(u"data-dir"_s, u"Store directory."_s, u"dir"_s);
     const QCommandLineOption token(
-        u"token"_s, u"Bearer token clients must send; required off loopback (or SIGNALBOX_TOKEN)."_s,
+        u"token"_s,
+        u"Bearer token clients must send; required off loopback (or SIGNALBOX_TOKEN)."_s,
         u"token"_s);
-    const QCommandLineOption watch(u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s,
-                                   u"dir"_s);
+    const QCommandLineOption watch(
+        u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
     parser.addOptions({listen, dataDir, token, watch});
     parser.process(app);
 
     sb::Collector::Options options;
-    options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir)
-                                            : sb::defaultDataDir() + u"/collector"_s;
+    options.dataDir =
+        parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir() + u"/collector"_s;
     options.port = sb::kDefaultCollectorPort;
     if (parser.isSet(listen)) {
         const QString value = parser.value(listen);
@@ -44,13 +46,15 @@ int main(int argc, char *argv[]) {
         const uint port = ok ? value.mid(colon + 1).toUInt(&ok) : 0;
         QHostAddress address(value.left(colon).remove(u'[').remove(u']'));
         if (!ok || port > 65535 || address.isNull()) {
-            std::fprintf(stderr, "signalbox-collector: --listen wants host:port, e.g. 127.0.0.1:7410\n");
+            std::fprintf(stderr,
+                         "signalbox-collector: --listen wants host:port, e.g. 127.0.0.1:7410\n");
             return 2;
         }
         options.address = address;
         options.port = static_cast<quint16>(port);
     }
-    options.token = parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("SIGNALBOX_TOKEN");
+    options.token =
+        parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("SIGNALBOX_TOKEN");
     options.watchDirs = parser.values(watch);
 
     auto collector = sb::Collector::start(options);

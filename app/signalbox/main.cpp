@@ -27,9 +27,9 @@ namespace {
 
 // Where the examples and the Python client are: installed beside the binary, or in the source tree.
 QString findShared(const QString &relative) {
-    const QStringList candidates{
-        QCoreApplication::applicationDirPath() + u"/../share/signalbox/"_s + relative,
-        QStringLiteral(SIGNALBOX_SOURCE_DIR) + u"/"_s + relative};
+    const QStringList candidates{QCoreApplication::applicationDirPath() +
+                                     u"/../share/signalbox/"_s + relative,
+                                 QStringLiteral(SIGNALBOX_SOURCE_DIR) + u"/"_s + relative};
     for (const QString &path : candidates) {
         if (QFileInfo::exists(path))
             return QDir::cleanPath(path);
@@ -42,7 +42,8 @@ void startDemo(sb::JobBackend *backend, sb::MainWindow *window) {
     const QString client = findShared(u"clients/python"_s);
     const QString python = QStandardPaths::findExecutable(u"python3"_s);
     if (script.isEmpty() || python.isEmpty()) {
-        window->showError(u"The demo needs python3 and examples/train_mlp.py; neither run started."_s);
+        window->showError(
+            u"The demo needs python3 and examples/train_mlp.py; neither run started."_s);
         return;
     }
     // Two learning rates, so the curves view shows runs overlaid.
@@ -72,15 +73,17 @@ int main(int argc, char *argv[]) {
     parser.setApplicationDescription(u"One window on all the compute you train on."_s);
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption collector(u"collector"_s,
-                                       u"Use the collector at URL instead of the embedded one."_s, u"url"_s);
-    const QCommandLineOption token(u"token"_s, u"Bearer token for --collector (or SIGNALBOX_TOKEN)."_s,
-                                   u"token"_s);
-    const QCommandLineOption dataDir(u"data-dir"_s, u"Where runs, logs and metrics are kept."_s, u"dir"_s);
+    const QCommandLineOption collector(
+        u"collector"_s, u"Use the collector at URL instead of the embedded one."_s, u"url"_s);
+    const QCommandLineOption token(
+        u"token"_s, u"Bearer token for --collector (or SIGNALBOX_TOKEN)."_s, u"token"_s);
+    const QCommandLineOption dataDir(u"data-dir"_s, u"Where runs, logs and metrics are kept."_s,
+                                     u"dir"_s);
     const QCommandLineOption demo(u"demo"_s, u"Start the example training runs."_s);
-    const QCommandLineOption screenshot(u"screenshot"_s, u"Save the window as a PNG and exit."_s, u"file"_s);
-    const QCommandLineOption after(u"after"_s, u"Seconds to wait before --screenshot (default 3)."_s,
-                                   u"seconds"_s, u"3"_s);
+    const QCommandLineOption screenshot(u"screenshot"_s, u"Save the window as a PNG and exit."_s,
+                                        u"file"_s);
+    const QCommandLineOption after(
+        u"after"_s, u"Seconds to wait before --screenshot (default 3)."_s, u"seconds"_s, u"3"_s);
     const QCommandLineOption view(u"view"_s, u"Open on curves, jobs or nodes."_s, u"name"_s);
     parser.addOptions({collector, token, dataDir, demo, screenshot, after, view});
     parser.process(app);
@@ -101,16 +104,18 @@ int main(int argc, char *argv[]) {
         }
         if (!started) {
             std::fprintf(stderr, "signalbox: %s\n", qPrintable(started.error()));
-            QMessageBox::critical(nullptr, u"Signalbox"_s,
-                                  u"The embedded collector could not start:\n%1"_s.arg(started.error()));
+            QMessageBox::critical(
+                nullptr, u"Signalbox"_s,
+                u"The embedded collector could not start:\n%1"_s.arg(started.error()));
             return 1;
         }
         embedded = std::move(started).value();
         collectorUrl = embedded->url();
     }
 
-    sb::CollectorClient client(collectorUrl, parser.isSet(token) ? parser.value(token)
-                                                                 : qEnvironmentVariable("SIGNALBOX_TOKEN"));
+    sb::CollectorClient client(collectorUrl, parser.isSet(token)
+                                                 ? parser.value(token)
+                                                 : qEnvironmentVariable("SIGNALBOX_TOKEN"));
     sb::LocalBackend local({data, 10000, {{u"SIGNALBOX_COLLECTOR"_s, collectorUrl.toString()}}});
     sb::JobsModel jobs;
     jobs.addBackend(&local);

@@ -35,7 +35,7 @@ QJsonObject JobSpec::toJson() const {
 JobSpec JobSpec::fromJson(const QJsonObject &json) {
     JobSpec spec;
     spec.name = json.value(u"name"_s).toString();
-    for (const QJsonValue &arg : json.value(u"command"_s).toArray())
+    for (const auto &arg : json.value(u"command"_s).toArray())
         spec.command << arg.toString();
     spec.workingDirectory = json.value(u"workingDirectory"_s).toString();
     const QJsonObject env = json.value(u"environment"_s).toObject();

@@ -13,14 +13,16 @@ QString duration(const Job &job) {
     const qint64 s = job.started.secsTo(end);
     if (s < 3600)
         return u"%1:%2"_s.arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-    return u"%1:%2:%3"_s.arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10,
-                                                                                 QLatin1Char('0'));
+    return u"%1:%2:%3"_s.arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 } // namespace
 
 JobsModel::JobsModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+}
 
 void JobsModel::addBackend(JobBackend *backend) {
     m_backends << backend;
@@ -103,7 +105,7 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const {
 QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const QStringList names{tr("Run"),      tr("State"),     tr("Backend"), tr("Node"),
+    static const QStringList names{tr("Run"),     tr("State"),    tr("Backend"), tr("Node"),
                                    tr("Started"), tr("Duration"), tr("Exit"),    tr("Command")};
     return names.value(section);
 }

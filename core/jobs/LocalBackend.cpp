@@ -28,7 +28,7 @@ LocalBackend::LocalBackend(Options options, QObject *parent)
     QDir().mkpath(m_options.dataDir + u"/logs"_s);
     QFile file(m_options.dataDir + u"/jobs.json"_s);
     if (file.open(QIODevice::ReadOnly)) {
-        for (const QJsonValue &value : QJsonDocument::fromJson(file.readAll()).array()) {
+        for (const auto &value : QJsonDocument::fromJson(file.readAll()).array()) {
             Job job = Job::fromJson(value.toObject());
             if (!job.finishedState()) {
                 job.state = JobState::Failed;
@@ -58,7 +58,8 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         return fail(u"the working directory %1 does not exist"_s.arg(workingDirectory));
 
     Job job;
-    const QString base = spec.name.isEmpty() ? QFileInfo(spec.command.front()).baseName() : spec.name;
+    const QString base =
+        spec.name.isEmpty() ? QFileInfo(spec.command.front()).baseName() : spec.name;
     job.id = u"%1-%2"_s.arg(base).arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16,
                                       QLatin1Char('0'));
     job.backend = name();
@@ -121,9 +122,8 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         releaseLater(m_running.take(id));
     });
     running->killTimer.setSingleShot(true);
-    connect(&running->killTimer, &QTimer::timeout, this, [r = running.get()] {
-        ::kill(-static_cast<pid_t>(r->process.processId()), SIGKILL);
-    });
+    connect(&running->killTimer, &QTimer::timeout, this,
+            [r = running.get()] { ::kill(-static_cast<pid_t>(r->process.processId()), SIGKILL); });
 
     m_jobs << job;
     m_running.insert(id, running);
@@ -164,7 +164,9 @@ void LocalBackend::releaseLater(std::shared_ptr<Running> running) {
     QTimer::singleShot(0, this, [running = std::move(running)] {});
 }
 
-QList<Job> LocalBackend::jobs() const { return m_jobs; }
+QList<Job> LocalBackend::jobs() const {
+    return m_jobs;
+}
 
 Status LocalBackend::stop(const QString &id) {
     const auto running = m_running.value(id);

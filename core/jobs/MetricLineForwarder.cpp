@@ -8,7 +8,8 @@ namespace sb {
 
 MetricLineForwarder::MetricLineForwarder(CollectorClient *collector, QObject *parent)
     : QObject(parent)
-    , m_collector(collector) {}
+    , m_collector(collector) {
+}
 
 void MetricLineForwarder::watch(JobBackend *backend) {
     connect(backend, &JobBackend::logAppended, this,

@@ -16,7 +16,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-double now() { return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0; }
+double now() {
+    return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+}
 
 Result<std::vector<double>> numbers(const QJsonValue &value, const QString &what) {
     std::vector<double> out;
@@ -26,7 +28,7 @@ Result<std::vector<double>> numbers(const QJsonValue &value, const QString &what
         return fail(u"%1 must be an array of numbers"_s.arg(what));
     const QJsonArray array = value.toArray();
     out.reserve(array.size());
-    for (const QJsonValue &v : array) {
+    for (const auto &v : array) {
         if (v.isDouble()) {
             out.push_back(v.toDouble());
         } else {
@@ -46,7 +48,8 @@ bool isLoopback(const QHostAddress &address) {
 } // namespace
 
 Collector::Collector(Options options)
-    : m_options(std::move(options)) {}
+    : m_options(std::move(options)) {
+}
 
 Collector::~Collector() {
     if (m_store)
@@ -56,8 +59,8 @@ Collector::~Collector() {
 Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     if (options.listen && !isLoopback(options.address) && options.token.isEmpty())
         return fail(u"refusing to listen on %1 without a token: anyone on the network could read "
-                    "and write your metrics (set --token or SIGNALBOX_TOKEN)"_s
-                        .arg(options.address.toString()));
+                    "and write your metrics (set --token or SIGNALBOX_TOKEN)"_s.arg(
+                        options.address.toString()));
     std::unique_ptr<Collector> collector(new Collector(options));
     auto store = MetricStore::open(options.dataDir);
     if (!store)
@@ -66,9 +69,8 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     for (const RunInfo &run : collector->m_store->runs()) {
         for (const auto &series : collector->m_store->series(run.name)) {
             if (series.count > 0)
-                collector->m_lastStep[run.name] =
-                    std::max(collector->m_lastStep.value(run.name, series.last.step),
-                             series.last.step);
+                collector->m_lastStep[run.name] = std::max(
+                    collector->m_lastStep.value(run.name, series.last.step), series.last.step);
         }
     }
     if (options.listen) {
@@ -124,8 +126,8 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
         }
         const std::size_t n = values->size();
         if (steps->size() != n || (!walls->empty() && walls->size() != n))
-            return fail(u"series \"%1\": step, value and time need the same length"_s.arg(
-                it.key()));
+            return fail(
+                u"series \"%1\": step, value and time need the same length"_s.arg(it.key()));
         SeriesPoints points{it.key(), {}};
         points.points.resize(n);
         const double wallNow = now();
@@ -136,7 +138,7 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
     }
     std::vector<MetricRecord> records;
     const QJsonArray recordArray = push.value(u"records"_s).toArray();
-    for (const QJsonValue &value : recordArray) {
+    for (const auto &value : recordArray) {
         auto record = MetricLines::fromJsonObject(value.toObject());
         if (!record)
             return fail(u"record %1: %2"_s.arg(records.size()).arg(record.error()));

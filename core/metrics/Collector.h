@@ -39,8 +39,8 @@ public:
     MetricStore &store() { return *m_store; }
     const Options &options() const { return m_options; }
 
-    // A push body: {"run", "info": {...}, "series": {metric: {"step": [], "value": [], "time": []}},
-    // "records": [{"step": 1, "loss": 0.5}, ...]}. Returns the number of points stored.
+    // A push body: {"run", "info": {...}, "series": {metric: {"step": [], "value": [], "time":
+    // []}}, "records": [{"step": 1, "loss": 0.5}, ...]}. Returns the number of points stored.
     Result<qint64> ingestPush(const QJsonObject &push);
     // Metric lines in job output; ordinary lines are skipped, malformed ones reported.
     struct LinesResult {

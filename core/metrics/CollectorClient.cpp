@@ -7,7 +7,7 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
-CollectorClient::CollectorClient(QUrl base, QString token, QObject *parent)
+CollectorClient::CollectorClient(QUrl base, const QString &token, QObject *parent)
     : QObject(parent)
     , m_base(std::move(base)) {
     if (!token.isEmpty())
@@ -26,21 +26,20 @@ QNetworkRequest CollectorClient::request(const QString &path, const QUrlQuery &q
 }
 
 void CollectorClient::send(QNetworkReply *reply, QObject *context, BytesCallback done) {
-    connect(reply, &QNetworkReply::finished, context ? context : this,
-            [reply, done = std::move(done)] {
-                reply->deleteLater();
-                const QByteArray body = reply->readAll();
-                if (reply->error() == QNetworkReply::NoError) {
-                    done(body);
-                    return;
-                }
-                // Our API explains its refusals in {"error": ...}; prefer that to Qt's text.
-                const QString apiError =
-                    QJsonDocument::fromJson(body).object().value(u"error"_s).toString();
-                done(fail(u"collector at %1: %2"_s.arg(reply->url().authority(),
-                                                       apiError.isEmpty() ? reply->errorString()
-                                                                          : apiError)));
-            });
+    connect(
+        reply, &QNetworkReply::finished, context ? context : this, [reply, done = std::move(done)] {
+            reply->deleteLater();
+            const QByteArray body = reply->readAll();
+            if (reply->error() == QNetworkReply::NoError) {
+                done(body);
+                return;
+            }
+            // Our API explains its refusals in {"error": ...}; prefer that to Qt's text.
+            const QString apiError =
+                QJsonDocument::fromJson(body).object().value(u"error"_s).toString();
+            done(fail(u"collector at %1: %2"_s.arg(
+                reply->url().authority(), apiError.isEmpty() ? reply->errorString() : apiError)));
+        });
 }
 
 void CollectorClient::getBytes(const QString &path, const QUrlQuery &query, QObject *context,
@@ -50,7 +49,7 @@ void CollectorClient::getBytes(const QString &path, const QUrlQuery &query, QObj
 
 void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObject *context,
                               JsonCallback done) {
-    getBytes(path, query, context, [done = std::move(done)](Result<QByteArray> bytes) {
+    getBytes(path, query, context, [done = std::move(done)](const Result<QByteArray> &bytes) {
         if (!bytes) {
             done(fail(bytes.error()));
             return;
@@ -64,11 +63,11 @@ void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObje
     });
 }
 
-void CollectorClient::postJson(const QString &path, const QUrlQuery &query,
-                               const QByteArray &body, QObject *context, JsonCallback done) {
+void CollectorClient::postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
+                               QObject *context, JsonCallback done) {
     QNetworkRequest r = request(path, query);
     r.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
-    send(m_network.post(r, body), context, [done = std::move(done)](Result<QByteArray> bytes) {
+    send(m_network.post(r, body), context, [done = std::move(done)](const Result<QByteArray> &bytes) {
         if (!bytes)
             done(fail(bytes.error()));
         else

@@ -22,11 +22,12 @@ public:
     using JsonCallback = std::function<void(Result<QJsonDocument>)>;
     using BytesCallback = std::function<void(Result<QByteArray>)>;
 
-    CollectorClient(QUrl base, QString token, QObject *parent = nullptr);
+    CollectorClient(QUrl base, const QString &token, QObject *parent = nullptr);
     QUrl url() const { return m_base; }
 
     void getJson(const QString &path, const QUrlQuery &query, QObject *context, JsonCallback done);
-    void getBytes(const QString &path, const QUrlQuery &query, QObject *context, BytesCallback done);
+    void getBytes(const QString &path, const QUrlQuery &query, QObject *context,
+                  BytesCallback done);
     void postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
                   QObject *context, JsonCallback done);
 

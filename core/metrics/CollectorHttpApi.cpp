@@ -18,7 +18,8 @@ using HttpStatus = QHttpServerResponder::StatusCode;
 
 namespace {
 
-void reply(QHttpServerResponder &responder, const QJsonValue &json, HttpStatus status = HttpStatus::Ok) {
+void reply(QHttpServerResponder &responder, const QJsonValue &json,
+           HttpStatus status = HttpStatus::Ok) {
     const QJsonDocument document =
         json.isArray() ? QJsonDocument(json.toArray()) : QJsonDocument(json.toObject());
     responder.write(document.toJson(QJsonDocument::Compact), "application/json", status);
@@ -55,7 +56,7 @@ QJsonArray toJsonArray(const std::vector<double> &values) {
 
 } // namespace
 
-CollectorHttpApi::CollectorHttpApi(Collector *collector, QString token)
+CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token)
     : m_collector(collector) {
     if (!token.isEmpty())
         m_expectedAuthorization = "Bearer " + token.toUtf8();
@@ -63,7 +64,8 @@ CollectorHttpApi::CollectorHttpApi(Collector *collector, QString token)
 
 void CollectorHttpApi::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) {
     QHttpServerResponder responder = makeResponder(request, socket);
-    replyError(responder, u"no such endpoint: %1"_s.arg(request.url().path()), HttpStatus::NotFound);
+    replyError(responder, u"no such endpoint: %1"_s.arg(request.url().path()),
+               HttpStatus::NotFound);
 }
 
 bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) {
@@ -103,16 +105,17 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
     } else if (path == u"/api/v1/series"_s && get) {
         SeriesWindow window;
         if (!parseXAxis(query.queryItemValue(u"x"_s).isEmpty() ? u"step"_s
-                                                                : query.queryItemValue(u"x"_s),
+                                                               : query.queryItemValue(u"x"_s),
                         &window.axis)) {
             replyError(responder, u"x must be step, relative or wall"_s, HttpStatus::BadRequest);
             return true;
         }
         window.from = optionalNumber(query, u"from"_s);
         window.to = optionalNumber(query, u"to"_s);
-        window.width = std::clamp(static_cast<int>(optionalNumber(query, u"width"_s).value_or(1000)),
-                                  1, 20000);
-        window.smoothing = std::clamp(optionalNumber(query, u"smoothing"_s).value_or(0), 0.0, 0.999);
+        window.width = std::clamp(
+            static_cast<int>(optionalNumber(query, u"width"_s).value_or(1000)), 1, 20000);
+        window.smoothing =
+            std::clamp(optionalNumber(query, u"smoothing"_s).value_or(0), 0.0, 0.999);
         const QString metric = query.queryItemValue(u"metric"_s);
         QJsonArray series;
         for (const QString &run : query.allQueryItemValues(u"run"_s)) {

@@ -18,7 +18,7 @@ class Collector;
 class CollectorHttpApi final : public QAbstractHttpServer {
     Q_OBJECT
 public:
-    CollectorHttpApi(Collector *collector, QString token);
+    CollectorHttpApi(Collector *collector, const QString &token);
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;

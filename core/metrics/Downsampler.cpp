@@ -239,10 +239,10 @@ Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary
         return streamed(source, summary, window, columns, 0, total);
 
     BlockReader reader(source);
-    const qint64 first = firstWhere(summary, reader, window, 0, total,
-                                    [&](double x) { return x >= x0; });
-    const qint64 last = firstWhere(summary, reader, window, first, total,
-                                   [&](double x) { return x > x1; });
+    const qint64 first =
+        firstWhere(summary, reader, window, 0, total, [&](double x) { return x >= x0; });
+    const qint64 last =
+        firstWhere(summary, reader, window, first, total, [&](double x) { return x > x1; });
     // Small ranges and smoothed series are cheaper to stream than to search.
     if (window.smoothing > 0 || last - first <= 16 * SeriesSummary::kBlockSize)
         return streamed(source, summary, window, columns, first, last);

@@ -4,8 +4,8 @@
 
 namespace sb {
 
-Result<std::unique_ptr<EmbeddedCollector>> EmbeddedCollector::start(
-    const Collector::Options &options) {
+Result<std::unique_ptr<EmbeddedCollector>>
+EmbeddedCollector::start(const Collector::Options &options) {
     std::unique_ptr<EmbeddedCollector> embedded(new EmbeddedCollector);
     embedded->m_thread.setObjectName(QStringLiteral("collector"));
     embedded->m_context.moveToThread(&embedded->m_thread);
@@ -13,8 +13,8 @@ Result<std::unique_ptr<EmbeddedCollector>> EmbeddedCollector::start(
     // Created on the worker thread, so its sockets, timers and store live there.
     std::optional<Result<std::unique_ptr<Collector>>> started;
     QMetaObject::invokeMethod(
-        &embedded->m_context,
-        [&] { started.emplace(Collector::start(options)); }, Qt::BlockingQueuedConnection);
+        &embedded->m_context, [&] { started.emplace(Collector::start(options)); },
+        Qt::BlockingQueuedConnection);
     if (!*started) {
         const QString error = started->error();
         return fail(error);
@@ -28,8 +28,7 @@ EmbeddedCollector::~EmbeddedCollector() {
     // The collector's objects must die on the thread that owns them.
     if (m_collector) {
         QMetaObject::invokeMethod(
-            &m_context, [this] { m_collector.reset(); },
-            Qt::BlockingQueuedConnection);
+            &m_context, [this] { m_collector.reset(); }, Qt::BlockingQueuedConnection);
     }
     m_thread.quit();
     m_thread.wait();

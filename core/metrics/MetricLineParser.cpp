@@ -68,7 +68,8 @@ Result<MetricRecord> parseJsonObject(QByteArrayView json) {
     QJsonParseError error{};
     const QJsonDocument document = QJsonDocument::fromJson(json.toByteArray(), &error);
     if (error.error != QJsonParseError::NoError)
-        return fail(u"not valid JSON at character %1: %2"_s.arg(error.offset).arg(error.errorString()));
+        return fail(
+            u"not valid JSON at character %1: %2"_s.arg(error.offset).arg(error.errorString()));
     if (!document.isObject())
         return fail(u"expected a JSON object"_s);
     return fromJsonObject(document.object());
@@ -169,7 +170,8 @@ Result<std::optional<MetricRecord>> CsvMetricReader::readLine(QByteArrayView lin
         if (!ok) {
             const auto special = metricValue(QJsonValue(fields[i]));
             if (!special)
-                return fail(u"column \"%1\": \"%2\" is not a number"_s.arg(m_columns[i], fields[i]));
+                return fail(
+                    u"column \"%1\": \"%2\" is not a number"_s.arg(m_columns[i], fields[i]));
             value = *special;
         }
         if (i == m_stepColumn)
@@ -186,14 +188,14 @@ Result<std::optional<MetricRecord>> CsvMetricReader::readLine(QByteArrayView lin
 
 void appendRecord(const MetricRecord &record, double step, double wall,
                   std::vector<SeriesPoints> *series) {
-    for (const auto &[metric, value] : record.values) {
+    for (const auto &entry : record.values) {
         auto it = std::find_if(series->begin(), series->end(),
-                               [&](const SeriesPoints &s) { return s.metric == metric; });
+                               [&](const SeriesPoints &s) { return s.metric == entry.first; });
         if (it == series->end()) {
-            series->push_back({metric, {}});
+            series->push_back({entry.first, {}});
             it = std::prev(series->end());
         }
-        it->points.push_back({step, value, wall});
+        it->points.push_back({step, entry.second, wall});
     }
 }
 

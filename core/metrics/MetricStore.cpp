@@ -124,7 +124,8 @@ struct MetricStore::Series {
 };
 
 MetricStore::MetricStore(QString directory)
-    : m_directory(std::move(directory)) {}
+    : m_directory(std::move(directory)) {
+}
 
 MetricStore::~MetricStore() {
     if (m_journalFd >= 0)
@@ -226,8 +227,8 @@ Status MetricStore::load() {
         const qint64 want = committed.value(series->id, 0);
         series->count = std::min(onDisk, want);
         if (onDisk > want) {
-            m_recoveryNotes << u"series %1/%2: cut %3 uncommitted points"_s.arg(series->run,
-                                                                               series->metric)
+            m_recoveryNotes << u"series %1/%2: cut %3 uncommitted points"_s
+                                   .arg(series->run, series->metric)
                                    .arg(onDisk - want);
         } else if (onDisk < want) {
             m_recoveryNotes << u"series %1/%2: %3 committed points were lost by the disk"_s
@@ -285,8 +286,8 @@ Status MetricStore::compactJournal() {
         return fail(systemError(u"cannot replace %1"_s.arg(journalPath)));
     if (m_journalFd >= 0)
         ::close(m_journalFd);
-    m_journalFd = ::open(QFile::encodeName(journalPath).constData(),
-                         O_WRONLY | O_APPEND | O_CLOEXEC);
+    m_journalFd =
+        ::open(QFile::encodeName(journalPath).constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (m_journalFd < 0)
         return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
     m_journalSize = snapshot.size();
@@ -312,10 +313,10 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
     qToLittleEndian<quint32>(kPointSize, header + 12);
     if (!fd.valid() || !writeAll(fd.get(), header, kHeaderSize))
         return fail(systemError(u"cannot create %1"_s.arg(QString::fromLocal8Bit(path))));
-    appendRecord(journal, RecordType::SeriesCreated,
-                 jsonPayload({{u"id"_s, static_cast<qint64>(series->id)},
-                              {u"run"_s, run},
-                              {u"metric"_s, metric}}));
+    appendRecord(
+        journal, RecordType::SeriesCreated,
+        jsonPayload(
+            {{u"id"_s, static_cast<qint64>(series->id)}, {u"run"_s, run}, {u"metric"_s, metric}}));
     Series *raw = series.get();
     m_byRun[run][metric] = raw;
     m_series.push_back(std::move(series));
@@ -334,8 +335,8 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
     if (!merged.start) {
         for (const SeriesPoints &s : series) {
             if (!s.points.empty())
-                merged.start = std::min(merged.start.value_or(s.points.front().wall),
-                                        s.points.front().wall);
+                merged.start =
+                    std::min(merged.start.value_or(s.points.front().wall), s.points.front().wall);
         }
     }
     if (isNew || info || merged.start != m_runs.value(run).start)

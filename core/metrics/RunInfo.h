@@ -12,7 +12,7 @@ struct RunInfo {
     QString name;
     QJsonObject config; // hyperparameters
     QString host;
-    QString status; // running, finished, failed, stopped
+    QString status;              // running, finished, failed, stopped
     std::optional<double> start; // seconds since the epoch
     std::optional<double> end;
 

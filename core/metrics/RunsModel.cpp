@@ -10,7 +10,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QString name(const QJsonObject &run) { return run.value(u"name"_s).toString(); }
+QString name(const QJsonObject &run) {
+    return run.value(u"name"_s).toString();
+}
 
 QStringList sortedKeys(const QList<QJsonObject> &runs, const QString &field) {
     QSet<QString> keys;
@@ -26,11 +28,12 @@ QStringList sortedKeys(const QList<QJsonObject> &runs, const QString &field) {
 } // namespace
 
 RunsModel::RunsModel(QObject *parent)
-    : QAbstractTableModel(parent) {}
+    : QAbstractTableModel(parent) {
+}
 
 void RunsModel::setRuns(const QJsonArray &runs) {
     QList<QJsonObject> incoming;
-    for (const QJsonValue &value : runs)
+    for (const auto &value : runs)
         incoming << value.toObject();
     const QStringList metrics = sortedKeys(incoming, u"metrics"_s);
     const QStringList params = sortedKeys(incoming, u"config"_s);
@@ -73,7 +76,9 @@ QStringList RunsModel::checkedRuns() const {
     return runs;
 }
 
-QString RunsModel::runAt(int row) const { return row >= 0 && row < m_runs.size() ? name(m_runs[row]) : QString(); }
+QString RunsModel::runAt(int row) const {
+    return row >= 0 && row < m_runs.size() ? name(m_runs[row]) : QString();
+}
 
 std::optional<double> RunsModel::runStart(const QString &run) const {
     for (const QJsonObject &r : m_runs) {
@@ -88,7 +93,8 @@ int RunsModel::rowCount(const QModelIndex &parent) const {
 }
 
 int RunsModel::columnCount(const QModelIndex &parent) const {
-    return parent.isValid() ? 0 : kFixedColumns + static_cast<int>(m_metrics.size() + m_params.size());
+    return parent.isValid() ? 0
+                            : kFixedColumns + static_cast<int>(m_metrics.size() + m_params.size());
 }
 
 QVariant RunsModel::data(const QModelIndex &index, int role) const {
@@ -118,14 +124,19 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
             run.value(u"metrics"_s).toObject().value(m_metrics[m]).toObject().value(u"value"_s);
         if (last.isUndefined())
             return {};
-        return role == SortRole ? QVariant(last.toDouble()) : QVariant(QString::number(last.toDouble(), 'g', 5));
+        return role == SortRole ? QVariant(last.toDouble())
+                                : QVariant(QString::number(last.toDouble(), 'g', 5));
     }
-    const QJsonValue param = run.value(u"config"_s).toObject().value(m_params.value(m - m_metrics.size()));
+    const QJsonValue param =
+        run.value(u"config"_s).toObject().value(m_params.value(m - m_metrics.size()));
     if (param.isDouble())
         return param.toDouble();
     if (param.isString() || param.isBool())
         return param.toVariant().toString();
-    return param.isUndefined() ? QVariant() : QVariant(QString::fromUtf8(QJsonDocument(param.toObject()).toJson(QJsonDocument::Compact)));
+    return param.isUndefined()
+               ? QVariant()
+               : QVariant(QString::fromUtf8(
+                     QJsonDocument(param.toObject()).toJson(QJsonDocument::Compact)));
 }
 
 bool RunsModel::setData(const QModelIndex &index, const QVariant &value, int role) {

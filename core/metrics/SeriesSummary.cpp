@@ -57,9 +57,8 @@ bool SeriesSummary::constantValues() const {
     if (m_nonFinite > 0 || m_blocks.empty())
         return false;
     const double value = m_blocks.front().minValue;
-    return std::all_of(m_blocks.begin(), m_blocks.end(), [&](const Block &b) {
-        return b.minValue == value && b.maxValue == value;
-    });
+    return std::all_of(m_blocks.begin(), m_blocks.end(),
+                       [&](const Block &b) { return b.minValue == value && b.maxValue == value; });
 }
 
 } // namespace sb

@@ -49,9 +49,8 @@ NodeSample LocalSampler::sampleNow() {
         sample.error = !cpus ? cpus.error() : !memory ? memory.error() : load.error();
         return sample;
     }
-    const std::vector<double> usage =
-        m_previous.empty() ? std::vector<double>(cpus->size(), 0.0)
-                           : cpuUsagePercent(m_previous, *cpus);
+    const std::vector<double> usage = m_previous.empty() ? std::vector<double>(cpus->size(), 0.0)
+                                                         : cpuUsagePercent(m_previous, *cpus);
     if (!usage.empty()) {
         sample.cpuPercent = usage.front();
         sample.corePercent.assign(usage.begin() + 1, usage.end());

@@ -13,17 +13,17 @@ Result<std::vector<CpuTimes>> parseProcStat(QByteArrayView text) {
             continue;
         const QList<QByteArray> fields = line.simplified().split(' ');
         if (fields.size() < 5)
-            return fail(u"/proc/stat: a cpu line has %1 fields, expected at least 5"_s.arg(
-                fields.size()));
+            return fail(
+                u"/proc/stat: a cpu line has %1 fields, expected at least 5"_s.arg(fields.size()));
         CpuTimes t;
-        quint64 *slots[] = {&t.user, &t.nice,    &t.system, &t.idle,
-                            &t.iowait, &t.irq, &t.softirq, &t.steal};
+        quint64 *slots[] = {&t.user,   &t.nice, &t.system,  &t.idle,
+                            &t.iowait, &t.irq,  &t.softirq, &t.steal};
         for (qsizetype i = 1; i < fields.size() && i <= 8; ++i) {
             bool ok = false;
             *slots[i - 1] = fields[i].toULongLong(&ok);
             if (!ok)
-                return fail(u"/proc/stat: \"%1\" is not a number"_s.arg(
-                    QString::fromUtf8(fields[i])));
+                return fail(
+                    u"/proc/stat: \"%1\" is not a number"_s.arg(QString::fromUtf8(fields[i])));
         }
         cpus.push_back(t);
     }
@@ -69,7 +69,8 @@ Result<LoadAverage> parseLoadAvg(QByteArrayView text) {
     load.fifteen = fields[2].toDouble(&ok3);
     const QList<QByteArray> tasks = fields[3].split('/');
     if (!ok1 || !ok2 || !ok3 || tasks.size() != 2)
-        return fail(u"/proc/loadavg: malformed \"%1\""_s.arg(QString::fromUtf8(text.toByteArray())));
+        return fail(
+            u"/proc/loadavg: malformed \"%1\""_s.arg(QString::fromUtf8(text.toByteArray())));
     load.running = tasks[0].toInt();
     load.tasks = tasks[1].toInt();
     return load;

@@ -7,11 +7,10 @@ namespace sb {
 using namespace Qt::StringLiterals;
 
 QString defaultDataDir() {
-    const QString fromEnv = qEnvironmentVariable("SIGNALBOX_DATA_DIR");
+    QString fromEnv = qEnvironmentVariable("SIGNALBOX_DATA_DIR");
     if (!fromEnv.isEmpty())
         return fromEnv;
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
-           u"/signalbox"_s;
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + u"/signalbox"_s;
 }
 
 QUrl defaultCollectorUrl() {

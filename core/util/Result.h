@@ -41,7 +41,11 @@ private:
 
 using Status = Result<std::monostate>;
 
-inline Status success() { return std::monostate{}; }
-inline Error fail(QString message) { return Error{std::move(message)}; }
+inline Status success() {
+    return std::monostate{};
+}
+inline Error fail(QString message) {
+    return Error{std::move(message)};
+}
 
 } // namespace sb

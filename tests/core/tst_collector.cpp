@@ -77,7 +77,8 @@ void TestCollector::pushQueryExport() {
     auto collector = startCollector(dir.path());
     const QUrl url = collector->url();
     QCOMPARE(url.host(), u"127.0.0.1"_s);
-    Reply r = send(url, u"/api/v1/push"_s, R"({"run": "r1", "info": {"config": {"lr": 0.1}, "status": "running"},
+    Reply r = send(url, u"/api/v1/push"_s,
+                   R"({"run": "r1", "info": {"config": {"lr": 0.1}, "status": "running"},
         "series": {"loss": {"step": [0, 1, 2], "value": [3, 2, "NaN"], "time": [10, 11, 12]}},
         "records": [{"step": 3, "loss": 1.5, "acc": 0.5}]})");
     QCOMPARE(r.status, 200);
@@ -87,7 +88,9 @@ void TestCollector::pushQueryExport() {
     QCOMPARE(r.status, 200);
     const QJsonObject run = r.json().toArray().at(0).toObject();
     QCOMPARE(run.value(u"name"_s).toString(), u"r1"_s);
-    QCOMPARE(run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject().value(u"count"_s).toInt(), 4);
+    QCOMPARE(
+        run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject().value(u"count"_s).toInt(),
+        4);
     QCOMPARE(send(url, u"/api/v1/runs?filter=nomatch"_s).json().toArray().size(), 0);
 
     r = send(url, u"/api/v1/series?run=r1&run=ghost&metric=loss&width=100&smoothing=0.5"_s);
@@ -111,11 +114,14 @@ void TestCollector::rejectsMalformedPushes_data() {
     QTest::addColumn<QString>("message");
     QTest::newRow("not JSON") << QByteArray("{\"run\": ") << u"not a JSON object"_s;
     QTest::newRow("no run") << QByteArray(R"({"series": {}})") << u"no \"run\""_s;
-    QTest::newRow("lengths differ") << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": [1, 2]}}})")
-                                    << u"same length"_s;
-    QTest::newRow("string value") << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": ["x"]}}})")
-                                  << u"not a number"_s;
-    QTest::newRow("bad record") << QByteArray(R"({"run": "r", "records": [{"loss": 1}, {"note": "x"}]})")
+    QTest::newRow("lengths differ")
+        << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": [1, 2]}}})")
+        << u"same length"_s;
+    QTest::newRow("string value")
+        << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": ["x"]}}})")
+        << u"not a number"_s;
+    QTest::newRow("bad record") << QByteArray(
+                                       R"({"run": "r", "records": [{"loss": 1}, {"note": "x"}]})")
                                 << u"record 1"_s;
 }
 
@@ -126,16 +132,18 @@ void TestCollector::rejectsMalformedPushes() {
     auto collector = startCollector(dir.path());
     const Reply r = send(collector->url(), u"/api/v1/push"_s, body);
     QCOMPARE(r.status, 400);
-    QVERIFY2(r.json().toObject().value(u"error"_s).toString().contains(message), r.body.constData());
+    QVERIFY2(r.json().toObject().value(u"error"_s).toString().contains(message),
+             r.body.constData());
     QCOMPARE(collector->store().totalPoints(), 0);
 }
 
 void TestCollector::metricLines() {
     QTemporaryDir dir;
     auto collector = startCollector(dir.path());
-    const Reply r = send(collector->url(), u"/api/v1/lines?run=job-1"_s,
-                         "epoch 1\n@signalbox {\"loss\": 1}\n@signalbox {\"loss\": 0.5}\n"
-                         "@signalbox {broken\nplain text\n@signalbox {\"step\": 10, \"loss\": 0.25}\n");
+    const Reply r =
+        send(collector->url(), u"/api/v1/lines?run=job-1"_s,
+             "epoch 1\n@signalbox {\"loss\": 1}\n@signalbox {\"loss\": 0.5}\n"
+             "@signalbox {broken\nplain text\n@signalbox {\"step\": 10, \"loss\": 0.25}\n");
     QCOMPARE(r.status, 200);
     QCOMPARE(r.json().toObject().value(u"accepted"_s).toInt(), 3);
     QCOMPARE(r.json().toObject().value(u"errors"_s).toArray().size(), 1);
@@ -169,7 +177,8 @@ void TestCollector::watchedDirectory() {
         QVERIFY(f.open(QIODevice::Append));
         f.write(text);
     };
-    write(logs.path() + u"/sweep/a.jsonl"_s, "{\"step\": 0, \"loss\": 1}\n{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, ");
+    write(logs.path() + u"/sweep/a.jsonl"_s,
+          "{\"step\": 0, \"loss\": 1}\n{\"step\": 1, \"loss\": 0.5}\n{\"step\": 2, ");
     write(logs.path() + u"/b.csv"_s, "step,loss,acc\n0,2,0.1\n1,oops,0.2\n");
     {
         auto collector = startCollector(data.path(), {}, {logs.path()});

@@ -17,7 +17,9 @@ namespace {
 sb::Downsampled referenceM4(const std::vector<MetricPoint> &points, const SeriesWindow &w,
                             const std::vector<double> &values) {
     auto xOf = [&](const MetricPoint &p) {
-        return w.axis == XAxis::Step ? p.step : w.axis == XAxis::WallTime ? p.wall : p.wall - w.origin;
+        return w.axis == XAxis::Step       ? p.step
+               : w.axis == XAxis::WallTime ? p.wall
+                                           : p.wall - w.origin;
     };
     double x0 = INFINITY, x1 = -INFINITY;
     for (const auto &p : points) {
@@ -118,13 +120,16 @@ void TestDownsampler::matchesReference_data() {
     QTest::addColumn<double>("from");
     QTest::addColumn<double>("to");
     QTest::addColumn<int>("axis");
-    QTest::newRow("full range, 1000 px") << 200000 << 1000 << qQNaN() << qQNaN() << int(XAxis::Step);
+    QTest::newRow("full range, 1000 px")
+        << 200000 << 1000 << qQNaN() << qQNaN() << int(XAxis::Step);
     QTest::newRow("full range, 1 px") << 50000 << 1 << qQNaN() << qQNaN() << int(XAxis::Step);
     QTest::newRow("zoomed") << 200000 << 777 << 12345.5 << 150000.25 << int(XAxis::Step);
     QTest::newRow("zoom past the end") << 100000 << 500 << 90000.0 << 2e6 << int(XAxis::Step);
-    QTest::newRow("more pixels than points") << 5000 << 8000 << qQNaN() << qQNaN() << int(XAxis::Step);
+    QTest::newRow("more pixels than points")
+        << 5000 << 8000 << qQNaN() << qQNaN() << int(XAxis::Step);
     QTest::newRow("wall time") << 100000 << 640 << qQNaN() << qQNaN() << int(XAxis::WallTime);
-    QTest::newRow("relative time, zoomed") << 100000 << 640 << 10.0 << 700.0 << int(XAxis::RelativeTime);
+    QTest::newRow("relative time, zoomed")
+        << 100000 << 640 << 10.0 << 700.0 << int(XAxis::RelativeTime);
 }
 
 void TestDownsampler::matchesReference() {

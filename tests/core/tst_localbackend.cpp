@@ -57,7 +57,8 @@ private:
 void TestLocalBackend::runsAndCapturesOutput() {
     sb::LocalBackend backend(options());
     QSignalSpy appended(&backend, &sb::JobBackend::logAppended);
-    const auto id = backend.submit(shell(u"echo out; echo err >&2; echo run=$SIGNALBOX_RUN c=$SIGNALBOX_COLLECTOR"_s));
+    const auto id = backend.submit(
+        shell(u"echo out; echo err >&2; echo run=$SIGNALBOX_RUN c=$SIGNALBOX_COLLECTOR"_s));
     QVERIFY(id.ok());
     const Job job = waitFinished(backend, *id);
     QCOMPARE(job.state, JobState::Succeeded);
@@ -100,7 +101,8 @@ void TestLocalBackend::stopTerminatesTheProcessGroup() {
 
 void TestLocalBackend::stopEscalatesToKill() {
     sb::LocalBackend backend(options(300));
-    const auto id = backend.submit(shell(u"trap '' TERM; echo ready; while true; do sleep 0.1; done"_s));
+    const auto id =
+        backend.submit(shell(u"trap '' TERM; echo ready; while true; do sleep 0.1; done"_s));
     QTRY_VERIFY(backend.log(*id)->contains("ready"));
     QVERIFY(backend.stop(*id).ok());
     const Job job = waitFinished(backend, *id);
@@ -145,7 +147,8 @@ void TestLocalBackend::historySurvivesRestart() {
 void TestLocalBackend::argumentsAreNeverShellText() {
     sb::LocalBackend backend(options());
     const QString hostile = u"; touch pwned; $(touch pwned2) 'quote\" \nnewline"_s;
-    const auto id = backend.submit({u"args"_s, {u"/usr/bin/printf"_s, u"[%s]"_s, hostile}, m_dir.path(), {}});
+    const auto id =
+        backend.submit({u"args"_s, {u"/usr/bin/printf"_s, u"[%s]"_s, hostile}, m_dir.path(), {}});
     waitFinished(backend, *id);
     QCOMPARE(QString::fromUtf8(*backend.log(*id)), u"[%1]"_s.arg(hostile));
     QVERIFY(!QFile::exists(m_dir.path() + u"/pwned"_s));
@@ -155,7 +158,8 @@ void TestLocalBackend::argumentsAreNeverShellText() {
 void TestLocalBackend::forwarderKeepsOnlyMetricLines() {
     sb::MetricLineForwarder forwarder(nullptr);
     QCOMPARE(forwarder.takeMetricLines(u"j"_s, "hello\n@signalbox {\"loss\":"), QByteArray());
-    QCOMPARE(forwarder.takeMetricLines(u"j"_s, " 1}\nmore\n"), QByteArray("@signalbox {\"loss\": 1}\n"));
+    QCOMPARE(forwarder.takeMetricLines(u"j"_s, " 1}\nmore\n"),
+             QByteArray("@signalbox {\"loss\": 1}\n"));
     QCOMPARE(forwarder.takeMetricLines(u"other"_s, "@signalbox {\"a\": 2}\r\n"),
              QByteArray("@signalbox {\"a\": 2}\r\n"));
 }

@@ -27,19 +27,26 @@ void TestMetricLines::logLines_data() {
     QTest::addColumn<int>("values");
     QTest::addColumn<double>("step");
 
-    QTest::newRow("ordinary output") << QByteArray("epoch 1 loss 0.5") << false << false << 0 << -1.0;
+    QTest::newRow("ordinary output")
+        << QByteArray("epoch 1 loss 0.5") << false << false << 0 << -1.0;
     QTest::newRow("empty") << QByteArray("") << false << false << 0 << -1.0;
-    QTest::newRow("metric line") << QByteArray(R"(@signalbox {"step": 12, "loss": 0.25, "acc": 0.9})")
+    QTest::newRow("metric line") << QByteArray(
+                                        R"(@signalbox {"step": 12, "loss": 0.25, "acc": 0.9})")
                                  << true << true << 2 << 12.0;
-    QTest::newRow("no step") << QByteArray(R"(@signalbox {"loss": 1})") << true << true << 1 << -1.0;
+    QTest::newRow("no step") << QByteArray(R"(@signalbox {"loss": 1})") << true << true << 1
+                             << -1.0;
     QTest::newRow("trailing newline and spaces")
         << QByteArray("  @signalbox {\"loss\": 1}  \r\n") << true << true << 1 << -1.0;
     QTest::newRow("after a progress bar")
-        << QByteArray("50%|#####     |\r@signalbox {\"step\": 3, \"loss\": 2}") << true << true << 1 << 3.0;
-    QTest::newRow("truncated JSON") << QByteArray(R"(@signalbox {"loss": 0.)") << true << false << 0 << -1.0;
+        << QByteArray("50%|#####     |\r@signalbox {\"step\": 3, \"loss\": 2}") << true << true << 1
+        << 3.0;
+    QTest::newRow("truncated JSON")
+        << QByteArray(R"(@signalbox {"loss": 0.)") << true << false << 0 << -1.0;
     QTest::newRow("not an object") << QByteArray("@signalbox [1, 2]") << true << false << 0 << -1.0;
-    QTest::newRow("no numbers") << QByteArray(R"(@signalbox {"note": "hi"})") << true << false << 0 << -1.0;
-    QTest::newRow("bad step") << QByteArray(R"(@signalbox {"step": "x", "loss": 1})") << true << false << 0 << -1.0;
+    QTest::newRow("no numbers") << QByteArray(R"(@signalbox {"note": "hi"})") << true << false << 0
+                                << -1.0;
+    QTest::newRow("bad step") << QByteArray(R"(@signalbox {"step": "x", "loss": 1})") << true
+                              << false << 0 << -1.0;
     QTest::newRow("prefix mid-line is ordinary")
         << QByteArray(R"(INFO @signalbox {"loss": 1})") << false << false << 0 << -1.0;
 }

@@ -149,7 +149,8 @@ void TestMetricStore::rejectsBadBatchesWhole() {
         auto store = openStore(dir.path());
         QVERIFY(store->append(u"r"_s, {ramp(u"a"_s, 0, 5)}).ok());
         // The second series is invalid: nothing of this batch may land, not even series "b".
-        const auto bad = store->append(u"r"_s, {ramp(u"b"_s, 0, 5), ramp(u"a"_s, 5, 5), ramp(u"a"_s, 10, 5)});
+        const auto bad =
+            store->append(u"r"_s, {ramp(u"b"_s, 0, 5), ramp(u"a"_s, 5, 5), ramp(u"a"_s, 10, 5)});
         QVERIFY(!bad.ok());
         QVERIFY(bad.error().contains(u"twice"_s));
         QVERIFY(!store->append(QString(), {ramp(u"a"_s, 0, 1)}).ok());

@@ -13,10 +13,11 @@ using namespace Qt::StringLiterals;
 
 namespace {
 QJsonObject run(const QString &name, double loss, QJsonObject config = {}) {
-    return {{u"name"_s, name},
-            {u"status"_s, u"running"_s},
-            {u"config"_s, config},
-            {u"metrics"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"value"_s, loss}, {u"count"_s, 1}}}}}};
+    return {
+        {u"name"_s, name},
+        {u"status"_s, u"running"_s},
+        {u"config"_s, config},
+        {u"metrics"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"value"_s, loss}, {u"count"_s, 1}}}}}};
 }
 } // namespace
 

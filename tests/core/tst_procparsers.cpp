@@ -92,8 +92,8 @@ void TestProcParsers::usage() {
     std::vector<sb::CpuTimes> before(1), after(1);
     before[0].user = 100;
     before[0].idle = 900;
-    after[0].user = 175;  // +75 busy
-    after[0].idle = 925;  // +25 idle
+    after[0].user = 175; // +75 busy
+    after[0].idle = 925; // +25 idle
     const auto usage = sb::cpuUsagePercent(before, after);
     QCOMPARE(usage.size(), std::size_t(1));
     QCOMPARE(usage[0], 75.0);

@@ -17,11 +17,11 @@ private Q_SLOTS:
 void TestSmoothing::debiasedEma() {
     const auto s = sb::smoothEma({1.0, 2.0, 3.0}, 0.5);
     QCOMPARE(s.size(), std::size_t(3));
-    QVERIFY(std::abs(s[0] - 1.0) < 1e-12);              // 0.5 / 0.5
-    QVERIFY(std::abs(s[1] - 1.25 / 0.75) < 1e-12);      // (0.25 + 1) / (1 - 0.25)
-    QVERIFY(std::abs(s[2] - 2.125 / 0.875) < 1e-12);    // (0.625 + 1.5) / (1 - 0.125)
+    QVERIFY(std::abs(s[0] - 1.0) < 1e-12);           // 0.5 / 0.5
+    QVERIFY(std::abs(s[1] - 1.25 / 0.75) < 1e-12);   // (0.25 + 1) / (1 - 0.25)
+    QVERIFY(std::abs(s[2] - 2.125 / 0.875) < 1e-12); // (0.625 + 1.5) / (1 - 0.125)
     const auto t = sb::smoothEma({10.0, 0.0}, 0.6);
-    QVERIFY(std::abs(t[0] - 10.0) < 1e-12);             // the first point is not pulled to zero
+    QVERIFY(std::abs(t[0] - 10.0) < 1e-12); // the first point is not pulled to zero
     QVERIFY(std::abs(t[1] - (0.6 * 4.0) / (1 - 0.36)) < 1e-12);
 }
 

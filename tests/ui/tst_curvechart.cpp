@@ -33,7 +33,8 @@ void TestCurveChart::fitsAndReplacesSeries() {
     chart.resize(600, 300);
     chart.show();
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
-    chart.setCurves({{u"a"_s, Qt::red, line(100, 1), line(100, 2)}, {u"b"_s, Qt::blue, line(50, -1), {}}});
+    chart.setCurves(
+        {{u"a"_s, Qt::red, line(100, 1), line(100, 2)}, {u"b"_s, Qt::blue, line(50, -1), {}}});
     QCOMPARE(chart.chart()->series().size(), 3); // a, a's raw curve, b
     QVERIFY(xAxis(chart)->min() <= 0 && xAxis(chart)->max() >= 99);
     QVERIFY(!chart.xRange());

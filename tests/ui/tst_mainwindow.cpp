@@ -42,14 +42,17 @@ void TestMainWindow::rendersEveryView() {
         for (int i = 0; i < 20000; ++i) {
             steps.append(i);
             const double noise = std::sin(i * 12.9898 + r) * 43758.5453;
-            loss.append(2.0 * std::exp(-i / (3000.0 + 2000 * r)) + 0.1 * (noise - std::floor(noise)));
+            loss.append(2.0 * std::exp(-i / (3000.0 + 2000 * r)) +
+                        0.1 * (noise - std::floor(noise)));
             acc.append(1 - std::exp(-i / (2500.0 + 1500 * r)));
         }
-        const QJsonObject push{{u"run"_s, u"resnet-lr%1"_s.arg(r)},
-                               {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, 0.1 * (r + 1)}}},
-                                                       {u"status"_s, u"finished"_s}}},
-                               {u"series"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, loss}}},
-                                                         {u"accuracy"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, acc}}}}}};
+        const QJsonObject push{
+            {u"run"_s, u"resnet-lr%1"_s.arg(r)},
+            {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, 0.1 * (r + 1)}}},
+                                    {u"status"_s, u"finished"_s}}},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, loss}}},
+                         {u"accuracy"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, acc}}}}}};
         bool done = false;
         client.postJson(u"/api/v1/push"_s, {}, QJsonDocument(push).toJson(), this,
                         [&](sb::Result<QJsonDocument> reply) {
@@ -65,10 +68,12 @@ void TestMainWindow::rendersEveryView() {
     sb::MetricLineForwarder forwarder(&client);
     forwarder.watch(&local);
     // A run that prints metric lines: they reach the collector through the job's output.
-    const auto job = local.submit({u"printer"_s,
-                                   {u"/bin/sh"_s, u"-c"_s,
-                                    u"for i in 1 2 3 4 5; do echo \"@signalbox {\\\"step\\\": $i, \\\"loss\\\": 0.$i}\"; done; echo done"_s},
-                                   {}, {}});
+    const auto job = local.submit(
+        {u"printer"_s,
+         {u"/bin/sh"_s, u"-c"_s,
+          u"for i in 1 2 3 4 5; do echo \"@signalbox {\\\"step\\\": $i, \\\"loss\\\": 0.$i}\"; done; echo done"_s},
+         {},
+         {}});
     QVERIFY(job.ok());
 
     sb::MainWindow window(&client, &jobs);

@@ -56,7 +56,7 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     m_xAxis->setLabelFormat(u"%.4g"_s);
     rebuildYAxis();
     setRenderHint(QPainter::Antialiasing, false); // crisp and fast with many points
-    setRubberBand(QChartView::NoRubberBand); // ours: QtCharts' own moves axes behind our back
+    setRubberBand(QChartView::NoRubberBand);      // ours: QtCharts' own moves axes behind our back
     setMouseTracking(true);
     setMinimumHeight(220);
     m_zoomBand = new QRubberBand(QRubberBand::Rectangle, this);
@@ -119,8 +119,7 @@ void CurveChart::fitAxes() {
                     continue;
                 xMin = std::min(xMin, p.x());
                 xMax = std::max(xMax, p.x());
-                if (!m_userRange ||
-                    (p.x() >= m_userRange->first && p.x() <= m_userRange->second)) {
+                if (!m_userRange || (p.x() >= m_userRange->first && p.x() <= m_userRange->second)) {
                     yMin = std::min(yMin, p.y());
                     yMax = std::max(yMax, p.y());
                 }
@@ -138,7 +137,8 @@ void CurveChart::fitAxes() {
     if (m_userYRange) {
         m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
     } else if (std::isfinite(yMin)) {
-        const double pad = yMax > yMin ? (yMax - yMin) * 0.05 : std::max(std::abs(yMin) * 0.05, 1e-9);
+        const double pad =
+            yMax > yMin ? (yMax - yMin) * 0.05 : std::max(std::abs(yMin) * 0.05, 1e-9);
         if (m_logY)
             m_yAxis->setRange(yMin / 1.2, yMax * 1.2);
         else
@@ -184,7 +184,9 @@ void CurveChart::setLogY(bool logY) {
     setCurves(m_curves);
 }
 
-void CurveChart::setXTitle(const QString &title) { m_xAxis->setTitleText(title); }
+void CurveChart::setXTitle(const QString &title) {
+    m_xAxis->setTitleText(title);
+}
 
 void CurveChart::resetZoom() {
     m_userRange.reset();
@@ -231,7 +233,8 @@ void CurveChart::mousePressEvent(QMouseEvent *event) {
 
 void CurveChart::mouseMoveEvent(QMouseEvent *event) {
     if (m_panFrom) {
-        const double dx = chart()->mapToValue(*m_panFrom).x() - chart()->mapToValue(event->pos()).x();
+        const double dx =
+            chart()->mapToValue(*m_panFrom).x() - chart()->mapToValue(event->pos()).x();
         m_panFrom = event->pos();
         setXRange(m_xAxis->min() + dx, m_xAxis->max() + dx, true);
         event->accept();
@@ -292,9 +295,11 @@ void CurveChart::showReadout(const QPointF &position) {
     }
     const double x = chart()->mapToValue(position).x();
     QStringList lines{u"x = %1"_s.arg(x, 0, 'g', 6)};
-    for (const Curve &curve : std::as_const(m_curves).first(std::min<qsizetype>(m_curves.size(), 8))) {
+    for (const Curve &curve :
+         std::as_const(m_curves).first(std::min<qsizetype>(m_curves.size(), 8))) {
         if (const auto p = nearest(curve.points, x))
-            lines << u"%1: %2 (at %3)"_s.arg(curve.run).arg(p->y(), 0, 'g', 6).arg(p->x(), 0, 'g', 6);
+            lines
+                << u"%1: %2 (at %3)"_s.arg(curve.run).arg(p->y(), 0, 'g', 6).arg(p->x(), 0, 'g', 6);
     }
     m_readout->setText(lines.join(u'\n'));
     QPointF at = position + QPointF(12, 12);
