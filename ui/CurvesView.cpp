@@ -48,11 +48,25 @@ QByteArray csvField(const QString &text) {
 } // namespace
 
 QColor CurvesView::colorFor(const QString &run) {
-    // Tableau 10: distinguishable, and the same run always gets the same colour.
+    // Tableau 10: distinguishable. A run keeps its colour; the hash picks the one it prefers, so
+    // a run tends to get the same colour in every session, and a taken colour goes to the next.
     static const QList<QColor> palette{
         QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759), QColor(0x76b7b2), QColor(0x59a14f),
         QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f), QColor(0xbab0ac)};
-    return palette[qHash(run, 0x5b) % palette.size()];
+    static QHash<QString, int> assigned;
+    static QList<int> uses(palette.size(), 0);
+    if (const auto it = assigned.constFind(run); it != assigned.constEnd())
+        return palette[*it];
+    const int preferred = static_cast<int>(qHash(run, 0x5b) % palette.size());
+    int chosen = preferred;
+    for (int k = 0; k < palette.size(); ++k) {
+        const int candidate = (preferred + k) % palette.size();
+        if (uses[candidate] < uses[chosen])
+            chosen = candidate;
+    }
+    ++uses[chosen];
+    assigned.insert(run, chosen);
+    return palette[chosen];
 }
 
 CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
@@ -123,6 +137,8 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
 
     m_chartArea = new QWidget;
     m_grid = new QGridLayout(m_chartArea);
+    m_grid->setColumnStretch(0, 1);
+    m_grid->setColumnStretch(1, 1);
     auto *scroll = new QScrollArea;
     scroll->setWidgetResizable(true);
     scroll->setWidget(m_chartArea);
@@ -229,6 +245,7 @@ void CurvesView::rebuildCharts() {
         }
         m_dirty.remove(it.value());
         m_pending.remove(it.value());
+        m_cache.remove(it.value());
         it.value()->deleteLater();
         it = m_charts.erase(it);
     }
@@ -273,35 +290,69 @@ void CurvesView::requestChart(CurveChart *chart) {
         m_pending[chart] = 2; // one more when the current answer arrives
         return;
     }
-    const QStringList runs = m_runs->checkedRuns();
-    if (runs.isEmpty()) {
-        chart->setCurves({});
+    const SeriesWindow window = windowFor(chart);
+    const QString key = u"%1|%2|%3|%4|%5"_s.arg(xAxisName(window.axis))
+                            .arg(window.from.value_or(qQNaN()))
+                            .arg(window.to.value_or(qQNaN()))
+                            .arg(window.width)
+                            .arg(window.smoothing);
+    ChartCache &cache = m_cache[chart];
+    if (cache.window != key) {
+        cache.window = key;
+        cache.runs.clear();
+    }
+    QStringList stale;
+    QHash<QString, qint64> counts;
+    for (const QString &run : m_runs->checkedRuns()) {
+        const qint64 count = m_runs->pointCount(run, chart->metric());
+        const auto cached = cache.runs.constFind(run);
+        if (count > 0 && (cached == cache.runs.constEnd() || cached->count != count)) {
+            stale << run;
+            counts.insert(run, count);
+        }
+    }
+    if (stale.isEmpty()) {
+        showCached(chart);
         return;
     }
     m_pending[chart] = 1;
-    m_collector->fetchSeries(runs, chart->metric(), windowFor(chart), chart,
-                             [this, chart](const Result<QJsonDocument> &reply) {
+    m_collector->fetchSeries(stale, chart->metric(), window, chart,
+                             [this, chart, key, counts](const Result<QJsonDocument> &reply) {
                                  const bool again = m_pending.take(chart) == 2;
-                                 if (reply)
-                                     applySeries(chart, reply->object());
-                                 else
+                                 if (!reply)
                                      Q_EMIT collectorError(reply.error());
+                                 else if (m_cache.value(chart).window == key)
+                                     applySeries(chart, reply->object(), counts);
                                  if (again)
                                      requestChart(chart);
                              });
 }
 
-void CurvesView::applySeries(CurveChart *chart, const QJsonObject &reply) {
-    QList<Curve> curves;
+void CurvesView::applySeries(CurveChart *chart, const QJsonObject &reply,
+                             const QHash<QString, qint64> &counts) {
+    ChartCache &cache = m_cache[chart];
     for (const auto &value : reply.value(u"series"_s).toArray()) {
         const QJsonObject series = value.toObject();
         if (series.contains(u"error"_s))
             continue; // this run does not log this metric
         const QString run = series.value(u"run"_s).toString();
-        curves.append(
-            {run, colorFor(run),
-             pointsFrom(series.value(u"x"_s).toArray(), series.value(u"y"_s).toArray()),
-             pointsFrom(series.value(u"rawX"_s).toArray(), series.value(u"rawY"_s).toArray())});
+        cache.runs.insert(
+            run,
+            {counts.value(run),
+             {run, colorFor(run),
+              pointsFrom(series.value(u"x"_s).toArray(), series.value(u"y"_s).toArray()),
+              pointsFrom(series.value(u"rawX"_s).toArray(), series.value(u"rawY"_s).toArray())}});
+    }
+    showCached(chart);
+}
+
+void CurvesView::showCached(CurveChart *chart) {
+    const ChartCache &cache = m_cache[chart];
+    QList<Curve> curves;
+    for (const QString &run : m_runs->checkedRuns()) {
+        const auto it = cache.runs.constFind(run);
+        if (it != cache.runs.constEnd())
+            curves.append(it->curve);
     }
     chart->setCurves(curves);
     Q_EMIT chartsUpdated();
@@ -347,18 +398,19 @@ void CurvesView::exportCsv() {
         QUrlQuery query;
         query.addQueryItem(u"run"_s, run);
         query.addQueryItem(u"metric"_s, metric);
-        m_collector->getBytes(
-            u"/api/v1/export"_s, query, this, [job, next, run, metric](const Result<QByteArray> &csv) {
-                if (csv) {
-                    const QByteArray prefix = csvField(run) + ',' + csvField(metric) + ',';
-                    const QList<QByteArray> lines = csv->split('\n');
-                    for (qsizetype i = 1; i < lines.size(); ++i) {
-                        if (!lines[i].isEmpty())
-                            job->csv += prefix + lines[i] + '\n';
-                    }
-                }
-                (*next)();
-            });
+        m_collector->getBytes(u"/api/v1/export"_s, query, this,
+                              [job, next, run, metric](const Result<QByteArray> &csv) {
+                                  if (csv) {
+                                      const QByteArray prefix =
+                                          csvField(run) + ',' + csvField(metric) + ',';
+                                      const QList<QByteArray> lines = csv->split('\n');
+                                      for (qsizetype i = 1; i < lines.size(); ++i) {
+                                          if (!lines[i].isEmpty())
+                                              job->csv += prefix + lines[i] + '\n';
+                                      }
+                                  }
+                                  (*next)();
+                              });
     };
     (*next)();
 }

@@ -40,7 +40,9 @@ Q_SIGNALS:
 private:
     void rebuildCharts();
     void requestChart(CurveChart *chart);
-    void applySeries(CurveChart *chart, const QJsonObject &reply);
+    void applySeries(CurveChart *chart, const QJsonObject &reply,
+                     const QHash<QString, qint64> &counts);
+    void showCached(CurveChart *chart);
     void exportPng();
     void exportCsv();
     SeriesWindow windowFor(CurveChart *chart) const;
@@ -59,6 +61,17 @@ private:
     QGridLayout *m_grid;
     QHash<QString, CurveChart *> m_charts;
     QHash<CurveChart *, int> m_pending; // 1: a request is out; 2: and another is wanted
+    // What each chart shows, per run, with the point count it was fetched at: a refresh asks the
+    // collector only for runs that grew, so finished runs cost nothing while live ones update.
+    struct CachedCurve {
+        qint64 count = 0;
+        Curve curve;
+    };
+    struct ChartCache {
+        QString window; // the SeriesWindow the curves were fetched for
+        QHash<QString, CachedCurve> runs;
+    };
+    QHash<CurveChart *, ChartCache> m_cache;
     QTimer m_poll;
     QTimer m_redraw; // batches viewport changes into one request per chart
     QSet<CurveChart *> m_dirty;

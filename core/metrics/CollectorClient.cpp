@@ -67,12 +67,13 @@ void CollectorClient::postJson(const QString &path, const QUrlQuery &query, cons
                                QObject *context, JsonCallback done) {
     QNetworkRequest r = request(path, query);
     r.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
-    send(m_network.post(r, body), context, [done = std::move(done)](const Result<QByteArray> &bytes) {
-        if (!bytes)
-            done(fail(bytes.error()));
-        else
-            done(QJsonDocument::fromJson(*bytes));
-    });
+    send(m_network.post(r, body), context,
+         [done = std::move(done)](const Result<QByteArray> &bytes) {
+             if (!bytes)
+                 done(fail(bytes.error()));
+             else
+                 done(QJsonDocument::fromJson(*bytes));
+         });
 }
 
 void CollectorClient::fetchRuns(const QString &filter, QObject *context, JsonCallback done) {

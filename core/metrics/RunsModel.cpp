@@ -2,8 +2,6 @@
 
 #include <QJsonDocument>
 
-#include <optional>
-
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -80,12 +78,17 @@ QString RunsModel::runAt(int row) const {
     return row >= 0 && row < m_runs.size() ? name(m_runs[row]) : QString();
 }
 
-std::optional<double> RunsModel::runStart(const QString &run) const {
+qint64 RunsModel::pointCount(const QString &run, const QString &metric) const {
     for (const QJsonObject &r : m_runs) {
-        if (name(r) == run && r.value(u"start"_s).isDouble())
-            return r.value(u"start"_s).toDouble();
+        if (name(r) == run)
+            return r.value(u"metrics"_s)
+                .toObject()
+                .value(metric)
+                .toObject()
+                .value(u"count"_s)
+                .toInteger();
     }
-    return std::nullopt;
+    return 0;
 }
 
 int RunsModel::rowCount(const QModelIndex &parent) const {

@@ -22,7 +22,8 @@ public:
     QStringList checkedRuns() const;
     QStringList metricNames() const { return m_metrics; }
     QString runAt(int row) const;
-    std::optional<double> runStart(const QString &run) const;
+    // Points of `metric` the collector holds for `run`; 0 when the run does not log it.
+    qint64 pointCount(const QString &run, const QString &metric) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

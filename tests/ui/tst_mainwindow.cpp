@@ -13,7 +13,6 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QLineSeries>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -91,10 +90,13 @@ void TestMainWindow::rendersEveryView() {
     // Every chart fills in, downsampled to its plot's width: at most four points per pixel column
     // (after the layout settles, the last request matches the final width).
     auto settled = [&] {
-        return std::all_of(curves->charts().begin(), curves->charts().end(), [](sb::CurveChart *c) {
-            const auto series = c->chart()->series();
-            return series.size() >= 6 && std::all_of(series.begin(), series.end(), [&](auto *s) {
-                       return qobject_cast<QLineSeries *>(s)->count() <= 4 * c->plotWidth();
+        const QList<sb::CurveChart *> charts = curves->charts();
+        return std::all_of(charts.begin(), charts.end(), [](sb::CurveChart *c) {
+            const QList<sb::Curve> &shown = c->curves();
+            return c->drawnLines() >= 6 &&
+                   std::all_of(shown.begin(), shown.end(), [&](const sb::Curve &curve) {
+                       return curve.points.size() <= 4 * c->plotWidth() &&
+                              curve.rawPoints.size() <= 4 * c->plotWidth();
                    });
         });
     };

@@ -1,7 +1,8 @@
 #include "CurveChart.h"
 
+#include "CurveLayer.h"
+
 #include <QGraphicsSimpleTextItem>
-#include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QRubberBand>
@@ -17,14 +18,20 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QList<QPointF> positiveOnly(const QList<QPointF> &points) {
-    QList<QPointF> out;
-    out.reserve(points.size());
-    for (const QPointF &p : points) {
-        if (p.y() > 0)
-            out.append(p);
-    }
-    return out;
+// Ticks at 1, 2 or 5 times a power of ten, about five of them, without changing the range.
+void niceTicks(QValueAxis *axis) {
+    const double span = axis->max() - axis->min();
+    if (!(span > 0) || !std::isfinite(span))
+        return;
+    const double raw = span / 5;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    const double step = raw / magnitude < 1.5   ? 1
+                        : raw / magnitude < 3.5 ? 2
+                        : raw / magnitude < 7.5 ? 5
+                                                : 10;
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step * magnitude);
 }
 
 // Binary search for the point nearest to x in a list sorted by x.
@@ -46,17 +53,18 @@ std::optional<QPointF> nearest(const QList<QPointF> &points, double x) {
 CurveChart::CurveChart(const QString &title, QWidget *parent)
     : QChartView(new QChart, parent)
     , m_metric(title)
-    , m_xAxis(new QValueAxis) {
+    , m_xAxis(new QValueAxis)
+    , m_layer(new CurveLayer(chart())) {
     QChart *c = chart();
     c->setTitle(title);
     c->legend()->hide();
     c->setMargins(QMargins(4, 4, 4, 4));
     c->setBackgroundRoundness(0);
     c->addAxis(m_xAxis, Qt::AlignBottom);
-    m_xAxis->setLabelFormat(u"%.4g"_s);
+    m_xAxis->setLabelFormat(u"%.7g"_s);
     rebuildYAxis();
-    setRenderHint(QPainter::Antialiasing, false); // crisp and fast with many points
-    setRubberBand(QChartView::NoRubberBand);      // ours: QtCharts' own moves axes behind our back
+    connect(c, &QChart::plotAreaChanged, this, [this] { remapCurves(); });
+    setRubberBand(QChartView::NoRubberBand); // ours: QtCharts' own moves axes behind our back
     setMouseTracking(true);
     setMinimumHeight(220);
     m_zoomBand = new QRubberBand(QRubberBand::Rectangle, this);
@@ -65,48 +73,44 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     m_readout->hide();
 }
 
-QLineSeries *CurveChart::seriesFor(const QString &key, const QColor &color, bool faint) {
-    QLineSeries *series = m_series.value(key);
-    if (!series) {
-        series = new QLineSeries;
-        chart()->addSeries(series);
-        series->attachAxis(m_xAxis);
-        series->attachAxis(m_yAxis);
-        m_series.insert(key, series);
-    }
-    QColor c = color;
-    if (faint)
-        c.setAlphaF(0.25);
-    QPen pen(c);
-    pen.setWidthF(faint ? 1.0 : 1.6);
-    series->setPen(pen);
-    return series;
-}
-
 void CurveChart::setCurves(const QList<Curve> &curves) {
     m_curves = curves;
-    QSet<QString> keep;
-    for (const Curve &curve : curves) {
-        const QString faintKey = curve.run + u"\x1f"_s + u"raw"_s;
-        if (!curve.rawPoints.isEmpty()) {
-            seriesFor(faintKey, curve.color, true)
-                ->replace(m_logY ? positiveOnly(curve.rawPoints) : curve.rawPoints);
-            keep.insert(faintKey);
-        }
-        seriesFor(curve.run, curve.color, false)
-            ->replace(m_logY ? positiveOnly(curve.points) : curve.points);
-        keep.insert(curve.run);
-    }
-    for (auto it = m_series.begin(); it != m_series.end();) {
-        if (keep.contains(it.key())) {
-            ++it;
-            continue;
-        }
-        chart()->removeSeries(it.value());
-        delete it.value();
-        it = m_series.erase(it);
-    }
+    m_layer->setCurves(&m_curves, m_logY);
     fitAxes();
+}
+
+int CurveChart::drawnLines() const {
+    return m_layer->lineCount();
+}
+
+qsizetype CurveChart::drawnPoints() const {
+    return m_layer->pointCount();
+}
+
+std::pair<double, double> CurveChart::yRange() const {
+    if (const auto *log = qobject_cast<QLogValueAxis *>(m_yAxis))
+        return {log->min(), log->max()};
+    const auto *linear = qobject_cast<QValueAxis *>(m_yAxis);
+    return {linear->min(), linear->max()};
+}
+
+QPointF CurveChart::valueAt(const QPointF &position) const {
+    const QRectF plot = chart()->plotArea();
+    if (plot.isEmpty())
+        return {};
+    const auto [yMin, yMax] = yRange();
+    const double fx = (position.x() - plot.left()) / plot.width();
+    const double fy = (plot.bottom() - position.y()) / plot.height();
+    const double x = m_xAxis->min() + fx * (m_xAxis->max() - m_xAxis->min());
+    const double y =
+        m_logY ? std::pow(10.0, std::log10(yMin) + fy * (std::log10(yMax) - std::log10(yMin)))
+               : yMin + fy * (yMax - yMin);
+    return {x, y};
+}
+
+void CurveChart::remapCurves() {
+    const auto [yMin, yMax] = yRange();
+    m_layer->remap(m_xAxis->min(), m_xAxis->max(), yMin, yMax);
 }
 
 void CurveChart::fitAxes() {
@@ -126,28 +130,34 @@ void CurveChart::fitAxes() {
             }
         }
     }
-    if (!std::isfinite(xMin))
+    if (!std::isfinite(xMin)) {
+        remapCurves();
         return;
+    }
     if (m_userRange) {
         setXRange(m_userRange->first, m_userRange->second, false);
     } else {
         setXRange(xMin, xMax > xMin ? xMax : xMin + 1, false);
-        m_xAxis->applyNiceNumbers(); // round tick labels when fitting, never when zoomed
     }
     if (m_userYRange) {
         m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
     } else if (std::isfinite(yMin)) {
         const double pad =
             yMax > yMin ? (yMax - yMin) * 0.05 : std::max(std::abs(yMin) * 0.05, 1e-9);
-        if (m_logY)
+        if (m_logY) {
             m_yAxis->setRange(yMin / 1.2, yMax * 1.2);
-        else
+        } else {
             m_yAxis->setRange(yMin - pad, yMax + pad);
+            niceTicks(static_cast<QValueAxis *>(m_yAxis));
+        }
     }
+    remapCurves();
 }
 
 void CurveChart::setXRange(double lo, double hi, bool byUser) {
     m_xAxis->setRange(lo, hi);
+    niceTicks(m_xAxis);
+    remapCurves();
     if (byUser) {
         m_userRange = std::make_pair(lo, hi);
         Q_EMIT viewportChanged();
@@ -156,8 +166,6 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
 
 void CurveChart::rebuildYAxis() {
     if (m_yAxis) {
-        for (QAbstractSeries *series : chart()->series())
-            series->detachAxis(m_yAxis);
         chart()->removeAxis(m_yAxis);
         delete m_yAxis;
     }
@@ -168,12 +176,10 @@ void CurveChart::rebuildYAxis() {
         m_yAxis = axis;
     } else {
         auto *axis = new QValueAxis;
-        axis->setLabelFormat(u"%.4g"_s);
+        axis->setLabelFormat(u"%.6g"_s);
         m_yAxis = axis;
     }
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
-    for (QAbstractSeries *series : chart()->series())
-        series->attachAxis(m_yAxis);
 }
 
 void CurveChart::setLogY(bool logY) {
@@ -203,7 +209,7 @@ void CurveChart::wheelEvent(QWheelEvent *event) {
     const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
     const double lo = m_xAxis->min();
     const double hi = m_xAxis->max();
-    const double at = chart()->mapToValue(event->position()).x();
+    const double at = valueAt(event->position()).x();
     setXRange(at - (at - lo) * factor, at + (hi - at) * factor, true);
     event->accept();
 }
@@ -233,8 +239,7 @@ void CurveChart::mousePressEvent(QMouseEvent *event) {
 
 void CurveChart::mouseMoveEvent(QMouseEvent *event) {
     if (m_panFrom) {
-        const double dx =
-            chart()->mapToValue(*m_panFrom).x() - chart()->mapToValue(event->pos()).x();
+        const double dx = valueAt(*m_panFrom).x() - valueAt(event->pos()).x();
         m_panFrom = event->pos();
         setXRange(m_xAxis->min() + dx, m_xAxis->max() + dx, true);
         event->accept();
@@ -266,8 +271,8 @@ void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
         m_zoomFrom.reset();
         m_zoomBand->hide();
         if (band.width() > 4 && band.height() > 4) {
-            const QPointF a = chart()->mapToValue(band.topLeft());
-            const QPointF b = chart()->mapToValue(band.bottomRight());
+            const QPointF a = valueAt(band.topLeft());
+            const QPointF b = valueAt(band.bottomRight());
             m_userYRange = std::make_pair(std::min(a.y(), b.y()), std::max(a.y(), b.y()));
             m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
             setXRange(std::min(a.x(), b.x()), std::max(a.x(), b.x()), true);
@@ -293,7 +298,7 @@ void CurveChart::showReadout(const QPointF &position) {
         m_readout->hide();
         return;
     }
-    const double x = chart()->mapToValue(position).x();
+    const double x = valueAt(position).x();
     QStringList lines{u"x = %1"_s.arg(x, 0, 'g', 6)};
     for (const Curve &curve :
          std::as_const(m_curves).first(std::min<qsizetype>(m_curves.size(), 8))) {

@@ -2,19 +2,19 @@
 
 #include <QChartView>
 #include <QColor>
-#include <QHash>
 #include <QList>
 #include <QPointF>
 
 #include <optional>
 
-class QLineSeries;
 class QAbstractAxis;
 class QValueAxis;
 class QGraphicsSimpleTextItem;
 class QRubberBand;
 
 namespace sb {
+
+class CurveLayer;
 
 // One run's line on a chart: the smoothed curve in its colour and, behind it, the raw one faint.
 struct Curve {
@@ -24,9 +24,10 @@ struct Curve {
     QList<QPointF> rawPoints; // drawn faint behind; empty when there is no smoothing
 };
 
-// A line chart for learning curves: data arrives already downsampled to the plot's width and is
-// handed to QtCharts with replace(), never point by point. Rubber band and wheel zoom, drag to pan,
-// right click or resetZoom() to fit; the zoom survives live updates until it is reset.
+// A line chart for learning curves. Data arrives already downsampled to the plot's width (M4);
+// QtCharts draws the axes, grid and title, and a CurveLayer paints the curves (see there why).
+// Rubber band and wheel zoom, shift- or middle-drag to pan, right click or resetZoom() to fit;
+// the zoom survives live updates until it is reset.
 class CurveChart final : public QChartView {
     Q_OBJECT
 public:
@@ -40,6 +41,10 @@ public:
     std::optional<std::pair<double, double>> xRange() const { return m_userRange; }
     int plotWidth() const;
     QString metric() const { return m_metric; }
+    const QList<Curve> &curves() const { return m_curves; }
+    // Lines and points on screen, after log-y dropped what it cannot show.
+    int drawnLines() const;
+    qsizetype drawnPoints() const;
 
 Q_SIGNALS:
     // The visible x range or the plot width changed: fetch data for it.
@@ -54,9 +59,12 @@ protected:
     void leaveEvent(QEvent *event) override;
 
 private:
-    QLineSeries *seriesFor(const QString &key, const QColor &color, bool faint);
     void rebuildYAxis();
     void fitAxes();
+    void remapCurves();
+    std::pair<double, double> yRange() const;
+    // The data coordinates under a point of the view (QChart::mapToValue needs a series).
+    QPointF valueAt(const QPointF &position) const;
     void setXRange(double lo, double hi, bool byUser);
     void showReadout(const QPointF &position);
 
@@ -64,7 +72,7 @@ private:
     QValueAxis *m_xAxis;
     QAbstractAxis *m_yAxis = nullptr;
     bool m_logY = false;
-    QHash<QString, QLineSeries *> m_series;
+    CurveLayer *m_layer;
     QList<Curve> m_curves;
     std::optional<std::pair<double, double>> m_userRange;
     std::optional<std::pair<double, double>> m_userYRange; // set by a zoom rectangle only

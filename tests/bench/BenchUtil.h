@@ -1,0 +1,50 @@
+#pragma once
+// Small helpers shared by the benchmarks: timing, medians, and process memory from /proc.
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QString>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace bench {
+
+inline double medianMs(int repeats, const std::function<void()> &work) {
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) {
+        QElapsedTimer timer;
+        timer.start();
+        work();
+        times.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// A field of /proc/PID/status in kB (VmRSS, VmHWM).
+inline long statusKb(qint64 pid, const char *field) {
+    QFile file(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : file.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(static_cast<int>(qstrlen(field)) + 1).trimmed().split(' ').front().toLong();
+    }
+    return -1;
+}
+
+// User + system CPU seconds a process has used.
+inline double cpuSeconds(qint64 pid) {
+    QFile file(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    const QByteArray stat = file.readAll();
+    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+    return (fields[11].toDouble() + fields[12].toDouble()) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+} // namespace bench

@@ -1,0 +1,239 @@
+// Collector figures: ingest rate over HTTP on one core, query time for a 10M-point series, and
+// memory while serving 100 runs of 1M points from disk. Prints figures; asserts nothing.
+//
+// usage: bench_collector PATH/TO/signalbox-collector   (SIGNALBOX_BENCH_SCALE=0.1 for a quick run)
+#include "BenchUtil.h"
+#include "metrics/MetricStore.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+double scale() {
+    const double s = qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble();
+    return s > 0 ? s : 1;
+}
+
+quint16 freePort() {
+    QTcpServer server;
+    server.listen(QHostAddress::LocalHost, 0);
+    return server.serverPort();
+}
+
+// A collector process, pinned to one core when taskset is there.
+struct CollectorProcess {
+    QProcess process;
+    quint16 port = 0;
+
+    CollectorProcess(const QString &binary, const QString &dataDir) {
+        port = freePort();
+        QStringList args{u"--listen"_s, u"127.0.0.1:%1"_s.arg(port), u"--data-dir"_s, dataDir};
+        const QString taskset = QStandardPaths::findExecutable(u"taskset"_s);
+        if (!taskset.isEmpty()) {
+            process.start(taskset, QStringList{u"-c"_s, u"1"_s, binary} + args);
+        } else {
+            process.start(binary, args);
+        }
+        process.waitForReadyRead(30000);
+        const QByteArray line = process.readLine();
+        if (!line.contains("listening"))
+            qFatal("collector did not start: %s %s", line.constData(), process.readAllStandardError().constData());
+    }
+    ~CollectorProcess() {
+        process.terminate();
+        process.waitForFinished(10000);
+    }
+    qint64 pid() const {
+        // Under taskset the collector replaces taskset itself (exec), so the pid is the same.
+        return process.processId();
+    }
+};
+
+// A minimal blocking HTTP/1.1 client on one kept-alive connection: the benchmark's load generator.
+class HttpClient {
+public:
+    explicit HttpClient(quint16 port) {
+        m_socket.connectToHost(QHostAddress::LocalHost, port);
+        if (!m_socket.waitForConnected(10000))
+            qFatal("cannot connect to the collector");
+    }
+    QByteArray request(const QByteArray &method, const QByteArray &path, const QByteArray &body = {}) {
+        QByteArray head = method + ' ' + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        if (!body.isEmpty())
+            head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+        head += "\r\n";
+        m_socket.write(head);
+        m_socket.write(body);
+        QByteArray response;
+        qsizetype headerEnd = -1;
+        qsizetype length = -1;
+        while (true) {
+            if (m_socket.bytesAvailable() == 0 && !m_socket.waitForReadyRead(60000))
+                qFatal("no answer from the collector");
+            response += m_socket.readAll();
+            if (headerEnd < 0 && (headerEnd = response.indexOf("\r\n\r\n")) >= 0) {
+                const qsizetype at = response.toLower().indexOf("content-length:");
+                length = response.mid(at + 15, response.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+            }
+            if (headerEnd >= 0 && response.size() >= headerEnd + 4 + length)
+                break;
+        }
+        if (!response.startsWith("HTTP/1.1 200"))
+            qFatal("collector answered: %s", response.left(300).constData());
+        return response.mid(headerEnd + 4);
+    }
+
+private:
+    QTcpSocket m_socket;
+};
+
+QByteArray pushBody(const QString &run, int metrics, int points, int firstStep) {
+    QJsonObject series;
+    QRandomGenerator rng(firstStep + 1);
+    for (int m = 0; m < metrics; ++m) {
+        QJsonArray steps, values, times;
+        for (int i = 0; i < points; ++i) {
+            steps.append(firstStep + i);
+            values.append(std::exp(-(firstStep + i) / 1e5) + rng.generateDouble() * 0.01);
+            times.append(1.7e9 + (firstStep + i) * 0.05);
+        }
+        series[u"metric%1"_s.arg(m)] = QJsonObject{{u"step"_s, steps}, {u"value"_s, values}, {u"time"_s, times}};
+    }
+    return QJsonDocument(QJsonObject{{u"run"_s, run}, {u"series"_s, series}}).toJson(QJsonDocument::Compact);
+}
+
+void ingest(const QString &binary, const QString &dir) {
+    const int batches = std::max(10, static_cast<int>(200 * scale()));
+    constexpr int distinct = 10, metrics = 10, points = 5000; // 50,000 points a batch
+    std::vector<QByteArray> bodies;
+    for (int b = 0; b < distinct; ++b)
+        bodies.push_back(pushBody(u"ingest-%1"_s.arg(b), metrics, points, b * points));
+    const double totalPoints = double(batches) * metrics * points;
+
+    // The ceiling: only parsing the same JSON, in this process.
+    const double parseMs = bench::medianMs(1, [&] {
+        for (int b = 0; b < batches; ++b)
+            (void)QJsonDocument::fromJson(bodies[b % distinct]).object().size();
+    });
+
+    CollectorProcess collector(binary, dir);
+    HttpClient client(collector.port);
+    const double cpuBefore = bench::cpuSeconds(collector.pid());
+    const double ms = bench::medianMs(1, [&] {
+        for (int b = 0; b < batches; ++b)
+            client.request("POST", "/api/v1/push", bodies[b % distinct]);
+    });
+    const double cpu = bench::cpuSeconds(collector.pid()) - cpuBefore;
+    const double wallRate = totalPoints / (ms / 1000);
+    const double cpuRate = totalPoints / cpu;
+    const double parseRate = totalPoints / (parseMs / 1000);
+    std::printf("ingest: %.0f points in %d batched pushes of %d points (%.1f MB of JSON each)\n", totalPoints,
+                batches, metrics * points, bodies[0].size() / 1e6);
+    std::printf("  collector pinned to one core: %.2f M points/s wall, %.2f M points per collector CPU-second\n",
+                wallRate / 1e6, cpuRate / 1e6);
+    std::printf("  target 1 M points/s: ratio %.2f; against parsing the same JSON alone (%.2f M/s): %.2f\n",
+                cpuRate / 1e6, parseRate / 1e6, cpuRate / parseRate);
+}
+
+void query(const QString &dir) {
+    const qint64 total = static_cast<qint64>(10'000'000 * scale());
+    auto opened = sb::MetricStore::open(dir);
+    auto &store = *opened.value();
+    QRandomGenerator rng(7);
+    QElapsedTimer timer;
+    timer.start();
+    constexpr qint64 batch = 100'000;
+    for (qint64 first = 0; first < total; first += batch) {
+        sb::SeriesPoints points{u"loss"_s, {}};
+        points.points.resize(batch);
+        for (qint64 i = 0; i < batch; ++i)
+            points.points[i] = {double(first + i), std::exp(-(first + i) / 3e6) + rng.generateDouble() * 0.05,
+                                1.7e9 + (first + i) * 0.01};
+        (void)store.append(u"big"_s, {points});
+    }
+    const double writeMs = static_cast<double>(timer.elapsed());
+    sb::SeriesWindow window;
+    window.width = 2000;
+    timer.restart();
+    (void)store.query(u"big"_s, u"loss"_s, window); // first query builds the block summary
+    const double coldMs = static_cast<double>(timer.elapsed());
+    std::size_t out = 0;
+    const double warm = bench::medianMs(21, [&] { out = store.query(u"big"_s, u"loss"_s, window)->x.size(); });
+    sb::SeriesWindow zoom = window;
+    zoom.from = total * 0.45;
+    zoom.to = total * 0.55;
+    const double zoomed = bench::medianMs(21, [&] { (void)store.query(u"big"_s, u"loss"_s, zoom); });
+    sb::SeriesWindow everyPoint = window;
+    everyPoint.smoothing = 1e-12; // the smoothed path reads every point: the naive M4 for comparison
+    const double scan = bench::medianMs(5, [&] { (void)store.query(u"big"_s, u"loss"_s, everyPoint); });
+    std::printf("query: %.1f M-point series written in %.0f ms; to %d px: first query %.1f ms (builds the "
+                "summary, %.1f MB)\n",
+                total / 1e6, writeMs, window.width, coldMs, store.summaryBytes() / 1e6);
+    std::printf("  warm: %.2f ms (%zu points out; target <= 20 ms: ratio %.2f); zoomed to 10%%: %.2f ms\n", warm,
+                out, warm / 20.0, zoomed);
+    std::printf("  reading every point instead (smoothed path): %.1f ms, %.1fx slower than the summary path\n",
+                scan, scan / warm);
+}
+
+void memory(const QString &binary, const QString &dir) {
+    const int runs = 100;
+    const qint64 perRun = static_cast<qint64>(1'000'000 * scale());
+    {
+        auto opened = sb::MetricStore::open(dir);
+        auto &store = *opened.value();
+        for (int r = 0; r < runs; ++r) {
+            sb::SeriesPoints points{u"loss"_s, {}};
+            points.points.resize(perRun);
+            for (qint64 i = 0; i < perRun; ++i)
+                points.points[i] = {double(i), std::sin(i * 0.001 + r) + r, 1.7e9 + i};
+            (void)store.append(u"run-%1"_s.arg(r, 3, 10, QLatin1Char('0')), {points});
+        }
+    }
+    CollectorProcess collector(binary, dir);
+    HttpClient client(collector.port);
+    const long startKb = bench::statusKb(collector.pid(), "VmRSS:");
+    double ms = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+        QElapsedTimer timer;
+        timer.start();
+        for (int r = 0; r < runs; ++r)
+            client.request("GET", u"/api/v1/series?run=run-%1&metric=loss&width=2000"_s.arg(r, 3, 10, QLatin1Char('0')).toUtf8());
+        ms = static_cast<double>(timer.elapsed());
+    }
+    const long rssKb = bench::statusKb(collector.pid(), "VmRSS:");
+    const long peakKb = bench::statusKb(collector.pid(), "VmHWM:");
+    std::printf("memory: collector serving %d runs x %.1f M points from disk (%.1f GB): RSS at start %.1f MB, "
+                "after querying every run twice %.1f MB, peak %.1f MB\n",
+                runs, perRun / 1e6, runs * perRun * 24 / 1e9, startKb / 1024.0, rssKb / 1024.0, peakKb / 1024.0);
+    std::printf("  target <= 50 MB: ratio %.2f; %d queries at 2000 px over HTTP took %.0f ms (warm pass)\n",
+                peakKb / 1024.0 / 50.0, runs, ms);
+}
+
+} // namespace
+
+int main(int argc, char *argv[]) {
+    QCoreApplication app(argc, argv);
+    if (argc < 2)
+        qFatal("usage: bench_collector PATH/TO/signalbox-collector");
+    const QString binary = QString::fromLocal8Bit(argv[1]);
+    QTemporaryDir dir;
+    std::printf("== signalbox-collector benchmark (scale %.2f)\n", scale());
+    ingest(binary, dir.path() + u"/ingest"_s);
+    query(dir.path() + u"/query"_s);
+    memory(binary, dir.path() + u"/memory"_s);
+    return 0;
+}

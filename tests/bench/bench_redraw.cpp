@@ -1,0 +1,85 @@
+// Curves view redraw: 50 runs of 1M points each, downsampled by the store to the chart's pixel
+// width (M4), then handed to the chart and painted. Prints figures; asserts nothing.
+#include "BenchUtil.h"
+#include "charts/CurveChart.h"
+#include "CurvesView.h"
+#include "metrics/MetricStore.h"
+
+#include <QApplication>
+#include <QPainter>
+#include <QPixmap>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+int main(int argc, char *argv[]) {
+    QApplication app(argc, argv);
+    const double scale = std::max(0.001, qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble());
+    const int runs = 50;
+    const qint64 perRun = static_cast<qint64>(1'000'000 * scale);
+    QTemporaryDir dir;
+    auto store = std::move(sb::MetricStore::open(dir.path())).value();
+    QRandomGenerator rng(1);
+    for (int r = 0; r < runs; ++r) {
+        sb::SeriesPoints points{u"loss"_s, {}};
+        points.points.resize(perRun);
+        double value = 2.0;
+        for (qint64 i = 0; i < perRun; ++i) {
+            value = 0.3 + (value - 0.3) * 0.99999 + (rng.generateDouble() - 0.5) * 0.02;
+            points.points[i] = {double(i), value + r * 0.01, 1.7e9 + i};
+        }
+        (void)store->append(u"run-%1"_s.arg(r), {points});
+    }
+
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(1300, 700);
+    chart.show();
+    QApplication::processEvents();
+    const int width = chart.plotWidth();
+
+    for (const double smoothing : {0.0, 0.6}) {
+        QList<sb::Curve> curves;
+        auto fetch = [&] {
+            curves.clear();
+            sb::SeriesWindow window;
+            window.width = width;
+            window.smoothing = smoothing;
+            sb::SeriesWindow raw = window;
+            raw.smoothing = 0;
+            for (int r = 0; r < runs; ++r) {
+                const QString run = u"run-%1"_s.arg(r);
+                auto toPoints = [](const sb::Downsampled &d) {
+                    QList<QPointF> p;
+                    p.reserve(static_cast<qsizetype>(d.x.size()));
+                    for (std::size_t i = 0; i < d.x.size(); ++i)
+                        p.append(QPointF(d.x[i], d.y[i]));
+                    return p;
+                };
+                const auto shown = store->query(run, u"loss"_s, window);
+                curves.append({run, sb::CurvesView::colorFor(run), toPoints(*shown),
+                               smoothing > 0 ? toPoints(*store->query(run, u"loss"_s, raw)) : QList<QPointF>()});
+            }
+        };
+        fetch(); // builds the summaries
+        const double queryMs = bench::medianMs(5, fetch);
+        qsizetype drawn = 0;
+        for (const auto &c : curves)
+            drawn += c.points.size() + c.rawPoints.size();
+        QPixmap target(chart.size());
+        const double redrawMs = bench::medianMs(11, [&] {
+            chart.setCurves(curves);
+            QPainter painter(&target);
+            chart.render(&painter);
+        });
+        std::printf("redraw: %d runs x %.1f M points, smoothing %.1f, chart %d px wide: %lld points drawn\n", runs,
+                    perRun / 1e6, smoothing, width, static_cast<long long>(drawn));
+        std::printf("  replace() + paint: %.1f ms (target <= 33 ms: ratio %.2f); store queries for all runs: "
+                    "%.1f ms\n",
+                    redrawMs, redrawMs / 33.0, queryMs);
+    }
+    return 0;
+}

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QGraphicsItem>
+#include <QPen>
+#include <QPolygonF>
+
+class QChart;
+
+namespace sb {
+
+struct Curve;
+
+// Paints the curves of a chart over its plot area. QtCharts draws the axes, grid and titles;
+// its line series build a stroked hit-test shape for every point, which costs far more than
+// drawing 50 downsampled curves, so the lines are painted here as pre-mapped polylines.
+class CurveLayer final : public QGraphicsItem {
+public:
+    explicit CurveLayer(QChart *chart);
+
+    void setCurves(const QList<Curve> *curves, bool logY);
+    // Maps the curves to pixels again; call when the axes' ranges or the plot area change.
+    void remap(double xMin, double xMax, double yMin, double yMax);
+
+    int lineCount() const { return static_cast<int>(m_lines.size()); }
+    qsizetype pointCount() const;
+
+    QRectF boundingRect() const override;
+    void paint(QPainter *painter, const QStyleOptionGraphicsItem *option, QWidget *widget) override;
+
+private:
+    struct Line {
+        QPen pen;
+        QPolygonF pixels;
+    };
+    QChart *m_chart;
+    const QList<Curve> *m_curves = nullptr;
+    bool m_logY = false;
+    QList<Line> m_lines;
+};
+
+} // namespace sb
