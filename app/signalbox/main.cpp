@@ -85,7 +85,9 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption after(
         u"after"_s, u"Seconds to wait before --screenshot (default 3)."_s, u"seconds"_s, u"3"_s);
     const QCommandLineOption view(u"view"_s, u"Open on curves, jobs or nodes."_s, u"name"_s);
-    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view});
+    const QCommandLineOption watch(
+        u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
+    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view, watch});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
@@ -97,6 +99,7 @@ int main(int argc, char *argv[]) {
         sb::Collector::Options options;
         options.dataDir = data + u"/collector"_s;
         options.port = sb::kDefaultCollectorPort;
+        options.watchDirs = parser.values(watch);
         auto started = sb::EmbeddedCollector::start(options);
         if (!started && started.error().contains(u"cannot listen"_s)) {
             options.port = 0; // the usual port is taken: any free one will do

@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSaveFile>
+#include <QSysInfo>
 #include <QTimer>
 
 #include <csignal>
@@ -63,7 +64,7 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
     job.id = u"%1-%2"_s.arg(base).arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16,
                                       QLatin1Char('0'));
     job.backend = name();
-    job.node = u"localhost"_s;
+    job.node = QSysInfo::machineHostName();
     job.spec = spec;
     job.spec.workingDirectory = workingDirectory;
     job.submitted = QDateTime::currentDateTime();

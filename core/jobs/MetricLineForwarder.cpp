@@ -4,7 +4,11 @@
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 
+#include <QJsonObject>
+
 namespace sb {
+
+using namespace Qt::StringLiterals;
 
 MetricLineForwarder::MetricLineForwarder(CollectorClient *collector, QObject *parent)
     : QObject(parent)
@@ -15,12 +19,28 @@ void MetricLineForwarder::watch(JobBackend *backend) {
     connect(backend, &JobBackend::logAppended, this,
             [this](const QString &job, const QByteArray &data) {
                 const QByteArray lines = takeMetricLines(job, data);
-                if (!lines.isEmpty())
+                if (!lines.isEmpty()) {
                     m_collector->pushLines(job, lines);
+                    m_sentLines.insert(job);
+                }
             });
     connect(backend, &JobBackend::jobChanged, this, [this](const Job &job) {
-        if (job.finishedState())
-            m_partial.remove(job.id);
+        if (!job.finishedState())
+            return;
+        m_partial.remove(job.id);
+        if (!m_sentLines.remove(job.id))
+            return;
+        const QString status = job.state == JobState::Succeeded ? u"finished"_s
+                               : job.state == JobState::Stopped ? u"stopped"_s
+                                                                : u"failed"_s;
+        const QJsonObject info{
+            {u"status"_s, status},
+            {u"host"_s, job.node},
+            {u"end"_s, static_cast<double>(job.finished.toMSecsSinceEpoch()) / 1000.0}};
+        m_collector->postJson(
+            u"/api/v1/push"_s, {},
+            QJsonDocument(QJsonObject{{u"run"_s, job.id}, {u"info"_s, info}}).toJson(), this,
+            [](const Result<QJsonDocument> &) {});
     });
 }
 

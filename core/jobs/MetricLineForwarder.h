@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 
 namespace sb {
 
@@ -9,7 +10,8 @@ class CollectorClient;
 class JobBackend;
 
 // Sends the metric lines that jobs print to the collector, as the job's run. Only complete
-// lines carrying the metric prefix travel; everything else stays in the job's log.
+// lines carrying the metric prefix travel; everything else stays in the job's log. When a job
+// that sent metric lines ends, its run gets the job's host, final status and end time.
 class MetricLineForwarder final : public QObject {
     Q_OBJECT
 public:
@@ -22,6 +24,7 @@ public:
 private:
     CollectorClient *m_collector;
     QHash<QString, QByteArray> m_partial;
+    QSet<QString> m_sentLines; // jobs whose runs exist in the collector
 };
 
 } // namespace sb

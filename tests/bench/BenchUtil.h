@@ -32,7 +32,11 @@ inline long statusKb(qint64 pid, const char *field) {
         return -1;
     for (const QByteArray &line : file.readAll().split('\n')) {
         if (line.startsWith(field))
-            return line.mid(static_cast<int>(qstrlen(field)) + 1).trimmed().split(' ').front().toLong();
+            return line.mid(static_cast<int>(qstrlen(field)) + 1)
+                .trimmed()
+                .split(' ')
+                .front()
+                .toLong();
     }
     return -1;
 }
@@ -44,7 +48,8 @@ inline double cpuSeconds(qint64 pid) {
         return -1;
     const QByteArray stat = file.readAll();
     const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
-    return (fields[11].toDouble() + fields[12].toDouble()) / static_cast<double>(sysconf(_SC_CLK_TCK));
+    return (fields[11].toDouble() + fields[12].toDouble()) /
+           static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 } // namespace bench

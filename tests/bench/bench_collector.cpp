@@ -51,7 +51,8 @@ struct CollectorProcess {
         process.waitForReadyRead(30000);
         const QByteArray line = process.readLine();
         if (!line.contains("listening"))
-            qFatal("collector did not start: %s %s", line.constData(), process.readAllStandardError().constData());
+            qFatal("collector did not start: %s %s", line.constData(),
+                   process.readAllStandardError().constData());
     }
     ~CollectorProcess() {
         process.terminate();
@@ -71,10 +72,12 @@ public:
         if (!m_socket.waitForConnected(10000))
             qFatal("cannot connect to the collector");
     }
-    QByteArray request(const QByteArray &method, const QByteArray &path, const QByteArray &body = {}) {
+    QByteArray request(const QByteArray &method, const QByteArray &path,
+                       const QByteArray &body = {}) {
         QByteArray head = method + ' ' + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
         if (!body.isEmpty())
-            head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+            head += "Content-Type: application/json\r\nContent-Length: " +
+                    QByteArray::number(body.size()) + "\r\n";
         head += "\r\n";
         m_socket.write(head);
         m_socket.write(body);
@@ -87,7 +90,9 @@ public:
             response += m_socket.readAll();
             if (headerEnd < 0 && (headerEnd = response.indexOf("\r\n\r\n")) >= 0) {
                 const qsizetype at = response.toLower().indexOf("content-length:");
-                length = response.mid(at + 15, response.indexOf('\r', at) - at - 15).trimmed().toLongLong();
+                length = response.mid(at + 15, response.indexOf('\r', at) - at - 15)
+                             .trimmed()
+                             .toLongLong();
             }
             if (headerEnd >= 0 && response.size() >= headerEnd + 4 + length)
                 break;
@@ -111,9 +116,11 @@ QByteArray pushBody(const QString &run, int metrics, int points, int firstStep) 
             values.append(std::exp(-(firstStep + i) / 1e5) + rng.generateDouble() * 0.01);
             times.append(1.7e9 + (firstStep + i) * 0.05);
         }
-        series[u"metric%1"_s.arg(m)] = QJsonObject{{u"step"_s, steps}, {u"value"_s, values}, {u"time"_s, times}};
+        series[u"metric%1"_s.arg(m)] =
+            QJsonObject{{u"step"_s, steps}, {u"value"_s, values}, {u"time"_s, times}};
     }
-    return QJsonDocument(QJsonObject{{u"run"_s, run}, {u"series"_s, series}}).toJson(QJsonDocument::Compact);
+    return QJsonDocument(QJsonObject{{u"run"_s, run}, {u"series"_s, series}})
+        .toJson(QJsonDocument::Compact);
 }
 
 void ingest(const QString &binary, const QString &dir) {
@@ -141,12 +148,14 @@ void ingest(const QString &binary, const QString &dir) {
     const double wallRate = totalPoints / (ms / 1000);
     const double cpuRate = totalPoints / cpu;
     const double parseRate = totalPoints / (parseMs / 1000);
-    std::printf("ingest: %.0f points in %d batched pushes of %d points (%.1f MB of JSON each)\n", totalPoints,
-                batches, metrics * points, bodies[0].size() / 1e6);
-    std::printf("  collector pinned to one core: %.2f M points/s wall, %.2f M points per collector CPU-second\n",
+    std::printf("ingest: %.0f points in %d batched pushes of %d points (%.1f MB of JSON each)\n",
+                totalPoints, batches, metrics * points, bodies[0].size() / 1e6);
+    std::printf("  collector pinned to one core: %.2f M points/s wall, %.2f M points per collector "
+                "CPU-second\n",
                 wallRate / 1e6, cpuRate / 1e6);
-    std::printf("  target 1 M points/s: ratio %.2f; against parsing the same JSON alone (%.2f M/s): %.2f\n",
-                cpuRate / 1e6, parseRate / 1e6, cpuRate / parseRate);
+    std::printf(
+        "  target 1 M points/s: ratio %.2f; against parsing the same JSON alone (%.2f M/s): %.2f\n",
+        cpuRate / 1e6, parseRate / 1e6, cpuRate / parseRate);
 }
 
 void query(const QString &dir) {
@@ -161,7 +170,8 @@ void query(const QString &dir) {
         sb::SeriesPoints points{u"loss"_s, {}};
         points.points.resize(batch);
         for (qint64 i = 0; i < batch; ++i)
-            points.points[i] = {double(first + i), std::exp(-(first + i) / 3e6) + rng.generateDouble() * 0.05,
+            points.points[i] = {double(first + i),
+                                std::exp(-(first + i) / 3e6) + rng.generateDouble() * 0.05,
                                 1.7e9 + (first + i) * 0.01};
         (void)store.append(u"big"_s, {points});
     }
@@ -172,20 +182,27 @@ void query(const QString &dir) {
     (void)store.query(u"big"_s, u"loss"_s, window); // first query builds the block summary
     const double coldMs = static_cast<double>(timer.elapsed());
     std::size_t out = 0;
-    const double warm = bench::medianMs(21, [&] { out = store.query(u"big"_s, u"loss"_s, window)->x.size(); });
+    const double warm =
+        bench::medianMs(21, [&] { out = store.query(u"big"_s, u"loss"_s, window)->x.size(); });
     sb::SeriesWindow zoom = window;
     zoom.from = total * 0.45;
     zoom.to = total * 0.55;
-    const double zoomed = bench::medianMs(21, [&] { (void)store.query(u"big"_s, u"loss"_s, zoom); });
+    const double zoomed =
+        bench::medianMs(21, [&] { (void)store.query(u"big"_s, u"loss"_s, zoom); });
     sb::SeriesWindow everyPoint = window;
-    everyPoint.smoothing = 1e-12; // the smoothed path reads every point: the naive M4 for comparison
-    const double scan = bench::medianMs(5, [&] { (void)store.query(u"big"_s, u"loss"_s, everyPoint); });
-    std::printf("query: %.1f M-point series written in %.0f ms; to %d px: first query %.1f ms (builds the "
-                "summary, %.1f MB)\n",
-                total / 1e6, writeMs, window.width, coldMs, store.summaryBytes() / 1e6);
-    std::printf("  warm: %.2f ms (%zu points out; target <= 20 ms: ratio %.2f); zoomed to 10%%: %.2f ms\n", warm,
-                out, warm / 20.0, zoomed);
-    std::printf("  reading every point instead (smoothed path): %.1f ms, %.1fx slower than the summary path\n",
+    everyPoint.smoothing =
+        1e-12; // the smoothed path reads every point: the naive M4 for comparison
+    const double scan =
+        bench::medianMs(5, [&] { (void)store.query(u"big"_s, u"loss"_s, everyPoint); });
+    std::printf(
+        "query: %.1f M-point series written in %.0f ms; to %d px: first query %.1f ms (builds the "
+        "summary, %.1f MB)\n",
+        total / 1e6, writeMs, window.width, coldMs, store.summaryBytes() / 1e6);
+    std::printf(
+        "  warm: %.2f ms (%zu points out; target <= 20 ms: ratio %.2f); zoomed to 10%%: %.2f ms\n",
+        warm, out, warm / 20.0, zoomed);
+    std::printf("  reading every point instead (smoothed path): %.1f ms, %.1fx slower than the "
+                "summary path\n",
                 scan, scan / warm);
 }
 
@@ -211,16 +228,21 @@ void memory(const QString &binary, const QString &dir) {
         QElapsedTimer timer;
         timer.start();
         for (int r = 0; r < runs; ++r)
-            client.request("GET", u"/api/v1/series?run=run-%1&metric=loss&width=2000"_s.arg(r, 3, 10, QLatin1Char('0')).toUtf8());
+            client.request("GET", u"/api/v1/series?run=run-%1&metric=loss&width=2000"_s
+                                      .arg(r, 3, 10, QLatin1Char('0'))
+                                      .toUtf8());
         ms = static_cast<double>(timer.elapsed());
     }
     const long rssKb = bench::statusKb(collector.pid(), "VmRSS:");
     const long peakKb = bench::statusKb(collector.pid(), "VmHWM:");
-    std::printf("memory: collector serving %d runs x %.1f M points from disk (%.1f GB): RSS at start %.1f MB, "
+    std::printf("memory: collector serving %d runs x %.1f M points from disk (%.1f GB): RSS at "
+                "start %.1f MB, "
                 "after querying every run twice %.1f MB, peak %.1f MB\n",
-                runs, perRun / 1e6, runs * perRun * 24 / 1e9, startKb / 1024.0, rssKb / 1024.0, peakKb / 1024.0);
-    std::printf("  target <= 50 MB: ratio %.2f; %d queries at 2000 px over HTTP took %.0f ms (warm pass)\n",
-                peakKb / 1024.0 / 50.0, runs, ms);
+                runs, perRun / 1e6, runs * perRun * 24 / 1e9, startKb / 1024.0, rssKb / 1024.0,
+                peakKb / 1024.0);
+    std::printf(
+        "  target <= 50 MB: ratio %.2f; %d queries at 2000 px over HTTP took %.0f ms (warm pass)\n",
+        peakKb / 1024.0 / 50.0, runs, ms);
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 // Curves view redraw: 50 runs of 1M points each, downsampled by the store to the chart's pixel
 // width (M4), then handed to the chart and painted. Prints figures; asserts nothing.
 #include "BenchUtil.h"
-#include "charts/CurveChart.h"
 #include "CurvesView.h"
+#include "charts/CurveChart.h"
 #include "metrics/MetricStore.h"
 
 #include <QApplication>
@@ -18,7 +18,8 @@ using namespace Qt::StringLiterals;
 
 int main(int argc, char *argv[]) {
     QApplication app(argc, argv);
-    const double scale = std::max(0.001, qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble());
+    const double scale =
+        std::max(0.001, qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble());
     const int runs = 50;
     const qint64 perRun = static_cast<qint64>(1'000'000 * scale);
     QTemporaryDir dir;
@@ -61,7 +62,8 @@ int main(int argc, char *argv[]) {
                 };
                 const auto shown = store->query(run, u"loss"_s, window);
                 curves.append({run, sb::CurvesView::colorFor(run), toPoints(*shown),
-                               smoothing > 0 ? toPoints(*store->query(run, u"loss"_s, raw)) : QList<QPointF>()});
+                               smoothing > 0 ? toPoints(*store->query(run, u"loss"_s, raw))
+                                             : QList<QPointF>()});
             }
         };
         fetch(); // builds the summaries
@@ -75,9 +77,11 @@ int main(int argc, char *argv[]) {
             QPainter painter(&target);
             chart.render(&painter);
         });
-        std::printf("redraw: %d runs x %.1f M points, smoothing %.1f, chart %d px wide: %lld points drawn\n", runs,
-                    perRun / 1e6, smoothing, width, static_cast<long long>(drawn));
-        std::printf("  replace() + paint: %.1f ms (target <= 33 ms: ratio %.2f); store queries for all runs: "
+        std::printf("redraw: %d runs x %.1f M points, smoothing %.1f, chart %d px wide: %lld "
+                    "points drawn\n",
+                    runs, perRun / 1e6, smoothing, width, static_cast<long long>(drawn));
+        std::printf("  replace() + paint: %.1f ms (target <= 33 ms: ratio %.2f); store queries for "
+                    "all runs: "
                     "%.1f ms\n",
                     redrawMs, redrawMs / 33.0, queryMs);
     }

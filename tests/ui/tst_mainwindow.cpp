@@ -13,6 +13,7 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QSysInfo>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -101,6 +102,18 @@ void TestMainWindow::rendersEveryView() {
         });
     };
     QTRY_VERIFY_WITH_TIMEOUT(settled(), 10000);
+
+    // The job that only printed metric lines: its run gets the job's final status and host.
+    auto printerStatus = [&] {
+        sb::RunsModel *runs = curves->runsModel();
+        for (int row = 0; row < runs->rowCount(); ++row) {
+            if (runs->runAt(row) == *job)
+                return QString(runs->index(row, 1).data().toString() + u"@"_s +
+                               runs->index(row, 2).data().toString());
+        }
+        return QString();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(printerStatus(), u"finished@"_s + QSysInfo::machineHostName(), 10000);
 
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QDir().mkpath(shots);

@@ -27,7 +27,9 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
     const QRectF plot = m_chart->plotArea();
     if (!m_curves || !(xMax > xMin) || !(yMax > yMin) || plot.isEmpty())
         return;
-    auto yOf = [this](double y) { return m_logY ? std::log10(y) : y; };
+    auto yOf = [this](double y) {
+        return m_logY ? std::log10(y) : y;
+    };
     const double y0 = yOf(yMin);
     const double sx = plot.width() / (xMax - xMin);
     const double sy = plot.height() / (yOf(yMax) - y0);
@@ -37,7 +39,8 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
         for (const QPointF &p : points) {
             if (m_logY && p.y() <= 0)
                 continue;
-            pixels.append(QPointF(plot.left() + (p.x() - xMin) * sx, plot.bottom() - (yOf(p.y()) - y0) * sy));
+            pixels.append(
+                QPointF(plot.left() + (p.x() - xMin) * sx, plot.bottom() - (yOf(p.y()) - y0) * sy));
         }
         return pixels;
     };
@@ -60,7 +63,9 @@ qsizetype CurveLayer::pointCount() const {
     return n;
 }
 
-QRectF CurveLayer::boundingRect() const { return m_chart->plotArea(); }
+QRectF CurveLayer::boundingRect() const {
+    return m_chart->plotArea();
+}
 
 void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) {
     painter->save();
