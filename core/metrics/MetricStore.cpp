@@ -94,12 +94,18 @@ private:
     int m_fd;
 };
 
-// A series file read with pread, for the downsampler.
+// A series file opened for reading with pread: the downsampler's and the exporter's source.
 class SeriesFileSource final : public PointSource {
 public:
     SeriesFileSource(int fd, qint64 count)
         : m_fd(fd)
         , m_count(count) {}
+    ~SeriesFileSource() override {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    SeriesFileSource(const SeriesFileSource &) = delete;
+    SeriesFileSource &operator=(const SeriesFileSource &) = delete;
     qint64 size() const override { return m_count; }
     void read(qint64 first, qint64 count, MetricPoint *out) const override {
         if (!readAll(m_fd, reinterpret_cast<char *>(out), count * kPointSize,
@@ -111,6 +117,15 @@ private:
     int m_fd;
     qint64 m_count;
 };
+
+// The 16 bytes every series file starts with: magic, format version, point size.
+QByteArray seriesHeader() {
+    char header[kHeaderSize] = {};
+    std::memcpy(header, kSeriesMagic.data(), kSeriesMagic.size());
+    qToLittleEndian<quint32>(1, header + 8);
+    qToLittleEndian<quint32>(kPointSize, header + 12);
+    return QByteArray(header, kHeaderSize);
+}
 
 } // namespace
 
@@ -215,11 +230,9 @@ Status MetricStore::load() {
         if (!fd.valid() || ::fstat(fd.get(), &info) != 0)
             return fail(systemError(u"cannot open %1"_s.arg(QString::fromLocal8Bit(path))));
         if (info.st_size < kHeaderSize) {
-            char header[kHeaderSize] = {};
-            std::memcpy(header, kSeriesMagic.data(), kSeriesMagic.size());
-            qToLittleEndian<quint32>(1, header + 8);
-            qToLittleEndian<quint32>(kPointSize, header + 12);
-            if (!writeAll(fd.get(), header, kHeaderSize, 0) || ::ftruncate(fd.get(), kHeaderSize))
+            const QByteArray header = seriesHeader();
+            if (!writeAll(fd.get(), header.constData(), kHeaderSize, 0) ||
+                ::ftruncate(fd.get(), kHeaderSize))
                 return fail(systemError(u"cannot write %1"_s.arg(QString::fromLocal8Bit(path))));
             info.st_size = kHeaderSize;
         }
@@ -238,8 +251,10 @@ Status MetricStore::load() {
         if (info.st_size != kHeaderSize + series->count * kPointSize &&
             ::ftruncate(fd.get(), kHeaderSize + series->count * kPointSize) != 0)
             return fail(systemError(u"cannot truncate %1"_s.arg(QString::fromLocal8Bit(path))));
-        if (series->count > 0)
-            SeriesFileSource(fd.get(), series->count).read(series->count - 1, 1, &series->last);
+        if (series->count > 0 &&
+            !readAll(fd.get(), reinterpret_cast<char *>(&series->last), kPointSize,
+                     kHeaderSize + (series->count - 1) * kPointSize))
+            return fail(systemError(u"cannot read %1"_s.arg(QString::fromLocal8Bit(path))));
     }
 
     if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty()) {
@@ -307,11 +322,8 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
     series->metric = metric;
     const QByteArray path = QFile::encodeName(seriesPath(series->id));
     Fd fd(::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    char header[kHeaderSize] = {};
-    std::memcpy(header, kSeriesMagic.data(), kSeriesMagic.size());
-    qToLittleEndian<quint32>(1, header + 8);
-    qToLittleEndian<quint32>(kPointSize, header + 12);
-    if (!fd.valid() || !writeAll(fd.get(), header, kHeaderSize))
+    const QByteArray header = seriesHeader();
+    if (!fd.valid() || !writeAll(fd.get(), header.constData(), kHeaderSize))
         return fail(systemError(u"cannot create %1"_s.arg(QString::fromLocal8Bit(path))));
     appendRecord(
         journal, RecordType::SeriesCreated,
@@ -452,16 +464,25 @@ std::size_t MetricStore::summaryBytes() const {
     return bytes;
 }
 
+Result<std::unique_ptr<PointSource>> MetricStore::reader(const QString &run, const QString &metric,
+                                                         Series **series) const {
+    *series = find(run, metric);
+    if (!*series)
+        return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
+    const QString path = seriesPath((*series)->id);
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return fail(systemError(u"cannot read %1"_s.arg(path)));
+    return std::unique_ptr<PointSource>(new SeriesFileSource(fd, (*series)->count));
+}
+
 Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
                                        SeriesWindow window) {
-    Series *series = find(run, metric);
-    if (!series)
-        return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
-    const QByteArray path = QFile::encodeName(seriesPath(series->id));
-    Fd fd(::open(path.constData(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid())
-        return fail(systemError(u"cannot read %1"_s.arg(seriesPath(series->id))));
-    const SeriesFileSource source(fd.get(), series->count);
+    Series *series = nullptr;
+    auto opened = reader(run, metric, &series);
+    if (!opened)
+        return fail(opened.error());
+    const PointSource &source = **opened;
     if (!series->summary)
         series->summary.emplace();
     series->summary->update(source);
@@ -471,14 +492,11 @@ Result<Downsampled> MetricStore::query(const QString &run, const QString &metric
 }
 
 Status MetricStore::exportCsv(const QString &run, const QString &metric, QIODevice *out) {
-    Series *series = find(run, metric);
-    if (!series)
-        return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
-    const QByteArray path = QFile::encodeName(seriesPath(series->id));
-    Fd fd(::open(path.constData(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid())
-        return fail(systemError(u"cannot read %1"_s.arg(seriesPath(series->id))));
-    const SeriesFileSource source(fd.get(), series->count);
+    Series *series = nullptr;
+    auto opened = reader(run, metric, &series);
+    if (!opened)
+        return fail(opened.error());
+    const PointSource &source = **opened;
     out->write("step,value,wall_time\n");
     constexpr qint64 chunk = 8192;
     std::vector<MetricPoint> buffer(chunk);

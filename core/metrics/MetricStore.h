@@ -74,6 +74,8 @@ private:
     Status compactJournal();
     QString seriesPath(quint32 id) const;
     Series *find(const QString &run, const QString &metric) const;
+    Result<std::unique_ptr<PointSource>> reader(const QString &run, const QString &metric,
+                                                Series **series) const;
     Result<Series *> create(const QString &run, const QString &metric, QByteArray *journal);
 
     QString m_directory;
