@@ -54,7 +54,7 @@ def metric_line(values, step=None, wall=None):
 class Run:
     """One run's connection to the collector. Use the module functions unless you need two."""
 
-    def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.5,
+    def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.25,
                  max_queue=1_000_000, on_ack=None, out=None):
         self.name = run or os.environ.get("SIGNALBOX_RUN") or "%s-%s" % (
             os.path.splitext(os.path.basename(sys.argv[0] or "python"))[0] or "run",

@@ -2,6 +2,7 @@
 
 #include "CurveLayer.h"
 
+#include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLogValueAxis>
 #include <QMouseEvent>
@@ -68,6 +69,10 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     setMouseTracking(true);
     setMinimumHeight(220);
     m_zoomBand = new QRubberBand(QRubberBand::Rectangle, this);
+    m_readoutBox = new QGraphicsRectItem(c);
+    m_readoutBox->setZValue(9);
+    m_readoutBox->setPen(Qt::NoPen);
+    m_readoutBox->hide();
     m_readout = new QGraphicsSimpleTextItem(c);
     m_readout->setZValue(10);
     m_readout->hide();
@@ -290,12 +295,14 @@ void CurveChart::resizeEvent(QResizeEvent *event) {
 
 void CurveChart::leaveEvent(QEvent *event) {
     m_readout->hide();
+    m_readoutBox->hide();
     QChartView::leaveEvent(event);
 }
 
 void CurveChart::showReadout(const QPointF &position) {
     if (!chart()->plotArea().contains(position) || m_curves.isEmpty()) {
         m_readout->hide();
+        m_readoutBox->hide();
         return;
     }
     const double x = valueAt(position).x();
@@ -315,8 +322,13 @@ void CurveChart::showReadout(const QPointF &position) {
     if (at.y() + box.height() > plot.bottom())
         at.setY(position.y() - box.height() - 12);
     m_readout->setPos(at);
-    m_readout->setBrush(palette().color(QPalette::Text));
+    m_readout->setBrush(palette().color(QPalette::ToolTipText));
     m_readout->show();
+    QColor background = palette().color(QPalette::ToolTipBase);
+    background.setAlphaF(0.9);
+    m_readoutBox->setBrush(background);
+    m_readoutBox->setRect(QRectF(at, box.size()).adjusted(-4, -3, 4, 3));
+    m_readoutBox->show();
 }
 
 } // namespace sb

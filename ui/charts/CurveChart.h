@@ -9,6 +9,7 @@
 
 class QAbstractAxis;
 class QValueAxis;
+class QGraphicsRectItem;
 class QGraphicsSimpleTextItem;
 class QRubberBand;
 
@@ -40,7 +41,7 @@ public:
     // The x range the user zoomed to; unset while the chart fits its data.
     std::optional<std::pair<double, double>> xRange() const { return m_userRange; }
     int plotWidth() const;
-    QString metric() const { return m_metric; }
+    QString metricName() const { return m_metric; }
     const QList<Curve> &curves() const { return m_curves; }
     // Lines and points on screen, after log-y dropped what it cannot show.
     int drawnLines() const;
@@ -80,6 +81,7 @@ private:
     std::optional<QPoint> m_zoomFrom;
     QRubberBand *m_zoomBand;
     QGraphicsSimpleTextItem *m_readout;
+    QGraphicsRectItem *m_readoutBox; // keeps the readout legible over the curves
 };
 
 } // namespace sb
