@@ -114,7 +114,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothingLabel = new QLabel;
     m_xAxis = new QComboBox;
     m_xAxis->addItem(tr("Step"), static_cast<int>(XAxis::Step));
-    m_xAxis->addItem(tr("Relative time"), static_cast<int>(XAxis::RelativeTime));
+    m_xAxis->addItem(tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));
     m_xAxis->addItem(tr("Wall time"), static_cast<int>(XAxis::WallTime));
     m_logY = new QCheckBox(tr("Log y"));
     auto *reset = new QPushButton(tr("Reset zoom"));
@@ -168,8 +168,10 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     });
     m_smoothingLabel->setText(QString::number(m_smoothing->value() / 100.0, 'f', 2));
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this, refetchAll] {
+        const bool wallClock = m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime);
         for (CurveChart *chart : std::as_const(m_charts)) {
             chart->setXTitle(m_xAxis->currentText());
+            chart->setTimeAxis(wallClock);
             chart->resetZoom();
         }
         refetchAll();
@@ -257,6 +259,7 @@ void CurvesView::rebuildCharts() {
         if (!chart) {
             chart = new CurveChart(metric);
             chart->setXTitle(m_xAxis->currentText());
+            chart->setTimeAxis(m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime));
             chart->setLogY(m_logY->isChecked());
             connect(chart, &CurveChart::viewportChanged, this, [this, chart] {
                 m_dirty.insert(chart);

@@ -1,5 +1,6 @@
 #include "charts/CurveChart.h"
 
+#include <QDateTimeAxis>
 #include <QSignalSpy>
 #include <QTest>
 #include <QValueAxis>
@@ -25,6 +26,7 @@ private Q_SLOTS:
     void wheelZoomSurvivesLiveUpdates();
     void rubberBandZoomAndRightClickReset();
     void logYDropsNonPositivePoints();
+    void wallClockAxis();
 };
 
 void TestCurveChart::fitsAndReplacesSeries() {
@@ -95,6 +97,24 @@ void TestCurveChart::logYDropsNonPositivePoints() {
     QCOMPARE(chart.drawnPoints(), 6);
     chart.setLogY(false);
     QCOMPARE(chart.drawnPoints(), 10);
+}
+
+void TestCurveChart::wallClockAxis() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QList<QPointF> points{{1.7e9, 1.0}, {1.7e9 + 3600, 0.5}};
+    chart.setTimeAxis(true);
+    chart.setCurves({{u"a"_s, Qt::red, points, {}}});
+    auto *axis = qobject_cast<QDateTimeAxis *>(chart.chart()->axes(Qt::Horizontal).front());
+    QVERIFY(axis);
+    QCOMPARE(axis->min().toSecsSinceEpoch(), qint64(1.7e9));
+    QCOMPARE(axis->max().toSecsSinceEpoch(), qint64(1.7e9 + 3600));
+    QCOMPARE(chart.drawnPoints(), 2);
+    chart.setTimeAxis(false);
+    QVERIFY(xAxis(chart));
+    QCOMPARE(xAxis(chart)->min(), 1.7e9);
 }
 
 QTEST_MAIN(TestCurveChart)

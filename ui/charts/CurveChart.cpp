@@ -2,6 +2,8 @@
 
 #include "CurveLayer.h"
 
+#include <QDateTime>
+#include <QDateTimeAxis>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLogValueAxis>
@@ -54,15 +56,13 @@ std::optional<QPointF> nearest(const QList<QPointF> &points, double x) {
 CurveChart::CurveChart(const QString &title, QWidget *parent)
     : QChartView(new QChart, parent)
     , m_metric(title)
-    , m_xAxis(new QValueAxis)
     , m_layer(new CurveLayer(chart())) {
     QChart *c = chart();
     c->setTitle(title);
     c->legend()->hide();
     c->setMargins(QMargins(4, 4, 4, 4));
     c->setBackgroundRoundness(0);
-    c->addAxis(m_xAxis, Qt::AlignBottom);
-    m_xAxis->setLabelFormat(u"%.7g"_s);
+    rebuildXAxis();
     rebuildYAxis();
     connect(c, &QChart::plotAreaChanged, this, [this] { remapCurves(); });
     setRubberBand(QChartView::NoRubberBand); // ours: QtCharts' own moves axes behind our back
@@ -106,7 +106,7 @@ QPointF CurveChart::valueAt(const QPointF &position) const {
     const auto [yMin, yMax] = yRange();
     const double fx = (position.x() - plot.left()) / plot.width();
     const double fy = (plot.bottom() - position.y()) / plot.height();
-    const double x = m_xAxis->min() + fx * (m_xAxis->max() - m_xAxis->min());
+    const double x = m_xLo + fx * (m_xHi - m_xLo);
     const double y =
         m_logY ? std::pow(10.0, std::log10(yMin) + fy * (std::log10(yMax) - std::log10(yMin)))
                : yMin + fy * (yMax - yMin);
@@ -115,7 +115,7 @@ QPointF CurveChart::valueAt(const QPointF &position) const {
 
 void CurveChart::remapCurves() {
     const auto [yMin, yMax] = yRange();
-    m_layer->remap(m_xAxis->min(), m_xAxis->max(), yMin, yMax);
+    m_layer->remap(m_xLo, m_xHi, yMin, yMax);
 }
 
 void CurveChart::fitAxes() {
@@ -160,8 +160,16 @@ void CurveChart::fitAxes() {
 }
 
 void CurveChart::setXRange(double lo, double hi, bool byUser) {
-    m_xAxis->setRange(lo, hi);
-    niceTicks(m_xAxis);
+    m_xLo = lo;
+    m_xHi = hi;
+    if (auto *values = qobject_cast<QValueAxis *>(m_xAxis)) {
+        values->setRange(lo, hi);
+        niceTicks(values);
+    } else if (auto *times = qobject_cast<QDateTimeAxis *>(m_xAxis)) {
+        times->setRange(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(lo * 1000)),
+                        QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(hi * 1000)));
+        times->setFormat(hi - lo < 2 * 86400 ? u"hh:mm:ss"_s : u"MMM d hh:mm"_s);
+    }
     remapCurves();
     if (byUser) {
         m_userRange = std::make_pair(lo, hi);
@@ -195,6 +203,33 @@ void CurveChart::setLogY(bool logY) {
     setCurves(m_curves);
 }
 
+void CurveChart::setTimeAxis(bool wallClock) {
+    if (wallClock == (qobject_cast<QDateTimeAxis *>(m_xAxis) != nullptr))
+        return;
+    m_wallClock = wallClock;
+    rebuildXAxis();
+    setXRange(m_xLo, m_xHi, false);
+}
+
+void CurveChart::rebuildXAxis() {
+    const QString title = m_xAxis ? m_xAxis->titleText() : QString();
+    if (m_xAxis) {
+        chart()->removeAxis(m_xAxis);
+        delete m_xAxis;
+    }
+    if (m_wallClock) {
+        auto *axis = new QDateTimeAxis;
+        axis->setTickCount(6);
+        m_xAxis = axis;
+    } else {
+        auto *axis = new QValueAxis;
+        axis->setLabelFormat(u"%.7g"_s);
+        m_xAxis = axis;
+    }
+    m_xAxis->setTitleText(title);
+    chart()->addAxis(m_xAxis, Qt::AlignBottom);
+}
+
 void CurveChart::setXTitle(const QString &title) {
     m_xAxis->setTitleText(title);
 }
@@ -212,8 +247,8 @@ int CurveChart::plotWidth() const {
 
 void CurveChart::wheelEvent(QWheelEvent *event) {
     const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
-    const double lo = m_xAxis->min();
-    const double hi = m_xAxis->max();
+    const double lo = m_xLo;
+    const double hi = m_xHi;
     const double at = valueAt(event->position()).x();
     setXRange(at - (at - lo) * factor, at + (hi - at) * factor, true);
     event->accept();
@@ -246,7 +281,7 @@ void CurveChart::mouseMoveEvent(QMouseEvent *event) {
     if (m_panFrom) {
         const double dx = valueAt(*m_panFrom).x() - valueAt(event->pos()).x();
         m_panFrom = event->pos();
-        setXRange(m_xAxis->min() + dx, m_xAxis->max() + dx, true);
+        setXRange(m_xLo + dx, m_xHi + dx, true);
         event->accept();
         return;
     }

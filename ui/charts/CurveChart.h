@@ -37,6 +37,8 @@ public:
     void setCurves(const QList<Curve> &curves);
     void setLogY(bool logY);
     void setXTitle(const QString &title);
+    // x values are seconds since the epoch: label them as clock time.
+    void setTimeAxis(bool wallClock);
     void resetZoom();
     // The x range the user zoomed to; unset while the chart fits its data.
     std::optional<std::pair<double, double>> xRange() const { return m_userRange; }
@@ -60,6 +62,7 @@ protected:
     void leaveEvent(QEvent *event) override;
 
 private:
+    void rebuildXAxis();
     void rebuildYAxis();
     void fitAxes();
     void remapCurves();
@@ -70,7 +73,10 @@ private:
     void showReadout(const QPointF &position);
 
     QString m_metric;
-    QValueAxis *m_xAxis;
+    QAbstractAxis *m_xAxis = nullptr; // shows m_xLo..m_xHi, the range the curves are drawn in
+    double m_xLo = 0;
+    double m_xHi = 1;
+    bool m_wallClock = false;
     QAbstractAxis *m_yAxis = nullptr;
     bool m_logY = false;
     CurveLayer *m_layer;
