@@ -114,6 +114,7 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
 
     std::vector<SeriesPoints> series;
     qint64 count = 0;
+    const double wallNow = now();
     const QJsonObject columns = push.value(u"series"_s).toObject();
     for (auto it = columns.begin(); it != columns.end(); ++it) {
         const QJsonObject column = it.value().toObject();
@@ -130,31 +131,30 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
                 u"series \"%1\": step, value and time need the same length"_s.arg(it.key()));
         SeriesPoints points{it.key(), {}};
         points.points.resize(n);
-        const double wallNow = now();
         for (std::size_t i = 0; i < n; ++i)
             points.points[i] = {(*steps)[i], (*values)[i], walls->empty() ? wallNow : (*walls)[i]};
         count += static_cast<qint64>(n);
         series.push_back(std::move(points));
     }
-    std::vector<MetricRecord> records;
-    const QJsonArray recordArray = push.value(u"records"_s).toArray();
-    for (const auto &value : recordArray) {
-        auto record = MetricLines::fromJsonObject(value.toObject());
+    // Records join the same batch, so a push is stored whole or not at all.
+    const QJsonArray records = push.value(u"records"_s).toArray();
+    double lastStep = m_lastStep.value(run, -1);
+    for (qsizetype i = 0; i < records.size(); ++i) {
+        auto record = MetricLines::fromJsonObject(records[i].toObject());
         if (!record)
-            return fail(u"record %1: %2"_s.arg(records.size()).arg(record.error()));
-        records.push_back(std::move(record).value());
-    }
-    for (const SeriesPoints &s : series) {
-        for (const MetricPoint &p : s.points)
-            m_lastStep[run] = std::max(m_lastStep.value(run, p.step), p.step);
+            return fail(u"record %1: %2"_s.arg(i).arg(record.error()));
+        if (!record->run.isEmpty() && record->run != run)
+            return fail(u"record %1 names run \"%2\" inside a push for \"%3\""_s.arg(i).arg(
+                record->run, run));
+        lastStep = record->step.value_or(lastStep + 1);
+        appendRecord(*record, lastStep, record->wall.value_or(wallNow), &series);
+        count += static_cast<qint64>(record->values.size());
     }
     if (Status stored = m_store->append(run, series, info ? &*info : nullptr); !stored)
         return fail(stored.error());
-    if (!records.empty()) {
-        if (Status stored = ingestRecords(run, records); !stored)
-            return fail(stored.error());
-        for (const MetricRecord &r : records)
-            count += static_cast<qint64>(r.values.size());
+    for (const SeriesPoints &s : series) {
+        for (const MetricPoint &p : s.points)
+            m_lastStep[run] = std::max(m_lastStep.value(run, p.step), p.step);
     }
     if (count > 0)
         Q_EMIT pointsAdded(run);

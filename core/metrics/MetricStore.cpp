@@ -411,8 +411,12 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
     if (journal.isEmpty())
         return success();
     if (!writeAll(m_journalFd, journal.constData(), journal.size())) {
+        const Error error{systemError(u"cannot append to the journal"_s)};
+        // Torn bytes left mid-journal would make recovery cut every later commit.
+        if (::ftruncate(m_journalFd, m_journalSize) != 0)
+            m_recoveryNotes << systemError(u"cannot cut a torn journal append"_s);
         rollBack();
-        return fail(systemError(u"cannot append to the journal"_s));
+        return error;
     }
     m_journalSize += journal.size();
 

@@ -120,6 +120,10 @@ void TestCollector::rejectsMalformedPushes_data() {
     QTest::newRow("string value")
         << QByteArray(R"({"run": "r", "series": {"a": {"step": [1], "value": ["x"]}}})")
         << u"not a number"_s;
+    QTest::newRow("good series, record of another run")
+        << QByteArray(
+               R"({"run": "r", "series": {"a": {"step": [1], "value": [1]}}, "records": [{"run": "x", "b": 1}]})")
+        << u"names run"_s;
     QTest::newRow("bad record") << QByteArray(
                                        R"({"run": "r", "records": [{"loss": 1}, {"note": "x"}]})")
                                 << u"record 1"_s;
