@@ -106,8 +106,9 @@ class Run:
             self._wake.clear()
             stopping = self._stop
             self._flush()
-            if stopping:
+            while stopping and self._queue:  # finish() sends everything that was logged
                 self._flush()
+            if stopping:
                 return
 
     def _flush(self):

@@ -32,6 +32,15 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(run.printed, 5)
         self.assertEqual(run.acknowledged, 0)
 
+    def test_finish_sends_a_large_backlog(self):
+        out = io.StringIO()
+        run = signalbox.Run(run="r", collector=UNREACHABLE, out=out, flush_interval=60)
+        for i in range(250_000):  # more than one batch's worth, all queued before the first send
+            run.log({"x": i})
+        run.finish()
+        self.assertEqual(run.printed, 250_000)
+        self.assertEqual(run.dropped, 0)
+
     def test_non_finite_values_are_encoded(self):
         line = signalbox.metric_line({"a": math.nan, "b": math.inf, "c": -math.inf, "d": 1}, step=3)
         self.assertTrue(line.startswith("@signalbox {"))

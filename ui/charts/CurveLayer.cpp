@@ -44,11 +44,16 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
         }
         return pixels;
     };
-    for (const Curve &curve : *m_curves) { // faint raw curves first, so every solid one is on top
+    // Faint raw curves first, so every solid one is on top. Faint is the colour mixed with the
+    // background rather than drawn translucent: opaque lines take the raster engine's fast path.
+    const QColor base = m_chart->backgroundBrush().color();
+    for (const Curve &curve : *m_curves) {
         if (curve.rawPoints.isEmpty())
             continue;
-        QColor faint = curve.color;
-        faint.setAlphaF(0.25);
+        const QColor &c = curve.color;
+        const QColor faint = QColor::fromRgbF(0.75f * base.redF() + 0.25f * c.redF(),
+                                              0.75f * base.greenF() + 0.25f * c.greenF(),
+                                              0.75f * base.blueF() + 0.25f * c.blueF());
         m_lines.append({QPen(faint, 0), map(curve.rawPoints)});
     }
     for (const Curve &curve : *m_curves)
