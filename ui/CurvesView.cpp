@@ -294,11 +294,16 @@ void CurvesView::requestChart(CurveChart *chart) {
         return;
     }
     const SeriesWindow window = windowFor(chart);
-    const QString key = u"%1|%2|%3|%4|%5"_s.arg(xAxisName(window.axis))
+    const QStringList checked = m_runs->checkedRuns();
+    // Raw curves behind the smoothed ones help with a few runs; with many they are a muddy band
+    // that costs most of the redraw, so they are left out.
+    const bool withRaw = checked.size() <= kMaxRunsWithRawCurves;
+    const QString key = u"%1|%2|%3|%4|%5|%6"_s.arg(xAxisName(window.axis))
                             .arg(window.from.value_or(qQNaN()))
                             .arg(window.to.value_or(qQNaN()))
                             .arg(window.width)
-                            .arg(window.smoothing);
+                            .arg(window.smoothing)
+                            .arg(withRaw);
     ChartCache &cache = m_cache[chart];
     if (cache.window != key) {
         cache.window = key;
@@ -306,7 +311,7 @@ void CurvesView::requestChart(CurveChart *chart) {
     }
     QStringList stale;
     QHash<QString, qint64> counts;
-    for (const QString &run : m_runs->checkedRuns()) {
+    for (const QString &run : checked) {
         const qint64 count = m_runs->pointCount(run, chart->metricName());
         const auto cached = cache.runs.constFind(run);
         if (count > 0 && (cached == cache.runs.constEnd() || cached->count != count)) {
@@ -319,7 +324,7 @@ void CurvesView::requestChart(CurveChart *chart) {
         return;
     }
     m_pending[chart] = 1;
-    m_collector->fetchSeries(stale, chart->metricName(), window, chart,
+    m_collector->fetchSeries(stale, chart->metricName(), window, withRaw, chart,
                              [this, chart, key, counts](const Result<QJsonDocument> &reply) {
                                  const bool again = m_pending.take(chart) == 2;
                                  if (!reply)

@@ -27,6 +27,8 @@ class CurvesView final : public QWidget {
 public:
     explicit CurvesView(CollectorClient *collector, QWidget *parent = nullptr);
 
+    static constexpr int kMaxRunsWithRawCurves = 10;
+
     RunsModel *runsModel() const { return m_runs; }
     QList<CurveChart *> charts() const { return m_charts.values(); }
     static QColor colorFor(const QString &run);

@@ -147,7 +147,7 @@ int main(int argc, char *argv[]) {
         sb::SeriesWindow window;
         window.width = args.value(3, u"1000"_s).toInt();
         const Json series = await<QJsonDocument>([&](QObject *ctx, auto done) {
-            client.fetchSeries({args[1]}, args[2], window, ctx, done);
+            client.fetchSeries({args[1]}, args[2], window, false, ctx, done);
         });
         if (!series)
             return failWith(series.error());

@@ -84,7 +84,8 @@ void CollectorClient::fetchRuns(const QString &filter, QObject *context, JsonCal
 }
 
 void CollectorClient::fetchSeries(const QStringList &runs, const QString &metric,
-                                  const SeriesWindow &window, QObject *context, JsonCallback done) {
+                                  const SeriesWindow &window, bool withRaw, QObject *context,
+                                  JsonCallback done) {
     QUrlQuery query;
     for (const QString &run : runs)
         query.addQueryItem(u"run"_s, run);
@@ -97,6 +98,8 @@ void CollectorClient::fetchSeries(const QStringList &runs, const QString &metric
         query.addQueryItem(u"to"_s, QString::number(*window.to, 'g', 17));
     if (window.smoothing > 0)
         query.addQueryItem(u"smoothing"_s, QString::number(window.smoothing));
+    if (window.smoothing > 0 && !withRaw)
+        query.addQueryItem(u"raw"_s, u"0"_s);
     getJson(u"/api/v1/series"_s, query, context, std::move(done));
 }
 

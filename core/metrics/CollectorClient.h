@@ -32,8 +32,9 @@ public:
                   QObject *context, JsonCallback done);
 
     void fetchRuns(const QString &filter, QObject *context, JsonCallback done);
+    // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).
     void fetchSeries(const QStringList &runs, const QString &metric, const SeriesWindow &window,
-                     QObject *context, JsonCallback done);
+                     bool withRaw, QObject *context, JsonCallback done);
     // Job output with metric lines in it; the collector ingests those and ignores the rest.
     void pushLines(const QString &run, const QByteArray &text);
 

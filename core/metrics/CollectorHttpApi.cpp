@@ -129,7 +129,7 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
                              {u"inRange"_s, result->inRange},
                              {u"x"_s, toJsonArray(result->x)},
                              {u"y"_s, toJsonArray(result->y)}};
-            if (window.smoothing > 0) {
+            if (window.smoothing > 0 && query.queryItemValue(u"raw"_s) != u"0"_s) {
                 // Charts draw the raw curve faintly behind the smoothed one: send both at once.
                 SeriesWindow raw = window;
                 raw.smoothing = 0;

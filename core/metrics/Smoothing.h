@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 namespace sb {
@@ -12,7 +13,18 @@ public:
     explicit EmaSmoother(double weight, bool constantSeries = false)
         : m_weight(weight)
         , m_passThrough(constantSeries || weight <= 0) {}
-    double next(double value);
+    double next(double value) { // inline: called once per point of a smoothed query
+        if (m_passThrough || !std::isfinite(value))
+            return value;
+        m_last = m_last * m_weight + (1 - m_weight) * value;
+        if (m_debias == 0)
+            return m_last; // the bias has decayed below double precision: no division needed
+        m_debias *= m_weight;
+        const double debiasWeight = m_weight == 1 ? 1 : 1 - m_debias;
+        if (debiasWeight == 1)
+            m_debias = 0;
+        return m_last / debiasWeight;
+    }
 
 private:
     double m_weight;

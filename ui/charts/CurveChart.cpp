@@ -170,8 +170,8 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
                         QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(hi * 1000)));
         times->setFormat(hi - lo < 2 * 86400 ? u"hh:mm:ss"_s : u"MMM d hh:mm"_s);
     }
-    remapCurves();
     if (byUser) {
+        remapCurves();
         m_userRange = std::make_pair(lo, hi);
         Q_EMIT viewportChanged();
     }
@@ -209,6 +209,7 @@ void CurveChart::setTimeAxis(bool wallClock) {
     m_wallClock = wallClock;
     rebuildXAxis();
     setXRange(m_xLo, m_xHi, false);
+    remapCurves();
 }
 
 void CurveChart::rebuildXAxis() {

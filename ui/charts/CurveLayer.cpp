@@ -9,6 +9,36 @@
 
 namespace sb {
 
+namespace {
+
+// The pixels a polyline through dense points covers, as one vertical span per pixel column:
+// each column spans its own points and reaches to where the line left the previous column.
+// Vertical spans fill far faster than the up to four short segments a column holds after M4.
+QList<QLineF> columnSpans(const QPolygonF &pixels) {
+    QList<QLineF> spans;
+    if (pixels.isEmpty())
+        return spans;
+    double column = std::floor(pixels.front().x());
+    double top = pixels.front().y();
+    double bottom = top;
+    double previous = top;
+    for (const QPointF &p : pixels) {
+        const double c = std::floor(p.x());
+        if (c != column) {
+            spans.append(QLineF(column, top, column, bottom));
+            column = c;
+            top = bottom = previous; // bridge from the last point of the column before
+        }
+        top = std::min(top, p.y());
+        bottom = std::max(bottom, p.y());
+        previous = p.y();
+    }
+    spans.append(QLineF(column, top, column, bottom));
+    return spans;
+}
+
+} // namespace
+
 CurveLayer::CurveLayer(QChart *chart)
     : QGraphicsItem(chart)
     , m_chart(chart) {
@@ -54,17 +84,17 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
         const QColor faint = QColor::fromRgbF(0.75f * base.redF() + 0.25f * c.redF(),
                                               0.75f * base.greenF() + 0.25f * c.greenF(),
                                               0.75f * base.blueF() + 0.25f * c.blueF());
-        m_lines.append({QPen(faint, 0), map(curve.rawPoints)});
+        m_lines.append({QPen(faint, 0), {}, columnSpans(map(curve.rawPoints))});
     }
     for (const Curve &curve : *m_curves)
-        m_lines.append({QPen(curve.color, 0), map(curve.points)});
+        m_lines.append({QPen(curve.color, 0), map(curve.points), {}});
     update();
 }
 
 qsizetype CurveLayer::pointCount() const {
     qsizetype n = 0;
     for (const Line &line : m_lines)
-        n += line.pixels.size();
+        n += line.pixels.size() + 2 * line.columns.size();
     return n;
 }
 
@@ -78,7 +108,10 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setRenderHint(QPainter::Antialiasing, false); // cosmetic 1 px lines: the fast path
     for (const Line &line : std::as_const(m_lines)) {
         painter->setPen(line.pen);
-        painter->drawPolyline(line.pixels);
+        if (line.columns.isEmpty())
+            painter->drawPolyline(line.pixels);
+        else
+            painter->drawLines(line.columns);
     }
     painter->restore();
 }

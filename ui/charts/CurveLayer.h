@@ -30,7 +30,8 @@ public:
 private:
     struct Line {
         QPen pen;
-        QPolygonF pixels;
+        QPolygonF pixels;      // a polyline, or
+        QList<QLineF> columns; // one vertical span per pixel column (the faint raw curves)
     };
     QChart *m_chart;
     const QList<Curve> *m_curves = nullptr;
