@@ -19,17 +19,13 @@ void MetricLineForwarder::watch(JobBackend *backend) {
     connect(backend, &JobBackend::logAppended, this,
             [this](const QString &job, const QByteArray &data) {
                 const QByteArray lines = takeMetricLines(job, data);
-                if (!lines.isEmpty()) {
+                if (!lines.isEmpty())
                     m_collector->pushLines(job, lines);
-                    m_sentLines.insert(job);
-                }
             });
     connect(backend, &JobBackend::jobChanged, this, [this](const Job &job) {
         if (!job.finishedState())
             return;
         m_partial.remove(job.id);
-        if (!m_sentLines.remove(job.id))
-            return;
         const QString status = job.state == JobState::Succeeded ? u"finished"_s
                                : job.state == JobState::Stopped ? u"stopped"_s
                                                                 : u"failed"_s;

@@ -2,7 +2,6 @@
 
 #include <QHash>
 #include <QObject>
-#include <QSet>
 
 namespace sb {
 
@@ -11,7 +10,8 @@ class JobBackend;
 
 // Sends the metric lines that jobs print to the collector, as the job's run. Only complete
 // lines carrying the metric prefix travel; everything else stays in the job's log. When a job
-// that sent metric lines ends, its run gets the job's host, final status and end time.
+// ends, its run gets the job's host, final status and end time: a run stopped or killed cannot
+// say so itself.
 class MetricLineForwarder final : public QObject {
     Q_OBJECT
 public:
@@ -24,7 +24,6 @@ public:
 private:
     CollectorClient *m_collector;
     QHash<QString, QByteArray> m_partial;
-    QSet<QString> m_sentLines; // jobs whose runs exist in the collector
 };
 
 } // namespace sb

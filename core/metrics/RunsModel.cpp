@@ -31,8 +31,12 @@ RunsModel::RunsModel(QObject *parent)
 
 void RunsModel::setRuns(const QJsonArray &runs) {
     QList<QJsonObject> incoming;
-    for (const auto &value : runs)
-        incoming << value.toObject();
+    for (const auto &value : runs) {
+        // A run without metrics has nothing to plot (yet): a job that logs none, or a client
+        // that has only said hello.
+        if (!value.toObject().value(u"metrics"_s).toObject().isEmpty())
+            incoming << value.toObject();
+    }
     const QStringList metrics = sortedKeys(incoming, u"metrics"_s);
     const QStringList params = sortedKeys(incoming, u"config"_s);
     if (metrics != m_metrics || params != m_params) {

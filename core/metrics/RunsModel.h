@@ -9,8 +9,9 @@
 namespace sb {
 
 // The runs table of the curves view: name (checkable: shown on the charts), status, host, the
-// last value of every metric, then every hyperparameter. Rows are updated in place, so the
-// selection and checks survive refreshes. New runs arrive checked, as in TensorBoard.
+// last value of every metric, then every hyperparameter. Runs without metrics are left out.
+// Rows are updated in place, so the selection and checks survive refreshes. New runs arrive
+// checked, as in TensorBoard.
 class RunsModel final : public QAbstractTableModel {
     Q_OBJECT
 public:

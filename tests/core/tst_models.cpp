@@ -31,7 +31,8 @@ private Q_SLOTS:
 void TestModels::runsModel() {
     sb::RunsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setRuns({run(u"a"_s, 1.0, {{u"lr"_s, 0.1}}), run(u"b"_s, 2.0, {{u"lr"_s, 0.2}})});
+    model.setRuns({run(u"a"_s, 1.0, {{u"lr"_s, 0.1}}), run(u"b"_s, 2.0, {{u"lr"_s, 0.2}}),
+                   QJsonObject{{u"name"_s, u"no-metrics-yet"_s}, {u"metrics"_s, QJsonObject{}}}});
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.columnCount(), 5); // name, status, host, loss, lr
     QCOMPARE(model.headerData(3, Qt::Horizontal).toString(), u"loss"_s);
