@@ -137,6 +137,16 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
 
     m_chartArea = new QWidget;
     m_grid = new QGridLayout(m_chartArea);
+    m_emptyHint = new QLabel(
+        tr("<h3>No curves yet</h3>"
+           "<p>Log from a training script with the Python client:</p>"
+           "<pre>import signalbox\nsignalbox.init(config={\"lr\": 0.01})\n"
+           "signalbox.log({\"loss\": loss}, step=step)</pre>"
+           "<p>or print metric lines, <code>@signalbox {\"step\": 1, \"loss\": 0.5}</code>, from a "
+           "run started in the Jobs tab. Collector: %1</p>")
+            .arg(collector->url().toString().toHtmlEscaped()));
+    m_emptyHint->setAlignment(Qt::AlignCenter);
+    m_emptyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_grid->setColumnStretch(0, 1);
     m_grid->setColumnStretch(1, 1);
     auto *scroll = new QScrollArea;
@@ -195,6 +205,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         for (CurveChart *chart : dirty)
             requestChart(chart);
     });
+    rebuildCharts();         // shows the hint until the first metric arrives
     m_poll.setInterval(500); // with the client flushing every 0.25 s, points show within a second
     connect(&m_poll, &QTimer::timeout, this, &CurvesView::refresh);
     m_poll.start();
@@ -205,15 +216,20 @@ void CurvesView::setSmoothing(double weight) {
     m_smoothing->setValue(static_cast<int>(std::lround(weight * 100)));
 }
 
+void CurvesView::reportCollector(const QString &error) {
+    if (!error.isEmpty() || std::exchange(m_collectorDown, false))
+        Q_EMIT collectorError(error); // an empty message clears the banner
+    m_collectorDown = !error.isEmpty();
+}
+
 void CurvesView::refresh() {
+    if (std::exchange(m_runsInFlight, true))
+        return; // a slow or hung collector gets one question at a time
     m_collector->fetchRuns({}, this, [this](const Result<QJsonDocument> &runs) {
-        if (!runs) {
-            m_collectorDown = true;
-            Q_EMIT collectorError(runs.error());
+        m_runsInFlight = false;
+        reportCollector(runs.error());
+        if (!runs)
             return;
-        }
-        if (std::exchange(m_collectorDown, false))
-            Q_EMIT collectorError({});
         m_runs->setRuns(runs->array());
         // New metrics join the picker checked; the ones the user unchecked stay unchecked.
         QSignalBlocker block(m_metrics);
@@ -226,8 +242,10 @@ void CurvesView::refresh() {
                 changed = true;
             }
         }
-        if (changed)
+        if (changed) {
+            m_metrics->sortItems();
             rebuildCharts();
+        }
         for (CurveChart *chart : std::as_const(m_charts))
             m_dirty.insert(chart);
         m_redraw.start();
@@ -253,6 +271,9 @@ void CurvesView::rebuildCharts() {
     }
     while (m_grid->count() > 0)
         m_grid->takeAt(0);
+    m_emptyHint->setVisible(wanted.isEmpty());
+    if (wanted.isEmpty())
+        m_grid->addWidget(m_emptyHint, 0, 0, 1, 2);
     int position = 0;
     for (const QString &metric : std::as_const(wanted)) {
         CurveChart *chart = m_charts.value(metric);
@@ -327,9 +348,8 @@ void CurvesView::requestChart(CurveChart *chart) {
     m_collector->fetchSeries(stale, chart->metricName(), window, withRaw, chart,
                              [this, chart, key, counts](const Result<QJsonDocument> &reply) {
                                  const bool again = m_pending.take(chart) == 2;
-                                 if (!reply)
-                                     Q_EMIT collectorError(reply.error());
-                                 else if (m_cache.value(chart).window == key)
+                                 reportCollector(reply.error());
+                                 if (reply && m_cache.value(chart).window == key)
                                      applySeries(chart, reply->object(), counts);
                                  if (again)
                                      requestChart(chart);

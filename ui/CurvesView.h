@@ -41,6 +41,7 @@ Q_SIGNALS:
 
 private:
     void rebuildCharts();
+    void reportCollector(const QString &error);
     void requestChart(CurveChart *chart);
     void applySeries(CurveChart *chart, const QJsonObject &reply,
                      const QHash<QString, qint64> &counts);
@@ -61,6 +62,7 @@ private:
     QCheckBox *m_logY;
     QWidget *m_chartArea;
     QGridLayout *m_grid;
+    QLabel *m_emptyHint;
     QHash<QString, CurveChart *> m_charts;
     QHash<CurveChart *, int> m_pending; // 1: a request is out; 2: and another is wanted
     // What each chart shows, per run, with the point count it was fetched at: a refresh asks the
@@ -77,7 +79,8 @@ private:
     QTimer m_poll;
     QTimer m_redraw; // batches viewport changes into one request per chart
     QSet<CurveChart *> m_dirty;
-    bool m_collectorDown = false;
+    bool m_collectorDown = false; // the banner shows a collector error
+    bool m_runsInFlight = false;
 };
 
 } // namespace sb

@@ -37,6 +37,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *par
     m_tabs->addTab(m_jobs, tr("Jobs"));
     m_tabs->addTab(nodesScroll, tr("Nodes"));
 
+    m_banner->setObjectName(u"banner"_s);
     m_banner->setWordWrap(true);
     m_banner->setStyleSheet(
         u"background:#fdecea; color:#611a15; padding:6px; border-radius:3px;"_s);

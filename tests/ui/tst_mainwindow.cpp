@@ -13,8 +13,10 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLabel>
 #include <QSysInfo>
 #include <QTabWidget>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -26,6 +28,7 @@ class TestMainWindow final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void rendersEveryView();
+    void refusedCollectorShowsBannerThenRecovers();
 };
 
 void TestMainWindow::rendersEveryView() {
@@ -129,6 +132,43 @@ void TestMainWindow::rendersEveryView() {
     window.showView(u"Curves"_s);
     QVERIFY(window.grab().save(shots + u"/error-banner.png"_s));
     qInfo("screenshots saved under %s", qPrintable(shots));
+}
+
+void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
+    quint16 port = 0;
+    {
+        QTcpServer probe; // a port nothing listens on, for now
+        QVERIFY(probe.listen(QHostAddress::LocalHost));
+        port = probe.serverPort();
+    }
+    QUrl url;
+    url.setScheme(u"http"_s);
+    url.setHost(u"127.0.0.1"_s);
+    url.setPort(port);
+    sb::CollectorClient client(url, {});
+    QTemporaryDir dir;
+    sb::LocalBackend local({dir.path(), 2000, {}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::MainWindow window(&client, &jobs);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *banner = window.findChild<QLabel *>(u"banner"_s);
+    QVERIFY(banner);
+    QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), 5000);
+    QVERIFY2(banner->text().contains(u"refused"_s, Qt::CaseInsensitive),
+             qPrintable(banner->text()));
+    QVERIFY(banner->text().contains(QString::number(port)));
+    const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QDir().mkpath(shots);
+    QVERIFY(window.grab().save(shots + u"/collector-refused.png"_s));
+
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    options.port = port;
+    auto collector = sb::Collector::start(options);
+    QVERIFY2(collector.ok(), qPrintable(collector.error()));
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 5000);
 }
 
 QTEST_MAIN(TestMainWindow)
