@@ -5,6 +5,8 @@
 #include "NodeCard.h"
 #include "metrics/CollectorClient.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -50,6 +52,16 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *par
     layout->addWidget(m_tabs);
     setCentralWidget(central);
     statusBar()->showMessage(tr("Collector: %1").arg(collector->url().toString()));
+    // A collector that had to repair its store on start (after a crash) says what it did.
+    collector->getJson(u"/api/v1/health"_s, {}, this, [this](const Result<QJsonDocument> &health) {
+        QStringList notes;
+        for (const auto &note :
+             health ? health->object().value(u"recovery"_s).toArray() : QJsonArray())
+            notes << note.toString();
+        if (!notes.isEmpty())
+            showError(tr("The collector repaired its store after an unclean stop: %1")
+                          .arg(notes.join(u"; "_s)));
+    });
 
     connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);

@@ -126,6 +126,8 @@ int main(int argc, char *argv[]) {
     forwarder.watch(&local);
 
     sb::MainWindow window(&client, &jobs);
+    QObject::connect(&forwarder, &sb::MetricLineForwarder::problem, &window,
+                     &sb::MainWindow::showError);
     if (parser.isSet(view))
         window.showView(parser.value(view));
 

@@ -4,6 +4,7 @@
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 
 namespace sb {
@@ -19,8 +20,19 @@ void MetricLineForwarder::watch(JobBackend *backend) {
     connect(backend, &JobBackend::logAppended, this,
             [this](const QString &job, const QByteArray &data) {
                 const QByteArray lines = takeMetricLines(job, data);
-                if (!lines.isEmpty())
-                    m_collector->pushLines(job, lines);
+                if (lines.isEmpty())
+                    return;
+                m_collector->pushLines(
+                    job, lines, this, [this, job](const Result<QJsonDocument> &reply) {
+                        const QJsonArray errors = reply
+                                                      ? reply->object().value(u"errors"_s).toArray()
+                                                      : QJsonArray{reply.error()};
+                        if (!errors.isEmpty())
+                            Q_EMIT problem(tr("%1: %2 metric line(s) not stored: %3")
+                                               .arg(job)
+                                               .arg(errors.size())
+                                               .arg(errors.first().toString()));
+                    });
             });
     connect(backend, &JobBackend::jobChanged, this, [this](const Job &job) {
         if (!job.finishedState())

@@ -21,6 +21,10 @@ public:
     // lines among the complete ones.
     QByteArray takeMetricLines(const QString &job, const QByteArray &data);
 
+Q_SIGNALS:
+    // Metric lines the collector could not read (or could not be reached for), for the UI.
+    void problem(const QString &message);
+
 private:
     CollectorClient *m_collector;
     QHash<QString, QByteArray> m_partial;

@@ -63,17 +63,21 @@ void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObje
     });
 }
 
-void CollectorClient::postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
-                               QObject *context, JsonCallback done) {
-    QNetworkRequest r = request(path, query);
-    r.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
-    send(m_network.post(r, body), context,
+void CollectorClient::post(QNetworkRequest request, const QByteArray &body,
+                           const QString &contentType, QObject *context, JsonCallback done) {
+    request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    send(m_network.post(request, body), context,
          [done = std::move(done)](const Result<QByteArray> &bytes) {
              if (!bytes)
                  done(fail(bytes.error()));
              else
                  done(QJsonDocument::fromJson(*bytes));
          });
+}
+
+void CollectorClient::postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
+                               QObject *context, JsonCallback done) {
+    post(request(path, query), body, u"application/json"_s, context, std::move(done));
 }
 
 void CollectorClient::fetchRuns(const QString &filter, QObject *context, JsonCallback done) {
@@ -103,13 +107,11 @@ void CollectorClient::fetchSeries(const QStringList &runs, const QString &metric
     getJson(u"/api/v1/series"_s, query, context, std::move(done));
 }
 
-void CollectorClient::pushLines(const QString &run, const QByteArray &text) {
+void CollectorClient::pushLines(const QString &run, const QByteArray &text, QObject *context,
+                                JsonCallback done) {
     QUrlQuery query;
     query.addQueryItem(u"run"_s, run);
-    QNetworkRequest r = request(u"/api/v1/lines"_s, query);
-    r.setHeader(QNetworkRequest::ContentTypeHeader, u"text/plain"_s);
-    QNetworkReply *reply = m_network.post(r, text);
-    connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
+    post(request(u"/api/v1/lines"_s, query), text, u"text/plain"_s, context, std::move(done));
 }
 
 } // namespace sb

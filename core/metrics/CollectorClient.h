@@ -35,12 +35,15 @@ public:
     // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).
     void fetchSeries(const QStringList &runs, const QString &metric, const SeriesWindow &window,
                      bool withRaw, QObject *context, JsonCallback done);
-    // Job output with metric lines in it; the collector ingests those and ignores the rest.
-    void pushLines(const QString &run, const QByteArray &text);
+    // Job output with metric lines in it; the collector ingests those and ignores the rest, and
+    // answers {"accepted": N, "errors": ["line 3: ...", ...]}.
+    void pushLines(const QString &run, const QByteArray &text, QObject *context, JsonCallback done);
 
 private:
     QNetworkRequest request(const QString &path, const QUrlQuery &query) const;
     void send(QNetworkReply *reply, QObject *context, BytesCallback done);
+    void post(QNetworkRequest request, const QByteArray &body, const QString &contentType,
+              QObject *context, JsonCallback done);
 
     QNetworkAccessManager m_network;
     QUrl m_base;

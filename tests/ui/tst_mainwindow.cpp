@@ -14,6 +14,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QSignalSpy>
 #include <QSysInfo>
 #include <QTabWidget>
 #include <QTcpServer>
@@ -70,13 +71,16 @@ void TestMainWindow::rendersEveryView() {
     jobs.addBackend(&local);
     sb::MetricLineForwarder forwarder(&client);
     forwarder.watch(&local);
-    // A run that prints metric lines: they reach the collector through the job's output.
-    const auto job = local.submit(
-        {u"printer"_s,
-         {u"/bin/sh"_s, u"-c"_s,
-          u"for i in 1 2 3 4 5; do echo \"@signalbox {\\\"step\\\": $i, \\\"loss\\\": 0.$i}\"; done; echo done"_s},
-         {},
-         {}});
+    QSignalSpy problems(&forwarder, &sb::MetricLineForwarder::problem);
+    // A run that prints metric lines (and one it garbles): they reach the collector through the
+    // job's output.
+    const auto job = local.submit({u"printer"_s,
+                                   {u"/bin/sh"_s, u"-c"_s,
+                                    u"for i in 1 2 3 4 5; do echo \"@signalbox {\\\"step\\\": $i, "
+                                    u"\\\"loss\\\": 0.$i}\"; done; "
+                                    "echo '@signalbox {broken'; echo done"_s},
+                                   {},
+                                   {}});
     QVERIFY(job.ok());
 
     sb::MainWindow window(&client, &jobs);
@@ -117,6 +121,9 @@ void TestMainWindow::rendersEveryView() {
         return QString();
     };
     QTRY_COMPARE_WITH_TIMEOUT(printerStatus(), u"finished@"_s + QSysInfo::machineHostName(), 10000);
+    QTRY_COMPARE(problems.size(), 1); // the garbled line is reported, the others are stored
+    QVERIFY(problems.front().front().toString().contains(u"not stored"_s));
+    QCOMPARE(curves->runsModel()->pointCount(*job, u"loss"_s), 5);
 
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QDir().mkpath(shots);
