@@ -20,6 +20,7 @@ constexpr const char *kUsage = R"(Usage: signalbox-cli [--collector URL] [--toke
 
 Commands:
   runs [FILTER]               list runs, their status and last values
+  metrics [RUN...]            list metric names (of these runs, or of all)
   series RUN METRIC [WIDTH]   print a downsampled series as JSON
   export RUN METRIC           print every point of a series as CSV
   health                      the collector's state and any repairs made on start
@@ -141,6 +142,19 @@ int main(int argc, char *argv[]) {
             std::printf("%-32s %-10s %s\n", qPrintable(run.value(u"name"_s).toString()),
                         qPrintable(run.value(u"status"_s).toString()), qPrintable(last.join(u' ')));
         }
+        return 0;
+    }
+    if (command == u"metrics"_s) {
+        QUrlQuery query;
+        for (const QString &run : args.mid(1))
+            query.addQueryItem(u"run"_s, run);
+        const Json metrics = await<QJsonDocument>([&](QObject *ctx, auto done) {
+            client.getJson(u"/api/v1/metrics"_s, query, ctx, done);
+        });
+        if (!metrics)
+            return failWith(metrics.error());
+        for (const auto &name : metrics->array())
+            std::printf("%s\n", qPrintable(name.toString()));
         return 0;
     }
     if (command == u"series"_s && args.size() >= 3) {

@@ -102,6 +102,20 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
                                      {u"errors"_s, QJsonArray::fromStringList(result.errors)}});
     } else if (path == u"/api/v1/runs"_s && get) {
         reply(responder, m_collector->runsJson(query.queryItemValue(u"filter"_s)));
+    } else if (path == u"/api/v1/metrics"_s && get) {
+        QStringList runs = query.allQueryItemValues(u"run"_s);
+        if (runs.isEmpty()) {
+            for (const RunInfo &run : m_collector->store().runs())
+                runs << run.name;
+        }
+        QSet<QString> names;
+        for (const QString &run : std::as_const(runs)) {
+            for (const auto &series : m_collector->store().series(run))
+                names.insert(series.metric);
+        }
+        QStringList sorted(names.begin(), names.end());
+        sorted.sort();
+        reply(responder, QJsonArray::fromStringList(sorted));
     } else if (path == u"/api/v1/series"_s && get) {
         SeriesWindow window;
         if (!parseXAxis(query.queryItemValue(u"x"_s).isEmpty() ? u"step"_s

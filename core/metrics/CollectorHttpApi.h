@@ -11,6 +11,7 @@ class Collector;
 //   POST /api/v1/push                 body: see Collector::ingestPush
 //   POST /api/v1/lines?run=NAME       body: job output; metric lines are ingested
 //   GET  /api/v1/runs?filter=TEXT
+//   GET  /api/v1/metrics?run=A&run=B      metric names of these runs (all runs if none given)
 //   GET  /api/v1/series?run=A&run=B&metric=M&x=step|relative|wall&from=&to=&width=&smoothing=
 //        (with smoothing, each series also carries the raw curve as rawX/rawY, unless raw=0)
 //   GET  /api/v1/export?run=A&metric=M   (text/csv)

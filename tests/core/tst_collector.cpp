@@ -93,6 +93,9 @@ void TestCollector::pushQueryExport() {
         4);
     QCOMPARE(send(url, u"/api/v1/runs?filter=nomatch"_s).json().toArray().size(), 0);
 
+    QCOMPARE(send(url, u"/api/v1/metrics"_s).json().toArray(), QJsonArray({u"acc"_s, u"loss"_s}));
+    QCOMPARE(send(url, u"/api/v1/metrics?run=ghost"_s).json().toArray(), QJsonArray());
+
     r = send(url, u"/api/v1/series?run=r1&run=ghost&metric=loss&width=100&smoothing=0.5"_s);
     const QJsonArray series = r.json().toObject().value(u"series"_s).toArray();
     QCOMPARE(series.size(), 2);

@@ -82,6 +82,7 @@ def main():
     lost = set(range(total + 200)) - set(stored) - printed
     health = json.loads(get(url + "/api/v1/health"))
     runs = subprocess.run([cli, "--collector", url, "runs"], capture_output=True, text=True)
+    metrics = subprocess.run([cli, "--collector", url, "metrics", "crash"], capture_output=True, text=True)
     process.terminate()
     process.wait()
 
@@ -101,9 +102,11 @@ def main():
         failures.append("the client did not resume pushing after the restart")
     if "crash" not in runs.stdout or runs.returncode != 0:
         failures.append("signalbox-cli runs did not list the run: %s %s" % (runs.stdout, runs.stderr))
+    if metrics.stdout.split() != ["x", "y"]:
+        failures.append("signalbox-cli metrics crash printed %r" % metrics.stdout)
     for failure in failures:
         print("FAIL:", failure)
-    print("%d passed, %d failed" % (5 - len(failures), len(failures)))
+    print("%d passed, %d failed" % (6 - len(failures), len(failures)))
     return 1 if failures else 0
 
 
