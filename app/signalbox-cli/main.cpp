@@ -1,6 +1,7 @@
 // signalbox-cli: scripting and diagnostics against a collector, and offline parsers.
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
+#include "monitor/NvidiaSmiParser.h"
 #include "util/Paths.h"
 
 #include <QCommandLineParser>
@@ -25,6 +26,8 @@ Commands:
   export RUN METRIC           print every point of a series as CSV
   health                      the collector's state and any repairs made on start
   parse metric-lines FILE     check a log for metric lines; prints one JSON object per record
+  parse nvidia-smi FILE       read `nvidia-smi --query-gpu=FIELDS --format=csv` output (header
+                              line first, any fields, any order); prints one JSON object per GPU
   version                     print the version
 
 The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410.
@@ -82,6 +85,18 @@ int parseMetricLines(const QString &path) {
     return errors == 0 ? 0 : 1;
 }
 
+int parseNvidiaSmi(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return failWith(u"cannot read %1: %2"_s.arg(path, file.errorString()));
+    const auto gpus = sb::NvidiaSmi::parseQueryGpu(file.readAll());
+    if (!gpus)
+        return failWith(u"%1: %2"_s.arg(path, gpus.error()));
+    for (const sb::GpuReading &gpu : *gpus)
+        printJson(QJsonDocument(gpu.toJson()));
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[]) {
@@ -110,9 +125,11 @@ int main(int argc, char *argv[]) {
 
     const QString command = args.front();
     if (command == u"parse"_s) {
-        if (args.size() != 3 || args[1] != u"metric-lines"_s)
-            return failWith(u"usage: signalbox-cli parse metric-lines FILE"_s);
-        return parseMetricLines(args[2]);
+        if (args.size() == 3 && args[1] == u"metric-lines"_s)
+            return parseMetricLines(args[2]);
+        if (args.size() == 3 && args[1] == u"nvidia-smi"_s)
+            return parseNvidiaSmi(args[2]);
+        return failWith(u"usage: signalbox-cli parse metric-lines|nvidia-smi FILE"_s);
     }
 
     const QUrl url = parser.isSet(collectorUrl) ? QUrl::fromUserInput(parser.value(collectorUrl))

@@ -1,6 +1,8 @@
-// libFuzzer target: every text parser of the metrics and monitor code on arbitrary bytes.
+// libFuzzer target: every text parser of the metrics and monitor code (metric lines, CSV, /proc,
+// nvidia-smi) on arbitrary bytes.
 // A bad input may only produce an error value: no crash, no sanitizer report, no hang.
 #include "metrics/MetricLineParser.h"
+#include "monitor/NvidiaSmiParser.h"
 #include "monitor/ProcParsers.h"
 
 #include <cstddef>
@@ -16,5 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     (void)sb::parseProcStat(input);
     (void)sb::parseMemInfo(input);
     (void)sb::parseLoadAvg(input);
+    (void)sb::NvidiaSmi::parseQueryGpu(input);
+    (void)sb::NvidiaSmi::parseComputeApps(input);
     return 0;
 }
