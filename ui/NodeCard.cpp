@@ -65,6 +65,72 @@ private:
     std::vector<double> m_usage;
 };
 
+// One row per GPU, nvidia-smi's view: utilization and memory bars, temperature, power, clocks.
+class GpuRows final : public QWidget {
+public:
+    void setGpus(std::vector<GpuReading> gpus, QString error) {
+        m_gpus = std::move(gpus);
+        m_error = std::move(error);
+        updateGeometry();
+        update();
+    }
+    QSize sizeHint() const override {
+        const int rows = static_cast<int>(m_gpus.size()) + (m_error.isEmpty() ? 0 : 1);
+        return {600, rows * 20 + (rows ? 4 : 0)};
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override {
+        QPainter p(this);
+        int y = 0;
+        const int barWidth = std::max(80, (width() - 560) / 2);
+        auto bar = [&](int x, double percent, const QString &text) {
+            const QRect r(x, y + 3, barWidth, 12);
+            p.fillRect(r, palette().color(QPalette::AlternateBase));
+            QRect filled = r;
+            filled.setWidth(static_cast<int>(r.width() * std::clamp(percent, 0.0, 100.0) / 100.0));
+            p.fillRect(filled, usageColor(percent));
+            p.setPen(palette().color(QPalette::Text));
+            p.drawRect(r.adjusted(0, 0, -1, -1));
+            p.drawText(r, Qt::AlignCenter, text);
+        };
+        for (const GpuReading &gpu : m_gpus) {
+            p.setPen(palette().color(QPalette::Text));
+            p.drawText(QRect(0, y, 250, 18), Qt::AlignLeft | Qt::AlignVCenter,
+                       u"GPU %1 · %2"_s.arg(gpu.index.value_or(-1)).arg(gpu.name));
+            const double util = gpu.utilizationGpu.value_or(0);
+            bar(255, util, gpu.utilizationGpu ? u"%1% busy"_s.arg(util, 0, 'f', 0) : u"util n/a"_s);
+            const double used = gpu.memoryUsedMiB.value_or(0);
+            const double total = gpu.memoryTotalMiB.value_or(0);
+            bar(260 + barWidth, total > 0 ? 100 * used / total : 0,
+                u"%1 / %2 GiB"_s.arg(used / 1024, 0, 'f', 1).arg(total / 1024, 0, 'f', 0));
+            QStringList facts;
+            if (gpu.temperatureC)
+                facts << u"%1 °C"_s.arg(*gpu.temperatureC, 0, 'f', 0);
+            if (gpu.powerDrawW)
+                facts << (gpu.powerLimitW ? u"%1 / %2 W"_s.arg(*gpu.powerDrawW, 0, 'f', 0)
+                                                .arg(*gpu.powerLimitW, 0, 'f', 0)
+                                          : u"%1 W"_s.arg(*gpu.powerDrawW, 0, 'f', 0));
+            if (gpu.smClockMHz)
+                facts << u"%1 MHz"_s.arg(*gpu.smClockMHz, 0, 'f', 0);
+            if (!gpu.pstate.isEmpty())
+                facts << gpu.pstate;
+            p.setPen(palette().color(QPalette::Text));
+            p.drawText(QRect(268 + 2 * barWidth, y, width(), 18), Qt::AlignLeft | Qt::AlignVCenter,
+                       facts.join(u" · "_s));
+            y += 20;
+        }
+        if (!m_error.isEmpty()) {
+            p.setPen(QColor(0xe15759));
+            p.drawText(QRect(0, y, width(), 18), Qt::AlignLeft | Qt::AlignVCenter, m_error);
+        }
+    }
+
+private:
+    std::vector<GpuReading> m_gpus;
+    QString m_error;
+};
+
 // CPU and memory percentages over the last ten minutes.
 class Sparkline final : public QWidget {
 public:
@@ -117,6 +183,7 @@ NodeCard::NodeCard(const QString &node, QWidget *parent)
     , m_status(new QLabel(tr("connecting…")))
     , m_summary(new QLabel)
     , m_cores(new CoreBars)
+    , m_gpus(new GpuRows)
     , m_history(new Sparkline) {
     setFrameShape(QFrame::StyledPanel);
     auto *header = new QHBoxLayout;
@@ -126,6 +193,7 @@ NodeCard::NodeCard(const QString &node, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_summary);
+    layout->addWidget(m_gpus);
     layout->addWidget(m_cores);
     layout->addWidget(m_history);
 }
@@ -154,6 +222,7 @@ void NodeCard::addSample(const NodeSample &sample) {
             .arg(sample.load.five, 0, 'f', 2)
             .arg(sample.load.fifteen, 0, 'f', 2));
     m_cores->setUsage(sample.corePercent);
+    m_gpus->setGpus(sample.gpus, sample.gpuError);
     m_history->add(sample.time, sample.cpuPercent, memPercent);
 }
 

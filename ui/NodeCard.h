@@ -11,10 +11,11 @@ class QLabel;
 namespace sb {
 
 class CoreBars;
+class GpuRows;
 class Sparkline;
 
-// One node at a glance: status, per-core CPU bars, memory and swap, load, and the last ten
-// minutes of CPU and memory use.
+// One node at a glance: status, its GPUs, per-core CPU bars, memory and swap, load, and the last
+// ten minutes of CPU and memory use.
 class NodeCard final : public QFrame {
     Q_OBJECT
 public:
@@ -26,6 +27,7 @@ private:
     QLabel *m_status;
     QLabel *m_summary;
     CoreBars *m_cores;
+    GpuRows *m_gpus;
     Sparkline *m_history;
 };
 

@@ -2,6 +2,8 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
 
 namespace sb {
 
@@ -18,8 +20,10 @@ Result<QByteArray> readProcFile(const QString &path) {
 
 } // namespace
 
-LocalSampler::LocalSampler(QString procRoot, int intervalMs)
-    : m_procRoot(std::move(procRoot)) {
+LocalSampler::LocalSampler(QString procRoot, int intervalMs, QString nvidiaSmi)
+    : m_procRoot(std::move(procRoot))
+    , m_nvidiaSmi(nvidiaSmi.isEmpty() ? QStandardPaths::findExecutable(u"nvidia-smi"_s)
+                                      : std::move(nvidiaSmi)) {
     m_timer.setParent(this); // moves to the worker thread with us
     m_timer.setInterval(intervalMs);
     connect(&m_timer, &QTimer::timeout, this, [this] { Q_EMIT sampled(sampleNow()); });
@@ -58,7 +62,47 @@ NodeSample LocalSampler::sampleNow() {
     m_previous = std::move(cpus).value();
     sample.memory = *memory;
     sample.load = *load;
+    sampleGpus(&sample);
     return sample;
+}
+
+QStringList LocalSampler::gpuFields() {
+    return {u"index"_s,
+            u"name"_s,
+            u"uuid"_s,
+            u"pci.bus_id"_s,
+            u"pstate"_s,
+            u"utilization.gpu"_s,
+            u"utilization.memory"_s,
+            u"memory.used"_s,
+            u"memory.total"_s,
+            u"temperature.gpu"_s,
+            u"power.draw"_s,
+            u"power.limit"_s,
+            u"clocks.sm"_s,
+            u"clocks.mem"_s,
+            u"fan.speed"_s};
+}
+
+void LocalSampler::sampleGpus(NodeSample *sample) const {
+    if (m_nvidiaSmi.isEmpty())
+        return; // a CPU-only computer
+    QProcess smi;
+    smi.start(m_nvidiaSmi, {u"--query-gpu="_s + gpuFields().join(u','), u"--format=csv"_s});
+    if (!smi.waitForFinished(5000)) {
+        smi.kill();
+        smi.waitForFinished(1000);
+        sample->gpuError = u"nvidia-smi did not answer within 5 s"_s;
+        return;
+    }
+    // Driver failures are printed on stdout or stderr depending on the version: read both.
+    QByteArray output = smi.readAllStandardOutput();
+    output.append(smi.readAllStandardError());
+    auto gpus = NvidiaSmi::parseQueryGpu(output);
+    if (gpus)
+        sample->gpus = std::move(gpus).value();
+    else
+        sample->gpuError = gpus.error();
 }
 
 } // namespace sb

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "NvidiaSmiParser.h"
 #include "ProcParsers.h"
 
 #include <QMetaType>
@@ -9,7 +10,7 @@
 
 namespace sb {
 
-// One reading of a node: CPU per core, memory, load. GPUs arrive with the node sampler.
+// One reading of a node: CPU per core, memory, load, and its GPUs as nvidia-smi reports them.
 struct NodeSample {
     double time = 0;                 // seconds since the epoch
     double cpuPercent = 0;           // all cores
@@ -17,6 +18,8 @@ struct NodeSample {
     MemInfo memory;
     LoadAverage load;
     QString error; // set when the node could not be read; the rest is then empty
+    std::vector<GpuReading> gpus;
+    QString gpuError; // nvidia-smi failed (e.g. a driver/library mismatch); empty: fine or none
 };
 
 } // namespace sb

@@ -30,6 +30,7 @@ private Q_SLOTS:
     void loadavg();
     void usage();
     void samplerReadsARoot();
+    void samplerRunsNvidiaSmi();
 };
 
 void TestProcParsers::stat() {
@@ -127,6 +128,46 @@ void TestProcParsers::samplerReadsARoot() {
     QVERIFY2(real.error.isEmpty(), qPrintable(real.error));
     QVERIFY(!real.corePercent.empty());
     QVERIFY(real.memory.totalKiB > 0);
+}
+
+void TestProcParsers::samplerRunsNvidiaSmi() {
+    // Fake nvidia-smi programs: one replays a real H200 capture and notes its arguments, one
+    // fails as a node with a half-upgraded driver does, one hangs.
+    QTemporaryDir dir;
+    auto script = [&](const QString &name, const QString &body) {
+        const QString path = dir.path() + u'/' + name;
+        QFile f(path);
+        if (!f.open(QIODevice::WriteOnly))
+            return QString();
+        f.write(QString(u"#!/bin/sh\n"_s + body + u"\n"_s).toUtf8());
+        f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+        return path;
+    };
+    const QString capture = QStringLiteral(SIGNALBOX_TEST_DATA) + u"/nvidia-smi-query-gpu.csv"_s;
+    const QString replay =
+        script(u"replay"_s, u"echo \"$@\" > %1/args; cat %2"_s.arg(dir.path(), capture));
+    const auto sample = sb::LocalSampler(u"/proc"_s, 1000, replay).sampleNow();
+    QVERIFY2(sample.gpuError.isEmpty(), qPrintable(sample.gpuError));
+    QCOMPARE(sample.gpus.size(), std::size_t(1));
+    QCOMPARE(sample.gpus.front().name, u"NVIDIA H200"_s);
+    QVERIFY(sample.gpus.front().memoryTotalMiB.value() > 100000);
+    QFile args(dir.path() + u"/args"_s);
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    QCOMPARE(args.readAll().trimmed(),
+             (u"--query-gpu="_s + sb::LocalSampler::gpuFields().join(u',') + u" --format=csv"_s)
+                 .toUtf8());
+
+    const QString broken =
+        script(u"broken"_s,
+               u"echo 'Failed to initialize NVML: Driver/library version mismatch'; exit 18"_s);
+    const auto mismatch = sb::LocalSampler(u"/proc"_s, 1000, broken).sampleNow();
+    QVERIFY(mismatch.error.isEmpty()); // the CPU side still reads
+    QVERIFY(mismatch.gpus.empty());
+    QVERIFY(mismatch.gpuError.contains(u"Driver/library version mismatch"_s));
+
+    const QString hung = script(u"hung"_s, u"exec sleep 60"_s);
+    const auto timedOut = sb::LocalSampler(u"/proc"_s, 1000, hung).sampleNow();
+    QVERIFY(timedOut.gpuError.contains(u"did not answer"_s));
 }
 
 QTEST_GUILESS_MAIN(TestProcParsers)

@@ -87,7 +87,16 @@ void TestMainWindow::rendersEveryView() {
     window.resize(1400, 860);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    sb::LocalSampler sampler;
+    // The local node with a GPU: a fake nvidia-smi replays a real H200 capture.
+    const QString fakeSmi = dir.path() + u"/nvidia-smi"_s;
+    {
+        QFile f(fakeSmi);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\ncat " + QByteArray(SIGNALBOX_TEST_DATA) +
+                "/nvidia-smi-query-gpu.csv\n");
+        f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+    }
+    sb::LocalSampler sampler(u"/proc"_s, 1000, fakeSmi);
     window.addLocalSample(sampler.sampleNow());
     QTest::qWait(200);
     window.addLocalSample(sampler.sampleNow());
