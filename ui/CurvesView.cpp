@@ -383,7 +383,6 @@ void CurvesView::showCached(CurveChart *chart) {
             curves.append(it->curve);
     }
     chart->setCurves(curves);
-    Q_EMIT chartsUpdated();
 }
 
 void CurvesView::exportPng() {

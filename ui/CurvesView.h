@@ -37,7 +37,6 @@ public:
 
 Q_SIGNALS:
     void collectorError(const QString &message); // empty: the collector answers again
-    void chartsUpdated();
 
 private:
     void rebuildCharts();

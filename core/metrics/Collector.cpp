@@ -61,7 +61,7 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
         return fail(u"refusing to listen on %1 without a token: anyone on the network could read "
                     "and write your metrics (set --token or SIGNALBOX_TOKEN)"_s.arg(
                         options.address.toString()));
-    std::unique_ptr<Collector> collector(new Collector(options));
+    std::unique_ptr<Collector> collector(new Collector);
     auto store = MetricStore::open(options.dataDir);
     if (!store)
         return fail(store.error());
@@ -156,8 +156,6 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
         for (const MetricPoint &p : s.points)
             m_lastStep[run] = std::max(m_lastStep.value(run, p.step), p.step);
     }
-    if (count > 0)
-        Q_EMIT pointsAdded(run);
     return count;
 }
 
@@ -179,7 +177,6 @@ Status Collector::ingestRecords(const QString &run, const std::vector<MetricReco
     for (const QString &target : order) {
         if (Status stored = m_store->append(target, byRun[target]); !stored)
             return stored;
-        Q_EMIT pointsAdded(target);
     }
     return success();
 }

@@ -37,7 +37,6 @@ public:
 
     QUrl url() const { return m_url; }
     MetricStore &store() { return *m_store; }
-    const Options &options() const { return m_options; }
 
     // A push body: {"run", "info": {...}, "series": {metric: {"step": [], "value": [], "time":
     // []}}, "records": [{"step": 1, "loss": 0.5}, ...]}. Returns the number of points stored.
@@ -53,14 +52,10 @@ public:
     QJsonArray runsJson(const QString &filter) const;
     QJsonObject healthJson() const;
 
-Q_SIGNALS:
-    void pointsAdded(const QString &run);
-
 private:
-    explicit Collector(Options options);
+    Collector() = default;
     double nextStep(const QString &run);
 
-    Options m_options;
     std::unique_ptr<MetricStore> m_store;
     std::unique_ptr<CollectorHttpApi> m_http;
     std::unique_ptr<DirectoryIngestor> m_directories;
