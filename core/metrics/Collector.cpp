@@ -47,10 +47,6 @@ bool isLoopback(const QHostAddress &address) {
 
 } // namespace
 
-Collector::Collector(Options options)
-    : m_options(std::move(options)) {
-}
-
 Collector::~Collector() {
     if (m_store)
         (void)m_store->sync();
