@@ -44,22 +44,25 @@ void RunsModel::setRuns(const QJsonArray &runs) {
         m_runs = incoming;
         m_metrics = metrics;
         m_params = params;
+        m_rowOf.clear();
+        for (qsizetype row = 0; row < m_runs.size(); ++row)
+            m_rowOf.insert(name(m_runs[row]), row);
         endResetModel();
         Q_EMIT checkedRunsChanged();
         return;
     }
     bool added = false;
     for (const QJsonObject &run : std::as_const(incoming)) {
-        const auto it = std::find_if(m_runs.begin(), m_runs.end(),
-                                     [&](const QJsonObject &r) { return name(r) == name(run); });
-        if (it != m_runs.end()) {
-            if (*it != run) {
-                *it = run;
-                const int row = static_cast<int>(it - m_runs.begin());
+        const auto known = m_rowOf.constFind(name(run));
+        if (known != m_rowOf.constEnd()) {
+            if (m_runs[*known] != run) {
+                m_runs[*known] = run;
+                const int row = static_cast<int>(*known);
                 Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1));
             }
         } else {
             beginInsertRows({}, static_cast<int>(m_runs.size()), static_cast<int>(m_runs.size()));
+            m_rowOf.insert(name(run), m_runs.size());
             m_runs << run;
             endInsertRows();
             added = true;
@@ -83,18 +86,17 @@ QString RunsModel::runAt(int row) const {
 }
 
 qint64 RunsModel::pointCount(const QString &run, const QString &metric) const {
-    for (const QJsonObject &r : m_runs) {
-        if (name(r) == run)
-            return r.value(u"metrics"_s)
-                .toObject()
-                .value(metric)
-                .toObject()
-                .value(u"count"_s)
-                .toInteger();
-    }
-    return 0;
+    const auto row = m_rowOf.constFind(run);
+    if (row == m_rowOf.constEnd())
+        return 0;
+    return m_runs[*row]
+        .value(u"metrics"_s)
+        .toObject()
+        .value(metric)
+        .toObject()
+        .value(u"count"_s)
+        .toInteger();
 }
-
 int RunsModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSet>
@@ -40,6 +41,7 @@ Q_SIGNALS:
 private:
     static constexpr int kFixedColumns = 3; // name, status, host
     QList<QJsonObject> m_runs;
+    QHash<QString, qsizetype> m_rowOf; // run name -> row: refreshes stay linear in the runs
     QStringList m_metrics;
     QStringList m_params;
     QSet<QString> m_unchecked;
