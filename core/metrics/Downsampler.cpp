@@ -99,22 +99,28 @@ double xOf(const MetricPoint &p, const SeriesWindow &window) {
     return p.step;
 }
 
-// Reads single points through a one-block cache: column edges fall into the same block twice.
+// Reads single points through a two-block cache: a column's edges fall into the block its
+// neighbour just read, and scanning a column's head and tail alternates between two blocks.
 class BlockReader {
 public:
     explicit BlockReader(const PointSource &source)
-        : m_source(source)
-        , m_buffer(SeriesSummary::kBlockSize) {}
+        : m_source(source) {
+        for (Slot &slot : m_slots)
+            slot.points.resize(SeriesSummary::kBlockSize);
+    }
 
     const MetricPoint &at(qint64 index) {
         const qint64 block = index / SeriesSummary::kBlockSize;
-        if (block != m_block) {
+        int used = m_slots[0].block == block ? 0 : 1;
+        if (m_slots[used].block != block) {
+            used = 1 - m_lastUsed; // the least recently used slot
             const qint64 first = block * SeriesSummary::kBlockSize;
             m_source.read(first, std::min(SeriesSummary::kBlockSize, m_source.size() - first),
-                          m_buffer.data());
-            m_block = block;
+                          m_slots[used].points.data());
+            m_slots[used].block = block;
         }
-        return m_buffer[index % SeriesSummary::kBlockSize];
+        m_lastUsed = used;
+        return m_slots[used].points[index % SeriesSummary::kBlockSize];
     }
 
     MetricPoint single(qint64 index) const {
@@ -124,9 +130,13 @@ public:
     }
 
 private:
+    struct Slot {
+        qint64 block = -1;
+        std::vector<MetricPoint> points;
+    };
     const PointSource &m_source;
-    std::vector<MetricPoint> m_buffer;
-    qint64 m_block = -1;
+    Slot m_slots[2];
+    int m_lastUsed = 0;
 };
 
 // First index in [lo, hi) whose x satisfies `reached` (monotone along a sorted series), or hi.
