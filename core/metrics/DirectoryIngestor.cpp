@@ -52,26 +52,32 @@ void DirectoryIngestor::follow(const QString &directory, const QString &path) {
         return;
     const QString relative = QDir(directory).relativeFilePath(path);
     const QString run = relative.left(relative.lastIndexOf(u'.'));
+    // Work on copies: the source's state moves on only once the store took the records, so a
+    // retry after a refusal reads the same lines the same way.
+    CsvMetricReader csvReader = source.csv;
+    qint64 lines = source.lines;
+    qint64 errors = source.errors;
+    QString lastError = source.lastError;
     std::vector<MetricRecord> records;
     qsizetype start = 0;
     while (start < end) {
         const qsizetype newline = bytes.indexOf('\n', start);
         const QByteArrayView line(bytes.constData() + start, newline - start);
         start = newline + 1;
-        ++source.lines;
+        ++lines;
         if (line.trimmed().isEmpty())
             continue;
         auto record = [&]() -> Result<std::optional<MetricRecord>> {
             if (csv)
-                return source.csv.readLine(line);
+                return csvReader.readLine(line);
             auto parsed = MetricLines::parseJsonObject(line);
             if (!parsed)
                 return fail(parsed.error());
             return std::optional<MetricRecord>(std::move(parsed).value());
         }();
         if (!record) {
-            ++source.errors;
-            source.lastError = u"line %1: %2"_s.arg(source.lines).arg(record.error());
+            ++errors;
+            lastError = u"line %1: %2"_s.arg(lines).arg(record.error());
         } else if (record.value()) {
             records.push_back(std::move(*record.value()));
         }
@@ -79,8 +85,12 @@ void DirectoryIngestor::follow(const QString &directory, const QString &path) {
     if (Status stored = m_collector->ingestRecords(run, records); !stored) {
         ++source.errors;
         source.lastError = stored.error();
-        return; // retried on the next scan
+        return; // retried on the next scan, from the same offset
     }
+    source.csv = csvReader;
+    source.lines = lines;
+    source.errors = errors;
+    source.lastError = lastError;
     source.offset += end;
     saveState();
 }
