@@ -99,12 +99,10 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         Q_EMIT logAppended(id, data);
     });
     connect(&process, &QProcess::started, this, [this, id] {
-        for (Job &j : m_jobs) {
-            if (j.id == id) {
-                j.state = JobState::Running;
-                j.started = QDateTime::currentDateTime();
-                update(j);
-            }
+        if (Job *j = find(id)) {
+            j->state = JobState::Running;
+            j->started = QDateTime::currentDateTime();
+            update(*j);
         }
     });
     connect(&process, &QProcess::finished, this,
@@ -112,13 +110,11 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
     connect(&process, &QProcess::errorOccurred, this, [this, id, r = running.get()](auto error) {
         if (error != QProcess::FailedToStart)
             return;
-        for (Job &j : m_jobs) {
-            if (j.id == id) {
-                j.state = JobState::Failed;
-                j.finished = QDateTime::currentDateTime();
-                j.message = u"could not start: %1"_s.arg(r->process.errorString());
-                update(j);
-            }
+        if (Job *j = find(id)) {
+            j->state = JobState::Failed;
+            j->finished = QDateTime::currentDateTime();
+            j->message = u"could not start: %1"_s.arg(r->process.errorString());
+            update(*j);
         }
         releaseLater(m_running.take(id));
     });
@@ -139,23 +135,21 @@ void LocalBackend::finish(const QString &id, int exitCode, QProcess::ExitStatus 
         return;
     running->log.write(running->process.readAll());
     running->log.close();
-    for (Job &job : m_jobs) {
-        if (job.id != id)
-            continue;
-        job.finished = QDateTime::currentDateTime();
-        job.exitCode = status == QProcess::NormalExit ? exitCode : -1;
+    if (Job *job = find(id)) {
+        job->finished = QDateTime::currentDateTime();
+        job->exitCode = status == QProcess::NormalExit ? exitCode : -1;
         if (running->stopRequested) {
-            job.state = JobState::Stopped;
-            job.message = u"stopped"_s;
+            job->state = JobState::Stopped;
+            job->message = u"stopped"_s;
         } else if (status == QProcess::NormalExit && exitCode == 0) {
-            job.state = JobState::Succeeded;
-            job.message.clear();
+            job->state = JobState::Succeeded;
+            job->message.clear();
         } else {
-            job.state = JobState::Failed;
-            job.message = status == QProcess::CrashExit ? u"killed by a signal"_s
-                                                        : u"exited with code %1"_s.arg(exitCode);
+            job->state = JobState::Failed;
+            job->message = status == QProcess::CrashExit ? u"killed by a signal"_s
+                                                         : u"exited with code %1"_s.arg(exitCode);
         }
-        update(job);
+        update(*job);
     }
     releaseLater(running);
 }
@@ -180,15 +174,26 @@ Status LocalBackend::stop(const QString &id) {
 }
 
 Result<QByteArray> LocalBackend::log(const QString &id) const {
-    for (const Job &job : m_jobs) {
-        if (job.id != id)
-            continue;
-        QFile file(job.logPath);
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(u"cannot read %1: %2"_s.arg(job.logPath, file.errorString()));
-        return file.readAll();
+    const qsizetype at = indexOf(id);
+    if (at < 0)
+        return fail(u"no job %1"_s.arg(id));
+    QFile file(m_jobs[at].logPath);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(u"cannot read %1: %2"_s.arg(m_jobs[at].logPath, file.errorString()));
+    return file.readAll();
+}
+
+qsizetype LocalBackend::indexOf(const QString &id) const {
+    for (qsizetype i = 0; i < m_jobs.size(); ++i) {
+        if (m_jobs[i].id == id)
+            return i;
     }
-    return fail(u"no job %1"_s.arg(id));
+    return -1;
+}
+
+Job *LocalBackend::find(const QString &id) {
+    const qsizetype at = indexOf(id);
+    return at < 0 ? nullptr : &m_jobs[at];
 }
 
 void LocalBackend::update(const Job &job) {

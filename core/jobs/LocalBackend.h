@@ -31,6 +31,8 @@ public:
 
 private:
     struct Running;
+    qsizetype indexOf(const QString &id) const; // -1: no such job
+    Job *find(const QString &id);
     void finish(const QString &id, int exitCode, QProcess::ExitStatus status);
     void releaseLater(std::shared_ptr<Running> running);
     void update(const Job &job);
