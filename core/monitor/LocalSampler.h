@@ -1,6 +1,6 @@
 #pragma once
 
-#include "NodeSample.h"
+#include "SampleScript.h"
 
 #include <QObject>
 #include <QString>
@@ -8,9 +8,8 @@
 
 namespace sb {
 
-// Samples this computer from /proc and, where it is installed, nvidia-smi, through the same
-// parsers as remote nodes. Move it to a worker thread and call start(); readings arrive by the
-// sampled() signal. nvidia-smi runs on that thread, with a timeout, once a sample.
+// Samples this computer directly (no SSH) with the script and parsers remote nodes use. Move it
+// to a worker thread and call start(); readings arrive by the sampled() signal.
 class LocalSampler final : public QObject {
     Q_OBJECT
 public:
@@ -20,19 +19,15 @@ public:
     void start();
     // Reads once; the first call has no CPU delta yet and reports 0% busy.
     NodeSample sampleNow();
-    // The fields queried from nvidia-smi: what the dashboard shows.
-    static QStringList gpuFields();
 
 Q_SIGNALS:
     void sampled(const sb::NodeSample &sample);
 
 private:
-    void sampleGpus(NodeSample *sample) const;
-
     QString m_procRoot;
     QString m_nvidiaSmi;
     QTimer m_timer;
-    std::vector<CpuTimes> m_previous;
+    NodeSampleBuilder m_builder;
 };
 
 } // namespace sb

@@ -17,8 +17,12 @@ struct NodeSample {
     std::vector<double> corePercent; // per core
     MemInfo memory;
     LoadAverage load;
-    QString error; // set when the node could not be read; the rest is then empty
+    QString error;                  // set when the node could not be read; the rest is then empty
+    std::vector<ProcessRow> topCpu; // busiest processes first
+    std::vector<ProcessRow> topMemory; // largest resident set first
+    bool hasNvidiaSmi = false;         // false: a CPU-only node
     std::vector<GpuReading> gpus;
+    std::vector<GpuProcess> gpuProcesses; // with their owner and command line where visible
     QString gpuError; // nvidia-smi failed (e.g. a driver/library mismatch); empty: fine or none
 };
 

@@ -45,6 +45,8 @@ struct GpuProcess {
     qint64 pid = 0;
     QString processName;
     std::optional<double> usedMemoryMiB;
+    QString user;    // joined from ps on the node; empty when the process is not visible there
+    QString command; // its full command line, likewise
 };
 
 namespace NvidiaSmi {

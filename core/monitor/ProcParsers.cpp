@@ -76,6 +76,76 @@ Result<LoadAverage> parseLoadAvg(QByteArrayView text) {
     return load;
 }
 
+namespace {
+
+// Splits off `count` whitespace-separated words; the rest of the line (spaces kept) is last.
+QList<QByteArray> splitWords(const QByteArray &line, int count) {
+    QList<QByteArray> words;
+    qsizetype at = 0;
+    while (words.size() < count) {
+        while (at < line.size() && (line[at] == ' ' || line[at] == '\t'))
+            ++at;
+        const qsizetype start = at;
+        while (at < line.size() && line[at] != ' ' && line[at] != '\t')
+            ++at;
+        if (start == at)
+            return {};
+        words << line.mid(start, at - start);
+    }
+    while (at < line.size() && (line[at] == ' ' || line[at] == '\t'))
+        ++at;
+    words << line.mid(at);
+    return words;
+}
+
+} // namespace
+
+std::vector<ProcessRow> parsePsRows(QByteArrayView text, int *skipped) {
+    std::vector<ProcessRow> rows;
+    int bad = 0;
+    for (const QByteArray &line : text.toByteArray().split('\n')) {
+        if (line.trimmed().isEmpty())
+            continue;
+        const QList<QByteArray> w = splitWords(line, 6);
+        bool pidOk = false, cpuOk = false, memOk = false, rssOk = false;
+        ProcessRow row;
+        if (w.size() == 7) {
+            row.pid = w[0].toLongLong(&pidOk);
+            row.cpuPercent = w[2].toDouble(&cpuOk);
+            row.memoryPercent = w[3].toDouble(&memOk);
+            row.rssKiB = w[4].toULongLong(&rssOk);
+        }
+        if (!pidOk || !cpuOk || !memOk || !rssOk) {
+            ++bad;
+            continue;
+        }
+        row.user = QString::fromUtf8(w[1]);
+        row.cpuTime = QString::fromUtf8(w[5]);
+        row.command = QString::fromUtf8(w[6]);
+        rows.push_back(std::move(row));
+    }
+    if (skipped)
+        *skipped = bad;
+    return rows;
+}
+
+std::vector<ProcessRow> parsePsOwners(QByteArrayView text) {
+    std::vector<ProcessRow> rows;
+    for (const QByteArray &line : text.toByteArray().split('\n')) {
+        const QList<QByteArray> w = splitWords(line, 2);
+        bool ok = false;
+        ProcessRow row;
+        if (w.size() == 3)
+            row.pid = w[0].toLongLong(&ok);
+        if (!ok)
+            continue;
+        row.user = QString::fromUtf8(w[1]);
+        row.command = QString::fromUtf8(w[2]);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
 std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,
                                     const std::vector<CpuTimes> &after) {
     std::vector<double> usage;

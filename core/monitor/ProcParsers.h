@@ -3,6 +3,7 @@
 #include "util/Result.h"
 
 #include <QByteArrayView>
+#include <QString>
 
 #include <vector>
 
@@ -27,10 +28,25 @@ struct LoadAverage {
     int running = 0, tasks = 0;
 };
 
+// One process as `ps -eo pid=,user:32=,pcpu=,pmem=,rss=,time=,args=` prints it (htop's columns).
+struct ProcessRow {
+    qint64 pid = 0;
+    QString user;
+    double cpuPercent = 0; // ps's: CPU time over the process's lifetime
+    double memoryPercent = 0;
+    quint64 rssKiB = 0;
+    QString cpuTime; // [dd-]hh:mm:ss
+    QString command; // the full command line
+};
+
 // /proc/stat: element 0 is the aggregate "cpu" line, then cpu0, cpu1, ...
 Result<std::vector<CpuTimes>> parseProcStat(QByteArrayView text);
 Result<MemInfo> parseMemInfo(QByteArrayView text);
 Result<LoadAverage> parseLoadAvg(QByteArrayView text);
+// The rows of that ps output; a line that does not parse is skipped and counted in `skipped`.
+std::vector<ProcessRow> parsePsRows(QByteArrayView text, int *skipped = nullptr);
+// `ps -o pid=,user:32=,args=`: pid, user and command line, for joining nvidia-smi's processes.
+std::vector<ProcessRow> parsePsOwners(QByteArrayView text);
 // Busy percentage per CPU between two /proc/stat readings with the same CPUs.
 std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,
                                     const std::vector<CpuTimes> &after);

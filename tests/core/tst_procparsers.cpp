@@ -144,8 +144,9 @@ void TestProcParsers::samplerRunsNvidiaSmi() {
         return path;
     };
     const QString capture = QStringLiteral(SIGNALBOX_TEST_DATA) + u"/nvidia-smi-query-gpu.csv"_s;
-    const QString replay =
-        script(u"replay"_s, u"echo \"$@\" > %1/args; cat %2"_s.arg(dir.path(), capture));
+    const QString replay = script(
+        u"replay"_s, u"echo \"$@\" >> %1/args; case \"$*\" in *--query-gpu*) cat %2;; esac"_s.arg(
+                         dir.path(), capture));
     const auto sample = sb::LocalSampler(u"/proc"_s, 1000, replay).sampleNow();
     QVERIFY2(sample.gpuError.isEmpty(), qPrintable(sample.gpuError));
     QCOMPARE(sample.gpus.size(), std::size_t(1));
@@ -153,8 +154,8 @@ void TestProcParsers::samplerRunsNvidiaSmi() {
     QVERIFY(sample.gpus.front().memoryTotalMiB.value() > 100000);
     QFile args(dir.path() + u"/args"_s);
     QVERIFY(args.open(QIODevice::ReadOnly));
-    QCOMPARE(args.readAll().trimmed(),
-             (u"--query-gpu="_s + sb::LocalSampler::gpuFields().join(u',') + u" --format=csv"_s)
+    QCOMPARE(args.readLine().trimmed(),
+             (u"--query-gpu="_s + sb::SampleScript::gpuFields().join(u',') + u" --format=csv"_s)
                  .toUtf8());
 
     const QString broken =

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <QList>
+#include <QString>
+
+namespace sb {
+
+// An SSH node as the researcher names it. No secrets: keys live in files, the agent or the
+// keychain.
+struct NodeConfig {
+    QString name; // how Signalbox shows it; unique
+    QString host; // address or DNS name
+    int port = 22;
+    QString user;
+    QString identityFile;
+    QString proxyJump;
+    double intervalSeconds = 1.0; // sampling interval
+
+    bool operator==(const NodeConfig &) const = default;
+};
+
+// The one YAML file (~/.config/signalbox/signalbox.yaml). Only the parts this build uses are
+// typed; unknown top-level sections are kept as they are when saving.
+struct Config {
+    QList<NodeConfig> nodes;
+
+    static QString defaultPath();
+    // Errors name the file, line and key.
+    static Result<Config> load(const QString &path);
+    static Result<Config> parse(const QByteArray &yaml, const QString &fileName);
+    Status save(const QString &path) const;
+};
+
+// The concrete hosts of an OpenSSH client config (~/.ssh/config): every `Host` alias without
+// wildcards, with HostName, User, Port, IdentityFile and ProxyJump resolved the way ssh does
+// (the first value found for a key wins, `Host *` blocks included).
+QList<NodeConfig> importSshConfig(const QByteArray &text);
+
+} // namespace sb

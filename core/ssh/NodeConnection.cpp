@@ -1,0 +1,323 @@
+#include "NodeConnection.h"
+
+#include "ShellQuote.h"
+#include "monitor/SampleScript.h"
+
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
+#include <QMetaObject>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+using State = NodeStatus::State;
+
+QString NodeStatus::stateName() const {
+    switch (state) {
+    case State::Connecting:
+        return u"connecting"_s;
+    case State::Connected:
+        return u"connected"_s;
+    case State::Unreachable:
+        return u"unreachable"_s;
+    case State::HostKeyUnknown:
+        return u"unknown host key"_s;
+    case State::HostKeyChanged:
+        return u"host key changed"_s;
+    case State::NeedsPassphrase:
+        return u"needs passphrase"_s;
+    case State::AuthFailed:
+        return u"login refused"_s;
+    }
+    return {};
+}
+
+NodeConnection::NodeConnection(NodeConfig node, Options options, QObject *parent)
+    : QObject(parent)
+    , m_node(std::move(node))
+    , m_options(std::move(options))
+    , m_wakeFd(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    qRegisterMetaType<sb::NodeSample>();
+    qRegisterMetaType<sb::NodeStatus>();
+}
+
+NodeConnection::~NodeConnection() {
+    m_stopping = true;
+    wake();
+    if (m_thread) {
+        m_thread->wait();
+        delete m_thread;
+    }
+    ::close(m_wakeFd);
+}
+
+void NodeConnection::start() {
+    if (m_thread)
+        return;
+    m_thread = QThread::create([this] { run(); });
+    m_thread->setObjectName(u"node-"_s + m_node.name);
+    m_thread->start();
+}
+
+std::chrono::milliseconds NodeConnection::silenceLimit() const {
+    // Sections are announced before each command, so bytes flow at least every interval or
+    // every nvidia-smi call (at most 3 s); one second more absorbs scheduling noise.
+    const double seconds = std::max(m_node.intervalSeconds, 3.0) + 1.0;
+    return std::chrono::milliseconds(static_cast<qint64>(seconds * 1000));
+}
+
+void NodeConnection::trustHostKey(const QString &fingerprint) {
+    {
+        QMutexLocker lock(&m_mutex);
+        m_trustedFingerprint = fingerprint;
+    }
+    wake();
+}
+
+void NodeConnection::setPassphrase(const QString &passphrase) {
+    {
+        QMutexLocker lock(&m_mutex);
+        m_passphrase = passphrase;
+        m_retryNow = true;
+    }
+    wake();
+}
+
+void NodeConnection::reconnectNow() {
+    {
+        QMutexLocker lock(&m_mutex);
+        m_retryNow = true;
+    }
+    wake();
+}
+
+void NodeConnection::post(Request request) {
+    {
+        QMutexLocker lock(&m_mutex);
+        m_requests.push_back(std::move(request));
+    }
+    wake();
+}
+
+void NodeConnection::exec(const QString &command, QObject *context, ExecDone done, int timeoutMs,
+                          const QByteArray &input) {
+    auto deliver = [this, guard = QPointer<QObject>(context),
+                    done = std::move(done)](const Result<ExecResult> &result) {
+        QMetaObject::invokeMethod(
+            this,
+            [guard, done, result] {
+                if (guard)
+                    done(result);
+            },
+            Qt::QueuedConnection);
+    };
+    post({[=](SshSession *session) { deliver(session->run(command, input, timeoutMs)); },
+          [=](const QString &why) {
+              deliver(fail(why));
+          }});
+}
+
+void NodeConnection::upload(const QList<std::pair<QString, QString>> &files, QObject *context,
+                            std::function<void(const Status &)> done) {
+    auto deliver = [this, guard = QPointer<QObject>(context),
+                    done = std::move(done)](const Status &status) {
+        QMetaObject::invokeMethod(
+            this,
+            [guard, done, status] {
+                if (guard)
+                    done(status);
+            },
+            Qt::QueuedConnection);
+    };
+    post({[=](SshSession *session) {
+              for (const auto &[local, remote] : files) {
+                  if (const Status copied = session->upload(local, remote); !copied)
+                      return deliver(copied);
+              }
+              deliver(success());
+          },
+          [=](const QString &why) {
+              deliver(fail(why));
+          }});
+}
+
+void NodeConnection::wake() {
+    const quint64 one = 1;
+    [[maybe_unused]] const auto written = ::write(m_wakeFd, &one, sizeof one);
+}
+
+void NodeConnection::waitForWake(int ms, int socket) {
+    pollfd fds[2] = {{m_wakeFd, POLLIN, 0}, {socket, POLLIN, 0}};
+    if (::poll(fds, socket >= 0 ? 2 : 1, ms) > 0 && (fds[0].revents & POLLIN)) {
+        quint64 count = 0;
+        [[maybe_unused]] const auto read = ::read(m_wakeFd, &count, sizeof count);
+    }
+}
+
+void NodeConnection::setStatus(State state, const QString &message, const SshFailure *failure) {
+    NodeStatus status;
+    {
+        QMutexLocker lock(&m_mutex);
+        m_status.state = state;
+        m_status.message = message;
+        m_status.fingerprint = failure ? failure->fingerprint : QString();
+        m_status.keyFile = failure ? failure->keyFile : QString();
+        status = m_status;
+    }
+    Q_EMIT statusChanged(m_node.name, status);
+}
+
+void NodeConnection::run() {
+    const SshTarget target{m_node.host,
+                           m_node.port,
+                           m_node.user,
+                           m_node.identityFile,
+                           m_node.proxyJump,
+                           m_options.knownHostsFile,
+                           m_options.connectTimeoutSeconds};
+    const QString sampler = shellCommand(SampleScript::command(m_node.intervalSeconds));
+    std::unique_ptr<SshSession> session;
+    std::unique_ptr<SshStream> stream;
+    SampleFrameReader reader;
+    NodeSampleBuilder builder;
+    SshFailure pending; // the last failure that waits for the user
+    bool waitingForUser = false;
+    int backoffSeconds = 1;
+    QDeadlineTimer nextAttempt(0);
+    QElapsedTimer sinceBytes;
+
+    auto failRequests = [this](const QString &why) {
+        std::deque<Request> requests;
+        {
+            QMutexLocker lock(&m_mutex);
+            requests.swap(m_requests);
+        }
+        for (const Request &request : requests)
+            request.fail(u"%1: %2"_s.arg(m_node.name, why));
+    };
+    auto drop = [&](const QString &why) {
+        stream.reset();
+        session.reset();
+        reader = {};
+        builder = {};
+        setStatus(State::Unreachable, why);
+        nextAttempt.setRemainingTime(backoffSeconds * 1000);
+        backoffSeconds = std::min(backoffSeconds * 2, m_options.maxBackoffSeconds);
+        failRequests(why);
+    };
+
+    while (!m_stopping) {
+        if (!session) {
+            bool retry = false;
+            QString trusted;
+            QString passphrase;
+            {
+                QMutexLocker lock(&m_mutex);
+                std::swap(retry, m_retryNow);
+                std::swap(trusted, m_trustedFingerprint);
+                passphrase = m_passphrase;
+            }
+            if (!trusted.isEmpty() && waitingForUser && trusted == pending.fingerprint &&
+                !pending.knownHostsEntry.isEmpty()) {
+                if (const Status saved =
+                        sb::trustHostKey(m_options.knownHostsFile, pending.knownHostsEntry);
+                    !saved) {
+                    setStatus(State::HostKeyUnknown, saved.error(), &pending);
+                    continue;
+                }
+                retry = true;
+            }
+            if (retry) {
+                waitingForUser = false;
+                nextAttempt.setRemainingTime(0);
+            }
+            if (waitingForUser || !nextAttempt.hasExpired()) {
+                failRequests(m_status.message);
+                waitForWake(waitingForUser ? 1000
+                                           : static_cast<int>(std::min<qint64>(
+                                                 nextAttempt.remainingTime(), 1000)));
+                continue;
+            }
+            setStatus(State::Connecting, {});
+            SshFailure failure;
+            session = SshSession::connect(target, passphrase, &failure);
+            if (!session) {
+                switch (failure.kind) {
+                case SshFailure::Kind::Network:
+                    drop(failure.message);
+                    break;
+                case SshFailure::Kind::HostKeyUnknown:
+                case SshFailure::Kind::HostKeyChanged:
+                case SshFailure::Kind::NeedsPassphrase:
+                case SshFailure::Kind::AuthFailed: {
+                    static const QHash<SshFailure::Kind, State> states{
+                        {SshFailure::Kind::HostKeyUnknown, State::HostKeyUnknown},
+                        {SshFailure::Kind::HostKeyChanged, State::HostKeyChanged},
+                        {SshFailure::Kind::NeedsPassphrase, State::NeedsPassphrase},
+                        {SshFailure::Kind::AuthFailed, State::AuthFailed}};
+                    pending = failure;
+                    waitingForUser = true; // retrying cannot help until the user acts
+                    setStatus(states.value(failure.kind), failure.message, &failure);
+                    failRequests(failure.message);
+                    break;
+                }
+                }
+                continue;
+            }
+            auto opened = session->stream(sampler);
+            if (!opened) {
+                drop(opened.error());
+                continue;
+            }
+            stream = std::move(opened).value();
+            sinceBytes.start();
+            backoffSeconds = 1;
+        }
+
+        std::deque<Request> requests;
+        {
+            QMutexLocker lock(&m_mutex);
+            requests.swap(m_requests);
+        }
+        for (const Request &request : requests)
+            request.work(session.get());
+
+        QByteArray out;
+        QByteArray err;
+        const bool alive = stream->readAvailable(&out, &err);
+        if (!out.isEmpty()) {
+            sinceBytes.start();
+            reader.feed(out);
+            while (const auto frame = reader.next()) {
+                const NodeSample sample = builder.build(*frame);
+                bool connectedNow = false;
+                {
+                    QMutexLocker lock(&m_mutex);
+                    m_status.lastSeen = QDateTime::currentDateTime();
+                    connectedNow = m_status.state != State::Connected;
+                }
+                if (connectedNow)
+                    setStatus(State::Connected, {});
+                Q_EMIT sampled(m_node.name, sample);
+            }
+        }
+        if (!alive) {
+            const QString detail = QString::fromUtf8(err).trimmed();
+            drop(detail.isEmpty() ? u"the connection closed"_s
+                                  : u"the sampler stopped: %1"_s.arg(detail.right(300)));
+            continue;
+        }
+        if (std::chrono::milliseconds(sinceBytes.elapsed()) > silenceLimit()) {
+            drop(u"no answer for %1 s (the node or its network hangs)"_s.arg(
+                sinceBytes.elapsed() / 1000.0, 0, 'f', 1));
+            continue;
+        }
+        waitForWake(250, session->socket());
+    }
+}
+
+} // namespace sb

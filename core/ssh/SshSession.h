@@ -1,0 +1,91 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <memory>
+
+// libssh's handles, kept out of every header but this one's implementation.
+struct ssh_session_struct;
+struct ssh_channel_struct;
+
+namespace sb {
+
+// Where and as whom to connect. Nothing secret: keys stay in files or the agent.
+struct SshTarget {
+    QString host;
+    int port = 22;
+    QString user;           // empty: the local user
+    QString identityFile;   // empty: the agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa
+    QString proxyJump;      // [user@]host[:port] reached first (through the OpenSSH client)
+    QString knownHostsFile; // empty: ~/.ssh/known_hosts
+    int timeoutSeconds = 4; // connect and handshake, and any blocking call after
+};
+
+// Why a connection failed, in a form the UI can act on.
+struct SshFailure {
+    enum class Kind { Network, HostKeyUnknown, HostKeyChanged, NeedsPassphrase, AuthFailed };
+    Kind kind = Kind::Network;
+    QString message;         // for the person reading it
+    QString fingerprint;     // the server's key (SHA256:...), for the host key kinds
+    QString knownHostsEntry; // the line trusting it would add to known_hosts
+    QString keyFile;         // the key that needs a passphrase
+};
+
+struct ExecResult {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+// A command running on an open channel whose output is read as it comes (the node sampler).
+class SshStream {
+public:
+    ~SshStream();
+    SshStream(const SshStream &) = delete;
+    SshStream &operator=(const SshStream &) = delete;
+    // Appends what has arrived without waiting; false once the command ended or the link broke.
+    bool readAvailable(QByteArray *out, QByteArray *err);
+
+private:
+    friend class SshSession;
+    explicit SshStream(ssh_channel_struct *channel)
+        : m_channel(channel) {}
+    ssh_channel_struct *m_channel;
+};
+
+// One authenticated SSH connection (libssh). Blocking: use it from one worker thread only.
+class SshSession {
+public:
+    // Connects, verifies the host key against known_hosts (unknown and changed keys refuse),
+    // then authenticates by agent or key file. Fills `failure` when it returns null.
+    static std::unique_ptr<SshSession> connect(const SshTarget &target, const QString &passphrase,
+                                               SshFailure *failure);
+    ~SshSession();
+    SshSession(const SshSession &) = delete;
+    SshSession &operator=(const SshSession &) = delete;
+
+    // Runs a shell command line (quote it with shellCommand) and collects its output.
+    Result<ExecResult> run(const QString &command, const QByteArray &input = {},
+                           int timeoutMs = 15000);
+    Result<std::unique_ptr<SshStream>> stream(const QString &command);
+    // Copies a file to the node over SFTP, creating it with `mode`.
+    Status upload(const QString &localPath, const QString &remotePath, int mode = 0644);
+    int socket() const; // to wait on with poll()
+    QString fingerprint() const { return m_fingerprint; }
+
+private:
+    explicit SshSession(ssh_session_struct *session)
+        : m_session(session) {}
+    QString lastError() const;
+    ssh_session_struct *m_session;
+    QString m_fingerprint;
+};
+
+// Appends `entry` (from SshFailure::knownHostsEntry) to a known_hosts file, creating it.
+Status trustHostKey(const QString &knownHostsFile, const QString &entry);
+QString defaultKnownHostsFile();
+
+} // namespace sb

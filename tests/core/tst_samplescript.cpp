@@ -1,0 +1,121 @@
+#include "monitor/LocalSampler.h"
+#include "monitor/SampleScript.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QByteArray frame(double time, const QByteArray &gpuSection, const QByteArray &extra = {}) {
+    QByteArray f = "@sb:frame " + QByteArray::number(time, 'f', 3) + "\n";
+    f += "@sb:stat\ncpu  100 0 100 800 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0\n"
+         "cpu1 50 0 50 400 0 0 0 0\n";
+    f += "@sb:meminfo\nMemTotal: 1000 kB\nMemAvailable: 250 kB\nSwapTotal: 0 kB\n";
+    f += "@sb:loadavg\n1.5 1.0 0.5 2/300 1234\n";
+    f += "@sb:top-cpu\n  4242 alice    99.5  2.0 123456 01:02:03 python train.py --lr 0.1\n"
+         "garbled line\n";
+    f += "@sb:top-memory\n  4242 alice    99.5  2.0 123456 01:02:03 python train.py --lr 0.1\n";
+    f += gpuSection + extra + "@sb:end\n";
+    return f;
+}
+
+} // namespace
+
+class TestSampleScript : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void framesFromAStream();
+    void gpuProcessesJoinedWithOwners();
+    void brokenPieces();
+    void scriptRunsLocally();
+};
+
+void TestSampleScript::framesFromAStream() {
+    sb::SampleFrameReader reader;
+    const QByteArray stream =
+        "Welcome to the lab!\n" + frame(10, "@sb:no-gpu\n") + frame(11, "@sb:no-gpu\n");
+    // Byte by byte: frames come out whole, whatever the chunking.
+    std::vector<sb::SampleFrame> frames;
+    for (char c : stream) {
+        reader.feed(QByteArrayView(&c, 1));
+        while (auto f = reader.next())
+            frames.push_back(*f);
+    }
+    QCOMPARE(frames.size(), std::size_t(2));
+    QCOMPARE(frames[1].time, 11.0);
+    sb::NodeSampleBuilder builder;
+    const sb::NodeSample first = builder.build(frames[0]);
+    QVERIFY2(first.error.isEmpty(), qPrintable(first.error));
+    QCOMPARE(first.corePercent.size(), std::size_t(2));
+    QCOMPARE(first.memory.availableKiB, quint64(250));
+    QCOMPARE(first.load.tasks, 300);
+    QCOMPARE(first.topCpu.size(), std::size_t(1)); // the garbled line is skipped
+    QCOMPARE(first.topCpu.front().user, u"alice"_s);
+    QCOMPARE(first.topCpu.front().command, u"python train.py --lr 0.1"_s);
+    QCOMPARE(first.topCpu.front().cpuTime, u"01:02:03"_s);
+    QCOMPARE(first.topCpu.front().rssKiB, quint64(123456));
+    QVERIFY(!first.hasNvidiaSmi);
+}
+
+void TestSampleScript::gpuProcessesJoinedWithOwners() {
+    QFile capture(QStringLiteral(SIGNALBOX_TEST_DATA) + u"/nvidia-smi-query-gpu.csv"_s);
+    QVERIFY(capture.open(QIODevice::ReadOnly));
+    const QByteArray gpu = "@sb:gpu\n" + capture.readAll() + "@sb:gpu-exit\n0\n" +
+                           "@sb:apps\ngpu_uuid, pid, process_name, used_gpu_memory [MiB]\n"
+                           "GPU-1, 4242, python, 1000 MiB\nGPU-1, 77, /opt/x, 10 MiB\n" +
+                           "@sb:app-owners\n 4242 alice    python train.py --lr 0.1\n";
+    sb::SampleFrameReader reader;
+    reader.feed(frame(1, gpu));
+    const sb::NodeSample s = sb::NodeSampleBuilder().build(*reader.next());
+    QVERIFY(s.hasNvidiaSmi);
+    QVERIFY2(s.gpuError.isEmpty(), qPrintable(s.gpuError));
+    QCOMPARE(s.gpus.size(), std::size_t(1));
+    QCOMPARE(s.gpuProcesses.size(), std::size_t(2));
+    QCOMPARE(s.gpuProcesses[0].user, u"alice"_s);
+    QCOMPARE(s.gpuProcesses[0].command, u"python train.py --lr 0.1"_s);
+    QCOMPARE(s.gpuProcesses[0].usedMemoryMiB.value(), 1000.0);
+    QVERIFY(s.gpuProcesses[1].user.isEmpty()); // in another container: no owner visible
+}
+
+void TestSampleScript::brokenPieces() {
+    sb::SampleFrameReader reader;
+    reader.feed(frame(1, "@sb:gpu\nFailed to initialize NVML: Driver/library version mismatch\n"
+                         "@sb:gpu-exit\n18\n@sb:apps\n@sb:app-owners\n"));
+    const sb::NodeSample mismatch = sb::NodeSampleBuilder().build(*reader.next());
+    QVERIFY(mismatch.error.isEmpty()); // the CPU side is fine
+    QVERIFY(mismatch.gpuError.contains(u"Driver/library version mismatch"_s));
+
+    reader.feed(frame(2, "@sb:gpu\n@sb:gpu-exit\n124\n"));
+    QVERIFY(sb::NodeSampleBuilder().build(*reader.next()).gpuError.contains(u"did not answer"_s));
+
+    QByteArray noProc = frame(3, "@sb:no-gpu\n");
+    noProc.replace("MemAvailable", "MemFree");
+    reader.feed(noProc);
+    QVERIFY(sb::NodeSampleBuilder().build(*reader.next()).error.contains(u"meminfo"_s));
+
+    // A frame that never ends does not grow the buffer without bound.
+    sb::SampleFrameReader endless;
+    const QByteArray junk(1 << 20, 'x');
+    for (int i = 0; i < 8; ++i)
+        endless.feed(junk);
+    QVERIFY(!endless.next());
+    endless.feed(QByteArray("\n" + frame(4, "@sb:no-gpu\n")));
+    QVERIFY(endless.next().has_value());
+}
+
+void TestSampleScript::scriptRunsLocally() {
+    // The real script against this machine's /proc, with no nvidia-smi: a CPU-only node.
+    sb::LocalSampler sampler(u"/proc"_s, 1000, u"/nonexistent/nvidia-smi"_s);
+    sampler.sampleNow();
+    const sb::NodeSample s = sampler.sampleNow();
+    QVERIFY2(s.error.isEmpty(), qPrintable(s.error));
+    QVERIFY(!s.hasNvidiaSmi);
+    QVERIFY(!s.topCpu.empty());
+    QVERIFY(!s.topMemory.empty());
+    QVERIFY(s.topMemory.front().rssKiB >= s.topMemory.back().rssKiB);
+}
+
+QTEST_GUILESS_MAIN(TestSampleScript)
+#include "tst_samplescript.moc"

@@ -1,0 +1,119 @@
+#pragma once
+
+// Real sshd nodes on loopback for tests and benchmarks: starts tests/harness/sshnodes.py and
+// talks to it (stop, cont, kill, start, rekey a node).
+#include "config/Config.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+class SshNodes {
+public:
+    struct Node {
+        QString name;
+        QString host;
+        int port = 0;
+        QString home;
+        QString fingerprint;
+        QList<qint64> gpuPids;
+    };
+
+    // `specs`: "name=capture-file" or "name" for a CPU-only node.
+    explicit SshNodes(const QStringList &specs) {
+        m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_process.start(
+            QStringLiteral("python3"),
+            QStringList{QStringLiteral(SIGNALBOX_SOURCE_DIR "/tests/harness/sshnodes.py"),
+                        m_dir.path()} +
+                specs);
+        if (!m_process.waitForReadyRead(60000)) {
+            m_error = QStringLiteral("sshnodes.py did not start: ") + m_process.errorString();
+            return;
+        }
+        while (!m_process.canReadLine() && m_process.waitForReadyRead(30000)) {
+        }
+        const QJsonObject json = QJsonDocument::fromJson(m_process.readLine()).object();
+        m_identity = json.value(QStringLiteral("identity")).toString();
+        m_user = json.value(QStringLiteral("user")).toString();
+        for (const auto &value : json.value(QStringLiteral("nodes")).toArray()) {
+            const QJsonObject n = value.toObject();
+            Node node{n.value(QStringLiteral("name")).toString(),
+                      n.value(QStringLiteral("host")).toString(),
+                      n.value(QStringLiteral("port")).toInt(),
+                      n.value(QStringLiteral("home")).toString(),
+                      n.value(QStringLiteral("fingerprint")).toString(),
+                      {}};
+            for (const auto &pid : n.value(QStringLiteral("gpuPids")).toArray())
+                node.gpuPids << pid.toInteger();
+            m_nodes << node;
+        }
+        if (m_nodes.isEmpty())
+            m_error = QStringLiteral("sshnodes.py printed no nodes");
+    }
+    ~SshNodes() {
+        m_process.closeWriteChannel();
+        if (!m_process.waitForFinished(20000))
+            m_process.kill();
+    }
+
+    QString error() const { return m_error; }
+    const QList<Node> &nodes() const { return m_nodes; }
+    Node node(const QString &name) const {
+        for (const Node &n : m_nodes) {
+            if (n.name == name)
+                return n;
+        }
+        return {};
+    }
+    QString dir() const { return m_dir.path(); }
+    QString knownHostsFile() const { return m_dir.path() + QStringLiteral("/known_hosts"); }
+
+    // A node's config for Signalbox: the harness's key, this test's known_hosts.
+    sb::NodeConfig config(const QString &name, double interval = 1.0) const {
+        const Node n = node(name);
+        sb::NodeConfig config;
+        config.name = name;
+        config.host = n.host;
+        config.port = n.port;
+        config.user = m_user;
+        config.identityFile = m_identity;
+        config.intervalSeconds = interval;
+        return config;
+    }
+    // Writes every node's key into known_hosts, as after the user trusted them.
+    bool trustAll() const {
+        QFile file(knownHostsFile());
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Append))
+            return false;
+        for (const Node &n : m_nodes) {
+            QFile key(m_dir.path() + QLatin1Char('/') + n.name + QStringLiteral("/host_key.pub"));
+            if (!key.open(QIODevice::ReadOnly))
+                return false;
+            const QList<QByteArray> parts = key.readAll().split(' ');
+            file.write(QStringLiteral("[%1]:%2 ").arg(n.host).arg(n.port).toUtf8() + parts[0] +
+                       ' ' + parts[1].trimmed() + '\n');
+        }
+        return true;
+    }
+
+    // Sends a harness command ("stop NAME", ...) and waits for its answer.
+    bool command(const QString &line) {
+        m_process.write(line.toUtf8() + '\n');
+        while (!m_process.canReadLine()) {
+            if (!m_process.waitForReadyRead(30000))
+                return false;
+        }
+        return m_process.readLine().trimmed() == "ok";
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    QString m_identity;
+    QString m_user;
+    QList<Node> m_nodes;
+    QString m_error;
+};
