@@ -2,13 +2,12 @@
 
 #include "CurvesView.h"
 #include "JobsView.h"
-#include "NodeCard.h"
+#include "NodesView.h"
 #include "metrics/CollectorClient.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
-#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -17,27 +16,20 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
-MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *parent)
+MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
+                       const QString &configPath, QWidget *parent)
     : QMainWindow(parent)
     , m_tabs(new QTabWidget)
     , m_banner(new QLabel)
     , m_curves(new CurvesView(collector))
     , m_jobs(new JobsView(jobs))
-    , m_localNode(new NodeCard(tr("localhost (this computer)"))) {
+    , m_nodes(new NodesView(monitor, configPath)) {
     setWindowTitle(u"Signalbox"_s);
     setWindowIcon(QIcon(u":/icons/signalbox.svg"_s));
 
-    auto *nodes = new QWidget;
-    auto *nodesLayout = new QVBoxLayout(nodes);
-    nodesLayout->addWidget(m_localNode);
-    nodesLayout->addStretch();
-    auto *nodesScroll = new QScrollArea;
-    nodesScroll->setWidgetResizable(true);
-    nodesScroll->setWidget(nodes);
-
     m_tabs->addTab(m_curves, tr("Curves"));
     m_tabs->addTab(m_jobs, tr("Jobs"));
-    m_tabs->addTab(nodesScroll, tr("Nodes"));
+    m_tabs->addTab(m_nodes, tr("Nodes"));
 
     m_banner->setObjectName(u"banner"_s);
     m_banner->setWordWrap(true);
@@ -65,6 +57,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *par
 
     connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
+    connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     resize(1400, 860);
 }
 
@@ -73,10 +66,6 @@ void MainWindow::showView(const QString &name) {
         if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
             m_tabs->setCurrentIndex(i);
     }
-}
-
-void MainWindow::addLocalSample(const NodeSample &sample) {
-    m_localNode->addSample(sample);
 }
 
 void MainWindow::showError(const QString &message) {

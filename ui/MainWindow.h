@@ -1,7 +1,5 @@
 #pragma once
 
-#include "monitor/NodeSample.h"
-
 #include <QMainWindow>
 
 class QLabel;
@@ -13,18 +11,21 @@ class CollectorClient;
 class CurvesView;
 class JobsModel;
 class JobsView;
-class NodeCard;
+class NodeMonitor;
+class NodesView;
 
 // The one window: curves, jobs and nodes as tabs, with a banner for anything that went wrong.
 class MainWindow final : public QMainWindow {
     Q_OBJECT
 public:
-    MainWindow(CollectorClient *collector, JobsModel *jobs, QWidget *parent = nullptr);
+    // `configPath`: the YAML file node edits are saved to.
+    MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
+               const QString &configPath, QWidget *parent = nullptr);
 
     CurvesView *curves() const { return m_curves; }
     JobsView *jobs() const { return m_jobs; }
+    NodesView *nodes() const { return m_nodes; }
     void showView(const QString &name);
-    void addLocalSample(const sb::NodeSample &sample);
     // Shows `message` in the banner; an empty message hides it.
     void showError(const QString &message);
 
@@ -33,7 +34,7 @@ private:
     QLabel *m_banner;
     CurvesView *m_curves;
     JobsView *m_jobs;
-    NodeCard *m_localNode;
+    NodesView *m_nodes;
 };
 
 } // namespace sb

@@ -1,34 +1,61 @@
 #pragma once
 
+#include "monitor/GpuInsights.h"
 #include "monitor/NodeSample.h"
+#include "ssh/NodeConnection.h"
 
 #include <QFrame>
 
-#include <deque>
-
 class QLabel;
+class QPushButton;
+class QTableWidget;
 
 namespace sb {
 
 class CoreBars;
-class GpuRows;
+class GpuPanel;
 class Sparkline;
 
-// One node at a glance: status, its GPUs, per-core CPU bars, memory and swap, load, and the last
-// ten minutes of CPU and memory use.
+// One node at a glance: its status, every GPU (bars, temperature, power, ten minutes of history,
+// its processes with user and command, and any insight), per-core CPU bars, memory, load, the
+// history of CPU and memory, and the top processes.
 class NodeCard final : public QFrame {
     Q_OBJECT
 public:
-    explicit NodeCard(const QString &node, QWidget *parent = nullptr);
-    void addSample(const NodeSample &sample);
+    NodeCard(const QString &node, const QString &address, QWidget *parent = nullptr);
+
+    QString node() const { return m_node; }
+    void setStatus(const NodeStatus &status);
+    void addSample(const NodeSample &sample, const std::vector<GpuInsight> &insights);
+
+    const NodeStatus &status() const { return m_status; }
+    const NodeSample &lastSample() const { return m_last; }
+    const std::vector<GpuInsight> &insights() const { return m_insights; }
+    // GPUs with utilization and memory under 5%.
+    int freeGpus() const;
+    double gpuBusyPercent() const; // mean over the GPUs; -1 without GPUs
+
+Q_SIGNALS:
+    void actionRequested(const QString &node, sb::NodeStatus::State state);
+    void editRequested(const QString &node);
+    void removeRequested(const QString &node);
+
+protected:
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
 private:
+    QString m_node;
+    NodeStatus m_status;
+    NodeSample m_last;
+    std::vector<GpuInsight> m_insights;
     QLabel *m_title;
-    QLabel *m_status;
+    QLabel *m_statusLabel;
+    QPushButton *m_action;
     QLabel *m_summary;
+    GpuPanel *m_gpus;
     CoreBars *m_cores;
-    GpuRows *m_gpus;
     Sparkline *m_history;
+    QTableWidget *m_top;
 };
 
 } // namespace sb

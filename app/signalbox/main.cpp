@@ -1,12 +1,13 @@
 // signalbox: the desktop application. With no options it runs on its embedded default: this
 // computer as a node, an embedded collector, and local runs.
 #include "MainWindow.h"
+#include "config/Config.h"
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/EmbeddedCollector.h"
-#include "monitor/LocalSampler.h"
+#include "monitor/NodeMonitor.h"
 #include "util/Paths.h"
 #include "util/QuitOnSignal.h"
 
@@ -16,7 +17,6 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QStandardPaths>
-#include <QThread>
 #include <QTimer>
 
 #include <cstdio>
@@ -87,7 +87,9 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption view(u"view"_s, u"Open on curves, jobs or nodes."_s, u"name"_s);
     const QCommandLineOption watch(
         u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
-    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view, watch});
+    const QCommandLineOption config(
+        u"config"_s, u"The config file (default ~/.config/signalbox/signalbox.yaml)."_s, u"file"_s);
+    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view, watch, config});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
@@ -125,20 +127,22 @@ int main(int argc, char *argv[]) {
     sb::MetricLineForwarder forwarder(&client);
     forwarder.watch(&local);
 
-    sb::MainWindow window(&client, &jobs);
+    // This computer is always a node; the config adds the SSH nodes.
+    const QString configPath =
+        parser.isSet(config) ? parser.value(config) : sb::Config::defaultPath();
+    const auto loaded = sb::Config::load(configPath);
+    sb::NodeMonitor monitor;
+    monitor.startLocal();
+
+    sb::MainWindow window(&client, &jobs, &monitor, configPath);
     QObject::connect(&forwarder, &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
+    if (loaded)
+        monitor.setNodes(loaded->nodes);
+    else // a broken config loses nothing else: this computer and the collector still work
+        window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
     if (parser.isSet(view))
         window.showView(parser.value(view));
-
-    QThread samplerThread;
-    samplerThread.setObjectName(u"local-sampler"_s);
-    auto *sampler = new sb::LocalSampler;
-    sampler->moveToThread(&samplerThread);
-    QObject::connect(&samplerThread, &QThread::started, sampler, &sb::LocalSampler::start);
-    QObject::connect(&samplerThread, &QThread::finished, sampler, &QObject::deleteLater);
-    QObject::connect(sampler, &sb::LocalSampler::sampled, &window, &sb::MainWindow::addLocalSample);
-    samplerThread.start();
 
     if (parser.isSet(demo))
         startDemo(&local, &window);
@@ -154,8 +158,5 @@ int main(int argc, char *argv[]) {
         });
     }
     sb::quitOnTerminationSignals();
-    const int rc = QApplication::exec();
-    samplerThread.quit();
-    samplerThread.wait();
-    return rc;
+    return QApplication::exec();
 }

@@ -47,6 +47,7 @@ struct GpuProcess {
     std::optional<double> usedMemoryMiB;
     QString user;    // joined from ps on the node; empty when the process is not visible there
     QString command; // its full command line, likewise
+    qint64 processGroup = 0; // likewise; a Signalbox run is its own process group
 };
 
 namespace NvidiaSmi {

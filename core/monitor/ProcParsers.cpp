@@ -132,15 +132,18 @@ std::vector<ProcessRow> parsePsRows(QByteArrayView text, int *skipped) {
 std::vector<ProcessRow> parsePsOwners(QByteArrayView text) {
     std::vector<ProcessRow> rows;
     for (const QByteArray &line : text.toByteArray().split('\n')) {
-        const QList<QByteArray> w = splitWords(line, 2);
-        bool ok = false;
+        const QList<QByteArray> w = splitWords(line, 3);
+        bool pidOk = false;
+        bool groupOk = false;
         ProcessRow row;
-        if (w.size() == 3)
-            row.pid = w[0].toLongLong(&ok);
-        if (!ok)
+        if (w.size() == 4) {
+            row.pid = w[0].toLongLong(&pidOk);
+            row.processGroup = w[1].toLongLong(&groupOk);
+        }
+        if (!pidOk || !groupOk)
             continue;
-        row.user = QString::fromUtf8(w[1]);
-        row.command = QString::fromUtf8(w[2]);
+        row.user = QString::fromUtf8(w[2]);
+        row.command = QString::fromUtf8(w[3]);
         rows.push_back(std::move(row));
     }
     return rows;

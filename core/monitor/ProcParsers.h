@@ -35,8 +35,9 @@ struct ProcessRow {
     double cpuPercent = 0; // ps's: CPU time over the process's lifetime
     double memoryPercent = 0;
     quint64 rssKiB = 0;
-    QString cpuTime; // [dd-]hh:mm:ss
-    QString command; // the full command line
+    QString cpuTime;         // [dd-]hh:mm:ss
+    QString command;         // the full command line
+    qint64 processGroup = 0; // only where asked for (parsePsOwners)
 };
 
 // /proc/stat: element 0 is the aggregate "cpu" line, then cpu0, cpu1, ...
@@ -45,7 +46,7 @@ Result<MemInfo> parseMemInfo(QByteArrayView text);
 Result<LoadAverage> parseLoadAvg(QByteArrayView text);
 // The rows of that ps output; a line that does not parse is skipped and counted in `skipped`.
 std::vector<ProcessRow> parsePsRows(QByteArrayView text, int *skipped = nullptr);
-// `ps -o pid=,user:32=,args=`: pid, user and command line, for joining nvidia-smi's processes.
+// `ps -o pid=,pgid=,user:32=,args=`: for joining nvidia-smi's processes with owner and run.
 std::vector<ProcessRow> parsePsOwners(QByteArrayView text);
 // Busy percentage per CPU between two /proc/stat readings with the same CPUs.
 std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,

@@ -67,7 +67,7 @@ frame() {
       NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pid") c = i }
       NR > 1 && c && $c ~ /^[0-9]+$/ { printf "%s%s", s, $c; s = "," }')
     echo @sb:app-owners
-    [ -n "$pids" ] && ps -o pid=,user:32=,args= -p "$pids" 2>/dev/null
+    [ -n "$pids" ] && ps -o pid=,pgid=,user:32=,args= -p "$pids" 2>/dev/null
   else
     echo @sb:no-gpu
   fi
@@ -168,6 +168,7 @@ NodeSample NodeSampleBuilder::build(const SampleFrame &frame) {
             });
             if (owner != owners.end()) {
                 process.user = owner->user;
+                process.processGroup = owner->processGroup;
                 process.command = owner->command;
             }
         }

@@ -1,3 +1,4 @@
+#include "monitor/GpuInsights.h"
 #include "monitor/LocalSampler.h"
 #include "monitor/SampleScript.h"
 
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void gpuProcessesJoinedWithOwners();
     void brokenPieces();
     void scriptRunsLocally();
+    void insights();
 };
 
 void TestSampleScript::framesFromAStream() {
@@ -65,7 +67,7 @@ void TestSampleScript::gpuProcessesJoinedWithOwners() {
     const QByteArray gpu = "@sb:gpu\n" + capture.readAll() + "@sb:gpu-exit\n0\n" +
                            "@sb:apps\ngpu_uuid, pid, process_name, used_gpu_memory [MiB]\n"
                            "GPU-1, 4242, python, 1000 MiB\nGPU-1, 77, /opt/x, 10 MiB\n" +
-                           "@sb:app-owners\n 4242 alice    python train.py --lr 0.1\n";
+                           "@sb:app-owners\n 4242  4240 alice    python train.py --lr 0.1\n";
     sb::SampleFrameReader reader;
     reader.feed(frame(1, gpu));
     const sb::NodeSample s = sb::NodeSampleBuilder().build(*reader.next());
@@ -75,6 +77,7 @@ void TestSampleScript::gpuProcessesJoinedWithOwners() {
     QCOMPARE(s.gpuProcesses.size(), std::size_t(2));
     QCOMPARE(s.gpuProcesses[0].user, u"alice"_s);
     QCOMPARE(s.gpuProcesses[0].command, u"python train.py --lr 0.1"_s);
+    QCOMPARE(s.gpuProcesses[0].processGroup, qint64(4240));
     QCOMPARE(s.gpuProcesses[0].usedMemoryMiB.value(), 1000.0);
     QVERIFY(s.gpuProcesses[1].user.isEmpty()); // in another container: no owner visible
 }
@@ -115,6 +118,53 @@ void TestSampleScript::scriptRunsLocally() {
     QVERIFY(!s.topCpu.empty());
     QVERIFY(!s.topMemory.empty());
     QVERIFY(s.topMemory.front().rssKiB >= s.topMemory.back().rssKiB);
+}
+
+void TestSampleScript::insights() {
+    auto sampleAt = [](double t, double gpuBusy, double cpuBusy, bool held) {
+        sb::NodeSample s;
+        s.time = t;
+        s.cpuPercent = cpuBusy;
+        sb::GpuReading gpu;
+        gpu.index = 0;
+        gpu.uuid = u"GPU-a"_s;
+        gpu.utilizationGpu = gpuBusy;
+        s.gpus = {gpu};
+        if (held) {
+            sb::GpuProcess p;
+            p.gpuUuid = u"GPU-a"_s;
+            p.pid = 4242;
+            p.processGroup = 4240;
+            p.usedMemoryMiB = 20480;
+            p.command = u"python train.py"_s;
+            s.gpuProcesses = {p};
+        }
+        return s;
+    };
+    // Idle and held: said once there is enough history, naming our run.
+    sb::GpuInsights idle;
+    std::vector<sb::GpuInsight> found;
+    for (int t = 0; t <= 12; ++t)
+        found = idle.update(sampleAt(t, 0, 5, true), {{4240, u"resnet-lr0.1"_s}});
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found.front().kind, sb::GpuInsight::Kind::IdleButHeld);
+    QVERIFY2(found.front().text.contains(u"run resnet-lr0.1"_s), qPrintable(found.front().text));
+    QVERIFY(found.front().text.contains(u"20.0 GiB"_s));
+    // One busy reading in the window clears it.
+    QVERIFY(idle.update(sampleAt(13, 80, 5, true)).empty());
+    // Idle but free: nothing to say.
+    sb::GpuInsights free;
+    for (int t = 0; t <= 12; ++t)
+        found = free.update(sampleAt(t, 0, 5, false));
+    QVERIFY(found.empty());
+    // Starving GPU, saturated CPUs: input-bound.
+    sb::GpuInsights starving;
+    for (int t = 0; t <= 12; ++t)
+        found = starving.update(sampleAt(t, 25, 98, true));
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found.front().kind, sb::GpuInsight::Kind::InputBound);
+    QVERIFY(found.front().text.contains(u"input-bound"_s));
+    QVERIFY(found.front().text.contains(u"python train.py (pid 4242"_s));
 }
 
 QTEST_GUILESS_MAIN(TestSampleScript)

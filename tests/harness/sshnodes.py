@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Real sshd nodes on loopback for Signalbox's tests and benchmarks.
 
-    sshnodes.py WORKDIR NAME[=CAPTURE] ...
+    sshnodes.py WORKDIR NAME[=CAPTURE[@idle]] ...
 
 Starts one OpenSSH server per node on 127.0.0.1 with its own host key, home directory and a
 fake `nvidia-smi` first on its PATH that replays a real capture from tests/data/nvidia-smi
 (utilization and power vary from second to second; compute processes are live placeholder
-processes with real pids, users and command lines). A node without CAPTURE is CPU-only.
+processes with real pids, users and command lines). "@idle" replays the capture's idle GPUs
+while the processes still hold them. A node without CAPTURE is CPU-only.
 
 Prints one JSON line describing the nodes, then takes commands on stdin, one per line, and
 answers each with "ok" or "error: ...":
@@ -122,10 +123,11 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}
         self.start()
 
     def fake_nvidia_smi(self, capture):
+        capture, _, phase = capture.partition("@")
         text = open(os.path.join(DATA, capture), encoding="utf-8").read()
         smi = os.path.join(self.dir, "smi")
         os.makedirs(smi, exist_ok=True)
-        gpu = section(text, "load :: query-gpu")
+        gpu = section(text, f"{phase or 'load'} :: query-gpu")
         for frame in range(FRAMES):
             with open(os.path.join(smi, f"gpu.{frame}.csv"), "w") as f:
                 f.write(vary(gpu, frame))

@@ -3,12 +3,14 @@
 #include "CurvesView.h"
 #include "JobsView.h"
 #include "MainWindow.h"
+#include "NodesView.h"
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/LocalSampler.h"
+#include "monitor/NodeMonitor.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -83,7 +85,8 @@ void TestMainWindow::rendersEveryView() {
                                    {}});
     QVERIFY(job.ok());
 
-    sb::MainWindow window(&client, &jobs);
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
     window.resize(1400, 860);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -97,9 +100,9 @@ void TestMainWindow::rendersEveryView() {
         f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
     }
     sb::LocalSampler sampler(u"/proc"_s, 1000, fakeSmi);
-    window.addLocalSample(sampler.sampleNow());
+    window.nodes()->addSample(u"localhost"_s, sampler.sampleNow());
     QTest::qWait(200);
-    window.addLocalSample(sampler.sampleNow());
+    window.nodes()->addSample(u"localhost"_s, sampler.sampleNow());
 
     sb::CurvesView *curves = window.curves();
     QTRY_VERIFY_WITH_TIMEOUT(curves->runsModel()->rowCount() == 4, 10000);
@@ -166,7 +169,8 @@ void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
     sb::LocalBackend local({dir.path(), 2000, {}});
     sb::JobsModel jobs;
     jobs.addBackend(&local);
-    sb::MainWindow window(&client, &jobs);
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     auto *banner = window.findChild<QLabel *>(u"banner"_s);

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "config/Config.h"
+#include "ssh/NodeConnection.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <map>
+#include <memory>
+
+namespace sb {
+
+class LocalSampler;
+
+// Every node Signalbox watches: this computer (sampled directly) and the SSH nodes (one
+// NodeConnection each). Lives on the GUI thread; samples and status changes arrive by signals.
+class NodeMonitor final : public QObject {
+    Q_OBJECT
+public:
+    static constexpr QStringView kLocalNode = u"localhost";
+
+    explicit NodeMonitor(NodeConnection::Options options = {}, QObject *parent = nullptr);
+    ~NodeMonitor() override;
+
+    void startLocal(double intervalSeconds = 1.0);
+    // Connects new nodes, drops removed ones, reconnects changed ones.
+    void setNodes(const QList<NodeConfig> &nodes);
+    QList<NodeConfig> nodes() const;
+    NodeConnection *connection(const QString &node) const; // null for this computer or unknown
+
+Q_SIGNALS:
+    void sampled(const QString &node, const sb::NodeSample &sample);
+    void statusChanged(const QString &node, const sb::NodeStatus &status);
+    void nodesChanged();
+
+private:
+    const NodeConnection::Options m_options;
+    std::map<QString, std::unique_ptr<NodeConnection>> m_connections;
+    QThread m_localThread;
+    LocalSampler *m_local = nullptr;
+};
+
+} // namespace sb

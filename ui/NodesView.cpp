@@ -1,0 +1,421 @@
+#include "NodesView.h"
+
+#include "NodeCard.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <qt6keychain/keychain.h>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+using State = NodeStatus::State;
+
+namespace {
+
+const QString kKeychainService = u"io.signalbox.Signalbox"_s;
+
+// Add or edit one node; never asks for a password (keys and the agent only).
+std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
+                                     const QStringList &takenNames) {
+    QDialog dialog(parent);
+    dialog.setWindowTitle(initial.name.isEmpty() ? QObject::tr("Add node")
+                                                 : QObject::tr("Edit node"));
+    auto *name = new QLineEdit(initial.name);
+    auto *host = new QLineEdit(initial.host);
+    auto *port = new QSpinBox;
+    port->setRange(1, 65535);
+    port->setValue(initial.port);
+    auto *user = new QLineEdit(initial.user);
+    auto *key = new QLineEdit(initial.identityFile);
+    key->setPlaceholderText(QObject::tr("ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa"));
+    auto *jump = new QLineEdit(initial.proxyJump);
+    jump->setPlaceholderText(QObject::tr("[user@]bastion[:port]"));
+    auto *interval = new QDoubleSpinBox;
+    interval->setRange(0.2, 3600);
+    interval->setSuffix(u" s"_s);
+    interval->setValue(initial.intervalSeconds);
+    auto *problem = new QLabel;
+    problem->setStyleSheet(u"color:#c03030"_s);
+    auto *form = new QFormLayout(&dialog);
+    form->addRow(QObject::tr("Name"), name);
+    form->addRow(QObject::tr("Host"), host);
+    form->addRow(QObject::tr("Port"), port);
+    form->addRow(QObject::tr("User"), user);
+    form->addRow(QObject::tr("Key file"), key);
+    form->addRow(QObject::tr("ProxyJump"), jump);
+    form->addRow(QObject::tr("Sample every"), interval);
+    form->addRow(problem);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+        const QString n =
+            name->text().trimmed().isEmpty() ? host->text().trimmed() : name->text().trimmed();
+        if (host->text().trimmed().isEmpty())
+            problem->setText(QObject::tr("A node needs a host."));
+        else if (takenNames.contains(n) && n != initial.name)
+            problem->setText(QObject::tr("There is already a node named %1.").arg(n));
+        else
+            dialog.accept();
+    });
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    NodeConfig node;
+    node.host = host->text().trimmed();
+    node.name = name->text().trimmed().isEmpty() ? node.host : name->text().trimmed();
+    node.port = port->value();
+    node.user = user->text().trimmed();
+    node.identityFile = key->text().trimmed();
+    node.proxyJump = jump->text().trimmed();
+    node.intervalSeconds = interval->value();
+    return node;
+}
+
+} // namespace
+
+NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
+    : QWidget(parent)
+    , m_monitor(monitor)
+    , m_configPath(std::move(configPath))
+    , m_grid(new QWidget)
+    , m_gridLayout(new QGridLayout(m_grid))
+    , m_filter(new QLineEdit)
+    , m_show(new QComboBox)
+    , m_sort(new QComboBox) {
+    m_filter->setPlaceholderText(tr("Filter nodes, GPUs, users, commands…"));
+    m_filter->setClearButtonEnabled(true);
+    m_show->addItem(tr("All nodes"), u"all"_s);
+    m_show->addItem(tr("Nodes with free GPUs"), u"free"_s);
+    m_sort->addItem(tr("Sort by name"), u"name"_s);
+    m_sort->addItem(tr("Most free GPUs first"), u"free"_s);
+    m_sort->addItem(tr("Busiest GPUs first"), u"busy"_s);
+    auto *add = new QPushButton(tr("Add node…"));
+    auto *import = new QPushButton(tr("Import from ~/.ssh/config…"));
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(m_show);
+    bar->addWidget(m_sort);
+    bar->addWidget(add);
+    bar->addWidget(import);
+
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(m_grid);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 4, 0, 0);
+    layout->addLayout(bar);
+    layout->addWidget(scroll);
+
+    m_relayout.setSingleShot(true);
+    m_relayout.setInterval(500); // many nodes sampling: reorder at most twice a second
+    connect(&m_relayout, &QTimer::timeout, this, &NodesView::relayout);
+    connect(m_filter, &QLineEdit::textChanged, this, &NodesView::relayout);
+    connect(m_show, &QComboBox::currentIndexChanged, this, &NodesView::relayout);
+    connect(m_sort, &QComboBox::currentIndexChanged, this, &NodesView::relayout);
+    connect(add, &QPushButton::clicked, this, [this] { editNode({}); });
+    connect(import, &QPushButton::clicked, this, &NodesView::importSshConfig);
+    connect(m_monitor, &NodeMonitor::sampled, this, &NodesView::addSample);
+    connect(m_monitor, &NodeMonitor::statusChanged, this, &NodesView::setStatus);
+    connect(m_monitor, &NodeMonitor::nodesChanged, this, [this] {
+        QStringList names{NodeMonitor::kLocalNode.toString()};
+        for (const NodeConfig &node : m_monitor->nodes()) {
+            names << node.name;
+            card(node.name,
+                 u"%1%2:%3"_s.arg(node.user.isEmpty() ? QString() : node.user + u'@', node.host)
+                     .arg(node.port));
+        }
+        for (auto it = m_cards.begin(); it != m_cards.end();) {
+            if (names.contains(it->first)) {
+                ++it;
+                continue;
+            }
+            m_shown.removeAll(it->second);
+            it->second->deleteLater();
+            m_insights.erase(it->first);
+            it = m_cards.erase(it);
+        }
+        relayout();
+    });
+    card(NodeMonitor::kLocalNode.toString(), tr("this computer"));
+    relayout();
+}
+
+void NodesView::setRunLookup(std::function<QHash<qint64, QString>(const QString &)> lookup) {
+    m_runLookup = std::move(lookup);
+}
+
+NodeCard *NodesView::card(const QString &node, const QString &address) {
+    if (const auto it = m_cards.find(node); it != m_cards.end())
+        return it->second;
+    auto *created = new NodeCard(node, address);
+    connect(created, &NodeCard::actionRequested, this, &NodesView::act);
+    connect(created, &NodeCard::editRequested, this, &NodesView::editNode);
+    connect(created, &NodeCard::removeRequested, this, [this](const QString &name) {
+        if (QMessageBox::question(
+                this, tr("Remove node"),
+                tr("Stop watching %1 and remove it from the config?").arg(name)) !=
+            QMessageBox::Yes)
+            return;
+        QList<NodeConfig> nodes = m_monitor->nodes();
+        nodes.removeIf([&](const NodeConfig &n) { return n.name == name; });
+        saveNodes(nodes);
+    });
+    m_cards[node] = created;
+    relayout();
+    return created;
+}
+
+void NodesView::addSample(const QString &node, const NodeSample &sample) {
+    NodeCard *target = card(node);
+    const auto insights =
+        m_insights[node].update(sample, m_runLookup ? m_runLookup(node) : QHash<qint64, QString>());
+    target->addSample(sample, insights);
+    if (m_show->currentData() != u"all"_s || m_sort->currentData() != u"name"_s)
+        m_relayout.start(); // free GPUs and busy-ness change what is shown and in which order
+}
+
+void NodesView::setStatus(const QString &node, const NodeStatus &status) {
+    card(node)->setStatus(status);
+    // A key whose passphrase the user kept in the keychain: try it once, without asking.
+    if (status.state == State::NeedsPassphrase && !m_keychainTried.contains(node)) {
+        m_keychainTried.insert(node);
+        auto *job = new QKeychain::ReadPasswordJob(kKeychainService, this);
+        job->setKey(u"ssh-key:"_s + status.keyFile);
+        connect(job, &QKeychain::Job::finished, this, [this, node](QKeychain::Job *finished) {
+            auto *read = static_cast<QKeychain::ReadPasswordJob *>(finished);
+            if (read->error() == QKeychain::NoError)
+                if (NodeConnection *connection = m_monitor->connection(node))
+                    connection->setPassphrase(read->textData());
+        });
+        job->start();
+    }
+}
+
+void NodesView::act(const QString &node, State state) {
+    NodeConnection *connection = m_monitor->connection(node);
+    if (!connection)
+        return;
+    const NodeStatus &status = card(node)->status();
+    switch (state) {
+    case State::HostKeyUnknown: {
+        QMessageBox box(QMessageBox::Question, tr("Unknown host key"),
+                        tr("Signalbox has never connected to %1 (%2:%3).\n\nIts host key "
+                           "fingerprint is\n%4\n\nCompare it with the one the node's administrator "
+                           "gives you (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on the "
+                           "node). Trust this key and connect?")
+                            .arg(node, connection->node().host)
+                            .arg(connection->node().port)
+                            .arg(status.fingerprint),
+                        QMessageBox::Yes | QMessageBox::No, this);
+        if (box.exec() == QMessageBox::Yes)
+            connection->trustHostKey(status.fingerprint);
+        break;
+    }
+    case State::NeedsPassphrase:
+        askPassphrase(node, status.keyFile);
+        break;
+    default:
+        connection->reconnectNow();
+    }
+}
+
+void NodesView::askPassphrase(const QString &node, const QString &keyFile) {
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Key passphrase"));
+    auto *secret = new QLineEdit;
+    secret->setEchoMode(QLineEdit::Password);
+    auto *keep = new QCheckBox(tr("Keep it in the system keychain"));
+    auto *form = new QFormLayout(&dialog);
+    form->addRow(
+        new QLabel(tr("The key %1 for %2 is protected by a passphrase.").arg(keyFile, node)));
+    form->addRow(tr("Passphrase"), secret);
+    form->addRow(keep);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    if (NodeConnection *connection = m_monitor->connection(node))
+        connection->setPassphrase(secret->text());
+    if (keep->isChecked()) {
+        auto *job = new QKeychain::WritePasswordJob(kKeychainService, this);
+        job->setKey(u"ssh-key:"_s + keyFile);
+        job->setTextData(secret->text());
+        connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job *finished) {
+            if (finished->error() != QKeychain::NoError)
+                Q_EMIT error(tr("The keychain did not keep the passphrase: %1")
+                                 .arg(finished->errorString()));
+        });
+        job->start();
+    }
+}
+
+void NodesView::saveNodes(const QList<NodeConfig> &nodes) {
+    auto config = Config::load(m_configPath);
+    if (!config) {
+        Q_EMIT error(tr("Not saving nodes: %1").arg(config.error()));
+        return;
+    }
+    config.value().nodes = nodes;
+    if (const Status saved = config->save(m_configPath); !saved)
+        Q_EMIT error(saved.error());
+    m_monitor->setNodes(nodes);
+}
+
+void NodesView::addNodes(const QList<NodeConfig> &added) {
+    QList<NodeConfig> nodes = m_monitor->nodes();
+    for (const NodeConfig &node : added) {
+        nodes.removeIf([&](const NodeConfig &n) { return n.name == node.name; });
+        nodes << node;
+    }
+    saveNodes(nodes);
+}
+
+void NodesView::editNode(const QString &name) {
+    QList<NodeConfig> nodes = m_monitor->nodes();
+    QStringList names;
+    NodeConfig initial;
+    for (const NodeConfig &node : nodes) {
+        names << node.name;
+        if (node.name == name)
+            initial = node;
+    }
+    const auto edited = nodeDialog(this, initial, names);
+    if (!edited)
+        return;
+    nodes.removeIf([&](const NodeConfig &n) { return n.name == name; });
+    nodes << *edited;
+    saveNodes(nodes);
+}
+
+void NodesView::importSshConfig() {
+    QFile file(QDir::homePath() + u"/.ssh/config"_s);
+    if (!file.open(QIODevice::ReadOnly)) {
+        Q_EMIT error(tr("Cannot read ~/.ssh/config: %1").arg(file.errorString()));
+        return;
+    }
+    const QList<NodeConfig> hosts = sb::importSshConfig(file.readAll());
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Import hosts from ~/.ssh/config"));
+    auto *list = new QListWidget;
+    for (const NodeConfig &host : hosts) {
+        auto *item = new QListWidgetItem(
+            u"%1  (%2%3:%4%5)"_s
+                .arg(host.name, host.user.isEmpty() ? QString() : host.user + u'@', host.host)
+                .arg(host.port)
+                .arg(host.proxyJump.isEmpty() ? QString() : u" via "_s + host.proxyJump));
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(m_cards.contains(host.name) ? Qt::Unchecked : Qt::Checked);
+        list->addItem(item);
+    }
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    auto *layout = new QVBoxLayout(&dialog);
+    layout->addWidget(new QLabel(hosts.isEmpty() ? tr("~/.ssh/config names no concrete hosts.")
+                                                 : tr("Watch these hosts:")));
+    layout->addWidget(list);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QList<NodeConfig> chosen;
+    for (int i = 0; i < list->count(); ++i) {
+        if (list->item(i)->checkState() == Qt::Checked)
+            chosen << hosts[i];
+    }
+    addNodes(chosen);
+}
+
+void NodesView::setFilter(const QString &text, const QString &show) {
+    m_filter->setText(text);
+    m_show->setCurrentIndex(std::max(0, m_show->findData(show)));
+    relayout();
+}
+
+void NodesView::setSort(const QString &key) {
+    m_sort->setCurrentIndex(std::max(0, m_sort->findData(key)));
+    relayout();
+}
+
+QList<NodeCard *> NodesView::visibleCards() const {
+    const QString text = m_filter->text().trimmed();
+    const bool freeOnly = m_show->currentData() == u"free"_s;
+    QList<NodeCard *> cards;
+    for (const auto &[name, card] : m_cards) {
+        if (freeOnly && card->freeGpus() == 0)
+            continue;
+        if (!text.isEmpty()) {
+            // Match the node, its GPUs, and who runs what on it.
+            QStringList haystack{name, card->status().message};
+            const NodeSample &s = card->lastSample();
+            for (const GpuReading &gpu : s.gpus)
+                haystack << gpu.name;
+            for (const GpuProcess &p : s.gpuProcesses)
+                haystack << p.user << p.command;
+            for (const ProcessRow &p : s.topCpu)
+                haystack << p.user << p.command;
+            if (!haystack.join(u'\n').contains(text, Qt::CaseInsensitive))
+                continue;
+        }
+        cards << card;
+    }
+    const QString sort = m_sort->currentData().toString();
+    std::stable_sort(cards.begin(), cards.end(), [&](NodeCard *a, NodeCard *b) {
+        if (sort == u"free"_s && a->freeGpus() != b->freeGpus())
+            return a->freeGpus() > b->freeGpus();
+        if (sort == u"busy"_s && a->gpuBusyPercent() != b->gpuBusyPercent())
+            return a->gpuBusyPercent() > b->gpuBusyPercent();
+        return QString::localeAwareCompare(a->node(), b->node()) < 0;
+    });
+    return cards;
+}
+
+void NodesView::relayout() {
+    const QList<NodeCard *> shown = visibleCards();
+    if (shown == m_shown)
+        return;
+    m_shown = shown;
+    for (const auto &[name, card] : m_cards) {
+        m_gridLayout->removeWidget(card);
+        card->setVisible(shown.contains(card));
+    }
+    for (int row = 0; row < m_gridLayout->rowCount(); ++row)
+        m_gridLayout->setRowStretch(row, 0);
+    for (qsizetype i = 0; i < shown.size(); ++i)
+        m_gridLayout->addWidget(shown[i], static_cast<int>(i / m_columns),
+                                static_cast<int>(i % m_columns));
+    // Cards keep their natural height; the space left goes below the last row.
+    m_gridLayout->setRowStretch(static_cast<int>((shown.size() + m_columns - 1) / m_columns), 1);
+}
+
+void NodesView::resizeEvent(QResizeEvent *event) {
+    QWidget::resizeEvent(event);
+    const int columns = std::max(1, width() / 900);
+    if (columns != m_columns) {
+        m_columns = columns;
+        m_shown.clear();
+        relayout();
+    }
+}
+
+} // namespace sb

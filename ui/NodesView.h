@@ -1,0 +1,70 @@
+#pragma once
+
+#include "config/Config.h"
+#include "monitor/GpuInsights.h"
+#include "monitor/NodeMonitor.h"
+
+#include <QTimer>
+#include <QWidget>
+
+#include <functional>
+#include <map>
+
+class QComboBox;
+class QGridLayout;
+class QLineEdit;
+
+namespace sb {
+
+class NodeCard;
+
+// The GPU dashboard: a grid of node cards, sorted and filtered, with the actions a node needs
+// (add, edit, remove, import from ~/.ssh/config, trust a host key, give a key's passphrase).
+// Node edits are saved to the config file.
+class NodesView final : public QWidget {
+    Q_OBJECT
+public:
+    NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent = nullptr);
+
+    // Process group -> run name on a node, so insights can name our runs.
+    void setRunLookup(std::function<QHash<qint64, QString>(const QString &node)> lookup);
+    void addSample(const QString &node, const sb::NodeSample &sample);
+    void setStatus(const QString &node, const sb::NodeStatus &status);
+    QList<NodeCard *> visibleCards() const;
+    // "all" or "free" (nodes with a free GPU); sort by "name", "free" or "busy".
+    void setFilter(const QString &text, const QString &show);
+    void setSort(const QString &key);
+    void addNodes(const QList<NodeConfig> &nodes);
+
+Q_SIGNALS:
+    void error(const QString &message);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    NodeCard *card(const QString &node, const QString &address = {});
+    void relayout();
+    void saveNodes(const QList<NodeConfig> &nodes);
+    void editNode(const QString &node);
+    void importSshConfig();
+    void act(const QString &node, sb::NodeStatus::State state);
+    void askPassphrase(const QString &node, const QString &keyFile);
+
+    NodeMonitor *m_monitor;
+    QString m_configPath;
+    std::function<QHash<qint64, QString>(const QString &)> m_runLookup;
+    std::map<QString, NodeCard *> m_cards;
+    std::map<QString, GpuInsights> m_insights;
+    QSet<QString> m_keychainTried;
+    QWidget *m_grid;
+    QGridLayout *m_gridLayout;
+    QLineEdit *m_filter;
+    QComboBox *m_show;
+    QComboBox *m_sort;
+    int m_columns = 1;
+    QList<NodeCard *> m_shown; // in grid order
+    QTimer m_relayout;
+};
+
+} // namespace sb
