@@ -1,6 +1,12 @@
 #include "Job.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QSaveFile>
 
 namespace sb {
 
@@ -29,7 +35,10 @@ QJsonObject JobSpec::toJson() const {
     return {{u"name"_s, name},
             {u"command"_s, QJsonArray::fromStringList(command)},
             {u"workingDirectory"_s, workingDirectory},
-            {u"environment"_s, env}};
+            {u"environment"_s, env},
+            {u"node"_s, node},
+            {u"gpus"_s, gpus},
+            {u"codeDirectory"_s, codeDirectory}};
 }
 
 JobSpec JobSpec::fromJson(const QJsonObject &json) {
@@ -41,6 +50,9 @@ JobSpec JobSpec::fromJson(const QJsonObject &json) {
     const QJsonObject env = json.value(u"environment"_s).toObject();
     for (auto it = env.begin(); it != env.end(); ++it)
         spec.environment[it.key()] = it.value().toString();
+    spec.node = json.value(u"node"_s).toString();
+    spec.gpus = json.value(u"gpus"_s).toInt();
+    spec.codeDirectory = json.value(u"codeDirectory"_s).toString();
     return spec;
 }
 
@@ -54,7 +66,9 @@ QJsonObject Job::toJson() const {
                      {u"started"_s, started.toString(Qt::ISODateWithMs)},
                      {u"finished"_s, finished.toString(Qt::ISODateWithMs)},
                      {u"logPath"_s, logPath},
-                     {u"message"_s, message}};
+                     {u"message"_s, message},
+                     {u"processGroup"_s, processGroup},
+                     {u"gpuIds"_s, gpuIds}};
     if (exitCode)
         json[u"exitCode"_s] = *exitCode;
     return json;
@@ -79,7 +93,40 @@ Job Job::fromJson(const QJsonObject &json) {
         job.exitCode = json.value(u"exitCode"_s).toInt();
     job.logPath = json.value(u"logPath"_s).toString();
     job.message = json.value(u"message"_s).toString();
+    job.processGroup = json.value(u"processGroup"_s).toInteger();
+    job.gpuIds = json.value(u"gpuIds"_s).toString();
     return job;
+}
+
+QString newJobId(const JobSpec &spec) {
+    QString base = spec.name.isEmpty() && !spec.command.isEmpty()
+                       ? QFileInfo(spec.command.front()).baseName()
+                       : spec.name;
+    static const QRegularExpression unsafe(u"[^A-Za-z0-9._-]+"_s);
+    base = base.replace(unsafe, u"-"_s).left(48);
+    return u"%1-%2"_s.arg(base.isEmpty() ? u"run"_s : base)
+        .arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16, QLatin1Char('0'));
+}
+
+QList<Job> loadJobs(const QString &path) {
+    QList<Job> jobs;
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly)) {
+        for (const auto &value : QJsonDocument::fromJson(file.readAll()).array())
+            jobs << Job::fromJson(value.toObject());
+    }
+    return jobs;
+}
+
+void saveJobs(const QString &path, const QList<Job> &jobs) {
+    QJsonArray array;
+    for (const Job &job : jobs)
+        array.append(job.toJson());
+    QSaveFile file(path);
+    if (file.open(QIODevice::WriteOnly)) {
+        file.write(QJsonDocument(array).toJson());
+        (void)file.commit();
+    }
 }
 
 } // namespace sb

@@ -20,6 +20,15 @@ struct JobSpec {
     QStringList command;
     QString workingDirectory;
     QMap<QString, QString> environment;
+    // Where: empty for this computer; an SSH node's name; kAnyNode for any node with `gpus` free.
+    QString node;
+    int gpus = 0;          // GPUs to reserve, passed as CUDA_VISIBLE_DEVICES
+    QString codeDirectory; // a local directory copied to the node first (honouring .gitignore)
+
+    static constexpr QStringView kAnyNode = u"*";
+    QString backendName() const {
+        return node.isEmpty() ? QStringLiteral("local") : QStringLiteral("ssh");
+    }
 
     QJsonObject toJson() const;
     static JobSpec fromJson(const QJsonObject &json);
@@ -37,12 +46,20 @@ struct Job {
     QDateTime finished;
     std::optional<int> exitCode;
     QString logPath;
-    QString message; // why it is queued or failed, in the researcher's words
+    QString message;         // why it is queued or failed, in the researcher's words
+    qint64 processGroup = 0; // on its node: stop signals it, insights recognise it
+    QString gpuIds;          // the CUDA_VISIBLE_DEVICES it got, e.g. "0,1"
 
     bool finishedState() const { return state >= JobState::Succeeded; }
     QJsonObject toJson() const;
     static Job fromJson(const QJsonObject &json);
 };
+
+// A fresh id, readable and safe as a file name: the job's name and a random suffix.
+QString newJobId(const JobSpec &spec);
+// The job history kept by each backend in its data directory (a missing file: no jobs).
+QList<Job> loadJobs(const QString &path);
+void saveJobs(const QString &path, const QList<Job> &jobs);
 
 } // namespace sb
 

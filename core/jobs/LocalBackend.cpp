@@ -2,10 +2,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QRandomGenerator>
-#include <QSaveFile>
 #include <QSysInfo>
 #include <QTimer>
 
@@ -27,15 +23,11 @@ LocalBackend::LocalBackend(Options options, QObject *parent)
     : JobBackend(parent)
     , m_options(std::move(options)) {
     QDir().mkpath(m_options.dataDir + u"/logs"_s);
-    QFile file(m_options.dataDir + u"/jobs.json"_s);
-    if (file.open(QIODevice::ReadOnly)) {
-        for (const auto &value : QJsonDocument::fromJson(file.readAll()).array()) {
-            Job job = Job::fromJson(value.toObject());
-            if (!job.finishedState()) {
-                job.state = JobState::Failed;
-                job.message = u"Signalbox quit while this run was going"_s;
-            }
-            m_jobs << job;
+    m_jobs = loadJobs(m_options.dataDir + u"/jobs.json"_s);
+    for (Job &job : m_jobs) {
+        if (!job.finishedState()) {
+            job.state = JobState::Failed;
+            job.message = u"Signalbox quit while this run was going"_s;
         }
     }
 }
@@ -59,10 +51,7 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         return fail(u"the working directory %1 does not exist"_s.arg(workingDirectory));
 
     Job job;
-    const QString base =
-        spec.name.isEmpty() ? QFileInfo(spec.command.front()).baseName() : spec.name;
-    job.id = u"%1-%2"_s.arg(base).arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16,
-                                      QLatin1Char('0'));
+    job.id = newJobId(spec);
     job.backend = name();
     job.node = QSysInfo::machineHostName();
     job.spec = spec;
@@ -98,9 +87,10 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         r->log.flush();
         Q_EMIT logAppended(id, data);
     });
-    connect(&process, &QProcess::started, this, [this, id] {
+    connect(&process, &QProcess::started, this, [this, id, r = running.get()] {
         if (Job *j = find(id)) {
             j->state = JobState::Running;
+            j->processGroup = r->process.processId();
             j->started = QDateTime::currentDateTime();
             update(*j);
         }
@@ -202,14 +192,7 @@ void LocalBackend::update(const Job &job) {
 }
 
 void LocalBackend::save() const {
-    QJsonArray array;
-    for (const Job &job : m_jobs)
-        array.append(job.toJson());
-    QSaveFile file(m_options.dataDir + u"/jobs.json"_s);
-    if (file.open(QIODevice::WriteOnly)) {
-        file.write(QJsonDocument(array).toJson());
-        (void)file.commit();
-    }
+    saveJobs(m_options.dataDir + u"/jobs.json"_s, m_jobs);
 }
 
 } // namespace sb

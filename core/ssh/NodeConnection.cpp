@@ -5,6 +5,7 @@
 
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QMetaObject>
 
 #include <poll.h>
@@ -135,7 +136,8 @@ void NodeConnection::upload(const QList<std::pair<QString, QString>> &files, QOb
     };
     post({[=](SshSession *session) {
               for (const auto &[local, remote] : files) {
-                  if (const Status copied = session->upload(local, remote); !copied)
+                  const int mode = QFileInfo(local).isExecutable() ? 0755 : 0644;
+                  if (const Status copied = session->upload(local, remote, mode); !copied)
                       return deliver(copied);
               }
               deliver(success());

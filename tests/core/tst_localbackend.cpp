@@ -29,7 +29,7 @@ Job waitFinished(sb::LocalBackend &backend, const QString &id, int timeoutMs = 2
 }
 
 sb::JobSpec shell(const QString &script, const QString &name = u"t"_s) {
-    return {name, {u"/bin/sh"_s, u"-c"_s, script}, {}, {}};
+    return {.name = name, .command = {u"/bin/sh"_s, u"-c"_s, script}};
 }
 
 } // namespace
@@ -81,7 +81,7 @@ void TestLocalBackend::recordsFailure() {
     QCOMPARE(job.exitCode.value(), 3);
     QVERIFY(job.message.contains(u"3"_s));
 
-    const auto missing = backend.submit({u"m"_s, {u"/nonexistent/program"_s}, {}, {}});
+    const auto missing = backend.submit({.name = u"m"_s, .command = {u"/nonexistent/program"_s}});
     QVERIFY(missing.ok());
     const Job notStarted = waitFinished(backend, *missing);
     QCOMPARE(notStarted.state, JobState::Failed);
@@ -111,8 +111,9 @@ void TestLocalBackend::stopEscalatesToKill() {
 
 void TestLocalBackend::refusesBadSpecs() {
     sb::LocalBackend backend(options());
-    QVERIFY(!backend.submit({u"x"_s, {}, {}, {}}).ok());
-    const auto bad = backend.submit({u"x"_s, {u"/bin/true"_s}, u"/no/such/dir"_s, {}});
+    QVERIFY(!backend.submit({.name = u"x"_s}).ok());
+    const auto bad = backend.submit(
+        {.name = u"x"_s, .command = {u"/bin/true"_s}, .workingDirectory = u"/no/such/dir"_s});
     QVERIFY(!bad.ok());
     QVERIFY(bad.error().contains(u"/no/such/dir"_s));
 }

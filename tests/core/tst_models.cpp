@@ -65,8 +65,8 @@ void TestModels::jobsModel() {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.addBackend(&backend);
     QCOMPARE(model.backend(u"local"_s), &backend);
-    const auto first = backend.submit({u"one"_s, {u"/bin/true"_s}, {}, {}});
-    const auto second = backend.submit({u"two"_s, {u"/bin/false"_s}, {}, {}});
+    const auto first = backend.submit({.name = u"one"_s, .command = {u"/bin/true"_s}});
+    const auto second = backend.submit({.name = u"two"_s, .command = {u"/bin/false"_s}});
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.index(0, sb::JobsModel::Name).data().toString(), *second); // newest first
     QTRY_COMPARE(model.index(0, sb::JobsModel::ExitCode).data().toInt(), 1);

@@ -7,7 +7,7 @@ Starts one OpenSSH server per node on 127.0.0.1 with its own host key, home dire
 fake `nvidia-smi` first on its PATH that replays a real capture from tests/data/nvidia-smi
 (utilization and power vary from second to second; compute processes are live placeholder
 processes with real pids, users and command lines). "@idle" replays the capture's idle GPUs
-while the processes still hold them. A node without CAPTURE is CPU-only.
+while the processes still hold them; "@free" replays them idle with no processes at all. A node without CAPTURE is CPU-only.
 
 Prints one JSON line describing the nodes, then takes commands on stdin, one per line, and
 answers each with "ok" or "error: ...":
@@ -116,6 +116,7 @@ PermitRootLogin yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 MaxSessions 64
+Subsystem sftp internal-sftp
 MaxStartups 200
 SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}
 """)
@@ -127,7 +128,7 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}
         text = open(os.path.join(DATA, capture), encoding="utf-8").read()
         smi = os.path.join(self.dir, "smi")
         os.makedirs(smi, exist_ok=True)
-        gpu = section(text, f"{phase or 'load'} :: query-gpu")
+        gpu = section(text, f"{'load' if phase in ('', 'load') else 'idle'} :: query-gpu")
         for frame in range(FRAMES):
             with open(os.path.join(smi, f"gpu.{frame}.csv"), "w") as f:
                 f.write(vary(gpu, frame))
@@ -137,7 +138,7 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}
         pid_at = header.index("pid")
         name_at = header.index("process_name")
         rows = [apps[0]]
-        for row in apps[1:]:
+        for row in apps[1:] if phase != "free" else []:
             cells = row.split(", ")
             argv0 = cells[name_at].strip()
             command = f"{argv0} --config experiments/{self.name}.yaml"

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "ssh/NodeConnection.h"
+
+#include <QStringList>
+
+namespace sb {
+
+// The files of a project directory worth copying: what git tracks or would track (honouring
+// .gitignore, via `git ls-files`), or, outside a git repository, every file but .git and those
+// the top-level .gitignore names. Paths relative to `directory`, sorted.
+Result<QStringList> projectFiles(const QString &directory);
+
+// Copies `directory` to ~/.signalbox/code/<name>-<hash> on the node over SFTP, incrementally:
+// a manifest of sizes and modification times kept beside it says which files changed since the
+// last copy, and only those travel. `done` gets the remote directory ("~/..."), on `context`'s
+// thread.
+void syncCode(NodeConnection *connection, const QString &directory, QObject *context,
+              std::function<void(const Result<QString> &)> done);
+
+} // namespace sb

@@ -1,0 +1,431 @@
+#include "SshBackend.h"
+
+#include "CodeSync.h"
+#include "ssh/ShellQuote.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Polls in a row that find a run's process gone without an exit code before it counts as lost
+// (its wrapper writes the code a moment after the process ends).
+constexpr int kLostAfterPolls = 5;
+
+bool isFree(const GpuReading &gpu, const NodeSample &sample) {
+    const double total = gpu.memoryTotalMiB.value_or(0);
+    const bool held = std::any_of(sample.gpuProcesses.begin(), sample.gpuProcesses.end(),
+                                  [&](const GpuProcess &p) { return p.gpuUuid == gpu.uuid; });
+    return !held && gpu.index && gpu.utilizationGpu.value_or(100) < 5 && total > 0 &&
+           gpu.memoryUsedMiB.value_or(total) < 0.05 * total;
+}
+
+} // namespace
+
+QString SshBackend::launchScript() {
+    // $1 run id, $2 working directory, $3 the command line (quoted); stdin: the job as JSON.
+    // The run gets a session of its own, detached from this SSH channel; its wrapper records
+    // the process group, then the exit code once it ends. Prints the process group.
+    return uR"sh(id=$1 w=$2 c=$3
+d="$HOME/.signalbox/runs/$id"
+mkdir -p "$d" && cd "$d" || exit 1
+cat > spec.json
+case $w in "" | "~") w=$HOME ;; "~/"*) w="$HOME/${w#"~/"}" ;; esac
+setsid sh -c '
+  d=$1 w=$2 c=$3
+  if cd "$w" 2>> "$d/log"; then
+    setsid sh -c "exec $c" < /dev/null >> "$d/log" 2>&1 &
+    echo $! > "$d/pid"
+    wait $!
+    echo $? > "$d/exit.tmp"
+  else
+    echo "signalbox: cannot enter the working directory $w" >> "$d/log"
+    echo 126 > "$d/exit.tmp"
+  fi
+  mv "$d/exit.tmp" "$d/exit"
+' signalbox-run "$d" "$w" "$c" < /dev/null > /dev/null 2>&1 &
+i=0
+while [ ! -s pid ] && [ ! -e exit ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+cat pid 2>/dev/null || echo 0
+)sh"_s;
+}
+
+QString SshBackend::pollScript() {
+    // Arguments: "id offset" per run. For each: a header line, then the log bytes after offset.
+    return uR"sh(for run in "$@"; do
+  id=${run%% *} off=${run#* }
+  d="$HOME/.signalbox/runs/$id"
+  if [ ! -d "$d" ]; then echo "@sb:run $id 0 missing 0"; continue; fi
+  size=$(wc -c < "$d/log" 2>/dev/null || echo 0)
+  if [ -s "$d/exit" ]; then state=$(cat "$d/exit")
+  elif [ -s "$d/pid" ] && kill -0 "$(cat "$d/pid")" 2>/dev/null; then state=running
+  elif [ -s "$d/pid" ]; then state=lost
+  else state=starting; fi
+  n=$((size - off)); [ $n -lt 0 ] && n=0; [ $n -gt 1048576 ] && n=1048576
+  echo "@sb:run $id $((size)) $state $n"
+  [ $n -gt 0 ] && tail -c +$((off + 1)) "$d/log" | head -c $n
+done
+exit 0
+)sh"_s;
+}
+
+SshBackend::SshBackend(NodeMonitor *monitor, Options options, QObject *parent)
+    : JobBackend(parent)
+    , m_monitor(monitor)
+    , m_options(std::move(options)) {
+    QDir().mkpath(m_options.dataDir + u"/ssh-logs"_s);
+    // Unfinished runs from the last session go on on their nodes: follow them again.
+    m_jobs = loadJobs(m_options.dataDir + u"/ssh-jobs.json"_s);
+    connect(m_monitor, &NodeMonitor::sampled, this,
+            [this](const QString &node, const NodeSample &sample) {
+                m_samples[node] = sample;
+                schedule();
+            });
+    m_poll.setInterval(m_options.pollMs);
+    connect(&m_poll, &QTimer::timeout, this, &SshBackend::poll);
+    m_poll.start();
+}
+
+QList<Job> SshBackend::jobs() const {
+    return m_jobs;
+}
+
+Job *SshBackend::find(const QString &id) {
+    for (Job &job : m_jobs) {
+        if (job.id == id)
+            return &job;
+    }
+    return nullptr;
+}
+
+void SshBackend::update(const Job &job) {
+    saveJobs(m_options.dataDir + u"/ssh-jobs.json"_s, m_jobs);
+    Q_EMIT jobChanged(job);
+}
+
+Result<QString> SshBackend::submit(const JobSpec &spec) {
+    if (spec.command.isEmpty() || spec.command.front().isEmpty())
+        return fail(u"the job has no command"_s);
+    if (spec.node.isEmpty())
+        return fail(u"the job names no node"_s);
+    if (spec.node != JobSpec::kAnyNode && !m_monitor->connection(spec.node))
+        return fail(u"there is no node named %1"_s.arg(spec.node));
+    if (spec.gpus < 0)
+        return fail(u"a job cannot ask for %1 GPUs"_s.arg(spec.gpus));
+    if (!spec.codeDirectory.isEmpty() && !QFileInfo(spec.codeDirectory).isDir())
+        return fail(u"the code directory %1 does not exist"_s.arg(spec.codeDirectory));
+    Job job;
+    job.id = newJobId(spec);
+    job.backend = name();
+    job.spec = spec;
+    job.node = spec.node == JobSpec::kAnyNode ? QString() : spec.node;
+    job.submitted = QDateTime::currentDateTime();
+    job.logPath = m_options.dataDir + u"/ssh-logs/"_s + job.id + u".log"_s;
+    job.message = u"waiting for the node"_s;
+    QFile log(job.logPath);
+    if (!log.open(QIODevice::WriteOnly))
+        return fail(u"cannot write the log %1: %2"_s.arg(job.logPath, log.errorString()));
+    m_jobs << job;
+    update(job);
+    schedule();
+    return job.id;
+}
+
+QStringList SshBackend::freeGpus(const QString &node) const {
+    const auto sample = m_samples.constFind(node);
+    if (sample == m_samples.constEnd())
+        return {};
+    QStringList reserved;
+    for (const Job &job : m_jobs) {
+        if (job.node == node && !job.finishedState() && !job.gpuIds.isEmpty())
+            reserved << job.gpuIds.split(u',');
+    }
+    QStringList free;
+    for (const GpuReading &gpu : sample->gpus) {
+        const QString index = QString::number(gpu.index.value_or(-1));
+        if (isFree(gpu, *sample) && !reserved.contains(index))
+            free << index;
+    }
+    return free;
+}
+
+void SshBackend::schedule() {
+    for (Job &job : m_jobs) {
+        if (job.state != JobState::Queued || m_launching.contains(job.id))
+            continue;
+        const int wanted = job.spec.gpus;
+        QString chosen;
+        QStringList gpus;
+        const QStringList candidates = job.spec.node == JobSpec::kAnyNode
+                                           ? QStringList(m_samples.keys())
+                                           : QStringList{job.spec.node};
+        for (const QString &node : candidates) {
+            if (!m_samples.contains(node) || !m_monitor->connection(node))
+                continue; // not connected yet
+            const QStringList free = freeGpus(node);
+            if (free.size() < wanted || (!chosen.isEmpty() && free.size() <= gpus.size()))
+                continue; // "any node": the one with the most free GPUs
+            chosen = node;
+            gpus = free;
+        }
+        if (chosen.isEmpty()) {
+            const QString why =
+                wanted > 0
+                    ? (job.spec.node == JobSpec::kAnyNode
+                           ? u"waiting for a node with %1 free GPUs"_s.arg(wanted)
+                           : u"waiting for %1 free GPUs on %2"_s.arg(wanted).arg(job.spec.node))
+                    : u"waiting for %1 to connect"_s.arg(job.spec.node);
+            if (job.message != why) {
+                job.message = why;
+                update(job);
+            }
+            continue;
+        }
+        launch(job, chosen, gpus.mid(0, wanted));
+    }
+}
+
+void SshBackend::launch(Job job, const QString &node, const QStringList &gpus) {
+    const QString id = job.id;
+    m_launching.insert(id);
+    Job *stored = find(id);
+    stored->node = node;
+    stored->gpuIds = gpus.join(u',');
+    stored->message = job.spec.codeDirectory.isEmpty() ? u"starting"_s : u"copying the code"_s;
+    update(*stored);
+    if (job.spec.codeDirectory.isEmpty()) {
+        startRun(id);
+        return;
+    }
+    NodeConnection *connection = m_monitor->connection(node);
+    syncCode(connection, job.spec.codeDirectory, this, [this, id](const Result<QString> &synced) {
+        Job *j = find(id);
+        if (!j)
+            return;
+        if (!synced) {
+            m_launching.remove(id);
+            j->state = JobState::Failed;
+            j->finished = QDateTime::currentDateTime();
+            j->message = u"copying the code failed: %1"_s.arg(synced.error());
+            update(*j);
+            return;
+        }
+        if (j->spec.workingDirectory.isEmpty())
+            j->spec.workingDirectory = *synced;
+        startRun(id);
+    });
+}
+
+void SshBackend::startRun(const QString &id) {
+    Job *job = find(id);
+    NodeConnection *connection = job ? m_monitor->connection(job->node) : nullptr;
+    if (!connection) {
+        m_launching.remove(id);
+        return;
+    }
+    QStringList command{u"env"_s};
+    QMap<QString, QString> env = m_options.environment;
+    env.insert(job->spec.environment);
+    env[u"SIGNALBOX_RUN"_s] = id;
+    env[u"PYTHONUNBUFFERED"_s] = u"1"_s;
+    if (job->spec.gpus > 0) {
+        // nvidia-smi numbers GPUs in PCI order; CUDA must count the same way.
+        env[u"CUDA_DEVICE_ORDER"_s] = u"PCI_BUS_ID"_s;
+        env[u"CUDA_VISIBLE_DEVICES"_s] = job->gpuIds;
+    }
+    for (auto it = env.begin(); it != env.end(); ++it)
+        command << it.key() + u'=' + it.value();
+    command << job->spec.command;
+    const QString launch = shellCommand({u"sh"_s, u"-c"_s, launchScript(), u"signalbox-launch"_s,
+                                         id, job->spec.workingDirectory, shellCommand(command)});
+    connection->exec(
+        launch, this,
+        [this, id](const Result<ExecResult> &result) {
+            m_launching.remove(id);
+            Job *j = find(id);
+            if (!j)
+                return;
+            if (!result || result->exitCode != 0) {
+                j->state = JobState::Failed;
+                j->finished = QDateTime::currentDateTime();
+                j->message = u"could not start on %1: %2"_s.arg(
+                    j->node, result ? QString::fromUtf8(result->err).trimmed() : result.error());
+                update(*j);
+                schedule();
+                return;
+            }
+            j->state = JobState::Running;
+            j->started = QDateTime::currentDateTime();
+            j->processGroup = result->out.trimmed().toLongLong();
+            j->message.clear();
+            update(*j);
+        },
+        30000, QJsonDocument(job->toJson()).toJson(QJsonDocument::Compact));
+}
+
+void SshBackend::poll() {
+    QHash<QString, QList<Job>> byNode;
+    for (const Job &job : std::as_const(m_jobs)) {
+        if (job.state == JobState::Running)
+            byNode[job.node] << job;
+    }
+    for (auto it = byNode.begin(); it != byNode.end(); ++it) {
+        if (!m_polling.contains(it.key()))
+            pollNode(it.key(), it.value());
+    }
+}
+
+void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
+    NodeConnection *connection = m_monitor->connection(node);
+    if (!connection)
+        return;
+    QStringList args{u"sh"_s, u"-c"_s, pollScript(), u"signalbox-poll"_s};
+    for (const Job &job : jobs)
+        args << u"%1 %2"_s.arg(job.id).arg(QFileInfo(job.logPath).size());
+    m_polling.insert(node);
+    connection->exec(shellCommand(args), this, [this, node](const Result<ExecResult> &result) {
+        m_polling.remove(node);
+        if (!result) {
+            // The run goes on over there; say so, and pick up from the same offset later.
+            for (Job &job : m_jobs) {
+                const QString why = u"cannot reach %1; the run goes on there"_s.arg(node);
+                if (job.node == node && job.state == JobState::Running && job.message != why) {
+                    job.message = why;
+                    update(job);
+                }
+            }
+            return;
+        }
+        const QByteArray &out = result->out;
+        qsizetype at = 0;
+        while (at < out.size()) {
+            const qsizetype eol = out.indexOf('\n', at);
+            if (eol < 0)
+                break;
+            const QList<QByteArray> header = out.mid(at, eol - at).simplified().split(' ');
+            at = eol + 1;
+            if (header.size() != 5 || header[0] != "@sb:run")
+                continue;
+            const qsizetype count = header[4].toLongLong();
+            const QByteArray data = out.mid(at, count);
+            at += count;
+            Job *job = find(QString::fromUtf8(header[1]));
+            if (!job || job->finishedState())
+                continue;
+            if (!job->message.isEmpty() && job->message.startsWith(u"cannot reach"_s)) {
+                job->message.clear();
+                update(*job);
+            }
+            appendLog(job, data);
+            const QByteArray state = header[3];
+            bool numeric = false;
+            const int code = state.toInt(&numeric);
+            if (numeric) {
+                finish(job, code);
+            } else if (state == "missing") {
+                finish(job, -1, u"its directory vanished from %1"_s.arg(node));
+            } else if (state == "lost") {
+                if (++m_lostPolls[job->id] >= kLostAfterPolls)
+                    finish(job, -1,
+                           u"it ended without an exit code (killed with its wrapper, or %1 "
+                           "rebooted)"_s.arg(node));
+            } else {
+                m_lostPolls.remove(job->id);
+            }
+        }
+    });
+}
+
+void SshBackend::appendLog(Job *job, const QByteArray &data) {
+    if (data.isEmpty())
+        return;
+    QFile log(job->logPath);
+    if (log.open(QIODevice::WriteOnly | QIODevice::Append))
+        log.write(data);
+    Q_EMIT logAppended(job->id, data);
+}
+
+void SshBackend::finish(Job *job, int exitCode, const QString &message) {
+    const bool stopped = m_stopRequested.remove(job->id);
+    m_lostPolls.remove(job->id);
+    job->finished = QDateTime::currentDateTime();
+    if (exitCode >= 0)
+        job->exitCode = exitCode;
+    if (stopped) {
+        job->state = JobState::Stopped;
+        job->message = u"stopped"_s;
+    } else if (exitCode == 0) {
+        job->state = JobState::Succeeded;
+        job->message.clear();
+    } else {
+        job->state = JobState::Failed;
+        job->message = !message.isEmpty() ? message
+                       : exitCode > 128   ? u"killed by signal %1"_s.arg(exitCode - 128)
+                                          : u"exited with code %1"_s.arg(exitCode);
+    }
+    update(*job);
+    schedule(); // its GPUs are free for the queue
+}
+
+Status SshBackend::stop(const QString &id) {
+    Job *job = find(id);
+    if (!job || job->finishedState())
+        return fail(u"%1 is not running"_s.arg(id));
+    if (job->state == JobState::Queued && !m_launching.contains(id)) {
+        job->state = JobState::Stopped;
+        job->finished = QDateTime::currentDateTime();
+        job->message = u"stopped before it started"_s;
+        update(*job);
+        return success();
+    }
+    NodeConnection *connection = m_monitor->connection(job->node);
+    if (!connection || job->processGroup <= 0)
+        return fail(u"%1 cannot be stopped before it has started"_s.arg(id));
+    m_stopRequested.insert(id);
+    // SIGTERM to the run's process group now; SIGKILL after the grace period, from the node
+    // itself, so it happens even if the connection drops meanwhile.
+    static const QString script = uR"sh(kill -TERM "-$1" 2>/dev/null
+setsid sh -c 'sleep "$2"; kill -KILL "-$1" 2>/dev/null' signalbox-stop "$1" "$2" < /dev/null > /dev/null 2>&1 &
+exit 0)sh"_s;
+    connection->exec(shellCommand({u"sh"_s, u"-c"_s, script, u"signalbox-stop"_s,
+                                   QString::number(job->processGroup),
+                                   QString::number(m_options.stopGraceMs / 1000.0)}),
+                     this, [this, id](const Result<ExecResult> &result) {
+                         if (!result)
+                             if (Job *j = find(id)) {
+                                 m_stopRequested.remove(id);
+                                 j->message = u"stop failed: %1"_s.arg(result.error());
+                                 update(*j);
+                             }
+                     });
+    return success();
+}
+
+Result<QByteArray> SshBackend::log(const QString &id) const {
+    for (const Job &job : m_jobs) {
+        if (job.id != id)
+            continue;
+        QFile file(job.logPath);
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(u"cannot read %1: %2"_s.arg(job.logPath, file.errorString()));
+        return file.readAll();
+    }
+    return fail(u"no job %1"_s.arg(id));
+}
+
+QHash<qint64, QString> SshBackend::runsOn(const QString &node) const {
+    QHash<qint64, QString> runs;
+    for (const Job &job : m_jobs) {
+        if (job.node == node && job.state == JobState::Running && job.processGroup > 0)
+            runs.insert(job.processGroup, job.spec.name.isEmpty() ? job.id : job.spec.name);
+    }
+    return runs;
+}
+
+} // namespace sb
