@@ -120,10 +120,16 @@ void JobsView::showLog() {
 }
 
 void JobsView::newRun(const JobSpec &preset) {
-    NewRunDialog dialog(preset, this);
+    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    const auto id = m_jobs->backend(u"local"_s)->submit(dialog.spec());
+    const JobSpec spec = dialog.spec();
+    JobBackend *backend = m_jobs->backend(spec.backendName());
+    if (!backend) {
+        Q_EMIT error(tr("No %1 backend to run this on").arg(spec.backendName()));
+        return;
+    }
+    const auto id = backend->submit(spec);
     if (!id) {
         Q_EMIT error(id.error());
         return;

@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QPlainTextEdit;
 class QPushButton;
 class QTableView;
@@ -16,6 +18,8 @@ class JobsView final : public QWidget {
 public:
     explicit JobsView(JobsModel *jobs, QWidget *parent = nullptr);
     void selectJob(const QString &id);
+    // The SSH nodes a new run may go to.
+    void setNodeNames(std::function<QStringList()> names) { m_nodeNames = std::move(names); }
 
 Q_SIGNALS:
     void error(const QString &message);
@@ -32,6 +36,7 @@ private:
     QPushButton *m_stop;
     QPushButton *m_resubmit;
     QString m_following;
+    std::function<QStringList()> m_nodeNames;
 };
 
 } // namespace sb

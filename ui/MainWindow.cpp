@@ -58,6 +58,12 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
+    m_jobs->setNodeNames([monitor] {
+        QStringList names;
+        for (const NodeConfig &node : monitor->nodes())
+            names << node.name;
+        return names;
+    });
     resize(1400, 860);
 }
 

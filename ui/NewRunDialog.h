@@ -4,20 +4,27 @@
 
 #include <QDialog>
 
+class QComboBox;
 class QLineEdit;
 class QPlainTextEdit;
+class QSpinBox;
 
 namespace sb {
 
-// Asks for a run: name, command line, working directory and environment. The command line is
-// split into arguments here, the way a shell would, and is never handed to a shell.
+// Asks for a run: where (this computer, an SSH node, or any node with enough free GPUs), how
+// many GPUs, name, command line, working directory, environment, and a code directory to copy
+// to the node first. The command line is split into arguments here, the way a shell would, and
+// is never handed to a shell as text.
 class NewRunDialog final : public QDialog {
     Q_OBJECT
 public:
-    explicit NewRunDialog(const JobSpec &preset, QWidget *parent = nullptr);
+    NewRunDialog(const JobSpec &preset, const QStringList &nodes, QWidget *parent = nullptr);
     JobSpec spec() const;
 
 private:
+    QComboBox *m_where;
+    QSpinBox *m_gpus;
+    QLineEdit *m_code;
     QLineEdit *m_name;
     QLineEdit *m_command;
     QLineEdit *m_directory;

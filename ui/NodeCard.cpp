@@ -9,6 +9,7 @@
 #include <QPainterPath>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <deque>
@@ -25,6 +26,12 @@ QColor usageColor(double percent) {
     if (percent > 60)
         return QColor(0xf28e2b);
     return QColor(0x59a14f);
+}
+
+double memoryPercent(const MemInfo &m) {
+    return m.totalKiB ? 100.0 * static_cast<double>(m.totalKiB - m.availableKiB) /
+                            static_cast<double>(m.totalKiB)
+                      : 0;
 }
 
 QString gib(double kib) {
@@ -157,16 +164,19 @@ private:
 // minutes of history, its processes, and an insight when there is one.
 class GpuPanel final : public QWidget {
 public:
-    void update(const NodeSample &sample, const std::vector<GpuInsight> &insights) {
-        m_sample = sample;
-        m_insights = insights;
+    // Every sample goes into the history, shown or not.
+    void record(const NodeSample &sample) {
         for (const GpuReading &gpu : sample.gpus) {
             const double total = gpu.memoryTotalMiB.value_or(0);
             m_history[gpu.uuid].add(sample.time, gpu.utilizationGpu.value_or(0),
                                     total > 0 ? 100 * gpu.memoryUsedMiB.value_or(0) / total : 0);
         }
+    }
+    void show(const NodeSample &sample, const std::vector<GpuInsight> &insights) {
+        m_sample = sample;
+        m_insights = insights;
         updateGeometry();
-        QWidget::update();
+        update();
     }
     QSize sizeHint() const override { return {760, contentHeight()}; }
     QSize minimumSizeHint() const override { return {560, contentHeight()}; }
@@ -306,6 +316,7 @@ NodeCard::NodeCard(const QString &node, const QString &address, QWidget *parent)
     setObjectName(u"node-"_s + node);
     setFrameShape(QFrame::StyledPanel);
     m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::PlainText);
     m_action->hide();
     connect(m_action, &QPushButton::clicked, this,
             [this] { Q_EMIT actionRequested(m_node, m_status.state); });
@@ -325,8 +336,14 @@ NodeCard::NodeCard(const QString &node, const QString &address, QWidget *parent)
     m_top->setFocusPolicy(Qt::NoFocus);
     m_top->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_top->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    for (int c = 0; c < 5; ++c)
-        m_top->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // Fixed widths: sizing columns to their contents would measure every cell every second.
+    const QFontMetrics metrics(font());
+    const QStringList widest{u"4194304"_s, u"researcher"_s, u"100.0"_s, u"100.0"_s,
+                             u"1-00:00:00"_s};
+    for (int c = 0; c < 5; ++c) {
+        m_top->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Fixed);
+        m_top->setColumnWidth(c, metrics.horizontalAdvance(widest[c]) + 14);
+    }
 
     auto *cpu = new QVBoxLayout;
     cpu->addWidget(m_cores);
@@ -348,9 +365,11 @@ NodeCard::NodeCard(const QString &node, const QString &address, QWidget *parent)
 void NodeCard::setStatus(const NodeStatus &status) {
     using State = NodeStatus::State;
     m_status = status;
-    const QString seen = status.lastSeen.isValid()
-                             ? tr(" · last seen %1").arg(status.lastSeen.toString(u"hh:mm:ss"_s))
-                             : QString();
+    // A connected node is live; the time of its last sample matters once it stops answering.
+    const QString seen =
+        status.lastSeen.isValid() && status.state != State::Connected
+            ? tr(" · last seen %1").arg(status.lastSeen.toLocalTime().toString(u"hh:mm:ss"_s))
+            : QString();
     QString color = u"#59a14f"_s;
     switch (status.state) {
     case State::Connected:
@@ -364,6 +383,8 @@ void NodeCard::setStatus(const NodeStatus &status) {
     QString text = u"<span style='color:%1'>●</span> %2"_s.arg(color, status.stateName());
     if (!status.message.isEmpty())
         text += u": "_s + status.message.toHtmlEscaped();
+    if (m_statusLabel->text() == text + seen)
+        return; // nothing changed: spare the rich-text layout
     m_statusLabel->setText(text + seen);
     m_statusLabel->setToolTip(status.message);
     m_statusLabel->setWordWrap(status.message.size() > 60);
@@ -378,19 +399,47 @@ void NodeCard::setStatus(const NodeStatus &status) {
 
 void NodeCard::addSample(const NodeSample &sample, const std::vector<GpuInsight> &insights) {
     if (!sample.error.isEmpty()) {
-        m_summary->setText(
-            u"<span style='color:#c03030'>%1</span>"_s.arg(sample.error.toHtmlEscaped()));
+        m_summary->setText(tr("cannot read the node: %1").arg(sample.error));
         return;
     }
     m_last = sample;
+    m_insights = insights;
     // A sample is the best sign of life: the status line says when the last one came.
     m_status.lastSeen = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(sample.time * 1000));
-    if (m_status.state == NodeStatus::State::Connecting)
+    if (m_status.state == NodeStatus::State::Connecting) {
         m_status.state = NodeStatus::State::Connected;
-    setStatus(m_status);
+        setStatus(m_status);
+    }
+    m_gpus->record(sample);
+    m_history->add(sample.time, sample.cpuPercent, memoryPercent(sample.memory));
+    // Fifty nodes at 1 Hz: only cards on screen lay out text; the rest catch up when shown.
+    if (visibleRegion().isEmpty()) {
+        m_stale = true;
+        return;
+    }
+    refresh();
+}
+
+void NodeCard::showEvent(QShowEvent *event) {
+    QFrame::showEvent(event);
+    if (m_stale)
+        refresh();
+}
+
+void NodeCard::paintEvent(QPaintEvent *event) {
+    if (m_stale) // scrolled into view: lay out after this paint
+        QTimer::singleShot(0, this, &NodeCard::refresh);
+    QFrame::paintEvent(event);
+}
+
+void NodeCard::refresh() {
+    if (!m_stale && m_refreshed == m_last.time)
+        return;
+    m_stale = false;
+    m_refreshed = m_last.time;
+    const NodeSample &sample = m_last;
     const MemInfo &m = sample.memory;
     const double used = static_cast<double>(m.totalKiB - m.availableKiB);
-    const double memPercent = m.totalKiB ? 100.0 * used / static_cast<double>(m.totalKiB) : 0;
     const int gpus = static_cast<int>(sample.gpus.size());
     const QString gpuSummary = !sample.hasNvidiaSmi
                                    ? tr("no GPUs (no nvidia-smi)")
@@ -406,10 +455,8 @@ void NodeCard::addSample(const NodeSample &sample, const std::vector<GpuInsight>
             .arg(sample.load.five, 0, 'f', 2)
             .arg(sample.load.fifteen, 0, 'f', 2)
             .arg(gpuSummary));
-    m_insights = insights;
-    m_gpus->update(sample, insights);
+    m_gpus->show(sample, m_insights);
     m_cores->setUsage(sample.corePercent);
-    m_history->add(sample.time, sample.cpuPercent, memPercent);
 
     const int rows = static_cast<int>(std::min<std::size_t>(sample.topCpu.size(), 8));
     m_top->setRowCount(rows);

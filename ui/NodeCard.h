@@ -42,9 +42,14 @@ Q_SIGNALS:
 
 protected:
     void contextMenuEvent(QContextMenuEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
+    void refresh(); // lays the last sample out in the widgets
     QString m_node;
+    bool m_stale = false;
+    double m_refreshed = 0;
     NodeStatus m_status;
     NodeSample m_last;
     std::vector<GpuInsight> m_insights;

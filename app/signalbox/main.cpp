@@ -1,10 +1,12 @@
 // signalbox: the desktop application. With no options it runs on its embedded default: this
 // computer as a node, an embedded collector, and local runs.
 #include "MainWindow.h"
+#include "NodesView.h"
 #include "config/Config.h"
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
+#include "jobs/SshBackend.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
@@ -134,7 +136,12 @@ int main(int argc, char *argv[]) {
     sb::NodeMonitor monitor;
     monitor.startLocal();
 
+    sb::SshBackend ssh(&monitor, {data, 10000, 1000, {}});
+    jobs.addBackend(&ssh);
+    forwarder.watch(&ssh);
+
     sb::MainWindow window(&client, &jobs, &monitor, configPath);
+    window.nodes()->setRunLookup([&ssh](const QString &node) { return ssh.runsOn(node); });
     QObject::connect(&forwarder, &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
     if (loaded)

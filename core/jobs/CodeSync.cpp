@@ -84,7 +84,7 @@ Result<QStringList> projectFiles(const QString &directory) {
 }
 
 void syncCode(NodeConnection *connection, const QString &directory, QObject *context,
-              std::function<void(const Result<QString> &)> done) {
+              const std::function<void(const Result<QString> &)> &done) {
     const auto files = projectFiles(directory);
     if (!files) {
         done(fail(files.error()));

@@ -16,6 +16,6 @@ Result<QStringList> projectFiles(const QString &directory);
 // last copy, and only those travel. `done` gets the remote directory ("~/..."), on `context`'s
 // thread.
 void syncCode(NodeConnection *connection, const QString &directory, QObject *context,
-              std::function<void(const Result<QString> &)> done);
+              const std::function<void(const Result<QString> &)> &done);
 
 } // namespace sb

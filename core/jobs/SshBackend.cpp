@@ -191,7 +191,7 @@ void SshBackend::schedule() {
     }
 }
 
-void SshBackend::launch(Job job, const QString &node, const QStringList &gpus) {
+void SshBackend::launch(const Job &job, const QString &node, const QStringList &gpus) {
     const QString id = job.id;
     m_launching.insert(id);
     Job *stored = find(id);
@@ -323,7 +323,7 @@ void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
                 update(*job);
             }
             appendLog(job, data);
-            const QByteArray state = header[3];
+            const QByteArray &state = header[3];
             bool numeric = false;
             const int code = state.toInt(&numeric);
             if (numeric) {

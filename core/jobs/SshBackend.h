@@ -42,7 +42,7 @@ private:
     Job *find(const QString &id);
     void update(const Job &job);
     void schedule();
-    void launch(Job job, const QString &node, const QStringList &gpus);
+    void launch(const Job &job, const QString &node, const QStringList &gpus);
     void startRun(const QString &id);
     void poll();
     void pollNode(const QString &node, const QList<Job> &jobs);

@@ -47,8 +47,8 @@ A='gpu_uuid,pid,process_name,used_gpu_memory'
 PS='pid=,user:32=,pcpu=,pmem=,rss=,time=,args='
 frame() {
   echo "@sb:frame $(date +%s.%N)"
-  echo @sb:stat; cat "$P/stat"
-  echo @sb:meminfo; cat "$P/meminfo"
+  echo @sb:stat; grep '^cpu' "$P/stat"
+  echo @sb:meminfo; grep -E '^(MemTotal|MemAvailable|SwapTotal|SwapFree):' "$P/meminfo"
   echo @sb:loadavg; cat "$P/loadavg"
   echo @sb:top-cpu; ps -eo "$PS" --sort=-pcpu 2>&1 | head -n 12
   echo @sb:top-memory; ps -eo "$PS" --sort=-rss 2>&1 | head -n 12

@@ -291,15 +291,18 @@ void NodeConnection::run() {
         QByteArray out;
         QByteArray err;
         const bool alive = stream->readAvailable(&out, &err);
+        bool midFrame = false;
         if (!out.isEmpty()) {
             sinceBytes.start();
             reader.feed(out);
+            midFrame = true;
             while (const auto frame = reader.next()) {
+                midFrame = false;
                 const NodeSample sample = builder.build(*frame);
                 bool connectedNow = false;
                 {
                     QMutexLocker lock(&m_mutex);
-                    m_status.lastSeen = QDateTime::currentDateTime();
+                    m_status.lastSeen = QDateTime::currentDateTimeUtc(); // cheaper than local
                     connectedNow = m_status.state != State::Connected;
                 }
                 if (connectedNow)
@@ -318,7 +321,16 @@ void NodeConnection::run() {
                 sinceBytes.elapsed() / 1000.0, 0, 'f', 1));
             continue;
         }
-        waitForWake(250, session->socket());
+        // A frame arrives in pieces (one per section) within a fraction of a second: let the
+        // rest of it come before reading again, rather than waking once per piece.
+        if (midFrame) {
+            waitForWake(200);
+        } else {
+            // Sleep until data, a request, or the moment silence would mean a hung node.
+            const auto left = silenceLimit() - std::chrono::milliseconds(sinceBytes.elapsed());
+            waitForWake(static_cast<int>(std::clamp<qint64>(left.count() + 10, 10, 5000)),
+                        session->socket());
+        }
     }
 }
 

@@ -155,7 +155,24 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}
 d={smi}
 case "$*" in
   *--query-compute-apps*) cat "$d/apps.csv" ;;
-  *--query-gpu*) cat "$d/gpu.$(( $(date +%s) % {FRAMES} )).csv" ;;
+  *--query-gpu=*)
+    # The requested fields, in the requested order, under nvidia-smi's canonical names.
+    fields=$(printf '%s\n' "$@" | sed -n 's/^--query-gpu=//p')
+    exec awk -v want="$fields" -F', ' '
+      NR == 1 {{
+        n = split(want, w, ",")
+        for (i = 1; i <= NF; i++) {{ h = $i; sub(/ \[.*$/, "", h); col[h] = i }}
+        for (j = 1; j <= n; j++) {{
+          f = w[j]
+          if (f == "clocks.sm") f = "clocks.current.sm"
+          if (f == "clocks.mem") f = "clocks.current.memory"
+          sub(/^clocks_throttle_reasons\./, "clocks_event_reasons.", f)
+          if (!(f in col)) {{ print "Field \\"" w[j] "\\" is not a valid field to query."; exit 2 }}
+          pick[j] = col[f]
+        }}
+      }}
+      {{ line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? ", " : "") $(pick[j]); print line }}
+    ' "$d/gpu.$(( $(date +%s) % {FRAMES} )).csv" ;;
   *) echo "fake nvidia-smi: unsupported arguments: $*" >&2; exit 2 ;;
 esac
 """)
