@@ -1,9 +1,11 @@
-// libFuzzer target: every text parser of the metrics and monitor code (metric lines, CSV, /proc,
-// nvidia-smi) on arbitrary bytes.
+// libFuzzer target: every text parser of the metrics, monitor and config code (metric lines,
+// CSV, /proc, ps, nvidia-smi, sampler frames, the YAML config, ~/.ssh/config) on arbitrary bytes.
 // A bad input may only produce an error value: no crash, no sanitizer report, no hang.
+#include "config/Config.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NvidiaSmiParser.h"
 #include "monitor/ProcParsers.h"
+#include "monitor/SampleScript.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,5 +22,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     (void)sb::parseLoadAvg(input);
     (void)sb::NvidiaSmi::parseQueryGpu(input);
     (void)sb::NvidiaSmi::parseComputeApps(input);
+    (void)sb::parsePsRows(input);
+    (void)sb::parsePsOwners(input);
+    // The input as a node's sampler stream, in two pieces, with a frame start in front.
+    sb::SampleFrameReader reader;
+    sb::NodeSampleBuilder builder;
+    reader.feed(QByteArrayView("@sb:frame 1\n"));
+    reader.feed(input.first(input.size() / 2));
+    reader.feed(input.sliced(input.size() / 2));
+    reader.feed(QByteArrayView("\n@sb:end\n"));
+    while (const auto frame = reader.next())
+        (void)builder.build(*frame);
+    (void)sb::Config::parse(input.toByteArray(), QStringLiteral("fuzz.yaml"));
+    (void)sb::importSshConfig(input.toByteArray());
     return 0;
 }

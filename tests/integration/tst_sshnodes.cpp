@@ -4,6 +4,7 @@
 #include "ssh/ShellQuote.h"
 
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -41,6 +42,8 @@ private Q_SLOTS:
     void hungNodeMarkedUnreachableAndRecovers();
     void hostileArgumentsStayLiteral();
     void cpuOnlyNodeAndBrokenDriver();
+    void encryptedKeyAsksForItsPassphrase();
+    void refusedConnectionRetriesWithBackoff();
 };
 
 void TestSshNodes::unknownHostAskedThenSampled() {
@@ -210,6 +213,62 @@ void TestSshNodes::cpuOnlyNodeAndBrokenDriver() {
     QCOMPARE(brokenWatch.status.state, State::Connected); // the node is fine, its GPUs are not
     QVERIFY(brokenWatch.sample->gpuError.contains(u"Driver/library version mismatch"_s));
     QVERIFY(brokenWatch.sample->memory.totalKiB > 0);
+}
+
+void TestSshNodes::encryptedKeyAsksForItsPassphrase() {
+    SshNodes nodes({u"box"_s});
+    QVERIFY2(nodes.error().isEmpty(), qPrintable(nodes.error()));
+    QVERIFY(nodes.trustAll());
+    // A key protected by a passphrase, authorized on the node.
+    const QString key = nodes.dir() + u"/locked_ed25519"_s;
+    QVERIFY(QProcess::execute(u"ssh-keygen"_s, {u"-q"_s, u"-t"_s, u"ed25519"_s, u"-N"_s,
+                                                u"open sesame"_s, u"-f"_s, key}) == 0);
+    QFile pub(key + u".pub"_s);
+    QFile authorized(nodes.dir() + u"/authorized_keys"_s);
+    QVERIFY(pub.open(QIODevice::ReadOnly) && authorized.open(QIODevice::Append));
+    authorized.write(pub.readAll());
+    authorized.close();
+    sb::NodeConfig config = nodes.config(u"box"_s);
+    config.identityFile = key;
+    sb::NodeConnection connection(config, {nodes.knownHostsFile()});
+    Watch watch(&connection);
+    connection.start();
+    QTRY_COMPARE_WITH_TIMEOUT(watch.status.state, State::NeedsPassphrase, 15000);
+    QCOMPARE(watch.status.keyFile, key);
+    QVERIFY(watch.status.message.contains(u"needs its passphrase"_s));
+    connection.setPassphrase(u"wrong"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(watch.status.message.contains(u"not right"_s), 15000);
+    QCOMPARE(watch.status.state, State::NeedsPassphrase);
+    connection.setPassphrase(u"open sesame"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(watch.samples >= 1, 15000);
+    QCOMPARE(watch.status.state, State::Connected);
+}
+
+void TestSshNodes::refusedConnectionRetriesWithBackoff() {
+    SshNodes nodes({u"box"_s});
+    QVERIFY2(nodes.error().isEmpty(), qPrintable(nodes.error()));
+    QVERIFY(nodes.trustAll());
+    QVERIFY(nodes.command(u"kill box"_s)); // a dead node: the port refuses
+    sb::NodeConnection connection(nodes.config(u"box"_s), {nodes.knownHostsFile(), 4, 2});
+    Watch watch(&connection);
+    int attempts = 0;
+    QObject::connect(&connection, &sb::NodeConnection::statusChanged, &connection,
+                     [&](const QString &, const sb::NodeStatus &s) {
+                         attempts += s.state == State::Connecting;
+                     });
+    connection.start();
+    QTRY_COMPARE_WITH_TIMEOUT(watch.status.state, State::Unreachable, 10000);
+    QVERIFY2(watch.status.message.contains(u"refused"_s), qPrintable(watch.status.message));
+    // A job's command while the node is down fails at once with the reason, not after a hang.
+    std::optional<sb::Result<sb::ExecResult>> result;
+    connection.exec(u"true"_s, this, [&](const sb::Result<sb::ExecResult> &r) { result = r; });
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
+    QVERIFY(!result->ok());
+    QVERIFY(result->error().contains(u"box"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(attempts >= 3, 15000); // it keeps trying, backing off
+    QVERIFY(nodes.command(u"start box"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(watch.samples >= 1, 15000);
+    QCOMPARE(watch.status.state, State::Connected);
 }
 
 QTEST_GUILESS_MAIN(TestSshNodes)
