@@ -2,6 +2,7 @@
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NvidiaSmiParser.h"
+#include "tensorboard/LogdirFollower.h"
 #include "util/Paths.h"
 
 #include <QCommandLineParser>
@@ -10,6 +11,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QMap>
 
 #include <cstdio>
 
@@ -28,6 +30,8 @@ Commands:
   parse metric-lines FILE     check a log for metric lines; prints one JSON object per record
   parse nvidia-smi FILE       read `nvidia-smi --query-gpu=FIELDS --format=csv` output (header
                               line first, any fields, any order); prints one JSON object per GPU
+  parse tfevents PATH         read a TensorBoard event file or logdir; prints one JSON object per
+                              run and tag: its number of points, first and last (step, value)
   version                     print the version
 
 The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410.
@@ -97,6 +101,61 @@ int parseNvidiaSmi(const QString &path) {
     return 0;
 }
 
+int parseTfEvents(const QString &path) {
+    struct Tag {
+        qint64 points = 0;
+        sb::MetricPoint first;
+        sb::MetricPoint last;
+    };
+    QMap<std::pair<QString, QString>, Tag> tags; // sorted by run, then tag
+    sb::LocalLogdir source(path);
+    sb::LogdirFollower follower;
+    for (bool more = true; more;) {
+        const auto progress = follower.poll(
+            source, [&](const QString &run, std::vector<sb::SeriesPoints> &&series) -> sb::Status {
+                for (const sb::SeriesPoints &s : series) {
+                    Tag &tag = tags[{run, s.metric}];
+                    if (tag.points == 0)
+                        tag.first = s.points.front();
+                    tag.last = s.points.back();
+                    tag.points += static_cast<qint64>(s.points.size());
+                }
+                return sb::success();
+            });
+        if (!progress)
+            return failWith(progress.error());
+        more = progress->more;
+    }
+    for (auto it = tags.begin(); it != tags.end(); ++it) {
+        auto point = [](const sb::MetricPoint &p) {
+            return QJsonObject{{u"step"_s, p.step}, {u"value"_s, p.value}};
+        };
+        printJson(QJsonDocument(QJsonObject{{u"run"_s, it.key().first},
+                                            {u"tag"_s, it.key().second},
+                                            {u"points"_s, it->points},
+                                            {u"first"_s, point(it->first)},
+                                            {u"last"_s, point(it->last)}}));
+    }
+    // What was passed over goes to stderr, so stdout stays one object per tag.
+    qint64 records = 0;
+    bool unread = false;
+    for (auto it = follower.files().begin(); it != follower.files().end(); ++it) {
+        records += it->records;
+        if (it->corrupt > 0)
+            std::fprintf(stderr, "%s: %lld corrupt records skipped\n", qPrintable(it.key()),
+                         static_cast<long long>(it->corrupt));
+        unread = unread || !it->lastError.isEmpty();
+        if (!it->lastError.isEmpty())
+            std::fprintf(stderr, "%s: %s\n", qPrintable(it.key()), qPrintable(it->lastError));
+    }
+    if (follower.files().isEmpty())
+        return failWith(u"%1: no TensorBoard event files (names holding \"tfevents\")"_s.arg(path));
+    std::fprintf(stderr, "%lld files, %lld records, %lld tags\n",
+                 static_cast<long long>(follower.files().size()), static_cast<long long>(records),
+                 static_cast<long long>(tags.size()));
+    return unread ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[]) {
@@ -129,7 +188,9 @@ int main(int argc, char *argv[]) {
             return parseMetricLines(args[2]);
         if (args.size() == 3 && args[1] == u"nvidia-smi"_s)
             return parseNvidiaSmi(args[2]);
-        return failWith(u"usage: signalbox-cli parse metric-lines|nvidia-smi FILE"_s);
+        if (args.size() == 3 && args[1] == u"tfevents"_s)
+            return parseTfEvents(args[2]);
+        return failWith(u"usage: signalbox-cli parse metric-lines|nvidia-smi|tfevents PATH"_s);
     }
 
     const QUrl url = parser.isSet(collectorUrl) ? QUrl::fromUserInput(parser.value(collectorUrl))

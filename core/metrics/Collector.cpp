@@ -9,6 +9,7 @@
 #include <QTcpServer>
 
 #include <cmath>
+#include <limits>
 
 namespace sb {
 
@@ -148,11 +149,25 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
     }
     if (Status stored = m_store->append(run, series, info ? &*info : nullptr); !stored)
         return fail(stored.error());
+    noteLastSteps(run, series);
+    return count;
+}
+
+Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoints> &series) {
+    if (Status stored = m_store->append(run, series); !stored)
+        return stored;
+    noteLastSteps(run, series);
+    return success();
+}
+
+void Collector::noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series) {
+    double last = m_lastStep.value(run, -std::numeric_limits<double>::infinity());
     for (const SeriesPoints &s : series) {
         for (const MetricPoint &p : s.points)
-            m_lastStep[run] = std::max(m_lastStep.value(run, p.step), p.step);
+            last = std::max(last, p.step);
     }
-    return count;
+    if (std::isfinite(last))
+        m_lastStep[run] = last;
 }
 
 Status Collector::ingestRecords(const QString &run, const std::vector<MetricRecord> &records) {

@@ -48,6 +48,7 @@ public:
     };
     LinesResult ingestLines(const QString &run, QByteArrayView text);
     Status ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
+    Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);
 
     QJsonArray runsJson(const QString &filter) const;
     QJsonObject healthJson() const;
@@ -55,6 +56,7 @@ public:
 private:
     Collector() = default;
     double nextStep(const QString &run);
+    void noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series);
 
     std::unique_ptr<MetricStore> m_store;
     std::unique_ptr<CollectorHttpApi> m_http;

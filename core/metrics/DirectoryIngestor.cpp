@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
@@ -26,12 +27,41 @@ DirectoryIngestor::DirectoryIngestor(Collector *collector, QStringList directori
 }
 
 void DirectoryIngestor::scan() {
+    bool more = false;
     for (const QString &directory : std::as_const(m_directories)) {
         QDirIterator it(directory, {u"*.jsonl"_s, u"*.csv"_s}, QDir::Files,
                         QDirIterator::Subdirectories);
         while (it.hasNext())
             follow(directory, it.next());
+        more = followEventFiles(directory) || more;
     }
+    if (more) // a big backlog: go on reading once queries waiting meanwhile are answered
+        QTimer::singleShot(0, this, &DirectoryIngestor::scan);
+}
+
+bool DirectoryIngestor::followEventFiles(const QString &directory) {
+    LogdirFollower &follower = m_logdirs[directory];
+    LocalLogdir source(directory);
+    const QDir root(directory);
+    // Offsets saved by the last run apply to files the follower has not seen yet.
+    auto restore = [&](const std::vector<LogdirSource::File> &files) {
+        for (const auto &file : files) {
+            const QString path = root.filePath(file.path);
+            if (!follower.files().contains(file.path) && m_savedOffsets.contains(path))
+                follower.restoreOffset(file.path, m_savedOffsets.take(path));
+        }
+    };
+    if (!m_savedOffsets.isEmpty()) {
+        if (auto files = source.eventFiles())
+            restore(*files);
+    }
+    const auto progress =
+        follower.poll(source, [&](const QString &run, std::vector<SeriesPoints> &&series) {
+            return m_collector->ingestSeries(run, series);
+        });
+    if (progress && progress->bytes > 0)
+        saveState();
+    return progress && progress->more;
 }
 
 void DirectoryIngestor::follow(const QString &directory, const QString &path) {
@@ -97,6 +127,13 @@ void DirectoryIngestor::follow(const QString &directory, const QString &path) {
 
 QJsonArray DirectoryIngestor::sourcesJson() const {
     QJsonArray out;
+    for (auto it = m_logdirs.begin(); it != m_logdirs.end(); ++it) {
+        for (QJsonValue file : it->filesJson()) {
+            QJsonObject json = file.toObject();
+            json[u"path"_s] = QDir(it.key()).filePath(json.value(u"path"_s).toString());
+            out.append(json);
+        }
+    }
     for (auto it = m_sources.begin(); it != m_sources.end(); ++it) {
         out.append(QJsonObject{{u"path"_s, it.key()},
                                {u"offset"_s, it->offset},
@@ -112,14 +149,25 @@ void DirectoryIngestor::loadState() {
     if (!file.open(QIODevice::ReadOnly))
         return;
     const QJsonObject state = QJsonDocument::fromJson(file.readAll()).object();
-    for (auto it = state.begin(); it != state.end(); ++it)
-        m_sources[it.key()].offset = it.value().toInteger();
+    for (auto it = state.begin(); it != state.end(); ++it) {
+        if (isEventFileName(QFileInfo(it.key()).fileName()))
+            m_savedOffsets[it.key()] = it.value().toInteger();
+        else
+            m_sources[it.key()].offset = it.value().toInteger();
+    }
 }
 
 void DirectoryIngestor::saveState() const {
     QJsonObject state;
     for (auto it = m_sources.begin(); it != m_sources.end(); ++it)
         state[it.key()] = it->offset;
+    for (auto it = m_savedOffsets.begin(); it != m_savedOffsets.end(); ++it)
+        state[it.key()] = it.value();
+    for (auto it = m_logdirs.begin(); it != m_logdirs.end(); ++it) {
+        const auto &files = it->files();
+        for (auto file = files.begin(); file != files.end(); ++file)
+            state[QDir(it.key()).filePath(file.key())] = file->offset;
+    }
     QSaveFile file(m_statePath);
     if (file.open(QIODevice::WriteOnly)) {
         file.write(QJsonDocument(state).toJson(QJsonDocument::Compact));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "MetricLineParser.h"
+#include "tensorboard/LogdirFollower.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -13,8 +14,9 @@ class Collector;
 
 // Follows *.jsonl and *.csv files under watched directories: each file is a run named by its
 // path relative to the directory, without the extension. New complete lines are ingested as
-// they appear; a partial last line waits for the rest. Offsets persist in the store directory,
-// so a restart does not ingest a line twice.
+// they appear; a partial last line waits for the rest. A watched directory is also a
+// TensorBoard logdir: its event files' scalars are followed too (see LogdirFollower). Offsets
+// persist in the store directory, so a restart does not ingest a line or a record twice.
 class DirectoryIngestor final : public QObject {
     Q_OBJECT
 public:
@@ -31,6 +33,7 @@ private:
         CsvMetricReader csv;
     };
     void follow(const QString &directory, const QString &path);
+    bool followEventFiles(const QString &directory); // true: more is waiting
     void loadState();
     void saveState() const;
 
@@ -38,6 +41,8 @@ private:
     QStringList m_directories;
     QString m_statePath;
     QHash<QString, Source> m_sources;
+    QHash<QString, LogdirFollower> m_logdirs; // by watched directory
+    QHash<QString, qint64> m_savedOffsets;    // event files' offsets from the last run
     QTimer m_timer;
 };
 

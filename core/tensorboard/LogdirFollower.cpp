@@ -1,0 +1,171 @@
+#include "LogdirFollower.h"
+
+#include "TfRecord.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Records up to kLargestScalarRecord always fit in a chunk; no scalar event comes near that
+// size, so bigger records (graphs, images) are passed over unread.
+constexpr qint64 kChunk = 8 << 20;
+constexpr std::uint64_t kLargestScalarRecord = 1 << 20;
+
+} // namespace
+
+bool isEventFileName(const QString &fileName) {
+    return fileName.contains(u"tfevents"_s);
+}
+
+LocalLogdir::LocalLogdir(const QString &root)
+    : m_root(QFileInfo(root).absoluteFilePath()) {
+}
+
+Result<std::vector<LogdirSource::File>> LocalLogdir::eventFiles() {
+    const QFileInfo info(m_root);
+    if (info.isFile()) // one event file: a logdir of one run, "."
+        return std::vector<File>{{info.fileName(), info.size()}};
+    if (!info.isDir())
+        return fail(u"%1: no such directory"_s.arg(m_root));
+    std::vector<File> files;
+    const QDir root(m_root);
+    QDirIterator it(m_root, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        if (isEventFileName(it.fileName()))
+            files.push_back({root.relativeFilePath(it.filePath()), it.fileInfo().size()});
+    }
+    return files;
+}
+
+Result<QByteArray> LocalLogdir::read(const QString &path, qint64 offset, qint64 size) {
+    const QFileInfo root(m_root);
+    QFile file(root.isFile() ? root.filePath() : QDir(m_root).filePath(path));
+    if (!file.open(QIODevice::ReadOnly) || !file.seek(offset))
+        return fail(u"cannot read %1: %2"_s.arg(file.fileName(), file.errorString()));
+    return file.read(size);
+}
+
+QString LogdirFollower::runOf(const QString &path) const {
+    const qsizetype slash = path.lastIndexOf(u'/');
+    const QString run = slash < 0 ? u"."_s : path.left(slash);
+    if (m_prefix.isEmpty())
+        return run;
+    return run == u"."_s ? m_prefix : m_prefix + u'/' + run;
+}
+
+Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, const Sink &sink,
+                                                      qint64 budget) {
+    auto listed = source.eventFiles();
+    if (!listed)
+        return fail(listed.error());
+    std::vector<LogdirSource::File> files = std::move(listed).value();
+    std::sort(files.begin(), files.end(),
+              [](const auto &a, const auto &b) { return a.path < b.path; });
+    Progress progress;
+    qint64 left = budget;
+    for (const LogdirSource::File &file : files) {
+        if (left <= 0)
+            break;
+        const qint64 before = left;
+        if (const Status followed = follow(source, file, &left, sink); !followed)
+            m_files[file.path].lastError = followed.error(); // the others go on
+        progress.bytes += before - left;
+    }
+    progress.more = left <= 0;
+    return progress;
+}
+
+Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
+                              const Sink &sink) {
+    FileState &state = m_files[file.path];
+    if (file.size < state.offset)
+        state = FileState{}; // replaced by a shorter file: start over
+    const QString run = runOf(file.path);
+    QHash<QByteArray, bool> &scalarTags = m_scalarTags[run];
+    EventScalars event;
+    while (state.offset<file.size && * budget> 0) {
+        auto bytes =
+            source.read(file.path, state.offset, std::min(kChunk, file.size - state.offset));
+        if (!bytes)
+            return fail(bytes.error());
+        *budget -= bytes->size();
+        std::vector<SeriesPoints> series;
+        QHash<QByteArray, std::size_t> seriesOfTag;
+        FileState next = state;
+        const RecordScan scan = scanRecords(*bytes, [&](QByteArrayView record) {
+            ++next.records;
+            if (static_cast<std::uint64_t>(record.size()) > kLargestScalarRecord) {
+                ++next.skipped;
+                return;
+            }
+            if (!parseEvent(record, &event)) {
+                ++next.corrupt;
+                return;
+            }
+            for (const EventScalars::Value &value : event.values) {
+                const QByteArray tag = QByteArray::fromRawData(value.tag.data(), value.tag.size());
+                bool scalar = value.isScalar;
+                if (!value.plugin.empty() || value.scalarClass) {
+                    scalar = scalar && (value.plugin == "scalars" || value.scalarClass);
+                    scalarTags.insert(QByteArray(tag.constData(), tag.size()), scalar);
+                } else if (const auto known = scalarTags.constFind(tag);
+                           known != scalarTags.cend()) {
+                    scalar = scalar && *known;
+                }
+                if (!scalar)
+                    continue;
+                auto it = seriesOfTag.constFind(tag);
+                if (it == seriesOfTag.cend()) {
+                    it = seriesOfTag.insert(QByteArray(tag.constData(), tag.size()), series.size());
+                    series.push_back({QString::fromUtf8(value.tag), {}});
+                }
+                series[*it].points.push_back(
+                    {static_cast<double>(event.step), value.value, event.wallTime});
+                ++next.points;
+            }
+        });
+        next.corrupt += scan.corrupt;
+        next.offset += scan.consumed;
+        if (scan.pendingSize > kLargestScalarRecord &&
+            state.offset + scan.consumed + static_cast<qint64>(scan.pendingSize) <= file.size) {
+            next.offset += static_cast<qint64>(scan.pendingSize);
+            ++next.skipped;
+        } else if (scan.consumed == 0) {
+            break; // the rest is still being written
+        }
+        if (!series.empty()) {
+            if (Status stored = sink(run, std::move(series)); !stored)
+                return stored;
+        }
+        next.lastError.clear();
+        state = next;
+    }
+    return success();
+}
+
+QJsonArray LogdirFollower::filesJson() const {
+    QJsonArray out;
+    for (auto it = m_files.begin(); it != m_files.end(); ++it) {
+        QJsonObject file{{u"path"_s, it.key()},      {u"run"_s, runOf(it.key())},
+                         {u"offset"_s, it->offset},  {u"records"_s, it->records},
+                         {u"points"_s, it->points},  {u"corrupt"_s, it->corrupt},
+                         {u"skipped"_s, it->skipped}};
+        if (!it->lastError.isEmpty())
+            file[u"lastError"_s] = it->lastError;
+        out.append(file);
+    }
+    return out;
+}
+
+} // namespace sb

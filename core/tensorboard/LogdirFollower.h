@@ -1,0 +1,88 @@
+#pragma once
+
+#include "EventParser.h"
+#include "metrics/MetricPoint.h"
+#include "util/Result.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QMap>
+#include <QString>
+
+#include <functional>
+#include <vector>
+
+namespace sb {
+
+// TensorBoard's test for an event file: the name holds "tfevents".
+bool isEventFileName(const QString &fileName);
+
+// Where a logdir's files come from: this computer's file system, or a node over SFTP.
+class LogdirSource {
+public:
+    struct File {
+        QString path; // relative to the logdir, '/'-separated
+        qint64 size = 0;
+    };
+    virtual ~LogdirSource() = default;
+    // Every file under the logdir whose name holds "tfevents", as TensorBoard finds them.
+    virtual Result<std::vector<File>> eventFiles() = 0;
+    virtual Result<QByteArray> read(const QString &path, qint64 offset, qint64 size) = 0;
+};
+
+// A logdir on this computer; `root` may also be a single event file.
+class LocalLogdir final : public LogdirSource {
+public:
+    explicit LocalLogdir(const QString &root);
+    Result<std::vector<File>> eventFiles() override;
+    Result<QByteArray> read(const QString &path, qint64 offset, qint64 size) override;
+
+private:
+    QString m_root;
+};
+
+// Follows the TensorBoard event files of a logdir, incrementally by offset, and turns their
+// scalars into points. Every directory holding event files is a run named by its path under
+// the logdir, as TensorBoard names it ("." for the logdir itself); a run's files are read in
+// name order, so rotated files follow one another. A record cut off at the end of a file waits
+// for the rest; a record with a bad CRC is skipped and counted. A plain value: copy it to a
+// worker thread, poll there, and take the copy back once its points are stored.
+class LogdirFollower {
+public:
+    // `prefix`, when given, names the runs "PREFIX/RUN" (and the logdir's own run "PREFIX").
+    explicit LogdirFollower(QString prefix = {})
+        : m_prefix(std::move(prefix)) {}
+
+    // Receives one run's new points; a failure leaves the file's offset where it was.
+    using Sink = std::function<Status(const QString &run, std::vector<SeriesPoints> &&series)>;
+    struct Progress {
+        qint64 bytes = 0;  // read this time
+        bool more = false; // stopped at the budget: poll again at once
+    };
+    Result<Progress> poll(LogdirSource &source, const Sink &sink, qint64 budget = 64 << 20);
+
+    struct FileState {
+        qint64 offset = 0;
+        qint64 records = 0; // intact records read
+        qint64 points = 0;
+        qint64 corrupt = 0; // records skipped for a bad CRC or a malformed message
+        qint64 skipped = 0; // large records (graphs, images) passed over unread
+        QString lastError;
+    };
+    const QMap<QString, FileState> &files() const { return m_files; }
+    void restoreOffset(const QString &path, qint64 offset) { m_files[path].offset = offset; }
+    QJsonArray filesJson() const;
+
+    QString runOf(const QString &path) const;
+
+private:
+    Status follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
+                  const Sink &sink);
+
+    QString m_prefix;
+    QMap<QString, FileState> m_files; // by path: a run's files in name (= creation time) order
+    // Whether a tag holds scalars, from the plugin metadata its first value carried.
+    QHash<QString, QHash<QByteArray, bool>> m_scalarTags;
+};
+
+} // namespace sb
