@@ -1,0 +1,131 @@
+"""TensorBoard event files: Signalbox's collector against TensorBoard, side by side.
+
+A logdir of RUNS x TAGS x STEPS scalars written by tensorboardX (SIGNALBOX_BENCH_SCALE scales
+STEPS) is opened by each reader in turn, one after the other on the same warm files:
+  - signalbox-collector --watch LOGDIR
+  - tensorboard --load_fast=false (its Python loader), every point kept, and with its default
+    (a reservoir of 1,000 points per curve)
+  - tensorboard --load_fast=true (its Rust data server), likewise
+and the time from launch until every scalar is queryable and the peak resident memory are
+printed, with ratios to Signalbox. A reader is done when every run shows the tag its writer
+logged last (each run's file is read in order); the point counts are then checked.
+
+usage: bench_tensorboard.py SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+COLLECTOR, BUILD, SOURCE = sys.argv[1:4]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "harness"))
+import tensorboard_peer as peer  # noqa: E402
+
+SCALE = float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1"))
+RUNS, TAGS, STEPS = 20, 10, max(1000, int(20000 * SCALE))
+LAST_TAG = "zz/end"
+
+
+def log(message):
+    print("bench_tensorboard: " + message, flush=True)
+
+
+def warm(logdir):
+    """Reads every file once, so no reader pays for the disk and the next one not."""
+    for root, _, files in os.walk(logdir):
+        for name in files:
+            with open(os.path.join(root, name), "rb") as f:
+                while f.read(1 << 20):
+                    pass
+
+
+def signalbox(logdir, data_dir):
+    port = peer.free_port()
+    start = time.monotonic()
+    proc = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir", data_dir,
+                             "--watch", logdir], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = "http://127.0.0.1:%d/api/v1/runs" % port
+
+    def done():
+        try:
+            runs = peer.http_json(url)
+        except OSError:
+            return False
+        return len(runs) == RUNS and all(
+            LAST_TAG in r["metrics"] and len(r["metrics"]) == TAGS + 1 for r in runs)
+    peer.wait_until(done, timeout=3600, interval=0.1)
+    seconds = time.monotonic() - start
+    rss = peer.peak_rss_mib(proc.pid)
+    counts = {m["count"] for r in peer.http_json(url) for name, m in r["metrics"].items()
+              if name != LAST_TAG}
+    proc.terminate()
+    proc.wait()
+    return seconds, rss, counts
+
+
+def tensorboard(python, logdir, load_fast, samples):
+    start = time.monotonic()
+    board = peer.TensorBoard(python, logdir, load_fast=load_fast, samples=samples)
+
+    def done():
+        tags = board.tags()
+        return tags and len(tags) == RUNS and all(LAST_TAG in t for t in tags.values())
+    try:
+        peer.wait_until(done, timeout=3600, interval=0.25)
+        seconds = time.monotonic() - start
+        rss = peer.peak_rss_mib(board.proc.pid)
+        runs = sorted(board.tags())
+        counts = {len(points) for points in board.scalars("metric/00", runs).values()}
+    finally:
+        board.stop()
+    return seconds, rss, counts
+
+
+def main():
+    python = peer.ensure_venv(BUILD)
+    logdir = os.path.join(BUILD, "bench-tfevents-%dx%dx%d" % (RUNS, TAGS, STEPS))
+    marker = os.path.join(logdir, ".complete")
+    if not os.path.exists(marker):
+        log("writing %d runs x %d tags x %d steps with tensorboardX..." % (RUNS, TAGS, STEPS))
+        start = time.monotonic()
+        peer.write_logdir(python, logdir, RUNS, TAGS, STEPS)
+        open(marker, "w").close()
+        log("written in %.0f s" % (time.monotonic() - start))
+    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(logdir) for f in fs)
+    points = RUNS * TAGS * STEPS
+    log("logdir: %d runs x %d tags x %d steps = %.1f M points, %.0f MB of event files"
+        % (RUNS, TAGS, STEPS, points / 1e6, size / 1e6))
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        warm(logdir)
+        seconds, rss, counts = signalbox(logdir, os.path.join(tmp, "store"))
+        rows.append(("Signalbox collector (every point)", seconds, rss, counts))
+        log("Signalbox: %.2f s, %.0f MiB" % (seconds, rss))
+    for name, load_fast, samples in (
+            ("TensorBoard Rust data server, every point", True, peer.ALL_SAMPLES),
+            ("TensorBoard Rust data server, default 1,000 per curve", True, None),
+            ("TensorBoard Python loader, every point", False, peer.ALL_SAMPLES),
+            ("TensorBoard Python loader, default 1,000 per curve", False, None)):
+        warm(logdir)
+        seconds, rss, counts = tensorboard(python, logdir, load_fast, samples)
+        rows.append((name, seconds, rss, counts))
+        log("%s: %.2f s, %.0f MiB" % (name, seconds, rss))
+
+    ours_seconds, ours_rss = rows[0][1], rows[0][2]
+    print()
+    print("| reader | until every scalar is queryable | peak RSS | points per curve served |"
+          " time vs Signalbox | memory vs Signalbox |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, seconds, rss, counts in rows:
+        print("| %s | %.2f s | %.0f MiB | %s | %.1fx | %.1fx |"
+              % (name, seconds, rss, "/".join(str(c) for c in sorted(counts)),
+                 seconds / ours_seconds, rss / ours_rss))
+    print("(%d runs x %d tags x %d steps = %.1f M points, %.0f MB; %.2f M points/s for Signalbox)"
+          % (RUNS, TAGS, STEPS, points / 1e6, size / 1e6, points / ours_seconds / 1e6))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Signalbox reads event files as TensorBoard does, and smooths as its dashboard does.
+
+Against TensorBoard itself (from PyPI, in a virtualenv under the build directory): for the
+checked-in logdir and one written by tensorboardX with NaNs in it, `signalbox-cli parse
+tfevents` finds the same runs and tags, point counts, and first and last values as
+TensorBoard's Python loader and its Rust data server serve them. Then the collector's smoothed
+series equals what TensorBoard's own smoothing code, taken from the frontend bundle it ships,
+computes on the same points.
+
+usage: test_tensorboard_compat.py SIGNALBOX_CLI SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
+"""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+import zipfile
+
+CLI, COLLECTOR, BUILD, SOURCE = sys.argv[1:5]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "harness"))
+import tensorboard_peer as peer  # noqa: E402
+
+PYTHON = peer.ensure_venv(BUILD)
+
+
+def ours(logdir):
+    out = subprocess.run([CLI, "parse", "tfevents", logdir], capture_output=True, text=True,
+                         check=True).stdout
+    tags = {}
+    for line in out.splitlines():
+        row = json.loads(line)
+        tags[(row["run"], row["tag"])] = (row["points"], row["first"], row["last"])
+    return tags
+
+
+def theirs(board, expected):
+    """What TensorBoard serves once it has loaded as many points as we found (or gives up)."""
+    def loaded():
+        listing = board.tags()
+        if not listing:
+            return None
+        found = {}
+        for tag in sorted({t for tags in listing.values() for t in tags}):
+            runs = [r for r, tags in listing.items() if tag in tags]
+            for run, points in board.scalars(tag, runs).items():
+                found[(run, tag)] = points
+        counts = {key: len(points) for key, points in found.items()}
+        return found if counts == {key: v[0] for key, v in expected.items()} else None
+    try:
+        return peer.wait_until(loaded, timeout=120, interval=1)
+    except TimeoutError:
+        return loaded.__closure__ and None
+
+
+def same(a, b):
+    if a is None or b is None:  # NaN reaches our JSON as null
+        return (a is None or math.isnan(a)) and (b is None or math.isnan(b))
+    return a == b or abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+
+
+class TensorBoardCompat(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.written = os.path.join(cls.tmp.name, "written")
+        peer.write_logdir(PYTHON, cls.written, runs=3, tags=3, steps=300, distinct=3, nan_every=7)
+        cls.checked_in = os.path.join(SOURCE, "tests", "data", "tfevents", "logdir")
+
+    def compare_with(self, load_fast, unread_by_peer=()):
+        for logdir in (self.checked_in, self.written):
+            expected = ours(logdir)
+            for key in unread_by_peer:
+                expected.pop(key, None)
+            self.assertTrue(expected)
+            board = peer.TensorBoard(PYTHON, logdir, load_fast=load_fast,
+                                     samples=peer.ALL_SAMPLES)
+            try:
+                found = theirs(board, expected)
+            finally:
+                board.stop()
+            self.assertIsNotNone(found, "TensorBoard never served the same points as Signalbox "
+                                        "for %s: ours %s" % (logdir, expected))
+            for key, (count, first, last) in expected.items():
+                points = found[key]
+                self.assertEqual(len(points), count, key)
+                self.assertEqual(points[0][1], first["step"], key)
+                self.assertTrue(same(points[0][2], first["value"]), (key, points[0], first))
+                self.assertEqual(points[-1][1], last["step"], key)
+                self.assertTrue(same(points[-1][2], last["value"]), (key, points[-1], last))
+
+    def test_same_scalars_as_python_loader(self):
+        self.compare_with(load_fast=False)
+
+    def test_same_scalars_as_rust_data_server(self):
+        # Its Rust data server (0.7.2) passes over rank-0 DT_DOUBLE tensors, which the Python
+        # loader and Signalbox read as scalars.
+        self.compare_with(load_fast=True,
+                          unread_by_peer=[("tensors", "loss/double_val"),
+                                          ("tensors", "loss/tensor_content")])
+
+    def test_smoothing_equals_tensorboards(self):
+        # TensorBoard's smoothing, as its frontend bundle ships it (minified; names pinned by
+        # the version in tensorboard_peer.PACKAGES).
+        webfiles = os.path.join(os.path.dirname(PYTHON), "..", "lib",
+                                "python%d.%d" % sys.version_info[:2], "site-packages",
+                                "tensorboard", "webfiles.zip")
+        bundle = zipfile.ZipFile(webfiles).read("index.js").decode()
+        match = re.search(r"Number\.isFinite\((\w)\)\|\|\(\1=0\),\1=Math\.max\(0,Math\.min\(\1,1\)\);"
+                          r"let (\w)=\[\];for\(let \w of (\w)\)\{.*?\}return \2\}", bundle)
+        self.assertIsNotNone(match, "TensorBoard's smoothing function is not in index.js")
+        weight_name, data_name = match.group(1), match.group(3)
+        body = match.group(0)[:-1]
+        smooth_js = ("function smooth(%s,%s){%s}\n" % (data_name, weight_name, body) +
+                     "const input=JSON.parse(require('fs').readFileSync(0,'utf8'));\n"
+                     "const ys=input.y.map(v=>v===null?NaN:v);\n"
+                     "const out=smooth([{id:'s',points:ys.map((y,i)=>({x:i,y}))}],input.w);\n"
+                     "console.log(JSON.stringify(out[0].points.map(p=>Number.isFinite(p.y)?p.y:null)));\n")
+
+        data = os.path.join(self.tmp.name, "collector")
+        port = peer.free_port()
+        collector = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port,
+                                      "--data-dir", data, "--watch", self.written],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            base = "http://127.0.0.1:%d/api/v1" % port
+
+            def loaded():
+                try:
+                    runs = peer.http_json(base + "/runs")
+                except OSError:
+                    return False
+                return len(runs) == 3 and all(m["count"] == 300 for r in runs
+                                              for m in r["metrics"].values())
+            peer.wait_until(loaded, timeout=60)
+            for weight in (0.0, 0.6, 0.95, 0.999):
+                series = peer.http_json(base + "/series?run=run001&metric=metric/00&width=20000"
+                                        "&smoothing=%s" % weight)
+                series = series[0] if isinstance(series, list) else series["series"][0]
+                raw = series.get("rawY", series["y"])
+                self.assertEqual(len(raw), 300)
+                expected = json.loads(subprocess.run(
+                    ["node", "-e", smooth_js], input=json.dumps({"y": raw, "w": weight}),
+                    capture_output=True, text=True, check=True).stdout)
+                self.assertEqual(len(series["y"]), len(expected))
+                for i, (a, b) in enumerate(zip(series["y"], expected)):
+                    self.assertTrue(same(a, b), "weight %s, point %d: ours %s, TensorBoard's %s"
+                                    % (weight, i, a, b))
+        finally:
+            collector.terminate()
+            collector.wait()
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
