@@ -117,6 +117,9 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_xAxis->addItem(tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));
     m_xAxis->addItem(tr("Wall time"), static_cast<int>(XAxis::WallTime));
     m_logY = new QCheckBox(tr("Log y"));
+    auto *logdirs = new QPushButton(tr("Open TensorBoard logdir…"));
+    logdirs->setObjectName(u"openLogdir"_s);
+    logdirs->setToolTip(tr("Follow the event files of a logdir on this computer or on a node"));
     auto *reset = new QPushButton(tr("Reset zoom"));
     auto *png = new QPushButton(tr("Export PNG…"));
     auto *csv = new QPushButton(tr("Export CSV…"));
@@ -131,6 +134,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     controls->addWidget(m_xAxis);
     controls->addWidget(m_logY);
     controls->addStretch();
+    controls->addWidget(logdirs);
     controls->addWidget(reset);
     controls->addWidget(png);
     controls->addWidget(csv);
@@ -195,6 +199,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
             chart->resetZoom();
     });
     connect(png, &QPushButton::clicked, this, &CurvesView::exportPng);
+    connect(logdirs, &QPushButton::clicked, this, &CurvesView::logdirsRequested);
     connect(csv, &QPushButton::clicked, this, &CurvesView::exportCsv);
     connect(m_runs, &RunsModel::checkedRunsChanged, this, refetchAll);
 

@@ -37,6 +37,7 @@ public:
 
 Q_SIGNALS:
     void collectorError(const QString &message); // empty: the collector answers again
+    void logdirsRequested();                     // "TensorBoard logdirs…" was clicked
 
 private:
     void rebuildCharts();

@@ -2,6 +2,7 @@
 
 #include "CurvesView.h"
 #include "JobsView.h"
+#include "LogdirsDialog.h"
 #include "NodesView.h"
 #include "metrics/CollectorClient.h"
 
@@ -72,6 +73,20 @@ void MainWindow::showView(const QString &name) {
         if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
             m_tabs->setCurrentIndex(i);
     }
+}
+
+void MainWindow::setLogdirFeeds(LogdirFeeds *feeds) {
+    m_feeds = feeds;
+    connect(m_curves, &CurvesView::logdirsRequested, this, [this] {
+        logdirsDialog()->show();
+        logdirsDialog()->raise();
+    });
+}
+
+LogdirsDialog *MainWindow::logdirsDialog() {
+    if (!m_logdirs && m_feeds)
+        m_logdirs = new LogdirsDialog(m_feeds, this);
+    return m_logdirs;
 }
 
 void MainWindow::showError(const QString &message) {

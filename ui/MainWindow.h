@@ -11,6 +11,8 @@ class CollectorClient;
 class CurvesView;
 class JobsModel;
 class JobsView;
+class LogdirFeeds;
+class LogdirsDialog;
 class NodeMonitor;
 class NodesView;
 
@@ -26,6 +28,9 @@ public:
     JobsView *jobs() const { return m_jobs; }
     NodesView *nodes() const { return m_nodes; }
     void showView(const QString &name);
+    // Enables "Open TensorBoard logdir…" in the curves view.
+    void setLogdirFeeds(LogdirFeeds *feeds);
+    LogdirsDialog *logdirsDialog(); // null until feeds are set
     // Shows `message` in the banner; an empty message hides it.
     void showError(const QString &message);
 
@@ -35,6 +40,8 @@ private:
     CurvesView *m_curves;
     JobsView *m_jobs;
     NodesView *m_nodes;
+    LogdirFeeds *m_feeds = nullptr;
+    LogdirsDialog *m_logdirs = nullptr;
 };
 
 } // namespace sb

@@ -10,6 +10,7 @@
 #include "metrics/CollectorClient.h"
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
+#include "tensorboard/LogdirFeeds.h"
 #include "util/Paths.h"
 #include "util/QuitOnSignal.h"
 
@@ -88,10 +89,16 @@ int main(int argc, char *argv[]) {
         u"after"_s, u"Seconds to wait before --screenshot (default 3)."_s, u"seconds"_s, u"3"_s);
     const QCommandLineOption view(u"view"_s, u"Open on curves, jobs or nodes."_s, u"name"_s);
     const QCommandLineOption watch(
-        u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
+        u"watch"_s, u"Ingest *.jsonl, *.csv and TensorBoard event files under a directory."_s,
+        u"dir"_s);
     const QCommandLineOption config(
         u"config"_s, u"The config file (default ~/.config/signalbox/signalbox.yaml)."_s, u"file"_s);
-    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view, watch, config});
+    const QCommandLineOption logdir(
+        u"logdir"_s,
+        u"Follow a TensorBoard logdir: a directory here, or NODE:PATH on an SSH node."_s,
+        u"logdir"_s);
+    parser.addOptions(
+        {collector, token, dataDir, demo, screenshot, after, view, watch, config, logdir});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
@@ -140,7 +147,9 @@ int main(int argc, char *argv[]) {
     jobs.addBackend(&ssh);
     forwarder.watch(&ssh);
 
+    sb::LogdirFeeds logdirs(&client, &monitor, data + u"/logdirs.json"_s);
     sb::MainWindow window(&client, &jobs, &monitor, configPath);
+    window.setLogdirFeeds(&logdirs);
     window.nodes()->setRunLookup([&ssh](const QString &node) { return ssh.runsOn(node); });
     QObject::connect(&forwarder, &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
@@ -150,6 +159,12 @@ int main(int argc, char *argv[]) {
         window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
     if (parser.isSet(view))
         window.showView(parser.value(view));
+    for (const QString &source : parser.values(logdir)) {
+        // Already followed from an earlier start is fine; anything else is worth saying.
+        if (const sb::Status followed = logdirs.follow(source);
+            !followed && !followed.error().contains(u"followed already"_s))
+            window.showError(u"TensorBoard logdir: %1"_s.arg(followed.error()));
+    }
 
     if (parser.isSet(demo))
         startDemo(&local, &window);

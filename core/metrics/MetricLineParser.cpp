@@ -40,15 +40,15 @@ void flatten(const QString &prefix, const QJsonObject &object, MetricRecord *rec
     }
 }
 
-QJsonValue jsonNumber(double value) {
+} // namespace
+
+QJsonValue metricJson(double value) {
     if (std::isnan(value))
         return u"NaN"_s;
     if (std::isinf(value))
         return value > 0 ? u"Infinity"_s : u"-Infinity"_s;
     return value;
 }
-
-} // namespace
 
 namespace MetricLines {
 
@@ -102,7 +102,7 @@ Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
 QByteArray format(const MetricRecord &record) {
     QJsonObject object;
     for (const auto &[name, value] : record.values)
-        object[name] = jsonNumber(value);
+        object[name] = metricJson(value);
     if (record.step)
         object[u"step"_s] = *record.step;
     if (record.wall)

@@ -57,6 +57,8 @@ private:
 
 // A metric value from JSON: a number, a boolean, or "NaN"/"Infinity"/"-Infinity".
 std::optional<double> metricValue(const QJsonValue &value);
+// The other way: a number, or one of those strings for a non-finite value.
+QJsonValue metricJson(double value);
 // Splits one CSV row into fields.
 QStringList splitCsvRow(QByteArrayView line);
 // Groups a record's values by metric, filling `step` and `wall` from the record.

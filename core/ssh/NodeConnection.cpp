@@ -8,14 +8,23 @@
 #include <QFileInfo>
 #include <QMetaObject>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace sb {
 
 using namespace Qt::StringLiterals;
 using State = NodeStatus::State;
+
+namespace {
+// A request on a connection whose silence the kernel cannot tell (a ProxyJump pipe) is cut
+// only after this long.
+constexpr qint64 kUnwatchedRequestLimitMs = 120'000;
+} // namespace
 
 QString NodeStatus::stateName() const {
     switch (state) {
@@ -44,10 +53,17 @@ NodeConnection::NodeConnection(NodeConfig node, Options options, QObject *parent
     , m_wakeFd(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
     qRegisterMetaType<sb::NodeSample>();
     qRegisterMetaType<sb::NodeStatus>();
+    m_watchdog.setInterval(1000);
+    connect(&m_watchdog, &QTimer::timeout, this, &NodeConnection::cutIfHung);
 }
 
 NodeConnection::~NodeConnection() {
     m_stopping = true;
+    {
+        QMutexLocker lock(&m_mutex); // a request stuck on a hung node must not hold us here
+        if (m_busySocket >= 0)
+            ::shutdown(m_busySocket, SHUT_RDWR);
+    }
     wake();
     if (m_thread) {
         m_thread->wait();
@@ -62,6 +78,30 @@ void NodeConnection::start() {
     m_thread = QThread::create([this] { run(); });
     m_thread->setObjectName(u"node-"_s + m_node.name);
     m_thread->start();
+    m_watchdog.start();
+}
+
+void NodeConnection::cutIfHung() {
+    QMutexLocker lock(&m_mutex);
+    const qint64 limit = silenceLimit().count();
+    if (m_busySocket < 0 || m_busySince.elapsed() < limit)
+        return;
+    // The sampler's stream keeps bytes arriving every interval, so a socket that has received
+    // nothing for the silence limit belongs to a hung node, whatever the request waits for.
+    tcp_info info{};
+    socklen_t size = sizeof info;
+    const bool tcp = getsockopt(m_busySocket, IPPROTO_TCP, TCP_INFO, &info, &size) == 0;
+    const qint64 silent = tcp ? qint64(info.tcpi_last_data_recv) : m_busySince.elapsed();
+    if (silent < (tcp ? limit : kUnwatchedRequestLimitMs))
+        return;
+    m_silentMs = silent;
+    m_cut = true;
+    ::shutdown(m_busySocket, SHUT_RDWR);
+}
+
+QString NodeConnection::hangReason(qint64 silentMs) {
+    return u"no answer for %1 s (the node or its network hangs)"_s.arg(
+        QString::number(double(silentMs) / 1000.0, 'f', 1));
 }
 
 std::chrono::milliseconds NodeConnection::silenceLimit() const {
@@ -106,45 +146,23 @@ void NodeConnection::post(Request request) {
 
 void NodeConnection::exec(const QString &command, QObject *context, ExecDone done, int timeoutMs,
                           const QByteArray &input) {
-    auto deliver = [this, guard = QPointer<QObject>(context),
-                    done = std::move(done)](const Result<ExecResult> &result) {
-        QMetaObject::invokeMethod(
-            this,
-            [guard, done, result] {
-                if (guard)
-                    done(result);
-            },
-            Qt::QueuedConnection);
-    };
-    post({[=](SshSession *session) { deliver(session->run(command, input, timeoutMs)); },
-          [=](const QString &why) {
-              deliver(fail(why));
-          }});
+    withSession<ExecResult>(
+        [=](SshSession &session) { return session.run(command, input, timeoutMs); }, context,
+        std::move(done));
 }
 
 void NodeConnection::upload(const QList<std::pair<QString, QString>> &files, QObject *context,
                             std::function<void(const Status &)> done) {
-    auto deliver = [this, guard = QPointer<QObject>(context),
-                    done = std::move(done)](const Status &status) {
-        QMetaObject::invokeMethod(
-            this,
-            [guard, done, status] {
-                if (guard)
-                    done(status);
-            },
-            Qt::QueuedConnection);
-    };
-    post({[=](SshSession *session) {
-              for (const auto &[local, remote] : files) {
-                  const int mode = QFileInfo(local).isExecutable() ? 0755 : 0644;
-                  if (const Status copied = session->upload(local, remote, mode); !copied)
-                      return deliver(copied);
-              }
-              deliver(success());
-          },
-          [=](const QString &why) {
-              deliver(fail(why));
-          }});
+    withSession<std::monostate>(
+        [files](SshSession &session) -> Status {
+            for (const auto &[local, remote] : files) {
+                const int mode = QFileInfo(local).isExecutable() ? 0755 : 0644;
+                if (const Status copied = session.upload(local, remote, mode); !copied)
+                    return copied;
+            }
+            return success();
+        },
+        context, std::move(done));
 }
 
 void NodeConnection::wake() {
@@ -285,8 +303,23 @@ void NodeConnection::run() {
             QMutexLocker lock(&m_mutex);
             requests.swap(m_requests);
         }
-        for (const Request &request : requests)
-            request.work(session.get());
+        if (!requests.empty()) {
+            {
+                QMutexLocker lock(&m_mutex);
+                m_busySocket = session->socket();
+                m_busySince.start();
+            }
+            for (const Request &request : requests)
+                request.work(session.get());
+            {
+                QMutexLocker lock(&m_mutex);
+                m_busySocket = -1;
+            }
+            if (m_cut.exchange(false)) {
+                drop(hangReason(m_silentMs));
+                continue;
+            }
+        }
 
         QByteArray out;
         QByteArray err;
@@ -317,8 +350,7 @@ void NodeConnection::run() {
             continue;
         }
         if (std::chrono::milliseconds(sinceBytes.elapsed()) > silenceLimit()) {
-            drop(u"no answer for %1 s (the node or its network hangs)"_s.arg(
-                sinceBytes.elapsed() / 1000.0, 0, 'f', 1));
+            drop(hangReason(sinceBytes.elapsed()));
             continue;
         }
         // A frame arrives in pieces (one per section) within a fraction of a second: let the

@@ -5,10 +5,12 @@
 #include "monitor/NodeSample.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QMutex>
 #include <QObject>
 #include <QPointer>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
 #include <deque>
@@ -69,6 +71,12 @@ public:
     // Copies local files to the node over SFTP: pairs of local path and remote path.
     void upload(const QList<std::pair<QString, QString>> &files, QObject *context,
                 std::function<void(const Status &)> done);
+    // Runs `work` with the node's session on the node's thread once connected, and calls `done`
+    // with its result on `context`'s thread (never, if `context` is gone by then); a node that
+    // is not connected gives the reason as the failure.
+    template <typename T>
+    void withSession(std::function<Result<T>(SshSession &)> work, QObject *context,
+                     std::function<void(const Result<T> &)> done);
 
 Q_SIGNALS:
     void sampled(const QString &node, const sb::NodeSample &sample);
@@ -85,6 +93,10 @@ private:
     void wake();
     void waitForWake(int ms, int socket = -1);
     void post(Request request);
+    // GUI thread: a request blocked in libssh on a node that went silent gets its socket cut,
+    // since libssh's SFTP calls wait for an answer forever.
+    void cutIfHung();
+    static QString hangReason(qint64 silentMs);
 
     const NodeConfig m_node;
     const Options m_options;
@@ -98,7 +110,36 @@ private:
     QString m_trustedFingerprint;
     bool m_retryNow = false;
     NodeStatus m_status;
+    int m_busySocket = -1; // the session's socket while requests run on it
+    QElapsedTimer m_busySince;
+    std::atomic<qint64> m_silentMs{0}; // the node's silence when its socket was cut
+    std::atomic<bool> m_cut{false};
+    QTimer m_watchdog;
 };
+
+template <typename T>
+void NodeConnection::withSession(std::function<Result<T>(SshSession &)> work, QObject *context,
+                                 std::function<void(const Result<T> &)> done) {
+    auto deliver = [this, guard = QPointer<QObject>(context),
+                    done = std::move(done)](const Result<T> &result) {
+        QMetaObject::invokeMethod(
+            this,
+            [guard, done, result] {
+                if (guard)
+                    done(result);
+            },
+            Qt::QueuedConnection);
+    };
+    post({[this, work = std::move(work), deliver](SshSession *session) {
+              Result<T> result = work(*session);
+              deliver(!result && m_cut
+                          ? fail(m_node.name + QStringLiteral(": ") + hangReason(m_silentMs))
+                          : result);
+          },
+          [deliver](const QString &why) {
+              deliver(fail(why));
+          }});
+}
 
 } // namespace sb
 

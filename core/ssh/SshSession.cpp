@@ -194,6 +194,8 @@ std::unique_ptr<SshSession> SshSession::connect(const SshTarget &target, const Q
 }
 
 SshSession::~SshSession() {
+    if (m_sftp)
+        sftp_free(m_sftp);
     ssh_disconnect(m_session);
     ssh_free(m_session);
 }
@@ -283,18 +285,27 @@ bool SshStream::readAvailable(QByteArray *out, QByteArray *err) {
            !ssh_channel_is_closed(m_channel);
 }
 
-Status SshSession::upload(const QString &localPath, const QString &remotePath, int mode) {
-    QFile local(localPath);
-    if (!local.open(QIODevice::ReadOnly))
-        return fail(u"cannot read %1: %2"_s.arg(localPath, local.errorString()));
+Result<sftp_session_struct *> SshSession::sftp() {
+    if (m_sftp)
+        return m_sftp;
     sftp_session sftp = sftp_new(m_session);
     if (!sftp || sftp_init(sftp) != SSH_OK) {
         if (sftp)
             sftp_free(sftp);
         return fail(u"the node offers no SFTP: %1"_s.arg(lastError()));
     }
-    const auto freeSftp = qScopeGuard([sftp] { sftp_free(sftp); });
-    sftp_file file = sftp_open(sftp, remotePath.toUtf8().constData(), O_WRONLY | O_CREAT | O_TRUNC,
+    m_sftp = sftp;
+    return m_sftp;
+}
+
+Status SshSession::upload(const QString &localPath, const QString &remotePath, int mode) {
+    QFile local(localPath);
+    if (!local.open(QIODevice::ReadOnly))
+        return fail(u"cannot read %1: %2"_s.arg(localPath, local.errorString()));
+    const auto sftp = this->sftp();
+    if (!sftp)
+        return fail(sftp.error());
+    sftp_file file = sftp_open(*sftp, remotePath.toUtf8().constData(), O_WRONLY | O_CREAT | O_TRUNC,
                                static_cast<mode_t>(mode));
     if (!file)
         return fail(u"cannot write %1 on the node: %2"_s.arg(remotePath, lastError()));
@@ -305,6 +316,66 @@ Status SshSession::upload(const QString &localPath, const QString &remotePath, i
             return fail(u"writing %1 on the node failed: %2"_s.arg(remotePath, lastError()));
     }
     return success();
+}
+
+Result<std::vector<FileEntry>>
+SshSession::findFiles(const QString &directory,
+                      const std::function<bool(const QString &)> &wanted) {
+    const auto sftp = this->sftp();
+    if (!sftp)
+        return fail(sftp.error());
+    std::vector<FileEntry> found;
+    // Breadth first, relative paths; symbolic links are not followed (no cycles).
+    QStringList pending{QString()};
+    constexpr int kMaxDirectories = 10000;
+    for (int visited = 0; !pending.isEmpty() && visited < kMaxDirectories; ++visited) {
+        const QString relative = pending.takeFirst();
+        const QString path = relative.isEmpty() ? directory : directory + u'/' + relative;
+        sftp_dir dir = sftp_opendir(*sftp, path.toUtf8().constData());
+        if (!dir) {
+            if (relative.isEmpty())
+                return fail(u"cannot list %1 on the node: %2"_s.arg(directory, lastError()));
+            continue; // a subdirectory that went away or is not ours to read
+        }
+        while (sftp_attributes entry = sftp_readdir(*sftp, dir)) {
+            const QString name = QString::fromUtf8(entry->name);
+            const QString child = relative.isEmpty() ? name : relative + u'/' + name;
+            if (entry->type == SSH_FILEXFER_TYPE_DIRECTORY && name != u"."_s && name != u".."_s)
+                pending << child;
+            else if (entry->type == SSH_FILEXFER_TYPE_REGULAR && wanted(name))
+                found.push_back({child, static_cast<qint64>(entry->size)});
+            sftp_attributes_free(entry);
+        }
+        sftp_closedir(dir);
+    }
+    return found;
+}
+
+Result<QByteArray> SshSession::readFile(const QString &path, qint64 offset, qint64 size) {
+    const auto sftp = this->sftp();
+    if (!sftp)
+        return fail(sftp.error());
+    sftp_file file = sftp_open(*sftp, path.toUtf8().constData(), O_RDONLY, 0);
+    if (!file)
+        return fail(u"cannot read %1 on the node: %2"_s.arg(path, lastError()));
+    const auto closeFile = qScopeGuard([file] { sftp_close(file); });
+    if (sftp_seek64(file, static_cast<std::uint64_t>(offset)) != 0)
+        return fail(u"cannot seek in %1 on the node: %2"_s.arg(path, lastError()));
+    QByteArray bytes;
+    bytes.resize(size);
+    qint64 got = 0;
+    while (got < size) {
+        // One SFTP read carries at most ~64 KiB; ask for that much at a time.
+        const auto n = sftp_read(file, bytes.data() + got,
+                                 static_cast<size_t>(std::min<qint64>(size - got, 65536)));
+        if (n < 0)
+            return fail(u"reading %1 on the node failed: %2"_s.arg(path, lastError()));
+        if (n == 0)
+            break; // the file is shorter than it was when listed
+        got += n;
+    }
+    bytes.truncate(got);
+    return bytes;
 }
 
 Status trustHostKey(const QString &knownHostsFile, const QString &entry) {

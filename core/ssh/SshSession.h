@@ -1,15 +1,19 @@
 #pragma once
 
+#include "util/FileEntry.h"
 #include "util/Result.h"
 
 #include <QByteArray>
 #include <QString>
 
+#include <functional>
 #include <memory>
+#include <vector>
 
 // libssh's handles, kept out of every header but this one's implementation.
 struct ssh_session_struct;
 struct ssh_channel_struct;
+struct sftp_session_struct;
 
 namespace sb {
 
@@ -73,6 +77,12 @@ public:
     Result<std::unique_ptr<SshStream>> stream(const QString &command);
     // Copies a file to the node over SFTP, creating it with `mode`.
     Status upload(const QString &localPath, const QString &remotePath, int mode = 0644);
+    // Regular files under `directory` (a path on the node; relative ones start at the home)
+    // whose names `wanted` accepts, over SFTP.
+    Result<std::vector<FileEntry>> findFiles(const QString &directory,
+                                             const std::function<bool(const QString &)> &wanted);
+    // Up to `size` bytes of a file on the node from `offset`, over SFTP; fewer at its end.
+    Result<QByteArray> readFile(const QString &path, qint64 offset, qint64 size);
     int socket() const; // to wait on with poll()
     QString fingerprint() const { return m_fingerprint; }
 
@@ -80,7 +90,9 @@ private:
     explicit SshSession(ssh_session_struct *session)
         : m_session(session) {}
     QString lastError() const;
+    Result<sftp_session_struct *> sftp(); // opened on first use, kept with the session
     ssh_session_struct *m_session;
+    sftp_session_struct *m_sftp = nullptr;
     QString m_fingerprint;
 };
 

@@ -58,7 +58,7 @@ Result<QByteArray> LocalLogdir::read(const QString &path, qint64 offset, qint64 
 
 QString LogdirFollower::runOf(const QString &path) const {
     const qsizetype slash = path.lastIndexOf(u'/');
-    const QString run = slash < 0 ? u"."_s : path.left(slash);
+    QString run = slash < 0 ? u"."_s : path.left(slash);
     if (m_prefix.isEmpty())
         return run;
     return run == u"."_s ? m_prefix : m_prefix + u'/' + run;
@@ -152,6 +152,14 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         state = next;
     }
     return success();
+}
+
+void LogdirFollower::adopt(const LogdirFollower &polled, const QSet<QString> &unstoredRuns) {
+    for (auto it = polled.m_files.begin(); it != polled.m_files.end(); ++it) {
+        if (!unstoredRuns.contains(runOf(it.key())))
+            m_files[it.key()] = *it;
+    }
+    m_scalarTags = polled.m_scalarTags;
 }
 
 QJsonArray LogdirFollower::filesJson() const {

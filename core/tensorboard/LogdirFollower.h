@@ -2,11 +2,13 @@
 
 #include "EventParser.h"
 #include "metrics/MetricPoint.h"
+#include "util/FileEntry.h"
 #include "util/Result.h"
 
 #include <QHash>
 #include <QJsonArray>
 #include <QMap>
+#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -20,10 +22,7 @@ bool isEventFileName(const QString &fileName);
 // Where a logdir's files come from: this computer's file system, or a node over SFTP.
 class LogdirSource {
 public:
-    struct File {
-        QString path; // relative to the logdir, '/'-separated
-        qint64 size = 0;
-    };
+    using File = FileEntry; // path relative to the logdir
     virtual ~LogdirSource() = default;
     // Every file under the logdir whose name holds "tfevents", as TensorBoard finds them.
     virtual Result<std::vector<File>> eventFiles() = 0;
@@ -71,6 +70,9 @@ public:
     };
     const QMap<QString, FileState> &files() const { return m_files; }
     void restoreOffset(const QString &path, qint64 offset) { m_files[path].offset = offset; }
+    // Takes what a copy of this follower read, except the files of runs whose points were not
+    // stored: those are read again next time.
+    void adopt(const LogdirFollower &polled, const QSet<QString> &unstoredRuns);
     QJsonArray filesJson() const;
 
     QString runOf(const QString &path) const;

@@ -1,0 +1,267 @@
+#include "LogdirFeeds.h"
+
+#include "SftpLogdir.h"
+#include "metrics/CollectorClient.h"
+#include "metrics/MetricLineParser.h"
+#include "monitor/NodeMonitor.h"
+#include "ssh/NodeConnection.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+#include <cmath>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr qint64 kBudget = 16 << 20; // bytes read per poll: bounds the memory of a backlog
+
+// "NODE:PATH" names a node when the part before the colon is no path itself.
+std::pair<QString, QString> splitSource(const QString &source) {
+    const qsizetype colon = source.indexOf(u':');
+    if (colon > 0 && !source.left(colon).contains(u'/'))
+        return {source.left(colon), source.mid(colon + 1)};
+    return {QString(), source};
+}
+
+QString prefixOf(const QString &node, const QString &path) {
+    QString name = QFileInfo(QDir::cleanPath(path)).fileName();
+    if (name.isEmpty() || name == u"~"_s || name == u"."_s)
+        name = u"logdir"_s;
+    return node.isEmpty() ? name : node + u':' + name;
+}
+
+// The collector's push format; non-finite values travel as "NaN", "Infinity", "-Infinity".
+QByteArray pushBody(const QString &run, const QString &host,
+                    const std::vector<SeriesPoints> &series) {
+    QJsonObject columns;
+    for (const SeriesPoints &s : series) {
+        QJsonArray steps;
+        QJsonArray values;
+        QJsonArray times;
+        for (const MetricPoint &p : s.points) {
+            steps.append(p.step);
+            values.append(metricJson(p.value));
+            times.append(p.wall);
+        }
+        columns[s.metric] =
+            QJsonObject{{u"step"_s, steps}, {u"value"_s, values}, {u"time"_s, times}};
+    }
+    QJsonObject push{{u"run"_s, run}, {u"series"_s, columns}};
+    if (!host.isEmpty())
+        push[u"info"_s] = QJsonObject{{u"host"_s, host}};
+    return QJsonDocument(push).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+LogdirFeeds::LogdirFeeds(CollectorClient *collector, NodeMonitor *monitor, QString statePath,
+                         QObject *parent)
+    : QObject(parent)
+    , m_collector(collector)
+    , m_monitor(monitor)
+    , m_statePath(std::move(statePath)) {
+    load();
+    m_timer.setInterval(2000);
+    connect(&m_timer, &QTimer::timeout, this, &LogdirFeeds::pollAll);
+    m_timer.start();
+    QTimer::singleShot(0, this, &LogdirFeeds::pollAll);
+}
+
+Status LogdirFeeds::follow(const QString &source) {
+    const QString trimmed = source.trimmed();
+    const auto [node, path] = splitSource(trimmed);
+    if (path.isEmpty())
+        return fail(u"say which logdir: a directory, or NODE:PATH on a node"_s);
+    if (m_feeds.count(trimmed))
+        return fail(u"%1 is followed already"_s.arg(trimmed));
+    if (!node.isEmpty()) {
+        bool known = false;
+        for (const NodeConfig &config : m_monitor->nodes())
+            known = known || config.name == node;
+        if (!known)
+            return fail(u"no node is named \"%1\" (add it in the Nodes view first)"_s.arg(node));
+    } else if (!QFileInfo::exists(path)) {
+        return fail(u"%1: no such directory on this computer"_s.arg(path));
+    }
+    Feed &feed = m_feeds[trimmed];
+    feed.node = node;
+    feed.path = node.isEmpty() ? QFileInfo(path).absoluteFilePath() : path;
+    feed.follower = LogdirFollower(prefixOf(node, path));
+    save();
+    Q_EMIT changed();
+    poll(trimmed);
+    return success();
+}
+
+void LogdirFeeds::unfollow(const QString &source) {
+    if (m_feeds.erase(source)) {
+        save();
+        Q_EMIT changed();
+    }
+}
+
+QList<LogdirFeeds::FeedStatus> LogdirFeeds::feeds() const {
+    QList<FeedStatus> out;
+    for (const auto &[source, feed] : m_feeds) {
+        FeedStatus status{source, prefixOf(feed.node, feed.path)};
+        status.error = feed.error;
+        status.lastRead = feed.lastRead;
+        const auto &files = feed.follower.files();
+        status.files = static_cast<int>(files.size());
+        for (const auto &file : files) {
+            status.points += file.points;
+            status.corrupt += file.corrupt;
+            if (status.error.isEmpty() && !file.lastError.isEmpty())
+                status.error = file.lastError;
+        }
+        out << status;
+    }
+    return out;
+}
+
+void LogdirFeeds::pollAll() {
+    for (const auto &[source, feed] : m_feeds) {
+        if (!feed.busy)
+            poll(source);
+    }
+}
+
+Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, LogdirSource &source,
+                                                    const QString &host) {
+    Polled polled{std::move(follower), {}, false};
+    const auto progress = polled.follower.poll(
+        source,
+        [&](const QString &run, std::vector<SeriesPoints> &&series) {
+            polled.pushes.append({run, pushBody(run, host, series)});
+            return success();
+        },
+        kBudget);
+    if (!progress)
+        return fail(progress.error());
+    polled.more = progress->more;
+    return polled;
+}
+
+void LogdirFeeds::poll(const QString &source) {
+    const auto it = m_feeds.find(source);
+    if (it == m_feeds.end())
+        return;
+    Feed &feed = it->second;
+    feed.busy = true;
+    auto done = [this, source](const Result<Polled> &polled) {
+        received(source, polled);
+    };
+    if (feed.node.isEmpty()) {
+        m_pool.start([this, follower = feed.follower, path = feed.path, done]() mutable {
+            LocalLogdir logdir(path);
+            Result<Polled> polled = pollSource(std::move(follower), logdir, {});
+            QMetaObject::invokeMethod(
+                this, [done, polled] { done(polled); }, Qt::QueuedConnection);
+        });
+        return;
+    }
+    NodeConnection *connection = m_monitor->connection(feed.node);
+    if (!connection) {
+        received(source, fail(u"no node is named \"%1\""_s.arg(feed.node)));
+        return;
+    }
+    connection->withSession<Polled>(
+        [follower = feed.follower, path = feed.path, node = feed.node](SshSession &session) {
+            SftpLogdir logdir(session, path);
+            return pollSource(follower, logdir, node);
+        },
+        this, done);
+}
+
+void LogdirFeeds::received(const QString &source, const Result<Polled> &polled) {
+    const auto it = m_feeds.find(source);
+    if (it == m_feeds.end())
+        return; // unfollowed meanwhile
+    if (!polled) {
+        it->second.busy = false;
+        it->second.error = polled.error();
+        Q_EMIT changed();
+        return;
+    }
+    pushNext(source, std::make_shared<Polled>(polled.value()), 0, {});
+}
+
+void LogdirFeeds::pushNext(const QString &source, std::shared_ptr<Polled> polled, int index,
+                           QSet<QString> unstored) {
+    const auto it = m_feeds.find(source);
+    if (it == m_feeds.end())
+        return;
+    Feed &feed = it->second;
+    if (index < polled->pushes.size()) {
+        const auto &[run, body] = polled->pushes[index];
+        m_collector->postJson(u"/api/v1/push"_s, {}, body, this,
+                              [this, source, polled, index, unstored,
+                               run](const Result<QJsonDocument> &reply) mutable {
+                                  if (!reply) {
+                                      unstored.insert(run);
+                                      if (const auto found = m_feeds.find(source);
+                                          found != m_feeds.end())
+                                          found->second.error = reply.error();
+                                  }
+                                  pushNext(source, polled, index + 1, unstored);
+                              });
+        return;
+    }
+    feed.follower.adopt(polled->follower, unstored);
+    feed.busy = false;
+    feed.lastRead = QDateTime::currentDateTimeUtc();
+    if (unstored.isEmpty())
+        feed.error.clear();
+    save();
+    Q_EMIT changed();
+    if (polled->more && unstored.isEmpty())
+        poll(source);
+}
+
+void LogdirFeeds::load() {
+    QFile file(m_statePath);
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QJsonArray feeds = QJsonDocument::fromJson(file.readAll()).object()[u"feeds"_s].toArray();
+    for (const QJsonValue &value : feeds) {
+        const QString source = value[u"source"_s].toString();
+        const auto [node, path] = splitSource(source);
+        if (path.isEmpty())
+            continue;
+        Feed &feed = m_feeds[source];
+        feed.node = node;
+        feed.path = value[u"path"_s].toString(path);
+        feed.follower = LogdirFollower(prefixOf(node, path));
+        const QJsonObject offsets = value[u"offsets"_s].toObject();
+        for (auto offset = offsets.begin(); offset != offsets.end(); ++offset)
+            feed.follower.restoreOffset(offset.key(), offset.value().toInteger());
+    }
+}
+
+void LogdirFeeds::save() const {
+    QJsonArray feeds;
+    for (const auto &[source, feed] : m_feeds) {
+        QJsonObject offsets;
+        const auto &files = feed.follower.files();
+        for (auto file = files.begin(); file != files.end(); ++file)
+            offsets[file.key()] = file->offset;
+        feeds.append(
+            QJsonObject{{u"source"_s, source}, {u"path"_s, feed.path}, {u"offsets"_s, offsets}});
+    }
+    QDir().mkpath(QFileInfo(m_statePath).absolutePath());
+    QSaveFile file(m_statePath);
+    if (file.open(QIODevice::WriteOnly)) {
+        file.write(QJsonDocument(QJsonObject{{u"feeds"_s, feeds}}).toJson());
+        (void)file.commit();
+    }
+}
+
+} // namespace sb
