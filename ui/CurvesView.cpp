@@ -117,9 +117,11 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_xAxis->addItem(tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));
     m_xAxis->addItem(tr("Wall time"), static_cast<int>(XAxis::WallTime));
     m_logY = new QCheckBox(tr("Log y"));
-    auto *logdirs = new QPushButton(tr("Open TensorBoard logdir…"));
-    logdirs->setObjectName(u"openLogdir"_s);
-    logdirs->setToolTip(tr("Follow the event files of a logdir on this computer or on a node"));
+    m_openLogdir = new QPushButton(tr("Open TensorBoard logdir…"));
+    m_openLogdir->setObjectName(u"openLogdir"_s);
+    m_openLogdir->setToolTip(
+        tr("Follow the event files of a logdir on this computer or on a node"));
+    m_openLogdir->hide();
     auto *reset = new QPushButton(tr("Reset zoom"));
     auto *png = new QPushButton(tr("Export PNG…"));
     auto *csv = new QPushButton(tr("Export CSV…"));
@@ -134,7 +136,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     controls->addWidget(m_xAxis);
     controls->addWidget(m_logY);
     controls->addStretch();
-    controls->addWidget(logdirs);
+    controls->addWidget(m_openLogdir);
     controls->addWidget(reset);
     controls->addWidget(png);
     controls->addWidget(csv);
@@ -199,7 +201,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
             chart->resetZoom();
     });
     connect(png, &QPushButton::clicked, this, &CurvesView::exportPng);
-    connect(logdirs, &QPushButton::clicked, this, &CurvesView::logdirsRequested);
+    connect(m_openLogdir, &QPushButton::clicked, this, &CurvesView::logdirsRequested);
     connect(csv, &QPushButton::clicked, this, &CurvesView::exportCsv);
     connect(m_runs, &RunsModel::checkedRunsChanged, this, refetchAll);
 
@@ -215,6 +217,10 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     connect(&m_poll, &QTimer::timeout, this, &CurvesView::refresh);
     m_poll.start();
     refresh();
+}
+
+void CurvesView::offerLogdirs() {
+    m_openLogdir->show();
 }
 
 void CurvesView::setSmoothing(double weight) {

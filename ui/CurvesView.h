@@ -14,6 +14,7 @@ class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QPushButton;
 class QSlider;
 class QSortFilterProxyModel;
 class QTableView;
@@ -34,6 +35,7 @@ public:
     static QColor colorFor(const QString &run);
     void refresh();
     void setSmoothing(double weight);
+    void offerLogdirs(); // shows "Open TensorBoard logdir…", which emits logdirsRequested
 
 Q_SIGNALS:
     void collectorError(const QString &message); // empty: the collector answers again
@@ -58,6 +60,7 @@ private:
     QListWidget *m_metrics;
     QSlider *m_smoothing;
     QLabel *m_smoothingLabel;
+    QPushButton *m_openLogdir;
     QComboBox *m_xAxis;
     QCheckBox *m_logY;
     QWidget *m_chartArea;

@@ -26,7 +26,8 @@ LogdirsDialog::LogdirsDialog(LogdirFeeds *feeds, QWidget *parent)
     m_source->setPlaceholderText(tr("~/runs on this computer, or gpu-box:/data/runs on a node"));
     auto *browse = new QPushButton(tr("Browse…"));
     auto *followButton = new QPushButton(tr("Follow"));
-    followButton->setDefault(true);
+    followButton->setDefault(true); // Return in the field follows
+    m_message->setObjectName(u"message"_s);
     m_message->setWordWrap(true);
     m_message->setStyleSheet(u"color:#611a15;"_s);
     m_message->hide();
@@ -63,7 +64,6 @@ LogdirsDialog::LogdirsDialog(LogdirFeeds *feeds, QWidget *parent)
             m_source->setText(dir);
     });
     connect(followButton, &QPushButton::clicked, this, [this] { follow(m_source->text()); });
-    connect(m_source, &QLineEdit::returnPressed, this, [this] { follow(m_source->text()); });
     connect(stop, &QPushButton::clicked, this, [this] {
         for (const QModelIndex &row : m_table->selectionModel()->selectedRows())
             m_feeds->unfollow(m_table->item(row.row(), 0)->text());

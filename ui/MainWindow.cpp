@@ -77,6 +77,7 @@ void MainWindow::showView(const QString &name) {
 
 void MainWindow::setLogdirFeeds(LogdirFeeds *feeds) {
     m_feeds = feeds;
+    m_curves->offerLogdirs();
     connect(m_curves, &CurvesView::logdirsRequested, this, [this] {
         logdirsDialog()->show();
         logdirsDialog()->raise();

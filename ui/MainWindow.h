@@ -28,7 +28,7 @@ public:
     JobsView *jobs() const { return m_jobs; }
     NodesView *nodes() const { return m_nodes; }
     void showView(const QString &name);
-    // Enables "Open TensorBoard logdir…" in the curves view.
+    // Offers "Open TensorBoard logdir…" in the curves view.
     void setLogdirFeeds(LogdirFeeds *feeds);
     LogdirsDialog *logdirsDialog(); // null until feeds are set
     // Shows `message` in the banner; an empty message hides it.

@@ -157,7 +157,7 @@ void NodeConnection::upload(const QList<std::pair<QString, QString>> &files, QOb
         [files](SshSession &session) -> Status {
             for (const auto &[local, remote] : files) {
                 const int mode = QFileInfo(local).isExecutable() ? 0755 : 0644;
-                if (const Status copied = session.upload(local, remote, mode); !copied)
+                if (Status copied = session.upload(local, remote, mode); !copied)
                     return copied;
             }
             return success();

@@ -194,15 +194,15 @@ void LogdirFeeds::received(const QString &source, const Result<Polled> &polled) 
     pushNext(source, std::make_shared<Polled>(polled.value()), 0, {});
 }
 
-void LogdirFeeds::pushNext(const QString &source, std::shared_ptr<Polled> polled, int index,
+void LogdirFeeds::pushNext(const QString &source, const std::shared_ptr<Polled> &polled, int index,
                            QSet<QString> unstored) {
     const auto it = m_feeds.find(source);
     if (it == m_feeds.end())
         return;
     Feed &feed = it->second;
     if (index < polled->pushes.size()) {
-        const auto &[run, body] = polled->pushes[index];
-        m_collector->postJson(u"/api/v1/push"_s, {}, body, this,
+        const QString &run = polled->pushes[index].first;
+        m_collector->postJson(u"/api/v1/push"_s, {}, polled->pushes[index].second, this,
                               [this, source, polled, index, unstored,
                                run](const Result<QJsonDocument> &reply) mutable {
                                   if (!reply) {
@@ -231,7 +231,7 @@ void LogdirFeeds::load() {
     if (!file.open(QIODevice::ReadOnly))
         return;
     const QJsonArray feeds = QJsonDocument::fromJson(file.readAll()).object()[u"feeds"_s].toArray();
-    for (const QJsonValue &value : feeds) {
+    for (const QJsonValue value : feeds) {
         const QString source = value[u"source"_s].toString();
         const auto [node, path] = splitSource(source);
         if (path.isEmpty())

@@ -64,7 +64,7 @@ private:
     void pollAll();
     void poll(const QString &source);
     void received(const QString &source, const Result<Polled> &polled);
-    void pushNext(const QString &source, std::shared_ptr<Polled> polled, int index,
+    void pushNext(const QString &source, const std::shared_ptr<Polled> &polled, int index,
                   QSet<QString> unstored);
     void load();
     void save() const;

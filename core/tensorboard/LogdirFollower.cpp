@@ -94,7 +94,7 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
     const QString run = runOf(file.path);
     QHash<QByteArray, bool> &scalarTags = m_scalarTags[run];
     EventScalars event;
-    while (state.offset<file.size && * budget> 0) {
+    while (*budget > 0 && state.offset < file.size) {
         auto bytes =
             source.read(file.path, state.offset, std::min(kChunk, file.size - state.offset));
         if (!bytes)

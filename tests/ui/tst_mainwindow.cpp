@@ -2,6 +2,7 @@
 // view is saved as a PNG under <build>/screenshots/ to be looked at.
 #include "CurvesView.h"
 #include "JobsView.h"
+#include "LogdirsDialog.h"
 #include "MainWindow.h"
 #include "NodesView.h"
 #include "jobs/JobsModel.h"
@@ -11,14 +12,18 @@
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/LocalSampler.h"
 #include "monitor/NodeMonitor.h"
+#include "tensorboard/LogdirFeeds.h"
 
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSysInfo>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,6 +37,7 @@ class TestMainWindow final : public QObject {
 private Q_SLOTS:
     void rendersEveryView();
     void refusedCollectorShowsBannerThenRecovers();
+    void opensATensorBoardLogdir();
 };
 
 void TestMainWindow::rendersEveryView() {
@@ -189,6 +195,66 @@ void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
     auto collector = sb::Collector::start(options);
     QVERIFY2(collector.ok(), qPrintable(collector.error()));
     QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 5000);
+}
+
+// "Open TensorBoard logdir…" in the curves view: the checked-in logdir's runs join the curves.
+void TestMainWindow::opensATensorBoardLogdir() {
+    QTemporaryDir dir;
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
+    sb::CollectorClient client((*embedded)->url(), {});
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::LogdirFeeds feeds(&client, &monitor, dir.path() + u"/logdirs.json"_s);
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.setLogdirFeeds(&feeds);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    auto *open = window.curves()->findChild<QPushButton *>(u"openLogdir"_s);
+    QVERIFY(open && open->isVisible());
+    open->click();
+    sb::LogdirsDialog *dialog = window.logdirsDialog();
+    QVERIFY(dialog && dialog->isVisible());
+    auto *source = dialog->findChild<QLineEdit *>();
+    auto *message = dialog->findChild<QLabel *>(u"message"_s);
+    QVERIFY(source && message);
+    // A refusal says why in the dialog and keeps what was typed.
+    source->setText(u"/no/such/logdir"_s);
+    QTest::keyClick(source, Qt::Key_Return);
+    QVERIFY(message->isVisible());
+    QVERIFY2(message->text().contains(u"no such directory"_s), qPrintable(message->text()));
+    QCOMPARE(source->text(), u"/no/such/logdir"_s);
+
+    const QString logdir = QStringLiteral(SIGNALBOX_TEST_DATA "/tfevents/logdir");
+    source->setText(logdir);
+    QTest::keyClick(source, Qt::Key_Return);
+    QVERIFY(!message->isVisible());
+    auto *table = dialog->findChild<QTableWidget *>();
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(table->item(0, 0)->text(), logdir);
+    QTRY_VERIFY_WITH_TIMEOUT(table->item(0, 5)->text().startsWith(u"read at"_s), 10000);
+
+    sb::RunsModel *runs = window.curves()->runsModel();
+    auto named = [&] {
+        QStringList names;
+        for (int row = 0; row < runs->rowCount(); ++row)
+            names << runs->runAt(row);
+        names.sort();
+        return names;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(
+        named(),
+        (QStringList{u"logdir"_s, u"logdir/nested/a/b"_s, u"logdir/simple"_s, u"logdir/tensors"_s}),
+        10000);
+    const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QDir().mkpath(shots);
+    QTest::qWait(500);
+    QVERIFY(window.grab().save(shots + u"/tensorboard-logdir.png"_s));
+    QVERIFY(dialog->grab().save(shots + u"/tensorboard-logdir-dialog.png"_s));
 }
 
 QTEST_MAIN(TestMainWindow)

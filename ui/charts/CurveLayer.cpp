@@ -14,6 +14,7 @@ namespace {
 // The pixels a polyline through dense points covers, as one vertical span per pixel column:
 // each column spans its own points and reaches to where the line left the previous column.
 // Vertical spans fill far faster than the up to four short segments a column holds after M4.
+// Where points lie columns apart, the segment between them is kept as it is.
 QList<QLineF> columnSpans(const QPolygonF &pixels) {
     QList<QLineF> spans;
     if (pixels.isEmpty())
@@ -21,20 +22,34 @@ QList<QLineF> columnSpans(const QPolygonF &pixels) {
     double column = std::floor(pixels.front().x());
     double top = pixels.front().y();
     double bottom = top;
-    double previous = top;
+    QPointF previous = pixels.front();
     for (const QPointF &p : pixels) {
         const double c = std::floor(p.x());
         if (c != column) {
             spans.append(QLineF(column, top, column, bottom));
+            if (std::abs(c - column) > 1) {
+                spans.append(QLineF(previous, p));
+                top = bottom = p.y();
+            } else {
+                top = bottom = previous.y(); // bridge from the last point of the column before
+            }
             column = c;
-            top = bottom = previous; // bridge from the last point of the column before
         }
         top = std::min(top, p.y());
         bottom = std::max(bottom, p.y());
-        previous = p.y();
+        previous = p;
     }
     spans.append(QLineF(column, top, column, bottom));
     return spans;
+}
+
+// The colour behind the curves; a theme's gradient brush has no colour() of its own.
+QColor backgroundOf(const QChart *chart) {
+    const QBrush brush = chart->isPlotAreaBackgroundVisible() ? chart->plotAreaBackgroundBrush()
+                                                              : chart->backgroundBrush();
+    if (const QGradient *gradient = brush.gradient(); gradient && !gradient->stops().isEmpty())
+        return gradient->stops().front().second;
+    return brush.style() == Qt::NoBrush ? QColor(Qt::white) : brush.color();
 }
 
 } // namespace
@@ -76,7 +91,7 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
     };
     // Faint raw curves first, so every solid one is on top. Faint is the colour mixed with the
     // background rather than drawn translucent: opaque lines take the raster engine's fast path.
-    const QColor base = m_chart->backgroundBrush().color();
+    const QColor base = backgroundOf(m_chart);
     for (const Curve &curve : *m_curves) {
         if (curve.rawPoints.isEmpty())
             continue;
