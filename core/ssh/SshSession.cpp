@@ -8,6 +8,7 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
+#include <deque>
 #include <fcntl.h>
 #include <mutex>
 
@@ -361,19 +362,45 @@ Result<QByteArray> SshSession::readFile(const QString &path, qint64 offset, qint
     const auto closeFile = qScopeGuard([file] { sftp_close(file); });
     if (sftp_seek64(file, static_cast<std::uint64_t>(offset)) != 0)
         return fail(u"cannot seek in %1 on the node: %2"_s.arg(path, lastError()));
-    QByteArray bytes;
-    bytes.resize(size);
+    // Up to kInFlight reads of 64 KiB (about the most one SFTP read carries) are asked for
+    // before the first answer is awaited, so a long link is not one round trip per 64 KiB.
+    constexpr qint64 kPiece = 65536;
+    constexpr std::size_t kInFlight = 16;
+    QByteArray bytes(size, Qt::Uninitialized);
+    std::deque<std::pair<std::uint32_t, qint64>> asked; // request id and length, in order
+    qint64 askedUpTo = 0;
     qint64 got = 0;
-    while (got < size) {
-        // One SFTP read carries at most ~64 KiB; ask for that much at a time.
-        const auto n = sftp_read(file, bytes.data() + got,
-                                 static_cast<size_t>(std::min<qint64>(size - got, 65536)));
+    bool shortRead = false;
+    QString error;
+    while (error.isEmpty() && !shortRead && (askedUpTo < size || !asked.empty())) {
+        while (askedUpTo < size && asked.size() < kInFlight) {
+            const qint64 length = std::min(kPiece, size - askedUpTo);
+            const int id = sftp_async_read_begin(file, static_cast<std::uint32_t>(length));
+            if (id < 0) {
+                error = lastError();
+                break;
+            }
+            asked.emplace_back(static_cast<std::uint32_t>(id), length);
+            askedUpTo += length;
+        }
+        if (asked.empty())
+            break;
+        const auto [id, length] = asked.front();
+        asked.pop_front();
+        const int n =
+            sftp_async_read(file, bytes.data() + got, static_cast<std::uint32_t>(length), id);
         if (n < 0)
-            return fail(u"reading %1 on the node failed: %2"_s.arg(path, lastError()));
-        if (n == 0)
-            break; // the file is shorter than it was when listed
-        got += n;
+            error = lastError();
+        else
+            got += n;
+        shortRead = n >= 0 && n < length; // the file ends here (it was listed longer)
     }
+    // Answers still owed are collected, so none is left queued on the session.
+    QByteArray discard(kPiece, Qt::Uninitialized);
+    for (const auto &[id, length] : asked)
+        (void)sftp_async_read(file, discard.data(), static_cast<std::uint32_t>(length), id);
+    if (!error.isEmpty())
+        return fail(u"reading %1 on the node failed: %2"_s.arg(path, error));
     bytes.truncate(got);
     return bytes;
 }

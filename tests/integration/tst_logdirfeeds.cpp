@@ -5,6 +5,7 @@
 #include "metrics/CollectorClient.h"
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
+#include "ssh/NodeConnection.h"
 #include "tensorboard/LogdirFeeds.h"
 
 #include <QDeadlineTimer>
@@ -58,6 +59,7 @@ class TestLogdirFeeds : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
+    void readsByOffsetOverSftp();
     void followsANodesLogdirOverSftp();
     void followsALocalLogdir();
     void refusesWhatCannotBeFollowed();
@@ -78,6 +80,41 @@ void TestLogdirFeeds::initTestCase() {
     auto collector = sb::EmbeddedCollector::start(options);
     QVERIFY2(collector, qPrintable(collector.error()));
     m_collector = std::move(collector).value();
+}
+
+// SshSession::readFile keeps many reads in flight: the bytes still come back whole and in order,
+// from any offset, and a file shorter than asked for gives what it has.
+void TestLogdirFeeds::readsByOffsetOverSftp() {
+    sb::NodeMonitor monitor({m_nodes->knownHostsFile()});
+    monitor.setNodes({m_nodes->config(u"box"_s)});
+    QTemporaryDir remote;
+    QByteArray content(5 * 1024 * 1024 + 123, Qt::Uninitialized);
+    for (qsizetype i = 0; i < content.size(); ++i)
+        content[i] = static_cast<char>((i * 2654435761U) >> 13);
+    const QString path = remote.filePath(u"big.bin"_s);
+    append(path, content);
+    auto read = [&](qint64 offset, qint64 size) {
+        std::optional<sb::Result<QByteArray>> got;
+        sb::NodeConnection *connection = monitor.connection(u"box"_s);
+        connection->withSession<QByteArray>(
+            [=](sb::SshSession &session) { return session.readFile(path, offset, size); }, this,
+            [&](const sb::Result<QByteArray> &result) { got = result; });
+        QDeadlineTimer deadline(20000);
+        while (!got && !deadline.hasExpired())
+            QTest::qWait(10);
+        return got.value_or(sb::fail(u"no answer"_s));
+    };
+    for (const auto &[offset, size] : std::vector<std::pair<qint64, qint64>>{
+             {0, content.size()}, {70000, 3 * 65536 + 17}, {content.size() - 1000, 1 << 20}}) {
+        const auto bytes = read(offset, size);
+        QVERIFY2(bytes, qPrintable(bytes.error()));
+        QCOMPARE(bytes->size(), std::min(size, content.size() - offset));
+        QVERIFY(*bytes == content.mid(offset, size));
+    }
+    // No answer owed to the short read is left queued to be taken for another.
+    const auto again = read(10, 10);
+    QVERIFY2(again, qPrintable(again.error()));
+    QCOMPARE(*again, content.mid(10, 10));
 }
 
 void TestLogdirFeeds::followsANodesLogdirOverSftp() {
