@@ -92,6 +92,7 @@ Status LogdirFeeds::follow(const QString &source) {
         return fail(u"%1: no such directory on this computer"_s.arg(path));
     }
     Feed &feed = m_feeds[trimmed];
+    feed.id = ++m_lastId;
     feed.node = node;
     feed.path = node.isEmpty() ? QFileInfo(path).absoluteFilePath() : path;
     feed.follower = LogdirFollower(prefixOf(node, path));
@@ -156,8 +157,8 @@ void LogdirFeeds::poll(const QString &source) {
         return;
     Feed &feed = it->second;
     feed.busy = true;
-    auto done = [this, source](const Result<Polled> &polled) {
-        received(source, polled);
+    auto done = [this, source, id = feed.id](const Result<Polled> &polled) {
+        received(source, id, polled);
     };
     if (feed.node.isEmpty()) {
         m_pool.start([this, follower = feed.follower, path = feed.path, done]() mutable {
@@ -170,7 +171,7 @@ void LogdirFeeds::poll(const QString &source) {
     }
     NodeConnection *connection = m_monitor->connection(feed.node);
     if (!connection) {
-        received(source, fail(u"no node is named \"%1\""_s.arg(feed.node)));
+        received(source, feed.id, fail(u"no node is named \"%1\""_s.arg(feed.node)));
         return;
     }
     connection->withSession<Polled>(
@@ -181,37 +182,41 @@ void LogdirFeeds::poll(const QString &source) {
         this, done);
 }
 
-void LogdirFeeds::received(const QString &source, const Result<Polled> &polled) {
+LogdirFeeds::Feed *LogdirFeeds::feedOf(const QString &source, quint64 id) {
     const auto it = m_feeds.find(source);
-    if (it == m_feeds.end())
-        return; // unfollowed meanwhile
+    return it != m_feeds.end() && it->second.id == id ? &it->second : nullptr;
+}
+
+void LogdirFeeds::received(const QString &source, quint64 id, const Result<Polled> &polled) {
+    Feed *feed = feedOf(source, id);
+    if (!feed)
+        return; // unfollowed meanwhile (and maybe followed anew)
     if (!polled) {
-        it->second.busy = false;
-        it->second.error = polled.error();
+        feed->busy = false;
+        feed->error = polled.error();
         Q_EMIT changed();
         return;
     }
-    pushNext(source, std::make_shared<Polled>(polled.value()), 0, {});
+    pushNext(source, id, std::make_shared<Polled>(polled.value()), 0, {});
 }
 
-void LogdirFeeds::pushNext(const QString &source, const std::shared_ptr<Polled> &polled, int index,
-                           QSet<QString> unstored) {
-    const auto it = m_feeds.find(source);
-    if (it == m_feeds.end())
+void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_ptr<Polled> &polled,
+                           int index, QSet<QString> unstored) {
+    Feed *found = feedOf(source, id);
+    if (!found)
         return;
-    Feed &feed = it->second;
+    Feed &feed = *found;
     if (index < polled->pushes.size()) {
         const QString &run = polled->pushes[index].first;
         m_collector->postJson(u"/api/v1/push"_s, {}, polled->pushes[index].second, this,
-                              [this, source, polled, index, unstored,
+                              [this, source, id, polled, index, unstored,
                                run](const Result<QJsonDocument> &reply) mutable {
                                   if (!reply) {
                                       unstored.insert(run);
-                                      if (const auto found = m_feeds.find(source);
-                                          found != m_feeds.end())
-                                          found->second.error = reply.error();
+                                      if (Feed *current = feedOf(source, id))
+                                          current->error = reply.error();
                                   }
-                                  pushNext(source, polled, index + 1, unstored);
+                                  pushNext(source, id, polled, index + 1, unstored);
                               });
         return;
     }
@@ -237,6 +242,7 @@ void LogdirFeeds::load() {
         if (path.isEmpty())
             continue;
         Feed &feed = m_feeds[source];
+        feed.id = ++m_lastId;
         feed.node = node;
         feed.path = value[u"path"_s].toString(path);
         feed.follower = LogdirFollower(prefixOf(node, path));

@@ -47,7 +47,8 @@ Q_SIGNALS:
 
 private:
     struct Feed {
-        QString node; // empty: this computer
+        quint64 id = 0; // a result for an earlier feed of the same source is not this one's
+        QString node;   // empty: this computer
         QString path;
         LogdirFollower follower;
         bool busy = false;
@@ -63,9 +64,10 @@ private:
                                      const QString &host);
     void pollAll();
     void poll(const QString &source);
-    void received(const QString &source, const Result<Polled> &polled);
-    void pushNext(const QString &source, const std::shared_ptr<Polled> &polled, int index,
-                  QSet<QString> unstored);
+    Feed *feedOf(const QString &source, quint64 id);
+    void received(const QString &source, quint64 id, const Result<Polled> &polled);
+    void pushNext(const QString &source, quint64 id, const std::shared_ptr<Polled> &polled,
+                  int index, QSet<QString> unstored);
     void load();
     void save() const;
 
@@ -73,6 +75,7 @@ private:
     NodeMonitor *m_monitor;
     QString m_statePath;
     std::map<QString, Feed> m_feeds; // by source
+    quint64 m_lastId = 0;
     QTimer m_timer;
     QThreadPool m_pool; // local reads; last, so its destructor waits for them before the rest goes
 };

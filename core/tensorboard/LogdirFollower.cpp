@@ -99,7 +99,6 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
             source.read(file.path, state.offset, std::min(kChunk, file.size - state.offset));
         if (!bytes)
             return fail(bytes.error());
-        *budget -= bytes->size();
         std::vector<SeriesPoints> series;
         QHash<QByteArray, std::size_t> seriesOfTag;
         FileState next = state;
@@ -149,6 +148,8 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
                 return stored;
         }
         next.lastError.clear();
+        // Charged with what was consumed only: a record still being written is no work left.
+        *budget -= next.offset - state.offset;
         state = next;
     }
     return success();

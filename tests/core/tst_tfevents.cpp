@@ -110,6 +110,7 @@ private Q_SLOTS:
     void corruptRecordsAreSkippedAndCounted();
     void growingAndRotatedFilesAreTailed();
     void budgetSplitsABacklog();
+    void unfinishedRecordIsNoWorkLeft();
     void largeRecordsArePassedOver();
     void refusedPointsAreReadAgain();
     void collectorFollowsLogdirAcrossRestarts();
@@ -283,6 +284,29 @@ void TestTfEvents::budgetSplitsABacklog() {
     sb::LogdirFollower whole;
     QCOMPARE(curves.size(), readAll(whole, kLogdir).size());
     QCOMPARE(curves[u"simple"_s][u"train/loss"_s].size(), 64u);
+}
+
+// A file that ends in half a record bigger than the budget: polling again would read the same
+// half, so the poll must not ask for it, and the files after it must still be read.
+void TestTfEvents::unfinishedRecordIsNoWorkLeft() {
+    QTemporaryDir dir;
+    const QByteArray events = readFile(simpleFile());
+    const QByteArray big = frame(QByteArray(3 << 20, 'g'));
+    writeFile(dir.filePath(u"a.events.out.tfevents.1.host"_s), big.left(1 << 20));
+    writeFile(dir.filePath(u"b.events.out.tfevents.1.host"_s), events);
+    sb::LogdirFollower follower;
+    sb::LocalLogdir source(dir.path());
+    Curves curves;
+    auto progress = follower.poll(source, collect(&curves), 4096);
+    QVERIFY(progress);
+    QVERIFY(progress->more); // stopped in b's backlog
+    for (int polls = 0; progress && progress->more; ++polls) {
+        QVERIFY(polls < 1000);
+        progress = follower.poll(source, collect(&curves), 4096);
+    }
+    QVERIFY(progress);
+    QCOMPARE(curves[u"."_s][u"train/loss"_s].size(), 64u);
+    QCOMPARE(follower.files().first().offset, 0); // a's record waits to be whole
 }
 
 void TestTfEvents::largeRecordsArePassedOver() {
