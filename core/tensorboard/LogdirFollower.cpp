@@ -136,8 +136,8 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         });
         next.corrupt += scan.corrupt;
         next.offset += scan.consumed;
-        if (scan.pendingSize > kLargestScalarRecord &&
-            state.offset + scan.consumed + static_cast<qint64>(scan.pendingSize) <= file.size) {
+        const auto unscanned = static_cast<std::uint64_t>(file.size - next.offset);
+        if (scan.pendingSize > kLargestScalarRecord && scan.pendingSize <= unscanned) {
             next.offset += static_cast<qint64>(scan.pendingSize);
             ++next.skipped;
         } else if (scan.consumed == 0) {

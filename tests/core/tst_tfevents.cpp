@@ -111,6 +111,7 @@ private Q_SLOTS:
     void growingAndRotatedFilesAreTailed();
     void budgetSplitsABacklog();
     void unfinishedRecordIsNoWorkLeft();
+    void absurdLengthIsNotSkippedPast();
     void largeRecordsArePassedOver();
     void refusedPointsAreReadAgain();
     void collectorFollowsLogdirAcrossRestarts();
@@ -307,6 +308,23 @@ void TestTfEvents::unfinishedRecordIsNoWorkLeft() {
     QVERIFY(progress);
     QCOMPARE(curves[u"."_s][u"train/loss"_s].size(), 64u);
     QCOMPARE(follower.files().first().offset, 0); // a's record waits to be whole
+}
+
+// A header that checks out but claims more than any file holds (2^64 - 256 bytes) is waited on,
+// not skipped to an offset that overflows.
+void TestTfEvents::absurdLengthIsNotSkippedPast() {
+    QTemporaryDir dir;
+    const QByteArray events = readFile(simpleFile());
+    const std::uint64_t length = ~std::uint64_t(0xFF);
+    QByteArray header(reinterpret_cast<const char *>(&length), 8);
+    const std::uint32_t crc = sb::maskedCrc32c(header);
+    header.append(reinterpret_cast<const char *>(&crc), 4);
+    writeFile(dir.filePath(u"events.out.tfevents.1.host"_s), events + header + QByteArray(64, 'x'));
+    sb::LogdirFollower follower;
+    const Curves curves = readAll(follower, dir.path());
+    QCOMPARE(curves.at(u"."_s).at(u"train/loss"_s).size(), 64u);
+    QCOMPARE(follower.files().first().offset, events.size());
+    QCOMPARE(follower.files().first().skipped, 0);
 }
 
 void TestTfEvents::largeRecordsArePassedOver() {
