@@ -2,6 +2,7 @@
 
 // Real sshd nodes on loopback for tests and benchmarks: starts tests/harness/sshnodes.py and
 // talks to it (stop, cont, kill, start, rekey a node).
+#include "HarnessProcess.h"
 #include "config/Config.h"
 
 #include <QJsonArray>
@@ -22,20 +23,10 @@ public:
     };
 
     // `specs`: "name=capture-file" or "name" for a CPU-only node.
-    explicit SshNodes(const QStringList &specs) {
-        m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_process.start(
-            QStringLiteral("python3"),
-            QStringList{QStringLiteral(SIGNALBOX_SOURCE_DIR "/tests/harness/sshnodes.py"),
-                        m_dir.path()} +
-                specs);
-        if (!m_process.waitForReadyRead(60000)) {
-            m_error = QStringLiteral("sshnodes.py did not start: ") + m_process.errorString();
-            return;
-        }
-        while (!m_process.canReadLine() && m_process.waitForReadyRead(30000)) {
-        }
-        const QJsonObject json = QJsonDocument::fromJson(m_process.readLine()).object();
+    explicit SshNodes(const QStringList &specs)
+        : m_harness(QStringLiteral("sshnodes.py"), specs) {
+        const QJsonObject json = m_harness.description();
+        m_error = m_harness.error();
         m_identity = json.value(QStringLiteral("identity")).toString();
         m_user = json.value(QStringLiteral("user")).toString();
         for (const auto &value : json.value(QStringLiteral("nodes")).toArray()) {
@@ -50,13 +41,8 @@ public:
                 node.gpuPids << pid.toInteger();
             m_nodes << node;
         }
-        if (m_nodes.isEmpty())
+        if (m_error.isEmpty() && m_nodes.isEmpty())
             m_error = QStringLiteral("sshnodes.py printed no nodes");
-    }
-    ~SshNodes() {
-        m_process.closeWriteChannel();
-        if (!m_process.waitForFinished(20000))
-            m_process.kill();
     }
 
     QString error() const { return m_error; }
@@ -68,8 +54,8 @@ public:
         }
         return {};
     }
-    QString dir() const { return m_dir.path(); }
-    QString knownHostsFile() const { return m_dir.path() + QStringLiteral("/known_hosts"); }
+    QString dir() const { return m_harness.dir(); }
+    QString knownHostsFile() const { return dir() + QStringLiteral("/known_hosts"); }
 
     // A node's config for Signalbox: the harness's key, this test's known_hosts.
     sb::NodeConfig config(const QString &name, double interval = 1.0) const {
@@ -89,7 +75,7 @@ public:
         if (!file.open(QIODevice::WriteOnly | QIODevice::Append))
             return false;
         for (const Node &n : m_nodes) {
-            QFile key(m_dir.path() + QLatin1Char('/') + n.name + QStringLiteral("/host_key.pub"));
+            QFile key(dir() + QLatin1Char('/') + n.name + QStringLiteral("/host_key.pub"));
             if (!key.open(QIODevice::ReadOnly))
                 return false;
             const QList<QByteArray> parts = key.readAll().split(' ');
@@ -100,18 +86,10 @@ public:
     }
 
     // Sends a harness command ("stop NAME", ...) and waits for its answer.
-    bool command(const QString &line) {
-        m_process.write(line.toUtf8() + '\n');
-        while (!m_process.canReadLine()) {
-            if (!m_process.waitForReadyRead(30000))
-                return false;
-        }
-        return m_process.readLine().trimmed() == "ok";
-    }
+    bool command(const QString &line) { return m_harness.command(line, 30000); }
 
 private:
-    QTemporaryDir m_dir;
-    QProcess m_process;
+    HarnessProcess m_harness;
     QString m_identity;
     QString m_user;
     QList<Node> m_nodes;

@@ -1,0 +1,218 @@
+// The Kubernetes client against a real API server (tests/harness/k8scluster.py): every way of
+// authenticating over verified TLS, refusals in plain words, and an informer that lists, pages,
+// watches, survives an API server restart and recovers from a resourceVersion the server forgot.
+#include "../support/K8sCluster.h"
+#include "kube/KubeClient.h"
+#include "kube/KubeInformer.h"
+
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QString kConfigMaps = u"/api/v1/namespaces/default/configmaps"_s;
+
+// Sends one request and waits for its answer (the test's thread spins meanwhile).
+sb::KubeReply call(sb::KubeClient &client, const QByteArray &method, const QString &path,
+                   const QJsonObject &body = {}) {
+    sb::KubeReply out;
+    out.error = u"no answer in 90 s"_s;
+    QEventLoop loop;
+    sb::KubeRequest request;
+    request.method = method;
+    request.path = path;
+    if (!body.isEmpty())
+        request.body = QJsonDocument(body).toJson();
+    client.send(request, &loop, [&](const sb::KubeReply &reply) {
+        out = reply;
+        loop.quit();
+    });
+    QTimer::singleShot(90000, &loop, &QEventLoop::quit);
+    loop.exec();
+    return out;
+}
+
+QJsonObject configMap(const QString &name, bool labelled = true) {
+    QJsonObject meta{{u"name"_s, name}};
+    if (labelled)
+        meta[u"labels"_s] = QJsonObject{{u"app"_s, u"sb-test"_s}};
+    return {{u"apiVersion"_s, u"v1"_s},
+            {u"kind"_s, u"ConfigMap"_s},
+            {u"metadata"_s, meta},
+            {u"data"_s, QJsonObject{{u"k"_s, u"v"_s}}}};
+}
+
+QStringList sortedNames(const QHash<QString, QJsonObject> &objects) {
+    QStringList names = objects.keys();
+    names.sort();
+    return names;
+}
+
+} // namespace
+
+class TestKubeClient : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void authenticatesEveryWay_data();
+    void authenticatesEveryWay();
+    void execCredentialIsCached();
+    void wrongCertificateAuthorityIsRefused();
+    void refusedConnectionSaysSo();
+    void refusalCarriesTheServersMessage();
+    void informerListsInPagesAndWatches();
+    void informerSurvivesAnApiServerRestart();
+    void informerRelistsWhenItsVersionIsForgotten();
+
+private:
+    std::unique_ptr<K8sCluster> m_cluster;
+    std::unique_ptr<sb::KubeClient> m_client;
+};
+
+void TestKubeClient::initTestCase() {
+    m_cluster = std::make_unique<K8sCluster>();
+    QVERIFY2(m_cluster->error().isEmpty(), qPrintable(m_cluster->error()));
+    auto context = m_cluster->context(u"cert"_s);
+    QVERIFY2(context, qPrintable(context.error()));
+    m_client = std::make_unique<sb::KubeClient>(*context);
+}
+
+void TestKubeClient::authenticatesEveryWay_data() {
+    QTest::addColumn<QString>("auth");
+    QTest::addColumn<QString>("user");
+    QTest::newRow("client certificate") << u"cert"_s << u"signalbox-admin"_s;
+    QTest::newRow("bearer token") << u"token"_s << u"token-user"_s;
+    QTest::newRow("token file") << u"tokenFile"_s << u"token-user"_s;
+    QTest::newRow("exec plugin") << u"exec"_s << u"exec-user"_s;
+}
+
+void TestKubeClient::authenticatesEveryWay() {
+    QFETCH(QString, auth);
+    QFETCH(QString, user);
+    auto context = m_cluster->context(auth);
+    QVERIFY2(context, qPrintable(context.error()));
+    sb::KubeClient client(*context);
+    const sb::KubeReply reply = call(
+        client, "POST", u"/apis/authentication.k8s.io/v1/selfsubjectreviews"_s,
+        {{u"apiVersion"_s, u"authentication.k8s.io/v1"_s}, {u"kind"_s, u"SelfSubjectReview"_s}});
+    QVERIFY2(reply.ok(), qPrintable(reply.error));
+    QCOMPARE(reply.json[u"status"_s][u"userInfo"_s][u"username"_s].toString(), user);
+}
+
+void TestKubeClient::execCredentialIsCached() {
+    auto context = m_cluster->context(u"exec"_s);
+    QVERIFY2(context, qPrintable(context.error()));
+    const int before = m_cluster->execRuns();
+    sb::KubeClient client(*context);
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(call(client, "GET", u"/api/v1/namespaces/default"_s).ok());
+    QCOMPARE(m_cluster->execRuns(), before + 1); // valid for an hour: asked once
+}
+
+void TestKubeClient::wrongCertificateAuthorityIsRefused() {
+    auto context = m_cluster->context(u"wrongCa"_s);
+    QVERIFY2(context, qPrintable(context.error()));
+    sb::KubeClient client(*context);
+    const sb::KubeReply reply = call(client, "GET", u"/api/v1/namespaces"_s);
+    QVERIFY(!reply.ok());
+    QCOMPARE(reply.status, 0);
+    QVERIFY2(reply.error.contains(u"certificate is not trusted"_s), qPrintable(reply.error));
+    QVERIFY2(reply.error.contains(u"certificate-authority"_s), qPrintable(reply.error));
+}
+
+void TestKubeClient::refusedConnectionSaysSo() {
+    sb::KubeContext context = m_client->context();
+    context.server = u"https://127.0.0.1:1"_s;
+    sb::KubeClient client(context);
+    const sb::KubeReply reply = call(client, "GET", u"/api/v1/namespaces"_s);
+    QVERIFY(!reply.ok());
+    QVERIFY2(reply.error.contains(u"cannot connect"_s), qPrintable(reply.error));
+}
+
+void TestKubeClient::refusalCarriesTheServersMessage() {
+    const sb::KubeReply reply = call(*m_client, "GET", kConfigMaps + u"/no-such-map"_s);
+    QCOMPARE(reply.status, 404);
+    QCOMPARE(reply.error, u"HTTP 404: configmaps \"no-such-map\" not found"_s);
+}
+
+void TestKubeClient::informerListsInPagesAndWatches() {
+    // More than one page (500) of labelled maps, and one the selector leaves out.
+    const int count = 620;
+    int created = 0;
+    QObject receiver;
+    for (int i = 0; i < count; ++i) {
+        sb::KubeRequest request;
+        request.method = "POST";
+        request.path = kConfigMaps;
+        request.body = QJsonDocument(configMap(u"paged-%1"_s.arg(i))).toJson();
+        m_client->send(request, &receiver, [&](const sb::KubeReply &reply) {
+            QVERIFY2(reply.ok(), qPrintable(reply.error));
+            ++created;
+        });
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(created, count, 120000);
+    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"unlabelled"_s, false)).ok());
+
+    sb::KubeInformer informer(m_client.get(), kConfigMaps, u"app=sb-test"_s);
+    QSignalSpy updates(&informer, &sb::KubeInformer::updated);
+    informer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(informer.synced(), 60000);
+    QCOMPARE(informer.objects().size(), count);
+    QVERIFY(!informer.objects().contains(u"unlabelled"_s));
+
+    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"watched"_s)).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(informer.objects().contains(u"watched"_s), 30000);
+    QVERIFY(call(*m_client, "DELETE", kConfigMaps + u"/paged-0"_s).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(!informer.objects().contains(u"paged-0"_s), 30000);
+    const auto last = updates.last();
+    QVERIFY(last.at(1).toStringList().contains(u"paged-0"_s));
+    QCOMPARE(informer.relists(), 0);
+}
+
+void TestKubeClient::informerSurvivesAnApiServerRestart() {
+    sb::KubeInformer informer(m_client.get(), kConfigMaps, u"app=sb-test"_s);
+    informer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(informer.synced(), 60000);
+    QVERIFY(m_cluster->command(u"restart-apiserver"_s));
+    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"after-restart"_s)).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(informer.objects().contains(u"after-restart"_s), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(informer.error().isEmpty(), 30000);
+}
+
+void TestKubeClient::informerRelistsWhenItsVersionIsForgotten() {
+    sb::KubeInformer informer(m_client.get(), kConfigMaps, u"app=sb-test"_s);
+    informer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(informer.synced(), 60000);
+    informer.stop(); // offline a while: the cluster changes, then forgets the old versions
+    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"while-away"_s)).ok());
+    QVERIFY(call(*m_client, "DELETE", kConfigMaps + u"/paged-1"_s).ok());
+    QVERIFY(m_cluster->command(u"compact"_s));
+    QVERIFY(m_cluster->command(u"restart-apiserver"_s));
+    QSignalSpy updates(&informer, &sb::KubeInformer::updated);
+    informer.start();
+    QTRY_COMPARE_WITH_TIMEOUT(informer.relists(), 1, 60000);
+    QVERIFY(informer.objects().contains(u"while-away"_s));
+    QVERIFY(!informer.objects().contains(u"paged-1"_s));
+    bool reportedGone = false;
+    for (const auto &update : updates)
+        reportedGone = reportedGone || update.at(1).toStringList().contains(u"paged-1"_s);
+    QVERIFY(reportedGone);
+
+    const sb::KubeReply listed =
+        call(*m_client, "GET", kConfigMaps + u"?labelSelector=app%3Dsb-test"_s);
+    QStringList names;
+    for (const QJsonValue item : listed.json[u"items"_s].toArray())
+        names << sb::kubeName(item.toObject());
+    names.sort();
+    QCOMPARE(sortedNames(informer.objects()), names);
+}
+
+QTEST_GUILESS_MAIN(TestKubeClient)
+#include "tst_kubeclient.moc"

@@ -1,0 +1,35 @@
+#pragma once
+
+// A real Kubernetes control plane on loopback (tests/harness/k8scluster.py): etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler and kwok's fake GPU nodes.
+#include "HarnessProcess.h"
+#include "kube/KubeConfig.h"
+
+class K8sCluster {
+public:
+    explicit K8sCluster(int gpuNodes = 2)
+        : m_harness(QStringLiteral("k8scluster.py"), {QString::number(gpuNodes)}, 1800000) {}
+
+    QString error() const { return m_harness.error(); }
+    QString dir() const { return m_harness.dir(); }
+    // "cert", "token", "tokenFile", "exec" or "wrongCa".
+    QString kubeconfig(const QString &auth) const {
+        return m_harness.description()[QStringLiteral("kubeconfigs")][auth].toString();
+    }
+    sb::Result<sb::KubeContext> context(const QString &auth) const {
+        auto config = sb::KubeConfig::load({kubeconfig(auth)});
+        if (!config)
+            return sb::fail(config.error());
+        return config->context();
+    }
+    // How many times the exec credential plugin ran.
+    int execRuns() const {
+        QFile file(m_harness.description()[QStringLiteral("execRuns")].toString());
+        return file.open(QIODevice::ReadOnly) ? int(file.readAll().count('\n')) : 0;
+    }
+    // "restart-apiserver" or "compact".
+    bool command(const QString &line) { return m_harness.command(line); }
+
+private:
+    HarnessProcess m_harness;
+};
