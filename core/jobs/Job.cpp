@@ -32,13 +32,24 @@ QJsonObject JobSpec::toJson() const {
     QJsonObject env;
     for (auto it = environment.begin(); it != environment.end(); ++it)
         env[it.key()] = it.value();
-    return {{u"name"_s, name},
-            {u"command"_s, QJsonArray::fromStringList(command)},
-            {u"workingDirectory"_s, workingDirectory},
-            {u"environment"_s, env},
-            {u"node"_s, node},
-            {u"gpus"_s, gpus},
-            {u"codeDirectory"_s, codeDirectory}};
+    QJsonObject json{{u"name"_s, name},
+                     {u"command"_s, QJsonArray::fromStringList(command)},
+                     {u"workingDirectory"_s, workingDirectory},
+                     {u"environment"_s, env},
+                     {u"node"_s, node},
+                     {u"gpus"_s, gpus},
+                     {u"codeDirectory"_s, codeDirectory}};
+    if (!cluster.isEmpty()) {
+        json[u"cluster"_s] = cluster;
+        json[u"image"_s] = image;
+        json[u"workers"_s] = workers;
+        json[u"cpu"_s] = cpu;
+        json[u"memory"_s] = memory;
+        json[u"queue"_s] = queue;
+        json[u"backoffLimit"_s] = backoffLimit;
+        json[u"deadlineSeconds"_s] = deadlineSeconds;
+    }
+    return json;
 }
 
 JobSpec JobSpec::fromJson(const QJsonObject &json) {
@@ -53,6 +64,14 @@ JobSpec JobSpec::fromJson(const QJsonObject &json) {
     spec.node = json.value(u"node"_s).toString();
     spec.gpus = json.value(u"gpus"_s).toInt();
     spec.codeDirectory = json.value(u"codeDirectory"_s).toString();
+    spec.cluster = json.value(u"cluster"_s).toString();
+    spec.image = json.value(u"image"_s).toString();
+    spec.workers = std::max(1, json.value(u"workers"_s).toInt(1));
+    spec.cpu = json.value(u"cpu"_s).toString();
+    spec.memory = json.value(u"memory"_s).toString();
+    spec.queue = json.value(u"queue"_s).toString();
+    spec.backoffLimit = json.value(u"backoffLimit"_s).toInt();
+    spec.deadlineSeconds = json.value(u"deadlineSeconds"_s).toInt();
     return spec;
 }
 

@@ -25,8 +25,20 @@ struct JobSpec {
     int gpus = 0;          // GPUs to reserve, passed as CUDA_VISIBLE_DEVICES
     QString codeDirectory; // a local directory copied to the node first (honouring .gitignore)
 
+    // On a Kubernetes cluster (a kubeconfig context) instead: a Job of `workers` pods.
+    QString cluster;
+    QString image;
+    int workers = 1;         // more than one: an Indexed Job with torchrun's rendezvous variables
+    QString cpu;             // per worker, Kubernetes quantities ("8", "500m"); empty: no request
+    QString memory;          // "32Gi"
+    QString queue;           // a Kueue LocalQueue; empty: none
+    int backoffLimit = 0;    // retries of a failed pod
+    int deadlineSeconds = 0; // activeDeadlineSeconds; 0: none
+
     static constexpr QStringView kAnyNode = u"*";
     QString backendName() const {
+        if (!cluster.isEmpty())
+            return QStringLiteral("kubernetes");
         return node.isEmpty() ? QStringLiteral("local") : QStringLiteral("ssh");
     }
 

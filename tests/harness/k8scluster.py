@@ -5,9 +5,9 @@
 
 Builds (once, cached) and starts etcd, kube-apiserver (TLS on 127.0.0.1), kube-controller-manager
 (the Job controller), kube-scheduler and kwok, which plays GPU_NODES fake nodes (default 2) with
-8 `nvidia.com/gpu` each and moves their pods through Running to the end. A pod's run lasts the
-annotation `harness.signalbox.dev/run` (a duration, default "2s") and ends with the exit code in
-`harness.signalbox.dev/exit-code` (default 0).
+8 `nvidia.com/gpu` each and moves their pods through Running to the end. A Job pod's run lasts
+its first container's environment variable HARNESS_RUN (a duration, default "2s") and ends with
+the exit code in HARNESS_EXIT_CODE (default 0).
 
 Writes a certificate authority, a wrong one, and kubeconfigs for a client certificate
 (cert.kubeconfig), a bearer token (token.kubeconfig), a token file (tokenfile.kubeconfig), an
@@ -134,11 +134,13 @@ spec:
     - {key: '.metadata.ownerReferences.[].kind', operator: In, values: [Job]}
   delay:
     durationMilliseconds: 2000
-    durationFrom: {expressionFrom: '.metadata.annotations["harness.signalbox.dev/run"]'}
+    durationFrom:
+      expressionFrom: '.spec.containers.[0].env.[] | select(.name == "HARNESS_RUN") | .value'
   next:
     statusTemplate: |
       {{ $now := Now }}
-      {{ $code := or (index (or .metadata.annotations dict) "harness.signalbox.dev/exit-code") "0" }}
+      {{ $code := "0" }}
+      {{ range (index .spec.containers 0).env }}{{ if eq .name "HARNESS_EXIT_CODE" }}{{ $code = .value }}{{ end }}{{ end }}
       containerStatuses:
       {{ range .spec.containers }}
       - {name: {{ .name | Quote }}, image: {{ .image | Quote }}, ready: false, restartCount: 0,
@@ -272,7 +274,7 @@ def main():
         "--bind-address", "127.0.0.1", "--secure-port", "0",
         "--service-account-private-key-file", os.path.join(work, "sa.key"),
         "--root-ca-file", os.path.join(work, "ca.crt"),
-        "--controllers", "*,-nodeipam,-nodelifecycle,-cloud-node-lifecycle"], work)
+        "--controllers", "*,-nodeipam,-cloud-node-lifecycle"], work)
     start("kube-scheduler", [binary("kube-scheduler"), "--kubeconfig", admin,
                              "--leader-elect=false", "--bind-address", "127.0.0.1",
                              "--secure-port", "0"], work)

@@ -1,0 +1,361 @@
+#include "KubeBackend.h"
+
+#include "kube/KubeJobs.h"
+
+#include <QJsonArray>
+#include <QUrl>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr qint64 kLogRetryMs = 10000;
+
+QString jobOfPod(const QJsonObject &pod) {
+    const QJsonObject labels = pod[u"metadata"_s][u"labels"_s].toObject();
+    const QString name = labels[u"batch.kubernetes.io/job-name"_s].toString();
+    return name.isEmpty() ? labels[u"job-name"_s].toString() : name;
+}
+
+// The collection an object is created in: /apis/batch/v1/namespaces/NS/jobs and the like.
+QString collectionOf(const QJsonObject &object, const QString &ns) {
+    const QString apiVersion = object[u"apiVersion"_s].toString();
+    const QString plural = object[u"kind"_s].toString().toLower() + u's';
+    const QString group =
+        apiVersion.contains(u'/') ? u"/apis/"_s + apiVersion : u"/api/"_s + apiVersion;
+    return u"%1/namespaces/%2/%3"_s.arg(group, ns, plural);
+}
+
+// "2026-11-23T01:02:03.5Z" as (seconds, nanoseconds), to order log lines exactly.
+std::pair<qint64, qint64> logTime(QByteArrayView stamp) {
+    const qsizetype dot = stamp.indexOf('.');
+    const QByteArrayView whole = dot < 0 ? stamp.chopped(1) : stamp.first(dot);
+    const qint64 seconds =
+        QDateTime::fromString(QString::fromLatin1(whole) + u'Z', Qt::ISODate).toSecsSinceEpoch();
+    qint64 nanos = 0;
+    if (dot >= 0) {
+        QByteArray fraction = stamp.sliced(dot + 1).chopped(1).toByteArray().left(9);
+        fraction.append(QByteArray(9 - fraction.size(), '0'));
+        nanos = fraction.toLongLong();
+    }
+    return {seconds, nanos};
+}
+
+} // namespace
+
+struct KubeBackend::Cluster {
+    QString name;
+    std::unique_ptr<KubeClient> client;
+    std::unique_ptr<KubeInformer> jobs;
+    std::unique_ptr<KubeInformer> pods;
+    QHash<QString, Job> rows;              // by job name
+    QHash<QString, QString> jobOfPod;      // pod -> job
+    QHash<QString, QStringList> podsOfJob; // job -> pods
+    struct Follow {
+        quint64 call = 0;
+        QByteArray lastStamp; // of the last line taken
+        QByteArray partial;
+        bool ended = false;  // the container ended and its whole log was read
+        qint64 failedAt = 0; // ms since epoch of the last refusal; retried after a while
+    };
+    QHash<QString, Follow> follows; // by pod
+};
+
+KubeBackend::KubeBackend(Options options, QObject *parent)
+    : JobBackend(parent)
+    , m_options(std::move(options)) {
+}
+
+KubeBackend::~KubeBackend() = default;
+
+void KubeBackend::addCluster(const KubeContext &context) {
+    auto cluster = std::make_unique<Cluster>();
+    Cluster &c = *cluster;
+    c.name = context.name;
+    c.client = std::make_unique<KubeClient>(context);
+    const QString base = u"/namespaces/%1/"_s.arg(context.ns);
+    const QString selector =
+        m_options.allJobs ? QString() : QString::fromLatin1(kManagedLabel) + u"=true"_s;
+    c.jobs = std::make_unique<KubeInformer>(c.client.get(), u"/apis/batch/v1"_s + base + u"jobs"_s,
+                                            selector);
+    c.pods =
+        std::make_unique<KubeInformer>(c.client.get(), u"/api/v1"_s + base + u"pods"_s, selector);
+    connect(c.jobs.get(), &KubeInformer::updated, this,
+            [this, &c](const QList<QJsonObject> &changed, const QStringList &removed) {
+                QStringList names = removed;
+                for (const QJsonObject &job : changed)
+                    names << kubeName(job);
+                refresh(c, names);
+            });
+    connect(c.pods.get(), &KubeInformer::updated, this,
+            [this, &c](const QList<QJsonObject> &changed, const QStringList &removed) {
+                QStringList jobs;
+                for (const QString &pod : removed) {
+                    const QString job = c.jobOfPod.take(pod);
+                    c.podsOfJob[job].removeAll(pod);
+                    jobs << job;
+                }
+                for (const QJsonObject &pod : changed) {
+                    const QString name = kubeName(pod);
+                    const QString job = jobOfPod(pod);
+                    if (!c.jobOfPod.contains(name)) {
+                        c.jobOfPod.insert(name, job);
+                        c.podsOfJob[job] << name;
+                    }
+                    jobs << job;
+                    followLogs(c, pod);
+                }
+                jobs.removeDuplicates();
+                refresh(c, jobs);
+            });
+    for (KubeInformer *informer : {c.jobs.get(), c.pods.get()})
+        connect(informer, &KubeInformer::errorChanged, this,
+                [this, name = c.name] { Q_EMIT clusterChanged(name); });
+    c.jobs->start();
+    c.pods->start();
+    m_clusters[c.name] = std::move(cluster);
+}
+
+QStringList KubeBackend::clusters() const {
+    QStringList names;
+    for (const auto &[name, cluster] : m_clusters)
+        names << name;
+    return names;
+}
+
+QString KubeBackend::clusterError(const QString &cluster) const {
+    const auto it = m_clusters.find(cluster);
+    if (it == m_clusters.end())
+        return tr("no cluster named \"%1\"").arg(cluster);
+    const QString jobs = it->second->jobs->error();
+    return jobs.isEmpty() ? it->second->pods->error() : jobs;
+}
+
+void KubeBackend::refresh(Cluster &cluster, const QStringList &jobNames) {
+    for (const QString &name : jobNames) {
+        const auto object = cluster.jobs->objects().constFind(name);
+        if (object == cluster.jobs->objects().cend()) {
+            auto row = cluster.rows.find(name);
+            if (row == cluster.rows.end() || row->finishedState())
+                continue;
+            row->state = JobState::Stopped; // deleted on the cluster while it ran
+            row->message = tr("deleted from the cluster");
+            Q_EMIT jobChanged(*row);
+            continue;
+        }
+        QList<QJsonObject> pods;
+        for (const QString &pod : cluster.podsOfJob.value(name)) {
+            if (const auto it = cluster.pods->objects().constFind(pod);
+                it != cluster.pods->objects().cend())
+                pods << *it;
+        }
+        Job job = jobFromKube(*object, pods, cluster.name);
+        m_submitting.remove(name);
+        auto row = cluster.rows.find(name);
+        if (row != cluster.rows.end() && row->toJson() == job.toJson())
+            continue;
+        cluster.rows.insert(name, job);
+        Q_EMIT jobChanged(job);
+    }
+}
+
+void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
+    const QString name = kubeName(pod);
+    const QString phase = pod[u"status"_s][u"phase"_s].toString();
+    if (phase == "Pending"_L1 || phase.isEmpty())
+        return;
+    Cluster::Follow &follow = cluster.follows[name];
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (follow.call || follow.ended || (follow.failedAt && now - follow.failedAt < kLogRetryMs))
+        return;
+    const QString job = jobOfPod(pod);
+    const QString index =
+        pod[u"metadata"_s][u"annotations"_s][u"batch.kubernetes.io/job-completion-index"_s]
+            .toString();
+    const bool distributed = cluster.rows.value(job).spec.workers > 1;
+    const QByteArray prefix =
+        distributed && !index.isEmpty() ? QByteArray('[' + index.toUtf8() + "] ") : QByteArray();
+    const bool running = phase == "Running"_L1;
+    KubeRequest request;
+    request.path = u"/api/v1/namespaces/%1/pods/%2/log?timestamps=true&container=main"_s.arg(
+        pod[u"metadata"_s][u"namespace"_s].toString(), name);
+    if (running)
+        request.path += u"&follow=true"_s;
+    if (!follow.lastStamp.isEmpty()) // whole seconds: lines of that second come again, and go
+        request.path +=
+            u"&sinceTime="_s + QString::fromLatin1(QUrl::toPercentEncoding(QString::fromLatin1(
+                                   follow.lastStamp.left(follow.lastStamp.indexOf('.')) + 'Z')));
+    auto take = [this, &cluster, name, job, prefix](const QByteArray &chunk) {
+        Cluster::Follow &f = cluster.follows[name];
+        f.partial.append(chunk);
+        QByteArray out;
+        qsizetype from = 0;
+        for (qsizetype end; (end = f.partial.indexOf('\n', from)) >= 0; from = end + 1) {
+            const QByteArrayView line(f.partial.constData() + from, end - from);
+            const qsizetype space = line.indexOf(' ');
+            const QByteArrayView stamp = space < 0 ? line : line.first(space);
+            if (!f.lastStamp.isEmpty() && logTime(stamp) <= logTime(f.lastStamp))
+                continue; // seen before a reconnect
+            f.lastStamp = stamp.toByteArray();
+            out +=
+                prefix + (space < 0 ? QByteArray() : line.sliced(space + 1).toByteArray()) + '\n';
+        }
+        f.partial.remove(0, from);
+        if (!out.isEmpty())
+            appendLog(job, out);
+    };
+    follow.call = cluster.client->follow(
+        request, this, take, [this, &cluster, name, job, running](const KubeReply &reply) {
+            Cluster::Follow &f = cluster.follows[name];
+            f.call = 0;
+            if (!reply.ok()) {
+                if (!f.failedAt)
+                    appendLog(job, "[signalbox] cannot read the log of pod " + name.toUtf8() +
+                                       ": " + reply.error.toUtf8() + '\n');
+                f.failedAt = QDateTime::currentMSecsSinceEpoch();
+                return;
+            }
+            f.failedAt = 0;
+            if (!running) {
+                f.ended = true;
+                return;
+            }
+            // The stream ended while the pod ran (a reconnect, an API server restart): resume.
+            if (const auto pod = cluster.pods->objects().constFind(name);
+                pod != cluster.pods->objects().cend())
+                followLogs(cluster, *pod);
+        });
+}
+
+void KubeBackend::appendLog(const QString &id, const QByteArray &data) {
+    m_logs[id].append(data);
+    Q_EMIT logAppended(id, data);
+}
+
+Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QString &name) const {
+    const auto it = m_clusters.find(spec.cluster);
+    if (it == m_clusters.end())
+        return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
+    if (spec.image.trimmed().isEmpty())
+        return fail(tr("a run on a cluster needs a container image"));
+    if (spec.command.isEmpty())
+        return fail(tr("a run needs a command"));
+    const QString ns = it->second->client->context().ns;
+    QList<QJsonObject> objects;
+    if (spec.workers > 1)
+        objects << workersService(name, ns);
+    objects << jobManifest(spec, name, ns, m_options.environment);
+    return objects;
+}
+
+namespace {
+
+// Creates `objects` one after the other from `index` on, so the Job comes only once its Service
+// is there; `done` gets the first refusal, or an empty string.
+void createInOrder(KubeClient *client, const QList<QJsonObject> &objects, int index, bool dryRun,
+                   QObject *receiver, const std::function<void(const QString &)> &done) {
+    if (index == objects.size()) {
+        done({});
+        return;
+    }
+    const QJsonObject &object = objects[index];
+    KubeRequest request;
+    request.method = "POST";
+    request.path =
+        collectionOf(object, object[u"metadata"_s][u"namespace"_s].toString(client->context().ns));
+    if (dryRun)
+        request.path += u"?dryRun=All"_s;
+    request.body = QJsonDocument(object).toJson(QJsonDocument::Compact);
+    client->send(request, receiver, [=](const KubeReply &reply) {
+        if (!reply.ok())
+            return done(
+                u"%1 %2: %3"_s.arg(object[u"kind"_s].toString(), kubeName(object), reply.error));
+        createInOrder(client, objects, index + 1, dryRun, receiver, done);
+    });
+}
+
+} // namespace
+
+void KubeBackend::apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,
+                        QObject *receiver, std::function<void(const QString &)> done) {
+    const auto it = m_clusters.find(cluster);
+    if (it == m_clusters.end())
+        return done(tr("no cluster named \"%1\"").arg(cluster));
+    createInOrder(it->second->client.get(), objects, 0, dryRun, receiver, done);
+}
+
+Result<QString> KubeBackend::submit(const JobSpec &spec) {
+    const QString name = kubeJobName(spec);
+    auto objects = manifests(spec, name);
+    if (!objects)
+        return fail(objects.error());
+    Job job;
+    job.id = name;
+    job.backend = this->name();
+    job.node = spec.cluster;
+    job.spec = spec;
+    job.submitted = QDateTime::currentDateTime();
+    job.message = tr("submitting");
+    m_submitting.insert(name, job);
+    Q_EMIT jobChanged(job);
+    apply(spec.cluster, *objects, false, this, [this, name](const QString &error) {
+        if (error.isEmpty() || !m_submitting.contains(name))
+            return;
+        Job failed = m_submitting.take(name);
+        failed.state = JobState::Failed;
+        failed.finished = QDateTime::currentDateTime();
+        failed.message = tr("refused by the cluster: %1").arg(error);
+        Q_EMIT jobChanged(failed);
+    });
+    return name;
+}
+
+QList<Job> KubeBackend::jobs() const {
+    QList<Job> out = m_submitting.values();
+    for (const auto &[name, cluster] : m_clusters)
+        out += cluster->rows.values();
+    return out;
+}
+
+KubeBackend::Cluster *KubeBackend::clusterOf(const QString &id, Job *job) {
+    for (auto &[name, cluster] : m_clusters) {
+        if (const auto it = cluster->rows.constFind(id); it != cluster->rows.cend()) {
+            if (job)
+                *job = *it;
+            return cluster.get();
+        }
+    }
+    return nullptr;
+}
+
+Status KubeBackend::stop(const QString &id) {
+    Job job;
+    Cluster *cluster = clusterOf(id, &job);
+    if (!cluster)
+        return fail(tr("no job %1 on any cluster").arg(id));
+    if (job.finishedState())
+        return fail(tr("%1 has ended already").arg(id));
+    KubeRequest request;
+    request.method = "PATCH";
+    request.contentType = "application/merge-patch+json";
+    request.path = u"/apis/batch/v1/namespaces/%1/jobs/%2"_s.arg(cluster->client->context().ns, id);
+    const QJsonObject patch{
+        {u"metadata"_s,
+         QJsonObject{{u"annotations"_s,
+                      QJsonObject{{QString::fromLatin1(kStoppedAnnotation), u"true"_s}}}}},
+        {u"spec"_s, QJsonObject{{u"suspend"_s, true}}}};
+    request.body = QJsonDocument(patch).toJson(QJsonDocument::Compact);
+    cluster->client->send(request, this, [this, id](const KubeReply &reply) {
+        if (!reply.ok())
+            appendLog(id, "[signalbox] could not stop the job: " + reply.error.toUtf8() + '\n');
+    });
+    return success();
+}
+
+Result<QByteArray> KubeBackend::log(const QString &id) const {
+    return m_logs.value(id);
+}
+
+} // namespace sb

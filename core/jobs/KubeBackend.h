@@ -1,0 +1,63 @@
+#pragma once
+
+#include "JobBackend.h"
+#include "kube/KubeClient.h"
+#include "kube/KubeInformer.h"
+
+#include <map>
+#include <memory>
+
+namespace sb {
+
+// Runs jobs as Kubernetes Jobs through the API servers of kubeconfig contexts. The cluster is
+// the record: each cluster's Signalbox Jobs and their pods are watched (informers), and every
+// row of the table is derived from them, so jobs submitted from another computer, or before a
+// restart, show up as they are. Stop suspends the Job (its pods get SIGTERM and the grace
+// period) and marks it stopped; the logs of running pods are followed, resuming after a
+// reconnect without repeating a line.
+class KubeBackend final : public JobBackend {
+    Q_OBJECT
+public:
+    struct Options {
+        QMap<QString, QString> environment; // added to every job
+        bool allJobs = false;               // every Job of the namespace, not only Signalbox's
+    };
+    explicit KubeBackend(Options options, QObject *parent = nullptr);
+    ~KubeBackend() override;
+
+    // Watches a cluster (a kubeconfig context) from now on; jobs may be submitted to it by name.
+    void addCluster(const KubeContext &context);
+    QStringList clusters() const;
+    // Why a cluster cannot be watched now (empty when it can).
+    QString clusterError(const QString &cluster) const;
+
+    QString name() const override { return QStringLiteral("kubernetes"); }
+    Result<QString> submit(const JobSpec &spec) override;
+    QList<Job> jobs() const override;
+    Status stop(const QString &id) override;
+    Result<QByteArray> log(const QString &id) const override;
+
+    // The objects submit() would create for `spec`, for the dialog to show and edit.
+    Result<QList<QJsonObject>> manifests(const JobSpec &spec, const QString &name) const;
+    // Submits edited manifests (the Job last) as they are; a server-side dry run first when
+    // `dryRun`, whose verdict comes through `done` (empty: accepted).
+    void apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,
+               QObject *receiver, std::function<void(const QString &error)> done);
+
+Q_SIGNALS:
+    void clusterChanged(const QString &cluster);
+
+private:
+    struct Cluster;
+    Cluster *clusterOf(const QString &id, Job *job = nullptr);
+    void refresh(Cluster &cluster, const QStringList &jobNames);
+    void followLogs(Cluster &cluster, const QJsonObject &pod);
+    void appendLog(const QString &id, const QByteArray &data);
+
+    Options m_options;
+    std::map<QString, std::unique_ptr<Cluster>> m_clusters;
+    QHash<QString, QByteArray> m_logs; // job -> its pods' output so far
+    QHash<QString, Job> m_submitting;  // sent, not yet seen in the watch
+};
+
+} // namespace sb

@@ -1,0 +1,258 @@
+#include "KubeJobs.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QJsonObject envVar(const QString &name, const QString &value) {
+    return {{u"name"_s, name}, {u"value"_s, value}};
+}
+
+QJsonObject condition(const QJsonObject &status, const QString &type) {
+    for (const QJsonValue c : status[u"conditions"_s].toArray()) {
+        if (c[u"type"_s].toString() == type && c[u"status"_s].toString() == "True"_L1)
+            return c.toObject();
+    }
+    return {};
+}
+
+QDateTime timestamp(const QJsonValue &value) {
+    return QDateTime::fromString(value.toString(), Qt::ISODate).toLocalTime();
+}
+
+// Why a pod that is not running yet waits, or an empty string.
+QString podWaitReason(const QJsonObject &pod) {
+    const QJsonObject status = pod[u"status"_s].toObject();
+    for (const QJsonValue c : status[u"conditions"_s].toArray()) {
+        if (c[u"type"_s].toString() == "PodScheduled"_L1 && c[u"status"_s].toString() == "False"_L1)
+            return u"%1: %2"_s.arg(c[u"reason"_s].toString() == "Unschedulable"_L1
+                                       ? u"unschedulable"_s
+                                       : c[u"reason"_s].toString(),
+                                   c[u"message"_s].toString());
+    }
+    for (const QString key : {u"initContainerStatuses"_s, u"containerStatuses"_s}) {
+        for (const QJsonValue c : status[key].toArray()) {
+            const QJsonObject waiting = c[u"state"_s][u"waiting"_s].toObject();
+            const QString reason = waiting[u"reason"_s].toString();
+            if (reason == "ImagePullBackOff"_L1 || reason == "ErrImagePull"_L1 ||
+                reason == "InvalidImageName"_L1)
+                return u"cannot pull the image %1: %2"_s.arg(c[u"image"_s].toString(),
+                                                             waiting[u"message"_s].toString());
+            if (!reason.isEmpty() && reason != "ContainerCreating"_L1 &&
+                reason != "PodInitializing"_L1)
+                return u"%1: %2"_s.arg(reason, waiting[u"message"_s].toString());
+        }
+    }
+    return {};
+}
+
+std::optional<int> exitCodeOf(const QJsonObject &pod) {
+    for (const QJsonValue c : pod[u"status"_s][u"containerStatuses"_s].toArray()) {
+        const QJsonObject terminated = c[u"state"_s][u"terminated"_s].toObject();
+        if (!terminated.isEmpty())
+            return terminated[u"exitCode"_s].toInt();
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+QString kubeJobName(const JobSpec &spec) {
+    QString base = spec.name.isEmpty() && !spec.command.isEmpty()
+                       ? QFileInfo(spec.command.front()).baseName()
+                       : spec.name;
+    static const QRegularExpression unsafe(u"[^a-z0-9-]+"_s);
+    base = base.toLower().replace(unsafe, u"-"_s).left(40);
+    while (base.startsWith(u'-') || base.endsWith(u'-'))
+        base = base.startsWith(u'-') ? base.mid(1) : base.chopped(1);
+    return u"%1-%2"_s.arg(base.isEmpty() ? u"run"_s : base)
+        .arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16, QLatin1Char('0'));
+}
+
+QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,
+                        const QMap<QString, QString> &extraEnvironment) {
+    QJsonArray env;
+    QMap<QString, QString> variables = extraEnvironment;
+    variables.insert(spec.environment);
+    variables.insert(u"SIGNALBOX_RUN"_s, name);
+    for (auto it = variables.begin(); it != variables.end(); ++it)
+        env.append(envVar(it.key(), it.value()));
+    const bool distributed = spec.workers > 1;
+    if (distributed) {
+        env.append(envVar(u"MASTER_ADDR"_s, u"%1-0.%1"_s.arg(name)));
+        env.append(envVar(u"MASTER_PORT"_s, QString::number(kRendezvousPort)));
+        env.append(envVar(u"WORLD_SIZE"_s, QString::number(spec.workers)));
+        const QJsonObject index{
+            {u"fieldRef"_s,
+             QJsonObject{{u"fieldPath"_s,
+                          u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s}}}};
+        for (const QString var : {u"RANK"_s, u"NODE_RANK"_s})
+            env.append(QJsonObject{{u"name"_s, var}, {u"valueFrom"_s, index}});
+    }
+    QJsonObject resources;
+    if (spec.gpus > 0)
+        resources[u"limits"_s] = QJsonObject{{u"nvidia.com/gpu"_s, spec.gpus}};
+    QJsonObject requests;
+    if (!spec.cpu.isEmpty())
+        requests[u"cpu"_s] = spec.cpu;
+    if (!spec.memory.isEmpty())
+        requests[u"memory"_s] = spec.memory;
+    if (!requests.isEmpty())
+        resources[u"requests"_s] = requests;
+    QJsonObject container{{u"name"_s, u"main"_s},
+                          {u"image"_s, spec.image},
+                          {u"command"_s, QJsonArray::fromStringList(spec.command)},
+                          {u"env"_s, env},
+                          {u"resources"_s, resources}};
+    if (!spec.workingDirectory.isEmpty())
+        container[u"workingDir"_s] = spec.workingDirectory;
+    if (distributed)
+        container[u"ports"_s] = QJsonArray{QJsonObject{{u"containerPort"_s, kRendezvousPort}}};
+    QJsonObject podSpec{{u"restartPolicy"_s, u"Never"_s}, {u"containers"_s, QJsonArray{container}}};
+    if (distributed)
+        podSpec[u"subdomain"_s] = name;
+    const QJsonObject labels{{QString::fromLatin1(kManagedLabel), u"true"_s}};
+    QJsonObject jobLabels = labels;
+    if (!spec.queue.isEmpty())
+        jobLabels[u"kueue.x-k8s.io/queue-name"_s] = spec.queue;
+    QJsonObject jobSpec{
+        {u"backoffLimit"_s, spec.backoffLimit},
+        {u"completions"_s, spec.workers},
+        {u"parallelism"_s, spec.workers},
+        {u"template"_s,
+         QJsonObject{{u"metadata"_s, QJsonObject{{u"labels"_s, labels}}}, {u"spec"_s, podSpec}}}};
+    if (distributed)
+        jobSpec[u"completionMode"_s] = u"Indexed"_s;
+    if (spec.deadlineSeconds > 0)
+        jobSpec[u"activeDeadlineSeconds"_s] = spec.deadlineSeconds;
+    if (!spec.queue.isEmpty())
+        jobSpec[u"suspend"_s] = true; // Kueue admits it when the quota allows
+    const QString specJson =
+        QString::fromUtf8(QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
+    return {{u"apiVersion"_s, u"batch/v1"_s},
+            {u"kind"_s, u"Job"_s},
+            {u"metadata"_s,
+             QJsonObject{{u"name"_s, name},
+                         {u"namespace"_s, ns},
+                         {u"labels"_s, jobLabels},
+                         {u"annotations"_s,
+                          QJsonObject{{QString::fromLatin1(kSpecAnnotation), specJson}}}}},
+            {u"spec"_s, jobSpec}};
+}
+
+QJsonObject workersService(const QString &name, const QString &ns) {
+    return {
+        {u"apiVersion"_s, u"v1"_s},
+        {u"kind"_s, u"Service"_s},
+        {u"metadata"_s,
+         QJsonObject{{u"name"_s, name},
+                     {u"namespace"_s, ns},
+                     {u"labels"_s, QJsonObject{{QString::fromLatin1(kManagedLabel), u"true"_s}}}}},
+        {u"spec"_s,
+         QJsonObject{{u"clusterIP"_s, u"None"_s},
+                     {u"selector"_s, QJsonObject{{u"batch.kubernetes.io/job-name"_s, name}}},
+                     {u"ports"_s, QJsonArray{QJsonObject{{u"name"_s, u"rendezvous"_s},
+                                                         {u"port"_s, kRendezvousPort}}}}}}};
+}
+
+Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const QString &cluster) {
+    const QJsonObject meta = object[u"metadata"_s].toObject();
+    const QJsonObject spec = object[u"spec"_s].toObject();
+    const QJsonObject status = object[u"status"_s].toObject();
+    Job job;
+    job.id = meta[u"name"_s].toString();
+    job.backend = u"kubernetes"_s;
+    job.node = cluster;
+    job.spec = JobSpec::fromJson(
+        QJsonDocument::fromJson(
+            meta[u"annotations"_s][QString::fromLatin1(kSpecAnnotation)].toString().toUtf8())
+            .object());
+    job.spec.cluster = cluster;
+    if (job.spec.name.isEmpty())
+        job.spec.name = job.id;
+    job.submitted = timestamp(meta[u"creationTimestamp"_s]);
+    job.started = timestamp(status[u"startTime"_s]);
+
+    const QJsonObject complete = condition(status, u"Complete"_s);
+    QJsonObject failed = condition(status, u"Failed"_s);
+    if (failed.isEmpty())
+        failed = condition(status, u"FailureTarget"_s);
+    std::optional<int> failedExit;
+    for (const QJsonObject &pod : pods) {
+        if (pod[u"status"_s][u"phase"_s].toString() == "Failed"_L1 && !failedExit)
+            failedExit = exitCodeOf(pod);
+    }
+    const bool stopped =
+        meta[u"annotations"_s][QString::fromLatin1(kStoppedAnnotation)].toString() == "true"_L1;
+    if (!complete.isEmpty()) {
+        job.state = JobState::Succeeded;
+        job.exitCode = 0;
+        job.finished =
+            timestamp(status[u"completionTime"_s].isString() ? status[u"completionTime"_s]
+                                                             : complete[u"lastTransitionTime"_s]);
+        return job;
+    }
+    if (!failed.isEmpty()) {
+        job.state = JobState::Failed;
+        job.exitCode = failedExit;
+        job.finished = timestamp(failed[u"lastTransitionTime"_s]);
+        const QString reason = failed[u"reason"_s].toString();
+        job.message = reason == "DeadlineExceeded"_L1
+                          ? u"ran past its deadline (activeDeadlineSeconds)"_s
+                          : u"%1: %2"_s.arg(reason, failed[u"message"_s].toString());
+        return job;
+    }
+    if (stopped) {
+        job.state = JobState::Stopped;
+        job.finished = timestamp(condition(status, u"Suspended"_s)[u"lastTransitionTime"_s]);
+        return job;
+    }
+    if (spec[u"suspend"_s].toBool()) {
+        job.state = JobState::Queued;
+        job.message = meta[u"labels"_s][u"kueue.x-k8s.io/queue-name"_s].isString()
+                          ? u"waiting for quota in queue %1"_s.arg(
+                                meta[u"labels"_s][u"kueue.x-k8s.io/queue-name"_s].toString())
+                          : u"suspended"_s;
+        return job;
+    }
+    const int workers = std::max(1, spec[u"parallelism"_s].toInt(1));
+    QStringList nodes;
+    int running = 0;
+    QString waiting;
+    for (const QJsonObject &pod : pods) {
+        const QString phase = pod[u"status"_s][u"phase"_s].toString();
+        if (phase == "Running"_L1) {
+            ++running;
+            const QString node = pod[u"spec"_s][u"nodeName"_s].toString();
+            if (!nodes.contains(node))
+                nodes << node;
+        } else if (phase == "Pending"_L1 && waiting.isEmpty()) {
+            waiting = podWaitReason(pod);
+        }
+    }
+    if (running > 0) {
+        job.state = JobState::Running;
+        nodes.sort();
+        job.message = workers > 1 ? u"%1/%2 workers running on %3"_s.arg(running).arg(workers).arg(
+                                        nodes.join(u", "_s))
+                                  : u"on %1"_s.arg(nodes.join(u", "_s));
+        return job;
+    }
+    job.state = JobState::Queued;
+    job.message = !waiting.isEmpty() ? waiting
+                  : pods.isEmpty()   ? u"waiting for its pods to be created"_s
+                                     : u"starting"_s;
+    return job;
+}
+
+} // namespace sb

@@ -1,0 +1,240 @@
+// Cluster runs against a real control plane (tests/harness/k8scluster.py): the Job controller
+// and the scheduler are Kubernetes' own, the GPU nodes are kwok's. A run goes queued → running →
+// succeeded; one asking for more GPUs than a node has says why it waits; a failed run carries its
+// exit code; stop ends a running job; several workers become an Indexed Job with a headless
+// Service and rendezvous variables; a second Signalbox finds the jobs on the cluster alone.
+#include "../support/K8sCluster.h"
+#include "jobs/KubeBackend.h"
+
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+sb::JobSpec clusterRun(const QString &name, int gpus = 1) {
+    sb::JobSpec spec;
+    spec.name = name;
+    spec.cluster = u"cert"_s;
+    spec.image = u"python:3.12-slim"_s;
+    spec.command = {u"python3"_s, u"train.py"_s, u"--lr"_s, u"0.01; rm -rf ~"_s};
+    spec.gpus = gpus;
+    spec.cpu = u"2"_s;
+    spec.memory = u"4Gi"_s;
+    return spec;
+}
+
+// The states a job went through, from the backend's signals.
+QList<sb::JobState> statesOf(const QSignalSpy &spy, const QString &id) {
+    QList<sb::JobState> states;
+    for (const auto &args : spy) {
+        const auto job = args.at(0).value<sb::Job>();
+        if (job.id == id && (states.isEmpty() || states.last() != job.state))
+            states << job.state;
+    }
+    return states;
+}
+
+} // namespace
+
+class TestKubeBackend : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void runGoesFromQueuedToSucceeded();
+    void unschedulableRunSaysWhy();
+    void failedRunCarriesItsExitCode();
+    void stopEndsARunningJob();
+    void workersBecomeAnIndexedJob();
+    void dryRunRefusesABadManifest();
+    void anotherSignalboxFindsTheJobs();
+
+private:
+    sb::Job job(const QString &id) const {
+        for (const sb::Job &j : m_backend->jobs()) {
+            if (j.id == id)
+                return j;
+        }
+        return {};
+    }
+
+    std::unique_ptr<K8sCluster> m_cluster;
+    std::unique_ptr<sb::KubeBackend> m_backend;
+    QStringList m_submitted;
+};
+
+void TestKubeBackend::initTestCase() {
+    qRegisterMetaType<sb::Job>();
+    m_cluster = std::make_unique<K8sCluster>();
+    QVERIFY2(m_cluster->error().isEmpty(), qPrintable(m_cluster->error()));
+    auto context = m_cluster->context(u"cert"_s);
+    QVERIFY2(context, qPrintable(context.error()));
+    m_backend = std::make_unique<sb::KubeBackend>(
+        sb::KubeBackend::Options{{{u"SIGNALBOX_COLLECTOR"_s, u"http://collector:8265"_s}}, false});
+    m_backend->addCluster(*context);
+    QCOMPARE(m_backend->clusters(), QStringList{u"cert"_s});
+}
+
+void TestKubeBackend::runGoesFromQueuedToSucceeded() {
+    QSignalSpy changes(m_backend.get(), &sb::JobBackend::jobChanged);
+    auto id = m_backend->submit(clusterRun(u"Train ResNet/50"_s));
+    QVERIFY2(id, qPrintable(id.error()));
+    QVERIFY(id->startsWith(u"train-resnet-50-"_s)); // a DNS name
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Succeeded, 90000);
+    const QList<sb::JobState> states = statesOf(changes, *id);
+    QCOMPARE(states.first(), sb::JobState::Queued);
+    QVERIFY(states.contains(sb::JobState::Running));
+    const sb::Job done = job(*id);
+    QCOMPARE(done.exitCode, 0);
+    QCOMPARE(done.node, u"cert"_s);
+    QVERIFY(done.started.isValid() && done.finished.isValid());
+    QCOMPARE(done.spec.command, clusterRun({}).command); // from the Job's own annotation
+    QCOMPARE(done.spec.gpus, 1);
+}
+
+void TestKubeBackend::unschedulableRunSaysWhy() {
+    auto id = m_backend->submit(clusterRun(u"too-big"_s, 64));
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_VERIFY_WITH_TIMEOUT(job(*id).message.contains(u"unschedulable"_s), 60000);
+    QCOMPARE(job(*id).state, sb::JobState::Queued);
+    QVERIFY2(job(*id).message.contains(u"nvidia.com/gpu"_s), qPrintable(job(*id).message));
+}
+
+void TestKubeBackend::failedRunCarriesItsExitCode() {
+    sb::JobSpec spec = clusterRun(u"crashes"_s);
+    spec.environment[u"HARNESS_EXIT_CODE"_s] = u"3"_s;
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Failed, 90000);
+    QCOMPARE(job(*id).exitCode, 3);
+    QVERIFY2(job(*id).message.contains(u"BackoffLimitExceeded"_s), qPrintable(job(*id).message));
+}
+
+void TestKubeBackend::stopEndsARunningJob() {
+    sb::JobSpec spec = clusterRun(u"long"_s);
+    spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Running, 60000);
+    QVERIFY(m_backend->stop(*id));
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Stopped, 60000);
+    QVERIFY(!m_backend->stop(*id)); // ended already
+}
+
+void TestKubeBackend::workersBecomeAnIndexedJob() {
+    sb::JobSpec spec = clusterRun(u"ddp"_s, 8);
+    spec.workers = 2;
+    spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Running, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(job(*id).message.startsWith(u"2/2 workers running on gpu-"_s), 60000);
+
+    // What the pods got, read back from the API server.
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
+    sb::KubeReply pods;
+    bool answered = false;
+    client.send(
+        {"GET",
+         u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id,
+         {},
+         "application/json"},
+        this, [&](const sb::KubeReply &reply) {
+            pods = reply;
+            answered = true;
+        });
+    QTRY_VERIFY_WITH_TIMEOUT(answered, 30000);
+    QVERIFY2(pods.ok(), qPrintable(pods.error));
+    QStringList indexes;
+    for (const QJsonValue pod : pods.json[u"items"_s].toArray()) {
+        indexes
+            << pod[u"metadata"_s][u"annotations"_s][u"batch.kubernetes.io/job-completion-index"_s]
+                   .toString();
+        const QJsonObject podSpec = pod[u"spec"_s].toObject();
+        QCOMPARE(podSpec[u"subdomain"_s].toString(), *id);
+        QMap<QString, QJsonObject> env;
+        for (const QJsonValue var : podSpec[u"containers"_s][0][u"env"_s].toArray())
+            env.insert(var[u"name"_s].toString(), var.toObject());
+        QCOMPARE(env[u"MASTER_ADDR"_s][u"value"_s].toString(), *id + u"-0."_s + *id);
+        QCOMPARE(env[u"MASTER_PORT"_s][u"value"_s].toString(), u"29500"_s);
+        QCOMPARE(env[u"WORLD_SIZE"_s][u"value"_s].toString(), u"2"_s);
+        QCOMPARE(env[u"SIGNALBOX_COLLECTOR"_s][u"value"_s].toString(), u"http://collector:8265"_s);
+        for (const QString rank : {u"RANK"_s, u"NODE_RANK"_s})
+            QCOMPARE(env[rank][u"valueFrom"_s][u"fieldRef"_s][u"fieldPath"_s].toString(),
+                     u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s);
+        QCOMPARE(podSpec[u"containers"_s][0][u"resources"_s][u"limits"_s][u"nvidia.com/gpu"_s]
+                     .toString(),
+                 u"8"_s);
+    }
+    indexes.sort();
+    QCOMPARE(indexes, QStringList({u"0"_s, u"1"_s}));
+    QVERIFY(m_backend->stop(*id));
+}
+
+void TestKubeBackend::dryRunRefusesABadManifest() {
+    sb::JobSpec spec = clusterRun(u"bad"_s);
+    spec.memory = u"lots"_s;
+    auto objects = m_backend->manifests(spec, u"bad-manifest"_s);
+    QVERIFY2(objects, qPrintable(objects.error()));
+    QString verdict = u"(none)"_s;
+    m_backend->apply(u"cert"_s, *objects, true, this,
+                     [&](const QString &error) { verdict = error; });
+    QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
+    QVERIFY2(verdict.startsWith(u"Job bad-manifest: HTTP 400"_s) &&
+                 verdict.contains(u"quantities"_s),
+             qPrintable(verdict));
+    // A manifest edited by hand in the dialog, checked by the API server's validation.
+    spec.memory = u"4Gi"_s;
+    objects = m_backend->manifests(spec, u"edited-manifest"_s);
+    QJsonObject edited = objects->last();
+    QJsonObject jobSpec = edited[u"spec"_s].toObject();
+    jobSpec[u"backoffLimit"_s] = -1;
+    edited[u"spec"_s] = jobSpec;
+    verdict = u"(none)"_s;
+    m_backend->apply(u"cert"_s, {edited}, true, this,
+                     [&](const QString &error) { verdict = error; });
+    QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
+    QVERIFY2(verdict.contains(u"spec.backoffLimit"_s), qPrintable(verdict));
+    objects = m_backend->manifests(spec, u"good-manifest"_s);
+    verdict = u"(none)"_s;
+    m_backend->apply(u"cert"_s, *objects, true, this,
+                     [&](const QString &error) { verdict = error; });
+    QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
+    QCOMPARE(verdict, QString()); // accepted, and nothing was created
+    QVERIFY(!m_backend->manifests(clusterRun(u"x"_s), u"x"_s)->isEmpty());
+    spec.image.clear();
+    QCOMPARE(m_backend->manifests(spec, u"x"_s).error(),
+             u"a run on a cluster needs a container image"_s);
+}
+
+void TestKubeBackend::anotherSignalboxFindsTheJobs() {
+    auto context = m_cluster->context(u"token"_s); // another user, another computer
+    QVERIFY2(context, qPrintable(context.error()));
+    context.value().name = u"cert"_s;
+    sb::KubeBackend other({{}, false});
+    other.addCluster(*context);
+    for (const QString &id : m_submitted) {
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                for (const sb::Job &j : other.jobs()) {
+                    if (j.id == id)
+                        return j.spec.name == job(id).spec.name && j.state == job(id).state;
+                }
+                return false;
+            }(),
+            60000);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestKubeBackend)
+#include "tst_kubebackend.moc"
