@@ -279,7 +279,7 @@ void createInOrder(KubeClient *client, const QList<QJsonObject> &objects, int in
 } // namespace
 
 void KubeBackend::apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,
-                        QObject *receiver, std::function<void(const QString &)> done) {
+                        QObject *receiver, const std::function<void(const QString &)> &done) {
     const auto it = m_clusters.find(cluster);
     if (it == m_clusters.end())
         return done(tr("no cluster named \"%1\"").arg(cluster));

@@ -42,7 +42,7 @@ public:
     // Submits edited manifests (the Job last) as they are; a server-side dry run first when
     // `dryRun`, whose verdict comes through `done` (empty: accepted).
     void apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,
-               QObject *receiver, std::function<void(const QString &error)> done);
+               QObject *receiver, const std::function<void(const QString &error)> &done);
 
 Q_SIGNALS:
     void clusterChanged(const QString &cluster);

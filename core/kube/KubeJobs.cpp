@@ -40,7 +40,7 @@ QString podWaitReason(const QJsonObject &pod) {
                                        : c[u"reason"_s].toString(),
                                    c[u"message"_s].toString());
     }
-    for (const QString key : {u"initContainerStatuses"_s, u"containerStatuses"_s}) {
+    for (const QString &key : {u"initContainerStatuses"_s, u"containerStatuses"_s}) {
         for (const QJsonValue c : status[key].toArray()) {
             const QJsonObject waiting = c[u"state"_s][u"waiting"_s].toObject();
             const QString reason = waiting[u"reason"_s].toString();
@@ -96,7 +96,7 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
             {u"fieldRef"_s,
              QJsonObject{{u"fieldPath"_s,
                           u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s}}}};
-        for (const QString var : {u"RANK"_s, u"NODE_RANK"_s})
+        for (const QString &var : {u"RANK"_s, u"NODE_RANK"_s})
             env.append(QJsonObject{{u"name"_s, var}, {u"valueFrom"_s, index}});
     }
     QJsonObject resources;
