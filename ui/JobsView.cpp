@@ -31,6 +31,9 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->setColumnWidth(JobsModel::Name, 240);
+    m_table->setColumnWidth(JobsModel::State, 420); // with the reason a job waits or failed
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(kMaxLogBlocks);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -120,7 +123,8 @@ void JobsView::showLog() {
 }
 
 void JobsView::newRun(const JobSpec &preset) {
-    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), this);
+    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(),
+                        m_clusterNames ? m_clusterNames() : QStringList(), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const JobSpec spec = dialog.spec();

@@ -11,14 +11,16 @@ class QSpinBox;
 
 namespace sb {
 
-// Asks for a run: where (this computer, an SSH node, or any node with enough free GPUs), how
-// many GPUs, name, command line, working directory, environment, and a code directory to copy
-// to the node first. The command line is split into arguments here, the way a shell would, and
+// Asks for a run: where (this computer, an SSH node, any node with enough free GPUs, or a
+// Kubernetes cluster), how many GPUs, name, command line, working directory, environment, a code
+// directory to copy to the node first, and on a cluster the image, workers, CPU, memory and
+// Kueue queue. The command line is split into arguments here, the way a shell would, and
 // is never handed to a shell as text.
 class NewRunDialog final : public QDialog {
     Q_OBJECT
 public:
-    NewRunDialog(const JobSpec &preset, const QStringList &nodes, QWidget *parent = nullptr);
+    NewRunDialog(const JobSpec &preset, const QStringList &nodes, const QStringList &clusters = {},
+                 QWidget *parent = nullptr);
     JobSpec spec() const;
 
 private:
@@ -29,6 +31,11 @@ private:
     QLineEdit *m_command;
     QLineEdit *m_directory;
     QPlainTextEdit *m_environment;
+    QLineEdit *m_image;
+    QSpinBox *m_workers;
+    QLineEdit *m_cpu;
+    QLineEdit *m_memory;
+    QLineEdit *m_queue;
 };
 
 } // namespace sb

@@ -1,9 +1,11 @@
 // signalbox: the desktop application. With no options it runs on its embedded default: this
 // computer as a node, an embedded collector, and local runs.
+#include "JobsView.h"
 #include "MainWindow.h"
 #include "NodesView.h"
 #include "config/Config.h"
 #include "jobs/JobsModel.h"
+#include "jobs/KubeBackend.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "jobs/SshBackend.h"
@@ -97,8 +99,13 @@ int main(int argc, char *argv[]) {
         u"logdir"_s,
         u"Follow a TensorBoard logdir: a directory here, or NODE:PATH on an SSH node."_s,
         u"logdir"_s);
+    const QCommandLineOption cluster(
+        u"cluster"_s,
+        u"Watch and run jobs on this kubeconfig context (repeatable; default: the current "
+        "context of $KUBECONFIG or ~/.kube/config, if any)."_s,
+        u"context"_s);
     parser.addOptions(
-        {collector, token, dataDir, demo, screenshot, after, view, watch, config, logdir});
+        {collector, token, dataDir, demo, screenshot, after, view, watch, config, logdir, cluster});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
@@ -147,6 +154,11 @@ int main(int argc, char *argv[]) {
     jobs.addBackend(&ssh);
     forwarder.watch(&ssh);
 
+    // Kubernetes clusters: the kubeconfig's current context unless others are named.
+    sb::KubeBackend kube({});
+    jobs.addBackend(&kube);
+    forwarder.watch(&kube);
+
     sb::LogdirFeeds logdirs(&client, &monitor, data + u"/logdirs.json"_s);
     sb::MainWindow window(&client, &jobs, &monitor, configPath);
     window.setLogdirFeeds(&logdirs);
@@ -157,6 +169,25 @@ int main(int argc, char *argv[]) {
         monitor.setNodes(loaded->nodes);
     else // a broken config loses nothing else: this computer and the collector still work
         window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
+    window.jobs()->setClusterNames([&kube] { return kube.clusters(); });
+    QObject::connect(&kube, &sb::KubeBackend::clusterChanged, &window,
+                     [&kube, &window](const QString &name) {
+                         if (const QString error = kube.clusterError(name); !error.isEmpty())
+                             window.showError(u"Cluster %1: %2"_s.arg(name, error));
+                     });
+    if (const auto kubeconfig = sb::KubeConfig::load(); !kubeconfig) {
+        window.showError(u"The kubeconfig was not loaded: %1"_s.arg(kubeconfig.error()));
+    } else {
+        QStringList contexts = parser.values(cluster);
+        if (contexts.isEmpty() && !kubeconfig->currentContext.isEmpty())
+            contexts << kubeconfig->currentContext;
+        for (const QString &name : contexts) {
+            if (const auto context = kubeconfig->context(name))
+                kube.addCluster(*context);
+            else
+                window.showError(u"Cluster %1: %2"_s.arg(name, context.error()));
+        }
+    }
     if (parser.isSet(view))
         window.showView(parser.value(view));
     for (const QString &source : parser.values(logdir)) {
