@@ -12,6 +12,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+constexpr qint64 kMaxPem = 1 << 20; // certificates and keys are a few KiB; a device is refused
+
 struct Entry {
     YAML::Node node; // the entry's inner mapping (cluster:, user: or context:)
     QString file;
@@ -94,6 +96,9 @@ Result<QByteArray> material(const Entry &entry, const char *fileKey, const char 
     if (path.isEmpty())
         return QByteArray();
     QFile file(QFileInfo(entry.file).dir().absoluteFilePath(QDir::fromNativeSeparators(path)));
+    if (const QFileInfo info(file); info.exists() && (!info.isFile() || info.size() > kMaxPem))
+        return fail(u"%1: %2 is not a certificate or key file"_s.arg(
+            where(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)), file.fileName()));
     if (!file.open(QIODevice::ReadOnly))
         return fail(u"%1: cannot read %2: %3"_s.arg(
             where(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)), file.fileName(),

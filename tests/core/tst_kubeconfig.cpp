@@ -130,6 +130,10 @@ void TestKubeConfig::refusals_data() {
                   "/nonexistent/ca.crt\n",
                   "    token: t\n")
         << u"kc:8: certificate-authority: cannot read /nonexistent/ca.crt"_s;
+    QTest::newRow("a device") << config("    server: https://h\n    certificate-authority: "
+                                        "/dev/zero\n",
+                                        "    token: t\n")
+                              << u"kc:8: certificate-authority: /dev/zero is not a certificate"_s;
     QTest::newRow("cert without key")
         << config("    server: https://h\n", "    client-certificate-data: Q0VSVA==\n")
         << u"a client certificate needs its key"_s;

@@ -1,0 +1,31 @@
+// libFuzzer target: arbitrary bytes as a kubeconfig (every context resolved) and as a Job or Pod
+// object from a hostile or broken API server (turned into a jobs-table row). Either gives a
+// clear error or a row, and never crashes.
+#include "kube/KubeConfig.h"
+#include "kube/KubeJobs.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <cstddef>
+#include <cstdint>
+
+using namespace Qt::StringLiterals;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    const QByteArray bytes(reinterpret_cast<const char *>(data), static_cast<qsizetype>(size));
+    if (auto config = sb::KubeConfig::parse(bytes, u"/fuzz/kubeconfig"_s)) {
+        for (const auto &[name, context] : config->contexts)
+            (void)config->context(name);
+    }
+    const QJsonDocument json = QJsonDocument::fromJson(bytes);
+    const QJsonObject object = json.isArray() ? json.array().first().toObject() : json.object();
+    QList<QJsonObject> pods;
+    if (json.isArray()) {
+        for (const QJsonValue pod : json.array())
+            pods << pod.toObject();
+    }
+    const sb::Job job = sb::jobFromKube(object, pods, u"fuzz"_s);
+    (void)job.toJson();
+    return 0;
+}
