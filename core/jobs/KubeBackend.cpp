@@ -223,9 +223,9 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
                 return;
             }
             // The stream ended while the pod ran (a reconnect, an API server restart): resume.
-            if (const auto pod = cluster.pods->objects().constFind(name);
-                pod != cluster.pods->objects().cend())
-                followLogs(cluster, *pod);
+            if (const auto latest = cluster.pods->objects().constFind(name);
+                latest != cluster.pods->objects().cend())
+                followLogs(cluster, *latest);
         });
 }
 

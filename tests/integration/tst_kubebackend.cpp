@@ -169,7 +169,7 @@ void TestKubeBackend::workersBecomeAnIndexedJob() {
         QCOMPARE(env[u"MASTER_PORT"_s][u"value"_s].toString(), u"29500"_s);
         QCOMPARE(env[u"WORLD_SIZE"_s][u"value"_s].toString(), u"2"_s);
         QCOMPARE(env[u"SIGNALBOX_COLLECTOR"_s][u"value"_s].toString(), u"http://collector:8265"_s);
-        for (const QString rank : {u"RANK"_s, u"NODE_RANK"_s})
+        for (const QString &rank : {u"RANK"_s, u"NODE_RANK"_s})
             QCOMPARE(env[rank][u"valueFrom"_s][u"fieldRef"_s][u"fieldPath"_s].toString(),
                      u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s);
         QCOMPARE(podSpec[u"containers"_s][0][u"resources"_s][u"limits"_s][u"nvidia.com/gpu"_s]
