@@ -1,13 +1,13 @@
 #include "Config.h"
 
+#include "YamlFile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
-
-#include <yaml-cpp/yaml.h>
 
 #include <set>
 
@@ -21,14 +21,10 @@ QString str(const YAML::Node &node) {
     return QString::fromStdString(node.as<std::string>());
 }
 
-QString where(const QString &file, const YAML::Node &node, const QString &key) {
-    return u"%1:%2: %3"_s.arg(file).arg(node.Mark().line + 1).arg(key);
-}
-
 Result<NodeConfig> parseNode(const YAML::Node &node, const QString &file, int index) {
     const QString at = u"nodes[%1]"_s.arg(index);
     if (!node.IsMap())
-        return fail(u"%1 must be a mapping (name, host, ...)"_s.arg(where(file, node, at)));
+        return fail(u"%1 must be a mapping (name, host, ...)"_s.arg(yamlWhere(file, node, at)));
     NodeConfig config;
     static const std::set<std::string> known{"name",          "host",       "port",    "user",
                                              "identity_file", "proxy_jump", "interval"};
@@ -39,14 +35,14 @@ Result<NodeConfig> parseNode(const YAML::Node &node, const QString &file, int in
             return fail(
                 u"%1: secrets are never kept in this file; use ssh-agent or a key "
                 "file (Signalbox asks for a passphrase and can keep it in the keychain)"_s.arg(
-                    where(file, entry.first, keyPath)));
+                    yamlWhere(file, entry.first, keyPath)));
         if (!known.contains(key))
-            return fail(
-                u"%1: unknown key (expected one of name, host, port, user, "
-                "identity_file, proxy_jump, interval)"_s.arg(where(file, entry.first, keyPath)));
+            return fail(u"%1: unknown key (expected one of name, host, port, user, "
+                        "identity_file, proxy_jump, interval)"_s.arg(
+                            yamlWhere(file, entry.first, keyPath)));
         const YAML::Node &value = entry.second;
         if (!value.IsScalar())
-            return fail(u"%1 must be a single value"_s.arg(where(file, value, keyPath)));
+            return fail(u"%1 must be a single value"_s.arg(yamlWhere(file, value, keyPath)));
         try {
             if (key == "name")
                 config.name = str(value);
@@ -64,16 +60,16 @@ Result<NodeConfig> parseNode(const YAML::Node &node, const QString &file, int in
                 config.intervalSeconds = value.as<double>();
         } catch (const YAML::Exception &) {
             return fail(
-                u"%1: \"%2\" is not a number"_s.arg(where(file, value, keyPath), str(value)));
+                u"%1: \"%2\" is not a number"_s.arg(yamlWhere(file, value, keyPath), str(value)));
         }
         if (key == "port" && (config.port < 1 || config.port > 65535))
-            return fail(u"%1: a port is 1 to 65535"_s.arg(where(file, value, keyPath)));
+            return fail(u"%1: a port is 1 to 65535"_s.arg(yamlWhere(file, value, keyPath)));
         if (key == "interval" && !(config.intervalSeconds >= 0.2 && config.intervalSeconds <= 3600))
             return fail(
-                u"%1: the interval is 0.2 to 3600 seconds"_s.arg(where(file, value, keyPath)));
+                u"%1: the interval is 0.2 to 3600 seconds"_s.arg(yamlWhere(file, value, keyPath)));
     }
     if (config.host.isEmpty())
-        return fail(u"%1: a node needs a host"_s.arg(where(file, node, at)));
+        return fail(u"%1: a node needs a host"_s.arg(yamlWhere(file, node, at)));
     if (config.name.isEmpty())
         config.name = config.host;
     return config;
@@ -96,13 +92,10 @@ Result<Config> Config::load(const QString &path) {
 }
 
 Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yaml.toStdString());
-    } catch (const YAML::Exception &e) {
-        return fail(
-            u"%1:%2: %3"_s.arg(fileName).arg(e.mark.line + 1).arg(QString::fromStdString(e.msg)));
-    }
+    auto parsed = parseYaml(yaml, fileName);
+    if (!parsed)
+        return fail(parsed.error());
+    const YAML::Node &root = *parsed;
     Config config;
     if (root.IsNull())
         return config;
@@ -112,7 +105,7 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
     if (!nodes)
         return config;
     if (!nodes.IsSequence())
-        return fail(u"%1 must be a list"_s.arg(where(fileName, nodes, u"nodes"_s)));
+        return fail(u"%1 must be a list"_s.arg(yamlWhere(fileName, nodes, u"nodes"_s)));
     QStringList names;
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         auto node = parseNode(nodes[i], fileName, static_cast<int>(i));
@@ -120,7 +113,7 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
             return fail(node.error());
         if (names.contains(node->name))
             return fail(u"%1: a second node named \"%2\""_s.arg(
-                where(fileName, nodes[i], u"nodes[%1].name"_s.arg(i)), node->name));
+                yamlWhere(fileName, nodes[i], u"nodes[%1].name"_s.arg(i)), node->name));
         names << node->name;
         config.nodes << std::move(node).value();
     }

@@ -117,14 +117,20 @@ Job Job::fromJson(const QJsonObject &json) {
     return job;
 }
 
-QString newJobId(const JobSpec &spec) {
-    QString base = spec.name.isEmpty() && !spec.command.isEmpty()
-                       ? QFileInfo(spec.command.front()).baseName()
-                       : spec.name;
-    static const QRegularExpression unsafe(u"[^A-Za-z0-9._-]+"_s);
-    base = base.replace(unsafe, u"-"_s).left(48);
+QString jobBaseName(const JobSpec &spec) {
+    return spec.name.isEmpty() && !spec.command.isEmpty()
+               ? QFileInfo(spec.command.front()).baseName()
+               : spec.name;
+}
+
+QString withRandomSuffix(const QString &base) {
     return u"%1-%2"_s.arg(base.isEmpty() ? u"run"_s : base)
         .arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16, QLatin1Char('0'));
+}
+
+QString newJobId(const JobSpec &spec) {
+    static const QRegularExpression unsafe(u"[^A-Za-z0-9._-]+"_s);
+    return withRandomSuffix(jobBaseName(spec).replace(unsafe, u"-"_s).left(48));
 }
 
 QList<Job> loadJobs(const QString &path) {

@@ -67,6 +67,10 @@ struct Job {
     static Job fromJson(const QJsonObject &json);
 };
 
+// What a job is called before it has an id: its name, else its program's base name.
+QString jobBaseName(const JobSpec &spec);
+// `base`, made unique: "-" and six random hex digits.
+QString withRandomSuffix(const QString &base);
 // A fresh id, readable and safe as a file name: the job's name and a random suffix.
 QString newJobId(const JobSpec &spec);
 // The job history kept by each backend in its data directory (a missing file: no jobs).

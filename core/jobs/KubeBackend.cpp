@@ -1,6 +1,7 @@
 #include "KubeBackend.h"
 
 #include "kube/KubeJobs.h"
+#include "util/LineBuffer.h"
 
 #include <QJsonArray>
 #include <QUrl>
@@ -56,7 +57,7 @@ struct KubeBackend::Cluster {
     struct Follow {
         quint64 call = 0;
         QByteArray lastStamp; // of the last line taken
-        QByteArray partial;
+        LineBuffer lines;
         bool ended = false;  // the container ended and its whole log was read
         qint64 failedAt = 0; // ms since epoch of the last refusal; retried after a while
     };
@@ -189,20 +190,16 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
                                    follow.lastStamp.left(follow.lastStamp.indexOf('.')) + 'Z')));
     auto take = [this, &cluster, name, job, prefix](const QByteArray &chunk) {
         Cluster::Follow &f = cluster.follows[name];
-        f.partial.append(chunk);
         QByteArray out;
-        qsizetype from = 0;
-        for (qsizetype end; (end = f.partial.indexOf('\n', from)) >= 0; from = end + 1) {
-            const QByteArrayView line(f.partial.constData() + from, end - from);
+        f.lines.feed(chunk, [&](QByteArrayView line) {
             const qsizetype space = line.indexOf(' ');
             const QByteArrayView stamp = space < 0 ? line : line.first(space);
             if (!f.lastStamp.isEmpty() && logTime(stamp) <= logTime(f.lastStamp))
-                continue; // seen before a reconnect
+                return; // seen before a reconnect
             f.lastStamp = stamp.toByteArray();
             out +=
                 prefix + (space < 0 ? QByteArray() : line.sliced(space + 1).toByteArray()) + '\n';
-        }
-        f.partial.remove(0, from);
+        });
         if (!out.isEmpty())
             appendLog(job, out);
     };

@@ -53,22 +53,15 @@ void MetricLineForwarder::watch(JobBackend *backend) {
 }
 
 QByteArray MetricLineForwarder::takeMetricLines(const QString &job, const QByteArray &data) {
-    QByteArray &buffer = m_partial[job];
-    buffer += data;
-    const qsizetype end = buffer.lastIndexOf('\n') + 1;
+    LineBuffer &buffer = m_partial[job];
     QByteArray metricLines;
-    qsizetype start = 0;
-    while (start < end) {
-        const qsizetype newline = buffer.indexOf('\n', start);
-        const QByteArrayView line(buffer.constData() + start, newline - start);
+    buffer.feed(data, [&metricLines](QByteArrayView line) {
         if (line.contains(MetricLines::prefix)) {
             metricLines += line;
             metricLines += '\n';
         }
-        start = newline + 1;
-    }
-    buffer.remove(0, end);
-    if (buffer.size() > (1 << 20))
+    });
+    if (buffer.pending().size() > (1 << 20))
         buffer.clear(); // a megabyte without a newline is no metric line
     return metricLines;
 }

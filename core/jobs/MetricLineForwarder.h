@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/LineBuffer.h"
+
 #include <QHash>
 #include <QObject>
 
@@ -27,7 +29,7 @@ Q_SIGNALS:
 
 private:
     CollectorClient *m_collector;
-    QHash<QString, QByteArray> m_partial;
+    QHash<QString, LineBuffer> m_partial;
 };
 
 } // namespace sb

@@ -1,5 +1,7 @@
 #include "KubeClient.h"
 
+#include "util/LineBuffer.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -77,14 +79,14 @@ public:
         KubeRequest request;
         QPointer<QObject> receiver;
         Done done;
-        JsonLines lines;
+        JsonLines onLines;
         KubeClient::Bytes bytes;
         bool retried = false;
         // curl's side
         CURL *easy = nullptr;
         curl_slist *headers = nullptr;
         QByteArray received; // a one-off answer, or a refused stream's body
-        QByteArray partial;  // a line not yet ended
+        LineBuffer lines;    // of a watch
         char error[CURL_ERROR_SIZE] = {};
         bool streaming = false; // the status was 2xx: data goes to the receiver as it comes
         bool statusKnown = false;
@@ -263,17 +265,13 @@ private:
             deliver(call, [bytes = call.bytes, chunk = data.toByteArray()] { bytes(chunk); });
             return;
         }
-        call.partial.append(data);
         QList<QJsonObject> objects;
-        qsizetype from = 0;
-        for (qsizetype end; (end = call.partial.indexOf('\n', from)) >= 0; from = end + 1) {
-            const QByteArrayView line(call.partial.constData() + from, end - from);
+        call.lines.feed(data, [&objects](QByteArrayView line) {
             if (!line.trimmed().isEmpty())
                 objects << QJsonDocument::fromJson(line.toByteArray()).object();
-        }
-        call.partial.remove(0, from);
+        });
         if (!objects.isEmpty())
-            deliver(call, [lines = call.lines, objects] { lines(objects); });
+            deliver(call, [lines = call.onLines, objects] { lines(objects); });
     }
 
     void finish(quint64 id, CURLcode code) {
@@ -303,8 +301,8 @@ private:
         reply.body = std::move(call->received);
         if (call->kind == Kind::Once && reply.body.startsWith('{'))
             reply.json = QJsonDocument::fromJson(reply.body);
-        if (!call->partial.trimmed().isEmpty() && call->kind == Kind::Lines)
-            stream(*call, "\n");
+        if (call->kind == Kind::Lines && !call->lines.pending().trimmed().isEmpty())
+            stream(*call, "\n"); // the last event had no newline
         release(call.get());
         deliver(*call, [done = call->done, reply] { done(reply); });
     }
@@ -426,7 +424,7 @@ quint64 KubeClient::send(const KubeRequest &request, QObject *receiver, Done don
 quint64 KubeClient::watch(const KubeRequest &request, QObject *receiver, JsonLines lines,
                           Done done) {
     auto call = newCall(Worker::Kind::Lines, request, receiver, std::move(done));
-    call->lines = std::move(lines);
+    call->onLines = std::move(lines);
     return m_worker->add(std::move(call));
 }
 

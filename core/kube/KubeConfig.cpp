@@ -1,10 +1,10 @@
 #include "KubeConfig.h"
 
+#include "config/YamlFile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-
-#include <yaml-cpp/yaml.h>
 
 namespace sb {
 
@@ -27,10 +27,6 @@ struct Merged {
     QString currentContext;
 };
 
-QString where(const QString &file, const YAML::Node &node, const QString &key) {
-    return u"%1:%2: %3"_s.arg(file).arg(node.Mark().line + 1).arg(key);
-}
-
 QString scalar(const YAML::Node &map, const char *key) {
     const YAML::Node value = map[key];
     return value && value.IsScalar() ? QString::fromStdString(value.Scalar()) : QString();
@@ -42,16 +38,17 @@ Status collect(const YAML::Node &root, const char *section, const char *inner, c
     if (!list || list.IsNull())
         return success();
     if (!list.IsSequence())
-        return fail(u"%1 must be a list"_s.arg(where(file, list, QString::fromLatin1(section))));
+        return fail(
+            u"%1 must be a list"_s.arg(yamlWhere(file, list, QString::fromLatin1(section))));
     for (std::size_t i = 0; i < list.size(); ++i) {
         const YAML::Node item = list[i];
         const QString at = u"%1[%2]"_s.arg(QString::fromLatin1(section)).arg(i);
         const QString name = item.IsMap() ? scalar(item, "name") : QString();
         if (name.isEmpty())
-            return fail(u"%1 needs a name"_s.arg(where(file, item, at)));
+            return fail(u"%1 needs a name"_s.arg(yamlWhere(file, item, at)));
         const YAML::Node body = item[inner];
         if (!body || !body.IsMap())
-            return fail(u"%1.%2 must be a mapping"_s.arg(where(file, item, at),
+            return fail(u"%1.%2 must be a mapping"_s.arg(yamlWhere(file, item, at),
                                                          QString::fromLatin1(inner)));
         into->try_emplace(name, Entry{body, file});
     }
@@ -59,13 +56,10 @@ Status collect(const YAML::Node &root, const char *section, const char *inner, c
 }
 
 Status mergeFile(const QByteArray &yaml, const QString &file, Merged *merged) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(yaml.toStdString());
-    } catch (const YAML::Exception &e) {
-        return fail(
-            u"%1:%2: %3"_s.arg(file).arg(e.mark.line + 1).arg(QString::fromStdString(e.msg)));
-    }
+    auto parsed = parseYaml(yaml, file);
+    if (!parsed)
+        return fail(parsed.error());
+    const YAML::Node &root = *parsed;
     if (root.IsNull())
         return success();
     if (!root.IsMap())
@@ -89,7 +83,7 @@ Result<QByteArray> material(const Entry &entry, const char *fileKey, const char 
             data.toLatin1(), QByteArray::AbortOnBase64DecodingErrors);
         if (!decoded)
             return fail(u"%1 is not base64"_s.arg(
-                where(entry.file, entry.node[dataKey], QString::fromLatin1(dataKey))));
+                yamlWhere(entry.file, entry.node[dataKey], QString::fromLatin1(dataKey))));
         return *decoded;
     }
     const QString path = scalar(entry.node, fileKey);
@@ -98,11 +92,12 @@ Result<QByteArray> material(const Entry &entry, const char *fileKey, const char 
     QFile file(QFileInfo(entry.file).dir().absoluteFilePath(QDir::fromNativeSeparators(path)));
     if (const QFileInfo info(file); info.exists() && (!info.isFile() || info.size() > kMaxPem))
         return fail(u"%1: %2 is not a certificate or key file"_s.arg(
-            where(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)), file.fileName()));
+            yamlWhere(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)),
+            file.fileName()));
     if (!file.open(QIODevice::ReadOnly))
         return fail(u"%1: cannot read %2: %3"_s.arg(
-            where(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)), file.fileName(),
-            file.errorString()));
+            yamlWhere(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)),
+            file.fileName(), file.errorString()));
     return file.readAll();
 }
 
@@ -113,12 +108,12 @@ Result<ExecPlugin> execPlugin(const YAML::Node &node, const QString &file) {
     exec.installHint = scalar(node, "installHint");
     exec.baseDir = QFileInfo(file).absolutePath();
     if (exec.command.isEmpty())
-        return fail(u"%1 needs a command"_s.arg(where(file, node, u"exec"_s)));
+        return fail(u"%1 needs a command"_s.arg(yamlWhere(file, node, u"exec"_s)));
     if (exec.apiVersion != "client.authentication.k8s.io/v1"_L1 &&
         exec.apiVersion != "client.authentication.k8s.io/v1beta1"_L1)
         return fail(
             u"%1: \"%2\" is not supported (client.authentication.k8s.io/v1 or v1beta1)"_s.arg(
-                where(file, node, u"exec.apiVersion"_s), exec.apiVersion));
+                yamlWhere(file, node, u"exec.apiVersion"_s), exec.apiVersion));
     if (const YAML::Node args = node["args"]; args && args.IsSequence()) {
         for (const auto &arg : args)
             exec.args << QString::fromStdString(arg.Scalar());
@@ -141,19 +136,21 @@ Result<KubeContext> resolve(const QString &name, const Entry &context, const Mer
     const auto cluster = merged.clusters.find(clusterName);
     if (cluster == merged.clusters.end())
         return fail(u"%1: no cluster named \"%2\""_s.arg(
-            where(context.file, context.node, u"contexts[%1].cluster"_s.arg(name)), clusterName));
+            yamlWhere(context.file, context.node, u"contexts[%1].cluster"_s.arg(name)),
+            clusterName));
     const Entry &c = cluster->second;
     out.server = scalar(c.node, "server");
     if (!out.server.startsWith("https://"_L1))
-        return fail(u"%1: \"%2\" is not an https:// address (Signalbox talks to API servers over "
-                    "TLS only)"_s.arg(
-                        where(c.file, c.node["server"] ? c.node["server"] : c.node, u"server"_s),
-                        out.server));
+        return fail(
+            u"%1: \"%2\" is not an https:// address (Signalbox talks to API servers over "
+            "TLS only)"_s.arg(
+                yamlWhere(c.file, c.node["server"] ? c.node["server"] : c.node, u"server"_s),
+                out.server));
     if (scalar(c.node, "insecure-skip-tls-verify") == "true"_L1)
         return fail(
             u"%1: Signalbox always verifies the API server's certificate; give the "
-            "cluster's certificate-authority instead"_s.arg(
-                where(c.file, c.node["insecure-skip-tls-verify"], u"insecure-skip-tls-verify"_s)));
+            "cluster's certificate-authority instead"_s.arg(yamlWhere(
+                c.file, c.node["insecure-skip-tls-verify"], u"insecure-skip-tls-verify"_s)));
     auto ca = material(c, "certificate-authority", "certificate-authority-data");
     if (!ca)
         return fail(ca.error());
@@ -173,7 +170,7 @@ Result<KubeContext> resolve(const QString &name, const Entry &context, const Mer
         return fail(key.error());
     if (cert->isEmpty() != key->isEmpty())
         return fail(u"%1: a client certificate needs its key, and a key its certificate"_s.arg(
-            where(u.file, u.node, u"users[%1]"_s.arg(userName))));
+            yamlWhere(u.file, u.node, u"users[%1]"_s.arg(userName))));
     out.clientCertPem = *cert;
     out.clientKeyPem = *key;
     out.token = scalar(u.node, "token");
@@ -188,7 +185,7 @@ Result<KubeContext> resolve(const QString &name, const Entry &context, const Mer
     if (u.node["auth-provider"])
         return fail(u"%1: auth-provider plugins were removed from Kubernetes; use an exec "
                     "credential plugin (for example kubelogin or gke-gcloud-auth-plugin)"_s.arg(
-                        where(u.file, u.node["auth-provider"], u"auth-provider"_s)));
+                        yamlWhere(u.file, u.node["auth-provider"], u"auth-provider"_s)));
     return out;
 }
 

@@ -1,9 +1,7 @@
 #include "KubeJobs.h"
 
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QRandomGenerator>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -68,15 +66,10 @@ std::optional<int> exitCodeOf(const QJsonObject &pod) {
 } // namespace
 
 QString kubeJobName(const JobSpec &spec) {
-    QString base = spec.name.isEmpty() && !spec.command.isEmpty()
-                       ? QFileInfo(spec.command.front()).baseName()
-                       : spec.name;
     static const QRegularExpression unsafe(u"[^a-z0-9-]+"_s);
-    base = base.toLower().replace(unsafe, u"-"_s).left(40);
-    while (base.startsWith(u'-') || base.endsWith(u'-'))
-        base = base.startsWith(u'-') ? base.mid(1) : base.chopped(1);
-    return u"%1-%2"_s.arg(base.isEmpty() ? u"run"_s : base)
-        .arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16, QLatin1Char('0'));
+    static const QRegularExpression dashesAtEnds(u"^-+|-+$"_s);
+    return withRandomSuffix(
+        jobBaseName(spec).toLower().replace(unsafe, u"-"_s).left(40).remove(dashesAtEnds));
 }
 
 QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,

@@ -142,18 +142,9 @@ void TestKubeBackend::workersBecomeAnIndexedJob() {
     // What the pods got, read back from the API server.
     auto context = m_cluster->context(u"cert"_s);
     sb::KubeClient client(*context);
-    sb::KubeReply pods;
-    bool answered = false;
-    client.send(
-        {"GET",
-         u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id,
-         {},
-         "application/json"},
-        this, [&](const sb::KubeReply &reply) {
-            pods = reply;
-            answered = true;
-        });
-    QTRY_VERIFY_WITH_TIMEOUT(answered, 30000);
+    const sb::KubeReply pods = sb::kubeCall(
+        client, "GET",
+        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
     QVERIFY2(pods.ok(), qPrintable(pods.error));
     QStringList indexes;
     for (const QJsonValue pod : pods.json[u"items"_s].toArray()) {

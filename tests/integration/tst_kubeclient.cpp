@@ -5,7 +5,6 @@
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
 
-#include <QEventLoop>
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTest>
@@ -18,26 +17,6 @@ using namespace Qt::StringLiterals;
 namespace {
 
 const QString kConfigMaps = u"/api/v1/namespaces/default/configmaps"_s;
-
-// Sends one request and waits for its answer (the test's thread spins meanwhile).
-sb::KubeReply call(sb::KubeClient &client, const QByteArray &method, const QString &path,
-                   const QJsonObject &body = {}) {
-    sb::KubeReply out;
-    out.error = u"no answer in 90 s"_s;
-    QEventLoop loop;
-    sb::KubeRequest request;
-    request.method = method;
-    request.path = path;
-    if (!body.isEmpty())
-        request.body = QJsonDocument(body).toJson();
-    client.send(request, &loop, [&](const sb::KubeReply &reply) {
-        out = reply;
-        loop.quit();
-    });
-    QTimer::singleShot(90000, &loop, &QEventLoop::quit);
-    loop.exec();
-    return out;
-}
 
 QJsonObject configMap(const QString &name, bool labelled = true) {
     QJsonObject meta{{u"name"_s, name}};
@@ -99,7 +78,7 @@ void TestKubeClient::authenticatesEveryWay() {
     auto context = m_cluster->context(auth);
     QVERIFY2(context, qPrintable(context.error()));
     sb::KubeClient client(*context);
-    const sb::KubeReply reply = call(
+    const sb::KubeReply reply = sb::kubeCall(
         client, "POST", u"/apis/authentication.k8s.io/v1/selfsubjectreviews"_s,
         {{u"apiVersion"_s, u"authentication.k8s.io/v1"_s}, {u"kind"_s, u"SelfSubjectReview"_s}});
     QVERIFY2(reply.ok(), qPrintable(reply.error));
@@ -112,7 +91,7 @@ void TestKubeClient::execCredentialIsCached() {
     const int before = m_cluster->execRuns();
     sb::KubeClient client(*context);
     for (int i = 0; i < 3; ++i)
-        QVERIFY(call(client, "GET", u"/api/v1/namespaces/default"_s).ok());
+        QVERIFY(sb::kubeCall(client, "GET", u"/api/v1/namespaces/default"_s).ok());
     QCOMPARE(m_cluster->execRuns(), before + 1); // valid for an hour: asked once
 }
 
@@ -120,7 +99,7 @@ void TestKubeClient::wrongCertificateAuthorityIsRefused() {
     auto context = m_cluster->context(u"wrongCa"_s);
     QVERIFY2(context, qPrintable(context.error()));
     sb::KubeClient client(*context);
-    const sb::KubeReply reply = call(client, "GET", u"/api/v1/namespaces"_s);
+    const sb::KubeReply reply = sb::kubeCall(client, "GET", u"/api/v1/namespaces"_s);
     QVERIFY(!reply.ok());
     QCOMPARE(reply.status, 0);
     QVERIFY2(reply.error.contains(u"certificate is not trusted"_s), qPrintable(reply.error));
@@ -131,13 +110,13 @@ void TestKubeClient::refusedConnectionSaysSo() {
     sb::KubeContext context = m_client->context();
     context.server = u"https://127.0.0.1:1"_s;
     sb::KubeClient client(context);
-    const sb::KubeReply reply = call(client, "GET", u"/api/v1/namespaces"_s);
+    const sb::KubeReply reply = sb::kubeCall(client, "GET", u"/api/v1/namespaces"_s);
     QVERIFY(!reply.ok());
     QVERIFY2(reply.error.contains(u"cannot connect"_s), qPrintable(reply.error));
 }
 
 void TestKubeClient::refusalCarriesTheServersMessage() {
-    const sb::KubeReply reply = call(*m_client, "GET", kConfigMaps + u"/no-such-map"_s);
+    const sb::KubeReply reply = sb::kubeCall(*m_client, "GET", kConfigMaps + u"/no-such-map"_s);
     QCOMPARE(reply.status, 404);
     QCOMPARE(reply.error, u"HTTP 404: configmaps \"no-such-map\" not found"_s);
 }
@@ -158,7 +137,7 @@ void TestKubeClient::informerListsInPagesAndWatches() {
         });
     }
     QTRY_COMPARE_WITH_TIMEOUT(created, count, 120000);
-    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"unlabelled"_s, false)).ok());
+    QVERIFY(sb::kubeCall(*m_client, "POST", kConfigMaps, configMap(u"unlabelled"_s, false)).ok());
 
     sb::KubeInformer informer(m_client.get(), kConfigMaps, u"app=sb-test"_s);
     QSignalSpy updates(&informer, &sb::KubeInformer::updated);
@@ -167,9 +146,9 @@ void TestKubeClient::informerListsInPagesAndWatches() {
     QCOMPARE(informer.objects().size(), count);
     QVERIFY(!informer.objects().contains(u"unlabelled"_s));
 
-    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"watched"_s)).ok());
+    QVERIFY(sb::kubeCall(*m_client, "POST", kConfigMaps, configMap(u"watched"_s)).ok());
     QTRY_VERIFY_WITH_TIMEOUT(informer.objects().contains(u"watched"_s), 30000);
-    QVERIFY(call(*m_client, "DELETE", kConfigMaps + u"/paged-0"_s).ok());
+    QVERIFY(sb::kubeCall(*m_client, "DELETE", kConfigMaps + u"/paged-0"_s).ok());
     QTRY_VERIFY_WITH_TIMEOUT(!informer.objects().contains(u"paged-0"_s), 30000);
     const auto last = updates.last();
     QVERIFY(last.at(1).toStringList().contains(u"paged-0"_s));
@@ -181,7 +160,7 @@ void TestKubeClient::informerSurvivesAnApiServerRestart() {
     informer.start();
     QTRY_VERIFY_WITH_TIMEOUT(informer.synced(), 60000);
     QVERIFY(m_cluster->command(u"restart-apiserver"_s));
-    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"after-restart"_s)).ok());
+    QVERIFY(sb::kubeCall(*m_client, "POST", kConfigMaps, configMap(u"after-restart"_s)).ok());
     QTRY_VERIFY_WITH_TIMEOUT(informer.objects().contains(u"after-restart"_s), 60000);
     QTRY_VERIFY_WITH_TIMEOUT(informer.error().isEmpty(), 30000);
 }
@@ -191,8 +170,8 @@ void TestKubeClient::informerRelistsWhenItsVersionIsForgotten() {
     informer.start();
     QTRY_VERIFY_WITH_TIMEOUT(informer.synced(), 60000);
     informer.stop(); // offline a while: the cluster changes, then forgets the old versions
-    QVERIFY(call(*m_client, "POST", kConfigMaps, configMap(u"while-away"_s)).ok());
-    QVERIFY(call(*m_client, "DELETE", kConfigMaps + u"/paged-1"_s).ok());
+    QVERIFY(sb::kubeCall(*m_client, "POST", kConfigMaps, configMap(u"while-away"_s)).ok());
+    QVERIFY(sb::kubeCall(*m_client, "DELETE", kConfigMaps + u"/paged-1"_s).ok());
     QVERIFY(m_cluster->command(u"compact"_s));
     QVERIFY(m_cluster->command(u"restart-apiserver"_s));
     QSignalSpy updates(&informer, &sb::KubeInformer::updated);
@@ -206,7 +185,7 @@ void TestKubeClient::informerRelistsWhenItsVersionIsForgotten() {
     QVERIFY(reportedGone);
 
     const sb::KubeReply listed =
-        call(*m_client, "GET", kConfigMaps + u"?labelSelector=app%3Dsb-test"_s);
+        sb::kubeCall(*m_client, "GET", kConfigMaps + u"?labelSelector=app%3Dsb-test"_s);
     QStringList names;
     for (const QJsonValue item : listed.json[u"items"_s].toArray())
         names << sb::kubeName(item.toObject());

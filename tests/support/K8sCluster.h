@@ -3,7 +3,35 @@
 // A real Kubernetes control plane on loopback (tests/harness/k8scluster.py): etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler and kwok's fake GPU nodes.
 #include "HarnessProcess.h"
+#include "kube/KubeClient.h"
 #include "kube/KubeConfig.h"
+
+#include <QEventLoop>
+#include <QTimer>
+
+namespace sb {
+
+// Sends one request and waits for its answer (the test's thread spins meanwhile).
+inline KubeReply kubeCall(KubeClient &client, const QByteArray &method, const QString &path,
+                          const QJsonObject &body = {}) {
+    KubeReply out;
+    out.error = QStringLiteral("no answer in 90 s");
+    QEventLoop loop;
+    KubeRequest request;
+    request.method = method;
+    request.path = path;
+    if (!body.isEmpty())
+        request.body = QJsonDocument(body).toJson();
+    client.send(request, &loop, [&](const KubeReply &reply) {
+        out = reply;
+        loop.quit();
+    });
+    QTimer::singleShot(90000, &loop, &QEventLoop::quit);
+    loop.exec();
+    return out;
+}
+
+} // namespace sb
 
 class K8sCluster {
 public:
