@@ -75,6 +75,122 @@ Result<NodeConfig> parseNode(const YAML::Node &node, const QString &file, int in
     return config;
 }
 
+// A map of strings, as a node selector is.
+Result<QJsonObject> stringMap(const YAML::Node &node, const QString &file, const QString &at) {
+    if (!node.IsMap())
+        return fail(u"%1 must be a mapping of labels to values"_s.arg(yamlWhere(file, node, at)));
+    QJsonObject map;
+    for (const auto &entry : node) {
+        if (!entry.second.IsScalar())
+            return fail(u"%1 must be a single value"_s.arg(yamlWhere(
+                file, entry.second, at + u'.' + QString::fromStdString(entry.first.Scalar()))));
+        map.insert(QString::fromStdString(entry.first.Scalar()),
+                   QString::fromStdString(entry.second.Scalar()));
+    }
+    return map;
+}
+
+Result<QJsonArray> tolerations(const YAML::Node &node, const QString &file, const QString &at) {
+    if (!node.IsSequence())
+        return fail(u"%1 must be a list"_s.arg(yamlWhere(file, node, at)));
+    static const std::set<std::string> known{"key", "operator", "value", "effect",
+                                             "tolerationSeconds"};
+    static const QStringList effects{u"NoSchedule"_s, u"PreferNoSchedule"_s, u"NoExecute"_s};
+    QJsonArray list;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        const YAML::Node item = node[i];
+        const QString itemAt = u"%1[%2]"_s.arg(at).arg(i);
+        if (!item.IsMap())
+            return fail(u"%1 must be a mapping (key, operator, value, effect)"_s.arg(
+                yamlWhere(file, item, itemAt)));
+        for (const auto &entry : item) {
+            if (!known.contains(entry.first.Scalar()))
+                return fail(u"%1: unknown key (expected key, operator, value, effect, "
+                            "tolerationSeconds)"_s.arg(yamlWhere(
+                                file, entry.first,
+                                itemAt + u'.' + QString::fromStdString(entry.first.Scalar()))));
+        }
+        const QJsonObject toleration = yamlToJson(item).toObject();
+        const QString op = toleration[u"operator"_s].toString(u"Equal"_s);
+        if (op != "Equal"_L1 && op != "Exists"_L1)
+            return fail(u"%1: the operator is Equal or Exists"_s.arg(
+                yamlWhere(file, item["operator"], itemAt + u".operator"_s)));
+        if (toleration.contains(u"effect"_s) &&
+            !effects.contains(toleration[u"effect"_s].toString()))
+            return fail(u"%1: the effect is NoSchedule, PreferNoSchedule or NoExecute"_s.arg(
+                yamlWhere(file, item["effect"], itemAt + u".effect"_s)));
+        list.append(toleration);
+    }
+    return list;
+}
+
+Result<JobTemplate> parseJobTemplate(const YAML::Node &node, const QString &file, int index) {
+    const QString at = u"job_templates[%1]"_s.arg(index);
+    if (!node.IsMap())
+        return fail(
+            u"%1 must be a mapping (name, node_selector, ...)"_s.arg(yamlWhere(file, node, at)));
+    JobTemplate config;
+    for (const auto &entry : node) {
+        const std::string key = entry.first.as<std::string>();
+        const QString keyPath = at + u'.' + QString::fromStdString(key);
+        const YAML::Node &value = entry.second;
+        if (key == "node_selector" || key == "tolerations") {
+            if (key == "node_selector") {
+                auto selector = stringMap(value, file, keyPath);
+                if (!selector)
+                    return fail(selector.error());
+                config.nodeSelector = *selector;
+            } else {
+                auto list = tolerations(value, file, keyPath);
+                if (!list)
+                    return fail(list.error());
+                config.tolerations = *list;
+            }
+            continue;
+        }
+        static const std::set<std::string> scalars{"name", "image", "priority_class",
+                                                   "service_account"};
+        if (!scalars.contains(key))
+            return fail(u"%1: unknown key (expected one of name, image, node_selector, "
+                        "tolerations, priority_class, service_account)"_s.arg(
+                            yamlWhere(file, entry.first, keyPath)));
+        if (!value.IsScalar())
+            return fail(u"%1 must be a single value"_s.arg(yamlWhere(file, value, keyPath)));
+        QString *field = key == "name"             ? &config.name
+                         : key == "image"          ? &config.image
+                         : key == "priority_class" ? &config.priorityClass
+                                                   : &config.serviceAccount;
+        *field = str(value);
+    }
+    if (config.name.isEmpty())
+        return fail(u"%1: a job template needs a name"_s.arg(yamlWhere(file, node, at)));
+    return config;
+}
+
+// A top-level list of named items; a second item of the same name is refused.
+template <typename Item, typename Parse>
+Status parseList(const YAML::Node &root, const char *section, const QString &file, Parse parse,
+                 QList<Item> &out) {
+    const YAML::Node list = root[section];
+    if (!list)
+        return success();
+    const QString name = QString::fromLatin1(section);
+    if (!list.IsSequence())
+        return fail(u"%1 must be a list"_s.arg(yamlWhere(file, list, name)));
+    QStringList names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        auto item = parse(list[i], file, static_cast<int>(i));
+        if (!item)
+            return fail(item.error());
+        if (names.contains(item->name))
+            return fail(u"%1: a second entry named \"%2\""_s.arg(
+                yamlWhere(file, list[i], u"%1[%2].name"_s.arg(name).arg(i)), item->name));
+        names << item->name;
+        out << std::move(item).value();
+    }
+    return success();
+}
+
 } // namespace
 
 QString Config::defaultPath() {
@@ -101,22 +217,12 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
         return config;
     if (!root.IsMap())
         return fail(u"%1:1: the file must be a mapping of sections (nodes: ...)"_s.arg(fileName));
-    const YAML::Node nodes = root["nodes"];
-    if (!nodes)
-        return config;
-    if (!nodes.IsSequence())
-        return fail(u"%1 must be a list"_s.arg(yamlWhere(fileName, nodes, u"nodes"_s)));
-    QStringList names;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        auto node = parseNode(nodes[i], fileName, static_cast<int>(i));
-        if (!node)
-            return fail(node.error());
-        if (names.contains(node->name))
-            return fail(u"%1: a second node named \"%2\""_s.arg(
-                yamlWhere(fileName, nodes[i], u"nodes[%1].name"_s.arg(i)), node->name));
-        names << node->name;
-        config.nodes << std::move(node).value();
-    }
+    if (Status nodes = parseList(root, "nodes", fileName, parseNode, config.nodes); !nodes)
+        return fail(nodes.error());
+    if (Status templates =
+            parseList(root, "job_templates", fileName, parseJobTemplate, config.jobTemplates);
+        !templates)
+        return fail(templates.error());
     return config;
 }
 

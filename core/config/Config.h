@@ -2,6 +2,8 @@
 
 #include "util/Result.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 
@@ -21,10 +23,24 @@ struct NodeConfig {
     bool operator==(const NodeConfig &) const = default;
 };
 
+// Where and how cluster jobs may run, named once in the config and picked in the job dialog:
+// the node selector and tolerations of a GPU pool, its priority class and service account.
+struct JobTemplate {
+    QString name;
+    QString image;            // the default image for jobs of this template
+    QJsonObject nodeSelector; // label -> value
+    QJsonArray tolerations;   // as in a pod spec: key, operator, value, effect, tolerationSeconds
+    QString priorityClass;
+    QString serviceAccount;
+
+    bool operator==(const JobTemplate &) const = default;
+};
+
 // The one YAML file (~/.config/signalbox/signalbox.yaml). Only the parts this build uses are
 // typed; unknown top-level sections are kept as they are when saving.
 struct Config {
     QList<NodeConfig> nodes;
+    QList<JobTemplate> jobTemplates;
 
     static QString defaultPath();
     // Errors name the file, line and key.

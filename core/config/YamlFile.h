@@ -3,6 +3,8 @@
 // yaml-cpp with errors a person can act on: the file, the line and the key.
 #include "util/Result.h"
 
+#include <QJsonValue>
+
 #include <yaml-cpp/yaml.h>
 
 namespace sb {
@@ -11,5 +13,11 @@ namespace sb {
 Result<YAML::Node> parseYaml(const QByteArray &yaml, const QString &fileName);
 // "FILE:LINE: KEY" for a message about `node`.
 QString yamlWhere(const QString &fileName, const YAML::Node &node, const QString &key);
+
+// YAML as JSON, the way Kubernetes reads it: a plain scalar that spells a boolean, null or
+// number is one; a quoted scalar is always a string.
+QJsonValue yamlToJson(const YAML::Node &node);
+// JSON as block YAML; strings that would read back as something else are quoted.
+QByteArray jsonToYaml(const QJsonValue &value);
 
 } // namespace sb

@@ -48,6 +48,13 @@ QJsonObject JobSpec::toJson() const {
         json[u"queue"_s] = queue;
         json[u"backoffLimit"_s] = backoffLimit;
         json[u"deadlineSeconds"_s] = deadlineSeconds;
+        QJsonArray codes;
+        for (int code : failExitCodes)
+            codes.append(code);
+        json[u"failExitCodes"_s] = codes;
+        json[u"ttlSeconds"_s] = ttlSeconds;
+        json[u"jobTemplate"_s] = jobTemplate;
+        json[u"tfConfig"_s] = tfConfig;
     }
     return json;
 }
@@ -72,6 +79,11 @@ JobSpec JobSpec::fromJson(const QJsonObject &json) {
     spec.queue = json.value(u"queue"_s).toString();
     spec.backoffLimit = json.value(u"backoffLimit"_s).toInt();
     spec.deadlineSeconds = json.value(u"deadlineSeconds"_s).toInt();
+    for (const auto &code : json.value(u"failExitCodes"_s).toArray())
+        spec.failExitCodes << code.toInt();
+    spec.ttlSeconds = json.value(u"ttlSeconds"_s).toInt(-1);
+    spec.jobTemplate = json.value(u"jobTemplate"_s).toString();
+    spec.tfConfig = json.value(u"tfConfig"_s).toBool();
     return spec;
 }
 

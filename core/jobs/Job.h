@@ -28,12 +28,16 @@ struct JobSpec {
     // On a Kubernetes cluster (a kubeconfig context) instead: a Job of `workers` pods.
     QString cluster;
     QString image;
-    int workers = 1;         // more than one: an Indexed Job with torchrun's rendezvous variables
-    QString cpu;             // per worker, Kubernetes quantities ("8", "500m"); empty: no request
-    QString memory;          // "32Gi"
-    QString queue;           // a Kueue LocalQueue; empty: none
-    int backoffLimit = 0;    // retries of a failed pod
-    int deadlineSeconds = 0; // activeDeadlineSeconds; 0: none
+    int workers = 1;          // more than one: an Indexed Job with torchrun's rendezvous variables
+    QString cpu;              // per worker, Kubernetes quantities ("8", "500m"); empty: no request
+    QString memory;           // "32Gi"
+    QString queue;            // a Kueue LocalQueue; empty: none
+    int backoffLimit = 0;     // retries of a failed pod
+    int deadlineSeconds = 0;  // activeDeadlineSeconds; 0: none
+    QList<int> failExitCodes; // exit codes that fail the job at once, without retries
+    int ttlSeconds = -1;      // ttlSecondsAfterFinished: delete that long after the end; -1: keep
+    QString jobTemplate;      // a job template of the config: node selector, tolerations, ...
+    bool tfConfig = false;    // workers also get TF_CONFIG, for TensorFlow's MultiWorkerMirrored
 
     static constexpr QStringView kAnyNode = u"*";
     QString backendName() const {

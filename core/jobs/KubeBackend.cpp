@@ -235,7 +235,16 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
     const auto it = m_clusters.find(spec.cluster);
     if (it == m_clusters.end())
         return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
-    if (spec.image.trimmed().isEmpty())
+    JobTemplate jobTemplate;
+    if (!spec.jobTemplate.isEmpty()) {
+        const auto found =
+            std::find_if(m_options.templates.cbegin(), m_options.templates.cend(),
+                         [&spec](const JobTemplate &t) { return t.name == spec.jobTemplate; });
+        if (found == m_options.templates.cend())
+            return fail(tr("no job template named \"%1\" in the config").arg(spec.jobTemplate));
+        jobTemplate = *found;
+    }
+    if (spec.image.trimmed().isEmpty() && jobTemplate.image.isEmpty())
         return fail(tr("a run on a cluster needs a container image"));
     if (spec.command.isEmpty())
         return fail(tr("a run needs a command"));
@@ -243,7 +252,7 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
     QList<QJsonObject> objects;
     if (spec.workers > 1)
         objects << workersService(name, ns);
-    objects << jobManifest(spec, name, ns, m_options.environment);
+    objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate);
     return objects;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "JobBackend.h"
+#include "config/Config.h"
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
 
@@ -21,6 +22,7 @@ public:
     struct Options {
         QMap<QString, QString> environment; // added to every job
         bool allJobs = false;               // every Job of the namespace, not only Signalbox's
+        QList<JobTemplate> templates;       // from the config, picked by JobSpec::jobTemplate
     };
     explicit KubeBackend(Options options, QObject *parent = nullptr);
     ~KubeBackend() override;
@@ -28,6 +30,8 @@ public:
     // Watches a cluster (a kubeconfig context) from now on; jobs may be submitted to it by name.
     void addCluster(const KubeContext &context);
     QStringList clusters() const;
+    void setJobTemplates(const QList<JobTemplate> &templates) { m_options.templates = templates; }
+    const QList<JobTemplate> &jobTemplates() const { return m_options.templates; }
     // Why a cluster cannot be watched now (empty when it can).
     QString clusterError(const QString &cluster) const;
 

@@ -73,7 +73,8 @@ QString kubeJobName(const JobSpec &spec) {
 }
 
 QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,
-                        const QMap<QString, QString> &extraEnvironment) {
+                        const QMap<QString, QString> &extraEnvironment,
+                        const JobTemplate &jobTemplate) {
     QJsonArray env;
     QMap<QString, QString> variables = extraEnvironment;
     variables.insert(spec.environment);
@@ -91,6 +92,16 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                           u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s}}}};
         for (const QString &var : {u"RANK"_s, u"NODE_RANK"_s})
             env.append(QJsonObject{{u"name"_s, var}, {u"valueFrom"_s, index}});
+        if (spec.tfConfig) { // the kubelet expands $(RANK), defined just above
+            QJsonArray workers;
+            for (int i = 0; i < spec.workers; ++i)
+                workers.append(u"%1-%2.%1:%3"_s.arg(name).arg(i).arg(kRendezvousPort));
+            const QJsonObject cluster{{u"cluster"_s, QJsonObject{{u"worker"_s, workers}}}};
+            QByteArray tfConfig = QJsonDocument(cluster).toJson(QJsonDocument::Compact);
+            tfConfig.chop(1);
+            tfConfig += R"(,"task":{"type":"worker","index":$(RANK)}})";
+            env.append(envVar(u"TF_CONFIG"_s, QString::fromUtf8(tfConfig)));
+        }
     }
     QJsonObject resources;
     if (spec.gpus > 0)
@@ -103,7 +114,7 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     if (!requests.isEmpty())
         resources[u"requests"_s] = requests;
     QJsonObject container{{u"name"_s, u"main"_s},
-                          {u"image"_s, spec.image},
+                          {u"image"_s, spec.image.isEmpty() ? jobTemplate.image : spec.image},
                           {u"command"_s, QJsonArray::fromStringList(spec.command)},
                           {u"env"_s, env},
                           {u"resources"_s, resources}};
@@ -114,6 +125,14 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     QJsonObject podSpec{{u"restartPolicy"_s, u"Never"_s}, {u"containers"_s, QJsonArray{container}}};
     if (distributed)
         podSpec[u"subdomain"_s] = name;
+    if (!jobTemplate.nodeSelector.isEmpty())
+        podSpec[u"nodeSelector"_s] = jobTemplate.nodeSelector;
+    if (!jobTemplate.tolerations.isEmpty())
+        podSpec[u"tolerations"_s] = jobTemplate.tolerations;
+    if (!jobTemplate.priorityClass.isEmpty())
+        podSpec[u"priorityClassName"_s] = jobTemplate.priorityClass;
+    if (!jobTemplate.serviceAccount.isEmpty())
+        podSpec[u"serviceAccountName"_s] = jobTemplate.serviceAccount;
     const QJsonObject labels{{QString::fromLatin1(kManagedLabel), u"true"_s}};
     QJsonObject jobLabels = labels;
     if (!spec.queue.isEmpty())
@@ -128,6 +147,23 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
         jobSpec[u"completionMode"_s] = u"Indexed"_s;
     if (spec.deadlineSeconds > 0)
         jobSpec[u"activeDeadlineSeconds"_s] = spec.deadlineSeconds;
+    if (spec.ttlSeconds >= 0)
+        jobSpec[u"ttlSecondsAfterFinished"_s] = spec.ttlSeconds;
+    QJsonArray failureRules{QJsonObject{
+        {u"action"_s, u"Ignore"_s},
+        {u"onPodConditions"_s,
+         QJsonArray{QJsonObject{{u"type"_s, u"DisruptionTarget"_s}, {u"status"_s, u"True"_s}}}}}};
+    if (!spec.failExitCodes.isEmpty()) {
+        QJsonArray codes;
+        for (int code : spec.failExitCodes)
+            codes.append(code);
+        failureRules.append(
+            QJsonObject{{u"action"_s, u"FailJob"_s},
+                        {u"onExitCodes"_s, QJsonObject{{u"containerName"_s, u"main"_s},
+                                                       {u"operator"_s, u"In"_s},
+                                                       {u"values"_s, codes}}}});
+    }
+    jobSpec[u"podFailurePolicy"_s] = QJsonObject{{u"rules"_s, failureRules}};
     if (!spec.queue.isEmpty())
         jobSpec[u"suspend"_s] = true; // Kueue admits it when the quota allows
     const QString specJson =

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/Config.h"
 #include "jobs/Job.h"
 
 #include <QJsonObject>
@@ -19,9 +20,13 @@ QString kubeJobName(const JobSpec &spec);
 // The batch/v1 Job that runs `spec` as `name`. Several workers make an Indexed Job whose pods
 // find each other through the headless Service of workersService(): each gets MASTER_ADDR
 // (worker 0's host name), MASTER_PORT, WORLD_SIZE (workers), RANK and NODE_RANK (its index).
-// The spec rides along as an annotation, so the cluster alone tells what a job ran.
+// With `tfConfig`, TF_CONFIG too. A job template adds its node selector, tolerations, priority
+// class and service account. Exit codes in `failExitCodes` fail the job without retries, and
+// evictions (preemption, node drain) never count against backoffLimit. The spec rides along as
+// an annotation, so the cluster alone tells what a job ran.
 QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,
-                        const QMap<QString, QString> &extraEnvironment = {});
+                        const QMap<QString, QString> &extraEnvironment = {},
+                        const JobTemplate &jobTemplate = {});
 QJsonObject workersService(const QString &name, const QString &ns);
 
 // A Job as the jobs table shows it, in a researcher's words: queued (and why: unschedulable,

@@ -1,4 +1,5 @@
 #include "config/Config.h"
+#include "config/YamlFile.h"
 #include "ssh/ShellQuote.h"
 
 #include <QProcess>
@@ -14,6 +15,8 @@ private Q_SLOTS:
     void errorsNameLineAndKey_data();
     void errorsNameLineAndKey();
     void importsSshConfig();
+    void jobTemplates();
+    void yamlAsJson();
     void shellQuoting();
 };
 
@@ -73,8 +76,24 @@ void TestConfig::errorsNameLineAndKey_data() {
                                 << u"nodes[0].port: a port is 1 to 65535"_s;
     QTest::newRow("no host") << QByteArray("nodes:\n  - name: a\n") << u"a node needs a host"_s;
     QTest::newRow("duplicate") << QByteArray("nodes:\n  - host: a\n  - host: a\n")
-                               << u"f.yaml:3: nodes[1].name: a second node named \"a\""_s;
+                               << u"f.yaml:3: nodes[1].name: a second entry named \"a\""_s;
     QTest::newRow("not a list") << QByteArray("nodes: gpu-box\n") << u"f.yaml:1: nodes must be"_s;
+    QTest::newRow("template without name")
+        << QByteArray("job_templates:\n  - image: x\n")
+        << u"f.yaml:2: job_templates[0]: a job template needs a name"_s;
+    QTest::newRow("template key") << QByteArray(
+                                         "job_templates:\n  - name: a\n    nodeSelector: {}\n")
+                                  << u"f.yaml:3: job_templates[0].nodeSelector: unknown key"_s;
+    QTest::newRow("toleration operator")
+        << QByteArray("job_templates:\n  - name: a\n    tolerations:\n      - key: k\n"
+                      "        operator: Is\n")
+        << u"f.yaml:5: job_templates[0].tolerations[0].operator: the operator is Equal or Exists"_s;
+    QTest::newRow("toleration effect")
+        << QByteArray("job_templates:\n- name: a\n  tolerations: [{key: k, effect: Never}]\n")
+        << u"f.yaml:3: job_templates[0].tolerations[0].effect: the effect is"_s;
+    QTest::newRow("selector value")
+        << QByteArray("job_templates:\n- name: a\n  node_selector: {pool: [a, b]}\n")
+        << u"f.yaml:3: job_templates[0].node_selector.pool must be a single value"_s;
     QTest::newRow("syntax") << QByteArray("nodes:\n  - host: [a\n") << u"f.yaml:"_s;
 }
 
@@ -84,6 +103,74 @@ void TestConfig::errorsNameLineAndKey() {
     const auto parsed = sb::Config::parse(yaml, u"f.yaml"_s);
     QVERIFY(!parsed);
     QVERIFY2(parsed.error().contains(expected), qPrintable(parsed.error()));
+}
+
+void TestConfig::jobTemplates() {
+    const auto parsed = sb::Config::parse(R"(job_templates:
+  - name: h100
+    image: nvcr.io/nvidia/pytorch:24.10-py3
+    node_selector:
+      nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      pool: "1"
+    tolerations:
+      - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+      - key: spot
+        value: "true"
+        effect: NoExecute
+        tolerationSeconds: 300
+    priority_class: research-high
+    service_account: trainer
+  - name: cpu
+)",
+                                          u"signalbox.yaml"_s);
+    QVERIFY2(parsed, qPrintable(parsed.error()));
+    QCOMPARE(parsed->jobTemplates.size(), 2);
+    const sb::JobTemplate &h100 = parsed->jobTemplates.front();
+    QCOMPARE(h100.image, u"nvcr.io/nvidia/pytorch:24.10-py3"_s);
+    QCOMPARE(h100.nodeSelector,
+             (QJsonObject{{u"nvidia.com/gpu.product"_s, u"NVIDIA-H100-80GB-HBM3"_s},
+                          {u"pool"_s, u"1"_s}}));
+    QCOMPARE(h100.tolerations[1].toObject(),
+             (QJsonObject{{u"key"_s, u"spot"_s},
+                          {u"value"_s, u"true"_s}, // quoted: a string, as the API wants
+                          {u"effect"_s, u"NoExecute"_s},
+                          {u"tolerationSeconds"_s, 300}}));
+    QCOMPARE(h100.priorityClass, u"research-high"_s);
+    QCOMPARE(h100.serviceAccount, u"trainer"_s);
+    QVERIFY(parsed->jobTemplates[1].tolerations.isEmpty());
+}
+
+void TestConfig::yamlAsJson() {
+    const QJsonObject json{{u"plain"_s, u"text"_s},
+                           {u"looksNumeric"_s, u"8"_s},
+                           {u"looksBoolean"_s, u"true"_s},
+                           {u"empty"_s, u""_s},
+                           {u"nullWord"_s, u"null"_s},
+                           {u"multiline"_s, u"line one\nline: two\n"_s},
+                           {u"colon"_s, u"a: b"_s},
+                           {u"number"_s, 29500},
+                           {u"fraction"_s, 0.25},
+                           {u"flag"_s, false},
+                           {u"nothing"_s, QJsonValue::Null},
+                           {u"list"_s, QJsonArray{1, u"2"_s, QJsonObject{{u"k"_s, u"v"_s}}}},
+                           {u"emptyList"_s, QJsonArray{}},
+                           {u"emptyMap"_s, QJsonObject{}}};
+    const QByteArray yaml = sb::jsonToYaml(json);
+    const auto parsed = sb::parseYaml(yaml, u"x"_s);
+    QVERIFY2(parsed, qPrintable(parsed.error()));
+    QCOMPARE(sb::yamlToJson(*parsed).toObject(), json);
+    QVERIFY2(yaml.contains("plain: text\n"), yaml.constData()); // unquoted where it can be
+    QVERIFY(yaml.contains("number: 29500\n"));
+    // A person's YAML reads as Kubernetes reads it.
+    const auto typed =
+        sb::parseYaml("a: 1.5e3\nb: 'yes'\nc: yes\nd: 0x1F\ne: ~\nf: \"007\"\n", u"x"_s);
+    QCOMPARE(sb::yamlToJson(*typed).toObject(),
+             (QJsonObject{{u"a"_s, 1500},
+                          {u"b"_s, u"yes"_s},
+                          {u"c"_s, u"yes"_s}, // YAML 1.2: only true/false are booleans
+                          {u"d"_s, u"0x1F"_s},
+                          {u"e"_s, QJsonValue::Null},
+                          {u"f"_s, u"007"_s}}));
 }
 
 void TestConfig::importsSshConfig() {

@@ -50,6 +50,8 @@ private Q_SLOTS:
     void failedRunCarriesItsExitCode();
     void stopEndsARunningJob();
     void workersBecomeAnIndexedJob();
+    void failingExitCodeEndsTheJobAtOnce();
+    void templatePlacesTheJob();
     void dryRunRefusesABadManifest();
     void anotherSignalboxFindsTheJobs();
 
@@ -132,6 +134,7 @@ void TestKubeBackend::stopEndsARunningJob() {
 void TestKubeBackend::workersBecomeAnIndexedJob() {
     sb::JobSpec spec = clusterRun(u"ddp"_s, 8);
     spec.workers = 2;
+    spec.tfConfig = true;
     spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
     auto id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
@@ -163,6 +166,9 @@ void TestKubeBackend::workersBecomeAnIndexedJob() {
         for (const QString &rank : {u"RANK"_s, u"NODE_RANK"_s})
             QCOMPARE(env[rank][u"valueFrom"_s][u"fieldRef"_s][u"fieldPath"_s].toString(),
                      u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s);
+        QCOMPARE(env[u"TF_CONFIG"_s][u"value"_s].toString(),
+                 uR"({"cluster":{"worker":["%1-0.%1:29500","%1-1.%1:29500"]},)"
+                 uR"("task":{"type":"worker","index":$(RANK)}})"_s.arg(*id));
         QCOMPARE(podSpec[u"containers"_s][0][u"resources"_s][u"limits"_s][u"nvidia.com/gpu"_s]
                      .toString(),
                  u"8"_s);
@@ -170,6 +176,77 @@ void TestKubeBackend::workersBecomeAnIndexedJob() {
     indexes.sort();
     QCOMPARE(indexes, QStringList({u"0"_s, u"1"_s}));
     QVERIFY(m_backend->stop(*id));
+}
+
+void TestKubeBackend::failingExitCodeEndsTheJobAtOnce() {
+    sb::JobSpec spec = clusterRun(u"bad-data"_s);
+    spec.environment[u"HARNESS_EXIT_CODE"_s] = u"42"_s;
+    spec.backoffLimit = 3; // retries would not help with exit code 42
+    spec.failExitCodes = {42, 43};
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Failed, 90000);
+    QCOMPARE(job(*id).exitCode, 42);
+    QVERIFY2(job(*id).message.contains(u"PodFailurePolicy"_s), qPrintable(job(*id).message));
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
+    const sb::KubeReply pods = sb::kubeCall(
+        client, "GET",
+        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
+    QCOMPARE(pods.json[u"items"_s].toArray().size(), 1); // no retry
+}
+
+void TestKubeBackend::templatePlacesTheJob() {
+    // A reserved GPU pool: labelled, and tainted so that only jobs that tolerate it go there.
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
+    const sb::KubeReply node =
+        sb::kubeCall(client, "POST", u"/api/v1/nodes"_s,
+                     QJsonDocument::fromJson(R"({"apiVersion": "v1", "kind": "Node",
+          "metadata": {"name": "reserved-0", "labels": {"type": "kwok", "pool": "reserved"},
+                       "annotations": {"kwok.x-k8s.io/node": "fake"}},
+          "spec": {"taints": [{"key": "pool", "value": "reserved", "effect": "NoSchedule"}]},
+          "status": {"capacity": {"cpu": "32", "memory": "256Gi", "pods": "110",
+                                  "nvidia.com/gpu": "8"},
+                     "allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110",
+                                     "nvidia.com/gpu": "8"}}})")
+                         .object());
+    QVERIFY2(node.ok(), qPrintable(node.error));
+    sb::JobTemplate reserved;
+    reserved.name = u"reserved"_s;
+    reserved.image = u"python:3.13-slim"_s;
+    reserved.nodeSelector = {{u"pool"_s, u"reserved"_s}};
+    reserved.tolerations = {QJsonObject{{u"key"_s, u"pool"_s},
+                                        {u"operator"_s, u"Equal"_s},
+                                        {u"value"_s, u"reserved"_s},
+                                        {u"effect"_s, u"NoSchedule"_s}}};
+    sb::JobTemplate selectorOnly = reserved;
+    selectorOnly.name = u"selector-only"_s;
+    selectorOnly.tolerations = {};
+    m_backend->setJobTemplates({reserved, selectorOnly});
+
+    sb::JobSpec spec = clusterRun(u"on-reserved"_s);
+    spec.image.clear(); // the template's
+    spec.jobTemplate = u"reserved"_s;
+    spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).message, u"on reserved-0"_s, 60000);
+    QVERIFY(m_backend->stop(*id));
+
+    spec.jobTemplate = u"selector-only"_s;
+    id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_VERIFY_WITH_TIMEOUT(job(*id).message.contains(u"untolerated taint"_s), 60000);
+    QCOMPARE(job(*id).state, sb::JobState::Queued);
+    QVERIFY(m_backend->stop(*id));
+
+    spec.jobTemplate = u"nonesuch"_s;
+    QCOMPARE(m_backend->submit(spec).error(),
+             u"no job template named \"nonesuch\" in the config"_s);
 }
 
 void TestKubeBackend::dryRunRefusesABadManifest() {
@@ -196,6 +273,9 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
                      [&](const QString &error) { verdict = error; });
     QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
     QVERIFY2(verdict.contains(u"spec.backoffLimit"_s), qPrintable(verdict));
+    spec.failExitCodes = {2};
+    spec.ttlSeconds = 3600;
+    spec.deadlineSeconds = 86400;
     objects = m_backend->manifests(spec, u"good-manifest"_s);
     verdict = u"(none)"_s;
     m_backend->apply(u"cert"_s, *objects, true, this,
