@@ -1,6 +1,7 @@
 #include "JobsView.h"
 
 #include "NewRunDialog.h"
+#include "jobs/KubeBackend.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -123,8 +124,8 @@ void JobsView::showLog() {
 }
 
 void JobsView::newRun(const JobSpec &preset) {
-    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(),
-                        m_clusterNames ? m_clusterNames() : QStringList(), this);
+    auto *kube = qobject_cast<KubeBackend *>(m_jobs->backend(u"kubernetes"_s));
+    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), kube, this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const JobSpec spec = dialog.spec();
@@ -133,7 +134,9 @@ void JobsView::newRun(const JobSpec &preset) {
         Q_EMIT error(tr("No %1 backend to run this on").arg(spec.backendName()));
         return;
     }
-    const auto id = backend->submit(spec);
+    // A cluster run goes as the manifests the API server accepted in the dialog.
+    const auto id =
+        backend == kube ? kube->submitManifests(spec, dialog.manifests()) : backend->submit(spec);
     if (!id) {
         Q_EMIT error(id.error());
         return;

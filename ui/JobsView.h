@@ -20,7 +20,6 @@ public:
     void selectJob(const QString &id);
     // The SSH nodes a new run may go to.
     void setNodeNames(std::function<QStringList()> names) { m_nodeNames = std::move(names); }
-    void setClusterNames(std::function<QStringList()> names) { m_clusterNames = std::move(names); }
 
 Q_SIGNALS:
     void error(const QString &message);
@@ -38,7 +37,6 @@ private:
     QPushButton *m_resubmit;
     QString m_following;
     std::function<QStringList()> m_nodeNames;
-    std::function<QStringList()> m_clusterNames;
 };
 
 } // namespace sb

@@ -1,16 +1,25 @@
 #include "NewRunDialog.h"
 
+#include "config/YamlFile.h"
+#include "jobs/KubeBackend.h"
+#include "kube/KubeJobs.h"
+
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
+#include <QVBoxLayout>
 
 namespace sb {
 
@@ -32,59 +41,128 @@ QString joinCommand(const QStringList &arguments) {
     return quoted.join(u' ');
 }
 
+// "3, 42" as exit codes, or the text that is not one.
+Result<QList<int>> exitCodes(const QString &text) {
+    QList<int> codes;
+    for (const QString &word : text.split(QRegularExpression(u"[,\\s]+"_s), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int code = word.toInt(&ok);
+        if (!ok || code < 1 || code > 255)
+            return fail(QObject::tr("\"%1\" is not an exit code (1 to 255)").arg(word));
+        codes << code;
+    }
+    return codes;
+}
+
+QString joinCodes(const QList<int> &codes) {
+    QStringList words;
+    for (int code : codes)
+        words << QString::number(code);
+    return words.join(u", "_s);
+}
+
 } // namespace
 
 namespace {
 
 constexpr int kClusterRole = Qt::UserRole + 1;
 
+// A spin box whose lowest value means "not set", shown as `none`.
+QSpinBox *optionalSpin(int minimum, int maximum, int value, const QString &none,
+                       const QString &suffix) {
+    auto *spin = new QSpinBox;
+    spin->setRange(minimum, maximum);
+    spin->setSpecialValueText(none);
+    spin->setSuffix(suffix);
+    spin->setValue(value);
+    return spin;
+}
+
 } // namespace
 
-NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes,
-                           const QStringList &clusters, QWidget *parent)
+NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, KubeBackend *kube,
+                           QWidget *parent)
     : QDialog(parent)
+    , m_kube(kube)
     , m_where(new QComboBox)
     , m_gpus(new QSpinBox)
     , m_code(new QLineEdit(preset.codeDirectory))
     , m_name(new QLineEdit(preset.name))
     , m_command(new QLineEdit(joinCommand(preset.command)))
-    , m_directory(new QLineEdit(preset.workingDirectory.isEmpty() && preset.node.isEmpty()
+    , m_directory(new QLineEdit(preset.workingDirectory.isEmpty() && preset.node.isEmpty() &&
+                                        preset.cluster.isEmpty()
                                     ? QDir::homePath()
                                     : preset.workingDirectory))
     , m_environment(new QPlainTextEdit)
+    , m_template(new QComboBox)
     , m_image(new QLineEdit(preset.image))
     , m_workers(new QSpinBox)
+    , m_tfConfig(new QCheckBox(tr("also set TF_CONFIG (TensorFlow)")))
     , m_cpu(new QLineEdit(preset.cpu))
     , m_memory(new QLineEdit(preset.memory))
-    , m_queue(new QLineEdit(preset.queue)) {
+    , m_queue(new QLineEdit(preset.queue))
+    , m_retries(new QSpinBox)
+    , m_deadline(optionalSpin(0, 43200, (preset.deadlineSeconds + 59) / 60, tr("none"), tr(" min")))
+    , m_failCodes(new QLineEdit(joinCodes(preset.failExitCodes)))
+    , m_ttl(optionalSpin(-1, 43200, preset.ttlSeconds < 0 ? -1 : preset.ttlSeconds / 60, tr("keep"),
+                         tr(" min")))
+    , m_showManifest(new QPushButton(tr("Manifest")))
+    , m_manifest(new QPlainTextEdit)
+    , m_verdict(new QLabel)
+    , m_run(nullptr) {
     setWindowTitle(tr("New run"));
     for (auto [widget, name] : {std::pair<QWidget *, const char *>{m_where, "where"},
                                 {m_gpus, "gpus"},
+                                {m_name, "name"},
                                 {m_command, "command"},
+                                {m_template, "template"},
                                 {m_image, "image"},
                                 {m_workers, "workers"},
-                                {m_memory, "memory"}})
+                                {m_tfConfig, "tfConfig"},
+                                {m_memory, "memory"},
+                                {m_retries, "retries"},
+                                {m_deadline, "deadline"},
+                                {m_failCodes, "failCodes"},
+                                {m_ttl, "ttl"},
+                                {m_showManifest, "showManifest"},
+                                {m_manifest, "manifest"},
+                                {m_verdict, "verdict"}})
         widget->setObjectName(QString::fromLatin1(name));
     m_where->addItem(tr("This computer"), QString());
     if (!nodes.isEmpty())
         m_where->addItem(tr("Any node with enough free GPUs"), JobSpec::kAnyNode.toString());
     for (const QString &node : nodes)
         m_where->addItem(tr("Node %1").arg(node), node);
-    for (const QString &cluster : clusters) {
+    for (const QString &cluster : kube ? kube->clusters() : QStringList()) {
         m_where->addItem(tr("Cluster %1").arg(cluster), QString());
         m_where->setItemData(m_where->count() - 1, cluster, kClusterRole);
     }
     m_where->setCurrentIndex(std::max(0, preset.cluster.isEmpty()
                                              ? m_where->findData(preset.node)
                                              : m_where->findData(preset.cluster, kClusterRole)));
+    m_template->addItem(tr("none"), QString());
+    for (const JobTemplate &t : kube ? kube->jobTemplates() : QList<JobTemplate>())
+        m_template->addItem(t.name, t.name);
+    m_template->setCurrentIndex(std::max(0, m_template->findData(preset.jobTemplate)));
+    m_template->setToolTip(tr("Node selector, tolerations, priority class and service account "
+                              "from job_templates in the config"));
     m_workers->setRange(1, 1024);
     m_workers->setValue(preset.workers);
     m_workers->setToolTip(tr("More than one: an Indexed Job; each pod gets MASTER_ADDR, "
                              "MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun"));
+    m_tfConfig->setChecked(preset.tfConfig);
     m_image->setPlaceholderText(u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s);
     m_cpu->setPlaceholderText(tr("per worker, e.g. 8"));
     m_memory->setPlaceholderText(tr("per worker, e.g. 32Gi"));
     m_queue->setPlaceholderText(tr("optional: a Kueue LocalQueue"));
+    m_retries->setRange(0, 100);
+    m_retries->setValue(preset.backoffLimit);
+    m_retries->setToolTip(tr("How often a failed pod is retried (backoffLimit); evictions and "
+                             "preemptions never count"));
+    m_deadline->setToolTip(tr("The job fails when it has run this long (activeDeadlineSeconds)"));
+    m_failCodes->setPlaceholderText(tr("e.g. 2, 42: exit codes retries would not help"));
+    m_ttl->setToolTip(tr("Delete the finished job from the cluster after this long "
+                         "(ttlSecondsAfterFinished)"));
     m_gpus->setRange(0, 64);
     m_gpus->setValue(preset.gpus);
     m_gpus->setToolTip(tr("Picked among the node's free GPUs and passed as CUDA_VISIBLE_DEVICES"));
@@ -109,15 +187,12 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes,
     directoryRow->addWidget(browse);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(tr("Run"));
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    m_run = buttons->button(QDialogButtonBox::Ok);
+    m_run->setText(tr("Run"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &NewRunDialog::run);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(m_command, &QLineEdit::textChanged, this, [this, buttons] {
-        buttons->button(QDialogButtonBox::Ok)->setEnabled(!spec().command.isEmpty());
-    });
-    buttons->button(QDialogButtonBox::Ok)->setEnabled(!spec().command.isEmpty());
 
-    auto *form = new QFormLayout(this);
+    auto *form = new QFormLayout;
     form->addRow(tr("Where"), m_where);
     form->addRow(tr("GPUs"), m_gpus);
     form->addRow(tr("Name"), m_name);
@@ -125,28 +200,159 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes,
     form->addRow(tr("Directory"), directoryRow);
     form->addRow(tr("Environment"), m_environment);
     form->addRow(tr("Copy code from"), m_code);
+    form->addRow(tr("Template"), m_template);
     form->addRow(tr("Image"), m_image);
     form->addRow(tr("Workers"), m_workers);
+    form->addRow(QString(), m_tfConfig);
     form->addRow(tr("CPU"), m_cpu);
     form->addRow(tr("Memory"), m_memory);
     form->addRow(tr("Queue"), m_queue);
-    form->addRow(buttons);
-    auto onWhere = [this, form] {
-        const bool cluster = !m_where->currentData(kClusterRole).toString().isEmpty();
+    form->addRow(tr("Retries"), m_retries);
+    form->addRow(tr("Deadline"), m_deadline);
+    form->addRow(tr("Fail at once on"), m_failCodes);
+    form->addRow(tr("Delete when done"), m_ttl);
+
+    m_showManifest->setCheckable(true);
+    m_showManifest->setToolTip(tr("The objects Run submits, as YAML; edit them freely"));
+    auto *reset = new QPushButton(tr("Reset to the form"));
+    auto *edited = new QLabel(tr("Edited by hand: changes in the form no longer apply"));
+    auto *manifestRow = new QHBoxLayout;
+    manifestRow->addWidget(m_showManifest);
+    manifestRow->addWidget(edited);
+    manifestRow->addStretch();
+    manifestRow->addWidget(reset);
+    m_manifest->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_manifest->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_manifest->setMinimumHeight(260);
+    m_manifest->setVisible(false);
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->setVisible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addLayout(manifestRow);
+    layout->addWidget(m_manifest, 1);
+    layout->addWidget(m_verdict);
+    layout->addWidget(buttons);
+
+    auto update = [this, form, reset, edited] {
+        const bool cluster = onCluster();
         const bool node = !m_where->currentData().toString().isEmpty();
         m_gpus->setEnabled(node || cluster);
         form->setRowVisible(m_code, !cluster);
         m_code->setEnabled(node);
-        for (QWidget *field :
-             std::initializer_list<QWidget *>{m_image, m_workers, m_cpu, m_memory, m_queue})
+        for (QWidget *field : std::initializer_list<QWidget *>{
+                 m_template, m_image, m_workers, m_tfConfig, m_cpu, m_memory, m_queue, m_retries,
+                 m_deadline, m_failCodes, m_ttl})
             form->setRowVisible(field, cluster);
+        m_tfConfig->setEnabled(m_workers->value() > 1);
         m_directory->setPlaceholderText(cluster ? tr("in the container: the image's own")
                                                 : tr("on the node: the copied code, else the "
                                                      "home directory"));
+        m_showManifest->setVisible(cluster);
+        m_manifest->setVisible(cluster && m_showManifest->isChecked());
+        edited->setVisible(cluster && m_manifestEdited);
+        reset->setVisible(cluster && m_manifestEdited);
+        m_run->setEnabled(!spec().command.isEmpty() && !m_checking);
+        m_verdict->setVisible(false);
+        m_accepted.clear();
+        if (cluster && !m_manifestEdited)
+            regenerateManifest();
     };
-    connect(m_where, &QComboBox::currentIndexChanged, this, onWhere);
-    onWhere();
-    resize(620, sizeHint().height());
+    for (QLineEdit *field :
+         {m_name, m_command, m_directory, m_image, m_cpu, m_memory, m_queue, m_failCodes})
+        connect(field, &QLineEdit::textChanged, this, update);
+    for (QSpinBox *field : {m_gpus, m_workers, m_retries, m_deadline, m_ttl})
+        connect(field, &QSpinBox::valueChanged, this, update);
+    for (QComboBox *field : {m_where, m_template})
+        connect(field, &QComboBox::currentIndexChanged, this, update);
+    connect(m_tfConfig, &QCheckBox::toggled, this, update);
+    connect(m_environment, &QPlainTextEdit::textChanged, this, update);
+    connect(m_showManifest, &QPushButton::toggled, this, update);
+    connect(m_manifest, &QPlainTextEdit::textChanged, this, [this, update] {
+        if (m_settingManifest)
+            return;
+        m_manifestEdited = true;
+        update();
+    });
+    connect(reset, &QPushButton::clicked, this, [this, update] {
+        m_manifestEdited = false;
+        update();
+    });
+    connect(m_name, &QLineEdit::textChanged, this, [this] { m_jobName.clear(); });
+    update();
+    resize(680, sizeHint().height());
+}
+
+bool NewRunDialog::onCluster() const {
+    return !m_where->currentData(kClusterRole).toString().isEmpty();
+}
+
+void NewRunDialog::regenerateManifest() {
+    const JobSpec spec = this->spec();
+    if (m_jobName.isEmpty()) // kept while the name stays: its random suffix would flicker
+        m_jobName = kubeJobName(spec);
+    const auto objects = m_kube ? m_kube->manifests(spec, m_jobName)
+                                : Result<QList<QJsonObject>>(fail(tr("no Kubernetes backend")));
+    QByteArray yaml;
+    if (!objects) {
+        yaml = "# " + objects.error().toUtf8() + '\n';
+    } else {
+        for (const QJsonObject &object : *objects)
+            yaml += (yaml.isEmpty() ? QByteArray() : QByteArray("---\n")) + jsonToYaml(object);
+    }
+    m_settingManifest = true;
+    m_manifest->setPlainText(QString::fromUtf8(yaml));
+    m_settingManifest = false;
+}
+
+void NewRunDialog::run() {
+    if (!onCluster()) {
+        accept();
+        return;
+    }
+    auto showVerdict = [this](const QString &text) {
+        m_verdict->setText(text);
+        m_verdict->setStyleSheet(u"color: #b3261e"_s);
+        m_verdict->setVisible(true);
+    };
+    if (const auto codes = exitCodes(m_failCodes->text()); !codes)
+        return showVerdict(tr("Fail at once on: %1").arg(codes.error()));
+    QList<QJsonObject> objects;
+    try {
+        for (const YAML::Node &document : YAML::LoadAll(m_manifest->toPlainText().toStdString())) {
+            if (document.IsNull())
+                continue;
+            const QJsonValue object = yamlToJson(document);
+            if (!object.isObject())
+                return showVerdict(tr("The manifest: each document must be a mapping (an "
+                                      "object with apiVersion, kind, metadata, spec)"));
+            objects << object.toObject();
+        }
+    } catch (const YAML::Exception &e) {
+        return showVerdict(tr("The manifest, line %1: %2")
+                               .arg(e.mark.line + 1)
+                               .arg(QString::fromStdString(e.msg)));
+    }
+    if (objects.isEmpty() || objects.last()[u"kind"_s].toString() != "Job"_L1)
+        return showVerdict(m_manifest->toPlainText().startsWith(u'#')
+                               ? m_manifest->toPlainText().mid(2).trimmed()
+                               : tr("The manifest: the last document must be the Job (kind: Job)"));
+    m_checking = true;
+    m_run->setEnabled(false);
+    m_verdict->setStyleSheet({});
+    m_verdict->setText(tr("Checking with the API server (dry run)…"));
+    m_verdict->setVisible(true);
+    m_kube->apply(spec().cluster, objects, true, this,
+                  [this, objects, showVerdict](const QString &error) {
+                      m_checking = false;
+                      m_run->setEnabled(true);
+                      if (!error.isEmpty())
+                          return showVerdict(tr("The API server refused it: %1").arg(error));
+                      m_accepted = objects;
+                      accept();
+                  });
 }
 
 JobSpec NewRunDialog::spec() const {
@@ -158,11 +364,18 @@ JobSpec NewRunDialog::spec() const {
     spec.cluster = m_where->currentData(kClusterRole).toString();
     if (!spec.cluster.isEmpty()) {
         spec.gpus = m_gpus->value();
+        spec.jobTemplate = m_template->currentData().toString();
         spec.image = m_image->text().trimmed();
         spec.workers = m_workers->value();
+        spec.tfConfig = spec.workers > 1 && m_tfConfig->isChecked();
         spec.cpu = m_cpu->text().trimmed();
         spec.memory = m_memory->text().trimmed();
         spec.queue = m_queue->text().trimmed();
+        spec.backoffLimit = m_retries->value();
+        spec.deadlineSeconds = m_deadline->value() * 60;
+        if (const auto codes = exitCodes(m_failCodes->text()))
+            spec.failExitCodes = *codes;
+        spec.ttlSeconds = m_ttl->value() < 0 ? -1 : m_ttl->value() * 60;
     } else if (!spec.node.isEmpty()) {
         spec.gpus = m_gpus->value();
         spec.codeDirectory = m_code->text().trimmed();

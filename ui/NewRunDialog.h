@@ -3,27 +3,43 @@
 #include "jobs/Job.h"
 
 #include <QDialog>
+#include <QJsonObject>
 
+class QCheckBox;
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace sb {
 
+class KubeBackend;
+
 // Asks for a run: where (this computer, an SSH node, any node with enough free GPUs, or a
 // Kubernetes cluster), how many GPUs, name, command line, working directory, environment, a code
-// directory to copy to the node first, and on a cluster the image, workers, CPU, memory and
-// Kueue queue. The command line is split into arguments here, the way a shell would, and
-// is never handed to a shell as text.
+// directory to copy to the node first, and on a cluster the job template, image, workers, CPU,
+// memory, Kueue queue, retries and deadlines. The command line is split into arguments here,
+// the way a shell would, and is never handed to a shell as text.
+//
+// For a cluster the dialog shows the manifests it will submit as YAML, editable; Run first has
+// the API server check them (a server-side dry run) and stays open with its verdict if refused.
 class NewRunDialog final : public QDialog {
     Q_OBJECT
 public:
-    NewRunDialog(const JobSpec &preset, const QStringList &nodes, const QStringList &clusters = {},
+    NewRunDialog(const JobSpec &preset, const QStringList &nodes, KubeBackend *kube = nullptr,
                  QWidget *parent = nullptr);
     JobSpec spec() const;
+    // For a cluster: the manifests the API server accepted in its dry run, to submit as they are.
+    QList<QJsonObject> manifests() const { return m_accepted; }
 
 private:
+    bool onCluster() const;
+    void regenerateManifest();
+    void run();
+
+    KubeBackend *m_kube;
     QComboBox *m_where;
     QSpinBox *m_gpus;
     QLineEdit *m_code;
@@ -31,11 +47,26 @@ private:
     QLineEdit *m_command;
     QLineEdit *m_directory;
     QPlainTextEdit *m_environment;
+    QComboBox *m_template;
     QLineEdit *m_image;
     QSpinBox *m_workers;
+    QCheckBox *m_tfConfig;
     QLineEdit *m_cpu;
     QLineEdit *m_memory;
     QLineEdit *m_queue;
+    QSpinBox *m_retries;
+    QSpinBox *m_deadline;
+    QLineEdit *m_failCodes;
+    QSpinBox *m_ttl;
+    QPushButton *m_showManifest;
+    QPlainTextEdit *m_manifest;
+    QLabel *m_verdict;
+    QPushButton *m_run;
+    QString m_jobName;
+    bool m_manifestEdited = false;
+    bool m_settingManifest = false;
+    bool m_checking = false;
+    QList<QJsonObject> m_accepted;
 };
 
 } // namespace sb

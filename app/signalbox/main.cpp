@@ -165,11 +165,11 @@ int main(int argc, char *argv[]) {
     window.nodes()->setRunLookup([&ssh](const QString &node) { return ssh.runsOn(node); });
     QObject::connect(&forwarder, &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
-    if (loaded)
+    if (loaded) {
         monitor.setNodes(loaded->nodes);
-    else // a broken config loses nothing else: this computer and the collector still work
+        kube.setJobTemplates(loaded->jobTemplates);
+    } else // a broken config loses nothing else: this computer and the collector still work
         window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
-    window.jobs()->setClusterNames([&kube] { return kube.clusters(); });
     QObject::connect(&kube, &sb::KubeBackend::clusterChanged, &window,
                      [&kube, &window](const QString &name) {
                          if (const QString error = kube.clusterError(name); !error.isEmpty())

@@ -293,10 +293,34 @@ void KubeBackend::apply(const QString &cluster, const QList<QJsonObject> &object
 }
 
 Result<QString> KubeBackend::submit(const JobSpec &spec) {
-    const QString name = kubeJobName(spec);
-    auto objects = manifests(spec, name);
+    auto objects = manifests(spec, kubeJobName(spec));
     if (!objects)
         return fail(objects.error());
+    return submitManifests(spec, std::move(objects).value());
+}
+
+Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObject> objects) {
+    if (!m_clusters.contains(spec.cluster))
+        return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
+    if (objects.isEmpty() || objects.last()[u"kind"_s].toString() != "Job"_L1)
+        return fail(tr("the last manifest must be the Job"));
+    QJsonObject &object = objects.last();
+    const QString name = kubeName(object);
+    if (name.isEmpty())
+        return fail(tr("the Job needs metadata.name"));
+    // Signalbox's label on the Job and its pods, so that the watches see them.
+    const auto labelled = [](QJsonObject carrier) {
+        QJsonObject meta = carrier[u"metadata"_s].toObject();
+        QJsonObject labels = meta[u"labels"_s].toObject();
+        labels[QString::fromLatin1(kManagedLabel)] = u"true"_s;
+        meta[u"labels"_s] = labels;
+        carrier[u"metadata"_s] = meta;
+        return carrier;
+    };
+    object = labelled(object);
+    QJsonObject jobSpec = object[u"spec"_s].toObject();
+    jobSpec[u"template"_s] = labelled(jobSpec[u"template"_s].toObject());
+    object[u"spec"_s] = jobSpec;
     Job job;
     job.id = name;
     job.backend = this->name();
@@ -306,7 +330,7 @@ Result<QString> KubeBackend::submit(const JobSpec &spec) {
     job.message = tr("submitting");
     m_submitting.insert(name, job);
     Q_EMIT jobChanged(job);
-    apply(spec.cluster, *objects, false, this, [this, name](const QString &error) {
+    apply(spec.cluster, objects, false, this, [this, name](const QString &error) {
         if (error.isEmpty() || !m_submitting.contains(name))
             return;
         Job failed = m_submitting.take(name);

@@ -43,6 +43,9 @@ public:
 
     // The objects submit() would create for `spec`, for the dialog to show and edit.
     Result<QList<QJsonObject>> manifests(const JobSpec &spec, const QString &name) const;
+    // Submits `objects` (the Job last, as manifests() makes them, perhaps edited) for `spec`;
+    // the job's id is the Job's name. The Job gets Signalbox's label if the edit removed it.
+    Result<QString> submitManifests(const JobSpec &spec, QList<QJsonObject> objects);
     // Submits edited manifests (the Job last) as they are; a server-side dry run first when
     // `dryRun`, whose verdict comes through `done` (empty: accepted).
     void apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,

@@ -13,10 +13,15 @@
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFormLayout>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,25 +31,52 @@ using namespace Qt::StringLiterals;
 class TestClusterJobs final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase();
     void dialogOffersTheCluster();
+    void dialogChecksTheManifestWithTheApiServer();
     void tableShowsClusterAndLocalRuns();
+
+private:
+    std::unique_ptr<K8sCluster> m_cluster;
+    std::unique_ptr<sb::KubeBackend> m_kube;
 };
 
+void TestClusterJobs::initTestCase() {
+    qRegisterMetaType<sb::Job>();
+    m_cluster = std::make_unique<K8sCluster>();
+    QVERIFY2(m_cluster->error().isEmpty(), qPrintable(m_cluster->error()));
+    auto context = m_cluster->context(u"cert"_s);
+    QVERIFY2(context, qPrintable(context.error()));
+    context.value().name = u"lab"_s;
+    sb::JobTemplate h100;
+    h100.name = u"h100"_s;
+    h100.nodeSelector = {{u"nvidia.com/gpu.product"_s, u"H100"_s}};
+    m_kube = std::make_unique<sb::KubeBackend>(sb::KubeBackend::Options{{}, false, {h100}});
+    m_kube->addCluster(*context);
+}
+
 void TestClusterJobs::dialogOffersTheCluster() {
-    sb::NewRunDialog dialog({}, {u"gpu-box"_s}, {u"lab"_s});
+    sb::NewRunDialog dialog({}, {u"gpu-box"_s}, m_kube.get());
     auto *where = dialog.findChild<QComboBox *>(u"where"_s);
     auto *image = dialog.findChild<QLineEdit *>(u"image"_s);
     QVERIFY(where && image);
     QCOMPARE(where->count(), 4); // this computer, any node, the node, the cluster
     dialog.show();
     QVERIFY(!image->isVisible()); // this computer: no image
+    QVERIFY(!dialog.findChild<QPushButton *>(u"showManifest"_s)->isVisible());
     where->setCurrentIndex(3);
     QVERIFY(image->isVisible());
     image->setText(u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s);
     dialog.findChild<QLineEdit *>(u"command"_s)->setText(u"torchrun train.py --lr \"1e-3\""_s);
     dialog.findChild<QSpinBox *>(u"gpus"_s)->setValue(8);
     dialog.findChild<QSpinBox *>(u"workers"_s)->setValue(4);
+    dialog.findChild<QCheckBox *>(u"tfConfig"_s)->setChecked(true);
     dialog.findChild<QLineEdit *>(u"memory"_s)->setText(u"64Gi"_s);
+    dialog.findChild<QComboBox *>(u"template"_s)->setCurrentIndex(1);
+    dialog.findChild<QSpinBox *>(u"retries"_s)->setValue(2);
+    dialog.findChild<QSpinBox *>(u"deadline"_s)->setValue(90);
+    dialog.findChild<QLineEdit *>(u"failCodes"_s)->setText(u"2, 42"_s);
+    dialog.findChild<QSpinBox *>(u"ttl"_s)->setValue(60);
     const sb::JobSpec spec = dialog.spec();
     QCOMPARE(spec.backendName(), u"kubernetes"_s);
     QCOMPARE(spec.cluster, u"lab"_s);
@@ -53,20 +85,81 @@ void TestClusterJobs::dialogOffersTheCluster() {
     QCOMPARE(spec.command, QStringList({u"torchrun"_s, u"train.py"_s, u"--lr"_s, u"1e-3"_s}));
     QCOMPARE(spec.gpus, 8);
     QCOMPARE(spec.workers, 4);
+    QVERIFY(spec.tfConfig);
     QCOMPARE(spec.memory, u"64Gi"_s);
-    // Resubmitting a cluster run opens on its cluster.
-    sb::NewRunDialog again(spec, {u"gpu-box"_s}, {u"lab"_s});
-    QCOMPARE(again.spec().cluster, u"lab"_s);
-    QCOMPARE(again.spec().workers, 4);
+    QCOMPARE(spec.jobTemplate, u"h100"_s);
+    QCOMPARE(spec.backoffLimit, 2);
+    QCOMPARE(spec.deadlineSeconds, 5400);
+    QCOMPARE(spec.failExitCodes, QList<int>({2, 42}));
+    QCOMPARE(spec.ttlSeconds, 3600);
+    // Resubmitting a cluster run opens on its cluster, with everything it had.
+    sb::NewRunDialog again(spec, {u"gpu-box"_s}, m_kube.get());
+    QCOMPARE(again.spec().toJson(), spec.toJson());
+}
+
+void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
+    sb::JobSpec preset;
+    preset.cluster = u"lab"_s;
+    preset.name = u"checked"_s;
+    preset.image = u"python:3.12-slim"_s;
+    preset.command = {u"python3"_s, u"train.py"_s};
+    preset.memory = u"lots"_s; // not a quantity
+    sb::NewRunDialog dialog(preset, {}, m_kube.get());
+    dialog.show();
+    auto *manifest = dialog.findChild<QPlainTextEdit *>(u"manifest"_s);
+    auto *verdict = dialog.findChild<QLabel *>(u"verdict"_s);
+    QVERIFY(!manifest->isVisible());
+    dialog.findChild<QPushButton *>(u"showManifest"_s)->click();
+    QVERIFY(manifest->isVisible());
+    QVERIFY2(manifest->toPlainText().contains(u"kind: Job"_s), qPrintable(manifest->toPlainText()));
+    QVERIFY(manifest->toPlainText().contains(u"memory: lots"_s));
+    auto run = [&] {
+        dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    };
+    run();
+    QTRY_VERIFY_WITH_TIMEOUT(verdict->text().startsWith(u"The API server refused it"_s), 30000);
+    QVERIFY2(verdict->text().contains(u"quantities"_s), qPrintable(verdict->text()));
+    QVERIFY(dialog.isVisible()); // still open, nothing lost
+    QVERIFY(dialog.manifests().isEmpty());
+
+    // The form drives the manifest until it is edited by hand; then the edit is what runs.
+    dialog.findChild<QLineEdit *>(u"memory"_s)->setText(u"4Gi"_s);
+    QVERIFY(manifest->toPlainText().contains(u"memory: 4Gi"_s));
+    const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QDir().mkpath(shots);
+    dialog.resize(760, 1000);
+    QVERIFY(dialog.grab().save(shots + u"/new-run-cluster-manifest.png"_s));
+    QString text = manifest->toPlainText();
+    text.replace(u"restartPolicy: Never"_s, u"restartPolicy: Never\n      hostname: edited"_s);
+    manifest->setPlainText(text);
+    dialog.findChild<QLineEdit *>(u"memory"_s)->setText(u"8Gi"_s);
+    QVERIFY(manifest->toPlainText().contains(u"hostname: edited"_s));
+    manifest->setPlainText(u"kind: [Job"_s);
+    run();
+    QVERIFY2(verdict->text().startsWith(u"The manifest, line 1"_s), qPrintable(verdict->text()));
+    manifest->setPlainText(text);
+    run();
+    QTRY_VERIFY2_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, qPrintable(verdict->text()),
+                              30000);
+    const QList<QJsonObject> accepted = dialog.manifests();
+    QCOMPARE(accepted.size(), 1);
+    QCOMPARE(accepted[0][u"spec"_s][u"template"_s][u"spec"_s][u"hostname"_s].toString(),
+             u"edited"_s);
+    const auto id = m_kube->submitManifests(dialog.spec(), accepted);
+    QVERIFY2(id, qPrintable(id.error()));
+    auto jobOf = [&](const QString &name) {
+        for (const sb::Job &job : m_kube->jobs()) {
+            if (job.id == name)
+                return job;
+        }
+        return sb::Job{};
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(jobOf(*id).state, sb::JobState::Succeeded, 60000);
+    QCOMPARE(jobOf(*id).spec.name, u"checked"_s);
 }
 
 void TestClusterJobs::tableShowsClusterAndLocalRuns() {
-    K8sCluster cluster;
-    QVERIFY2(cluster.error().isEmpty(), qPrintable(cluster.error()));
-    auto context = cluster.context(u"cert"_s);
-    QVERIFY2(context, qPrintable(context.error()));
-    context.value().name = u"lab"_s;
-
+    sb::KubeBackend &kube = *m_kube;
     QTemporaryDir dir;
     sb::Collector::Options options;
     options.dataDir = dir.filePath(u"collector"_s);
@@ -74,8 +167,6 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY2(embedded, qPrintable(embedded.error()));
     sb::CollectorClient client((*embedded)->url(), {});
     sb::LocalBackend local({dir.path(), 10000, {}});
-    sb::KubeBackend kube({});
-    kube.addCluster(*context);
     sb::JobsModel jobs;
     jobs.addBackend(&local);
     jobs.addBackend(&kube);
@@ -118,11 +209,11 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(*ddp).state, sb::JobState::Running, 60000);
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(*small).state, sb::JobState::Succeeded, 60000);
     QTRY_VERIFY_WITH_TIMEOUT(stateOf(*big).message.startsWith(u"unschedulable"_s), 60000);
-    QCOMPARE(jobs.rowCount(), 4);
+    QCOMPARE(jobs.rowCount(), 5); // with the one the dialog test submitted
     QStringList backends;
     for (int row = 0; row < jobs.rowCount(); ++row)
         backends << jobs.data(jobs.index(row, sb::JobsModel::Backend)).toString();
-    QCOMPARE(backends.count(u"kubernetes"_s), 3);
+    QCOMPARE(backends.count(u"kubernetes"_s), 4);
     QCOMPARE(backends.count(u"local"_s), 1);
 
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
