@@ -3,6 +3,8 @@
 #include "NewRunDialog.h"
 #include "jobs/KubeBackend.h"
 
+#include <QCheckBox>
+#include <QDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -43,11 +45,22 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     auto *run = new QPushButton(tr("New run…"));
     m_stop = new QPushButton(tr("Stop"));
     m_resubmit = new QPushButton(tr("Resubmit…"));
+    m_describe = new QPushButton(tr("Describe"));
+    m_describe->setToolTip(tr("Everything known about the run; on a cluster also its conditions, "
+                              "pods and events"));
+    m_allJobs = new QCheckBox(tr("All jobs of the clusters' namespaces"));
+    m_allJobs->setToolTip(tr("Also jobs not submitted from Signalbox"));
+    m_allJobs->setObjectName(u"allJobs"_s);
+    auto *kube = qobject_cast<KubeBackend *>(m_jobs->backend(u"kubernetes"_s));
+    m_allJobs->setVisible(kube != nullptr);
+    m_allJobs->setChecked(kube && kube->allJobs());
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(run);
     buttons->addWidget(m_stop);
     buttons->addWidget(m_resubmit);
+    buttons->addWidget(m_describe);
     buttons->addStretch();
+    buttons->addWidget(m_allJobs);
 
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->addWidget(m_table);
@@ -61,6 +74,11 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     connect(m_resubmit, &QPushButton::clicked, this, [this] {
         if (const Job *job = selected())
             newRun(job->spec);
+    });
+    connect(m_describe, &QPushButton::clicked, this, &JobsView::describe);
+    connect(m_allJobs, &QCheckBox::toggled, this, [kube](bool all) {
+        if (kube)
+            kube->setAllJobs(all);
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
         const Job *job = selected();
@@ -93,6 +111,29 @@ void JobsView::updateButtons() {
     const Job *job = selected();
     m_stop->setEnabled(job && job->state == JobState::Running);
     m_resubmit->setEnabled(job != nullptr);
+    m_describe->setEnabled(job != nullptr);
+}
+
+void JobsView::describe() {
+    const Job *job = selected();
+    if (!job)
+        return;
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(u"describe"_s);
+    dialog->setWindowTitle(tr("Run %1").arg(job->id));
+    auto *text =
+        new QPlainTextEdit(tr("Asking %1…").arg(job->node.isEmpty() ? job->backend : job->node));
+    text->setReadOnly(true);
+    text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addWidget(text);
+    dialog->resize(900, 560);
+    dialog->show();
+    m_jobs->backend(job->backend)->describe(job->id, text, [text](const QString &description) {
+        text->setPlainText(description);
+    });
 }
 
 void JobsView::showLog() {

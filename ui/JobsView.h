@@ -6,13 +6,15 @@
 
 #include <functional>
 
+class QCheckBox;
 class QPlainTextEdit;
 class QPushButton;
 class QTableView;
 
 namespace sb {
 
-// The one jobs table for every backend, with the selected job's log following live.
+// The one jobs table for every backend, with the selected job's log following live: new run,
+// stop, resubmit with edits, describe; for clusters, Signalbox's jobs or all of the namespace.
 class JobsView final : public QWidget {
     Q_OBJECT
 public:
@@ -28,6 +30,7 @@ private:
     void showLog();
     void newRun(const JobSpec &preset);
     void updateButtons();
+    void describe();
     const Job *selected() const;
 
     JobsModel *m_jobs;
@@ -35,6 +38,8 @@ private:
     QPlainTextEdit *m_log;
     QPushButton *m_stop;
     QPushButton *m_resubmit;
+    QPushButton *m_describe;
+    QCheckBox *m_allJobs;
     QString m_following;
     std::function<QStringList()> m_nodeNames;
 };

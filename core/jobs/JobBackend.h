@@ -5,7 +5,12 @@
 
 #include <QObject>
 
+#include <functional>
+
 namespace sb {
+
+// The part of describe() every backend shares: what ran where, its state, times and exit code.
+QString describeJob(const Job &job);
 
 // Where jobs run: this computer, an SSH node, a Kubernetes or Slurm cluster. Every backend
 // lives on the GUI thread and never blocks it: slow work happens on its own workers, and
@@ -23,10 +28,17 @@ public:
     virtual Status stop(const QString &id) = 0;
     // The log captured so far; logAppended() delivers what follows.
     virtual Result<QByteArray> log(const QString &id) const = 0;
+    // What is known about a job, as text for a person: the spec, state and times; a cluster
+    // adds its conditions, pods and events, which may take a round trip. `done` is called on
+    // `receiver`'s thread, and not at all when the receiver is gone.
+    virtual void describe(const QString &id, QObject *receiver,
+                          std::function<void(const QString &text)> done) const;
 
 Q_SIGNALS:
     void jobChanged(const sb::Job &job);
     void logAppended(const QString &id, const QByteArray &data);
+    // A job the backend no longer shows (for example after the scope of a watch changed).
+    void jobRemoved(const QString &id);
 };
 
 } // namespace sb

@@ -27,6 +27,8 @@ JobsModel::JobsModel(QObject *parent)
 void JobsModel::addBackend(JobBackend *backend) {
     m_backends << backend;
     connect(backend, &JobBackend::jobChanged, this, &JobsModel::upsert);
+    connect(backend, &JobBackend::jobRemoved, this,
+            [this, backend](const QString &id) { remove(backend->name(), id); });
     for (const Job &job : backend->jobs())
         upsert(job);
 }
@@ -54,6 +56,17 @@ void JobsModel::upsert(const Job &job) {
     beginInsertRows({}, 0, 0);
     m_jobs.prepend(job);
     endInsertRows();
+}
+
+void JobsModel::remove(const QString &backend, const QString &id) {
+    for (int row = 0; row < m_jobs.size(); ++row) {
+        if (m_jobs[row].id == id && m_jobs[row].backend == backend) {
+            beginRemoveRows({}, row, row);
+            m_jobs.removeAt(row);
+            endRemoveRows();
+            return;
+        }
+    }
 }
 
 int JobsModel::rowCount(const QModelIndex &parent) const {

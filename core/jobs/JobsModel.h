@@ -26,6 +26,7 @@ public:
 
 private:
     void upsert(const Job &job);
+    void remove(const QString &backend, const QString &id);
 
     QList<JobBackend *> m_backends;
     QList<Job> m_jobs;

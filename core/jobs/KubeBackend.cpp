@@ -73,16 +73,20 @@ KubeBackend::~KubeBackend() = default;
 
 void KubeBackend::addCluster(const KubeContext &context) {
     auto cluster = std::make_unique<Cluster>();
-    Cluster &c = *cluster;
-    c.name = context.name;
-    c.client = std::make_unique<KubeClient>(context);
-    const QString base = u"/namespaces/%1/"_s.arg(context.ns);
-    const QString selector =
-        m_options.allJobs ? QString() : QString::fromLatin1(kManagedLabel) + u"=true"_s;
+    cluster->name = context.name;
+    cluster->client = std::make_unique<KubeClient>(context);
+    watch(*cluster);
+    m_clusters[context.name] = std::move(cluster);
+}
+
+void KubeBackend::watch(Cluster &c) {
+    const QString base = u"/namespaces/%1/"_s.arg(c.client->context().ns);
+    const QString managed = QString::fromLatin1(kManagedLabel) + u"=true"_s;
     c.jobs = std::make_unique<KubeInformer>(c.client.get(), u"/apis/batch/v1"_s + base + u"jobs"_s,
-                                            selector);
-    c.pods =
-        std::make_unique<KubeInformer>(c.client.get(), u"/api/v1"_s + base + u"pods"_s, selector);
+                                            m_options.allJobs ? QString() : managed);
+    c.pods = std::make_unique<KubeInformer>(c.client.get(), u"/api/v1"_s + base + u"pods"_s,
+                                            m_options.allJobs ? u"batch.kubernetes.io/job-name"_s
+                                                              : managed);
     connect(c.jobs.get(), &KubeInformer::updated, this,
             [this, &c](const QList<QJsonObject> &changed, const QStringList &removed) {
                 QStringList names = removed;
@@ -116,7 +120,27 @@ void KubeBackend::addCluster(const KubeContext &context) {
                 [this, name = c.name] { Q_EMIT clusterChanged(name); });
     c.jobs->start();
     c.pods->start();
-    m_clusters[c.name] = std::move(cluster);
+}
+
+void KubeBackend::setAllJobs(bool all) {
+    if (all == m_options.allJobs)
+        return;
+    m_options.allJobs = all;
+    for (auto &[name, cluster] : m_clusters) {
+        Cluster &c = *cluster;
+        for (Cluster::Follow &follow : c.follows) {
+            if (follow.call)
+                c.client->cancel(follow.call);
+        }
+        c.follows.clear();
+        c.jobOfPod.clear();
+        c.podsOfJob.clear();
+        const QStringList shown = c.rows.keys();
+        c.rows.clear();
+        for (const QString &id : shown)
+            Q_EMIT jobRemoved(id);
+        watch(c); // the new informers list afresh; the old ones end with their destruction
+    }
 }
 
 QStringList KubeBackend::clusters() const {
@@ -349,8 +373,8 @@ QList<Job> KubeBackend::jobs() const {
     return out;
 }
 
-KubeBackend::Cluster *KubeBackend::clusterOf(const QString &id, Job *job) {
-    for (auto &[name, cluster] : m_clusters) {
+KubeBackend::Cluster *KubeBackend::clusterOf(const QString &id, Job *job) const {
+    for (const auto &[name, cluster] : m_clusters) {
         if (const auto it = cluster->rows.constFind(id); it != cluster->rows.cend()) {
             if (job)
                 *job = *it;
@@ -386,6 +410,110 @@ Status KubeBackend::stop(const QString &id) {
 
 Result<QByteArray> KubeBackend::log(const QString &id) const {
     return m_logs.value(id);
+}
+
+namespace {
+
+QString shortTime(const QJsonValue &stamp) {
+    return QDateTime::fromString(stamp.toString(), Qt::ISODate)
+        .toLocalTime()
+        .toString(u"yyyy-MM-dd HH:mm:ss"_s);
+}
+
+// A pod in one line: phase, node, and each container's state.
+QString podLine(const QJsonObject &pod) {
+    const QJsonObject status = pod[u"status"_s].toObject();
+    QStringList containers;
+    for (const QString &key : {u"initContainerStatuses"_s, u"containerStatuses"_s}) {
+        for (const QJsonValue c : status[key].toArray()) {
+            const QJsonObject state = c[u"state"_s].toObject();
+            const QString kind = state.keys().value(0);
+            const QJsonObject detail = state[kind].toObject();
+            QString what = kind;
+            if (detail.contains(u"exitCode"_s))
+                what += u" exit %1"_s.arg(detail[u"exitCode"_s].toInt());
+            if (detail.contains(u"reason"_s))
+                what += u" (%1)"_s.arg(detail[u"reason"_s].toString());
+            containers << u"%1 %2"_s.arg(c[u"name"_s].toString(), what);
+        }
+    }
+    return u"  %1  %2  on %3  %4\n"_s.arg(kubeName(pod), status[u"phase"_s].toString(),
+                                          pod[u"spec"_s][u"nodeName"_s].toString(u"no node yet"_s),
+                                          containers.join(u", "_s));
+}
+
+} // namespace
+
+void KubeBackend::describe(const QString &id, QObject *receiver,
+                           std::function<void(const QString &)> done) const {
+    Job job;
+    const Cluster *cluster = clusterOf(id, &job);
+    if (!cluster)
+        return JobBackend::describe(id, receiver, std::move(done));
+    QString text = describeJob(job);
+    const QJsonObject object = cluster->jobs->objects().value(id);
+    text += u"\nConditions:\n"_s;
+    const QJsonArray conditions = object[u"status"_s][u"conditions"_s].toArray();
+    if (conditions.isEmpty())
+        text += u"  (none yet)\n"_s;
+    for (const QJsonValue c : conditions)
+        text += u"  %1  %2=%3  %4  %5\n"_s.arg(
+            shortTime(c[u"lastTransitionTime"_s]), c[u"type"_s].toString(),
+            c[u"status"_s].toString(), c[u"reason"_s].toString(), c[u"message"_s].toString());
+    QStringList objects{id};
+    text += u"\nPods:\n"_s;
+    for (const QString &pod : cluster->podsOfJob.value(id)) {
+        text += podLine(cluster->pods->objects().value(pod));
+        objects << pod;
+    }
+    // The events of the Job and of each pod, asked for together; the text waits for all.
+    struct Gathering {
+        QList<QJsonObject> events;
+        QStringList errors;
+        qsizetype pending = 0;
+    };
+    auto gathering = std::make_shared<Gathering>();
+    gathering->pending = objects.size();
+    for (const QString &name : objects) {
+        KubeRequest request;
+        request.path = u"/api/v1/namespaces/%1/events?fieldSelector=%2"_s.arg(
+            cluster->client->context().ns,
+            QString::fromLatin1(QUrl::toPercentEncoding(u"involvedObject.name="_s + name)));
+        cluster->client->send(request, receiver, [gathering, text, done](const KubeReply &reply) {
+            if (!reply.ok())
+                gathering->errors << reply.error;
+            for (const QJsonValue event : reply.json[u"items"_s].toArray())
+                gathering->events << event.toObject();
+            if (--gathering->pending > 0)
+                return;
+            auto when = [](const QJsonObject &event) {
+                for (const char *key : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
+                    if (const QString t = event[QString::fromLatin1(key)].toString(); !t.isEmpty())
+                        return t;
+                }
+                return event[u"metadata"_s][u"creationTimestamp"_s].toString();
+            };
+            std::sort(
+                gathering->events.begin(), gathering->events.end(),
+                [&](const QJsonObject &a, const QJsonObject &b) { return when(a) < when(b); });
+            QString out = text + u"\nEvents:\n"_s;
+            for (const QJsonObject &event : gathering->events) {
+                const int count = event[u"count"_s].toInt(1);
+                out += u"  %1  %2  %3  %4/%5  %6%7\n"_s.arg(
+                    shortTime(when(event)), event[u"type"_s].toString(),
+                    event[u"reason"_s].toString(),
+                    event[u"involvedObject"_s][u"kind"_s].toString().toLower(),
+                    event[u"involvedObject"_s][u"name"_s].toString(),
+                    event[u"message"_s].toString(), count > 1 ? u" (×%1)"_s.arg(count) : QString());
+            }
+            if (gathering->events.isEmpty())
+                out += u"  (none)\n"_s;
+            gathering->errors.removeDuplicates();
+            for (const QString &error : gathering->errors)
+                out += u"  could not read events: %1\n"_s.arg(error);
+            done(out);
+        });
+    }
 }
 
 } // namespace sb

@@ -40,6 +40,13 @@ public:
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
+    // Adds the Job's conditions, its pods and the events of both, asked from the API server.
+    void describe(const QString &id, QObject *receiver,
+                  std::function<void(const QString &text)> done) const override;
+
+    // Every Job of the clusters' namespaces, or only those Signalbox submitted (the default).
+    void setAllJobs(bool all);
+    bool allJobs() const { return m_options.allJobs; }
 
     // The objects submit() would create for `spec`, for the dialog to show and edit.
     Result<QList<QJsonObject>> manifests(const JobSpec &spec, const QString &name) const;
@@ -56,7 +63,8 @@ Q_SIGNALS:
 
 private:
     struct Cluster;
-    Cluster *clusterOf(const QString &id, Job *job = nullptr);
+    Cluster *clusterOf(const QString &id, Job *job = nullptr) const;
+    void watch(Cluster &cluster);
     void refresh(Cluster &cluster, const QStringList &jobNames);
     void followLogs(Cluster &cluster, const QJsonObject &pod);
     void appendLog(const QString &id, const QByteArray &data);

@@ -209,6 +209,17 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
     job.spec.cluster = cluster;
     if (job.spec.name.isEmpty())
         job.spec.name = job.id;
+    if (job.spec.image.isEmpty()) { // not submitted by Signalbox: what its pod template says
+        const QJsonObject container = spec[u"template"_s][u"spec"_s][u"containers"_s][0].toObject();
+        job.spec.image = container[u"image"_s].toString();
+        for (const QString &key : {u"command"_s, u"args"_s}) {
+            for (const QJsonValue arg : container[key].toArray())
+                job.spec.command << arg.toString();
+        }
+        job.spec.workers = std::max(1, spec[u"parallelism"_s].toInt(1));
+        job.spec.gpus =
+            container[u"resources"_s][u"limits"_s][u"nvidia.com/gpu"_s].toVariant().toInt();
+    }
     job.submitted = timestamp(meta[u"creationTimestamp"_s]);
     job.started = timestamp(status[u"startTime"_s]);
 

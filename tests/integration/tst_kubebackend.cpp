@@ -53,6 +53,8 @@ private Q_SLOTS:
     void failingExitCodeEndsTheJobAtOnce();
     void templatePlacesTheJob();
     void dryRunRefusesABadManifest();
+    void describeTellsConditionsPodsAndEvents();
+    void allJobsOfTheNamespaceOnRequest();
     void anotherSignalboxFindsTheJobs();
 
 private:
@@ -286,6 +288,59 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
     spec.image.clear();
     QCOMPARE(m_backend->manifests(spec, u"x"_s).error(),
              u"a run on a cluster needs a container image"_s);
+}
+
+void TestKubeBackend::describeTellsConditionsPodsAndEvents() {
+    auto describe = [&](const QString &id) {
+        QString text;
+        m_backend->describe(id, this, [&](const QString &t) { text = t; });
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(!text.isEmpty(), 30000);
+        }();
+        return text;
+    };
+    const QString done = describe(m_submitted.first()); // succeeded
+    for (const QString &part :
+         {u"State:       succeeded"_s, u"Image:       python:3.12-slim"_s, u"Conditions:"_s,
+          u"Complete=True"_s, u"Pods:"_s, u"Succeeded  on gpu-"_s, u"main terminated exit 0"_s,
+          u"Events:"_s, u"SuccessfulCreate  job/"_s, u"Scheduled  pod/"_s, u"Completed  job/"_s})
+        QVERIFY2(done.contains(part), qPrintable(u"no \"%1\" in:\n%2"_s.arg(part, done)));
+    const QString waiting = describe(m_submitted[1]); // unschedulable
+    QVERIFY2(waiting.contains(u"FailedScheduling  pod/"_s) && waiting.contains(u"on no node yet"_s),
+             qPrintable(waiting));
+    QVERIFY(describe(u"nonesuch"_s).startsWith(u"No job nonesuch"_s));
+}
+
+void TestKubeBackend::allJobsOfTheNamespaceOnRequest() {
+    // A Job someone made with kubectl: not Signalbox's, so not shown until asked for.
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
+    const sb::KubeReply created =
+        sb::kubeCall(client, "POST", u"/apis/batch/v1/namespaces/default/jobs"_s,
+                     QJsonDocument::fromJson(R"({"apiVersion": "batch/v1", "kind": "Job",
+          "metadata": {"name": "from-kubectl"},
+          "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+            {"name": "c", "image": "busybox:1.37", "command": ["sleep"], "args": ["5"],
+             "env": [{"name": "HARNESS_RUN", "value": "600s"}]}]}}}})")
+                         .object());
+    QVERIFY2(created.ok(), qPrintable(created.error));
+    QSignalSpy removed(m_backend.get(), &sb::JobBackend::jobRemoved);
+    QTest::qWait(2000);
+    QCOMPARE(job(u"from-kubectl"_s).id, QString());
+    m_backend->setAllJobs(true);
+    QVERIFY(m_backend->allJobs());
+    QTRY_COMPARE_WITH_TIMEOUT(job(u"from-kubectl"_s).state, sb::JobState::Running, 60000);
+    const sb::Job foreign = job(u"from-kubectl"_s);
+    QCOMPARE(foreign.spec.image, u"busybox:1.37"_s);
+    QCOMPARE(foreign.spec.command, QStringList({u"sleep"_s, u"5"_s}));
+    QTRY_VERIFY_WITH_TIMEOUT(!job(m_submitted.first()).id.isEmpty(), 30000); // ours too
+    QCOMPARE(job(m_submitted.first()).spec.name, u"Train ResNet/50"_s);
+    m_backend->setAllJobs(false);
+    QVERIFY(removed.count() > 0);
+    QCOMPARE(job(u"from-kubectl"_s).id, QString());
+    QTRY_VERIFY_WITH_TIMEOUT(!job(m_submitted.first()).id.isEmpty(), 30000);
+    QTest::qWait(1000);
+    QCOMPARE(job(u"from-kubectl"_s).id, QString());
 }
 
 void TestKubeBackend::anotherSignalboxFindsTheJobs() {

@@ -219,6 +219,24 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QDir().mkpath(shots);
     QVERIFY(window.grab().save(shots + u"/jobs-cluster-and-local.png"_s));
+
+    // Describe asks the cluster for the pods and events: why the big one waits.
+    window.jobs()->selectJob(*big);
+    auto *describe = [&]() -> QPushButton * {
+        for (auto *button : window.jobs()->findChildren<QPushButton *>()) {
+            if (button->text() == u"Describe"_s)
+                return button;
+        }
+        return nullptr;
+    }();
+    QVERIFY(describe && describe->isEnabled());
+    describe->click();
+    auto *dialog = window.jobs()->findChild<QDialog *>(u"describe"_s);
+    QVERIFY(dialog);
+    auto *text = dialog->findChild<QPlainTextEdit *>();
+    QTRY_VERIFY_WITH_TIMEOUT(text->toPlainText().contains(u"FailedScheduling"_s), 30000);
+    QVERIFY(dialog->grab().save(shots + u"/describe-cluster-job.png"_s));
+    dialog->close();
     QVERIFY(kube.stop(*ddp));
     for (const sb::Job &job : local.jobs())
         (void)local.stop(job.id);

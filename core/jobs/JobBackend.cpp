@@ -1,0 +1,54 @@
+#include "JobBackend.h"
+
+#include <QTimer>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+QString describeJob(const Job &job) {
+    const JobSpec &spec = job.spec;
+    QString text = u"%1 (%2 on %3)\n"_s.arg(job.id, job.backend,
+                                            job.node.isEmpty() ? u"this computer"_s : job.node);
+    auto line = [&text](const QString &key, const QString &value) {
+        if (!value.isEmpty())
+            text += u"%1 %2\n"_s.arg(key + u':', -12).arg(value);
+    };
+    line(u"Name"_s, spec.name);
+    line(u"State"_s,
+         jobStateName(job.state) + (job.message.isEmpty() ? QString() : u" — "_s + job.message));
+    line(u"Command"_s, spec.command.join(u' '));
+    line(u"Image"_s, spec.image);
+    line(u"Directory"_s, spec.workingDirectory);
+    line(u"GPUs"_s, spec.gpus ? QString::number(spec.gpus) +
+                                    (job.gpuIds.isEmpty() ? QString() : u" ("_s + job.gpuIds + u')')
+                              : QString());
+    line(u"Workers"_s, spec.workers > 1 ? QString::number(spec.workers) : QString());
+    line(u"Template"_s, spec.jobTemplate);
+    QStringList env;
+    for (auto it = spec.environment.begin(); it != spec.environment.end(); ++it)
+        env << it.key() + u'=' + it.value();
+    line(u"Environment"_s, env.join(u' '));
+    const auto time = [](const QDateTime &t) {
+        return t.isValid() ? t.toString(u"yyyy-MM-dd HH:mm:ss"_s) : QString();
+    };
+    line(u"Submitted"_s, time(job.submitted));
+    line(u"Started"_s, time(job.started));
+    line(u"Finished"_s, time(job.finished));
+    line(u"Exit code"_s, job.exitCode ? QString::number(*job.exitCode) : QString());
+    line(u"Log"_s, job.logPath);
+    return text;
+}
+
+void JobBackend::describe(const QString &id, QObject *receiver,
+                          std::function<void(const QString &)> done) const {
+    QString text = tr("No job %1 here").arg(id);
+    for (const Job &job : jobs()) {
+        if (job.id == id)
+            text = describeJob(job);
+    }
+    // Asynchronous like the backends that ask a server, so callers have one code path.
+    QTimer::singleShot(0, receiver, [done = std::move(done), text] { done(text); });
+}
+
+} // namespace sb
