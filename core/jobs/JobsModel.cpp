@@ -42,31 +42,44 @@ JobBackend *JobsModel::backend(const QString &name) const {
 }
 
 const Job *JobsModel::job(const QModelIndex &index) const {
-    return index.isValid() && index.row() < m_jobs.size() ? &m_jobs[index.row()] : nullptr;
+    return index.isValid() && index.row() < m_jobs.size() ? &m_jobs[positionOf(index.row())]
+                                                          : nullptr;
 }
 
+namespace {
+
+QString keyOf(const QString &backend, const QString &id) {
+    return backend + u'/' + id;
+}
+
+} // namespace
+
 void JobsModel::upsert(const Job &job) {
-    for (int row = 0; row < m_jobs.size(); ++row) {
-        if (m_jobs[row].id == job.id && m_jobs[row].backend == job.backend) {
-            m_jobs[row] = job;
-            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-            return;
-        }
+    const auto it = m_index.constFind(keyOf(job.backend, job.id));
+    if (it != m_index.cend()) {
+        m_jobs[*it] = job;
+        const int row = static_cast<int>(m_jobs.size() - 1 - *it);
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        return;
     }
     beginInsertRows({}, 0, 0);
-    m_jobs.prepend(job);
+    m_index.insert(keyOf(job.backend, job.id), m_jobs.size());
+    m_jobs.append(job);
     endInsertRows();
 }
 
 void JobsModel::remove(const QString &backend, const QString &id) {
-    for (int row = 0; row < m_jobs.size(); ++row) {
-        if (m_jobs[row].id == id && m_jobs[row].backend == backend) {
-            beginRemoveRows({}, row, row);
-            m_jobs.removeAt(row);
-            endRemoveRows();
-            return;
-        }
-    }
+    const auto it = m_index.constFind(keyOf(backend, id));
+    if (it == m_index.cend())
+        return;
+    const qsizetype position = *it;
+    const int row = static_cast<int>(m_jobs.size() - 1 - position);
+    beginRemoveRows({}, row, row);
+    m_jobs.removeAt(position);
+    m_index.clear(); // positions after it moved; removals are rare
+    for (qsizetype i = 0; i < m_jobs.size(); ++i)
+        m_index.insert(keyOf(m_jobs[i].backend, m_jobs[i].id), i);
+    endRemoveRows();
 }
 
 int JobsModel::rowCount(const QModelIndex &parent) const {

@@ -3,6 +3,7 @@
 #include "JobBackend.h"
 
 #include <QAbstractTableModel>
+#include <QHash>
 
 namespace sb {
 
@@ -28,8 +29,11 @@ private:
     void upsert(const Job &job);
     void remove(const QString &backend, const QString &id);
 
+    qsizetype positionOf(int row) const { return m_jobs.size() - 1 - row; }
+
     QList<JobBackend *> m_backends;
-    QList<Job> m_jobs;
+    QList<Job> m_jobs;                 // oldest first; rows show them newest first
+    QHash<QString, qsizetype> m_index; // backend + '/' + id -> position in m_jobs
 };
 
 } // namespace sb

@@ -74,6 +74,22 @@ void TestModels::jobsModel() {
     QTRY_COMPARE(model.index(1, sb::JobsModel::State).data().toString(), u"succeeded"_s);
     QCOMPARE(model.index(1, sb::JobsModel::Backend).data().toString(), u"local"_s);
     QCOMPARE(model.index(1, 0).data(sb::JobsModel::JobIdRole).toString(), *first);
+
+    // A backend that stops showing a job (a cluster's watch narrowed): its row goes, the rest
+    // keep their order and still take changes.
+    const auto third = backend.submit({.name = u"three"_s, .command = {u"/bin/true"_s}});
+    QTRY_COMPARE(model.index(0, sb::JobsModel::State).data().toString(), u"succeeded"_s);
+    Q_EMIT backend.jobRemoved(*second);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, 0).data(sb::JobsModel::JobIdRole).toString(), *third);
+    QCOMPARE(model.index(1, 0).data(sb::JobsModel::JobIdRole).toString(), *first);
+    sb::Job renamed = *model.job(model.index(1, 0));
+    renamed.message = u"changed after the removal"_s;
+    Q_EMIT backend.jobChanged(renamed);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), u"changed after the removal"_s);
+    Q_EMIT backend.jobRemoved(u"nonesuch"_s);
+    QCOMPARE(model.rowCount(), 2);
 }
 
 QTEST_GUILESS_MAIN(TestModels)

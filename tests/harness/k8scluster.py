@@ -308,7 +308,7 @@ def main():
 
     print(json.dumps({"server": server, "kubeconfigs": configs, "work": work,
                       "ca": os.path.join(work, "ca.crt"), "execRuns": os.path.join(work, "exec-runs"),
-                      "etcd": etcd_url}), flush=True)
+                      "etcd": etcd_url, "bin": binaries}), flush=True)
     for line in sys.stdin:
         command = line.strip()
         if not command:

@@ -55,6 +55,10 @@ public:
         QFile file(m_harness.description()[QStringLiteral("execRuns")].toString());
         return file.open(QIODevice::ReadOnly) ? int(file.readAll().count('\n')) : 0;
     }
+    // A program of the control plane's build (kubectl, kube-apiserver, ...).
+    QString binary(const QString &name) const {
+        return m_harness.description()[QStringLiteral("bin")].toString() + u'/' + name;
+    }
     // "restart-apiserver" or "compact".
     bool command(const QString &line) { return m_harness.command(line); }
 
