@@ -1,0 +1,106 @@
+// The project archive delivered into cluster pods: GNU tar unpacks it to the project tree
+// (honouring .gitignore, executable bits, long paths, symlinks), and it is reproducible, so the
+// same tree has the same hash.
+#include "jobs/CodeArchive.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+void write(const QString &path, const QByteArray &content) {
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(content);
+}
+
+QByteArray read(const QString &path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray("(missing)");
+}
+
+} // namespace
+
+class TestCodeArchive : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void tarUnpacksTheProjectTree();
+    void sameTreeSameHash();
+    void refusesTooMuchCode();
+};
+
+void TestCodeArchive::tarUnpacksTheProjectTree() {
+    QTemporaryDir project;
+    const QString p = project.path();
+    write(p + u"/train.py"_s, "print('hello')\n");
+    write(p + u"/run.sh"_s, "#!/bin/sh\nexec python3 train.py \"$@\"\n");
+    QFile::setPermissions(p + u"/run.sh"_s, QFile::permissions(p + u"/run.sh"_s) |
+                                                QFile::ExeOwner | QFile::ExeGroup |
+                                                QFile::ExeOther);
+    const QString deep =
+        u"models/very/long/package/path/for/the/tar/header/which/holds/only/a/hundred/"
+        "bytes/in/its/name/field/model.py"_s;
+    write(p + u'/' + deep, "class Model: pass\n");
+    write(p + u"/.gitignore"_s, "*.ckpt\ndata/\n");
+    write(p + u"/best.ckpt"_s, QByteArray(4096, 'x'));
+    write(p + u"/data/train.bin"_s, QByteArray(4096, 'y'));
+    write(p + u"/empty.txt"_s, "");
+    write(p + u"/block.bin"_s, QByteArray(512, 'z')); // exactly one tar block
+    QVERIFY(QFile::link(u"train.py"_s, p + u"/main.py"_s));
+
+    const auto archive = sb::packCode(p, 50'000'000);
+    QVERIFY2(archive, qPrintable(archive.error()));
+    QCOMPARE(archive->files, 6);
+    QTemporaryDir out;
+    write(out.filePath(u"code.tar.gz"_s), archive->gzip);
+    QProcess tar;
+    tar.start(u"tar"_s, {u"-xzf"_s, out.filePath(u"code.tar.gz"_s), u"-C"_s, out.path()});
+    QVERIFY(tar.waitForFinished());
+    QVERIFY2(tar.exitCode() == 0, tar.readAllStandardError().constData());
+    const QString o = out.path();
+    QCOMPARE(read(o + u"/train.py"_s), QByteArray("print('hello')\n"));
+    QCOMPARE(read(o + u'/' + deep), QByteArray("class Model: pass\n"));
+    QCOMPARE(read(o + u"/empty.txt"_s), QByteArray());
+    QCOMPARE(read(o + u"/block.bin"_s), QByteArray(512, 'z'));
+    QVERIFY(QFileInfo(o + u"/run.sh"_s).isExecutable());
+    QVERIFY(!QFileInfo(o + u"/train.py"_s).isExecutable());
+    QCOMPARE(QFileInfo(o + u"/main.py"_s).symLinkTarget(), o + u"/train.py"_s);
+    QCOMPARE(read(o + u"/main.py"_s), QByteArray("print('hello')\n"));
+    QVERIFY(!QFile::exists(o + u"/best.ckpt"_s)); // ignored
+    QVERIFY(!QFile::exists(o + u"/data"_s));
+}
+
+void TestCodeArchive::sameTreeSameHash() {
+    QTemporaryDir project;
+    write(project.filePath(u"a.py"_s), "a = 1\n");
+    write(project.filePath(u"pkg/b.py"_s), "b = 2\n");
+    const auto first = sb::packCode(project.path(), 1000);
+    QTest::qSleep(1100); // a later modification time must not matter
+    write(project.filePath(u"a.py"_s), "a = 1\n");
+    const auto again = sb::packCode(project.path(), 1000);
+    QVERIFY(first && again);
+    QCOMPARE(again->hash, first->hash);
+    QCOMPARE(again->gzip, first->gzip);
+    QCOMPARE(first->hash.size(), 64);
+    write(project.filePath(u"a.py"_s), "a = 2\n");
+    QVERIFY(sb::packCode(project.path(), 1000)->hash != first->hash);
+}
+
+void TestCodeArchive::refusesTooMuchCode() {
+    QTemporaryDir project;
+    write(project.filePath(u"weights.py"_s), QByteArray(2000, 'w'));
+    const auto archive = sb::packCode(project.path(), 1000);
+    QVERIFY(!archive);
+    QVERIFY2(archive.error().contains(u"holds more than 1"_s) &&
+                 archive.error().contains(u"000 bytes of code"_s),
+             qPrintable(archive.error()));
+}
+
+QTEST_GUILESS_MAIN(TestCodeArchive)
+#include "tst_codearchive.moc"
