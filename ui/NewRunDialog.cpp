@@ -166,7 +166,6 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     m_gpus->setRange(0, 64);
     m_gpus->setValue(preset.gpus);
     m_gpus->setToolTip(tr("Picked among the node's free GPUs and passed as CUDA_VISIBLE_DEVICES"));
-    m_code->setPlaceholderText(tr("optional: a local directory copied to the node first"));
     m_command->setPlaceholderText(u"python3 train.py --lr 0.01"_s);
     m_environment->setPlaceholderText(u"KEY=value, one per line"_s);
     QStringList env;
@@ -182,6 +181,18 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         if (!dir.isEmpty())
             m_directory->setText(dir);
     });
+    auto *browseCode = new QPushButton(tr("Browse…"));
+    connect(browseCode, &QPushButton::clicked, this, [this] {
+        const QString dir =
+            QFileDialog::getExistingDirectory(this, tr("Code directory"), m_code->text());
+        if (!dir.isEmpty()) {
+            m_code->setText(dir);
+            Q_EMIT m_code->editingFinished();
+        }
+    });
+    auto *codeRow = new QHBoxLayout;
+    codeRow->addWidget(m_code);
+    codeRow->addWidget(browseCode);
     auto *directoryRow = new QHBoxLayout;
     directoryRow->addWidget(m_directory);
     directoryRow->addWidget(browse);
@@ -199,7 +210,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     form->addRow(tr("Command"), m_command);
     form->addRow(tr("Directory"), directoryRow);
     form->addRow(tr("Environment"), m_environment);
-    form->addRow(tr("Copy code from"), m_code);
+    form->addRow(tr("Copy code from"), codeRow);
     form->addRow(tr("Template"), m_template);
     form->addRow(tr("Image"), m_image);
     form->addRow(tr("Workers"), m_workers);
@@ -236,12 +247,16 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     layout->addWidget(m_verdict);
     layout->addWidget(buttons);
 
-    auto update = [this, form, reset, edited] {
+    auto update = [this, form, reset, edited, browseCode] {
         const bool cluster = onCluster();
         const bool node = !m_where->currentData().toString().isEmpty();
         m_gpus->setEnabled(node || cluster);
-        form->setRowVisible(m_code, !cluster);
-        m_code->setEnabled(node);
+        m_code->setEnabled(node || cluster);
+        browseCode->setEnabled(node || cluster);
+        m_code->setPlaceholderText(
+            cluster ? tr("optional: a local directory unpacked in the pods at %1")
+                          .arg(QString::fromLatin1(kCodeDirectory))
+                    : tr("optional: a local directory copied to the node first"));
         for (QWidget *field : std::initializer_list<QWidget *>{
                  m_template, m_image, m_workers, m_tfConfig, m_cpu, m_memory, m_queue, m_retries,
                  m_deadline, m_failCodes, m_ttl})
@@ -260,6 +275,8 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         if (cluster && !m_manifestEdited)
             regenerateManifest();
     };
+    // The code directory is packed for the manifest once its path is complete, not per key.
+    connect(m_code, &QLineEdit::editingFinished, this, update);
     for (QLineEdit *field :
          {m_name, m_command, m_directory, m_image, m_cpu, m_memory, m_queue, m_failCodes})
         connect(field, &QLineEdit::textChanged, this, update);
@@ -376,6 +393,7 @@ JobSpec NewRunDialog::spec() const {
         if (const auto codes = exitCodes(m_failCodes->text()))
             spec.failExitCodes = *codes;
         spec.ttlSeconds = m_ttl->value() < 0 ? -1 : m_ttl->value() * 60;
+        spec.codeDirectory = m_code->text().trimmed();
     } else if (!spec.node.isEmpty()) {
         spec.gpus = m_gpus->value();
         spec.codeDirectory = m_code->text().trimmed();

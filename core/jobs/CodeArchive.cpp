@@ -36,13 +36,14 @@ Result<QByteArray> header(const QByteArray &path, char type, qint64 size, bool e
     if (name.size() > 100) {
         const qsizetype cut = path.lastIndexOf('/', 155);
         if (cut <= 0 || path.size() - cut - 1 > 100)
-            return fail(u"%1: the path is too long for a tar archive"_s.arg(QString::fromUtf8(path)));
+            return fail(
+                u"%1: the path is too long for a tar archive"_s.arg(QString::fromUtf8(path)));
         prefix = path.first(cut);
         name = path.sliced(cut + 1);
     }
     if (linkTarget.size() > 100)
-        return fail(u"%1: the link target is too long for a tar archive"_s.arg(
-            QString::fromUtf8(path)));
+        return fail(
+            u"%1: the link target is too long for a tar archive"_s.arg(QString::fromUtf8(path)));
     std::memcpy(h, name.constData(), static_cast<size_t>(name.size()));
     octal(h + 100, 8, executable || type == '2' ? 0755 : 0644);
     octal(h + 108, 8, 0);

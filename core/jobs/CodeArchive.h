@@ -13,7 +13,7 @@ namespace sb {
 // always gives the same bytes and the same hash, and unchanged code need not travel again.
 struct CodeArchive {
     QByteArray gzip;
-    QString hash;     // SHA-256 of the uncompressed tar, in hex
+    QString hash; // SHA-256 of the uncompressed tar, in hex
     int files = 0;
     qint64 bytes = 0; // the files' content, uncompressed
 };

@@ -5,6 +5,7 @@
 #include <QCryptographicHash>
 #include <QDirIterator>
 #include <QFileInfo>
+#include <QLocale>
 #include <QProcess>
 #include <QRegularExpression>
 
@@ -70,7 +71,11 @@ Result<QStringList> projectFiles(const QString &directory) {
         const QDir root(directory);
         QDirIterator it(directory, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot,
                         QDirIterator::Subdirectories);
+        constexpr qsizetype kMaxFiles = 100000; // a home or root directory, not a project
         while (it.hasNext()) {
+            if (files.size() > kMaxFiles)
+                return fail(u"%1 holds more than %2 files: not a project directory?"_s.arg(
+                    directory, QLocale::system().toString(kMaxFiles)));
             const QString path = root.relativeFilePath(it.next());
             if (path == u".git"_s || path.startsWith(u".git/"_s))
                 continue;

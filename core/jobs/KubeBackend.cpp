@@ -1,9 +1,11 @@
 #include "KubeBackend.h"
 
+#include "CodeArchive.h"
 #include "kube/KubeJobs.h"
 #include "util/LineBuffer.h"
 
 #include <QJsonArray>
+#include <QLocale>
 #include <QUrl>
 
 namespace sb {
@@ -272,12 +274,68 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
         return fail(tr("a run on a cluster needs a container image"));
     if (spec.command.isEmpty())
         return fail(tr("a run needs a command"));
+    CodeDelivery code;
+    if (!spec.codeDirectory.isEmpty()) {
+        auto configMap = packedCode(spec.codeDirectory);
+        if (!configMap)
+            return fail(configMap.error());
+        code.configMap = *configMap;
+    }
     const QString ns = it->second->client->context().ns;
     QList<QJsonObject> objects;
     if (spec.workers > 1)
         objects << workersService(name, ns);
-    objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate);
+    objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate, code);
     return objects;
+}
+
+Result<QString> KubeBackend::packedCode(const QString &directory) const {
+    constexpr qint64 kRepackAfterMs = 3000;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (const auto it = m_packed.constFind(directory);
+        it != m_packed.cend() && now - it->packedAt < kRepackAfterMs)
+        return it->configMap;
+    auto archive = packCode(directory, 16'000'000); // beyond that it will not fit anyway
+    if (!archive)
+        return fail(archive.error());
+    if (archive->gzip.size() > kConfigMapCodeLimit)
+        return fail(tr("the code of %1 compresses to %2, more than a ConfigMap holds (%3); "
+                       "delivery through an object store is not built yet")
+                        .arg(directory, QLocale::system().formattedDataSize(archive->gzip.size()),
+                             QLocale::system().formattedDataSize(kConfigMapCodeLimit)));
+    const QString name = codeConfigMapName(archive->hash);
+    if (const QString previous = m_packed.value(directory).configMap; previous != name)
+        m_archives.remove(previous); // the tree changed: its older state will not be sent
+    m_archives.insert(name, archive->gzip);
+    m_packed.insert(directory, {name, now});
+    return name;
+}
+
+void KubeBackend::deliverCode(Cluster &cluster, const QString &configMap,
+                              const std::function<void(const QString &)> &done) {
+    const QByteArray gzip = m_archives.value(configMap);
+    if (gzip.isEmpty())
+        return done(tr("the code for %1 was not packed here").arg(configMap));
+    const QString ns = cluster.client->context().ns;
+    KubeRequest exists;
+    exists.path = u"/api/v1/namespaces/%1/configmaps/%2"_s.arg(ns, configMap);
+    KubeClient *client = cluster.client.get();
+    client->send(exists, this, [this, client, configMap, ns, gzip, done](const KubeReply &found) {
+        if (found.ok())
+            return done({}); // the same code went up before: its name is its hash
+        if (found.status != 404)
+            return done(tr("ConfigMap %1: %2").arg(configMap, found.error));
+        KubeRequest create;
+        create.method = "POST";
+        create.path = u"/api/v1/namespaces/%1/configmaps"_s.arg(ns);
+        create.body =
+            QJsonDocument(codeConfigMap(configMap, ns, gzip)).toJson(QJsonDocument::Compact);
+        client->send(create, this, [configMap, done](const KubeReply &created) {
+            done(created.ok() || created.status == 409 // another submission raced us
+                     ? QString()
+                     : tr("ConfigMap %1: %2").arg(configMap, created.error));
+        });
+    });
 }
 
 namespace {
@@ -354,7 +412,7 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObj
     job.message = tr("submitting");
     m_submitting.insert(name, job);
     Q_EMIT jobChanged(job);
-    apply(spec.cluster, objects, false, this, [this, name](const QString &error) {
+    auto refused = [this, name](const QString &error) {
         if (error.isEmpty() || !m_submitting.contains(name))
             return;
         Job failed = m_submitting.take(name);
@@ -362,7 +420,23 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObj
         failed.finished = QDateTime::currentDateTime();
         failed.message = tr("refused by the cluster: %1").arg(error);
         Q_EMIT jobChanged(failed);
-    });
+    };
+    // The code's ConfigMap, as the (perhaps edited) Job names it, goes up first.
+    QString configMap;
+    for (const QJsonValue volume : jobSpec[u"template"_s][u"spec"_s][u"volumes"_s].toArray()) {
+        if (volume[u"name"_s].toString() == "code-archive"_L1)
+            configMap = volume[u"configMap"_s][u"name"_s].toString();
+    }
+    if (configMap.isEmpty()) {
+        apply(spec.cluster, objects, false, this, refused);
+        return name;
+    }
+    deliverCode(*m_clusters[spec.cluster], configMap,
+                [this, cluster = spec.cluster, objects, refused](const QString &error) {
+                    if (!error.isEmpty())
+                        return refused(error);
+                    apply(cluster, objects, false, this, refused);
+                });
     return name;
 }
 

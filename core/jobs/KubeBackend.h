@@ -15,7 +15,8 @@ namespace sb {
 // row of the table is derived from them, so jobs submitted from another computer, or before a
 // restart, show up as they are. Stop suspends the Job (its pods get SIGTERM and the grace
 // period) and marks it stopped; the logs of running pods are followed, resuming after a
-// reconnect without repeating a line.
+// reconnect without repeating a line. A job's local code directory travels in a ConfigMap
+// named by the code's hash (uploaded once) and is unpacked into the pods by an init container.
 class KubeBackend final : public JobBackend {
     Q_OBJECT
 public:
@@ -68,11 +69,21 @@ private:
     void refresh(Cluster &cluster, const QStringList &jobNames);
     void followLogs(Cluster &cluster, const QJsonObject &pod);
     void appendLog(const QString &id, const QByteArray &data);
+    // The name of the ConfigMap for `directory`'s code, packed now or a moment ago.
+    Result<QString> packedCode(const QString &directory) const;
+    void deliverCode(Cluster &cluster, const QString &configMap,
+                     const std::function<void(const QString &error)> &done);
 
     Options m_options;
     std::map<QString, std::unique_ptr<Cluster>> m_clusters;
     QHash<QString, QByteArray> m_logs; // job -> its pods' output so far
     QHash<QString, Job> m_submitting;  // sent, not yet seen in the watch
+    struct Packed {
+        QString configMap;
+        qint64 packedAt = 0; // ms since epoch; the dialog asks often, the tree rarely changes
+    };
+    mutable QHash<QString, Packed> m_packed;       // code directory -> its latest archive
+    mutable QHash<QString, QByteArray> m_archives; // ConfigMap name -> the archive it holds
 };
 
 } // namespace sb

@@ -74,7 +74,7 @@ QString kubeJobName(const JobSpec &spec) {
 
 QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,
                         const QMap<QString, QString> &extraEnvironment,
-                        const JobTemplate &jobTemplate) {
+                        const JobTemplate &jobTemplate, const CodeDelivery &code) {
     QJsonArray env;
     QMap<QString, QString> variables = extraEnvironment;
     variables.insert(spec.environment);
@@ -120,9 +120,42 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                           {u"resources"_s, resources}};
     if (!spec.workingDirectory.isEmpty())
         container[u"workingDir"_s] = spec.workingDirectory;
+    const QString codeDir = QString::fromLatin1(kCodeDirectory);
+    QJsonArray initContainers;
+    QJsonArray volumes;
+    if (!code.configMap.isEmpty()) {
+        const QJsonObject codeMount{{u"name"_s, u"code"_s}, {u"mountPath"_s, codeDir}};
+        initContainers.append(QJsonObject{
+            {u"name"_s, u"code"_s},
+            {u"image"_s, container[u"image"_s]},
+            {u"command"_s,
+             QJsonArray{u"sh"_s, u"-c"_s,
+                        uR"(mkdir -p "$SIGNALBOX_CODE_DIR" && )"
+                        uR"(tar -xzf "$SIGNALBOX_CODE_ARCHIVE" -C "$SIGNALBOX_CODE_DIR")"_s}},
+            {u"env"_s,
+             QJsonArray{envVar(u"SIGNALBOX_CODE_ARCHIVE"_s, u"/signalbox/archive/code.tar.gz"_s),
+                        envVar(u"SIGNALBOX_CODE_DIR"_s, codeDir)}},
+            {u"volumeMounts"_s, QJsonArray{QJsonObject{{u"name"_s, u"code-archive"_s},
+                                                       {u"mountPath"_s, u"/signalbox/archive"_s},
+                                                       {u"readOnly"_s, true}},
+                                           codeMount}}});
+        volumes = {QJsonObject{{u"name"_s, u"code-archive"_s},
+                               {u"configMap"_s, QJsonObject{{u"name"_s, code.configMap}}}},
+                   QJsonObject{{u"name"_s, u"code"_s}, {u"emptyDir"_s, QJsonObject{}}}};
+        container[u"volumeMounts"_s] = QJsonArray{codeMount};
+        if (spec.workingDirectory.isEmpty())
+            container[u"workingDir"_s] = codeDir;
+        QJsonArray withCode = container[u"env"_s].toArray();
+        withCode.append(envVar(u"SIGNALBOX_CODE"_s, codeDir));
+        container[u"env"_s] = withCode;
+    }
     if (distributed)
         container[u"ports"_s] = QJsonArray{QJsonObject{{u"containerPort"_s, kRendezvousPort}}};
     QJsonObject podSpec{{u"restartPolicy"_s, u"Never"_s}, {u"containers"_s, QJsonArray{container}}};
+    if (!initContainers.isEmpty()) {
+        podSpec[u"initContainers"_s] = initContainers;
+        podSpec[u"volumes"_s] = volumes;
+    }
     if (distributed)
         podSpec[u"subdomain"_s] = name;
     if (!jobTemplate.nodeSelector.isEmpty())
@@ -155,8 +188,8 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
          QJsonArray{QJsonObject{{u"type"_s, u"DisruptionTarget"_s}, {u"status"_s, u"True"_s}}}}}};
     if (!spec.failExitCodes.isEmpty()) {
         QJsonArray codes;
-        for (int code : spec.failExitCodes)
-            codes.append(code);
+        for (int exitCode : spec.failExitCodes)
+            codes.append(exitCode);
         failureRules.append(
             QJsonObject{{u"action"_s, u"FailJob"_s},
                         {u"onExitCodes"_s, QJsonObject{{u"containerName"_s, u"main"_s},
@@ -177,6 +210,22 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                          {u"annotations"_s,
                           QJsonObject{{QString::fromLatin1(kSpecAnnotation), specJson}}}}},
             {u"spec"_s, jobSpec}};
+}
+
+QString codeConfigMapName(const QString &hash) {
+    return u"signalbox-code-"_s + hash.left(32);
+}
+
+QJsonObject codeConfigMap(const QString &name, const QString &ns, const QByteArray &gzip) {
+    return {
+        {u"apiVersion"_s, u"v1"_s},
+        {u"kind"_s, u"ConfigMap"_s},
+        {u"metadata"_s,
+         QJsonObject{{u"name"_s, name},
+                     {u"namespace"_s, ns},
+                     {u"labels"_s, QJsonObject{{QString::fromLatin1(kManagedLabel), u"true"_s}}}}},
+        {u"immutable"_s, true}, // its name is its content's hash
+        {u"binaryData"_s, QJsonObject{{u"code.tar.gz"_s, QString::fromLatin1(gzip.toBase64())}}}};
 }
 
 QJsonObject workersService(const QString &name, const QString &ns) {

@@ -13,6 +13,20 @@ inline constexpr char kManagedLabel[] = "signalbox.dev/managed";
 inline constexpr char kSpecAnnotation[] = "signalbox.dev/spec";
 inline constexpr char kStoppedAnnotation[] = "signalbox.dev/stopped";
 inline constexpr int kRendezvousPort = 29500;
+// Where a job's delivered code is unpacked in its containers (and its working directory unless
+// the spec names another).
+inline constexpr char kCodeDirectory[] = "/workspace/code";
+
+// How a job's local code directory reaches its pods: an immutable ConfigMap named by the code's
+// hash, unpacked by an init container (with the job's image, which needs sh and tar).
+struct CodeDelivery {
+    QString configMap; // empty: no code travels
+};
+QString codeConfigMapName(const QString &hash);
+// The ConfigMap holding `gzip` (a CodeArchive) as code.tar.gz.
+QJsonObject codeConfigMap(const QString &name, const QString &ns, const QByteArray &gzip);
+// The most a compressed archive may weigh in a ConfigMap (1 MiB, base64 and metadata included).
+inline constexpr qsizetype kConfigMapCodeLimit = 740 * 1024;
 
 // A Job name for `spec`: DNS-1123, short enough for Indexed pods' host names, unique by suffix.
 QString kubeJobName(const JobSpec &spec);
@@ -26,7 +40,7 @@ QString kubeJobName(const JobSpec &spec);
 // an annotation, so the cluster alone tells what a job ran.
 QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,
                         const QMap<QString, QString> &extraEnvironment = {},
-                        const JobTemplate &jobTemplate = {});
+                        const JobTemplate &jobTemplate = {}, const CodeDelivery &code = {});
 QJsonObject workersService(const QString &name, const QString &ns);
 
 // A Job as the jobs table shows it, in a researcher's words: queued (and why: unschedulable,

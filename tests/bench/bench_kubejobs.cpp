@@ -115,8 +115,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     const QString kubectl = cluster.binary(u"kubectl"_s);
-    const QStringList kubectlArgs{u"--kubeconfig"_s, cluster.kubeconfig(u"cert"_s), u"get"_s,
-                                  u"jobs"_s, u"-l"_s, u"signalbox.dev/managed=true"_s};
+    const QStringList kubectlArgs{u"--kubeconfig"_s, cluster.kubeconfig(u"cert"_s),
+                                  u"get"_s,          u"jobs"_s,
+                                  u"-l"_s,           u"signalbox.dev/managed=true"_s};
 
     // The namespace: `count` suspended Jobs as Signalbox submits them.
     sb::KubeClient admin(*context);
@@ -131,9 +132,9 @@ int main(int argc, char **argv) {
         return spec;
     };
     const QString created = sendAll(admin, count, 64, [&](int i) {
-        QJsonObject job = sb::jobManifest(specOf(u"trial %1"_s.arg(i)),
-                                          u"bench-%1"_s.arg(i, 5, 10, QLatin1Char('0')),
-                                          u"default"_s);
+        QJsonObject job =
+            sb::jobManifest(specOf(u"trial %1"_s.arg(i)),
+                            u"bench-%1"_s.arg(i, 5, 10, QLatin1Char('0')), u"default"_s);
         QJsonObject spec = job[u"spec"_s].toObject();
         spec[u"suspend"_s] = true;
         job[u"spec"_s] = spec;
@@ -193,9 +194,10 @@ int main(int argc, char **argv) {
             watcherSeconds = static_cast<double>(events.elapsed()) / 1000;
     });
     watcher.start(kubectl,
-                  kubectlArgs + QStringList{u"--watch-only"_s, u"-o"_s,
-                                            uR"(jsonpath={.metadata.name} )"
-                                            uR"({.metadata.annotations.signalbox\.dev/spec}{"\n"})"_s});
+                  kubectlArgs +
+                      QStringList{u"--watch-only"_s, u"-o"_s,
+                                  uR"(jsonpath={.metadata.name} )"
+                                  uR"({.metadata.annotations.signalbox\.dev/spec}{"\n"})"_s});
     QThread::sleep(3); // its watch is open
     QSet<QString> renamed;
     double signalboxSeconds = 0;
@@ -215,15 +217,15 @@ int main(int argc, char **argv) {
         sb::KubeRequest request;
         request.method = "PATCH";
         request.contentType = "application/merge-patch+json";
-        request.path = u"/apis/batch/v1/namespaces/default/jobs/bench-%1"_s.arg(i, 5, 10,
-                                                                                 QLatin1Char('0'));
-        request.body = QJsonDocument(QJsonObject{
-                                         {u"metadata"_s,
-                                          QJsonObject{{u"annotations"_s,
-                                                       QJsonObject{{QString::fromLatin1(
-                                                                        sb::kSpecAnnotation),
-                                                                    spec}}}}}})
-                           .toJson(QJsonDocument::Compact);
+        request.path =
+            u"/apis/batch/v1/namespaces/default/jobs/bench-%1"_s.arg(i, 5, 10, QLatin1Char('0'));
+        request.body =
+            QJsonDocument(
+                QJsonObject{
+                    {u"metadata"_s,
+                     QJsonObject{{u"annotations"_s,
+                                  QJsonObject{{QString::fromLatin1(sb::kSpecAnnotation), spec}}}}}})
+                .toJson(QJsonDocument::Compact);
         return request;
     });
     const double patchSeconds = static_cast<double>(events.elapsed()) / 1000;

@@ -40,9 +40,8 @@ void TestCodeArchive::tarUnpacksTheProjectTree() {
     const QString p = project.path();
     write(p + u"/train.py"_s, "print('hello')\n");
     write(p + u"/run.sh"_s, "#!/bin/sh\nexec python3 train.py \"$@\"\n");
-    QFile::setPermissions(p + u"/run.sh"_s, QFile::permissions(p + u"/run.sh"_s) |
-                                                QFile::ExeOwner | QFile::ExeGroup |
-                                                QFile::ExeOther);
+    QFile::setPermissions(p + u"/run.sh"_s, QFile::permissions(p + u"/run.sh"_s) | QFile::ExeOwner |
+                                                QFile::ExeGroup | QFile::ExeOther);
     const QString deep =
         u"models/very/long/package/path/for/the/tar/header/which/holds/only/a/hundred/"
         "bytes/in/its/name/field/model.py"_s;

@@ -6,8 +6,12 @@
 #include "../support/K8sCluster.h"
 #include "jobs/KubeBackend.h"
 
+#include <QDir>
 #include <QJsonArray>
+#include <QProcess>
+#include <QRandomGenerator>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -54,6 +58,7 @@ private Q_SLOTS:
     void templatePlacesTheJob();
     void dryRunRefusesABadManifest();
     void describeTellsConditionsPodsAndEvents();
+    void codeTravelsInAConfigMap();
     void allJobsOfTheNamespaceOnRequest();
     void anotherSignalboxFindsTheJobs();
 
@@ -309,6 +314,90 @@ void TestKubeBackend::describeTellsConditionsPodsAndEvents() {
     QVERIFY2(waiting.contains(u"FailedScheduling  pod/"_s) && waiting.contains(u"on no node yet"_s),
              qPrintable(waiting));
     QVERIFY(describe(u"nonesuch"_s).startsWith(u"No job nonesuch"_s));
+}
+
+void TestKubeBackend::codeTravelsInAConfigMap() {
+    QTemporaryDir project;
+    auto write = [&](const QString &file, const QByteArray &content) {
+        QDir().mkpath(QFileInfo(project.filePath(file)).absolutePath());
+        QFile f(project.filePath(file));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    };
+    write(u"train.py"_s, "print('training')\n");
+    write(u"configs/base.yaml"_s, "lr: 0.001\n");
+    write(u".gitignore"_s, "*.ckpt\n");
+    write(u"last.ckpt"_s, QByteArray(100000, 'c'));
+    sb::JobSpec spec = clusterRun(u"with-code"_s);
+    spec.codeDirectory = project.path();
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Succeeded, 90000);
+
+    // The pod unpacks the ConfigMap with its init container; here the same command runs on the
+    // ConfigMap read back from the API server (kwok's pods run no containers).
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
+    const sb::KubeReply pods = sb::kubeCall(
+        client, "GET",
+        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
+    const QJsonObject podSpec = pods.json[u"items"_s][0][u"spec"_s].toObject();
+    const QJsonObject init = podSpec[u"initContainers"_s][0].toObject();
+    QCOMPARE(podSpec[u"containers"_s][0][u"workingDir"_s].toString(), u"/workspace/code"_s);
+    QString configMap;
+    for (const QJsonValue volume : podSpec[u"volumes"_s].toArray()) {
+        if (volume[u"configMap"_s].isObject())
+            configMap = volume[u"configMap"_s][u"name"_s].toString();
+    }
+    QVERIFY2(configMap.startsWith(u"signalbox-code-"_s), qPrintable(configMap));
+    const sb::KubeReply stored =
+        sb::kubeCall(client, "GET", u"/api/v1/namespaces/default/configmaps/"_s + configMap);
+    QVERIFY2(stored.ok(), qPrintable(stored.error));
+    QTemporaryDir pod;
+    QFile archive(pod.filePath(u"code.tar.gz"_s));
+    QVERIFY(archive.open(QIODevice::WriteOnly));
+    archive.write(QByteArray::fromBase64(
+        stored.json[u"binaryData"_s][u"code.tar.gz"_s].toString().toLatin1()));
+    archive.close();
+    QProcess unpack;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"SIGNALBOX_CODE_ARCHIVE"_s, archive.fileName());
+    env.insert(u"SIGNALBOX_CODE_DIR"_s, pod.filePath(u"workspace/code"_s));
+    unpack.setProcessEnvironment(env);
+    QStringList command;
+    for (const QJsonValue arg : init[u"command"_s].toArray())
+        command << arg.toString();
+    unpack.start(command.takeFirst(), command);
+    QVERIFY(unpack.waitForFinished());
+    QVERIFY2(unpack.exitCode() == 0, unpack.readAllStandardError().constData());
+    QFile trained(pod.filePath(u"workspace/code/train.py"_s));
+    QVERIFY(trained.open(QIODevice::ReadOnly));
+    QCOMPARE(trained.readAll(), QByteArray("print('training')\n"));
+    QVERIFY(QFile::exists(pod.filePath(u"workspace/code/configs/base.yaml"_s)));
+    QVERIFY(!QFile::exists(pod.filePath(u"workspace/code/last.ckpt"_s)));
+
+    // The same code again: the same ConfigMap, not uploaded again.
+    QTest::qWait(3100); // past the packing cache: packed afresh, same hash
+    id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Succeeded, 90000);
+    const sb::KubeReply again =
+        sb::kubeCall(client, "GET", u"/api/v1/namespaces/default/configmaps/"_s + configMap);
+    QCOMPARE(again.json[u"metadata"_s][u"resourceVersion"_s],
+             stored.json[u"metadata"_s][u"resourceVersion"_s]);
+
+    // Code a ConfigMap cannot hold is refused before anything is sent.
+    QByteArray noise(1200 * 1024, '\0');
+    for (char &byte : noise)
+        byte = static_cast<char>(QRandomGenerator::global()->generate());
+    write(u"weights.bin"_s, noise);
+    QTest::qWait(3100);
+    const auto refused = m_backend->submit(spec);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().contains(u"more than a ConfigMap holds"_s),
+             qPrintable(refused.error()));
 }
 
 void TestKubeBackend::allJobsOfTheNamespaceOnRequest() {
