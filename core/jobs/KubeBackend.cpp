@@ -6,6 +6,7 @@
 
 #include <QJsonArray>
 #include <QLocale>
+#include <QTimer>
 #include <QUrl>
 
 namespace sb {
@@ -14,7 +15,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr qint64 kLogRetryMs = 10000;
+constexpr qint64 kLogRetryMs = 5000;  // after a refused or broken log stream
+constexpr qint64 kLogResumeMs = 1000; // after a stream that ended at once: no busy loop
+constexpr qint64 kShortStreamMs = 1000;
 
 QString jobOfPod(const QJsonObject &pod) {
     const QJsonObject labels = pod[u"metadata"_s][u"labels"_s].toObject();
@@ -58,7 +61,10 @@ struct KubeBackend::Cluster {
     QHash<QString, QStringList> podsOfJob; // job -> pods
     struct Follow {
         quint64 call = 0;
-        QByteArray lastStamp; // of the last line taken
+        QByteArray lastStamp;      // of the last line taken
+        int takenAtLastStamp = 0;  // lines taken with exactly that time (a runtime may repeat it)
+        int toSkipAtLastStamp = 0; // of those, how many a resumed stream has yet to repeat
+        bool replaying = false;    // a resumed stream, still repeating what was taken
         LineBuffer lines;
         bool ended = false;  // the container ended and its whole log was read
         qint64 failedAt = 0; // ms since epoch of the last refusal; retried after a while
@@ -195,7 +201,8 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
         return;
     Cluster::Follow &follow = cluster.follows[name];
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (follow.call || follow.ended || (follow.failedAt && now - follow.failedAt < kLogRetryMs))
+    if (follow.call || follow.ended ||
+        (follow.failedAt && now - follow.failedAt < kLogRetryMs - 100))
         return;
     const QString job = jobOfPod(pod);
     const QString index =
@@ -214,23 +221,40 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
         request.path +=
             u"&sinceTime="_s + QString::fromLatin1(QUrl::toPercentEncoding(QString::fromLatin1(
                                    follow.lastStamp.left(follow.lastStamp.indexOf('.')) + 'Z')));
+    // A resumed stream starts at the whole second before the last line taken: what it repeats
+    // is skipped by time, and lines sharing the last one's exact time by count.
+    follow.replaying = !follow.lastStamp.isEmpty();
+    follow.toSkipAtLastStamp = follow.takenAtLastStamp;
+    follow.lines = {}; // a line cut off by the break comes again whole
     auto take = [this, &cluster, name, job, prefix](const QByteArray &chunk) {
         Cluster::Follow &f = cluster.follows[name];
         QByteArray out;
         f.lines.feed(chunk, [&](QByteArrayView line) {
             const qsizetype space = line.indexOf(' ');
             const QByteArrayView stamp = space < 0 ? line : line.first(space);
-            if (!f.lastStamp.isEmpty() && logTime(stamp) <= logTime(f.lastStamp))
-                return; // seen before a reconnect
-            f.lastStamp = stamp.toByteArray();
+            if (f.replaying) {
+                const auto time = logTime(stamp);
+                const auto last = logTime(f.lastStamp);
+                if (time < last || (time == last && f.toSkipAtLastStamp-- > 0))
+                    return;
+                f.replaying = false;
+            }
+            if (stamp == f.lastStamp) {
+                ++f.takenAtLastStamp;
+            } else {
+                f.lastStamp = stamp.toByteArray();
+                f.takenAtLastStamp = 1;
+            }
             out +=
                 prefix + (space < 0 ? QByteArray() : line.sliced(space + 1).toByteArray()) + '\n';
         });
         if (!out.isEmpty())
             appendLog(job, out);
     };
+    const qint64 startedAt = now;
     follow.call = cluster.client->follow(
-        request, this, take, [this, &cluster, name, job, running](const KubeReply &reply) {
+        request, this, take,
+        [this, &cluster, name, job, running, startedAt](const KubeReply &reply) {
             Cluster::Follow &f = cluster.follows[name];
             f.call = 0;
             if (!reply.ok()) {
@@ -238,6 +262,7 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
                     appendLog(job, "[signalbox] cannot read the log of pod " + name.toUtf8() +
                                        ": " + reply.error.toUtf8() + '\n');
                 f.failedAt = QDateTime::currentMSecsSinceEpoch();
+                resumeLogs(cluster, name, kLogRetryMs);
                 return;
             }
             f.failedAt = 0;
@@ -245,11 +270,19 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
                 f.ended = true;
                 return;
             }
-            // The stream ended while the pod ran (a reconnect, an API server restart): resume.
-            if (const auto latest = cluster.pods->objects().constFind(name);
-                latest != cluster.pods->objects().cend())
-                followLogs(cluster, *latest);
+            // The stream ended while the pod ran (a reconnect, an API server restart): resume,
+            // at once unless it ended as soon as it began.
+            const bool brief = QDateTime::currentMSecsSinceEpoch() - startedAt < kShortStreamMs;
+            resumeLogs(cluster, name, brief ? kLogResumeMs : 0);
         });
+}
+
+void KubeBackend::resumeLogs(Cluster &cluster, const QString &pod, qint64 delayMs) {
+    QTimer::singleShot(std::chrono::milliseconds(delayMs), this, [this, &cluster, pod] {
+        if (const auto latest = cluster.pods->objects().constFind(pod);
+            latest != cluster.pods->objects().cend())
+            followLogs(cluster, *latest);
+    });
 }
 
 void KubeBackend::appendLog(const QString &id, const QByteArray &data) {

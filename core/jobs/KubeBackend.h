@@ -68,6 +68,7 @@ private:
     void watch(Cluster &cluster);
     void refresh(Cluster &cluster, const QStringList &jobNames);
     void followLogs(Cluster &cluster, const QJsonObject &pod);
+    void resumeLogs(Cluster &cluster, const QString &pod, qint64 delayMs);
     void appendLog(const QString &id, const QByteArray &data);
     // The name of the ConfigMap for `directory`'s code, packed now or a moment ago.
     Result<QString> packedCode(const QString &directory) const;

@@ -7,7 +7,9 @@ Builds (once, cached) and starts etcd, kube-apiserver (TLS on 127.0.0.1), kube-c
 (the Job controller), kube-scheduler and kwok, which plays GPU_NODES fake nodes (default 2) with
 8 `nvidia.com/gpu` each and moves their pods through Running to the end. A Job pod's run lasts
 its first container's environment variable HARNESS_RUN (a duration, default "2s") and ends with
-the exit code in HARNESS_EXIT_CODE (default 0).
+the exit code in HARNESS_EXIT_CODE (default 0). kwok also serves the nodes' kubelet API, so
+pod logs can be read through the API server: every container's log is the file named podLog in
+the description, in the container runtime's format ("TIME stdout F LINE"), for tests to append to.
 
 Writes a certificate authority, a wrong one, and kubeconfigs for a client certificate
 (cert.kubeconfig), a bearer token (token.kubeconfig), a token file (tokenfile.kubeconfig), an
@@ -88,6 +90,17 @@ def kubeconfig(work, name, server, ca, user):
         json.dump(config, f, indent=1)
     return path
 
+
+CONTAINER_LOGS = """
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterLogs
+metadata: {{name: pod-log}}
+spec:
+  selector: {{matchNamespaces: [default]}}
+  logs:
+  - {{logsFile: {log}, follow: true}}
+"""
 
 POD_STAGES = """
 apiVersion: kwok.x-k8s.io/v1alpha1
@@ -278,13 +291,21 @@ def main():
     start("kube-scheduler", [binary("kube-scheduler"), "--kubeconfig", admin,
                              "--leader-elect=false", "--bind-address", "127.0.0.1",
                              "--secure-port", "0"], work)
+    # kwok also plays the nodes' kubelet API for the API server: every container's log is
+    # pod.log, in the container runtime's format, which tests append to.
+    pod_log = os.path.join(work, "pod.log")
+    open(pod_log, "a").close()
     with open(os.path.join(work, "kwok.yaml"), "w") as f:
-        f.write(POD_STAGES)
+        f.write(POD_STAGES + CONTAINER_LOGS.format(log=json.dumps(pod_log)))
+    kubelet_port = free_port()
     start("kwok", [binary("kwok"), "--kubeconfig", admin, "--config",
                    os.path.join(work, "kwok.yaml"), "--manage-all-nodes=false",
                    "--manage-nodes-with-label-selector", "type=kwok",
-                   "--cidr", "10.244.0.0/16", "--node-ip", "10.0.0.1",
-                   "--server-address", "127.0.0.1:" + str(free_port())], work)
+                   "--cidr", "10.244.0.0/16", "--node-ip", "127.0.0.1",
+                   "--node-port", str(kubelet_port),
+                   "--server-address", f"127.0.0.1:{kubelet_port}",
+                   "--tls-cert-file", os.path.join(work, "apiserver.crt"),
+                   "--tls-private-key-file", os.path.join(work, "apiserver.key")], work)
     for i in range(nodes):
         api(server, work, "/api/v1/nodes", "POST", {
             "apiVersion": "v1", "kind": "Node",
@@ -308,7 +329,7 @@ def main():
 
     print(json.dumps({"server": server, "kubeconfigs": configs, "work": work,
                       "ca": os.path.join(work, "ca.crt"), "execRuns": os.path.join(work, "exec-runs"),
-                      "etcd": etcd_url, "bin": binaries}), flush=True)
+                      "etcd": etcd_url, "bin": binaries, "podLog": pod_log}), flush=True)
     for line in sys.stdin:
         command = line.strip()
         if not command:

@@ -59,6 +59,7 @@ private Q_SLOTS:
     void dryRunRefusesABadManifest();
     void describeTellsConditionsPodsAndEvents();
     void codeTravelsInAConfigMap();
+    void logsAreFollowedAcrossAnApiServerRestart();
     void allJobsOfTheNamespaceOnRequest();
     void anotherSignalboxFindsTheJobs();
 
@@ -398,6 +399,33 @@ void TestKubeBackend::codeTravelsInAConfigMap() {
     QVERIFY(!refused);
     QVERIFY2(refused.error().contains(u"more than a ConfigMap holds"_s),
              qPrintable(refused.error()));
+}
+
+void TestKubeBackend::logsAreFollowedAcrossAnApiServerRestart() {
+    m_cluster->appendPodLog({u"step 1 loss 0.90"_s, u"step 2 loss 0.80"_s});
+    sb::JobSpec spec = clusterRun(u"logs"_s);
+    spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Running, 60000);
+    auto log = [&] {
+        return QString::fromUtf8(m_backend->log(*id).value());
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(log().contains(u"step 2 loss 0.80\n"_s), qPrintable(log()), 30000);
+    QTest::qWait(1100); // the next lines come in a later second than the ones before
+    m_cluster->appendPodLog({u"step 3 loss 0.70"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(log().contains(u"step 3 loss 0.70\n"_s), 30000); // followed live
+
+    // The stream breaks with the API server; it resumes from the last line's time.
+    QVERIFY(m_cluster->command(u"restart-apiserver"_s));
+    m_cluster->appendPodLog({u"step 4 loss 0.60"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(log().contains(u"step 4 loss 0.60\n"_s), 60000);
+    m_cluster->appendPodLog({u"step 5 loss 0.50"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(log().contains(u"step 5 loss 0.50\n"_s), 60000);
+    for (int step = 1; step <= 5; ++step)
+        QCOMPARE(log().count(u"step %1 loss"_s.arg(step)), 1); // no line twice, none lost
+    QVERIFY(m_backend->stop(*id));
 }
 
 void TestKubeBackend::allJobsOfTheNamespaceOnRequest() {

@@ -59,6 +59,18 @@ public:
     QString binary(const QString &name) const {
         return m_harness.description()[QStringLiteral("bin")].toString() + u'/' + name;
     }
+    // Appends lines to every container's log (kwok serves it as the kubelet would).
+    void appendPodLog(const QStringList &lines) const {
+        QFile file(m_harness.description()[QStringLiteral("podLog")].toString());
+        if (!file.open(QIODevice::Append))
+            return;
+        for (const QString &line : lines)
+            file.write(QDateTime::currentDateTimeUtc()
+                           .toString(Qt::ISODateWithMs)
+                           .replace(QStringLiteral("Z"), QStringLiteral("123456Z"))
+                           .toUtf8() +
+                       " stdout F " + line.toUtf8() + '\n');
+    }
     // "restart-apiserver" or "compact".
     bool command(const QString &line) { return m_harness.command(line); }
 
