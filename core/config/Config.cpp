@@ -167,6 +167,44 @@ Result<JobTemplate> parseJobTemplate(const YAML::Node &node, const QString &file
     return config;
 }
 
+Result<ObjectStoreConfig> parseObjectStore(const YAML::Node &node, const QString &file) {
+    if (!node.IsMap())
+        return fail(u"%1 must be a mapping (endpoint, bucket, region, pod_endpoint)"_s.arg(
+            yamlWhere(file, node, u"object_store"_s)));
+    ObjectStoreConfig store;
+    for (const auto &entry : node) {
+        const std::string key = entry.first.as<std::string>();
+        const QString keyPath = u"object_store."_s + QString::fromStdString(key);
+        if (key == "access_key" || key == "secret_key" || key == "secret")
+            return fail(u"%1: secrets are never kept in this file; set AWS_ACCESS_KEY_ID and "
+                        "AWS_SECRET_ACCESS_KEY"_s.arg(yamlWhere(file, entry.first, keyPath)));
+        if (!entry.second.IsScalar())
+            return fail(u"%1 must be a single value"_s.arg(yamlWhere(file, entry.second, keyPath)));
+        const QString value = str(entry.second);
+        if (key == "endpoint" || key == "pod_endpoint") {
+            const QUrl url(value, QUrl::StrictMode);
+            if (!url.isValid() || (url.scheme() != "https"_L1 && url.scheme() != "http"_L1) ||
+                url.host().isEmpty())
+                return fail(u"%1: \"%2\" is not an http(s) URL"_s.arg(
+                    yamlWhere(file, entry.second, keyPath), value));
+            (key == "endpoint" ? store.endpoint : store.podEndpoint) = url;
+        } else if (key == "bucket") {
+            store.bucket = value;
+        } else if (key == "region") {
+            store.region = value;
+        } else {
+            return fail(u"%1: unknown key (expected endpoint, bucket, region, pod_endpoint)"_s.arg(
+                yamlWhere(file, entry.first, keyPath)));
+        }
+    }
+    if (!store.configured())
+        return fail(u"%1: an object store needs an endpoint and a bucket"_s.arg(
+            yamlWhere(file, node, u"object_store"_s)));
+    store.accessKey = qEnvironmentVariable("AWS_ACCESS_KEY_ID");
+    store.secretKey = qEnvironmentVariable("AWS_SECRET_ACCESS_KEY");
+    return store;
+}
+
 // A top-level list of named items; a second item of the same name is refused.
 template <typename Item, typename Parse>
 Status parseList(const YAML::Node &root, const char *section, const QString &file, Parse parse,
@@ -219,6 +257,12 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
         return fail(u"%1:1: the file must be a mapping of sections (nodes: ...)"_s.arg(fileName));
     if (Status nodes = parseList(root, "nodes", fileName, parseNode, config.nodes); !nodes)
         return fail(nodes.error());
+    if (const YAML::Node store = root["object_store"]) {
+        auto objectStore = parseObjectStore(store, fileName);
+        if (!objectStore)
+            return fail(objectStore.error());
+        config.objectStore = *objectStore;
+    }
     if (Status templates =
             parseList(root, "job_templates", fileName, parseJobTemplate, config.jobTemplates);
         !templates)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "storage/ObjectStore.h"
 #include "util/Result.h"
 
 #include <QJsonArray>
@@ -41,6 +42,9 @@ struct JobTemplate {
 struct Config {
     QList<NodeConfig> nodes;
     QList<JobTemplate> jobTemplates;
+    // Where cluster jobs' code goes when a ConfigMap cannot hold it. The credentials come from
+    // AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, never from this file.
+    ObjectStoreConfig objectStore;
 
     static QString defaultPath();
     // Errors name the file, line and key.

@@ -1,13 +1,17 @@
 #include "KubeBackend.h"
 
 #include "CodeArchive.h"
-#include "kube/KubeJobs.h"
+#include "storage/ObjectStore.h"
 #include "util/LineBuffer.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QLocale>
+#include <QPointer>
 #include <QTimer>
+
 #include <QUrl>
+#include <thread>
 
 namespace sb {
 
@@ -309,10 +313,10 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
         return fail(tr("a run needs a command"));
     CodeDelivery code;
     if (!spec.codeDirectory.isEmpty()) {
-        auto configMap = packedCode(spec.codeDirectory);
-        if (!configMap)
-            return fail(configMap.error());
-        code.configMap = *configMap;
+        auto packed = packedCode(spec.codeDirectory);
+        if (!packed)
+            return fail(packed.error());
+        code = *packed;
     }
     const QString ns = it->second->client->context().ns;
     QList<QJsonObject> objects;
@@ -322,34 +326,65 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
     return objects;
 }
 
-Result<QString> KubeBackend::packedCode(const QString &directory) const {
+Result<CodeDelivery> KubeBackend::packedCode(const QString &directory) const {
     constexpr qint64 kRepackAfterMs = 3000;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (const auto it = m_packed.constFind(directory);
         it != m_packed.cend() && now - it->packedAt < kRepackAfterMs)
-        return it->configMap;
-    auto archive = packCode(directory, 16'000'000); // beyond that it will not fit anyway
+        return it->delivery;
+    const ObjectStoreConfig &store = m_options.objectStore;
+    // Beyond a ConfigMap's size without a store, or a store's reasonable upload, do not even pack.
+    auto archive = packCode(directory, store.configured() ? 1'000'000'000 : 16'000'000);
     if (!archive)
         return fail(archive.error());
-    if (archive->gzip.size() > kConfigMapCodeLimit)
-        return fail(tr("the code of %1 compresses to %2, more than a ConfigMap holds (%3); "
-                       "delivery through an object store is not built yet")
+    CodeDelivery delivery;
+    if (archive->gzip.size() <= kConfigMapCodeLimit) {
+        delivery.configMap = codeConfigMapName(archive->hash);
+    } else if (store.configured()) {
+        delivery.object = codeObjectKey(archive->hash);
+        delivery.url = ObjectStore(store)
+                           .presignedGet(delivery.object, 7 * 24 * 3600)
+                           .toString(QUrl::FullyEncoded);
+    } else {
+        return fail(tr("the code of %1 compresses to %2, more than a ConfigMap holds (%3); set "
+                       "up an object_store in the config for larger code")
                         .arg(directory, QLocale::system().formattedDataSize(archive->gzip.size()),
                              QLocale::system().formattedDataSize(kConfigMapCodeLimit)));
-    const QString name = codeConfigMapName(archive->hash);
-    if (const QString previous = m_packed.value(directory).configMap; previous != name)
-        m_archives.remove(previous); // the tree changed: its older state will not be sent
+    }
+    const QString name = delivery.configMap + delivery.object;
+    const Packed previous = m_packed.value(directory);
+    if (const QString old = previous.delivery.configMap + previous.delivery.object; old != name)
+        m_archives.remove(old); // the tree changed: its older state will not be sent
     m_archives.insert(name, archive->gzip);
-    m_packed.insert(directory, {name, now});
-    return name;
+    m_packed.insert(directory, {delivery, now});
+    return delivery;
 }
 
-void KubeBackend::deliverCode(Cluster &cluster, const QString &configMap,
+void KubeBackend::deliverCode(Cluster &cluster, const CodeDelivery &where,
                               const std::function<void(const QString &)> &done) {
-    const QByteArray gzip = m_archives.value(configMap);
+    const QString name = where.configMap + where.object;
+    const QByteArray gzip = m_archives.value(name);
     if (gzip.isEmpty())
-        return done(tr("the code for %1 was not packed here").arg(configMap));
+        return done(tr("the code for %1 was not packed here").arg(name));
+    if (!where.object.isEmpty()) { // the store's calls block: on a thread of their own
+        std::thread([store = ObjectStore(m_options.objectStore), key = where.object, gzip,
+                     backend = QPointer<KubeBackend>(this), done] {
+            QString error;
+            const auto found = store.exists(key);
+            if (!found)
+                error = found.error();
+            else if (!*found)
+                error = store.put(key, gzip).error();
+            // Back on the GUI thread, where the backend is deleted if it is: checked there.
+            QMetaObject::invokeMethod(QCoreApplication::instance(), [backend, done, error] {
+                if (backend)
+                    done(error);
+            });
+        }).detach();
+        return;
+    }
     const QString ns = cluster.client->context().ns;
+    const QString configMap = where.configMap;
     KubeRequest exists;
     exists.path = u"/api/v1/namespaces/%1/configmaps/%2"_s.arg(ns, configMap);
     KubeClient *client = cluster.client.get();
@@ -454,17 +489,22 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObj
         failed.message = tr("refused by the cluster: %1").arg(error);
         Q_EMIT jobChanged(failed);
     };
-    // The code's ConfigMap, as the (perhaps edited) Job names it, goes up first.
-    QString configMap;
-    for (const QJsonValue volume : jobSpec[u"template"_s][u"spec"_s][u"volumes"_s].toArray()) {
+    // The code, where the (perhaps edited) Job fetches it from, goes up first.
+    CodeDelivery code;
+    const QJsonObject podSpec = jobSpec[u"template"_s][u"spec"_s].toObject();
+    for (const QJsonValue volume : podSpec[u"volumes"_s].toArray()) {
         if (volume[u"name"_s].toString() == "code-archive"_L1)
-            configMap = volume[u"configMap"_s][u"name"_s].toString();
+            code.configMap = volume[u"configMap"_s][u"name"_s].toString();
     }
-    if (configMap.isEmpty()) {
+    for (const QJsonValue var : podSpec[u"initContainers"_s][0][u"env"_s].toArray()) {
+        if (var[u"name"_s].toString() == "SIGNALBOX_CODE_OBJECT"_L1)
+            code.object = var[u"value"_s].toString();
+    }
+    if (code.none()) {
         apply(spec.cluster, objects, false, this, refused);
         return name;
     }
-    deliverCode(*m_clusters[spec.cluster], configMap,
+    deliverCode(*m_clusters[spec.cluster], code,
                 [this, cluster = spec.cluster, objects, refused](const QString &error) {
                     if (!error.isEmpty())
                         return refused(error);

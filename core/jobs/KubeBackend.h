@@ -4,6 +4,7 @@
 #include "config/Config.h"
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
+#include "kube/KubeJobs.h"
 
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@ public:
         QMap<QString, QString> environment; // added to every job
         bool allJobs = false;               // every Job of the namespace, not only Signalbox's
         QList<JobTemplate> templates;       // from the config, picked by JobSpec::jobTemplate
+        ObjectStoreConfig objectStore;      // for code a ConfigMap cannot hold
     };
     explicit KubeBackend(Options options, QObject *parent = nullptr);
     ~KubeBackend() override;
@@ -32,6 +34,7 @@ public:
     void addCluster(const KubeContext &context);
     QStringList clusters() const;
     void setJobTemplates(const QList<JobTemplate> &templates) { m_options.templates = templates; }
+    void setObjectStore(const ObjectStoreConfig &store) { m_options.objectStore = store; }
     const QList<JobTemplate> &jobTemplates() const { return m_options.templates; }
     // Why a cluster cannot be watched now (empty when it can).
     QString clusterError(const QString &cluster) const;
@@ -70,9 +73,11 @@ private:
     void followLogs(Cluster &cluster, const QJsonObject &pod);
     void resumeLogs(Cluster &cluster, const QString &pod, qint64 delayMs);
     void appendLog(const QString &id, const QByteArray &data);
-    // The name of the ConfigMap for `directory`'s code, packed now or a moment ago.
-    Result<QString> packedCode(const QString &directory) const;
-    void deliverCode(Cluster &cluster, const QString &configMap,
+    // How `directory`'s code, packed now or a moment ago, reaches the pods.
+    Result<CodeDelivery> packedCode(const QString &directory) const;
+    // Puts the code where the Job's pods fetch it from (`where`: a ConfigMap name or object
+    // key), unless it is there already.
+    void deliverCode(Cluster &cluster, const CodeDelivery &where,
                      const std::function<void(const QString &error)> &done);
 
     Options m_options;
@@ -80,11 +85,11 @@ private:
     QHash<QString, QByteArray> m_logs; // job -> its pods' output so far
     QHash<QString, Job> m_submitting;  // sent, not yet seen in the watch
     struct Packed {
-        QString configMap;
+        CodeDelivery delivery;
         qint64 packedAt = 0; // ms since epoch; the dialog asks often, the tree rarely changes
     };
     mutable QHash<QString, Packed> m_packed;       // code directory -> its latest archive
-    mutable QHash<QString, QByteArray> m_archives; // ConfigMap name -> the archive it holds
+    mutable QHash<QString, QByteArray> m_archives; // ConfigMap name or object key -> archive
 };
 
 } // namespace sb

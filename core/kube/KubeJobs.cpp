@@ -63,6 +63,21 @@ std::optional<int> exitCodeOf(const QJsonObject &pod) {
     return std::nullopt;
 }
 
+// The init container's script: fetch the archive when it comes by URL, then unpack it.
+constexpr char kUnpackCode[] = R"(set -e
+archive="$SIGNALBOX_CODE_ARCHIVE"
+if [ -n "$SIGNALBOX_CODE_URL" ]; then
+  archive="${TMPDIR:-/tmp}/signalbox-code.tar.gz"
+  if command -v curl >/dev/null 2>&1; then curl -fsSL -o "$archive" "$SIGNALBOX_CODE_URL"
+  elif command -v wget >/dev/null 2>&1; then wget -q -O "$archive" "$SIGNALBOX_CODE_URL"
+  else python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(*sys.argv[1:])' \
+    "$SIGNALBOX_CODE_URL" "$archive"
+  fi
+fi
+mkdir -p "$SIGNALBOX_CODE_DIR"
+tar -xzf "$archive" -C "$SIGNALBOX_CODE_DIR"
+)";
+
 } // namespace
 
 QString kubeJobName(const JobSpec &spec) {
@@ -123,25 +138,29 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     const QString codeDir = QString::fromLatin1(kCodeDirectory);
     QJsonArray initContainers;
     QJsonArray volumes;
-    if (!code.configMap.isEmpty()) {
+    if (!code.none()) {
         const QJsonObject codeMount{{u"name"_s, u"code"_s}, {u"mountPath"_s, codeDir}};
+        QJsonArray initEnv{envVar(u"SIGNALBOX_CODE_DIR"_s, codeDir)};
+        QJsonArray initMounts{codeMount};
+        volumes = {QJsonObject{{u"name"_s, u"code"_s}, {u"emptyDir"_s, QJsonObject{}}}};
+        if (!code.configMap.isEmpty()) {
+            initEnv.append(
+                envVar(u"SIGNALBOX_CODE_ARCHIVE"_s, u"/signalbox/archive/code.tar.gz"_s));
+            initMounts.append(QJsonObject{{u"name"_s, u"code-archive"_s},
+                                          {u"mountPath"_s, u"/signalbox/archive"_s},
+                                          {u"readOnly"_s, true}});
+            volumes.append(QJsonObject{{u"name"_s, u"code-archive"_s},
+                                       {u"configMap"_s, QJsonObject{{u"name"_s, code.configMap}}}});
+        } else {
+            initEnv.append(envVar(u"SIGNALBOX_CODE_OBJECT"_s, code.object));
+            initEnv.append(envVar(u"SIGNALBOX_CODE_URL"_s, code.url));
+        }
         initContainers.append(QJsonObject{
             {u"name"_s, u"code"_s},
             {u"image"_s, container[u"image"_s]},
-            {u"command"_s,
-             QJsonArray{u"sh"_s, u"-c"_s,
-                        uR"(mkdir -p "$SIGNALBOX_CODE_DIR" && )"
-                        uR"(tar -xzf "$SIGNALBOX_CODE_ARCHIVE" -C "$SIGNALBOX_CODE_DIR")"_s}},
-            {u"env"_s,
-             QJsonArray{envVar(u"SIGNALBOX_CODE_ARCHIVE"_s, u"/signalbox/archive/code.tar.gz"_s),
-                        envVar(u"SIGNALBOX_CODE_DIR"_s, codeDir)}},
-            {u"volumeMounts"_s, QJsonArray{QJsonObject{{u"name"_s, u"code-archive"_s},
-                                                       {u"mountPath"_s, u"/signalbox/archive"_s},
-                                                       {u"readOnly"_s, true}},
-                                           codeMount}}});
-        volumes = {QJsonObject{{u"name"_s, u"code-archive"_s},
-                               {u"configMap"_s, QJsonObject{{u"name"_s, code.configMap}}}},
-                   QJsonObject{{u"name"_s, u"code"_s}, {u"emptyDir"_s, QJsonObject{}}}};
+            {u"command"_s, QJsonArray{u"sh"_s, u"-c"_s, QString::fromLatin1(kUnpackCode)}},
+            {u"env"_s, initEnv},
+            {u"volumeMounts"_s, initMounts}});
         container[u"volumeMounts"_s] = QJsonArray{codeMount};
         if (spec.workingDirectory.isEmpty())
             container[u"workingDir"_s] = codeDir;
@@ -210,6 +229,10 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                          {u"annotations"_s,
                           QJsonObject{{QString::fromLatin1(kSpecAnnotation), specJson}}}}},
             {u"spec"_s, jobSpec}};
+}
+
+QString codeObjectKey(const QString &hash) {
+    return u"signalbox/code/%1.tar.gz"_s.arg(hash);
 }
 
 QString codeConfigMapName(const QString &hash) {

@@ -18,10 +18,16 @@ inline constexpr int kRendezvousPort = 29500;
 inline constexpr char kCodeDirectory[] = "/workspace/code";
 
 // How a job's local code directory reaches its pods: an immutable ConfigMap named by the code's
-// hash, unpacked by an init container (with the job's image, which needs sh and tar).
+// hash, or, when larger, an object of that name in an S3-compatible store fetched through a
+// presigned URL; an init container with the job's image (which needs sh, tar, and curl, wget or
+// python3 for the URL) unpacks it.
 struct CodeDelivery {
-    QString configMap; // empty: no code travels
+    QString configMap; // the ConfigMap, or
+    QString object;    // the object's key in the store
+    QString url;       // and its presigned URL
+    bool none() const { return configMap.isEmpty() && object.isEmpty(); }
 };
+QString codeObjectKey(const QString &hash);
 QString codeConfigMapName(const QString &hash);
 // The ConfigMap holding `gzip` (a CodeArchive) as code.tar.gz.
 QJsonObject codeConfigMap(const QString &name, const QString &ns, const QByteArray &gzip);

@@ -94,6 +94,13 @@ void TestConfig::errorsNameLineAndKey_data() {
     QTest::newRow("selector value")
         << QByteArray("job_templates:\n- name: a\n  node_selector: {pool: [a, b]}\n")
         << u"f.yaml:3: job_templates[0].node_selector.pool must be a single value"_s;
+    QTest::newRow("store secret")
+        << QByteArray("object_store:\n  endpoint: https://s3.lab\n  bucket: b\n  secret_key: x\n")
+        << u"f.yaml:4: object_store.secret_key: secrets are never kept in this file"_s;
+    QTest::newRow("store url") << QByteArray("object_store: {endpoint: s3.lab, bucket: b}\n")
+                               << u"object_store.endpoint: \"s3.lab\" is not an http(s) URL"_s;
+    QTest::newRow("store bucket") << QByteArray("object_store: {endpoint: https://s3.lab}\n")
+                                  << u"an object store needs an endpoint and a bucket"_s;
     QTest::newRow("syntax") << QByteArray("nodes:\n  - host: [a\n") << u"f.yaml:"_s;
 }
 
@@ -138,6 +145,20 @@ void TestConfig::jobTemplates() {
     QCOMPARE(h100.priorityClass, u"research-high"_s);
     QCOMPARE(h100.serviceAccount, u"trainer"_s);
     QVERIFY(parsed->jobTemplates[1].tolerations.isEmpty());
+    QVERIFY(!parsed->objectStore.configured());
+
+    qputenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE");
+    qputenv("AWS_SECRET_ACCESS_KEY", "secret");
+    const auto store = sb::Config::parse("object_store:\n  endpoint: https://minio.lab:9000\n"
+                                         "  bucket: code\n  region: eu-west-1\n"
+                                         "  pod_endpoint: http://minio.storage:9000\n",
+                                         u"f.yaml"_s);
+    QVERIFY2(store, qPrintable(store.error()));
+    QCOMPARE(store->objectStore.endpoint, QUrl(u"https://minio.lab:9000"_s));
+    QCOMPARE(store->objectStore.podEndpoint, QUrl(u"http://minio.storage:9000"_s));
+    QCOMPARE(store->objectStore.region, u"eu-west-1"_s);
+    QCOMPARE(store->objectStore.accessKey, u"AKIDEXAMPLE"_s); // from the environment
+    QCOMPARE(store->objectStore.secretKey, u"secret"_s);
 }
 
 void TestConfig::yamlAsJson() {

@@ -4,9 +4,12 @@
 // exit code; stop ends a running job; several workers become an Indexed Job with a headless
 // Service and rendezvous variables; a second Signalbox finds the jobs on the cluster alone.
 #include "../support/K8sCluster.h"
+#include "../support/ObjectStoreServer.h"
 #include "jobs/KubeBackend.h"
 
+#include <QCryptographicHash>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QProcess>
 #include <QRandomGenerator>
@@ -60,6 +63,7 @@ private Q_SLOTS:
     void describeTellsConditionsPodsAndEvents();
     void codeTravelsInAConfigMap();
     void logsAreFollowedAcrossAnApiServerRestart();
+    void largeCodeTravelsThroughAnObjectStore();
     void allJobsOfTheNamespaceOnRequest();
     void anotherSignalboxFindsTheJobs();
 
@@ -426,6 +430,82 @@ void TestKubeBackend::logsAreFollowedAcrossAnApiServerRestart() {
     for (int step = 1; step <= 5; ++step)
         QCOMPARE(log().count(u"step %1 loss"_s.arg(step)), 1); // no line twice, none lost
     QVERIFY(m_backend->stop(*id));
+}
+
+void TestKubeBackend::largeCodeTravelsThroughAnObjectStore() {
+    ObjectStoreServer store;
+    QVERIFY2(store.error().isEmpty(), qPrintable(store.error()));
+    m_backend->setObjectStore(store.config());
+    // 55 MB that does not compress: far past a ConfigMap, at the 50 MB and beyond.
+    QTemporaryDir project;
+    QByteArray noise(5 << 20, '\0');
+    QCryptographicHash digest(QCryptographicHash::Sha256);
+    for (int i = 0; i < 11; ++i) {
+        QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(noise.data()),
+                                              noise.size() / 4);
+        QFile file(project.filePath(u"shards/shard-%1.bin"_s.arg(i, 2, 10, QLatin1Char('0'))));
+        QDir().mkpath(project.filePath(u"shards"_s));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(noise);
+        digest.addData(noise);
+    }
+    QFile script(project.filePath(u"train.py"_s));
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("print('large')\n");
+    script.close();
+    sb::JobSpec spec = clusterRun(u"large-code"_s);
+    spec.codeDirectory = project.path();
+    QElapsedTimer packing;
+    packing.start();
+    auto id = m_backend->submit(spec);
+    qInfo("packing 55 MB of code for the object store took %lld ms", packing.elapsed());
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Succeeded, 120000);
+
+    // The init container's script, run here with its environment from the pod: it fetches the
+    // presigned URL from the store and unpacks the project.
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
+    const sb::KubeReply pods = sb::kubeCall(
+        client, "GET",
+        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
+    const QJsonObject init = pods.json[u"items"_s][0][u"spec"_s][u"initContainers"_s][0].toObject();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QTemporaryDir pod;
+    for (const QJsonValue var : init[u"env"_s].toArray())
+        env.insert(var[u"name"_s].toString(), var[u"value"_s].toString());
+    const QString key = env.value(u"SIGNALBOX_CODE_OBJECT"_s);
+    QVERIFY2(key.startsWith(u"signalbox/code/"_s), qPrintable(key));
+    QVERIFY(env.value(u"SIGNALBOX_CODE_URL"_s).contains(u"X-Amz-Signature="_s));
+    env.insert(u"SIGNALBOX_CODE_DIR"_s, pod.filePath(u"code"_s));
+    env.insert(u"TMPDIR"_s, pod.path());
+    QProcess unpack;
+    unpack.setProcessEnvironment(env);
+    QStringList command;
+    for (const QJsonValue arg : init[u"command"_s].toArray())
+        command << arg.toString();
+    unpack.start(command.takeFirst(), command);
+    QVERIFY(unpack.waitForFinished(120000));
+    QVERIFY2(unpack.exitCode() == 0, unpack.readAllStandardError().constData());
+    QCryptographicHash unpacked(QCryptographicHash::Sha256);
+    for (int i = 0; i < 11; ++i) {
+        QFile file(pod.filePath(u"code/shards/shard-%1.bin"_s.arg(i, 2, 10, QLatin1Char('0'))));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        unpacked.addData(file.readAll());
+    }
+    QCOMPARE(unpacked.result(), digest.result());
+    QVERIFY(QFile::exists(pod.filePath(u"code/train.py"_s)));
+
+    // Unchanged code is not uploaded again.
+    const QDateTime uploaded = QFileInfo(store.objectFile(key)).lastModified();
+    QTest::qWait(3100);
+    id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Succeeded, 120000);
+    QCOMPARE(QFileInfo(store.objectFile(key)).lastModified(), uploaded);
+    m_backend->setObjectStore({});
 }
 
 void TestKubeBackend::allJobsOfTheNamespaceOnRequest() {
