@@ -168,6 +168,7 @@ int main(int argc, char *argv[]) {
     if (loaded) {
         monitor.setNodes(loaded->nodes);
         kube.setJobTemplates(loaded->jobTemplates);
+        kube.setObjectStore(loaded->objectStore);
     } else // a broken config loses nothing else: this computer and the collector still work
         window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
     QObject::connect(&kube, &sb::KubeBackend::clusterChanged, &window,
