@@ -21,6 +21,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -109,6 +111,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     , m_showManifest(new QPushButton(tr("Manifest")))
     , m_manifest(new QPlainTextEdit)
     , m_verdict(new QLabel)
+    , m_codeStatus(new QLabel)
     , m_run(nullptr) {
     setWindowTitle(tr("New run"));
     for (auto [widget, name] : {std::pair<QWidget *, const char *>{m_where, "where"},
@@ -190,9 +193,14 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
             Q_EMIT m_code->editingFinished();
         }
     });
-    auto *codeRow = new QHBoxLayout;
-    codeRow->addWidget(m_code);
-    codeRow->addWidget(browseCode);
+    auto *codeField = new QHBoxLayout;
+    codeField->addWidget(m_code);
+    codeField->addWidget(browseCode);
+    auto *codeRow = new QVBoxLayout;
+    codeRow->addLayout(codeField);
+    codeRow->addWidget(m_codeStatus);
+    m_codeStatus->setObjectName(u"codeStatus"_s);
+    m_codeStatus->setVisible(false);
     auto *directoryRow = new QHBoxLayout;
     directoryRow->addWidget(m_directory);
     directoryRow->addWidget(browse);
@@ -270,13 +278,32 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         edited->setVisible(cluster && m_manifestEdited);
         reset->setVisible(cluster && m_manifestEdited);
         m_run->setEnabled(!spec().command.isEmpty() && !m_checking);
+        m_codeStatus->setVisible(cluster && !m_code->text().trimmed().isEmpty());
         m_verdict->setVisible(false);
         m_accepted.clear();
         if (cluster && !m_manifestEdited)
             regenerateManifest();
     };
-    // The code directory is packed for the manifest once its path is complete, not per key.
-    connect(m_code, &QLineEdit::editingFinished, this, update);
+    // The code directory is packed (off this thread) once its path is complete, not per key.
+    connect(m_code, &QLineEdit::editingFinished, this, [this, update] {
+        prepareCode();
+        update();
+    });
+    connect(m_where, &QComboBox::currentIndexChanged, this, &NewRunDialog::prepareCode);
+    if (kube) {
+        connect(kube, &KubeBackend::codePacked, this,
+                [this, update](const QString &directory, const QString &error) {
+                    if (directory != m_preparedCode || !m_packing)
+                        return;
+                    m_packing = false;
+                    m_codeStatus->setText(error.isEmpty() ? m_kube->packedSummary(directory)
+                                                          : error);
+                    m_codeStatus->setStyleSheet(error.isEmpty() ? QString() : u"color: #b3261e"_s);
+                    update();
+                    if (std::exchange(m_runAfterPacking, false) && error.isEmpty())
+                        run();
+                });
+    }
     for (QLineEdit *field :
          {m_name, m_command, m_directory, m_image, m_cpu, m_memory, m_queue, m_failCodes})
         connect(field, &QLineEdit::textChanged, this, update);
@@ -298,6 +325,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         update();
     });
     connect(m_name, &QLineEdit::textChanged, this, [this] { m_jobName.clear(); });
+    prepareCode();
     update();
     resize(680, sizeHint().height());
 }
@@ -306,8 +334,28 @@ bool NewRunDialog::onCluster() const {
     return !m_where->currentData(kClusterRole).toString().isEmpty();
 }
 
+void NewRunDialog::prepareCode() {
+    const QString directory = m_code->text().trimmed();
+    if (!m_kube || !onCluster() || directory.isEmpty()) {
+        m_preparedCode.clear();
+        return;
+    }
+    m_preparedCode = directory;
+    m_packing = true;
+    m_codeStatus->setStyleSheet({});
+    m_codeStatus->setText(tr("Packing the code…"));
+    m_kube->prepareCode(directory);
+}
+
 void NewRunDialog::regenerateManifest() {
-    const JobSpec spec = this->spec();
+    JobSpec spec = this->spec();
+    spec.codeDirectory = m_preparedCode; // as packed, never a path half typed
+    if (m_packing) {
+        m_settingManifest = true;
+        m_manifest->setPlainText(tr("# Packing the code of %1…\n").arg(m_preparedCode));
+        m_settingManifest = false;
+        return;
+    }
     if (m_jobName.isEmpty()) // kept while the name stays: its random suffix would flicker
         m_jobName = kubeJobName(spec);
     const auto objects = m_kube ? m_kube->manifests(spec, m_jobName)
@@ -336,6 +384,15 @@ void NewRunDialog::run() {
     };
     if (const auto codes = exitCodes(m_failCodes->text()); !codes)
         return showVerdict(tr("Fail at once on: %1").arg(codes.error()));
+    if (m_code->text().trimmed() != m_preparedCode)
+        prepareCode();
+    if (m_packing) { // Run again once the code is packed
+        m_runAfterPacking = true;
+        m_verdict->setStyleSheet({});
+        m_verdict->setText(tr("Packing the code first…"));
+        m_verdict->setVisible(true);
+        return;
+    }
     QList<QJsonObject> objects;
     try {
         for (const YAML::Node &document : YAML::LoadAll(m_manifest->toPlainText().toStdString())) {

@@ -37,6 +37,7 @@ public:
 private:
     bool onCluster() const;
     void regenerateManifest();
+    void prepareCode();
     void run();
 
     KubeBackend *m_kube;
@@ -61,11 +62,15 @@ private:
     QPushButton *m_showManifest;
     QPlainTextEdit *m_manifest;
     QLabel *m_verdict;
+    QLabel *m_codeStatus;
     QPushButton *m_run;
     QString m_jobName;
     bool m_manifestEdited = false;
     bool m_settingManifest = false;
     bool m_checking = false;
+    QString m_preparedCode; // the code directory packed (or being packed) for the manifest
+    bool m_packing = false; // off the GUI thread, by the backend
+    bool m_runAfterPacking = false;
     QList<QJsonObject> m_accepted;
 };
 

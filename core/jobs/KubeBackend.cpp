@@ -326,17 +326,37 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
     return objects;
 }
 
+qint64 KubeBackend::codeLimit() const {
+    // Beyond a ConfigMap's size without a store, or a store's reasonable upload: do not pack.
+    return m_options.objectStore.configured() ? 1'000'000'000 : 16'000'000;
+}
+
 Result<CodeDelivery> KubeBackend::packedCode(const QString &directory) const {
     constexpr qint64 kRepackAfterMs = 3000;
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
     if (const auto it = m_packed.constFind(directory);
-        it != m_packed.cend() && now - it->packedAt < kRepackAfterMs)
+        it != m_packed.cend() &&
+        (it->pinned || QDateTime::currentMSecsSinceEpoch() - it->packedAt < kRepackAfterMs))
         return it->delivery;
-    const ObjectStoreConfig &store = m_options.objectStore;
-    // Beyond a ConfigMap's size without a store, or a store's reasonable upload, do not even pack.
-    auto archive = packCode(directory, store.configured() ? 1'000'000'000 : 16'000'000);
+    return adopt(directory, packCode(directory, codeLimit()), false);
+}
+
+void KubeBackend::prepareCode(const QString &directory) {
+    std::thread([directory, limit = codeLimit(), backend = QPointer<KubeBackend>(this)] {
+        auto archive = std::make_shared<Result<CodeArchive>>(packCode(directory, limit));
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [backend, directory, archive] {
+            if (!backend)
+                return;
+            const auto delivery = backend->adopt(directory, *archive, true);
+            Q_EMIT backend->codePacked(directory, delivery.error());
+        });
+    }).detach();
+}
+
+Result<CodeDelivery> KubeBackend::adopt(const QString &directory,
+                                        const Result<CodeArchive> &archive, bool pinned) const {
     if (!archive)
         return fail(archive.error());
+    const ObjectStoreConfig &store = m_options.objectStore;
     CodeDelivery delivery;
     if (archive->gzip.size() <= kConfigMapCodeLimit) {
         delivery.configMap = codeConfigMapName(archive->hash);
@@ -356,8 +376,20 @@ Result<CodeDelivery> KubeBackend::packedCode(const QString &directory) const {
     if (const QString old = previous.delivery.configMap + previous.delivery.object; old != name)
         m_archives.remove(old); // the tree changed: its older state will not be sent
     m_archives.insert(name, archive->gzip);
-    m_packed.insert(directory, {delivery, now});
+    m_packed.insert(directory, {delivery, QDateTime::currentMSecsSinceEpoch(), pinned,
+                                archive->files, archive->bytes});
     return delivery;
+}
+
+QString KubeBackend::packedSummary(const QString &directory) const {
+    const auto it = m_packed.constFind(directory);
+    if (it == m_packed.cend())
+        return {};
+    return tr("%1, %2, packed at %3 into %4")
+        .arg(it->files == 1 ? tr("1 file") : tr("%1 files").arg(it->files),
+             QLocale::system().formattedDataSize(it->bytes))
+        .arg(QDateTime::fromMSecsSinceEpoch(it->packedAt).toString(u"HH:mm:ss"_s),
+             it->delivery.configMap.isEmpty() ? tr("the object store") : tr("a ConfigMap"));
 }
 
 void KubeBackend::deliverCode(Cluster &cluster, const CodeDelivery &where,
@@ -504,6 +536,8 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObj
         apply(spec.cluster, objects, false, this, refused);
         return name;
     }
+    if (auto packed = m_packed.find(spec.codeDirectory); packed != m_packed.end())
+        packed->pinned = false; // the dialog's snapshot is spent: the next run packs afresh
     deliverCode(*m_clusters[spec.cluster], code,
                 [this, cluster = spec.cluster, objects, refused](const QString &error) {
                     if (!error.isEmpty())

@@ -2,6 +2,7 @@
 
 #include "JobBackend.h"
 #include "config/Config.h"
+#include "jobs/CodeArchive.h"
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
 #include "kube/KubeJobs.h"
@@ -52,6 +53,12 @@ public:
     void setAllJobs(bool all);
     bool allJobs() const { return m_options.allJobs; }
 
+    // Packs a code directory on a thread of its own; codePacked() says when it is done. Until the
+    // next run is submitted, manifests() uses that snapshot of the code instead of packing it
+    // again on the caller's thread.
+    void prepareCode(const QString &directory);
+    // "N files, SIZE, packed at TIME into a ConfigMap", or empty when not packed.
+    QString packedSummary(const QString &directory) const;
     // The objects submit() would create for `spec`, for the dialog to show and edit.
     Result<QList<QJsonObject>> manifests(const JobSpec &spec, const QString &name) const;
     // Submits `objects` (the Job last, as manifests() makes them, perhaps edited) for `spec`;
@@ -64,6 +71,7 @@ public:
 
 Q_SIGNALS:
     void clusterChanged(const QString &cluster);
+    void codePacked(const QString &directory, const QString &error);
 
 private:
     struct Cluster;
@@ -73,8 +81,12 @@ private:
     void followLogs(Cluster &cluster, const QJsonObject &pod);
     void resumeLogs(Cluster &cluster, const QString &pod, qint64 delayMs);
     void appendLog(const QString &id, const QByteArray &data);
-    // How `directory`'s code, packed now or a moment ago, reaches the pods.
+    // How `directory`'s code, packed now (on this thread), a moment ago or by prepareCode(),
+    // reaches the pods.
     Result<CodeDelivery> packedCode(const QString &directory) const;
+    Result<CodeDelivery> adopt(const QString &directory, const Result<CodeArchive> &archive,
+                               bool pinned) const;
+    qint64 codeLimit() const;
     // Puts the code where the Job's pods fetch it from (`where`: a ConfigMap name or object
     // key), unless it is there already.
     void deliverCode(Cluster &cluster, const CodeDelivery &where,
@@ -87,6 +99,9 @@ private:
     struct Packed {
         CodeDelivery delivery;
         qint64 packedAt = 0; // ms since epoch; the dialog asks often, the tree rarely changes
+        bool pinned = false; // by prepareCode(), for the dialog's run
+        int files = 0;
+        qint64 bytes = 0;
     };
     mutable QHash<QString, Packed> m_packed;       // code directory -> its latest archive
     mutable QHash<QString, QByteArray> m_archives; // ConfigMap name or object key -> archive

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void initTestCase();
     void dialogOffersTheCluster();
     void dialogChecksTheManifestWithTheApiServer();
+    void dialogPacksTheCodeBeforeRun();
     void tableShowsClusterAndLocalRuns();
 
 private:
@@ -156,6 +157,52 @@ void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     };
     QTRY_COMPARE_WITH_TIMEOUT(jobOf(*id).state, sb::JobState::Succeeded, 60000);
     QCOMPARE(jobOf(*id).spec.name, u"checked"_s);
+}
+
+void TestClusterJobs::dialogPacksTheCodeBeforeRun() {
+    QTemporaryDir project;
+    QFile script(project.filePath(u"train.py"_s));
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("print('hi')\n");
+    script.close();
+    sb::JobSpec preset;
+    preset.cluster = u"lab"_s;
+    preset.image = u"python:3.12-slim"_s;
+    preset.command = {u"python3"_s, u"train.py"_s};
+    preset.codeDirectory = project.path();
+    sb::NewRunDialog dialog(preset, {}, m_kube.get());
+    dialog.show();
+    auto *status = dialog.findChild<QLabel *>(u"codeStatus"_s);
+    auto *manifest = dialog.findChild<QPlainTextEdit *>(u"manifest"_s);
+    QVERIFY(status && status->isVisible());
+    // Packed on a thread of the backend's: the dialog says so meanwhile, then what went in.
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().startsWith(u"1 file, "_s), 30000);
+    QVERIFY2(status->text().contains(u"into a ConfigMap"_s), qPrintable(status->text()));
+    QVERIFY2(manifest->toPlainText().contains(u"signalbox-code-"_s),
+             qPrintable(manifest->toPlainText()));
+    // Run with another directory typed in and never left: packed first, then checked.
+    QDir().mkpath(project.filePath(u"sub"_s));
+    QFile other(project.filePath(u"sub/eval.py"_s));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write("print('eval')\n");
+    other.close();
+    const QString firstManifest = manifest->toPlainText();
+    QLineEdit *code = nullptr;
+    for (auto *edit : dialog.findChildren<QLineEdit *>()) {
+        if (edit->text() == project.path())
+            code = edit;
+    }
+    QVERIFY(code);
+    code->setText(project.filePath(u"sub"_s));
+    dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, 30000);
+    const QList<QJsonObject> accepted = dialog.manifests();
+    QCOMPARE(accepted.size(), 1);
+    const QString configMap =
+        accepted[0][u"spec"_s][u"template"_s][u"spec"_s][u"volumes"_s][1][u"configMap"_s][u"name"_s]
+            .toString();
+    QVERIFY2(configMap.startsWith(u"signalbox-code-"_s) && !firstManifest.contains(configMap),
+             qPrintable(configMap));
 }
 
 void TestClusterJobs::tableShowsClusterAndLocalRuns() {
