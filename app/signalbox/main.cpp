@@ -78,8 +78,11 @@ int main(int argc, char *argv[]) {
     parser.setApplicationDescription(u"One window on all the compute you train on."_s);
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption collector(
-        u"collector"_s, u"Use the collector at URL instead of the embedded one."_s, u"url"_s);
+    const QCommandLineOption collector(u"collector"_s,
+                                       u"Use the collector at URL instead of the embedded one; "
+                                       u"k8s://CONTEXT/NAMESPACE/SERVICE:PORT "
+                                       "reaches one in a cluster through the API server."_s,
+                                       u"url"_s);
     const QCommandLineOption token(
         u"token"_s, u"Bearer token for --collector (or SIGNALBOX_TOKEN)."_s, u"token"_s);
     const QCommandLineOption dataDir(u"data-dir"_s, u"Where runs, logs and metrics are kept."_s,
@@ -110,8 +113,25 @@ int main(int argc, char *argv[]) {
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
     std::unique_ptr<sb::EmbeddedCollector> embedded;
+    std::unique_ptr<sb::KubeClient> collectorCluster; // for a collector in a cluster
+    std::unique_ptr<sb::CollectorClient> collectorClient;
+    const QString collectorToken =
+        parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("SIGNALBOX_TOKEN");
     QUrl collectorUrl;
-    if (parser.isSet(collector)) {
+    if (const auto inCluster = sb::parseClusterCollector(parser.value(collector))) {
+        // Through the API server's service proxy, with the kubeconfig's credentials.
+        const auto kubeconfig = sb::KubeConfig::load();
+        const auto context = kubeconfig ? kubeconfig->context(inCluster->context)
+                                        : sb::Result<sb::KubeContext>(sb::fail(kubeconfig.error()));
+        if (!context) {
+            std::fprintf(stderr, "signalbox: --collector %s: %s\n",
+                         qPrintable(parser.value(collector)), qPrintable(context.error()));
+            return 1;
+        }
+        collectorCluster = std::make_unique<sb::KubeClient>(*context);
+        collectorClient = std::make_unique<sb::CollectorClient>(collectorCluster.get(),
+                                                                inCluster->service, collectorToken);
+    } else if (parser.isSet(collector)) {
         collectorUrl = QUrl::fromUserInput(parser.value(collector));
     } else {
         sb::Collector::Options options;
@@ -134,10 +154,14 @@ int main(int argc, char *argv[]) {
         collectorUrl = embedded->url();
     }
 
-    sb::CollectorClient client(collectorUrl, parser.isSet(token)
-                                                 ? parser.value(token)
-                                                 : qEnvironmentVariable("SIGNALBOX_TOKEN"));
-    sb::LocalBackend local({data, 10000, {{u"SIGNALBOX_COLLECTOR"_s, collectorUrl.toString()}}});
+    if (!collectorClient)
+        collectorClient = std::make_unique<sb::CollectorClient>(collectorUrl, collectorToken);
+    sb::CollectorClient &client = *collectorClient;
+    // Runs here may push to the collector themselves when it is reachable without a cluster.
+    QMap<QString, QString> runEnvironment;
+    if (!collectorCluster)
+        runEnvironment.insert(u"SIGNALBOX_COLLECTOR"_s, collectorUrl.toString());
+    sb::LocalBackend local({data, 10000, runEnvironment});
     sb::JobsModel jobs;
     jobs.addBackend(&local);
     sb::MetricLineForwarder forwarder(&client);

@@ -9,6 +9,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
 
@@ -52,8 +54,8 @@ Result<QByteArray> header(const QByteArray &path, char type, qint64 size, bool e
     octal(h + 136, 12, 0);
     h[156] = type;
     std::memcpy(h + 157, linkTarget.constData(), static_cast<size_t>(linkTarget.size()));
-    std::memcpy(h + 257, "ustar", 6);
-    std::memcpy(h + 263, "00", 2);
+    constexpr std::array<char, 8> kMagic{'u', 's', 't', 'a', 'r', '\0', '0', '0'}; // and version
+    std::copy(kMagic.begin(), kMagic.end(), h + 257);
     std::memcpy(h + 345, prefix.constData(), static_cast<size_t>(prefix.size()));
     std::memset(h + 148, ' ', 8); // the checksum counts its own field as spaces
     unsigned sum = 0;

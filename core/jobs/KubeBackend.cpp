@@ -669,7 +669,8 @@ void KubeBackend::describe(const QString &id, QObject *receiver,
                 return;
             auto when = [](const QJsonObject &event) {
                 for (const char *key : {"lastTimestamp", "eventTime", "firstTimestamp"}) {
-                    if (const QString t = event[QString::fromLatin1(key)].toString(); !t.isEmpty())
+                    QString t = event[QString::fromLatin1(key)].toString();
+                    if (!t.isEmpty())
                         return t;
                 }
                 return event[u"metadata"_s][u"creationTimestamp"_s].toString();

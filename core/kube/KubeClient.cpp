@@ -221,6 +221,9 @@ private:
             call->headers = curl_slist_append(
                 call->headers,
                 QByteArray("Authorization: Bearer " + credential->token.toUtf8()).constData());
+        for (const auto &[name, value] : call->request.headers)
+            call->headers =
+                curl_slist_append(call->headers, QByteArray(name + ": " + value).constData());
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, call->headers);
         setBlob(easy, CURLOPT_CAINFO_BLOB, m_context.caPem);
         if (!credential->certPem.isEmpty()) {

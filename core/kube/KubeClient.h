@@ -17,6 +17,7 @@ struct KubeRequest {
     QString path;    // from the server's root, with its query: /api/v1/namespaces/x/pods?...
     QByteArray body; // JSON, for POST, PUT and PATCH
     QByteArray contentType = "application/json";
+    QList<std::pair<QByteArray, QByteArray>> headers; // more, e.g. for a service behind the proxy
 };
 
 struct KubeReply {

@@ -1,5 +1,7 @@
 #include "CollectorClient.h"
 
+#include "kube/KubeClient.h"
+
 #include <QNetworkReply>
 #include <QPointer>
 
@@ -9,42 +11,79 @@ using namespace Qt::StringLiterals;
 
 CollectorClient::CollectorClient(QUrl base, const QString &token, QObject *parent)
     : QObject(parent)
-    , m_base(std::move(base)) {
-    if (!token.isEmpty())
-        m_authorization = "Bearer " + token.toUtf8();
+    , m_base(std::move(base))
+    , m_token(token.toUtf8()) {
 }
 
-QNetworkRequest CollectorClient::request(const QString &path, const QUrlQuery &query) const {
+CollectorClient::CollectorClient(KubeClient *cluster, const QString &service, const QString &token,
+                                 QObject *parent)
+    : QObject(parent)
+    , m_token(token.toUtf8())
+    , m_cluster(cluster) {
+    const QString ns = service.section(u'/', 0, 0);
+    const QString name = service.section(u'/', 1);
+    m_proxyPath = u"/api/v1/namespaces/%1/services/%2/proxy"_s.arg(
+        QString::fromLatin1(QUrl::toPercentEncoding(ns)),
+        QString::fromLatin1(QUrl::toPercentEncoding(name, ":")));
+    m_base = QUrl(cluster->context().server + m_proxyPath);
+}
+
+namespace {
+
+// Our API explains its refusals in {"error": ...}; that says more than a status line.
+QString refusal(const QString &where, const QByteArray &body, const QString &fallback) {
+    const QString apiError = QJsonDocument::fromJson(body).object().value(u"error"_s).toString();
+    return u"collector at %1: %2"_s.arg(where, apiError.isEmpty() ? fallback : apiError);
+}
+
+} // namespace
+
+void CollectorClient::exchange(const QByteArray &method, const QString &path,
+                               const QUrlQuery &query, const QByteArray &body,
+                               const QString &contentType, QObject *context, BytesCallback done) {
+    QObject *receiver = context ? context : this;
+    if (m_cluster) {
+        KubeRequest request;
+        request.method = method;
+        request.path = m_proxyPath + path;
+        if (!query.isEmpty())
+            request.path += u'?' + query.toString(QUrl::FullyEncoded);
+        request.body = body;
+        request.contentType = contentType.toUtf8();
+        if (!m_token.isEmpty())
+            request.headers.append({"X-Signalbox-Token", m_token});
+        const QString where = m_cluster->context().name;
+        m_cluster->send(request, receiver, [done = std::move(done), where](const KubeReply &reply) {
+            if (reply.ok())
+                done(reply.body);
+            else
+                done(fail(refusal(where, reply.body, reply.error)));
+        });
+        return;
+    }
     QUrl url = m_base;
     url.setPath(path);
     url.setQuery(query);
     QNetworkRequest request(url);
     request.setTransferTimeout(15000);
-    if (!m_authorization.isEmpty())
-        request.setRawHeader("Authorization", m_authorization);
-    return request;
-}
-
-void CollectorClient::send(QNetworkReply *reply, QObject *context, BytesCallback done) {
-    connect(
-        reply, &QNetworkReply::finished, context ? context : this, [reply, done = std::move(done)] {
-            reply->deleteLater();
-            const QByteArray body = reply->readAll();
-            if (reply->error() == QNetworkReply::NoError) {
-                done(body);
-                return;
-            }
-            // Our API explains its refusals in {"error": ...}; prefer that to Qt's text.
-            const QString apiError =
-                QJsonDocument::fromJson(body).object().value(u"error"_s).toString();
-            done(fail(u"collector at %1: %2"_s.arg(
-                reply->url().authority(), apiError.isEmpty() ? reply->errorString() : apiError)));
-        });
+    if (!m_token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + m_token);
+    if (!contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
+    connect(reply, &QNetworkReply::finished, receiver, [reply, done = std::move(done)] {
+        reply->deleteLater();
+        const QByteArray answer = reply->readAll();
+        if (reply->error() == QNetworkReply::NoError)
+            done(answer);
+        else
+            done(fail(refusal(reply->url().authority(), answer, reply->errorString())));
+    });
 }
 
 void CollectorClient::getBytes(const QString &path, const QUrlQuery &query, QObject *context,
                                BytesCallback done) {
-    send(m_network.get(request(path, query)), context, std::move(done));
+    exchange("GET", path, query, {}, {}, context, std::move(done));
 }
 
 void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObject *context,
@@ -63,21 +102,20 @@ void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObje
     });
 }
 
-void CollectorClient::post(QNetworkRequest request, const QByteArray &body,
+void CollectorClient::post(const QString &path, const QUrlQuery &query, const QByteArray &body,
                            const QString &contentType, QObject *context, JsonCallback done) {
-    request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
-    send(m_network.post(request, body), context,
-         [done = std::move(done)](const Result<QByteArray> &bytes) {
-             if (!bytes)
-                 done(fail(bytes.error()));
-             else
-                 done(QJsonDocument::fromJson(*bytes));
-         });
+    exchange("POST", path, query, body, contentType, context,
+             [done = std::move(done)](const Result<QByteArray> &bytes) {
+                 if (!bytes)
+                     done(fail(bytes.error()));
+                 else
+                     done(QJsonDocument::fromJson(*bytes));
+             });
 }
 
 void CollectorClient::postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
                                QObject *context, JsonCallback done) {
-    post(request(path, query), body, u"application/json"_s, context, std::move(done));
+    post(path, query, body, u"application/json"_s, context, std::move(done));
 }
 
 void CollectorClient::fetchRuns(const QString &filter, QObject *context, JsonCallback done) {
@@ -111,7 +149,17 @@ void CollectorClient::pushLines(const QString &run, const QByteArray &text, QObj
                                 JsonCallback done) {
     QUrlQuery query;
     query.addQueryItem(u"run"_s, run);
-    post(request(u"/api/v1/lines"_s, query), text, u"text/plain"_s, context, std::move(done));
+    post(u"/api/v1/lines"_s, query, text, u"text/plain"_s, context, std::move(done));
+}
+
+std::optional<ClusterCollector> parseClusterCollector(const QString &address) {
+    if (!address.startsWith(u"k8s://"_s))
+        return std::nullopt;
+    const QStringList parts = address.mid(6).split(u'/');
+    if (parts.size() < 3 || parts.contains(QString()))
+        return std::nullopt;
+    return ClusterCollector{parts.first(parts.size() - 2).join(u'/'),
+                            parts[parts.size() - 2] + u'/' + parts.last()};
 }
 
 } // namespace sb

@@ -11,8 +11,11 @@
 #include <QUrlQuery>
 
 #include <functional>
+#include <optional>
 
 namespace sb {
+
+class KubeClient;
 
 // Asynchronous client of a collector's HTTP API (embedded, on a node, or in a cluster). Callbacks
 // run on the caller's thread, and only while `context` lives; nothing here ever blocks.
@@ -23,6 +26,11 @@ public:
     using BytesCallback = std::function<void(Result<QByteArray>)>;
 
     CollectorClient(QUrl base, const QString &token, QObject *parent = nullptr);
+    // A collector in a cluster, reached through the API server's service proxy with the
+    // kubeconfig's credentials: `service` is "NAMESPACE/NAME:PORT".
+    CollectorClient(KubeClient *cluster, const QString &service, const QString &token,
+                    QObject *parent = nullptr);
+    // Where it is, for people: http://host:port, or the cluster's proxy path.
     QUrl url() const { return m_base; }
 
     void getJson(const QString &path, const QUrlQuery &query, QObject *context, JsonCallback done);
@@ -40,14 +48,25 @@ public:
     void pushLines(const QString &run, const QByteArray &text, QObject *context, JsonCallback done);
 
 private:
-    QNetworkRequest request(const QString &path, const QUrlQuery &query) const;
-    void send(QNetworkReply *reply, QObject *context, BytesCallback done);
-    void post(QNetworkRequest request, const QByteArray &body, const QString &contentType,
-              QObject *context, JsonCallback done);
+    // One exchange, over HTTP or through the cluster; the body, or the refusal in words.
+    void exchange(const QByteArray &method, const QString &path, const QUrlQuery &query,
+                  const QByteArray &body, const QString &contentType, QObject *context,
+                  BytesCallback done);
+    void post(const QString &path, const QUrlQuery &query, const QByteArray &body,
+              const QString &contentType, QObject *context, JsonCallback done);
 
     QNetworkAccessManager m_network;
     QUrl m_base;
-    QByteArray m_authorization;
+    QByteArray m_token;
+    KubeClient *m_cluster = nullptr;
+    QString m_proxyPath; // /api/v1/namespaces/NS/services/NAME:PORT/proxy
 };
+
+// "k8s://CONTEXT/NAMESPACE/SERVICE:PORT": a collector in a cluster (the context may hold '/').
+struct ClusterCollector {
+    QString context;
+    QString service; // NAMESPACE/SERVICE:PORT
+};
+std::optional<ClusterCollector> parseClusterCollector(const QString &address);
 
 } // namespace sb

@@ -70,8 +70,12 @@ void CollectorHttpApi::missingHandler(const QHttpServerRequest &request, QTcpSoc
 
 bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) {
     QHttpServerResponder responder = makeResponder(request, socket);
+    // Through a Kubernetes API server's service proxy the Authorization header is the API
+    // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
     if (!m_expectedAuthorization.isEmpty() &&
-        !constantTimeEqual(request.value("Authorization"), m_expectedAuthorization)) {
+        !constantTimeEqual(request.value("Authorization"), m_expectedAuthorization) &&
+        !constantTimeEqual("Bearer " + request.value("X-Signalbox-Token"),
+                           m_expectedAuthorization)) {
         replyError(responder, u"a valid bearer token is required"_s, HttpStatus::Unauthorized);
         return true;
     }

@@ -36,8 +36,9 @@ QByteArray hostHeader(const QUrl &url) {
 }
 
 size_t collect(char *data, size_t size, size_t count, void *out) {
-    static_cast<QByteArray *>(out)->append(data, static_cast<qsizetype>(size * count));
-    return size * count;
+    const size_t length = size * count;
+    static_cast<QByteArray *>(out)->append(data, static_cast<qsizetype>(length));
+    return length;
 }
 
 // The S3 error's <Message>, or the HTTP status.

@@ -13,7 +13,8 @@ namespace sb {
 
 // Sends one request and waits for its answer (the test's thread spins meanwhile).
 inline KubeReply kubeCall(KubeClient &client, const QByteArray &method, const QString &path,
-                          const QJsonObject &body = {}) {
+                          const QJsonObject &body = {},
+                          const QByteArray &contentType = "application/json") {
     KubeReply out;
     out.error = QStringLiteral("no answer in 90 s");
     QEventLoop loop;
@@ -22,6 +23,7 @@ inline KubeReply kubeCall(KubeClient &client, const QByteArray &method, const QS
     request.path = path;
     if (!body.isEmpty())
         request.body = QJsonDocument(body).toJson();
+    request.contentType = contentType;
     client.send(request, &loop, [&](const KubeReply &reply) {
         out = reply;
         loop.quit();
