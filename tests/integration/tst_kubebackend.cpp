@@ -6,6 +6,9 @@
 #include "../support/K8sCluster.h"
 #include "../support/ObjectStoreServer.h"
 #include "jobs/KubeBackend.h"
+#include "jobs/MetricLineForwarder.h"
+#include "metrics/CollectorClient.h"
+#include "metrics/EmbeddedCollector.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -429,6 +432,30 @@ void TestKubeBackend::logsAreFollowedAcrossAnApiServerRestart() {
     QTRY_VERIFY_WITH_TIMEOUT(log().contains(u"step 5 loss 0.50\n"_s), 60000);
     for (int step = 1; step <= 5; ++step)
         QCOMPARE(log().count(u"step %1 loss"_s.arg(step)), 1); // no line twice, none lost
+
+    // Metric lines in the pods' output become the run's curves in the collector.
+    QTemporaryDir data;
+    sb::Collector::Options options;
+    options.dataDir = data.filePath(u"collector"_s);
+    options.port = 0;
+    auto collector = sb::EmbeddedCollector::start(options);
+    QVERIFY2(collector, qPrintable(collector.error()));
+    sb::CollectorClient client((*collector)->url(), {});
+    sb::MetricLineForwarder forwarder(&client);
+    forwarder.watch(m_backend.get());
+    m_cluster->appendPodLog({uR"(@signalbox {"step": 6, "train/loss": 0.4})"_s});
+    QTRY_VERIFY_WITH_TIMEOUT(log().contains(u"\"step\": 6"_s), 60000);
+    QJsonDocument runs;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            client.fetchRuns({}, this, [&](const sb::Result<QJsonDocument> &reply) {
+                if (reply)
+                    runs = *reply;
+            });
+            QTest::qWait(200);
+            return runs.toJson().contains(id->toUtf8()) && runs.toJson().contains("train/loss");
+        }(),
+        30000);
     QVERIFY(m_backend->stop(*id));
 }
 
