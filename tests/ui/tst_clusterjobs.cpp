@@ -3,12 +3,14 @@
 // (tests/harness/k8scluster.py) and the table shows their states and reasons. The table is saved
 // as <build>/screenshots/jobs-cluster-and-local.png.
 #include "../support/K8sCluster.h"
+#include "../support/SshNodes.h"
 #include "JobsView.h"
 #include "MainWindow.h"
 #include "NewRunDialog.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/LocalBackend.h"
+#include "jobs/SshBackend.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
@@ -214,10 +216,16 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY2(embedded, qPrintable(embedded.error()));
     sb::CollectorClient client((*embedded)->url(), {});
     sb::LocalBackend local({dir.path(), 10000, {}});
+    // An SSH node with a free H100 (a real sshd on loopback replaying captured nvidia-smi).
+    SshNodes nodes({u"gpu=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt@free"_s});
+    QVERIFY2(nodes.error().isEmpty() && nodes.trustAll(), qPrintable(nodes.error()));
+    sb::NodeMonitor monitor({nodes.knownHostsFile()});
+    monitor.setNodes({nodes.config(u"gpu"_s)});
+    sb::SshBackend ssh(&monitor, {dir.filePath(u"ssh"_s), 2000, 300, {}});
     sb::JobsModel jobs;
     jobs.addBackend(&local);
+    jobs.addBackend(&ssh);
     jobs.addBackend(&kube);
-    sb::NodeMonitor monitor;
     sb::MainWindow window(&client, &jobs, &monitor, dir.filePath(u"config.yaml"_s));
     window.resize(1400, 700);
     window.showView(u"jobs"_s);
@@ -227,6 +235,13 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     run.name = u"baseline on this laptop"_s;
     run.command = {u"sh"_s, u"-c"_s, u"echo step 1 loss 0.9; sleep 60"_s};
     QVERIFY(local.submit(run));
+    sb::JobSpec onNode;
+    onNode.name = u"lr 3e-4 on the lab box"_s;
+    onNode.node = u"gpu"_s;
+    onNode.gpus = 1;
+    onNode.command = {u"sh"_s, u"-c"_s, u"echo step 1 loss 0.8; sleep 60"_s};
+    const auto nodeRun = ssh.submit(onNode);
+    QVERIFY2(nodeRun, qPrintable(nodeRun.error()));
     sb::JobSpec spec;
     spec.cluster = u"lab"_s;
     spec.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
@@ -256,12 +271,22 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(*ddp).state, sb::JobState::Running, 60000);
     QTRY_COMPARE_WITH_TIMEOUT(stateOf(*small).state, sb::JobState::Succeeded, 60000);
     QTRY_VERIFY_WITH_TIMEOUT(stateOf(*big).message.startsWith(u"unschedulable"_s), 60000);
-    QCOMPARE(jobs.rowCount(), 5); // with the one the dialog test submitted
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            for (const sb::Job &job : ssh.jobs()) {
+                if (job.id == *nodeRun)
+                    return job.state == sb::JobState::Running;
+            }
+            return false;
+        }(),
+        60000);
+    QCOMPARE(jobs.rowCount(), 6); // with the one the dialog test submitted
     QStringList backends;
     for (int row = 0; row < jobs.rowCount(); ++row)
         backends << jobs.data(jobs.index(row, sb::JobsModel::Backend)).toString();
     QCOMPARE(backends.count(u"kubernetes"_s), 4);
     QCOMPARE(backends.count(u"local"_s), 1);
+    QCOMPARE(backends.count(u"ssh"_s), 1);
 
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QDir().mkpath(shots);
@@ -287,6 +312,7 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY(kube.stop(*ddp));
     for (const sb::Job &job : local.jobs())
         (void)local.stop(job.id);
+    (void)ssh.stop(*nodeRun);
 }
 
 QTEST_MAIN(TestClusterJobs)
