@@ -48,6 +48,7 @@ void TestNodesView::dashboardOfRealNodes() {
                              10000);
     QTRY_VERIFY_WITH_TIMEOUT(card(u"h100"_s)->lastSample().gpus.size() == 1 &&
                                  card(u"h100-mig"_s)->lastSample().gpus.size() == 1 &&
+                                 card(u"h100-idle"_s)->lastSample().gpus.size() == 1 &&
                                  card(u"cpu-only"_s)->lastSample().memory.totalKiB > 0,
                              20000);
     QCOMPARE(card(u"h100"_s)->status().state, sb::NodeStatus::State::Connected);
