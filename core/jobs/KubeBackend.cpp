@@ -29,15 +29,6 @@ QString jobOfPod(const QJsonObject &pod) {
     return name.isEmpty() ? labels[u"job-name"_s].toString() : name;
 }
 
-// The collection an object is created in: /apis/batch/v1/namespaces/NS/jobs and the like.
-QString collectionOf(const QJsonObject &object, const QString &ns) {
-    const QString apiVersion = object[u"apiVersion"_s].toString();
-    const QString plural = object[u"kind"_s].toString().toLower() + u's';
-    const QString group =
-        apiVersion.contains(u'/') ? u"/apis/"_s + apiVersion : u"/api/"_s + apiVersion;
-    return u"%1/namespaces/%2/%3"_s.arg(group, ns, plural);
-}
-
 // "2026-11-23T01:02:03.5Z" as (seconds, nanoseconds), to order log lines exactly.
 std::pair<qint64, qint64> logTime(QByteArrayView stamp) {
     const qsizetype dot = stamp.indexOf('.');
@@ -451,8 +442,8 @@ void createInOrder(KubeClient *client, const QList<QJsonObject> &objects, int in
     const QJsonObject &object = objects[index];
     KubeRequest request;
     request.method = "POST";
-    request.path =
-        collectionOf(object, object[u"metadata"_s][u"namespace"_s].toString(client->context().ns));
+    request.path = kubeCollection(
+        object, object[u"metadata"_s][u"namespace"_s].toString(client->context().ns));
     if (dryRun)
         request.path += u"?dryRun=All"_s;
     request.body = QJsonDocument(object).toJson(QJsonDocument::Compact);

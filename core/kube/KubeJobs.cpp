@@ -63,6 +63,13 @@ std::optional<int> exitCodeOf(const QJsonObject &pod) {
     return std::nullopt;
 }
 
+// The metadata of an object Signalbox owns: its name, namespace and Signalbox's label.
+QJsonObject managedMetadata(const QString &name, const QString &ns) {
+    return {{u"name"_s, name},
+            {u"namespace"_s, ns},
+            {u"labels"_s, QJsonObject{{QString::fromLatin1(kManagedLabel), u"true"_s}}}};
+}
+
 // The init container's script: fetch the archive when it comes by URL, then unpack it.
 constexpr char kUnpackCode[] = R"(set -e
 archive="$SIGNALBOX_CODE_ARCHIVE"
@@ -243,27 +250,20 @@ QJsonObject codeConfigMap(const QString &name, const QString &ns, const QByteArr
     return {
         {u"apiVersion"_s, u"v1"_s},
         {u"kind"_s, u"ConfigMap"_s},
-        {u"metadata"_s,
-         QJsonObject{{u"name"_s, name},
-                     {u"namespace"_s, ns},
-                     {u"labels"_s, QJsonObject{{QString::fromLatin1(kManagedLabel), u"true"_s}}}}},
+        {u"metadata"_s, managedMetadata(name, ns)},
         {u"immutable"_s, true}, // its name is its content's hash
         {u"binaryData"_s, QJsonObject{{u"code.tar.gz"_s, QString::fromLatin1(gzip.toBase64())}}}};
 }
 
 QJsonObject workersService(const QString &name, const QString &ns) {
-    return {
-        {u"apiVersion"_s, u"v1"_s},
-        {u"kind"_s, u"Service"_s},
-        {u"metadata"_s,
-         QJsonObject{{u"name"_s, name},
-                     {u"namespace"_s, ns},
-                     {u"labels"_s, QJsonObject{{QString::fromLatin1(kManagedLabel), u"true"_s}}}}},
-        {u"spec"_s,
-         QJsonObject{{u"clusterIP"_s, u"None"_s},
-                     {u"selector"_s, QJsonObject{{u"batch.kubernetes.io/job-name"_s, name}}},
-                     {u"ports"_s, QJsonArray{QJsonObject{{u"name"_s, u"rendezvous"_s},
-                                                         {u"port"_s, kRendezvousPort}}}}}}};
+    return {{u"apiVersion"_s, u"v1"_s},
+            {u"kind"_s, u"Service"_s},
+            {u"metadata"_s, managedMetadata(name, ns)},
+            {u"spec"_s,
+             QJsonObject{{u"clusterIP"_s, u"None"_s},
+                         {u"selector"_s, QJsonObject{{u"batch.kubernetes.io/job-name"_s, name}}},
+                         {u"ports"_s, QJsonArray{QJsonObject{{u"name"_s, u"rendezvous"_s},
+                                                             {u"port"_s, kRendezvousPort}}}}}}};
 }
 
 Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const QString &cluster) {
@@ -365,6 +365,14 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
                   : pods.isEmpty()   ? u"waiting for its pods to be created"_s
                                      : u"starting"_s;
     return job;
+}
+
+QString kubeCollection(const QJsonObject &object, const QString &ns) {
+    const QString apiVersion = object[u"apiVersion"_s].toString();
+    const QString plural = object[u"kind"_s].toString().toLower() + u's';
+    const QString group =
+        apiVersion.contains(u'/') ? u"/apis/"_s + apiVersion : u"/api/"_s + apiVersion;
+    return u"%1/namespaces/%2/%3"_s.arg(group, ns, plural);
 }
 
 } // namespace sb

@@ -48,6 +48,8 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                         const QMap<QString, QString> &extraEnvironment = {},
                         const JobTemplate &jobTemplate = {}, const CodeDelivery &code = {});
 QJsonObject workersService(const QString &name, const QString &ns);
+// The collection an object is created in: /apis/batch/v1/namespaces/NS/jobs and the like.
+QString kubeCollection(const QJsonObject &object, const QString &ns);
 
 // A Job as the jobs table shows it, in a researcher's words: queued (and why: unschedulable,
 // waiting for quota, pulling the image), running, succeeded, failed (and why), stopped.

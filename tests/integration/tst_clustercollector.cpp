@@ -5,6 +5,7 @@
 // machine's own address; a pod object carries that address so the API server proxies to it.
 #include "../support/K8sCluster.h"
 #include "config/YamlFile.h"
+#include "kube/KubeJobs.h"
 #include "metrics/CollectorClient.h"
 
 #include <QFile>
@@ -49,10 +50,7 @@ void TestClusterCollector::manifestPassesTheApiServer() {
     for (const YAML::Node &document : documents) {
         const QJsonObject object = sb::yamlToJson(document).toObject();
         const QString kind = object[u"kind"_s].toString();
-        const QString apiVersion = object[u"apiVersion"_s].toString();
-        const QString collection = u"%1/namespaces/default/%2s?dryRun=All"_s.arg(
-            apiVersion.contains(u'/') ? u"/apis/"_s + apiVersion : u"/api/"_s + apiVersion,
-            kind == "PersistentVolumeClaim"_L1 ? u"persistentvolumeclaim"_s : kind.toLower());
+        const QString collection = sb::kubeCollection(object, u"default"_s) + u"?dryRun=All"_s;
         const sb::KubeReply reply = sb::kubeCall(*m_client, "POST", collection, object);
         QVERIFY2(reply.ok(), qPrintable(kind + u": "_s + reply.error));
         kinds << kind;

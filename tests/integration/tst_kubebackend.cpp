@@ -79,6 +79,32 @@ private:
         return {};
     }
 
+    // The pods of a Job, read back from the API server.
+    QJsonArray podsOf(const QString &id) const {
+        auto context = m_cluster->context(u"cert"_s);
+        sb::KubeClient client(*context);
+        return sb::kubeCall(client, "GET",
+                            u"/api/v1/namespaces/default/pods?labelSelector="
+                            "batch.kubernetes.io%2Fjob-name%3D"_s +
+                                id)
+            .json[u"items"_s]
+            .toArray();
+    }
+    // Runs a container's command here (kwok's pods run none) with `env`; what went wrong, if
+    // anything.
+    static QString runHere(const QJsonObject &container, const QProcessEnvironment &env) {
+        QStringList command;
+        for (const QJsonValue arg : container[u"command"_s].toArray())
+            command << arg.toString();
+        QProcess process;
+        process.setProcessEnvironment(env);
+        process.start(command.takeFirst(), command);
+        if (!process.waitForFinished(120000))
+            return u"%1 did not finish"_s.arg(container[u"name"_s].toString());
+        return process.exitCode() == 0 ? QString()
+                                       : QString::fromUtf8(process.readAllStandardError());
+    }
+
     std::unique_ptr<K8sCluster> m_cluster;
     std::unique_ptr<sb::KubeBackend> m_backend;
     QStringList m_submitted;
@@ -158,14 +184,8 @@ void TestKubeBackend::workersBecomeAnIndexedJob() {
     QTRY_VERIFY_WITH_TIMEOUT(job(*id).message.startsWith(u"2/2 workers running on gpu-"_s), 60000);
 
     // What the pods got, read back from the API server.
-    auto context = m_cluster->context(u"cert"_s);
-    sb::KubeClient client(*context);
-    const sb::KubeReply pods = sb::kubeCall(
-        client, "GET",
-        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
-    QVERIFY2(pods.ok(), qPrintable(pods.error));
     QStringList indexes;
-    for (const QJsonValue pod : pods.json[u"items"_s].toArray()) {
+    for (const QJsonValue pod : podsOf(*id)) {
         indexes
             << pod[u"metadata"_s][u"annotations"_s][u"batch.kubernetes.io/job-completion-index"_s]
                    .toString();
@@ -204,12 +224,7 @@ void TestKubeBackend::failingExitCodeEndsTheJobAtOnce() {
     QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Failed, 90000);
     QCOMPARE(job(*id).exitCode, 42);
     QVERIFY2(job(*id).message.contains(u"PodFailurePolicy"_s), qPrintable(job(*id).message));
-    auto context = m_cluster->context(u"cert"_s);
-    sb::KubeClient client(*context);
-    const sb::KubeReply pods = sb::kubeCall(
-        client, "GET",
-        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
-    QCOMPARE(pods.json[u"items"_s].toArray().size(), 1); // no retry
+    QCOMPARE(podsOf(*id).size(), 1); // no retry
 }
 
 void TestKubeBackend::templatePlacesTheJob() {
@@ -345,12 +360,7 @@ void TestKubeBackend::codeTravelsInAConfigMap() {
 
     // The pod unpacks the ConfigMap with its init container; here the same command runs on the
     // ConfigMap read back from the API server (kwok's pods run no containers).
-    auto context = m_cluster->context(u"cert"_s);
-    sb::KubeClient client(*context);
-    const sb::KubeReply pods = sb::kubeCall(
-        client, "GET",
-        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
-    const QJsonObject podSpec = pods.json[u"items"_s][0][u"spec"_s].toObject();
+    const QJsonObject podSpec = podsOf(*id)[0][u"spec"_s].toObject();
     const QJsonObject init = podSpec[u"initContainers"_s][0].toObject();
     QCOMPARE(podSpec[u"containers"_s][0][u"workingDir"_s].toString(), u"/workspace/code"_s);
     QString configMap;
@@ -359,6 +369,8 @@ void TestKubeBackend::codeTravelsInAConfigMap() {
             configMap = volume[u"configMap"_s][u"name"_s].toString();
     }
     QVERIFY2(configMap.startsWith(u"signalbox-code-"_s), qPrintable(configMap));
+    auto context = m_cluster->context(u"cert"_s);
+    sb::KubeClient client(*context);
     const sb::KubeReply stored =
         sb::kubeCall(client, "GET", u"/api/v1/namespaces/default/configmaps/"_s + configMap);
     QVERIFY2(stored.ok(), qPrintable(stored.error));
@@ -368,17 +380,11 @@ void TestKubeBackend::codeTravelsInAConfigMap() {
     archive.write(QByteArray::fromBase64(
         stored.json[u"binaryData"_s][u"code.tar.gz"_s].toString().toLatin1()));
     archive.close();
-    QProcess unpack;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(u"SIGNALBOX_CODE_ARCHIVE"_s, archive.fileName());
     env.insert(u"SIGNALBOX_CODE_DIR"_s, pod.filePath(u"workspace/code"_s));
-    unpack.setProcessEnvironment(env);
-    QStringList command;
-    for (const QJsonValue arg : init[u"command"_s].toArray())
-        command << arg.toString();
-    unpack.start(command.takeFirst(), command);
-    QVERIFY(unpack.waitForFinished());
-    QVERIFY2(unpack.exitCode() == 0, unpack.readAllStandardError().constData());
+    const QString unpacked = runHere(init, env);
+    QVERIFY2(unpacked.isEmpty(), qPrintable(unpacked));
     QFile trained(pod.filePath(u"workspace/code/train.py"_s));
     QVERIFY(trained.open(QIODevice::ReadOnly));
     QCOMPARE(trained.readAll(), QByteArray("print('training')\n"));
@@ -492,12 +498,7 @@ void TestKubeBackend::largeCodeTravelsThroughAnObjectStore() {
 
     // The init container's script, run here with its environment from the pod: it fetches the
     // presigned URL from the store and unpacks the project.
-    auto context = m_cluster->context(u"cert"_s);
-    sb::KubeClient client(*context);
-    const sb::KubeReply pods = sb::kubeCall(
-        client, "GET",
-        u"/api/v1/namespaces/default/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3D"_s + *id);
-    const QJsonObject init = pods.json[u"items"_s][0][u"spec"_s][u"initContainers"_s][0].toObject();
+    const QJsonObject init = podsOf(*id)[0][u"spec"_s][u"initContainers"_s][0].toObject();
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     QTemporaryDir pod;
     for (const QJsonValue var : init[u"env"_s].toArray())
@@ -507,14 +508,8 @@ void TestKubeBackend::largeCodeTravelsThroughAnObjectStore() {
     QVERIFY(env.value(u"SIGNALBOX_CODE_URL"_s).contains(u"X-Amz-Signature="_s));
     env.insert(u"SIGNALBOX_CODE_DIR"_s, pod.filePath(u"code"_s));
     env.insert(u"TMPDIR"_s, pod.path());
-    QProcess unpack;
-    unpack.setProcessEnvironment(env);
-    QStringList command;
-    for (const QJsonValue arg : init[u"command"_s].toArray())
-        command << arg.toString();
-    unpack.start(command.takeFirst(), command);
-    QVERIFY(unpack.waitForFinished(120000));
-    QVERIFY2(unpack.exitCode() == 0, unpack.readAllStandardError().constData());
+    const QString fetched = runHere(init, env);
+    QVERIFY2(fetched.isEmpty(), qPrintable(fetched));
     QCryptographicHash unpacked(QCryptographicHash::Sha256);
     for (int i = 0; i < 11; ++i) {
         QFile file(pod.filePath(u"code/shards/shard-%1.bin"_s.arg(i, 2, 10, QLatin1Char('0'))));
