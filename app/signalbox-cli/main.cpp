@@ -2,6 +2,9 @@
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NvidiaSmiParser.h"
+#include "ssh/ShellQuote.h"
+#include "sweeps/SweepSearch.h"
+#include "sweeps/TrialCommand.h"
 #include "tensorboard/LogdirFollower.h"
 #include "util/Paths.h"
 
@@ -32,6 +35,10 @@ Commands:
                               line first, any fields, any order); prints one JSON object per GPU
   parse tfevents PATH         read a TensorBoard event file or logdir; prints one JSON object per
                               run and tag: its number of points, first and last (step, value)
+  sweep plan FILE [--seed N] [--count K]
+                              read a sweep (W&B sweep YAML); print the trials it would run, one
+                              JSON object per line: parameters, argument vector, shell line.
+                              Bayes trials after the first 10 depend on results: not printed
   version                     print the version
 
 The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410.
@@ -156,6 +163,31 @@ int parseTfEvents(const QString &path) {
     return unread ? 1 : 0;
 }
 
+int planSweep(const QString &path, quint64 seed, int count) {
+    const auto spec = sb::SweepSpec::load(path);
+    if (!spec)
+        return failWith(spec.error());
+    qsizetype trials = count > 0 ? count : (spec->runCap > 0 ? spec->runCap : 10);
+    if (spec->method == sb::SweepSpec::Method::Grid)
+        trials = std::min(count > 0 || spec->runCap > 0 ? trials : sb::gridSize(*spec),
+                          sb::gridSize(*spec));
+    if (spec->method == sb::SweepSpec::Method::Bayes && trials > sb::kBayesStartupTrials) {
+        std::fprintf(stderr, "signalbox-cli: bayes: trials after the first %d follow results\n",
+                     sb::kBayesStartupTrials);
+        trials = sb::kBayesStartupTrials;
+    }
+    for (qsizetype n = 0; n < trials; ++n) {
+        const QJsonObject parameters = sb::nextTrial(*spec, seed, n, {});
+        const QStringList argv =
+            sb::trialCommand(*spec, parameters, sb::trialParametersFile(u"TRIAL"_s));
+        printJson(QJsonDocument(QJsonObject{{u"trial"_s, n},
+                                            {u"parameters"_s, parameters},
+                                            {u"command"_s, QJsonArray::fromStringList(argv)},
+                                            {u"shell"_s, sb::shellCommand(argv)}}));
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[]) {
@@ -169,7 +201,9 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption version(u"version"_s);
     const QCommandLineOption collectorUrl(u"collector"_s, {}, u"url"_s);
     const QCommandLineOption token(u"token"_s, {}, u"token"_s);
-    parser.addOptions({help, version, collectorUrl, token});
+    const QCommandLineOption seed(u"seed"_s, {}, u"n"_s, u"0"_s);
+    const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
+    parser.addOptions({help, version, collectorUrl, token, seed, count});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText() + u"\n"_s + QString::fromUtf8(kUsage));
     const QStringList args = parser.positionalArguments();
@@ -191,6 +225,16 @@ int main(int argc, char *argv[]) {
         if (args.size() == 3 && args[1] == u"tfevents"_s)
             return parseTfEvents(args[2]);
         return failWith(u"usage: signalbox-cli parse metric-lines|nvidia-smi|tfevents PATH"_s);
+    }
+
+    if (command == u"sweep"_s) {
+        bool seedOk = false;
+        bool countOk = false;
+        const quint64 seedValue = parser.value(seed).toULongLong(&seedOk);
+        const int countValue = parser.value(count).toInt(&countOk);
+        if (args.size() != 3 || args[1] != u"plan"_s || !seedOk || !countOk || countValue < 0)
+            return failWith(u"usage: signalbox-cli sweep plan FILE [--seed N] [--count K]"_s);
+        return planSweep(args[2], seedValue, countValue);
     }
 
     const QUrl url = parser.isSet(collectorUrl) ? QUrl::fromUserInput(parser.value(collectorUrl))
