@@ -28,6 +28,15 @@ QString jobStateName(JobState state) {
     return {};
 }
 
+JobState jobStateFromName(const QString &name) {
+    for (JobState s : {JobState::Queued, JobState::Running, JobState::Succeeded, JobState::Failed,
+                       JobState::Stopped}) {
+        if (jobStateName(s) == name)
+            return s;
+    }
+    return JobState::Queued;
+}
+
 QJsonObject JobSpec::toJson() const {
     QJsonObject env;
     for (auto it = environment.begin(); it != environment.end(); ++it)
@@ -39,6 +48,8 @@ QJsonObject JobSpec::toJson() const {
                      {u"node"_s, node},
                      {u"gpus"_s, gpus},
                      {u"codeDirectory"_s, codeDirectory}};
+    if (!nodes.isEmpty())
+        json[u"nodes"_s] = QJsonArray::fromStringList(nodes);
     if (!cluster.isEmpty()) {
         json[u"cluster"_s] = cluster;
         json[u"image"_s] = image;
@@ -55,6 +66,8 @@ QJsonObject JobSpec::toJson() const {
         json[u"ttlSeconds"_s] = ttlSeconds;
         json[u"jobTemplate"_s] = jobTemplate;
         json[u"tfConfig"_s] = tfConfig;
+        if (trials > 0)
+            json[u"trials"_s] = trials;
     }
     return json;
 }
@@ -69,6 +82,8 @@ JobSpec JobSpec::fromJson(const QJsonObject &json) {
     for (auto it = env.begin(); it != env.end(); ++it)
         spec.environment[it.key()] = it.value().toString();
     spec.node = json.value(u"node"_s).toString();
+    for (const auto &node : json.value(u"nodes"_s).toArray())
+        spec.nodes << node.toString();
     spec.gpus = json.value(u"gpus"_s).toInt();
     spec.codeDirectory = json.value(u"codeDirectory"_s).toString();
     spec.cluster = json.value(u"cluster"_s).toString();
@@ -84,6 +99,7 @@ JobSpec JobSpec::fromJson(const QJsonObject &json) {
     spec.ttlSeconds = json.value(u"ttlSeconds"_s).toInt(-1);
     spec.jobTemplate = json.value(u"jobTemplate"_s).toString();
     spec.tfConfig = json.value(u"tfConfig"_s).toBool();
+    spec.trials = json.value(u"trials"_s).toInt();
     return spec;
 }
 
@@ -102,6 +118,12 @@ QJsonObject Job::toJson() const {
                      {u"gpuIds"_s, gpuIds}};
     if (exitCode)
         json[u"exitCode"_s] = *exitCode;
+    if (!indexStates.isEmpty()) {
+        QJsonObject indexes;
+        for (auto it = indexStates.begin(); it != indexStates.end(); ++it)
+            indexes[QString::number(it.key())] = jobStateName(it.value());
+        json[u"indexes"_s] = indexes;
+    }
     return json;
 }
 
@@ -111,12 +133,10 @@ Job Job::fromJson(const QJsonObject &json) {
     job.backend = json.value(u"backend"_s).toString();
     job.node = json.value(u"node"_s).toString();
     job.spec = JobSpec::fromJson(json.value(u"spec"_s).toObject());
-    const QString state = json.value(u"state"_s).toString();
-    for (JobState s : {JobState::Queued, JobState::Running, JobState::Succeeded, JobState::Failed,
-                       JobState::Stopped}) {
-        if (jobStateName(s) == state)
-            job.state = s;
-    }
+    job.state = jobStateFromName(json.value(u"state"_s).toString());
+    const QJsonObject indexes = json.value(u"indexes"_s).toObject();
+    for (auto it = indexes.begin(); it != indexes.end(); ++it)
+        job.indexStates.insert(it.key().toInt(), jobStateFromName(it.value().toString()));
     job.submitted = QDateTime::fromString(json.value(u"submitted"_s).toString(), Qt::ISODateWithMs);
     job.started = QDateTime::fromString(json.value(u"started"_s).toString(), Qt::ISODateWithMs);
     job.finished = QDateTime::fromString(json.value(u"finished"_s).toString(), Qt::ISODateWithMs);

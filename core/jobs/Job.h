@@ -13,6 +13,7 @@ namespace sb {
 enum class JobState { Queued, Running, Succeeded, Failed, Stopped };
 
 QString jobStateName(JobState state);
+JobState jobStateFromName(const QString &name); // Queued for a name it does not know
 
 // What to run: an argument vector (never shell text), where, and with which environment.
 struct JobSpec {
@@ -22,6 +23,7 @@ struct JobSpec {
     QMap<QString, QString> environment;
     // Where: empty for this computer; an SSH node's name; kAnyNode for any node with `gpus` free.
     QString node;
+    QStringList nodes;     // with kAnyNode: the nodes it may run on; empty: every node
     int gpus = 0;          // GPUs to reserve, passed as CUDA_VISIBLE_DEVICES
     QString codeDirectory; // a local directory copied to the node first (honouring .gitignore)
 
@@ -38,6 +40,9 @@ struct JobSpec {
     int ttlSeconds = -1;      // ttlSecondsAfterFinished: delete that long after the end; -1: keep
     QString jobTemplate;      // a job template of the config: node selector, tolerations, ...
     bool tfConfig = false;    // workers also get TF_CONFIG, for TensorFlow's MultiWorkerMirrored
+    // > 0: an Indexed Job of this many independent trials (a sweep's), `workers` at a time; each
+    // index is its own run, "<job>-<index>", and fails alone.
+    int trials = 0;
 
     static constexpr QStringView kAnyNode = u"*";
     QString backendName() const {
@@ -62,9 +67,10 @@ struct Job {
     QDateTime finished;
     std::optional<int> exitCode;
     QString logPath;
-    QString message;         // why it is queued or failed, in the researcher's words
-    qint64 processGroup = 0; // on its node: stop signals it, insights recognise it
-    QString gpuIds;          // the CUDA_VISIBLE_DEVICES it got, e.g. "0,1"
+    QString message;                 // why it is queued or failed, in the researcher's words
+    qint64 processGroup = 0;         // on its node: stop signals it, insights recognise it
+    QString gpuIds;                  // the CUDA_VISIBLE_DEVICES it got, e.g. "0,1"
+    QMap<int, JobState> indexStates; // a job of trials: each completion index's state
 
     bool finishedState() const { return state >= JobState::Succeeded; }
     QJsonObject toJson() const;

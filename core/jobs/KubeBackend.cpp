@@ -203,7 +203,8 @@ void KubeBackend::followLogs(Cluster &cluster, const QJsonObject &pod) {
     const QString index =
         pod[u"metadata"_s][u"annotations"_s][u"batch.kubernetes.io/job-completion-index"_s]
             .toString();
-    const bool distributed = cluster.rows.value(job).spec.workers > 1;
+    const JobSpec &spec = cluster.rows.value(job).spec;
+    const bool distributed = spec.workers > 1 || spec.trials > 0;
     const QByteArray prefix =
         distributed && !index.isEmpty() ? QByteArray('[' + index.toUtf8() + "] ") : QByteArray();
     const bool running = phase == "Running"_L1;
@@ -311,7 +312,7 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
     }
     const QString ns = it->second->client->context().ns;
     QList<QJsonObject> objects;
-    if (spec.workers > 1)
+    if (spec.workers > 1 && spec.trials == 0)
         objects << workersService(name, ns);
     objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate, code);
     return objects;
@@ -576,6 +577,39 @@ Status KubeBackend::stop(const QString &id) {
     cluster->client->send(request, this, [this, id](const KubeReply &reply) {
         if (!reply.ok())
             appendLog(id, "[signalbox] could not stop the job: " + reply.error.toUtf8() + '\n');
+    });
+    return success();
+}
+
+Result<QString> KubeBackend::submitTrials(const JobSpec &spec, const QList<QString> &scripts) {
+    if (spec.trials != scripts.size() || scripts.isEmpty())
+        return fail(tr("a job of trials needs one script per trial"));
+    const QString name = kubeJobName(spec);
+    auto made = manifests(spec, name);
+    if (!made)
+        return fail(made.error());
+    QList<QJsonObject> objects = std::move(made).value();
+    objects.prepend(
+        trialsConfigMap(name, m_clusters.at(spec.cluster)->client->context().ns, scripts));
+    return submitManifests(spec, std::move(objects));
+}
+
+Status KubeBackend::stopIndex(const QString &id, int index) {
+    Job job;
+    Cluster *cluster = clusterOf(id, &job);
+    if (!cluster)
+        return fail(tr("no job %1 on any cluster").arg(id));
+    // Its pod goes; with backoffLimitPerIndex 0 the index fails and is not tried again.
+    KubeRequest request;
+    request.method = "DELETE";
+    request.path = u"/api/v1/namespaces/%1/pods?labelSelector=%2"_s.arg(
+        cluster->client->context().ns,
+        QString::fromLatin1(QUrl::toPercentEncoding(
+            u"job-name=%1,batch.kubernetes.io/job-completion-index=%2"_s.arg(id).arg(index))));
+    cluster->client->send(request, this, [this, id, index](const KubeReply &reply) {
+        if (!reply.ok())
+            appendLog(id, "[signalbox] could not stop index " + QByteArray::number(index) + ": " +
+                              reply.error.toUtf8() + '\n');
     });
     return success();
 }

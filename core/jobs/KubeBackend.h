@@ -64,6 +64,10 @@ public:
     // Submits `objects` (the Job last, as manifests() makes them, perhaps edited) for `spec`;
     // the job's id is the Job's name. The Job gets Signalbox's label if the edit removed it.
     Result<QString> submitManifests(const JobSpec &spec, QList<QJsonObject> objects);
+    // Submits a job of trials (spec.trials > 0): `scripts[i]` is what index i runs, shell-quoted.
+    Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts);
+    // Stops one index of a job of trials: its pod is deleted and the index fails alone.
+    Status stopIndex(const QString &id, int index);
     // Submits edited manifests (the Job last) as they are; a server-side dry run first when
     // `dryRun`, whose verdict comes through `done` (empty: accepted).
     void apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,

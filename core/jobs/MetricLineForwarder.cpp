@@ -22,34 +22,58 @@ void MetricLineForwarder::watch(JobBackend *backend) {
                 const QByteArray lines = takeMetricLines(job, data);
                 if (lines.isEmpty())
                     return;
-                m_collector->pushLines(
-                    job, lines, this, [this, job](const Result<QJsonDocument> &reply) {
-                        const QJsonArray errors = reply
-                                                      ? reply->object().value(u"errors"_s).toArray()
-                                                      : QJsonArray{reply.error()};
-                        if (!errors.isEmpty())
-                            Q_EMIT problem(tr("%1: %2 metric line(s) not stored: %3")
-                                               .arg(job)
-                                               .arg(errors.size())
-                                               .arg(errors.first().toString()));
-                    });
+                if (!m_trialJobs.contains(job))
+                    return push(job, lines);
+                // A job of trials: "[i] " starts each line, and index i is run "<job>-<i>".
+                QMap<QString, QByteArray> byRun;
+                for (const QByteArray &line : lines.split('\n')) {
+                    const qsizetype close = line.indexOf("] ");
+                    if (line.startsWith('[') && close > 1)
+                        byRun[job + u'-' + QString::fromLatin1(line.mid(1, close - 1))] +=
+                            line.mid(close + 2) + '\n';
+                }
+                for (auto it = byRun.begin(); it != byRun.end(); ++it)
+                    push(it.key(), it.value());
             });
     connect(backend, &JobBackend::jobChanged, this, [this](const Job &job) {
-        if (!job.finishedState())
-            return;
-        m_partial.remove(job.id);
-        const QString status = job.state == JobState::Succeeded ? u"finished"_s
-                               : job.state == JobState::Stopped ? u"stopped"_s
-                                                                : u"failed"_s;
-        const QJsonObject info{
-            {u"status"_s, status},
-            {u"host"_s, job.node},
-            {u"end"_s, static_cast<double>(job.finished.toMSecsSinceEpoch()) / 1000.0}};
-        m_collector->postJson(
-            u"/api/v1/push"_s, {},
-            QJsonDocument(QJsonObject{{u"run"_s, job.id}, {u"info"_s, info}}).toJson(), this,
-            [](const Result<QJsonDocument> &) {});
+        if (job.spec.trials > 0)
+            m_trialJobs.insert(job.id);
+        for (auto it = job.indexStates.begin(); it != job.indexStates.end(); ++it) {
+            const QString run = job.id + u'-' + QString::number(it.key());
+            if (it.value() >= JobState::Succeeded && !m_ended.contains(run))
+                finishRun(run, it.value(), job.node, QDateTime::currentDateTime());
+        }
+        if (job.finishedState()) {
+            m_partial.remove(job.id);
+            finishRun(job.id, job.state, job.node, job.finished);
+        }
     });
+}
+
+void MetricLineForwarder::push(const QString &run, const QByteArray &lines) {
+    m_collector->pushLines(run, lines, this, [this, run](const Result<QJsonDocument> &reply) {
+        const QJsonArray errors =
+            reply ? reply->object().value(u"errors"_s).toArray() : QJsonArray{reply.error()};
+        if (!errors.isEmpty())
+            Q_EMIT problem(tr("%1: %2 metric line(s) not stored: %3")
+                               .arg(run)
+                               .arg(errors.size())
+                               .arg(errors.first().toString()));
+    });
+}
+
+void MetricLineForwarder::finishRun(const QString &run, JobState state, const QString &host,
+                                    const QDateTime &end) {
+    m_ended.insert(run);
+    const QString status = state == JobState::Succeeded ? u"finished"_s
+                           : state == JobState::Stopped ? u"stopped"_s
+                                                        : u"failed"_s;
+    const QJsonObject info{{u"status"_s, status},
+                           {u"host"_s, host},
+                           {u"end"_s, static_cast<double>(end.toMSecsSinceEpoch()) / 1000.0}};
+    m_collector->postJson(u"/api/v1/push"_s, {},
+                          QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(),
+                          this, [](const Result<QJsonDocument> &) {});
 }
 
 QByteArray MetricLineForwarder::takeMetricLines(const QString &job, const QByteArray &data) {

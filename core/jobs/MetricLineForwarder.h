@@ -1,9 +1,11 @@
 #pragma once
 
+#include "Job.h"
 #include "util/LineBuffer.h"
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 
 namespace sb {
 
@@ -13,7 +15,8 @@ class JobBackend;
 // Sends the metric lines that jobs print to the collector, as the job's run. Only complete
 // lines carrying the metric prefix travel; everything else stays in the job's log. When a job
 // ends, its run gets the job's host, final status and end time: a run stopped or killed cannot
-// say so itself.
+// say so itself. A job of trials (a sweep's Indexed Job) sends each index's lines to its own
+// run.
 class MetricLineForwarder final : public QObject {
     Q_OBJECT
 public:
@@ -28,8 +31,13 @@ Q_SIGNALS:
     void problem(const QString &message);
 
 private:
+    void push(const QString &run, const QByteArray &lines);
+    void finishRun(const QString &run, JobState state, const QString &host, const QDateTime &end);
+
     CollectorClient *m_collector;
     QHash<QString, LineBuffer> m_partial;
+    QSet<QString> m_trialJobs; // jobs of trials: each index is a run of its own
+    QSet<QString> m_ended;     // trials' runs already marked ended
 };
 
 } // namespace sb

@@ -114,8 +114,11 @@ Result<QString> SshBackend::submit(const JobSpec &spec) {
         return fail(u"the job has no command"_s);
     if (spec.node.isEmpty())
         return fail(u"the job names no node"_s);
-    if (spec.node != JobSpec::kAnyNode && !m_monitor->connection(spec.node))
-        return fail(u"there is no node named %1"_s.arg(spec.node));
+    for (const QString &node :
+         spec.node == JobSpec::kAnyNode ? spec.nodes : QStringList{spec.node}) {
+        if (!m_monitor->connection(node))
+            return fail(u"there is no node named %1"_s.arg(node));
+    }
     if (spec.gpus < 0)
         return fail(u"a job cannot ask for %1 GPUs"_s.arg(spec.gpus));
     if (!spec.codeDirectory.isEmpty() && !QFileInfo(spec.codeDirectory).isDir())
@@ -162,9 +165,9 @@ void SshBackend::schedule() {
         const int wanted = job.spec.gpus;
         QString chosen;
         QStringList gpus;
-        const QStringList candidates = job.spec.node == JobSpec::kAnyNode
-                                           ? QStringList(m_samples.keys())
-                                           : QStringList{job.spec.node};
+        QStringList candidates{job.spec.node};
+        if (job.spec.node == JobSpec::kAnyNode)
+            candidates = job.spec.nodes.isEmpty() ? QStringList(m_samples.keys()) : job.spec.nodes;
         for (const QString &node : candidates) {
             if (!m_samples.contains(node) || !m_monitor->connection(node))
                 continue; // not connected yet
@@ -177,9 +180,12 @@ void SshBackend::schedule() {
         if (chosen.isEmpty()) {
             const QString why =
                 wanted > 0
-                    ? (job.spec.node == JobSpec::kAnyNode
+                    ? (job.spec.node != JobSpec::kAnyNode
+                           ? u"waiting for %1 free GPUs on %2"_s.arg(wanted).arg(job.spec.node)
+                       : job.spec.nodes.isEmpty()
                            ? u"waiting for a node with %1 free GPUs"_s.arg(wanted)
-                           : u"waiting for %1 free GPUs on %2"_s.arg(wanted).arg(job.spec.node))
+                           : u"waiting for %1 free GPUs on one of %2"_s.arg(wanted).arg(
+                                 job.spec.nodes.join(u", "_s)))
                     : u"waiting for %1 to connect"_s.arg(job.spec.node);
             if (job.message != why) {
                 job.message = why;

@@ -103,7 +103,7 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     variables.insert(u"SIGNALBOX_RUN"_s, name);
     for (auto it = variables.begin(); it != variables.end(); ++it)
         env.append(envVar(it.key(), it.value()));
-    const bool distributed = spec.workers > 1;
+    const bool distributed = spec.workers > 1 && spec.trials == 0;
     if (distributed) {
         env.append(envVar(u"MASTER_ADDR"_s, u"%1-0.%1"_s.arg(name)));
         env.append(envVar(u"MASTER_PORT"_s, QString::number(kRendezvousPort)));
@@ -177,11 +177,23 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     }
     if (distributed)
         container[u"ports"_s] = QJsonArray{QJsonObject{{u"containerPort"_s, kRendezvousPort}}};
-    QJsonObject podSpec{{u"restartPolicy"_s, u"Never"_s}, {u"containers"_s, QJsonArray{container}}};
-    if (!initContainers.isEmpty()) {
-        podSpec[u"initContainers"_s] = initContainers;
-        podSpec[u"volumes"_s] = volumes;
+    if (spec.trials > 0) { // each pod runs its index's script; no parameter is shell text here
+        const QString dir = QString::fromLatin1(kTrialsDirectory);
+        container[u"command"_s] =
+            QJsonArray{u"/bin/sh"_s, u"-c"_s,
+                       u"exec /bin/sh \"%1/trial-$JOB_COMPLETION_INDEX.sh\""_s.arg(dir)};
+        QJsonArray mounts = container[u"volumeMounts"_s].toArray();
+        mounts.append(
+            QJsonObject{{u"name"_s, u"trials"_s}, {u"mountPath"_s, dir}, {u"readOnly"_s, true}});
+        container[u"volumeMounts"_s] = mounts;
+        volumes.append(QJsonObject{{u"name"_s, u"trials"_s},
+                                   {u"configMap"_s, QJsonObject{{u"name"_s, trialsName(name)}}}});
     }
+    QJsonObject podSpec{{u"restartPolicy"_s, u"Never"_s}, {u"containers"_s, QJsonArray{container}}};
+    if (!initContainers.isEmpty())
+        podSpec[u"initContainers"_s] = initContainers;
+    if (!volumes.isEmpty())
+        podSpec[u"volumes"_s] = volumes;
     if (distributed)
         podSpec[u"subdomain"_s] = name;
     if (!jobTemplate.nodeSelector.isEmpty())
@@ -202,8 +214,13 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
         {u"parallelism"_s, spec.workers},
         {u"template"_s,
          QJsonObject{{u"metadata"_s, QJsonObject{{u"labels"_s, labels}}}, {u"spec"_s, podSpec}}}};
-    if (distributed)
+    if (distributed || spec.trials > 0)
         jobSpec[u"completionMode"_s] = u"Indexed"_s;
+    if (spec.trials > 0) { // a trial that fails, or is stopped early, fails its index alone
+        jobSpec[u"completions"_s] = spec.trials;
+        jobSpec.remove(u"backoffLimit"_s);
+        jobSpec[u"backoffLimitPerIndex"_s] = spec.backoffLimit;
+    }
     if (spec.deadlineSeconds > 0)
         jobSpec[u"activeDeadlineSeconds"_s] = spec.deadlineSeconds;
     if (spec.ttlSeconds >= 0)
@@ -236,6 +253,33 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                          {u"annotations"_s,
                           QJsonObject{{QString::fromLatin1(kSpecAnnotation), specJson}}}}},
             {u"spec"_s, jobSpec}};
+}
+
+QString trialsName(const QString &job) {
+    return job + u"-trials"_s;
+}
+
+QJsonObject trialsConfigMap(const QString &job, const QString &ns, const QList<QString> &scripts) {
+    QJsonObject data;
+    for (qsizetype i = 0; i < scripts.size(); ++i)
+        data[u"trial-%1.sh"_s.arg(i)] = scripts[i];
+    return {{u"apiVersion"_s, u"v1"_s},
+            {u"kind"_s, u"ConfigMap"_s},
+            {u"metadata"_s, managedMetadata(trialsName(job), ns)},
+            {u"immutable"_s, true},
+            {u"data"_s, data}};
+}
+
+QList<int> parseIndexes(const QString &ranges) {
+    QList<int> indexes;
+    for (const QString &part : ranges.split(u',', Qt::SkipEmptyParts)) {
+        const QStringList bounds = part.split(u'-');
+        const int first = bounds.first().toInt();
+        const int last = std::min(bounds.last().toInt(), first + 100000);
+        for (int i = first; i <= last; ++i)
+            indexes << i;
+    }
+    return indexes;
 }
 
 QString codeObjectKey(const QString &hash) {
@@ -295,6 +339,21 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
     job.submitted = timestamp(meta[u"creationTimestamp"_s]);
     job.started = timestamp(status[u"startTime"_s]);
 
+    if (job.spec.trials > 0) { // each trial's state: finished by the Job's status, else its pod
+        for (int i = 0; i < job.spec.trials; ++i)
+            job.indexStates[i] = JobState::Queued;
+        for (const QJsonObject &pod : pods) {
+            if (pod[u"status"_s][u"phase"_s].toString() == "Running"_L1)
+                job.indexStates[pod[u"metadata"_s][u"annotations"_s]
+                                   [u"batch.kubernetes.io/job-completion-index"_s]
+                                       .toString()
+                                       .toInt()] = JobState::Running;
+        }
+        for (int i : parseIndexes(status[u"completedIndexes"_s].toString()))
+            job.indexStates[i] = JobState::Succeeded;
+        for (int i : parseIndexes(status[u"failedIndexes"_s].toString()))
+            job.indexStates[i] = JobState::Failed;
+    }
     const QJsonObject complete = condition(status, u"Complete"_s);
     QJsonObject failed = condition(status, u"Failed"_s);
     if (failed.isEmpty())

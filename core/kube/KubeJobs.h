@@ -17,6 +17,14 @@ inline constexpr int kRendezvousPort = 29500;
 // the spec names another).
 inline constexpr char kCodeDirectory[] = "/workspace/code";
 
+// Where a sweep's Indexed Job finds its trials: trial-<index>.sh, one script per index.
+inline constexpr char kTrialsDirectory[] = "/etc/signalbox/sweep";
+// The ConfigMap of a job of trials (JobSpec::trials): `scripts[i]` runs trial index i.
+QString trialsName(const QString &job);
+QJsonObject trialsConfigMap(const QString &job, const QString &ns, const QList<QString> &scripts);
+// "0-2,5" (a Job's completedIndexes or failedIndexes) as 0, 1, 2, 5.
+QList<int> parseIndexes(const QString &ranges);
+
 // How a job's local code directory reaches its pods: an immutable ConfigMap named by the code's
 // hash, or, when larger, an object of that name in an S3-compatible store fetched through a
 // presigned URL; an init container with the job's image (which needs sh, tar, and curl, wget or

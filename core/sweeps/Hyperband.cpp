@@ -33,7 +33,8 @@ QList<double> hyperbandThresholds(const Hyperband &hyperband, bool maximize,
             continue;
         }
         std::sort(atBand.begin(), atBand.end());
-        const auto keep = static_cast<qsizetype>(static_cast<double>(atBand.size()) / hyperband.eta);
+        const auto keep =
+            static_cast<qsizetype>(static_cast<double>(atBand.size()) / hyperband.eta);
         thresholds << atBand.at(std::min(keep, atBand.size() - 1));
     }
     return thresholds;

@@ -109,8 +109,8 @@ QJsonValue fromInternal(const SweepParameter &p, double x) {
 QJsonValue drawCategorical(const SweepParameter &p, std::mt19937_64 &rng) {
     const double u = unit(rng);
     if (p.probabilities.isEmpty())
-        return p.values.at(std::min<qsizetype>(static_cast<qsizetype>(u * p.values.size()),
-                                               p.values.size() - 1));
+        return p.values.at(
+            std::min<qsizetype>(static_cast<qsizetype>(u * p.values.size()), p.values.size() - 1));
     double sum = 0;
     for (qsizetype i = 0; i < p.values.size(); ++i) {
         sum += p.probabilities.at(i);
@@ -175,7 +175,8 @@ double normalCdf(double x) {
 class Parzen {
 public:
     Parzen(const std::vector<Dimension> &dims, std::vector<Point> points)
-        : m_dims(dims), m_points(std::move(points)) {
+        : m_dims(dims)
+        , m_points(std::move(points)) {
         const double n = std::max<double>(1, static_cast<double>(m_points.size()));
         const double shrink = 0.2 * std::pow(n, -1.0 / (static_cast<double>(dims.size()) + 4));
         for (const Dimension &dim : dims)
@@ -203,17 +204,17 @@ public:
     }
 
     Point sample(std::mt19937_64 &rng) const {
-        const auto component = static_cast<std::size_t>(
-            unit(rng) * (static_cast<double>(m_points.size()) + 1));
+        const auto component =
+            static_cast<std::size_t>(unit(rng) * (static_cast<double>(m_points.size()) + 1));
         Point x(m_dims.size());
         for (std::size_t d = 0; d < m_dims.size(); ++d) {
             const Dimension &dim = m_dims[d];
             if (dim.constant)
                 continue;
             if (component >= m_points.size()) { // the prior
-                x[d] = dim.categories > 0 ? std::floor(unit(rng) * dim.categories)
-                                          : dim.range.low +
-                                                unit(rng) * (dim.range.high - dim.range.low);
+                x[d] = dim.categories > 0
+                           ? std::floor(unit(rng) * dim.categories)
+                           : dim.range.low + unit(rng) * (dim.range.high - dim.range.low);
                 continue;
             }
             const double center = m_points[component][d];

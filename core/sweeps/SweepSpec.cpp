@@ -26,20 +26,29 @@ QString sweepMethodName(SweepSpec::Method method) {
 
 namespace {
 
-const QStringList kDistributions{
-    u"constant"_s,       u"categorical"_s,          u"int_uniform"_s, u"uniform"_s,
-    u"q_uniform"_s,      u"log_uniform"_s,          u"log_uniform_values"_s,
-    u"q_log_uniform"_s,  u"q_log_uniform_values"_s, u"inv_log_uniform_values"_s,
-    u"normal"_s,         u"q_normal"_s,             u"log_normal"_s,
-    u"q_log_normal"_s};
-const QStringList kMacros{u"${env}"_s,       u"${interpreter}"_s,     u"${program}"_s,
-                          u"${args}"_s,      u"${args_no_hyphens}"_s, u"${args_json}"_s,
+const QStringList kDistributions{u"constant"_s,
+                                 u"categorical"_s,
+                                 u"int_uniform"_s,
+                                 u"uniform"_s,
+                                 u"q_uniform"_s,
+                                 u"log_uniform"_s,
+                                 u"log_uniform_values"_s,
+                                 u"q_log_uniform"_s,
+                                 u"q_log_uniform_values"_s,
+                                 u"inv_log_uniform_values"_s,
+                                 u"normal"_s,
+                                 u"q_normal"_s,
+                                 u"log_normal"_s,
+                                 u"q_log_normal"_s};
+const QStringList kMacros{u"${env}"_s,           u"${interpreter}"_s,     u"${program}"_s,
+                          u"${args}"_s,          u"${args_no_hyphens}"_s, u"${args_json}"_s,
                           u"${args_json_file}"_s};
 
 // Reads one file's nodes, with "FILE:LINE: KEY" in every refusal.
 class Reader {
 public:
-    explicit Reader(QString file) : m_file(std::move(file)) {}
+    explicit Reader(QString file)
+        : m_file(std::move(file)) {}
 
     Error error(const YAML::Node &node, const QString &key, const QString &what) const {
         return fail(u"%1 %2"_s.arg(yamlWhere(m_file, node, key), what));
@@ -85,15 +94,15 @@ bool wholeNumber(const YAML::Node &node) {
            integer.match(QString::fromStdString(node.Scalar())).hasMatch();
 }
 
-Result<SweepParameter> parseParameter(const Reader &in, const QString &name,
-                                      const YAML::Node &node, const QString &at) {
+Result<SweepParameter> parseParameter(const Reader &in, const QString &name, const YAML::Node &node,
+                                      const QString &at) {
     if (!node.IsMap())
-        return in.error(node, at, u"must be a mapping (values, value, min/max, distribution or "
-                                  "parameters)"_s);
+        return in.error(node, at,
+                        u"must be a mapping (values, value, min/max, distribution or "
+                        "parameters)"_s);
     if (Status known = in.keys(node, at,
                                {u"values"_s, u"value"_s, u"distribution"_s, u"min"_s, u"max"_s,
-                                u"q"_s, u"mu"_s, u"sigma"_s, u"probabilities"_s,
-                                u"parameters"_s});
+                                u"q"_s, u"mu"_s, u"sigma"_s, u"probabilities"_s, u"parameters"_s});
         !known)
         return Error{known.error()};
     SweepParameter parameter;
@@ -171,10 +180,9 @@ Result<SweepParameter> parseParameter(const Reader &in, const QString &name,
     const bool bounded = node["min"] && node["max"];
     if (distribution.isEmpty()) {
         if (!bounded)
-            return in.error(node, at,
-                            u"needs values, value, min and max, or a distribution"_s);
-        distribution = wholeNumber(node["min"]) && wholeNumber(node["max"]) ? u"int_uniform"_s
-                                                                           : u"uniform"_s;
+            return in.error(node, at, u"needs values, value, min and max, or a distribution"_s);
+        distribution =
+            wholeNumber(node["min"]) && wholeNumber(node["max"]) ? u"int_uniform"_s : u"uniform"_s;
     }
     if (distribution == "constant"_L1 || distribution == "categorical"_L1)
         return in.error(node, at + u".distribution"_s,
@@ -202,9 +210,9 @@ Result<SweepParameter> parseParameter(const Reader &in, const QString &name,
 Status parseEarlyTerminate(const Reader &in, const YAML::Node &node, Hyperband &out) {
     if (!node.IsMap())
         return in.error(node, u"early_terminate"_s, u"must be a mapping (type: hyperband, ...)"_s);
-    if (Status known = in.keys(node, u"early_terminate"_s,
-                               {u"type"_s, u"min_iter"_s, u"max_iter"_s, u"s"_s, u"eta"_s,
-                                u"strict"_s});
+    if (Status known =
+            in.keys(node, u"early_terminate"_s,
+                    {u"type"_s, u"min_iter"_s, u"max_iter"_s, u"s"_s, u"eta"_s, u"strict"_s});
         !known)
         return known;
     auto type = in.text(node["type"], u"early_terminate.type"_s);
@@ -264,9 +272,9 @@ Status parseCommand(const Reader &in, const YAML::Node &node, QStringList &out) 
         for (auto it = macro.globalMatch(*part); it.hasNext();) {
             const QString found = it.next().captured();
             if (!kMacros.contains(found))
-                return in.error(node[i], at,
-                                u"%1 is not a macro (expected one of %2)"_s.arg(
-                                    found, kMacros.join(u", ")));
+                return in.error(
+                    node[i], at,
+                    u"%1 is not a macro (expected one of %2)"_s.arg(found, kMacros.join(u", ")));
             if ((found == "${args}"_L1 || found == "${args_no_hyphens}"_L1) && *part != found)
                 return in.error(node[i], at,
                                 u"%1 stands alone in its list item: it becomes one argument per "
@@ -281,10 +289,10 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     const QString at = u"signalbox"_s;
     if (!node.IsMap())
         return in.error(node, at, u"must be a mapping (nodes or cluster, parallelism, ...)"_s);
-    if (Status known = in.keys(node, at,
-                               {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s,
-                                u"parallelism"_s, u"gpus_per_trial"_s, u"interpreter"_s,
-                                u"working_directory"_s, u"code"_s});
+    if (Status known =
+            in.keys(node, at,
+                    {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s, u"parallelism"_s,
+                     u"gpus_per_trial"_s, u"interpreter"_s, u"working_directory"_s, u"code"_s});
         !known)
         return known;
     for (const auto &entry : node) {
@@ -336,8 +344,8 @@ Status gridable(const Reader &in, const YAML::Node &params, const SweepParameter
                 const QString &at) {
     if (parameter.kind == SweepParameter::Kind::Nested) {
         for (const SweepParameter &child : parameter.children)
-            if (Status ok = gridable(in, params[parameter.name.toStdString()]["parameters"],
-                                     child, at + u'.' + child.name);
+            if (Status ok = gridable(in, params[parameter.name.toStdString()]["parameters"], child,
+                                     at + u'.' + child.name);
                 !ok)
                 return ok;
         return success();
@@ -388,9 +396,9 @@ Result<SweepSpec> SweepSpec::parse(const QByteArray &yaml, const QString &fileNa
     else if (*methodName == "bayes"_L1)
         spec.method = Method::Bayes;
     else
-        return in.error(method, u"method"_s,
-                        u"\"%1\" is not a method (expected grid, random or bayes)"_s.arg(
-                            *methodName));
+        return in.error(
+            method, u"method"_s,
+            u"\"%1\" is not a method (expected grid, random or bayes)"_s.arg(*methodName));
     if (const YAML::Node metric = root["metric"]) {
         if (!metric.IsMap())
             return in.error(metric, u"metric"_s, u"must be a mapping (name, goal)"_s);

@@ -109,9 +109,8 @@ void TestSweeps::errorsNameLineAndKey_data() {
     const QByteArray head = "program: p.py\nmethod: random\n";
     QTest::newRow("no method") << QByteArray("program: p.py\nparameters: {a: {value: 1}}\n")
                                << u"sweep.yaml:1: method is missing"_s;
-    QTest::newRow("unknown method")
-        << QByteArray("method: hill\nparameters: {a: {value: 1}}\n")
-        << u"sweep.yaml:1: method \"hill\" is not a method"_s;
+    QTest::newRow("unknown method") << QByteArray("method: hill\nparameters: {a: {value: 1}}\n")
+                                    << u"sweep.yaml:1: method \"hill\" is not a method"_s;
     QTest::newRow("typo") << head + "paramters: {}\n" << u"sweep.yaml:3: paramters is not"_s;
     QTest::newRow("no parameters") << head << u"sweep.yaml:1: parameters must be"_s;
     QTest::newRow("bad distribution")
@@ -123,9 +122,8 @@ void TestSweeps::errorsNameLineAndKey_data() {
         << head +
                "parameters:\n  lr:\n    distribution: log_uniform_values\n    min: 0\n    max: 1\n"
         << u"sweep.yaml:6: parameters.lr.min must be positive"_s;
-    QTest::newRow("not a number")
-        << head + "parameters:\n  lr:\n    min: small\n    max: 1.0\n"
-        << u"sweep.yaml:5: parameters.lr.min must be a number"_s;
+    QTest::newRow("not a number") << head + "parameters:\n  lr:\n    min: small\n    max: 1.0\n"
+                                  << u"sweep.yaml:5: parameters.lr.min must be a number"_s;
     QTest::newRow("probabilities")
         << head + "parameters:\n  a:\n    values: [1, 2]\n    probabilities: [0.5, 0.6]\n"
         << u"sweep.yaml:6: parameters.a.probabilities must add up to 1"_s;
@@ -240,9 +238,9 @@ parameters:
 }
 
 void TestSweeps::categoricalFollowsProbabilities() {
-    const sb::SweepSpec spec = parsed(
-        "method: random\nprogram: p\nparameters:\n  opt: {values: [adam, sgd, lion], "
-        "probabilities: [0.7, 0.3, 0.0]}\n");
+    const sb::SweepSpec spec =
+        parsed("method: random\nprogram: p\nparameters:\n  opt: {values: [adam, sgd, lion], "
+               "probabilities: [0.7, 0.3, 0.0]}\n");
     QMap<QString, int> counts;
     for (qsizetype n = 0; n < 2000; ++n)
         ++counts[sb::randomTrial(spec, 3, n)[u"opt"_s].toString()];
@@ -315,7 +313,7 @@ command:
 void TestSweeps::hostileValuesStayOneArgument() {
     // Values a careless shell would run or split; each must reach the program as it is.
     const QStringList hostile{u"$(touch pwned)"_s, u"a b; rm -rf ~"_s, u"'\"`\\"_s,
-                              u"--lr=999"_s,       u"\n#"_s,          u"${args}"_s};
+                              u"--lr=999"_s,       u"\n#"_s,           u"${args}"_s};
     QJsonArray values;
     for (const QString &value : hostile)
         values.append(value);
@@ -367,7 +365,8 @@ void TestSweeps::hyperbandStopsTheWorstAtEachBand() {
 
 void TestSweeps::planPrintsJsonLines() {
     const QString cli = QStringLiteral(SIGNALBOX_BINARY_DIR "/app/signalbox-cli");
-    const QString file = QStringLiteral(SIGNALBOX_SOURCE_DIR "/examples/sweeps/cluster-random.yaml");
+    const QString file =
+        QStringLiteral(SIGNALBOX_SOURCE_DIR "/examples/sweeps/cluster-random.yaml");
     auto plan = [&](const QStringList &extra) {
         QProcess process;
         process.start(cli, QStringList{u"sweep"_s, u"plan"_s, file} + extra);
@@ -381,7 +380,8 @@ void TestSweeps::planPrintsJsonLines() {
     QCOMPARE(first[u"parameters"_s].toObject().keys(),
              (QStringList{u"dropout"_s, u"lr"_s, u"optimizer"_s, u"weight_decay"_s}));
     QCOMPARE(first[u"command"_s].toArray().at(2).toString(), u"train.py"_s);
-    QVERIFY(first[u"shell"_s].toString().startsWith(u"/usr/bin/env python3 train.py '--dropout="_s));
+    QVERIFY(
+        first[u"shell"_s].toString().startsWith(u"/usr/bin/env python3 train.py '--dropout="_s));
     QCOMPARE(plan({u"--seed"_s, u"5"_s}), lines);
     QVERIFY(plan({u"--seed"_s, u"6"_s}) != lines);
     QCOMPARE(plan({u"--count"_s, u"3"_s}).size(), 4);
