@@ -348,9 +348,9 @@ QJsonObject bayesTrial(const SweepSpec &spec, quint64 seed, qsizetype number,
         return randomTrial(spec, seed, number);
     std::stable_sort(seen.begin(), seen.end(),
                      [](const auto &a, const auto &b) { return a.first < b.first; });
-    // The best tenth (at least one, at most 25) are "good", as in Optuna's default.
+    // The best quarter (at least one, at most 25) are "good": Hyperopt's gamma, Optuna's cap.
     const auto good = static_cast<std::size_t>(
-        std::clamp(std::ceil(0.1 * static_cast<double>(seen.size())), 1.0, 25.0));
+        std::clamp(std::ceil(0.25 * static_cast<double>(seen.size())), 1.0, 25.0));
     std::vector<Point> goodPoints;
     std::vector<Point> badPoints;
     for (std::size_t i = 0; i < seen.size(); ++i)

@@ -292,7 +292,8 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     if (Status known =
             in.keys(node, at,
                     {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s, u"parallelism"_s,
-                     u"gpus_per_trial"_s, u"interpreter"_s, u"working_directory"_s, u"code"_s});
+                     u"gpus_per_trial"_s, u"interpreter"_s, u"working_directory"_s, u"code"_s,
+                      u"environment"_s});
         !known)
         return known;
     for (const auto &entry : node) {
@@ -311,6 +312,16 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
                 if (!name)
                     return Error{name.error()};
                 spec.nodes << *name;
+            }
+        } else if (key == "environment") {
+            if (!value.IsMap())
+                return in.error(value, keyAt, u"must be a mapping of names to values"_s);
+            for (const auto &variable : value) {
+                auto text = in.text(variable.second,
+                                    keyAt + u'.' + QString::fromStdString(variable.first.Scalar()));
+                if (!text)
+                    return Error{text.error()};
+                spec.environment.insert(QString::fromStdString(variable.first.Scalar()), *text);
             }
         } else if (key == "parallelism" || key == "gpus_per_trial") {
             auto number = in.count(value, keyAt, key == "parallelism" ? 1 : 0);

@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QStringList>
 
 #include <optional>
@@ -68,6 +69,7 @@ struct SweepSpec {
     QString interpreter = QStringLiteral("python3");
     QString workingDirectory;
     QString codeDirectory; // copied to the node or cluster before the trial (honouring .gitignore)
+    QMap<QString, QString> environment; // added to every trial's
 
     static Result<SweepSpec> parse(const QByteArray &yaml, const QString &fileName);
     static Result<SweepSpec> load(const QString &path);

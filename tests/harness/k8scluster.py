@@ -5,7 +5,9 @@
 
 Builds (once, cached) and starts etcd, kube-apiserver (TLS on 127.0.0.1), kube-controller-manager
 (the Job controller), kube-scheduler and kwok, which plays GPU_NODES fake nodes (default 2) with
-8 `nvidia.com/gpu` each and moves their pods through Running to the end. A Job pod's run lasts
+8 `nvidia.com/gpu` each and moves their pods through Running to the end (a pod that is
+deleted ends Failed with exit code 143 first, as a kubelet's SIGTERM leaves it, and its
+finalizers are left to their owners). A Job pod's run lasts
 its first container's environment variable HARNESS_RUN (a duration, default "2s") and ends with
 the exit code in HARNESS_EXIT_CODE (default 0). kwok also serves the nodes' kubelet API, so
 pod logs can be read through the API server: every container's log is the file named podLog in
@@ -165,15 +167,35 @@ spec:
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
+metadata: {name: pod-killed}
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - {key: '.metadata.deletionTimestamp', operator: Exists}
+    - {key: '.status.phase', operator: In, values: [Running, Pending]}
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - {name: {{ .name | Quote }}, image: {{ .image | Quote }}, ready: false, restartCount: 0,
+         state: {terminated: {exitCode: 143, reason: Error,
+                              startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}}
+      {{ end }}
+      phase: Failed
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
 metadata: {name: pod-delete}
 spec:
   resourceRef: {apiGroup: v1, kind: Pod}
   selector:
     matchExpressions:
     - {key: '.metadata.deletionTimestamp', operator: Exists}
+    - {key: '.status.phase', operator: NotIn, values: [Running, Pending]}
   next:
-    finalizers: {empty: true}
-    delete: true
+    delete: true  # the Job controller's finalizer stays until it has counted the pod
 """
 
 
