@@ -223,6 +223,18 @@ void CurvesView::offerLogdirs() {
     m_openLogdir->show();
 }
 
+void CurvesView::showOnly(const QStringList &runs) {
+    m_runs->checkOnly(runs);
+    // The table lists them alone too: their common prefix (a sweep's id) as the filter.
+    QString prefix = runs.value(0);
+    for (const QString &run : runs) {
+        while (!run.startsWith(prefix))
+            prefix.chop(1);
+    }
+    m_filter->setText(prefix);
+    refresh();
+}
+
 void CurvesView::setSmoothing(double weight) {
     m_smoothing->setValue(static_cast<int>(std::lround(weight * 100)));
 }

@@ -35,6 +35,8 @@ public:
     static QColor colorFor(const QString &run);
     void refresh();
     void setSmoothing(double weight);
+    // Charts these runs alone (others are unchecked), and lists them first.
+    void showOnly(const QStringList &runs);
     void offerLogdirs(); // shows "Open TensorBoard logdir…", which emits logdirsRequested
 
 Q_SIGNALS:

@@ -4,6 +4,7 @@
 #include "JobsView.h"
 #include "LogdirsDialog.h"
 #include "NodesView.h"
+#include "SweepsView.h"
 #include "metrics/CollectorClient.h"
 
 #include <QJsonArray>
@@ -24,13 +25,15 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     , m_banner(new QLabel)
     , m_curves(new CurvesView(collector))
     , m_jobs(new JobsView(jobs))
-    , m_nodes(new NodesView(monitor, configPath)) {
+    , m_nodes(new NodesView(monitor, configPath))
+    , m_sweeps(new SweepsView(jobs, collector)) {
     setWindowTitle(u"Signalbox"_s);
     setWindowIcon(QIcon(u":/icons/signalbox.svg"_s));
 
     m_tabs->addTab(m_curves, tr("Curves"));
     m_tabs->addTab(m_jobs, tr("Jobs"));
     m_tabs->addTab(m_nodes, tr("Nodes"));
+    m_tabs->addTab(m_sweeps, tr("Sweeps"));
 
     m_banner->setObjectName(u"banner"_s);
     m_banner->setWordWrap(true);
@@ -59,6 +62,11 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
+    connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
+    connect(m_sweeps, &SweepsView::curvesRequested, this, [this](const QStringList &runs) {
+        m_curves->showOnly(runs);
+        showView(tr("Curves"));
+    });
     m_jobs->setNodeNames([monitor] {
         QStringList names;
         for (const NodeConfig &node : monitor->nodes())

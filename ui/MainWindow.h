@@ -15,8 +15,10 @@ class LogdirFeeds;
 class LogdirsDialog;
 class NodeMonitor;
 class NodesView;
+class SweepsView;
 
-// The one window: curves, jobs and nodes as tabs, with a banner for anything that went wrong.
+// The one window: curves, jobs, nodes and sweeps as tabs, with a banner for anything that went
+// wrong.
 class MainWindow final : public QMainWindow {
     Q_OBJECT
 public:
@@ -27,6 +29,7 @@ public:
     CurvesView *curves() const { return m_curves; }
     JobsView *jobs() const { return m_jobs; }
     NodesView *nodes() const { return m_nodes; }
+    SweepsView *sweeps() const { return m_sweeps; }
     void showView(const QString &name);
     // Offers "Open TensorBoard logdir…" in the curves view.
     void setLogdirFeeds(LogdirFeeds *feeds);
@@ -40,6 +43,7 @@ private:
     CurvesView *m_curves;
     JobsView *m_jobs;
     NodesView *m_nodes;
+    SweepsView *m_sweeps;
     LogdirFeeds *m_feeds = nullptr;
     LogdirsDialog *m_logdirs = nullptr;
 };

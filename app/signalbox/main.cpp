@@ -3,6 +3,7 @@
 #include "JobsView.h"
 #include "MainWindow.h"
 #include "NodesView.h"
+#include "SweepsView.h"
 #include "config/Config.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
@@ -21,6 +22,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -92,7 +94,8 @@ int main(int argc, char *argv[]) {
                                         u"file"_s);
     const QCommandLineOption after(
         u"after"_s, u"Seconds to wait before --screenshot (default 3)."_s, u"seconds"_s, u"3"_s);
-    const QCommandLineOption view(u"view"_s, u"Open on curves, jobs or nodes."_s, u"name"_s);
+    const QCommandLineOption view(u"view"_s, u"Open on curves, jobs, nodes or sweeps."_s,
+                                  u"name"_s);
     const QCommandLineOption watch(
         u"watch"_s, u"Ingest *.jsonl, *.csv and TensorBoard event files under a directory."_s,
         u"dir"_s);
@@ -107,8 +110,13 @@ int main(int argc, char *argv[]) {
         u"Watch and run jobs on this kubeconfig context (repeatable; default: the current "
         "context of $KUBECONFIG or ~/.kube/config, if any)."_s,
         u"context"_s);
-    parser.addOptions(
-        {collector, token, dataDir, demo, screenshot, after, view, watch, config, logdir, cluster});
+    const QCommandLineOption sweep(
+        u"sweep"_s,
+        u"Run a sweep (a W&B sweep YAML with a signalbox: section; repeatable). Sweeps of "
+        "earlier sessions go on by themselves."_s,
+        u"file"_s);
+    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view, watch, config,
+                       logdir, cluster, sweep});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
@@ -212,6 +220,17 @@ int main(int argc, char *argv[]) {
             else
                 window.showError(u"Cluster %1: %2"_s.arg(name, context.error()));
         }
+    }
+    // Sweeps: the app is their controller. Those of earlier sessions go on where they were.
+    window.sweeps()->setStateDirectory(data + u"/sweeps"_s);
+    window.sweeps()->resumeAll();
+    for (const QString &file : parser.values(sweep)) {
+        if (const auto started =
+                window.sweeps()->open(file, QRandomGenerator::global()->generate64());
+            !started)
+            window.showError(u"Sweep not started: %1"_s.arg(started.error()));
+        else
+            window.showView(u"sweeps"_s);
     }
     if (parser.isSet(view))
         window.showView(parser.value(view));

@@ -148,6 +148,16 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
                      QJsonDocument(param.toObject()).toJson(QJsonDocument::Compact)));
 }
 
+void RunsModel::checkOnly(const QStringList &runs) {
+    m_unchecked.clear();
+    for (const QJsonObject &run : m_runs)
+        if (!runs.contains(name(run)))
+            m_unchecked.insert(name(run));
+    if (!m_runs.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, 0), {Qt::CheckStateRole});
+    Q_EMIT checkedRunsChanged();
+}
+
 bool RunsModel::setData(const QModelIndex &index, const QVariant &value, int role) {
     if (!index.isValid() || index.column() != 0 || role != Qt::CheckStateRole)
         return false;

@@ -22,6 +22,8 @@ public:
     // `runs` is the collector's /api/v1/runs answer.
     void setRuns(const QJsonArray &runs);
     QStringList checkedRuns() const;
+    // Checks these runs and unchecks every other (runs that arrive later come checked).
+    void checkOnly(const QStringList &runs);
     QStringList metricNames() const { return m_metrics; }
     QString runAt(int row) const;
     // Points of `metric` the collector holds for `run`; 0 when the run does not log it.

@@ -344,8 +344,8 @@ JobSpec Sweep::trialJob(const Trial &trial) const {
         QString::fromUtf8(QJsonDocument(trial.parameters).toJson(QJsonDocument::Compact));
     job.environment = m_spec.environment;
     job.environment.insert({{u"SIGNALBOX_SWEEP"_s, m_id},
-                       {u"SIGNALBOX_TRIAL"_s, QString::number(trial.number)},
-                       {u"SIGNALBOX_TRIAL_PARAMETERS"_s, parameters}});
+                            {u"SIGNALBOX_TRIAL"_s, QString::number(trial.number)},
+                            {u"SIGNALBOX_TRIAL_PARAMETERS"_s, parameters}});
     if (m_spec.command.join(u' ').contains("${args_json_file}"_L1)) {
         // The parameters travel in the environment; a fixed script writes them where
         // ${args_json_file} says, then runs the trial. No value is ever shell text.

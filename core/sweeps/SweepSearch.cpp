@@ -368,6 +368,8 @@ QJsonObject bayesTrial(const SweepSpec &spec, quint64 seed, qsizetype number,
             best = std::move(x);
         }
     }
+    if (best.empty()) // no candidate scored (degenerate densities): a draw from the priors
+        return randomTrial(spec, seed, number);
     QJsonObject trial;
     for (std::size_t d = 0; d < leaves.size(); ++d) {
         const SweepParameter &p = *leaves[d].parameter;

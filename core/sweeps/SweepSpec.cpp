@@ -289,11 +289,10 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     const QString at = u"signalbox"_s;
     if (!node.IsMap())
         return in.error(node, at, u"must be a mapping (nodes or cluster, parallelism, ...)"_s);
-    if (Status known =
-            in.keys(node, at,
-                    {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s, u"parallelism"_s,
-                     u"gpus_per_trial"_s, u"interpreter"_s, u"working_directory"_s, u"code"_s,
-                      u"environment"_s});
+    if (Status known = in.keys(node, at,
+                               {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s,
+                                u"parallelism"_s, u"gpus_per_trial"_s, u"interpreter"_s,
+                                u"working_directory"_s, u"code"_s, u"environment"_s});
         !known)
         return known;
     for (const auto &entry : node) {

@@ -94,8 +94,8 @@ void compareSearch(const char *name, int dims, double low, double high, const Ob
     std::vector<int> bayes;
     std::vector<int> random;
     for (int seed = 1; seed <= seeds; ++seed) {
-        bayes.push_back(trialsToReach(space(sb::SweepSpec::Method::Bayes, dims, low, high), f,
-                                      goal, seed, cap));
+        bayes.push_back(trialsToReach(space(sb::SweepSpec::Method::Bayes, dims, low, high), f, goal,
+                                      seed, cap));
         random.push_back(trialsToReach(space(sb::SweepSpec::Method::Random, dims, low, high), f,
                                        goal, seed, cap));
     }
@@ -148,9 +148,8 @@ std::pair<long, bool> simulate(const QList<QList<double>> &trials, int paralleli
         }
         for (const QString &stop : sb::hyperbandStops(hyperband, false, curves))
             stopped[stop.toInt()] = true;
-        std::erase_if(running, [&](qsizetype t) {
-            return stopped[t] || progress[t] >= trials[t].size();
-        });
+        std::erase_if(running,
+                      [&](qsizetype t) { return stopped[t] || progress[t] >= trials[t].size(); });
     }
     qsizetype best = 0;
     for (qsizetype t = 1; t < n; ++t)
@@ -163,11 +162,14 @@ std::pair<long, bool> simulate(const QList<QList<double>> &trials, int paralleli
 
 int main() {
     std::printf("== bayes vs random: trials to reach the optimum region\n");
-    compareSearch("Branin", 2, 0, 1, [](const QJsonObject &p) {
-        // Branin's domain, x1 in [-5, 10] and x2 in [0, 15], from the unit square.
-        return branin({{QStringLiteral("x1"), -5 + 15 * p[QStringLiteral("x1")].toDouble()},
-                       {QStringLiteral("x2"), 15 * p[QStringLiteral("x2")].toDouble()}});
-    }, 0.5, 21, 400);
+    compareSearch(
+        "Branin", 2, 0, 1,
+        [](const QJsonObject &p) {
+            // Branin's domain, x1 in [-5, 10] and x2 in [0, 15], from the unit square.
+            return branin({{QStringLiteral("x1"), -5 + 15 * p[QStringLiteral("x1")].toDouble()},
+                           {QStringLiteral("x2"), 15 * p[QStringLiteral("x2")].toDouble()}});
+        },
+        0.5, 21, 400);
     compareSearch("Hartmann-6", 6, 0, 1, hartmann6, -2.8, 11, 400);
 
     std::printf("== hyperband (min_iter 3, eta 3) vs every trial to the end\n");

@@ -76,8 +76,8 @@ void TestSweepKube::trialsRunAsOneIndexedJob() {
     // kwok runs no containers: every pod "prints" the harness's one log file, which holds a
     // curve of three values.
     for (int step = 0; step < 3; ++step)
-        m_cluster->appendPodLog({uR"(@signalbox {"step": %1, "loss": %2})"_s.arg(step).arg(
-            1.0 / (1 << step))});
+        m_cluster->appendPodLog(
+            {uR"(@signalbox {"step": %1, "loss": %2})"_s.arg(step).arg(1.0 / (1 << step))});
     const sb::SweepSpec sweepSpec = spec(R"yaml(name: Cluster Sweep
 method: random
 program: train.py
@@ -137,13 +137,14 @@ signalbox:
         env.insert(u"JOB_COMPLETION_INDEX"_s, QString::number(trial.index));
         env.insert(u"SIGNALBOX_RUN"_s, id);
         shell.setProcessEnvironment(env);
-        shell.start(u"/bin/sh"_s, {u"-c"_s, trialsMap[u"data"_s][u"trial-%1.sh"_s.arg(trial.index)]
-                                                 .toString()});
+        shell.start(u"/bin/sh"_s,
+                    {u"-c"_s, trialsMap[u"data"_s][u"trial-%1.sh"_s.arg(trial.index)].toString()});
         QVERIFY(shell.waitForFinished(30000));
         const QJsonArray got = QJsonDocument::fromJson(shell.readAllStandardOutput()).array();
         QCOMPARE(got.size(), 3);
         QStringList expected = trial.command.mid(3); // after /usr/bin/env python3 train.py
-        QCOMPARE(got[0].toArray().toVariantList(), QJsonArray::fromStringList(expected).toVariantList());
+        QCOMPARE(got[0].toArray().toVariantList(),
+                 QJsonArray::fromStringList(expected).toVariantList());
         QCOMPARE(got[1].toString(), trial.run);
         QCOMPARE(got[2].toObject(), trial.parameters);
     }
@@ -176,11 +177,10 @@ signalbox:
     std::unique_ptr<sb::Sweep> sweep(*created);
     sweep->start();
     const QString id = sweep->trials().first().jobId;
-    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(sweep->trials().begin(), sweep->trials().end(),
-                                         [](const sb::Trial &t) {
-                                             return t.state == sb::JobState::Running;
-                                         }),
-                             60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::all_of(sweep->trials().begin(), sweep->trials().end(),
+                    [](const sb::Trial &t) { return t.state == sb::JobState::Running; }),
+        60000);
     // What hyperband does to a hopeless trial: its pod goes, its index fails, the rest run on.
     QVERIFY(m_backend->stopIndex(id, 1));
     QTRY_COMPARE_WITH_TIMEOUT(sweep->trials()[1].state, sb::JobState::Failed, 60000);

@@ -1,0 +1,219 @@
+#include "SweepsView.h"
+
+#include "charts/ParallelCoordinates.h"
+#include "sweeps/Sweep.h"
+#include "sweeps/TrialCommand.h"
+#include "sweeps/TrialsModel.h"
+#include "util/Paths.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QRandomGenerator>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// The best trial's row: bold on a pale green.
+class BestRowDelegate final : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (index.data(TrialsModel::BestRole).toBool()) {
+            option->font.setBold(true);
+            option->backgroundBrush = QColor(0xdf, 0xf2, 0xdc);
+        }
+    }
+};
+
+// A value for a summary line: numbers to six digits.
+QString shortValue(const QJsonValue &value) {
+    return value.isDouble() ? QString::number(value.toDouble(), 'g', 6) : argumentValue(value);
+}
+
+} // namespace
+
+SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *parent)
+    : QWidget(parent)
+    , m_jobs(jobs)
+    , m_collector(collector)
+    , m_stateDirectory(defaultDataDir() + u"/sweeps"_s)
+    , m_model(new TrialsModel(this))
+    , m_sorted(new QSortFilterProxyModel(this))
+    , m_list(new QComboBox)
+    , m_status(new QLabel)
+    , m_stop(new QPushButton(tr("Stop")))
+    , m_more(new QSpinBox)
+    , m_extend(new QPushButton(tr("Extend")))
+    , m_curves(new QPushButton(tr("Show curves")))
+    , m_table(new QTableView)
+    , m_chart(new ParallelCoordinates) {
+    m_sorted->setSourceModel(m_model);
+    m_sorted->setSortRole(TrialsModel::SortRole);
+    m_table->setModel(m_sorted);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(TrialsModel::Number, Qt::AscendingOrder);
+    m_table->setItemDelegate(new BestRowDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setToolTip(tr("Double-click a trial for its curve alone"));
+    m_list->setMinimumWidth(280);
+    m_list->setPlaceholderText(tr("No sweeps yet"));
+    m_more->setRange(1, 10000);
+    m_more->setValue(10);
+    m_more->setSuffix(tr(" trials"));
+    m_status->setWordWrap(true);
+    auto *open = new QPushButton(tr("Open sweep…"));
+    open->setToolTip(tr("A W&B sweep YAML with a signalbox: section for where trials run"));
+
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Sweep:")));
+    bar->addWidget(m_list, 1);
+    bar->addWidget(open);
+    bar->addSpacing(12);
+    bar->addWidget(m_stop);
+    bar->addWidget(m_more);
+    bar->addWidget(m_extend);
+    bar->addWidget(m_curves);
+    auto *split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_table);
+    split->addWidget(m_chart);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(open, &QPushButton::clicked, this, &SweepsView::chooseFile);
+    connect(m_list, &QComboBox::currentIndexChanged, this, &SweepsView::show);
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        if (Sweep *sweep = current())
+            sweep->stop();
+    });
+    connect(m_extend, &QPushButton::clicked, this, [this] {
+        if (Sweep *sweep = current())
+            sweep->extend(m_more->value());
+    });
+    connect(m_curves, &QPushButton::clicked, this, [this] {
+        if (Sweep *sweep = current())
+            Q_EMIT curvesRequested(sweep->runs());
+    });
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        Sweep *sweep = current();
+        const int trial = index.data(TrialsModel::TrialRole).toInt();
+        if (sweep && trial < sweep->trials().size() && !sweep->trials()[trial].run.isEmpty())
+            Q_EMIT curvesRequested({sweep->trials()[trial].run});
+    });
+    refresh();
+}
+
+Sweep *SweepsView::current() const {
+    const int index = m_list->currentIndex();
+    return index >= 0 && index < m_sweeps.size() ? m_sweeps[index] : nullptr;
+}
+
+void SweepsView::resumeAll() {
+    for (const QString &file : Sweep::stateFiles(m_stateDirectory)) {
+        auto sweep = Sweep::resume(file, m_jobs, m_collector, {m_stateDirectory, 0, 2000}, this);
+        if (sweep)
+            add(*sweep);
+        else
+            Q_EMIT error(tr("A sweep was not resumed: %1").arg(sweep.error()));
+    }
+}
+
+Result<Sweep *> SweepsView::open(const QString &file, quint64 seed) {
+    const auto spec = SweepSpec::load(file);
+    if (!spec)
+        return fail(spec.error());
+    auto sweep = Sweep::create(*spec, m_jobs, m_collector, {m_stateDirectory, seed, 2000}, this);
+    if (!sweep)
+        return sweep;
+    add(*sweep);
+    (*sweep)->start();
+    return sweep;
+}
+
+void SweepsView::chooseFile() {
+    const QString file = QFileDialog::getOpenFileName(this, tr("Open a sweep"), {},
+                                                      tr("Sweep files (*.yaml *.yml)"));
+    if (file.isEmpty())
+        return;
+    if (const auto sweep = open(file, QRandomGenerator::global()->generate64()); !sweep)
+        Q_EMIT error(sweep.error());
+}
+
+void SweepsView::add(Sweep *sweep) {
+    m_sweeps << sweep;
+    m_list->addItem(sweep->spec().name);
+    connect(sweep, &Sweep::problem, this, &SweepsView::error);
+    connect(sweep, &Sweep::changed, this, [this, sweep] {
+        if (sweep == current() && m_model->rowCount() > 0 && !m_sized) {
+            m_table->resizeColumnsToContents(); // once there are values to size them by
+            m_sized = true;
+        }
+        const auto index = m_sweeps.indexOf(sweep);
+        m_list->setItemText(static_cast<int>(index),
+                            u"%1 · %2"_s.arg(sweep->spec().name, sweep->statusText()));
+        if (sweep == current())
+            refresh();
+    });
+    m_list->setCurrentIndex(static_cast<int>(m_sweeps.size() - 1));
+    Q_EMIT sweep->changed();
+}
+
+void SweepsView::show(int index) {
+    Sweep *sweep = index >= 0 && index < m_sweeps.size() ? m_sweeps[index] : nullptr;
+    m_model->setSweep(sweep);
+    m_chart->setSweep(sweep);
+    m_sized = m_model->rowCount() > 0;
+    m_table->resizeColumnsToContents();
+    refresh();
+}
+
+void SweepsView::refresh() {
+    Sweep *sweep = current();
+    m_stop->setEnabled(sweep && sweep->state() == Sweep::State::Running);
+    m_extend->setEnabled(sweep != nullptr);
+    m_more->setEnabled(sweep != nullptr);
+    m_curves->setEnabled(sweep && !sweep->runs().isEmpty());
+    if (!sweep) {
+        m_status->setText(tr("Open a sweep file (the W&B sweep YAML) to run its trials on this "
+                             "computer, SSH nodes' free GPUs or a Kubernetes cluster."));
+        return;
+    }
+    QString text = u"<b>%1</b> · %2 · %3"_s.arg(sweep->spec().name.toHtmlEscaped(),
+                                                sweepMethodName(sweep->spec().method),
+                                                sweep->statusText().toHtmlEscaped());
+    if (const int best = sweep->bestTrial(); best >= 0) {
+        const Trial &trial = sweep->trials()[best];
+        QStringList parameters;
+        for (const QString &name : flatParameterNames(*sweep))
+            parameters << u"%1=%2"_s.arg(name, shortValue(flatParameter(trial.parameters, name)));
+        text += u"<br>best: trial %1, %2 %3 %4 (%5)"_s.arg(best).arg(
+            sweep->spec().metric.toHtmlEscaped(), sweep->spec().maximize ? u"max"_s : u"min"_s,
+            QString::number(*trial.best(sweep->spec().maximize), 'g', 6),
+            parameters.join(u", "_s).toHtmlEscaped());
+    }
+    m_status->setText(text);
+}
+
+} // namespace sb
