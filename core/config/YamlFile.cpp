@@ -20,6 +20,8 @@ Result<YAML::Node> parseYaml(const QByteArray &yaml, const QString &fileName) {
 }
 
 QString yamlWhere(const QString &fileName, const YAML::Node &node, const QString &key) {
+    if (!node) // a key that is not there has no line of its own
+        return u"%1: %2"_s.arg(fileName, key);
     return u"%1:%2: %3"_s.arg(fileName).arg(node.Mark().line + 1).arg(key);
 }
 

@@ -417,6 +417,14 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
         job.message = workers > 1 ? u"%1/%2 workers running on %3"_s.arg(running).arg(workers).arg(
                                         nodes.join(u", "_s))
                                   : u"on %1"_s.arg(nodes.join(u", "_s));
+        if (job.spec.trials > 0) {
+            const auto ended = std::count_if(job.indexStates.begin(), job.indexStates.end(),
+                                             [](JobState s) { return s >= JobState::Succeeded; });
+            job.message = u"%1 of %2 trials running, %3 ended, on %4"_s.arg(running)
+                              .arg(job.spec.trials)
+                              .arg(ended)
+                              .arg(nodes.join(u", "_s));
+        }
         return job;
     }
     job.state = JobState::Queued;

@@ -53,13 +53,14 @@ public:
     Error error(const YAML::Node &node, const QString &key, const QString &what) const {
         return fail(u"%1 %2"_s.arg(yamlWhere(m_file, node, key), what));
     }
+    // A missing node (a key not there) is refused like a wrong one, never touched.
     Result<QString> text(const YAML::Node &node, const QString &key) const {
-        if (!node.IsScalar())
+        if (!node || !node.IsScalar())
             return error(node, key, u"must be a single value"_s);
         return QString::fromStdString(node.Scalar());
     }
     Result<double> number(const YAML::Node &node, const QString &key) const {
-        const QJsonValue value = node.IsScalar() ? yamlToJson(node) : QJsonValue();
+        const QJsonValue value = node && node.IsScalar() ? yamlToJson(node) : QJsonValue();
         if (!value.isDouble())
             return error(node, key, u"must be a number"_s);
         return value.toDouble();
@@ -90,12 +91,13 @@ private:
 // A scalar written as a whole number ("3", not "3.0"): W&B infers int_uniform from min/max so.
 bool wholeNumber(const YAML::Node &node) {
     static const QRegularExpression integer(u"^[-+]?[0-9]+$"_s);
-    return node.IsScalar() && node.Tag() == "?" &&
+    return node && node.IsScalar() && node.Tag() == "?" &&
            integer.match(QString::fromStdString(node.Scalar())).hasMatch();
 }
 
+// One parameter; `grid`: it must be one a grid can list (values, value, int_uniform, q_uniform).
 Result<SweepParameter> parseParameter(const Reader &in, const QString &name, const YAML::Node &node,
-                                      const QString &at) {
+                                      const QString &at, bool grid) {
     if (!node.IsMap())
         return in.error(node, at,
                         u"must be a mapping (values, value, min/max, distribution or "
@@ -124,7 +126,7 @@ Result<SweepParameter> parseParameter(const Reader &in, const QString &name, con
         parameter.kind = SweepParameter::Kind::Nested;
         for (const auto &entry : nested) {
             const QString child = QString::fromStdString(entry.first.Scalar());
-            auto parsed = parseParameter(in, child, entry.second, at + u'.' + child);
+            auto parsed = parseParameter(in, child, entry.second, at + u'.' + child, grid);
             if (!parsed)
                 return parsed;
             parameter.children << std::move(parsed).value();
@@ -204,6 +206,10 @@ Result<SweepParameter> parseParameter(const Reader &in, const QString &name, con
     }
     if (distribution.startsWith("q_"_L1) && !(parameter.q > 0))
         return in.error(node["q"], at + u".q"_s, u"must be positive"_s);
+    if (grid && distribution != "int_uniform"_L1 && distribution != "q_uniform"_L1)
+        return in.error(node, at,
+                        u"is %1, which a grid cannot list (use values, value, int_uniform or "
+                        "q_uniform)"_s.arg(distribution));
     return parameter;
 }
 
@@ -349,32 +355,13 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     return success();
 }
 
-// Whether a grid can list every value of the parameter (and its children).
-Status gridable(const Reader &in, const YAML::Node &params, const SweepParameter &parameter,
-                const QString &at) {
-    if (parameter.kind == SweepParameter::Kind::Nested) {
-        for (const SweepParameter &child : parameter.children)
-            if (Status ok = gridable(in, params[parameter.name.toStdString()]["parameters"], child,
-                                     at + u'.' + child.name);
-                !ok)
-                return ok;
-        return success();
-    }
-    if (parameter.kind != SweepParameter::Kind::Distribution ||
-        parameter.distribution == "int_uniform"_L1 || parameter.distribution == "q_uniform"_L1)
-        return success();
-    return in.error(params[parameter.name.toStdString()], at,
-                    u"is %1, which a grid cannot list (use values, value, int_uniform or "
-                    "q_uniform)"_s.arg(parameter.distribution));
-}
-
 } // namespace
 
 Result<SweepSpec> SweepSpec::parse(const QByteArray &yaml, const QString &fileName) {
     auto document = parseYaml(yaml, fileName);
     if (!document)
         return Error{document.error()};
-    const YAML::Node root = *document;
+    const YAML::Node &root = *document;
     const Reader in(fileName);
     if (!root.IsMap())
         return in.error(root, u"sweep"_s, u"must be a mapping (method, metric, parameters, ...)"_s);
@@ -438,12 +425,10 @@ Result<SweepSpec> SweepSpec::parse(const QByteArray &yaml, const QString &fileNa
                         u"must be a mapping of at least one parameter"_s);
     for (const auto &entry : params) {
         const QString name = QString::fromStdString(entry.first.Scalar());
-        auto parameter = parseParameter(in, name, entry.second, u"parameters."_s + name);
+        auto parameter = parseParameter(in, name, entry.second, u"parameters."_s + name,
+                                        spec.method == Method::Grid);
         if (!parameter)
             return Error{parameter.error()};
-        if (spec.method == Method::Grid)
-            if (Status ok = gridable(in, params, *parameter, u"parameters."_s + name); !ok)
-                return Error{ok.error()};
         spec.parameters << std::move(parameter).value();
     }
     if (const YAML::Node early = root["early_terminate"]) {
