@@ -73,6 +73,7 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
     m_table->setToolTip(tr("Double-click a trial for its curve alone"));
     m_list->setMinimumWidth(280);
     m_list->setPlaceholderText(tr("No sweeps yet"));
@@ -166,9 +167,9 @@ void SweepsView::add(Sweep *sweep) {
     m_list->addItem(sweep->spec().name);
     connect(sweep, &Sweep::problem, this, &SweepsView::error);
     connect(sweep, &Sweep::changed, this, [this, sweep] {
-        if (sweep == current() && m_model->rowCount() > 0 && !m_sized) {
-            m_table->resizeColumnsToContents(); // once there are values to size them by
-            m_sized = true;
+        if (sweep == current() && m_model->rowCount() != m_sizedRows) {
+            m_table->resizeColumnsToContents(); // to the values, as trials arrive
+            m_sizedRows = m_model->rowCount();
         }
         const auto index = m_sweeps.indexOf(sweep);
         m_list->setItemText(static_cast<int>(index),
@@ -184,7 +185,7 @@ void SweepsView::show(int index) {
     Sweep *sweep = index >= 0 && index < m_sweeps.size() ? m_sweeps[index] : nullptr;
     m_model->setSweep(sweep);
     m_chart->setSweep(sweep);
-    m_sized = m_model->rowCount() > 0;
+    m_sizedRows = m_model->rowCount();
     m_table->resizeColumnsToContents();
     refresh();
 }

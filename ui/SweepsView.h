@@ -66,7 +66,7 @@ private:
     QPushButton *m_curves;
     QTableView *m_table;
     ParallelCoordinates *m_chart;
-    bool m_sized = false; // the table's columns were sized to their values
+    int m_sizedRows = 0; // the rows the table's columns were last sized to
 };
 
 } // namespace sb

@@ -21,7 +21,10 @@ void flatten(const QList<SweepParameter> &parameters, const QString &prefix, QSt
 
 enum Tail { Last, Best, Runtime, Node, Message, TailCount };
 
-QString duration(qint64 seconds) {
+QString duration(qint64 ms) {
+    const qint64 seconds = ms / 1000;
+    if (seconds < 10)
+        return u"%1 s"_s.arg(static_cast<double>(ms) / 1000.0, 0, 'f', 1);
     if (seconds < 60)
         return u"%1 s"_s.arg(seconds);
     if (seconds < 3600)
@@ -122,8 +125,8 @@ QVariant TrialsModel::data(const QModelIndex &index, int role) const {
             return sorting ? QVariant(0) : QVariant();
         const QDateTime end =
             trial.finished.isValid() ? trial.finished : QDateTime::currentDateTime();
-        const qint64 seconds = trial.started.secsTo(end);
-        return sorting ? QVariant(seconds) : QVariant(duration(seconds));
+        const qint64 ms = trial.started.msecsTo(end);
+        return sorting ? QVariant(ms) : QVariant(duration(ms));
     }
     case Node:
         return trial.node;

@@ -69,7 +69,7 @@ void TestSweepsView::showsASweepAndItsBest() {
     QVERIFY(QFile::copy(QStringLiteral(SIGNALBOX_SOURCE_DIR "/examples/sweeps/branin.py"),
                         dir.filePath(u"branin.py"_s)));
     window.showView(u"sweeps"_s);
-    const auto sweep = view->open(file, 3);
+    const auto sweep = view->open(file, 8);
     QVERIFY2(sweep, qPrintable(sweep.error()));
     QTRY_VERIFY_WITH_TIMEOUT((*sweep)->state() == sb::Sweep::State::Finished, 240000);
 
