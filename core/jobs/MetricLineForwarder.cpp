@@ -40,12 +40,15 @@ void MetricLineForwarder::watch(JobBackend *backend) {
             m_trialJobs.insert(job.id);
         for (auto it = job.indexStates.begin(); it != job.indexStates.end(); ++it) {
             const QString run = job.id + u'-' + QString::number(it.key());
-            if (it.value() >= JobState::Succeeded && !m_ended.contains(run))
+            if (it.value() >= JobState::Succeeded && !m_ended.contains(run)) {
+                m_ended.insert(run);
                 finishRun(run, it.value(), job.node, QDateTime::currentDateTime());
+            }
         }
         if (job.finishedState()) {
             m_partial.remove(job.id);
-            finishRun(job.id, job.state, job.node, job.finished);
+            if (job.spec.trials == 0) // a job of trials is no run itself
+                finishRun(job.id, job.state, job.node, job.finished);
         }
     });
 }
@@ -64,7 +67,6 @@ void MetricLineForwarder::push(const QString &run, const QByteArray &lines) {
 
 void MetricLineForwarder::finishRun(const QString &run, JobState state, const QString &host,
                                     const QDateTime &end) {
-    m_ended.insert(run);
     const QString status = state == JobState::Succeeded ? u"finished"_s
                            : state == JobState::Stopped ? u"stopped"_s
                                                         : u"failed"_s;

@@ -274,8 +274,8 @@ QList<int> parseIndexes(const QString &ranges) {
     QList<int> indexes;
     for (const QString &part : ranges.split(u',', Qt::SkipEmptyParts)) {
         const QStringList bounds = part.split(u'-');
-        const int first = bounds.first().toInt();
-        const int last = std::min(bounds.last().toInt(), first + 100000);
+        const int first = std::clamp(bounds.first().toInt(), 0, kMaxTrials);
+        const int last = std::min(bounds.last().toInt(), kMaxTrials - 1);
         for (int i = first; i <= last; ++i)
             indexes << i;
     }
@@ -340,7 +340,8 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
     job.started = timestamp(status[u"startTime"_s]);
 
     if (job.spec.trials > 0) { // each trial's state: finished by the Job's status, else its pod
-        for (int i = 0; i < job.spec.trials; ++i)
+        // A Job's own word on its size is bounded: the annotation may come from anyone.
+        for (int i = 0; i < std::min(job.spec.trials, kMaxTrials); ++i)
             job.indexStates[i] = JobState::Queued;
         for (const QJsonObject &pod : pods) {
             if (pod[u"status"_s][u"phase"_s].toString() == "Running"_L1)

@@ -437,6 +437,16 @@ void Sweep::launchIndexed() {
     const int count = m_limit - first;
     if (!kube || count <= 0)
         return;
+    if (count > kMaxTrials) {
+        m_state = State::Stopped;
+        Q_EMIT problem(tr("%1: %2 trials are more than one Indexed Job holds (%3); lower run_cap")
+                           .arg(m_spec.name)
+                           .arg(count)
+                           .arg(kMaxTrials));
+        save();
+        Q_EMIT changed();
+        return;
+    }
     // Every pod has a /tmp of its own, so one path serves every index.
     const QString parametersFile = u"/tmp/signalbox-trial-parameters.json"_s;
     QList<Trial> trials;

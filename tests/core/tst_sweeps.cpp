@@ -1,4 +1,5 @@
 // The sweep file, the trials drawn from it, their command lines and hyperband's decisions.
+#include "kube/KubeJobs.h"
 #include "ssh/ShellQuote.h"
 #include "sweeps/Hyperband.h"
 #include "sweeps/SweepSearch.h"
@@ -48,6 +49,7 @@ private Q_SLOTS:
     void hostileValuesStayOneArgument();
     void hyperbandStopsTheWorstAtEachBand();
     void planPrintsJsonLines();
+    void indexRangesOfAJob();
 };
 
 void TestSweeps::readsEveryKindOfParameter() {
@@ -397,6 +399,14 @@ void TestSweeps::planPrintsJsonLines() {
     QCOMPARE(process.exitCode(), 1);
     QVERIFY2(process.readAllStandardError().contains("broken.yaml:4: parameters.lr is uniform"),
              "the error names the file, line and key");
+}
+
+void TestSweeps::indexRangesOfAJob() {
+    QCOMPARE(sb::parseIndexes(u"0-2,5"_s), (QList<int>{0, 1, 2, 5}));
+    QCOMPARE(sb::parseIndexes(u""_s), QList<int>{});
+    // What a hostile API server might say stays bounded.
+    QCOMPARE(sb::parseIndexes(u"2147483600-2147483647,-3"_s), (QList<int>{0, 1, 2, 3}));
+    QCOMPARE(sb::parseIndexes(u"0-2147483647"_s).size(), sb::kMaxTrials);
 }
 
 QTEST_GUILESS_MAIN(TestSweeps)
