@@ -104,7 +104,7 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
     layout->addWidget(split, 1);
 
     connect(open, &QPushButton::clicked, this, &SweepsView::chooseFile);
-    connect(m_list, &QComboBox::currentIndexChanged, this, &SweepsView::show);
+    connect(m_list, &QComboBox::currentIndexChanged, this, &SweepsView::showSweep);
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (Sweep *sweep = current())
             sweep->stop();
@@ -181,7 +181,7 @@ void SweepsView::add(Sweep *sweep) {
     Q_EMIT sweep->changed();
 }
 
-void SweepsView::show(int index) {
+void SweepsView::showSweep(int index) {
     Sweep *sweep = index >= 0 && index < m_sweeps.size() ? m_sweeps[index] : nullptr;
     m_model->setSweep(sweep);
     m_chart->setSweep(sweep);

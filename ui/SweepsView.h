@@ -48,7 +48,7 @@ Q_SIGNALS:
 
 private:
     void add(Sweep *sweep);
-    void show(int index);
+    void showSweep(int index);
     void refresh();
     void chooseFile();
 
