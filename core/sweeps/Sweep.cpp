@@ -514,8 +514,10 @@ void Sweep::onJob(const Job &job) {
         trial.node = job.node;
         if (!trial.earlyStopped)
             trial.message = trial.index >= 0 ? QString() : job.message;
+        // An Indexed Job's start is its first index's: later ones start when they are seen to.
         if (state != JobState::Queued && !trial.started.isValid())
-            trial.started = job.started.isValid() ? job.started : QDateTime::currentDateTime();
+            trial.started = job.started.isValid() && trial.index < 0 ? job.started
+                                                                     : QDateTime::currentDateTime();
         if (ended) {
             trial.finished = job.finished.isValid() && trial.index < 0
                                  ? job.finished
