@@ -70,6 +70,14 @@ bool indexed(const SweepSpec &spec) {
     return !spec.cluster.isEmpty() && spec.method != SweepSpec::Method::Bayes;
 }
 
+// The backend the trials run on, named as JobSpec::backendName() names it.
+QString backendOf(const SweepSpec &spec) {
+    JobSpec where;
+    where.cluster = spec.cluster;
+    where.node = spec.nodes.value(0);
+    return where.backendName();
+}
+
 QString relativeTo(const SweepSpec &spec, const QString &path) {
     if (path.isEmpty() || QDir::isAbsolutePath(path))
         return path;
@@ -145,9 +153,7 @@ Sweep::Sweep(SweepSpec spec, JobsModel *jobs, CollectorClient *collector, Option
 
 Result<Sweep *> Sweep::create(const SweepSpec &spec, JobsModel *jobs, CollectorClient *collector,
                               const Options &options, QObject *parent) {
-    const QString backendName = !spec.cluster.isEmpty() ? u"kubernetes"_s
-                                : spec.nodes.isEmpty()  ? u"local"_s
-                                                        : u"ssh"_s;
+    const QString backendName = backendOf(spec);
     if (!jobs->backend(backendName))
         return fail(
             tr("%1: no %2 backend to run the trials on")
@@ -218,9 +224,7 @@ QString Sweep::statePath() const {
 }
 
 JobBackend *Sweep::backend() const {
-    return m_jobs->backend(!m_spec.cluster.isEmpty() ? u"kubernetes"_s
-                           : m_spec.nodes.isEmpty()  ? u"local"_s
-                                                     : u"ssh"_s);
+    return m_jobs->backend(backendOf(m_spec));
 }
 
 void Sweep::connectBackend() {
