@@ -445,9 +445,9 @@ void CurvesView::exportCsv() {
         const std::pair<QString, QString> item = job->todo.takeFirst();
         const QString run = item.first;
         const QString metric = item.second;
-        QUrlQuery query;
-        query.addQueryItem(u"run"_s, run);
-        query.addQueryItem(u"metric"_s, metric);
+        QueryItems query;
+        query.append({u"run"_s, run});
+        query.append({u"metric"_s, metric});
         m_collector->getBytes(u"/api/v1/export"_s, query, this,
                               [job, next, run, metric](const Result<QByteArray> &csv) {
                                   if (csv) {

@@ -1,6 +1,6 @@
 #include "NewRunDialog.h"
 
-#include "config/YamlFile.h"
+#include "config/YamlJson.h"
 #include "jobs/KubeBackend.h"
 #include "kube/KubeJobs.h"
 
@@ -393,22 +393,10 @@ void NewRunDialog::run() {
         m_verdict->setVisible(true);
         return;
     }
-    QList<QJsonObject> objects;
-    try {
-        for (const YAML::Node &document : YAML::LoadAll(m_manifest->toPlainText().toStdString())) {
-            if (document.IsNull())
-                continue;
-            const QJsonValue object = yamlToJson(document);
-            if (!object.isObject())
-                return showVerdict(tr("The manifest: each document must be a mapping (an "
-                                      "object with apiVersion, kind, metadata, spec)"));
-            objects << object.toObject();
-        }
-    } catch (const YAML::Exception &e) {
-        return showVerdict(tr("The manifest, line %1: %2")
-                               .arg(e.mark.line + 1)
-                               .arg(QString::fromStdString(e.msg)));
-    }
+    const auto parsed = parseYamlObjects(m_manifest->toPlainText().toUtf8(), tr("The manifest"));
+    if (!parsed)
+        return showVerdict(parsed.error());
+    const QList<QJsonObject> &objects = *parsed;
     if (objects.isEmpty() || objects.last()[u"kind"_s].toString() != "Job"_L1)
         return showVerdict(m_manifest->toPlainText().startsWith(u'#')
                                ? m_manifest->toPlainText().mid(2).trimmed()

@@ -1,6 +1,7 @@
 #include "NodesView.h"
 
 #include "NodeCard.h"
+#include "util/Files.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -309,12 +310,12 @@ void NodesView::editNode(const QString &name) {
 }
 
 void NodesView::importSshConfig() {
-    QFile file(QDir::homePath() + u"/.ssh/config"_s);
-    if (!file.open(QIODevice::ReadOnly)) {
-        Q_EMIT error(tr("Cannot read ~/.ssh/config: %1").arg(file.errorString()));
+    const auto text = readRegularFile(QDir::homePath() + u"/.ssh/config"_s, kMaxConfigBytes);
+    if (!text) {
+        Q_EMIT error(tr("Cannot import hosts: %1").arg(text.error()));
         return;
     }
-    const QList<NodeConfig> hosts = sb::importSshConfig(file.readAll());
+    const QList<NodeConfig> hosts = sb::importSshConfig(*text);
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Import hosts from ~/.ssh/config"));
     auto *list = new QListWidget;

@@ -6,6 +6,7 @@
 #include "sweeps/SweepSearch.h"
 #include "sweeps/TrialCommand.h"
 #include "tensorboard/LogdirFollower.h"
+#include "util/Files.h"
 #include "util/Paths.h"
 
 #include <QCommandLineParser>
@@ -97,10 +98,10 @@ int parseMetricLines(const QString &path) {
 }
 
 int parseNvidiaSmi(const QString &path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return failWith(u"cannot read %1: %2"_s.arg(path, file.errorString()));
-    const auto gpus = sb::NvidiaSmi::parseQueryGpu(file.readAll());
+    const auto bytes = sb::readRegularFile(path, 64 << 20);
+    if (!bytes)
+        return failWith(bytes.error());
+    const auto gpus = sb::NvidiaSmi::parseQueryGpu(*bytes);
     if (!gpus)
         return failWith(u"%1: %2"_s.arg(path, gpus.error()));
     for (const sb::GpuReading &gpu : *gpus)
@@ -267,9 +268,9 @@ int main(int argc, char *argv[]) {
         return 0;
     }
     if (command == u"metrics"_s) {
-        QUrlQuery query;
+        sb::QueryItems query;
         for (const QString &run : args.mid(1))
-            query.addQueryItem(u"run"_s, run);
+            query.append({u"run"_s, run});
         const Json metrics = await<QJsonDocument>([&](QObject *ctx, auto done) {
             client.getJson(u"/api/v1/metrics"_s, query, ctx, done);
         });
@@ -291,9 +292,9 @@ int main(int argc, char *argv[]) {
         return 0;
     }
     if (command == u"export"_s && args.size() == 3) {
-        QUrlQuery query;
-        query.addQueryItem(u"run"_s, args[1]);
-        query.addQueryItem(u"metric"_s, args[2]);
+        sb::QueryItems query;
+        query.append({u"run"_s, args[1]});
+        query.append({u"metric"_s, args[2]});
         const auto csv = await<QByteArray>([&](QObject *ctx, auto done) {
             client.getBytes(u"/api/v1/export"_s, query, ctx, done);
         });

@@ -1,6 +1,7 @@
 #include "Config.h"
 
 #include "YamlFile.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QFile>
@@ -61,6 +62,10 @@ Result<NodeConfig> parseNode(const YAML::Node &node, const QString &file, int in
         } catch (const YAML::Exception &) {
             return fail(
                 u"%1: \"%2\" is not a number"_s.arg(yamlWhere(file, value, keyPath), str(value)));
+        }
+        if (key == "proxy_jump") {
+            if (auto hops = parseProxyJump(config.proxyJump); !hops)
+                return fail(u"%1: %2"_s.arg(yamlWhere(file, value, keyPath), hops.error()));
         }
         if (key == "port" && (config.port < 1 || config.port > 65535))
             return fail(u"%1: a port is 1 to 65535"_s.arg(yamlWhere(file, value, keyPath)));
@@ -231,18 +236,38 @@ Status parseList(const YAML::Node &root, const char *section, const QString &fil
 
 } // namespace
 
+Result<QList<JumpHost>> parseProxyJump(const QString &spec) {
+    static const QRegularExpression hop(
+        uR"(^(?:([A-Za-z0-9_][A-Za-z0-9._-]*)@)?([A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?$)"_s);
+    QList<JumpHost> hops;
+    for (const QString &part : spec.split(u',')) {
+        const auto match = hop.match(part);
+        const int port = match.captured(3).isEmpty() ? 22 : match.captured(3).toInt();
+        if (!match.hasMatch() || port < 1 || port > 65535)
+            return fail(
+                u"\"%1\" is not a jump host ([user@]host[:port], hops separated by commas)"_s.arg(
+                    part),
+                ErrorCode::InvalidInput);
+        QString host = match.captured(2);
+        if (host.startsWith(u'['))
+            host = host.mid(1, host.size() - 2);
+        hops.append({match.captured(1), host, port});
+    }
+    return hops;
+}
+
 QString Config::defaultPath() {
     return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) +
            u"/signalbox/signalbox.yaml"_s;
 }
 
 Result<Config> Config::load(const QString &path) {
-    QFile file(path);
-    if (!file.exists())
+    if (!QFileInfo::exists(path))
         return Config{}; // nothing configured yet
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(u"cannot read %1: %2"_s.arg(path, file.errorString()));
-    return parse(file.readAll(), path);
+    auto bytes = readRegularFile(path, kMaxConfigBytes);
+    if (!bytes)
+        return bytes.failure();
+    return parse(*bytes, path);
 }
 
 Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
@@ -273,12 +298,11 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
 Status Config::save(const QString &path) const {
     YAML::Node root;
     QFile existing(path);
-    if (existing.open(QIODevice::ReadOnly)) {
-        try { // keep the sections other features own
-            root = YAML::Load(existing.readAll().toStdString());
-        } catch (const YAML::Exception &) {
-            return fail(u"%1 does not parse; not overwriting it"_s.arg(path));
-        }
+    if (existing.open(QIODevice::ReadOnly)) { // keep the sections other features own
+        auto parsed = parseYaml(existing.read(kMaxConfigBytes), path);
+        if (!parsed)
+            return fail(u"%1; not overwriting it"_s.arg(parsed.error()));
+        root = *parsed;
     }
     if (!root.IsMap())
         root = YAML::Node(YAML::NodeType::Map);

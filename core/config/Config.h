@@ -39,6 +39,9 @@ struct JobTemplate {
 
 // The one YAML file (~/.config/signalbox/signalbox.yaml). Only the parts this build uses are
 // typed; unknown top-level sections are kept as they are when saving.
+// The most a config, sweep or kubeconfig file may hold: far above any real one.
+inline constexpr qint64 kMaxConfigBytes = 16 << 20;
+
 struct Config {
     QList<NodeConfig> nodes;
     QList<JobTemplate> jobTemplates;
@@ -52,6 +55,16 @@ struct Config {
     static Result<Config> parse(const QByteArray &yaml, const QString &fileName);
     Status save(const QString &path) const;
 };
+
+// One hop of a ProxyJump ([user@]host[:port]). Names hold only what host and user names may,
+// so a jump host can never carry shell syntax to the OpenSSH client that reaches it.
+struct JumpHost {
+    QString user; // empty: ssh's default
+    QString host;
+    int port = 22;
+};
+// "bastion", "alice@bastion:2222", "a,b" (several hops, in order), "[::1]:22"; an error says why.
+Result<QList<JumpHost>> parseProxyJump(const QString &spec);
 
 // The concrete hosts of an OpenSSH client config (~/.ssh/config): every `Host` alias without
 // wildcards, with HostName, User, Port, IdentityFile and ProxyJump resolved the way ssh does

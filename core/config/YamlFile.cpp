@@ -10,13 +10,102 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
-Result<YAML::Node> parseYaml(const QByteArray &yaml, const QString &fileName) {
+namespace {
+
+// What a document may expand to through anchors and aliases (an alias is a pointer in the parsed
+// tree, but every reader walks it as a copy): far above any real config, sweep or manifest.
+constexpr qint64 kMaxExpandedNodes = 1'000'000;
+constexpr qint64 kMaxExpandedBytes = 64 << 20;
+constexpr int kMaxDepth = 256;
+
+// Walks the document as readers will see it; an error names the first node past a limit, or a
+// key that is not a plain value (which readers take as a string).
+class ExpansionCheck {
+public:
+    explicit ExpansionCheck(const QString &fileName)
+        : m_fileName(fileName) {}
+
+    Status walk(const YAML::Node &node, int depth) {
+        if (++m_nodes > kMaxExpandedNodes || depth > kMaxDepth)
+            return refuse(node, depth > kMaxDepth
+                                    ? u"nested deeper than %1 levels"_s.arg(kMaxDepth)
+                                    : u"the document expands to more than %1 values through "
+                                      "aliases"_s.arg(kMaxExpandedNodes));
+        switch (node.Type()) {
+        case YAML::NodeType::Scalar:
+            m_bytes += static_cast<qint64>(node.Scalar().size());
+            if (m_bytes > kMaxExpandedBytes)
+                return refuse(node,
+                              u"the document expands to more than %1 MiB through aliases"_s.arg(
+                                  kMaxExpandedBytes >> 20));
+            break;
+        case YAML::NodeType::Sequence:
+            for (const YAML::Node &item : node) {
+                if (Status checked = walk(item, depth + 1); !checked)
+                    return checked;
+            }
+            break;
+        case YAML::NodeType::Map:
+            for (const auto &entry : node) {
+                if (!entry.first.IsScalar())
+                    return refuse(entry.first,
+                                  u"a key must be a plain value, not a list or mapping"_s);
+                if (Status checked = walk(entry.first, depth + 1); !checked)
+                    return checked;
+                if (Status checked = walk(entry.second, depth + 1); !checked)
+                    return checked;
+            }
+            break;
+        case YAML::NodeType::Null:
+        case YAML::NodeType::Undefined:
+            break;
+        }
+        return success();
+    }
+
+private:
+    Status refuse(const YAML::Node &node, const QString &why) const {
+        return fail(u"%1:%2: %3"_s.arg(m_fileName).arg(node.Mark().line + 1).arg(why),
+                    ErrorCode::InvalidInput);
+    }
+    const QString &m_fileName;
+    qint64 m_nodes = 0;
+    qint64 m_bytes = 0;
+};
+
+} // namespace
+
+Result<std::vector<YAML::Node>> parseYamlDocuments(const QByteArray &yaml,
+                                                   const QString &fileName) {
+    std::vector<YAML::Node> documents;
     try {
-        return YAML::Load(yaml.toStdString());
+        documents = YAML::LoadAll(yaml.toStdString());
     } catch (const YAML::Exception &e) {
         return fail(
-            u"%1:%2: %3"_s.arg(fileName).arg(e.mark.line + 1).arg(QString::fromStdString(e.msg)));
+            u"%1:%2: %3"_s.arg(fileName).arg(e.mark.line + 1).arg(QString::fromStdString(e.msg)),
+            ErrorCode::InvalidInput);
+    } catch (const std::exception &e) { // bad_alloc and the like: no input may end the program
+        return fail(u"%1: cannot read: %2"_s.arg(fileName, QString::fromLocal8Bit(e.what())));
     }
+    ExpansionCheck check(fileName); // one budget for all the documents of a file
+    for (const YAML::Node &document : documents) {
+        if (Status checked = check.walk(document, 0); !checked)
+            return checked.failure();
+    }
+    return documents;
+}
+
+Result<YAML::Node> parseYaml(const QByteArray &yaml, const QString &fileName) {
+    auto documents = parseYamlDocuments(yaml, fileName);
+    if (!documents)
+        return documents.failure();
+    if (documents->empty())
+        return YAML::Node();
+    if (documents->size() > 1)
+        return fail(
+            u"%1: holds %2 documents (---); one is expected"_s.arg(fileName).arg(documents->size()),
+            ErrorCode::InvalidInput);
+    return documents->front();
 }
 
 QString yamlWhere(const QString &fileName, const YAML::Node &node, const QString &key) {
@@ -127,6 +216,24 @@ QByteArray jsonToYaml(const QJsonValue &value) {
     out.SetSeqFormat(YAML::Block);
     emitYaml(out, value);
     return QByteArray(out.c_str()) + '\n';
+}
+
+Result<QList<QJsonObject>> parseYamlObjects(const QByteArray &yaml, const QString &fileName) {
+    auto documents = parseYamlDocuments(yaml, fileName);
+    if (!documents)
+        return documents.failure();
+    QList<QJsonObject> objects;
+    for (const YAML::Node &document : *documents) {
+        if (document.IsNull())
+            continue;
+        if (!document.IsMap())
+            return fail(u"%1:%2: each document must be a mapping (an object with apiVersion, kind, "
+                        "metadata, spec)"_s.arg(fileName)
+                            .arg(document.Mark().line + 1),
+                        ErrorCode::InvalidInput);
+        objects << yamlToJson(document).toObject();
+    }
+    return objects;
 }
 
 } // namespace sb

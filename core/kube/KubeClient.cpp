@@ -1,5 +1,6 @@
 #include "KubeClient.h"
 
+#include "util/Files.h"
 #include "util/LineBuffer.h"
 
 #include <QDateTime>
@@ -313,11 +314,10 @@ private:
     Result<Credential> currentCredential() {
         Credential fixed{m_context.token, m_context.clientCertPem, m_context.clientKeyPem, {}};
         if (!m_context.tokenFile.isEmpty()) {
-            QFile file(m_context.tokenFile);
-            if (!file.open(QIODevice::ReadOnly))
-                return fail(u"cannot read the token file %1: %2"_s.arg(file.fileName(),
-                                                                       file.errorString()));
-            fixed.token = QString::fromUtf8(file.readAll().trimmed());
+            const auto token = readRegularFile(m_context.tokenFile, 1 << 20);
+            if (!token)
+                return fail(u"the token file: %1"_s.arg(token.error()));
+            fixed.token = QString::fromUtf8(token->trimmed());
         }
         if (!m_context.exec)
             return fixed;

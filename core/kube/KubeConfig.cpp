@@ -1,6 +1,8 @@
 #include "KubeConfig.h"
 
+#include "config/Config.h"
 #include "config/YamlFile.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QFile>
@@ -89,16 +91,16 @@ Result<QByteArray> material(const Entry &entry, const char *fileKey, const char 
     const QString path = scalar(entry.node, fileKey);
     if (path.isEmpty())
         return QByteArray();
-    QFile file(QFileInfo(entry.file).dir().absoluteFilePath(QDir::fromNativeSeparators(path)));
-    if (const QFileInfo info(file); info.exists() && (!info.isFile() || info.size() > kMaxPem))
-        return fail(u"%1: %2 is not a certificate or key file"_s.arg(
-            yamlWhere(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)),
-            file.fileName()));
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(u"%1: cannot read %2: %3"_s.arg(
-            yamlWhere(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey)),
-            file.fileName(), file.errorString()));
-    return file.readAll();
+    const QString absolute =
+        QFileInfo(entry.file).dir().absoluteFilePath(QDir::fromNativeSeparators(path));
+    auto bytes = readRegularFile(absolute, kMaxPem);
+    const QString where = yamlWhere(entry.file, entry.node[fileKey], QString::fromLatin1(fileKey));
+    if (!bytes && bytes.errorCode() == ErrorCode::InvalidInput)
+        return fail(
+            u"%1: %2 is not a certificate or key file (%3)"_s.arg(where, absolute, bytes.error()));
+    if (!bytes)
+        return fail(u"%1: %2"_s.arg(where, bytes.error()));
+    return bytes;
 }
 
 Result<ExecPlugin> execPlugin(const YAML::Node &node, const QString &file) {
@@ -209,12 +211,12 @@ QStringList KubeConfig::defaultPaths() {
 Result<KubeConfig> KubeConfig::load(const QStringList &paths) {
     Merged merged;
     for (const QString &path : paths) {
-        QFile file(path);
-        if (!file.exists())
+        if (!QFileInfo::exists(path))
             continue; // kubectl skips missing files too
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(u"cannot read %1: %2"_s.arg(path, file.errorString()));
-        if (Status ok = mergeFile(file.readAll(), QFileInfo(path).absoluteFilePath(), &merged); !ok)
+        auto bytes = readRegularFile(path, kMaxConfigBytes);
+        if (!bytes)
+            return bytes.failure();
+        if (Status ok = mergeFile(*bytes, QFileInfo(path).absoluteFilePath(), &merged); !ok)
             return fail(ok.error());
     }
     return resolveAll(merged);

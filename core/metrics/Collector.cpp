@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace sb {
 
@@ -96,15 +97,21 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     return collector;
 }
 
-double Collector::nextStep(const QString &run) {
-    const auto it = m_lastStep.constFind(run);
-    return it == m_lastStep.constEnd() ? 0 : *it + 1;
-}
-
 Result<qint64> Collector::ingestPush(const QJsonObject &push) {
+    auto invalid = [](const QString &message) {
+        return fail(message, ErrorCode::InvalidInput);
+    };
     const QString run = push.value(u"run"_s).toString();
     if (run.isEmpty())
-        return fail(u"the push names no \"run\""_s);
+        return invalid(u"the push names no \"run\" (a non-empty string)"_s);
+    for (const auto &[key, type, name] :
+         {std::tuple{u"info"_s, QJsonValue::Object, "an object"},
+          std::tuple{u"series"_s, QJsonValue::Object, "an object of metric: {step, value, time}"},
+          std::tuple{u"records"_s, QJsonValue::Array, "an array of objects"}}) {
+        const QJsonValue value = push.value(key);
+        if (!value.isUndefined() && value.type() != type)
+            return invalid(u"\"%1\" must be %2"_s.arg(key, QLatin1StringView(name)));
+    }
     std::optional<RunInfo> info;
     if (push.value(u"info"_s).isObject())
         info = RunInfo::fromJson(run, push.value(u"info"_s).toObject());
@@ -114,17 +121,19 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
     const double wallNow = now();
     const QJsonObject columns = push.value(u"series"_s).toObject();
     for (auto it = columns.begin(); it != columns.end(); ++it) {
+        if (!it.value().isObject())
+            return invalid(u"series \"%1\" must be an object {step, value, time}"_s.arg(it.key()));
         const QJsonObject column = it.value().toObject();
         auto steps = numbers(column.value(u"step"_s), it.key() + u".step"_s);
         auto values = numbers(column.value(u"value"_s), it.key() + u".value"_s);
         auto walls = numbers(column.value(u"time"_s), it.key() + u".time"_s);
         for (const auto *r : {&steps, &values, &walls}) {
             if (!*r)
-                return fail(r->error());
+                return invalid(r->error());
         }
         const std::size_t n = values->size();
         if (steps->size() != n || (!walls->empty() && walls->size() != n))
-            return fail(
+            return invalid(
                 u"series \"%1\": step, value and time need the same length"_s.arg(it.key()));
         SeriesPoints points{it.key(), {}};
         points.points.resize(n);
@@ -137,18 +146,20 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
     const QJsonArray records = push.value(u"records"_s).toArray();
     double lastStep = m_lastStep.value(run, -1);
     for (qsizetype i = 0; i < records.size(); ++i) {
+        if (!records[i].isObject())
+            return invalid(u"record %1 is not an object"_s.arg(i));
         auto record = MetricLines::fromJsonObject(records[i].toObject());
         if (!record)
-            return fail(u"record %1: %2"_s.arg(i).arg(record.error()));
+            return invalid(u"record %1: %2"_s.arg(i).arg(record.error()));
         if (!record->run.isEmpty() && record->run != run)
-            return fail(u"record %1 names run \"%2\" inside a push for \"%3\""_s.arg(i).arg(
+            return invalid(u"record %1 names run \"%2\" inside a push for \"%3\""_s.arg(i).arg(
                 record->run, run));
         lastStep = record->step.value_or(lastStep + 1);
         appendRecord(*record, lastStep, record->wall.value_or(wallNow), &series);
         count += static_cast<qint64>(record->values.size());
     }
     if (Status stored = m_store->append(run, series, info ? &*info : nullptr); !stored)
-        return fail(stored.error());
+        return stored.failure();
     noteLastSteps(run, series);
     return count;
 }
@@ -170,31 +181,44 @@ void Collector::noteLastSteps(const QString &run, const std::vector<SeriesPoints
         m_lastStep[run] = last;
 }
 
-Status Collector::ingestRecords(const QString &run, const std::vector<MetricRecord> &records) {
-    // Records may name their own run; group by run so each run's batch is one atomic append.
+Collector::IngestResult Collector::ingestRecords(const QString &run,
+                                                 const std::vector<MetricRecord> &records) {
+    IngestResult result;
     QHash<QString, std::vector<SeriesPoints>> byRun;
+    QHash<QString, double> lastStep;
     QStringList order;
     const double wallNow = now();
     for (const MetricRecord &record : records) {
         const QString target = record.run.isEmpty() ? run : record.run;
-        if (target.isEmpty())
-            return fail(u"a metric record names no run"_s);
-        const double step = record.step.value_or(nextStep(target));
-        m_lastStep[target] = std::max(m_lastStep.value(target, step), step);
-        if (!byRun.contains(target))
+        if (target.isEmpty()) {
+            result.errors << u"a metric record names no run"_s;
+            continue;
+        }
+        if (!byRun.contains(target)) {
             order << target;
+            lastStep[target] = m_lastStep.value(target, -1);
+        }
+        double &last = lastStep[target];
+        const double step = record.step.value_or(last + 1);
+        last = std::max(last, step);
         appendRecord(record, step, record.wall.value_or(wallNow), &byRun[target]);
     }
-    for (const QString &target : order) {
-        if (Status stored = m_store->append(target, byRun[target]); !stored)
-            return stored;
+    for (const QString &target : std::as_const(order)) {
+        const std::vector<SeriesPoints> &series = byRun[target];
+        if (Status stored = ingestSeries(target, series); !stored) {
+            result.errors << u"run \"%1\": %2"_s.arg(target, stored.error());
+            result.storageFailed |= stored.errorCode() == ErrorCode::StorageFailed;
+            continue;
+        }
+        for (const SeriesPoints &s : series)
+            result.points += static_cast<qint64>(s.points.size());
     }
-    return success();
+    return result;
 }
 
-Collector::LinesResult Collector::ingestLines(const QString &run, QByteArrayView text) {
-    LinesResult result;
+Collector::IngestResult Collector::ingestLines(const QString &run, QByteArrayView text) {
     std::vector<MetricRecord> records;
+    QStringList lineErrors;
     qsizetype start = 0;
     int lineNumber = 0;
     while (start < text.size()) {
@@ -203,21 +227,15 @@ Collector::LinesResult Collector::ingestLines(const QString &run, QByteArrayView
             end = text.size();
         ++lineNumber;
         if (auto parsed = MetricLines::parseLogLine(text.sliced(start, end - start))) {
-            if (*parsed) {
-                result.points += static_cast<qint64>(parsed->value().values.size());
+            if (*parsed)
                 records.push_back(std::move(*parsed).value());
-            } else {
-                result.errors << u"line %1: %2"_s.arg(lineNumber).arg(parsed->error());
-            }
+            else
+                lineErrors << u"line %1: %2"_s.arg(lineNumber).arg(parsed->error());
         }
         start = end + 1;
     }
-    if (!records.empty()) {
-        if (Status stored = ingestRecords(run, records); !stored) {
-            result.errors << stored.error();
-            result.points = 0;
-        }
-    }
+    IngestResult result = ingestRecords(run, records);
+    result.errors = lineErrors + result.errors;
     return result;
 }
 

@@ -41,13 +41,17 @@ public:
     // A push body: {"run", "info": {...}, "series": {metric: {"step": [], "value": [], "time":
     // []}}, "records": [{"step": 1, "loss": 0.5}, ...]}. Returns the number of points stored.
     Result<qint64> ingestPush(const QJsonObject &push);
-    // Metric lines in job output; ordinary lines are skipped, malformed ones reported.
-    struct LinesResult {
+    // What an ingest stored: the points now in the store, and why anything else is not.
+    struct IngestResult {
         qint64 points = 0;
         QStringList errors;
+        bool storageFailed = false; // the disk refused a batch: sending it again may succeed
     };
-    LinesResult ingestLines(const QString &run, QByteArrayView text);
-    Status ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
+    // Metric lines in job output; ordinary lines are skipped, malformed ones reported one by one
+    // while the others are stored.
+    IngestResult ingestLines(const QString &run, QByteArrayView text);
+    // Records may name their own run; each run's records are one atomic batch.
+    IngestResult ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
     Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);
 
     QJsonArray runsJson(const QString &filter) const;
@@ -55,7 +59,6 @@ public:
 
 private:
     Collector() = default;
-    double nextStep(const QString &run);
     void noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series);
 
     std::unique_ptr<MetricStore> m_store;

@@ -30,6 +30,16 @@ CollectorClient::CollectorClient(KubeClient *cluster, const QString &service, co
 
 namespace {
 
+// Every byte but the unreserved ones percent-encoded: '+', '%', '&' and '#' reach the collector
+// as themselves.
+QString encodeQuery(const QueryItems &query) {
+    QStringList items;
+    for (const auto &[key, value] : query)
+        items << QString::fromLatin1(QUrl::toPercentEncoding(key) + '=' +
+                                     QUrl::toPercentEncoding(value));
+    return items.join(u'&');
+}
+
 // Our API explains its refusals in {"error": ...}; that says more than a status line.
 QString refusal(const QString &where, const QByteArray &body, const QString &fallback) {
     const QString apiError = QJsonDocument::fromJson(body).object().value(u"error"_s).toString();
@@ -39,7 +49,7 @@ QString refusal(const QString &where, const QByteArray &body, const QString &fal
 } // namespace
 
 void CollectorClient::exchange(const QByteArray &method, const QString &path,
-                               const QUrlQuery &query, const QByteArray &body,
+                               const QueryItems &query, const QByteArray &body,
                                const QString &contentType, QObject *context, BytesCallback done) {
     QObject *receiver = context ? context : this;
     if (m_cluster) {
@@ -47,7 +57,7 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
         request.method = method;
         request.path = m_proxyPath + path;
         if (!query.isEmpty())
-            request.path += u'?' + query.toString(QUrl::FullyEncoded);
+            request.path += u'?' + encodeQuery(query);
         request.body = body;
         request.contentType = contentType.toUtf8();
         if (!m_token.isEmpty())
@@ -63,7 +73,7 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
     }
     QUrl url = m_base;
     url.setPath(path);
-    url.setQuery(query);
+    url.setQuery(encodeQuery(query), QUrl::StrictMode);
     QNetworkRequest request(url);
     request.setTransferTimeout(15000);
     if (!m_token.isEmpty())
@@ -81,12 +91,12 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
     });
 }
 
-void CollectorClient::getBytes(const QString &path, const QUrlQuery &query, QObject *context,
+void CollectorClient::getBytes(const QString &path, const QueryItems &query, QObject *context,
                                BytesCallback done) {
     exchange("GET", path, query, {}, {}, context, std::move(done));
 }
 
-void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObject *context,
+void CollectorClient::getJson(const QString &path, const QueryItems &query, QObject *context,
                               JsonCallback done) {
     getBytes(path, query, context, [done = std::move(done)](const Result<QByteArray> &bytes) {
         if (!bytes) {
@@ -102,7 +112,7 @@ void CollectorClient::getJson(const QString &path, const QUrlQuery &query, QObje
     });
 }
 
-void CollectorClient::post(const QString &path, const QUrlQuery &query, const QByteArray &body,
+void CollectorClient::post(const QString &path, const QueryItems &query, const QByteArray &body,
                            const QString &contentType, QObject *context, JsonCallback done) {
     exchange("POST", path, query, body, contentType, context,
              [done = std::move(done)](const Result<QByteArray> &bytes) {
@@ -113,42 +123,42 @@ void CollectorClient::post(const QString &path, const QUrlQuery &query, const QB
              });
 }
 
-void CollectorClient::postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
+void CollectorClient::postJson(const QString &path, const QueryItems &query, const QByteArray &body,
                                QObject *context, JsonCallback done) {
     post(path, query, body, u"application/json"_s, context, std::move(done));
 }
 
 void CollectorClient::fetchRuns(const QString &filter, QObject *context, JsonCallback done) {
-    QUrlQuery query;
+    QueryItems query;
     if (!filter.isEmpty())
-        query.addQueryItem(u"filter"_s, filter);
+        query.append({u"filter"_s, filter});
     getJson(u"/api/v1/runs"_s, query, context, std::move(done));
 }
 
 void CollectorClient::fetchSeries(const QStringList &runs, const QString &metric,
                                   const SeriesWindow &window, bool withRaw, QObject *context,
                                   JsonCallback done) {
-    QUrlQuery query;
+    QueryItems query;
     for (const QString &run : runs)
-        query.addQueryItem(u"run"_s, run);
-    query.addQueryItem(u"metric"_s, metric);
-    query.addQueryItem(u"x"_s, xAxisName(window.axis));
-    query.addQueryItem(u"width"_s, QString::number(window.width));
+        query.append({u"run"_s, run});
+    query.append({u"metric"_s, metric});
+    query.append({u"x"_s, xAxisName(window.axis)});
+    query.append({u"width"_s, QString::number(window.width)});
     if (window.from)
-        query.addQueryItem(u"from"_s, QString::number(*window.from, 'g', 17));
+        query.append({u"from"_s, QString::number(*window.from, 'g', 17)});
     if (window.to)
-        query.addQueryItem(u"to"_s, QString::number(*window.to, 'g', 17));
+        query.append({u"to"_s, QString::number(*window.to, 'g', 17)});
     if (window.smoothing > 0)
-        query.addQueryItem(u"smoothing"_s, QString::number(window.smoothing));
+        query.append({u"smoothing"_s, QString::number(window.smoothing)});
     if (window.smoothing > 0 && !withRaw)
-        query.addQueryItem(u"raw"_s, u"0"_s);
+        query.append({u"raw"_s, u"0"_s});
     getJson(u"/api/v1/series"_s, query, context, std::move(done));
 }
 
 void CollectorClient::pushLines(const QString &run, const QByteArray &text, QObject *context,
                                 JsonCallback done) {
-    QUrlQuery query;
-    query.addQueryItem(u"run"_s, run);
+    QueryItems query;
+    query.append({u"run"_s, run});
     post(u"/api/v1/lines"_s, query, text, u"text/plain"_s, context, std::move(done));
 }
 

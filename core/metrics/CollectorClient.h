@@ -8,7 +8,6 @@
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <QUrl>
-#include <QUrlQuery>
 
 #include <functional>
 #include <optional>
@@ -16,6 +15,9 @@
 namespace sb {
 
 class KubeClient;
+
+// Query parameters as plain (decoded) keys and values; the client percent-encodes every byte.
+using QueryItems = QList<std::pair<QString, QString>>;
 
 // Asynchronous client of a collector's HTTP API (embedded, on a node, or in a cluster). Callbacks
 // run on the caller's thread, and only while `context` lives; nothing here ever blocks.
@@ -33,10 +35,10 @@ public:
     // Where it is, for people: http://host:port, or the cluster's proxy path.
     QUrl url() const { return m_base; }
 
-    void getJson(const QString &path, const QUrlQuery &query, QObject *context, JsonCallback done);
-    void getBytes(const QString &path, const QUrlQuery &query, QObject *context,
+    void getJson(const QString &path, const QueryItems &query, QObject *context, JsonCallback done);
+    void getBytes(const QString &path, const QueryItems &query, QObject *context,
                   BytesCallback done);
-    void postJson(const QString &path, const QUrlQuery &query, const QByteArray &body,
+    void postJson(const QString &path, const QueryItems &query, const QByteArray &body,
                   QObject *context, JsonCallback done);
 
     void fetchRuns(const QString &filter, QObject *context, JsonCallback done);
@@ -49,10 +51,10 @@ public:
 
 private:
     // One exchange, over HTTP or through the cluster; the body, or the refusal in words.
-    void exchange(const QByteArray &method, const QString &path, const QUrlQuery &query,
+    void exchange(const QByteArray &method, const QString &path, const QueryItems &query,
                   const QByteArray &body, const QString &contentType, QObject *context,
                   BytesCallback done);
-    void post(const QString &path, const QUrlQuery &query, const QByteArray &body,
+    void post(const QString &path, const QueryItems &query, const QByteArray &body,
               const QString &contentType, QObject *context, JsonCallback done);
 
     QNetworkAccessManager m_network;

@@ -7,7 +7,6 @@
 #include <QHttpServerResponder>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QUrlQuery>
 
 #include <cmath>
 
@@ -29,6 +28,14 @@ void replyError(QHttpServerResponder &responder, const QString &message, HttpSta
     reply(responder, QJsonObject{{u"error"_s, message}}, status);
 }
 
+// A refusal for its content is the sender's to fix (400); a store that failed is ours (507), and
+// the sender should come again.
+HttpStatus failureStatus(ErrorCode code) {
+    return code == ErrorCode::StorageFailed  ? HttpStatus::InsufficientStorage
+           : code == ErrorCode::InvalidInput ? HttpStatus::BadRequest
+                                             : HttpStatus::InternalServerError;
+}
+
 // Compares without leaking, through timing, how much of a token matched.
 bool constantTimeEqual(const QByteArray &a, const QByteArray &b) {
     if (a.size() != b.size())
@@ -39,13 +46,50 @@ bool constantTimeEqual(const QByteArray &a, const QByteArray &b) {
     return diff == 0;
 }
 
-std::optional<double> optionalNumber(const QUrlQuery &query, const QString &key) {
-    if (!query.hasQueryItem(key) || query.queryItemValue(key).isEmpty())
-        return std::nullopt;
-    bool ok = false;
-    const double value = query.queryItemValue(key).toDouble(&ok);
-    return ok && std::isfinite(value) ? std::optional<double>(value) : std::nullopt;
-}
+// A request's query parameters, percent-decoded as UTF-8 with '+' read as a space (as HTML forms
+// and Python's urlencode send it), so any run or metric name that can be stored can be asked for.
+class Parameters {
+public:
+    explicit Parameters(const QUrl &url) {
+        const QByteArray query = url.query(QUrl::FullyEncoded).toLatin1();
+        for (const QByteArray &item : query.split('&')) {
+            if (item.isEmpty())
+                continue;
+            const qsizetype equals = item.indexOf('=');
+            if (equals < 0)
+                m_items.append({decode(item), QString()});
+            else
+                m_items.append({decode(item.first(equals)), decode(item.sliced(equals + 1))});
+        }
+    }
+    QStringList values(const QString &key) const {
+        QStringList out;
+        for (const auto &[name, value] : m_items) {
+            if (name == key)
+                out << value;
+        }
+        return out;
+    }
+    QString value(const QString &key) const {
+        for (const auto &[name, value] : m_items) {
+            if (name == key)
+                return value;
+        }
+        return {};
+    }
+    std::optional<double> number(const QString &key) const {
+        bool ok = false;
+        const double number = value(key).toDouble(&ok);
+        return ok && std::isfinite(number) ? std::optional<double>(number) : std::nullopt;
+    }
+
+private:
+    static QString decode(QByteArray text) {
+        text.replace('+', ' ');
+        return QString::fromUtf8(QByteArray::fromPercentEncoding(text));
+    }
+    QList<std::pair<QString, QString>> m_items;
+};
 
 QJsonArray toJsonArray(const std::vector<double> &values) {
     QJsonArray array;
@@ -80,7 +124,7 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
         return true;
     }
     const QString path = request.url().path();
-    const QUrlQuery query = request.query();
+    const Parameters query(request.url());
     const bool get = request.method() == QHttpServerRequest::Method::Get;
     const bool post = request.method() == QHttpServerRequest::Method::Post;
 
@@ -98,16 +142,18 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
         if (stored)
             reply(responder, QJsonObject{{u"accepted"_s, stored.value()}});
         else
-            replyError(responder, stored.error(), HttpStatus::BadRequest);
+            replyError(responder, stored.error(), failureStatus(stored.errorCode()));
     } else if (path == u"/api/v1/lines"_s && post) {
-        const auto result =
-            m_collector->ingestLines(query.queryItemValue(u"run"_s), request.body());
-        reply(responder, QJsonObject{{u"accepted"_s, result.points},
-                                     {u"errors"_s, QJsonArray::fromStringList(result.errors)}});
+        const auto result = m_collector->ingestLines(query.value(u"run"_s), request.body());
+        // Bad lines are reported and skipped; a store that failed asks the sender to come again.
+        reply(responder,
+              QJsonObject{{u"accepted"_s, result.points},
+                          {u"errors"_s, QJsonArray::fromStringList(result.errors)}},
+              result.storageFailed ? HttpStatus::InsufficientStorage : HttpStatus::Ok);
     } else if (path == u"/api/v1/runs"_s && get) {
-        reply(responder, m_collector->runsJson(query.queryItemValue(u"filter"_s)));
+        reply(responder, m_collector->runsJson(query.value(u"filter"_s)));
     } else if (path == u"/api/v1/metrics"_s && get) {
-        QStringList runs = query.allQueryItemValues(u"run"_s);
+        QStringList runs = query.values(u"run"_s);
         if (runs.isEmpty()) {
             for (const RunInfo &run : m_collector->store().runs())
                 runs << run.name;
@@ -122,21 +168,19 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
         reply(responder, QJsonArray::fromStringList(sorted));
     } else if (path == u"/api/v1/series"_s && get) {
         SeriesWindow window;
-        if (!parseXAxis(query.queryItemValue(u"x"_s).isEmpty() ? u"step"_s
-                                                               : query.queryItemValue(u"x"_s),
+        if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s),
                         &window.axis)) {
             replyError(responder, u"x must be step, relative or wall"_s, HttpStatus::BadRequest);
             return true;
         }
-        window.from = optionalNumber(query, u"from"_s);
-        window.to = optionalNumber(query, u"to"_s);
-        window.width = std::clamp(
-            static_cast<int>(optionalNumber(query, u"width"_s).value_or(1000)), 1, 20000);
-        window.smoothing =
-            std::clamp(optionalNumber(query, u"smoothing"_s).value_or(0), 0.0, 0.999);
-        const QString metric = query.queryItemValue(u"metric"_s);
+        window.from = query.number(u"from"_s);
+        window.to = query.number(u"to"_s);
+        window.width =
+            static_cast<int>(std::clamp(query.number(u"width"_s).value_or(1000), 1.0, 20000.0));
+        window.smoothing = std::clamp(query.number(u"smoothing"_s).value_or(0), 0.0, 0.999);
+        const QString metric = query.value(u"metric"_s);
         QJsonArray series;
-        for (const QString &run : query.allQueryItemValues(u"run"_s)) {
+        for (const QString &run : query.values(u"run"_s)) {
             const auto result = m_collector->store().query(run, metric, window);
             if (!result) {
                 series.append(QJsonObject{{u"run"_s, run}, {u"error"_s, result.error()}});
@@ -147,7 +191,7 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
                              {u"inRange"_s, result->inRange},
                              {u"x"_s, toJsonArray(result->x)},
                              {u"y"_s, toJsonArray(result->y)}};
-            if (window.smoothing > 0 && query.queryItemValue(u"raw"_s) != u"0"_s) {
+            if (window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s) {
                 // Charts draw the raw curve faintly behind the smoothed one: send both at once.
                 SeriesWindow raw = window;
                 raw.smoothing = 0;
@@ -162,8 +206,8 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
     } else if (path == u"/api/v1/export"_s && get) {
         QBuffer buffer;
         buffer.open(QIODevice::WriteOnly);
-        const auto exported = m_collector->store().exportCsv(
-            query.queryItemValue(u"run"_s), query.queryItemValue(u"metric"_s), &buffer);
+        const auto exported = m_collector->store().exportCsv(query.value(u"run"_s),
+                                                             query.value(u"metric"_s), &buffer);
         if (exported)
             responder.write(buffer.data(), "text/csv");
         else

@@ -32,7 +32,7 @@ void DirectoryIngestor::scan() {
         QDirIterator it(directory, {u"*.jsonl"_s, u"*.csv"_s}, QDir::Files,
                         QDirIterator::Subdirectories);
         while (it.hasNext())
-            follow(directory, it.next());
+            more = follow(directory, it.next()) || more;
         more = followEventFiles(directory) || more;
     }
     if (more) // a big backlog: go on reading once queries waiting meanwhile are answered
@@ -64,7 +64,7 @@ bool DirectoryIngestor::followEventFiles(const QString &directory) {
     return progress && progress->more;
 }
 
-void DirectoryIngestor::follow(const QString &directory, const QString &path) {
+bool DirectoryIngestor::follow(const QString &directory, const QString &path) {
     QFile file(path);
     Source &source = m_sources[path];
     const bool csv = path.endsWith(u".csv"_s);
@@ -72,14 +72,26 @@ void DirectoryIngestor::follow(const QString &directory, const QString &path) {
         source = Source{}; // truncated or replaced: start over
     }
     if (file.size() == source.offset || !file.open(QIODevice::ReadOnly))
-        return;
+        return false;
     if (csv && !source.csv.hasHeader() && source.offset > 0)
-        (void)source.csv.readLine(file.readLine()); // a restart resumes after the header
+        (void)source.csv.readLine(file.readLine(kMaxLine)); // a restart resumes after the header
     file.seek(source.offset);
-    const QByteArray bytes = file.read(file.size() - source.offset);
+    // Bounded reads: a huge file is taken a chunk at a time, between answers to queries.
+    constexpr qint64 kChunk = 16 * kMaxLine;
+    QByteArray bytes = file.read(std::min(file.size() - source.offset, kChunk));
+    const bool more = source.offset + bytes.size() < file.size();
+    if (source.skippingLongLine) {
+        const qsizetype newline = bytes.indexOf('\n');
+        source.offset += newline < 0 ? bytes.size() : newline + 1;
+        source.skippingLongLine = newline < 0;
+        saveState();
+        return more || newline >= 0;
+    }
     const qsizetype end = bytes.lastIndexOf('\n') + 1; // a partial last line waits
-    if (end == 0)
-        return;
+    // No newline within kMaxLine: a line this long is no record; it is reported once, read past.
+    const bool tooLong = bytes.size() - end > kMaxLine;
+    if (end == 0 && !tooLong)
+        return more;
     const QString relative = QDir(directory).relativeFilePath(path);
     const QString run = relative.left(relative.lastIndexOf(u'.'));
     // Work on copies: the source's state moves on only once the store took the records, so a
@@ -112,10 +124,21 @@ void DirectoryIngestor::follow(const QString &directory, const QString &path) {
             records.push_back(std::move(*record.value()));
         }
     }
-    if (Status stored = m_collector->ingestRecords(run, records); !stored) {
+    const Collector::IngestResult stored = m_collector->ingestRecords(run, records);
+    if (stored.storageFailed && stored.points == 0) {
         ++source.errors;
-        source.lastError = stored.error();
-        return; // retried on the next scan, from the same offset
+        source.lastError = stored.errors.join(u"; "_s);
+        return false; // the disk refused: retried on the next scan, from the same offset
+    }
+    // Anything else refused was refused for its content: reported, and the file moves on.
+    errors += stored.errors.size();
+    if (!stored.errors.isEmpty())
+        lastError = stored.errors.last();
+    if (tooLong) {
+        ++lines;
+        ++errors;
+        lastError = u"line %1: longer than %2 bytes, skipped"_s.arg(lines).arg(kMaxLine);
+        source.skippingLongLine = true;
     }
     source.csv = csvReader;
     source.lines = lines;
@@ -123,6 +146,7 @@ void DirectoryIngestor::follow(const QString &directory, const QString &path) {
     source.lastError = lastError;
     source.offset += end;
     saveState();
+    return more || tooLong;
 }
 
 QJsonArray DirectoryIngestor::sourcesJson() const {

@@ -20,6 +20,9 @@ class Collector;
 class DirectoryIngestor final : public QObject {
     Q_OBJECT
 public:
+    // A longer line is not a metric record: it is skipped and reported, never read again.
+    static constexpr qint64 kMaxLine = 1 << 20;
+
     DirectoryIngestor(Collector *collector, QStringList directories, QString statePath);
     void scan();
     QJsonArray sourcesJson() const;
@@ -31,8 +34,10 @@ private:
         qint64 errors = 0;
         QString lastError;
         CsvMetricReader csv;
+        bool skippingLongLine = false; // inside a line longer than kMaxLine, read past it
     };
-    void follow(const QString &directory, const QString &path);
+    // Reads the next chunk of new lines; true: more is waiting.
+    bool follow(const QString &directory, const QString &path);
     bool followEventFiles(const QString &directory); // true: more is waiting
     void loadState();
     void saveState() const;

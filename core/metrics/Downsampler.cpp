@@ -18,32 +18,37 @@ struct Indexed {
 };
 
 // Maps x to a pixel column. Both code paths below use this one function, so they agree exactly.
+// Works on halves, so the span of any two finite doubles stays finite; NaN falls in column 0.
 class Columns {
 public:
     Columns(double x0, double x1, int width)
         : m_x0(x0)
         , m_x1(x1)
+        , m_half0(x0 / 2)
+        , m_halfSpan(x1 / 2 - x0 / 2)
         , m_width(std::max(1, width)) {}
     int width() const { return m_width; }
     bool contains(double x) const { return x >= m_x0 && x <= m_x1; }
     int column(double x) const {
-        if (!(m_x1 > m_x0))
+        if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan))
             return 0;
-        const double c = std::floor((x - m_x0) / (m_x1 - m_x0) * m_width);
-        return static_cast<int>(std::clamp(c, 0.0, m_width - 1.0));
+        const double c = std::floor((x / 2 - m_half0) / m_halfSpan * m_width);
+        return c >= 0 ? static_cast<int>(std::min(c, m_width - 1.0)) : 0;
     }
     // Every x below this value lies in column c or before it (a hair under the exact edge, so
     // rounding never disagrees with column()); lets a sorted scan skip the division per point.
     double safelyBelowNext(int c) const {
-        if (!(m_x1 > m_x0) || c >= m_width - 1)
+        if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan) || c >= m_width - 1)
             return std::numeric_limits<double>::infinity();
-        const double edge = m_x0 + (m_x1 - m_x0) * (c + 1) / m_width;
+        const double edge = 2 * (m_half0 + m_halfSpan * (c + 1) / m_width);
         return edge - 1e-9 * std::max({std::abs(edge), std::abs(m_x0), std::abs(m_x1), 1.0});
     }
 
 private:
     double m_x0;
     double m_x1;
+    double m_half0;
+    double m_halfSpan;
     int m_width;
 };
 

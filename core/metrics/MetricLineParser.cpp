@@ -29,15 +29,28 @@ std::optional<double> metricValue(const QJsonValue &value) {
 
 namespace {
 
-void flatten(const QString &prefix, const QJsonObject &object, MetricRecord *record) {
+Status flatten(const QString &prefix, const QJsonObject &object, MetricRecord *record) {
     for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key().isEmpty())
+            return fail(u"a metric needs a name (\"\" under \"%1\")"_s.arg(prefix));
         const QString key = prefix.isEmpty() ? it.key() : prefix + u'/' + it.key();
         if (it.value().isObject()) {
-            flatten(key, it.value().toObject(), record);
+            if (Status nested = flatten(key, it.value().toObject(), record); !nested)
+                return nested;
         } else if (auto number = metricValue(it.value())) {
             record->values.emplace_back(key, *number);
         }
     }
+    return success();
+}
+
+// A reserved step or time key: a number within the stored range.
+Result<double> coordinate(const QJsonValue &json, const QString &key) {
+    const auto value = metricValue(json);
+    if (!value || !validCoordinate(*value))
+        return fail(u"\"%1\" must be a finite number within +-2^53 (%2)"_s.arg(
+            key, value ? QString::number(*value, 'g', 17) : u"not a number"_s));
+    return *value;
 }
 
 } // namespace
@@ -78,22 +91,19 @@ Result<MetricRecord> parseJsonObject(QByteArrayView json) {
 Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
     MetricRecord record;
     QJsonObject values = object;
-    if (values.contains(u"step"_s)) {
-        const auto step = metricValue(values.take(u"step"_s));
-        if (!step || !std::isfinite(*step))
-            return fail(u"\"step\" must be a finite number"_s);
-        record.step = step;
-    }
-    if (values.contains(u"time"_s)) {
-        const auto wall = metricValue(values.take(u"time"_s));
-        if (!wall || !std::isfinite(*wall))
-            return fail(u"\"time\" must be a finite number of seconds since the epoch"_s);
-        record.wall = wall;
+    for (const QString &key : {u"step"_s, u"time"_s}) {
+        if (!values.contains(key))
+            continue;
+        const auto value = coordinate(values.take(key), key);
+        if (!value)
+            return fail(value.error());
+        (key == u"step"_s ? record.step : record.wall) = *value;
     }
     if (values.contains(u"run"_s)) {
         record.run = values.take(u"run"_s).toString();
     }
-    flatten(QString(), values, &record);
+    if (Status flat = flatten(QString(), values, &record); !flat)
+        return fail(flat.error());
     if (record.values.empty())
         return fail(u"no numeric metric values"_s);
     return record;
@@ -174,6 +184,9 @@ Result<std::optional<MetricRecord>> CsvMetricReader::readLine(QByteArrayView lin
                     u"column \"%1\": \"%2\" is not a number"_s.arg(m_columns[i], fields[i]));
             value = *special;
         }
+        if ((i == m_stepColumn || i == m_wallColumn) && !validCoordinate(value))
+            return fail(u"column \"%1\": %2 is not a finite number within +-2^53"_s.arg(
+                m_columns[i], fields[i]));
         if (i == m_stepColumn)
             record.step = value;
         else if (i == m_wallColumn)

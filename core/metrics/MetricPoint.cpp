@@ -1,5 +1,7 @@
 #include "MetricPoint.h"
 
+#include <utility>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -12,6 +14,15 @@ QString xAxisName(XAxis axis) {
         return u"relative"_s;
     case XAxis::WallTime:
         return u"wall"_s;
+    }
+    return {};
+}
+
+QString pointProblem(const MetricPoint &point) {
+    for (const auto &[name, x] : {std::pair{"step", point.step}, std::pair{"time", point.wall}}) {
+        if (!validCoordinate(x))
+            return u"%1 %2 is not a finite number within +-2^53"_s.arg(QLatin1StringView(name))
+                .arg(x, 0, 'g', 17);
     }
     return {};
 }

@@ -15,6 +15,15 @@ struct MetricPoint {
 };
 static_assert(sizeof(MetricPoint) == 24);
 
+// A step and a time must be finite and within +-2^53 (so integer steps stay exact and the span
+// of any two never overflows); a value may be any double, NaN and infinities included.
+inline constexpr double kMaxCoordinate = 9007199254740992.0; // 2^53
+inline bool validCoordinate(double x) {
+    return x >= -kMaxCoordinate && x <= kMaxCoordinate; // false for NaN
+}
+// Why a point cannot be stored ("step -1e+308 is outside +-2^53"), or an empty string.
+QString pointProblem(const MetricPoint &point);
+
 // The points of one metric of one run, as they arrive in a push or a parsed line.
 struct SeriesPoints {
     QString metric;

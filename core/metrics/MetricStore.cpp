@@ -257,9 +257,12 @@ Status MetricStore::load() {
             return fail(systemError(u"cannot read %1"_s.arg(QString::fromLocal8Bit(path))));
     }
 
+    m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
     if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty()) {
+        // The journal as it stands is valid: a store that cannot compact (a full disk) still opens.
         if (Status compacted = compactJournal(); !compacted)
-            return compacted;
+            m_recoveryNotes << u"journal compaction failed, retried later: %1"_s.arg(
+                compacted.error());
     }
     if (m_journalFd < 0) {
         const QByteArray path = QFile::encodeName(journalPath);
@@ -306,6 +309,9 @@ Status MetricStore::compactJournal() {
     if (m_journalFd < 0)
         return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
     m_journalSize = snapshot.size();
+    // Compacting again only once as much again was appended keeps the bytes written per append
+    // flat however many runs the snapshot holds.
+    m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
     return success();
 }
 
@@ -338,7 +344,14 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
 Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
                            const RunInfo *info) {
     if (run.isEmpty())
-        return fail(u"a run needs a name"_s);
+        return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
+    for (const SeriesPoints &points : series) {
+        for (std::size_t i = 0; i < points.points.size(); ++i) {
+            if (const QString problem = pointProblem(points.points[i]); !problem.isEmpty())
+                return fail(u"metric \"%1\", point %2: %3"_s.arg(points.metric).arg(i).arg(problem),
+                            ErrorCode::InvalidInput);
+        }
+    }
     QByteArray journal;
     RunInfo merged = m_runs.value(run, RunInfo{run, {}, {}, {}, {}, {}});
     const bool isNew = !m_runs.contains(run);
@@ -379,7 +392,8 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
             rollBack();
             return fail(points.metric.isEmpty()
                             ? u"a metric needs a name"_s
-                            : u"metric \"%1\" appears twice in one batch"_s.arg(points.metric));
+                            : u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
+                        ErrorCode::InvalidInput);
         }
         seen.insert(points.metric);
         Series *target = find(run, points.metric);
@@ -387,7 +401,7 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
             auto created = create(run, points.metric, &journal);
             if (!created) {
                 rollBack();
-                return fail(created.error());
+                return fail(created.error(), ErrorCode::StorageFailed);
             }
             target = created.value();
         }
@@ -397,7 +411,8 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
         if (!fd.valid() || !writeAll(fd.get(), reinterpret_cast<const char *>(points.points.data()),
                                      bytes, kHeaderSize + target->count * kPointSize)) {
             rollBack();
-            return fail(systemError(u"cannot write %1"_s.arg(seriesPath(target->id))));
+            return fail(systemError(u"cannot write %1"_s.arg(seriesPath(target->id))),
+                        ErrorCode::StorageFailed);
         }
         written.emplace_back(target, &points);
         char entry[12];
@@ -411,7 +426,7 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
     if (journal.isEmpty())
         return success();
     if (!writeAll(m_journalFd, journal.constData(), journal.size())) {
-        const Error error{systemError(u"cannot append to the journal"_s)};
+        const Error error{systemError(u"cannot append to the journal"_s), ErrorCode::StorageFailed};
         // Torn bytes left mid-journal would make recovery cut every later commit.
         if (::ftruncate(m_journalFd, m_journalSize) != 0)
             m_recoveryNotes << systemError(u"cannot cut a torn journal append"_s);
@@ -430,8 +445,17 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
             s->summary->append(points->points.data(), added);
         m_unsynced.insert(s->id);
     }
-    if (m_journalSize > kCompactJournalAt)
-        return compactJournal();
+    // The batch is stored: a failed compaction is the store's own problem, retried later, and
+    // never the writer's (an error reply must mean nothing was stored).
+    if (m_journalSize > m_compactAt) {
+        if (Status compacted = compactJournal(); !compacted) {
+            m_compactAt = m_journalSize + kCompactJournalAt;
+            const QString note =
+                u"journal compaction failed, retried later: %1"_s.arg(compacted.error());
+            if (m_recoveryNotes.isEmpty() || m_recoveryNotes.last() != note)
+                m_recoveryNotes << note;
+        }
+    }
     return success();
 }
 

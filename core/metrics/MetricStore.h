@@ -82,6 +82,7 @@ private:
     int m_lockFd = -1;
     int m_journalFd = -1;
     qint64 m_journalSize = 0;
+    qint64 m_compactAt = 0; // journal size that triggers the next compaction
     QStringList m_recoveryNotes;
     QMap<QString, RunInfo> m_runs;
     std::vector<std::unique_ptr<Series>> m_series; // index is the series id

@@ -1,5 +1,9 @@
 #include "SshSession.h"
 
+#include "ShellQuote.h"
+#include "config/Config.h"
+#include "util/Files.h"
+
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
@@ -17,6 +21,8 @@ namespace sb {
 using namespace Qt::StringLiterals;
 
 namespace {
+
+constexpr qint64 kMaxKeyFileBytes = 1 << 20; // keys are a few KiB; /dev/zero is refused
 
 void initOnce() {
     static std::once_flag once;
@@ -45,11 +51,7 @@ QString serverFingerprint(ssh_session session) {
 }
 
 // PEM keys say "ENCRYPTED"; OpenSSH's own format names its cipher ("none" when plain).
-bool isEncryptedKey(const QString &path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray text = f.readAll();
+bool isEncryptedKey(const QByteArray &text) {
     if (text.contains("ENCRYPTED"))
         return true;
     QByteArray base64;
@@ -66,21 +68,53 @@ bool isEncryptedKey(const QString &path) {
     return blob.mid(kMagic.size() + 4, length) != "none";
 }
 
-// A key file's private key, or why not: a missing file is no error (the next one is tried).
+// A key file's private key, or why not: a missing file is no error (the next one is tried). The
+// file is read here, so libssh never reads a device or a FIFO named as a key.
 enum class KeyLoad { Loaded, Missing, Encrypted, Broken };
-KeyLoad loadKey(const QString &path, const QString &passphrase, ssh_key *key) {
+KeyLoad loadKey(const QString &path, const QString &passphrase, ssh_key *key, QString *problem) {
     if (!QFileInfo::exists(path))
         return KeyLoad::Missing;
-    const QByteArray file = QFile::encodeName(path);
+    const auto text = readRegularFile(path, kMaxKeyFileBytes);
+    if (!text) {
+        *problem = text.error();
+        return KeyLoad::Broken;
+    }
     const QByteArray secret = passphrase.toUtf8();
-    if (ssh_pki_import_privkey_file(file.constData(),
-                                    secret.isEmpty() ? nullptr : secret.constData(), nullptr,
-                                    nullptr, key) == SSH_OK)
+    if (ssh_pki_import_privkey_base64(text->constData(),
+                                      secret.isEmpty() ? nullptr : secret.constData(), nullptr,
+                                      nullptr, key) == SSH_OK)
         return KeyLoad::Loaded;
-    return isEncryptedKey(path) ? KeyLoad::Encrypted : KeyLoad::Broken;
+    if (isEncryptedKey(*text))
+        return KeyLoad::Encrypted;
+    *problem = u"%1 is not a private key libssh can read"_s.arg(path);
+    return KeyLoad::Broken;
 }
 
 } // namespace
+
+Result<QString> proxyCommand(const QString &proxyJump) {
+    const auto hops = parseProxyJump(proxyJump);
+    if (!hops)
+        return hops.failure();
+    auto spec = [](const JumpHost &hop) {
+        const QString host = hop.host.contains(u':') ? u'[' + hop.host + u']' : hop.host;
+        return (hop.user.isEmpty() ? QString() : hop.user + u'@') + host + u':' +
+               QString::number(hop.port);
+    };
+    QStringList arguments{u"ssh"_s, u"-W"_s, u"[%h]:%p"_s};
+    if (hops->size() > 1) {
+        QStringList earlier;
+        for (qsizetype i = 0; i + 1 < hops->size(); ++i)
+            earlier << spec(hops->at(i));
+        arguments << u"-J"_s << earlier.join(u',');
+    }
+    const JumpHost &last = hops->last();
+    arguments << u"-p"_s << QString::number(last.port);
+    if (!last.user.isEmpty())
+        arguments << u"-l"_s << last.user;
+    arguments << u"--"_s << last.host;
+    return shellCommand(arguments);
+}
 
 QString defaultKnownHostsFile() {
     return QDir::homePath() + u"/.ssh/known_hosts"_s;
@@ -114,9 +148,12 @@ std::unique_ptr<SshSession> SshSession::connect(const SshTarget &target, const Q
     if (!target.user.isEmpty())
         ssh_options_set(raw, SSH_OPTIONS_USER, target.user.toUtf8().constData());
     if (!target.proxyJump.isEmpty()) {
-        // libssh 0.10 has no native jump host; OpenSSH's client carries the connection.
-        const QString proxy = u"ssh -W '[%h]:%p' "_s + target.proxyJump;
-        ssh_options_set(raw, SSH_OPTIONS_PROXYCOMMAND, proxy.toUtf8().constData());
+        // libssh 0.10 has no native jump host; OpenSSH's client carries the connection. libssh
+        // runs the command through a shell: it is built from checked names, each word quoted.
+        const auto command = proxyCommand(target.proxyJump);
+        if (!command)
+            return fail(SshFailure::Kind::Network, u"proxy_jump: %1"_s.arg(command.error()));
+        ssh_options_set(raw, SSH_OPTIONS_PROXYCOMMAND, command->toUtf8().constData());
     }
     const QString where = u"%1:%2"_s.arg(target.host).arg(target.port);
     if (ssh_connect(raw) != SSH_OK)
@@ -160,6 +197,7 @@ std::unique_ptr<SshSession> SshSession::connect(const SshTarget &target, const Q
     if (auth != SSH_AUTH_SUCCESS && qEnvironmentVariableIsSet("SSH_AUTH_SOCK"))
         auth = ssh_userauth_agent(raw, nullptr);
     QString encryptedKey;
+    QStringList problems;
     const QStringList keys =
         target.identityFile.isEmpty()
             ? QStringList{u"~/.ssh/id_ed25519"_s, u"~/.ssh/id_ecdsa"_s, u"~/.ssh/id_rsa"_s}
@@ -168,7 +206,8 @@ std::unique_ptr<SshSession> SshSession::connect(const SshTarget &target, const Q
         if (auth == SSH_AUTH_SUCCESS)
             break;
         ssh_key key = nullptr;
-        switch (loadKey(expandHome(file), passphrase, &key)) {
+        QString problem;
+        switch (loadKey(expandHome(file), passphrase, &key, &problem)) {
         case KeyLoad::Loaded:
             auth = ssh_userauth_publickey(raw, nullptr, key);
             ssh_key_free(key);
@@ -176,8 +215,10 @@ std::unique_ptr<SshSession> SshSession::connect(const SshTarget &target, const Q
         case KeyLoad::Encrypted:
             encryptedKey = file;
             break;
-        case KeyLoad::Missing:
         case KeyLoad::Broken:
+            problems << problem;
+            break;
+        case KeyLoad::Missing:
             break;
         }
     }
@@ -191,7 +232,9 @@ std::unique_ptr<SshSession> SshSession::connect(const SshTarget &target, const Q
                         : u"the passphrase for %1 is not right"_s.arg(encryptedKey));
     }
     return fail(SshFailure::Kind::AuthFailed,
-                u"%1 accepted none of the keys (agent, %2)"_s.arg(where, keys.join(u", "_s)));
+                u"%1 accepted none of the keys (agent, %2)%3"_s.arg(
+                    where, keys.join(u", "_s),
+                    problems.isEmpty() ? QString() : u"; "_s + problems.join(u"; "_s)));
 }
 
 SshSession::~SshSession() {

@@ -18,6 +18,10 @@ struct sftp_session_struct;
 namespace sb {
 
 // Where and as whom to connect. Nothing secret: keys stay in files or the agent.
+// The command libssh runs to reach a host through `proxyJump` (see parseProxyJump): OpenSSH's
+// client with checked, quoted arguments; an error when the spec is not a jump host.
+Result<QString> proxyCommand(const QString &proxyJump);
+
 struct SshTarget {
     QString host;
     int port = 22;

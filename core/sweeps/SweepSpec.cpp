@@ -1,6 +1,8 @@
 #include "SweepSpec.h"
 
+#include "config/Config.h"
 #include "config/YamlFile.h"
+#include "util/Files.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -470,10 +472,10 @@ Result<SweepSpec> SweepSpec::parse(const QByteArray &yaml, const QString &fileNa
 }
 
 Result<SweepSpec> SweepSpec::load(const QString &path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(u"%1: cannot read the sweep (%2)"_s.arg(path, file.errorString()));
-    return parse(file.readAll(), path);
+    auto bytes = readRegularFile(path, kMaxConfigBytes);
+    if (!bytes)
+        return fail(u"cannot read the sweep: %1"_s.arg(bytes.error()));
+    return parse(*bytes, path);
 }
 
 } // namespace sb

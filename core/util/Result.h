@@ -7,9 +7,17 @@
 
 namespace sb {
 
+// What kind of failure, for callers that branch on it (an HTTP status, a retry).
+enum class ErrorCode {
+    Failed,       // anything else
+    InvalidInput, // the input was refused for its content: sending it again fails again
+    StorageFailed // the disk refused (full, read-only, I/O error): nothing was stored, retry later
+};
+
 // A failure with a message written for the person reading it (UI banner or CLI stderr).
 struct Error {
     QString message;
+    ErrorCode code = ErrorCode::Failed;
 };
 
 // Value-or-error return type used across core instead of exceptions.
@@ -34,6 +42,9 @@ public:
         static const QString none;
         return ok() ? none : std::get<1>(m_state).message;
     }
+    ErrorCode errorCode() const { return ok() ? ErrorCode::Failed : std::get<1>(m_state).code; }
+    // The failure as it is, to pass on from a Result of another type.
+    Error failure() const { return ok() ? Error{} : std::get<1>(m_state); }
 
 private:
     std::variant<T, Error> m_state;
@@ -44,8 +55,8 @@ using Status = Result<std::monostate>;
 inline Status success() {
     return std::monostate{};
 }
-inline Error fail(QString message) {
-    return Error{std::move(message)};
+inline Error fail(QString message, ErrorCode code = ErrorCode::Failed) {
+    return Error{std::move(message), code};
 }
 
 } // namespace sb

@@ -139,7 +139,7 @@ void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     QVERIFY(manifest->toPlainText().contains(u"hostname: edited"_s));
     manifest->setPlainText(u"kind: [Job"_s);
     run();
-    QVERIFY2(verdict->text().startsWith(u"The manifest, line 1"_s), qPrintable(verdict->text()));
+    QVERIFY2(verdict->text().startsWith(u"The manifest:1: "_s), qPrintable(verdict->text()));
     manifest->setPlainText(text);
     run();
     QTRY_VERIFY2_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, qPrintable(verdict->text()),

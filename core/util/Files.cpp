@@ -1,0 +1,116 @@
+#include "Files.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QString systemError() {
+    return QString::fromLocal8Bit(std::strerror(errno));
+}
+
+// An open file descriptor that closes itself.
+struct Descriptor {
+    int fd;
+    ~Descriptor() {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+} // namespace
+
+Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes) {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer.
+    const Descriptor file{
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+    if (file.fd < 0)
+        return fail(u"cannot read %1: %2"_s.arg(path, systemError()));
+    struct stat info {};
+    if (::fstat(file.fd, &info) != 0)
+        return fail(u"cannot read %1: %2"_s.arg(path, systemError()));
+    if (!S_ISREG(info.st_mode))
+        return fail(u"%1 is not a regular file"_s.arg(path), ErrorCode::InvalidInput);
+    if (info.st_size > maxBytes)
+        return fail(u"%1 is larger than %2 bytes"_s.arg(path).arg(maxBytes),
+                    ErrorCode::InvalidInput);
+    QByteArray bytes(static_cast<qsizetype>(info.st_size) + 1, Qt::Uninitialized);
+    qsizetype size = 0;
+    while (size < bytes.size()) { // one byte more than expected tells a file that grew
+        const ssize_t n = ::read(file.fd, bytes.data() + size, bytes.size() - size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return fail(u"cannot read %1: %2"_s.arg(path, systemError()));
+        if (n == 0)
+            break;
+        size += n;
+    }
+    if (size > maxBytes)
+        return fail(u"%1 is larger than %2 bytes"_s.arg(path).arg(maxBytes),
+                    ErrorCode::InvalidInput);
+    bytes.truncate(size);
+    return bytes;
+}
+
+Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
+    const QFileInfo target(path);
+    if (!QDir().mkpath(target.absolutePath()))
+        return fail(u"cannot create %1"_s.arg(target.absolutePath()), ErrorCode::StorageFailed);
+    const QByteArray temporary = QFile::encodeName(path + u".tmp"_s);
+    auto failed = [&](const QString &what) {
+        const Error error{u"cannot write %1: %2: %3"_s.arg(path, what, systemError()),
+                          ErrorCode::StorageFailed};
+        ::unlink(temporary.constData());
+        return error;
+    };
+    {
+        const Descriptor file{
+            ::open(temporary.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
+        if (file.fd < 0)
+            return failed(u"open"_s);
+        for (qsizetype written = 0; written < bytes.size();) {
+            const ssize_t n = ::write(file.fd, bytes.constData() + written, bytes.size() - written);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return failed(u"write"_s);
+            written += n;
+        }
+        if (::fsync(file.fd) != 0)
+            return failed(u"fsync"_s);
+    }
+    if (::rename(temporary.constData(), QFile::encodeName(path).constData()) != 0)
+        return failed(u"rename"_s);
+    const Descriptor directory{
+        ::open(QFile::encodeName(target.absolutePath()).constData(), O_RDONLY | O_CLOEXEC)};
+    if (directory.fd >= 0)
+        (void)::fsync(directory.fd); // the rename itself survives a power loss
+    return success();
+}
+
+Result<QString> keepAside(const QString &path) {
+    const QString aside =
+        u"%1.broken-%2"_s.arg(path, QDateTime::currentDateTime().toString(u"yyyyMMdd-HHmmss"_s));
+    QString name = aside;
+    for (int n = 2; QFileInfo::exists(name); ++n)
+        name = u"%1-%2"_s.arg(aside).arg(n);
+    if (::rename(QFile::encodeName(path).constData(), QFile::encodeName(name).constData()) != 0)
+        return fail(u"cannot move %1 aside: %2"_s.arg(path, systemError()),
+                    ErrorCode::StorageFailed);
+    return name;
+}
+
+} // namespace sb

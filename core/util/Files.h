@@ -1,0 +1,22 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace sb {
+
+// Reads a file named by a person or a config: it must be a regular file (not a FIFO, a device such
+// as /dev/zero, or a directory) of at most `maxBytes`. Errors name the path and say why.
+Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes);
+
+// Replaces a state file whole or not at all (a temporary beside it, fsync, rename, fsync of the
+// directory), readable by the owner only: a crash leaves the old version or the new one.
+Status writeFileAtomically(const QString &path, const QByteArray &bytes);
+
+// Moves a file that cannot be read as it should aside, to PATH.broken-TIME, so that nothing
+// overwrites the only copy of what it held; returns the new name, or an error.
+Result<QString> keepAside(const QString &path);
+
+} // namespace sb
