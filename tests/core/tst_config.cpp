@@ -1,6 +1,7 @@
 #include "config/Config.h"
 #include "config/YamlFile.h"
 #include "ssh/ShellQuote.h"
+#include "ssh/SshSession.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -18,6 +19,7 @@ private Q_SLOTS:
     void jobTemplates();
     void yamlAsJson();
     void shellQuoting();
+    void proxyJumps();
 };
 
 void TestConfig::nodesRoundTrip() {
@@ -102,6 +104,29 @@ void TestConfig::errorsNameLineAndKey_data() {
     QTest::newRow("store bucket") << QByteArray("object_store: {endpoint: https://s3.lab}\n")
                                   << u"an object store needs an endpoint and a bucket"_s;
     QTest::newRow("syntax") << QByteArray("nodes:\n  - host: [a\n") << u"f.yaml:"_s;
+    // Valid YAML that no reader may throw on or walk for long.
+    QTest::newRow("list as key") << QByteArray("nodes: [{? [a, b] : 1, host: 127.0.0.1}]\n")
+                                 << u"f.yaml:1: a key must be a plain value"_s;
+    QTest::newRow("map as key in templates")
+        << QByteArray("job_templates:\n- name: a\n  ? {x: 1}\n  : 2\n")
+        << u"f.yaml:3: a key must be a plain value"_s;
+    QTest::newRow("map as key in store") << QByteArray("object_store: {? {a: 1} : 2}\n")
+                                         << u"f.yaml:1: a key must be a plain value"_s;
+    QByteArray bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i < 9; ++i)
+        bomb +=
+            QByteArray("a%1: &a%1 [*a%2, *a%2, *a%2, *a%2, *a%2, *a%2, *a%2, *a%2, *a%2, *a%2]\n")
+                .replace("%1", QByteArray::number(i))
+                .replace("%2", QByteArray::number(i - 1));
+    QTest::newRow("alias bomb") << bomb << u"expands to more than"_s;
+    QTest::newRow("self alias") << QByteArray("a: &a [*a, *a]\n") << u"f.yaml:"_s;
+    QTest::newRow("deep") << QByteArray(300, '[') + QByteArray(300, ']') << u"f.yaml:"_s;
+    QTest::newRow("proxy_jump shell")
+        << QByteArray("nodes:\n- host: a\n  proxy_jump: \"127.0.0.1 -p 1 $(touch /tmp/pwned)\"\n")
+        << u"f.yaml:3: nodes[0].proxy_jump: \"127.0.0.1 -p 1 $(touch /tmp/pwned)\" is not a jump host"_s;
+    QTest::newRow("proxy_jump option")
+        << QByteArray("nodes:\n- {host: a, proxy_jump: -oProxyCommand=x}\n")
+        << u"is not a jump host"_s;
 }
 
 void TestConfig::errorsNameLineAndKey() {
@@ -237,6 +262,24 @@ Host *
     QCOMPARE(nodes[2].user, u"fallback"_s);
     QCOMPARE(nodes[3].user, u"fallback"_s); // excluded from gpu-* by the negation
     QCOMPARE(nodes[3].proxyJump, QString());
+}
+
+void TestConfig::proxyJumps() {
+    const auto hops = sb::parseProxyJump(u"alice@bastion.lab:2222,[::1],gw"_s);
+    QVERIFY2(hops, qPrintable(hops.error()));
+    QCOMPARE(hops->size(), 3);
+    QCOMPARE(hops->at(0).user, u"alice"_s);
+    QCOMPARE(hops->at(0).port, 2222);
+    QCOMPARE(hops->at(1).host, u"::1"_s);
+    QCOMPARE(hops->at(2).port, 22);
+    for (const QString &bad : {u""_s, u"a b"_s, u"a;b"_s, u"-oX"_s, u"a:0"_s, u"a:99999"_s,
+                               u"$(x)"_s, u"a@@b"_s, u"a,"_s, u"`x`"_s, u"a\nb"_s})
+        QVERIFY2(!sb::parseProxyJump(bad), qPrintable(bad));
+    // The command libssh runs through a shell holds only checked, quoted words.
+    const auto command = sb::proxyCommand(u"alice@bastion:2222"_s);
+    QVERIFY(command);
+    QCOMPARE(*command, u"ssh -W '[%h]:%p' -p 2222 -l alice -- bastion"_s);
+    QVERIFY(!sb::proxyCommand(u"127.0.0.1 -p 1 $(touch /tmp/pwned)"_s));
 }
 
 void TestConfig::shellQuoting() {

@@ -112,6 +112,7 @@ private Q_SLOTS:
     void emptyAndTiny();
     void nonFiniteValues();
     void summaryFollowsAppends();
+    void extremeCoordinatesNeverCrash();
 };
 
 void TestDownsampler::matchesReference_data() {
@@ -223,6 +224,38 @@ void TestDownsampler::nonFiniteValues() {
         QCOMPARE(out.x[i], expected.x[i]);
         QVERIFY(out.y[i] == expected.y[i] || (std::isnan(out.y[i]) && std::isnan(expected.y[i])));
     }
+}
+
+void TestDownsampler::extremeCoordinatesNeverCrash() {
+    // Stored data may hold anything (an older store, a damaged file): no x breaks the columns.
+    const double specials[] = {INFINITY, -INFINITY, NAN, 1e308, -1e308, 5e-324, 0, 1};
+    std::vector<MetricPoint> series;
+    for (int i = 0; i < 8 * 8 * 40; ++i)
+        series.push_back({specials[i % 8], specials[(i / 8) % 8], specials[(i / 64) % 8]});
+    std::vector<MetricPoint> sorted{{-1e308, 1, 0}, {1, 2, 0}, {1e308, 3, 0}};
+    for (const auto *points : {&series, &sorted}) {
+        for (XAxis axis : {XAxis::Step, XAxis::WallTime, XAxis::RelativeTime}) {
+            for (const auto &[from, to] :
+                 {std::pair<std::optional<double>, std::optional<double>>{},
+                  {-1e308, 1e308},
+                  {5, -5},
+                  {0, 0}}) {
+                SeriesWindow window;
+                window.axis = axis;
+                window.from = from;
+                window.to = to;
+                window.width = 7;
+                const auto out = run(*points, window);
+                QVERIFY(out.x.size() <= 4 * 7);
+                window.smoothing = 0.5;
+                QVERIFY(run(*points, window).x.size() <= 4 * 7);
+            }
+        }
+    }
+    // The full finite range of doubles still spreads over the columns.
+    SeriesWindow window;
+    window.width = 3;
+    QCOMPARE(run(sorted, window).x, (std::vector<double>{-1e308, 1, 1e308}));
 }
 
 void TestDownsampler::summaryFollowsAppends() {

@@ -1,0 +1,282 @@
+"""Hostile input against a real signalbox-collector process and the CLI: non-finite and huge
+numbers, wrong types, odd names, poisoned lines, huge lines, stored data that is garbage, alias
+bombs and special files. Every case asserts that the bad part is refused with a message naming it,
+that everything else is stored exactly, and that the collector keeps answering.
+
+usage: test_collector_hostile.py SIGNALBOX_COLLECTOR SIGNALBOX_CLI (loopback only, bounded time)"""
+
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
+
+COLLECTOR, CLI = None, None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Collector:
+    """One collector process on a data directory of its own (or a given one)."""
+
+    def __init__(self, data=None, watch=None):
+        self.data = data or tempfile.mkdtemp(prefix="sb-hostile-")
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        command = [COLLECTOR, "--listen", "127.0.0.1:%d" % self.port, "--data-dir", self.data]
+        if watch:
+            command += ["--watch", watch]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            raise AssertionError("collector did not start: %r %s" % (line, self.process.stderr.read()))
+
+    def request(self, path, body=None, content_type="application/json"):
+        """(status, parsed JSON or text) of one request; never raises for an HTTP status."""
+        data = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data,
+                                         headers={"Content-Type": content_type},
+                                         method="POST" if data is not None else "GET")
+        try:
+            with urllib.request.urlopen(request, timeout=20) as response:
+                status, text = response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            status, text = error.code, error.read().decode()
+        try:
+            return status, json.loads(text)
+        except ValueError:
+            return status, text
+
+    def alive(self):
+        return self.process.poll() is None and self.request("/api/v1/health")[0] == 200
+
+    def stop(self):
+        self.process.terminate()
+        self.process.communicate(timeout=20)
+
+
+def q(value):
+    return urllib.parse.quote(value, safe="")
+
+
+class Hostile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.collector = Collector()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.stop()
+
+    def tearDown(self):
+        self.assertTrue(self.collector.alive(), "the collector stopped answering")
+
+    def push(self, body):
+        return self.collector.request("/api/v1/push", body)
+
+    def test_extreme_steps_and_times_are_refused_by_name(self):
+        cases = [
+            ({"step": [1, -1e308, 1e308], "value": [1, 2, 3]}, "step -1e+308"),
+            ({"step": [1, "-Infinity"], "value": [1, 2]}, "step -inf"),
+            ({"step": ["NaN"], "value": [1]}, "step nan"),
+            ({"step": [2 ** 54], "value": [1]}, "step 18014398509481984"),
+            ({"step": [1, 2], "value": [1, 2], "time": [1e9, 1e308]}, "time 1e+308"),
+            ({"step": [1], "value": [1], "time": ["Infinity"]}, "time inf"),
+        ]
+        for column, named in cases:
+            status, reply = self.push({"run": "extreme", "series": {"s": column}})
+            self.assertEqual(status, 400, (column, reply))
+            self.assertIn(named, reply["error"], column)
+        records = [{"step": 1e308, "loss": 1}]
+        status, reply = self.push({"run": "extreme", "records": records})
+        self.assertEqual(status, 400, reply)
+        # The limit itself is fine; values may be anything.
+        status, reply = self.push({"run": "extreme", "series": {"s": {
+            "step": [-2 ** 53, 0, 2 ** 53], "value": [1e308, "-Infinity", "NaN"],
+            "time": [0, 1e9, 2 ** 53]}}})
+        self.assertEqual((status, reply), (200, {"accepted": 3}))
+        for x in ("step", "wall", "relative"):
+            for window in ("", "&from=-1e308&to=1e308", "&from=5&to=-5", "&width=1e300",
+                           "&width=-7&smoothing=0.9", "&from=nan&to=inf"):
+                status, reply = self.collector.request(
+                    "/api/v1/series?run=extreme&metric=s&x=%s%s" % (x, window))
+                self.assertEqual(status, 200, (x, window, reply))
+
+    def test_wrong_types_are_400(self):
+        bodies = [
+            {"run": "t", "series": [1, 2]},
+            {"run": "t", "records": 5},
+            {"run": "t", "records": [5]},
+            {"run": "t", "info": "x"},
+            {"run": "t", "series": {"s": 3}},
+            {"run": "t", "series": {"s": {"step": "1", "value": [1]}}},
+            {"run": 5, "series": {}},
+            {"run": "t", "series": {"s": {"step": [1, 2], "value": [1]}}},
+            {"run": "t", "series": {"": {"step": [1], "value": [1]}}},
+            {"run": "t", "records": [{"step": 1, "": 5}]},
+        ]
+        for body in bodies:
+            status, reply = self.push(body)
+            self.assertEqual(status, 400, (body, reply))
+            self.assertTrue(reply["error"], body)
+        for raw in (b"", b"[]", b"{", b"\xff\xfe", b"null", b"{\"run\": \"t\"" * 1000):
+            status, _ = self.collector.request("/api/v1/push", raw)
+            self.assertEqual(status, 400, raw[:20])
+        status, runs = self.collector.request("/api/v1/runs")
+        self.assertNotIn("t", [run["name"] for run in runs])
+
+    def test_any_storable_name_reads_back(self):
+        names = ["exp one", "50%", "a/b", "a+b", "a&b=c", "#hash", "new\nline", "ünïcødé 训练",
+                 "%20", "?x=1", "tab\there"]
+        for name in names:
+            status, reply = self.push({"run": name, "series": {name: {"step": [1, 2],
+                                                                      "value": [3, 4]}}})
+            self.assertEqual((status, reply), (200, {"accepted": 2}), name)
+        for name in names:
+            status, csv = self.collector.request("/api/v1/export?run=%s&metric=%s" % (q(name), q(name)))
+            self.assertEqual(status, 200, (name, csv))
+            self.assertEqual([line.split(",")[:2] for line in csv.splitlines()[1:]],
+                             [["1", "3"], ["2", "4"]], name)
+            status, series = self.collector.request(
+                "/api/v1/series?run=%s&metric=%s" % (q(name), q(name)))
+            self.assertEqual(series["series"][0].get("total"), 2, (name, series))
+            status, metrics = self.collector.request("/api/v1/metrics?run=" + q(name))
+            self.assertEqual(metrics, [name])
+            cli = subprocess.run([CLI, "--collector", self.collector.url, "export", name, name],
+                                 capture_output=True, text=True, timeout=30)
+            self.assertEqual(cli.returncode, 0, (name, cli.stderr))
+            self.assertEqual(len(cli.stdout.splitlines()), 3, name)
+        # '+' is a space, as HTML forms and Python's urlencode send it.
+        status, csv = self.collector.request("/api/v1/export?run=exp+one&metric=exp+one")
+        self.assertEqual(status, 200, csv)
+        status, csv = self.collector.request(
+            "/api/v1/export?" + urllib.parse.urlencode({"run": "a+b", "metric": "a+b"}))
+        self.assertEqual(status, 200, csv)
+
+    def test_a_bad_line_never_poisons_its_neighbours(self):
+        body = "\n".join([
+            '@signalbox {"step": 1, "loss": 1}',
+            '@signalbox {"step": 2, "": 5}',
+            '@signalbox {"step": 3, "loss": 3, "val": {"": 2}}',
+            '@signalbox {"step": 1e308, "loss": 4}',
+            '@signalbox {"step": "Infinity", "loss": 4}',
+            '@signalbox {"step": 4, "loss": 4}',
+            "@signalbox not json",
+            "ordinary output",
+            '@signalbox {"run": "other", "step": 1, "acc": 0.5}',
+        ]).encode()
+        status, reply = self.collector.request("/api/v1/lines?run=lines", body, "text/plain")
+        self.assertEqual(status, 200, reply)
+        self.assertEqual(reply["accepted"], 3, reply)  # loss at 1 and 4, acc of "other"
+        self.assertEqual(len(reply["errors"]), 5, reply)
+        self.assertTrue(reply["errors"][0].startswith("line 2:"), reply)
+        _, csv = self.collector.request("/api/v1/export?run=lines&metric=loss")
+        self.assertEqual([line.split(",")[0] for line in csv.splitlines()[1:]], ["1", "4"])
+        _, csv = self.collector.request("/api/v1/export?run=other&metric=acc")
+        self.assertEqual(len(csv.splitlines()), 2)
+
+
+class StoredGarbage(unittest.TestCase):
+    def test_no_stored_points_crash_a_query(self):
+        collector = Collector()
+        status, _ = collector.request("/api/v1/push", {"run": "r", "series": {"s": {
+            "step": list(range(2000)), "value": [0.5] * 2000}}})
+        self.assertEqual(status, 200)
+        collector.stop()
+        # Overwrite the stored points with every kind of extreme double, header kept.
+        path = os.path.join(collector.data, "series", "0.pts")
+        specials = [float("inf"), float("-inf"), float("nan"), 1e308, -1e308, 5e-324, 0.0, 1.0]
+        with open(path, "r+b") as f:
+            f.seek(16)
+            for i in range(2000):
+                f.write(struct.pack("<3d", specials[i % 8], specials[(i // 8) % 8],
+                                    specials[(i // 64) % 8]))
+        restarted = Collector(collector.data)
+        try:
+            for x in ("step", "wall", "relative"):
+                for extra in ("", "&smoothing=0.6", "&from=0&to=10", "&width=3"):
+                    status, reply = restarted.request(
+                        "/api/v1/series?run=r&metric=s&x=%s%s" % (x, extra))
+                    self.assertEqual(status, 200, (x, extra, reply))
+            status, csv = restarted.request("/api/v1/export?run=r&metric=s")
+            self.assertEqual(status, 200)
+            self.assertEqual(len(csv.splitlines()), 2001)
+            self.assertTrue(restarted.alive())
+        finally:
+            restarted.stop()
+
+
+class WatchedFiles(unittest.TestCase):
+    def test_bad_and_huge_lines_are_skipped_and_the_file_moves_on(self):
+        watched = tempfile.mkdtemp(prefix="sb-watch-")
+        path = os.path.join(watched, "run.jsonl")
+        with open(path, "w") as f:
+            f.write('{"step": 1, "loss": 1}\n{"step": 2, "": 5}\n{"step": 3, "loss": 3}\n')
+            f.write("x" * (3 << 20))  # an unterminated 3 MB line...
+        collector = Collector(watch=watched)
+        try:
+            with open(path, "a") as f:  # ...ended later, then good lines again
+                f.write('\n{"step": 4, "loss": 4}\n')
+            deadline = time.time() + 20
+            steps = []
+            while time.time() < deadline:
+                _, csv = collector.request("/api/v1/export?run=run&metric=loss")
+                steps = [line.split(",")[0] for line in csv.splitlines()[1:]] if isinstance(csv, str) else []
+                if steps == ["1", "3", "4"]:
+                    break
+                time.sleep(0.2)
+            self.assertEqual(steps, ["1", "3", "4"])
+            _, health = collector.request("/api/v1/health")
+            source = [s for s in health["sources"] if s["path"].endswith("run.jsonl")][0]
+            self.assertEqual(source["errors"], 2, source)
+            self.assertEqual(source["offset"], os.path.getsize(path), source)
+        finally:
+            collector.stop()
+
+
+class Files(unittest.TestCase):
+    def run_cli(self, *args):
+        return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60)
+
+    def test_alias_bombs_and_special_files_are_refused(self):
+        directory = tempfile.mkdtemp(prefix="sb-yaml-")
+        bomb = os.path.join(directory, "bomb.yaml")
+        lines = ["method: grid", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+        for i in range(1, 10):
+            lines.append("a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)))
+        lines.append("parameters: {p: {values: *a9}}")
+        with open(bomb, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        result = self.run_cli("sweep", "plan", bomb)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("bomb.yaml:", result.stderr)
+        self.assertIn("aliases", result.stderr)
+        for special in ("/dev/zero", directory):
+            result = self.run_cli("sweep", "plan", special)
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("not a regular file", result.stderr)
+        result = self.run_cli("parse", "nvidia-smi", "/dev/zero")
+        self.assertIn("not a regular file", result.stderr)
+        key = os.path.join(directory, "key.yaml")
+        with open(key, "w") as f:
+            f.write("method: grid\n? [a, b]\n: 1\n")
+        result = self.run_cli("sweep", "plan", key)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("key.yaml:2: a key must be a plain value", result.stderr)
+
+
+if __name__ == "__main__":
+    COLLECTOR, CLI = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=2)
