@@ -112,6 +112,10 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
         if (!value.isUndefined() && value.type() != type)
             return invalid(u"\"%1\" must be %2"_s.arg(key, QLatin1StringView(name)));
     }
+    const QJsonValue batch = push.value(u"batch"_s);
+    if (!batch.isUndefined() && (!batch.isString() || batch.toString().size() > 200))
+        return invalid(u"\"batch\" must be a string of at most 200 characters (the sender's id "
+                       "for this batch)"_s);
     std::optional<RunInfo> info;
     if (push.value(u"info"_s).isObject())
         info = RunInfo::fromJson(run, push.value(u"info"_s).toObject());
@@ -158,15 +162,16 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
         appendRecord(*record, lastStep, record->wall.value_or(wallNow), &series);
         count += static_cast<qint64>(record->values.size());
     }
-    if (Status stored = m_store->append(run, series, info ? &*info : nullptr); !stored)
+    const auto stored = m_store->append(run, series, info ? &*info : nullptr, batch.toString());
+    if (!stored)
         return stored.failure();
     noteLastSteps(run, series);
     return count;
 }
 
 Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoints> &series) {
-    if (Status stored = m_store->append(run, series); !stored)
-        return stored;
+    if (const auto stored = m_store->append(run, series); !stored)
+        return stored.failure();
     noteLastSteps(run, series);
     return success();
 }

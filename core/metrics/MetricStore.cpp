@@ -26,7 +26,9 @@ constexpr qint64 kHeaderSize = 16;
 constexpr qint64 kPointSize = sizeof(MetricPoint);
 constexpr qint64 kCompactJournalAt = 8 << 20;
 
-enum class RecordType : quint32 { Run = 1, SeriesCreated = 2, Commit = 3 };
+enum class RecordType : quint32 { Run = 1, SeriesCreated = 2, Commit = 3, Batch = 4 };
+// How many batch ids the store remembers (a retry comes within seconds; this is hours of them).
+constexpr qsizetype kRememberedBatches = 100'000;
 
 QString systemError(const QString &what) {
     return u"%1: %2"_s.arg(what, QString::fromLocal8Bit(std::strerror(errno)));
@@ -206,6 +208,8 @@ Status MetricStore::load() {
                 break; // ids are dense and in order; anything else is not our journal
             m_byRun[series->run][series->metric] = series.get();
             m_series.push_back(std::move(series));
+        } else if (type == static_cast<quint32>(RecordType::Batch)) {
+            rememberBatch(QString::fromUtf8(payload));
         } else if (type == static_cast<quint32>(RecordType::Commit)) {
             for (quint32 i = 0; i + 12 <= length; i += 12) {
                 committed[qFromLittleEndian<quint32>(payload.data() + i)] =
@@ -290,6 +294,8 @@ Status MetricStore::compactJournal() {
         commit.append(entry, sizeof entry);
     }
     appendRecord(&snapshot, RecordType::Commit, commit);
+    for (const QString &batch : std::as_const(m_batchOrder))
+        appendRecord(&snapshot, RecordType::Batch, batch.toUtf8());
 
     const QString journalPath = m_directory + u"/journal"_s;
     const QByteArray temporary = QFile::encodeName(journalPath + u".new"_s);
@@ -341,10 +347,25 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
     return raw;
 }
 
-Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
-                           const RunInfo *info) {
+void MetricStore::rememberBatch(const QString &key) {
+    if (m_batches.contains(key))
+        return;
+    m_batches.insert(key);
+    m_batchOrder.push_back(key);
+    while (m_batchOrder.size() > kRememberedBatches) {
+        m_batches.remove(m_batchOrder.front());
+        m_batchOrder.pop_front();
+    }
+}
+
+Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
+                                 const RunInfo *info, const QString &batch) {
     if (run.isEmpty())
         return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
+    // A batch id is the run's and the sender's: "run\0id".
+    const QString batchKey = batch.isEmpty() ? QString() : run + QChar(0) + batch;
+    if (!batchKey.isEmpty() && m_batches.contains(batchKey))
+        return false; // stored before: a retry of a batch whose answer was lost
     for (const SeriesPoints &points : series) {
         for (std::size_t i = 0; i < points.points.size(); ++i) {
             if (const QString problem = pointProblem(points.points[i]); !problem.isEmpty())
@@ -421,10 +442,12 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
                                 entry + 4);
         commit.append(entry, sizeof entry);
     }
+    if (!batchKey.isEmpty()) // in the same write as the commit: both or neither survive a crash
+        appendRecord(&journal, RecordType::Batch, batchKey.toUtf8());
     if (!commit.isEmpty())
         appendRecord(&journal, RecordType::Commit, commit);
     if (journal.isEmpty())
-        return success();
+        return true;
     if (!writeAll(m_journalFd, journal.constData(), journal.size())) {
         const Error error{systemError(u"cannot append to the journal"_s), ErrorCode::StorageFailed};
         // Torn bytes left mid-journal would make recovery cut every later commit.
@@ -436,6 +459,8 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
     m_journalSize += journal.size();
 
     // Committed: publish the new state.
+    if (!batchKey.isEmpty())
+        rememberBatch(batchKey);
     m_runs[run] = merged;
     for (const auto &[s, points] : written) {
         const auto added = static_cast<qint64>(points->points.size());
@@ -456,7 +481,7 @@ Status MetricStore::append(const QString &run, const std::vector<SeriesPoints> &
                 m_recoveryNotes << note;
         }
     }
-    return success();
+    return true;
 }
 
 std::optional<RunInfo> MetricStore::run(const QString &name) const {

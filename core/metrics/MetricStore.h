@@ -12,6 +12,7 @@
 #include <QSet>
 #include <QStringList>
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -49,10 +50,15 @@ public:
     QString directory() const { return m_directory; }
 
     // Appends points of one run atomically, creating the run and series as needed; `info`, when
-    // given, is merged into the run's metadata. Returns once the batch survives a process kill.
-    Status append(const QString &run, const std::vector<SeriesPoints> &series,
-                  const RunInfo *info = nullptr);
-    Status updateRun(const RunInfo &info) { return append(info.name, {}, &info); }
+    // given, is merged into the run's metadata. Returns once the batch survives a process kill:
+    // true when stored, false when `batch` (the sender's id for it) was stored before, which
+    // makes a retry harmless. An error means nothing was stored.
+    Result<bool> append(const QString &run, const std::vector<SeriesPoints> &series,
+                        const RunInfo *info = nullptr, const QString &batch = {});
+    Status updateRun(const RunInfo &info) {
+        auto updated = append(info.name, {}, &info);
+        return updated ? success() : Status(updated.failure());
+    }
 
     QList<RunInfo> runs() const { return m_runs.values(); }
     std::optional<RunInfo> run(const QString &name) const;
@@ -72,6 +78,7 @@ private:
     explicit MetricStore(QString directory);
     Status load();
     Status compactJournal();
+    void rememberBatch(const QString &key);
     QString seriesPath(quint32 id) const;
     Series *find(const QString &run, const QString &metric) const;
     Result<std::unique_ptr<PointSource>> reader(const QString &run, const QString &metric,
@@ -88,6 +95,8 @@ private:
     std::vector<std::unique_ptr<Series>> m_series; // index is the series id
     QHash<QString, QHash<QString, Series *>> m_byRun;
     QSet<quint32> m_unsynced;
+    QSet<QString> m_batches;          // ids of the last kRememberedBatches batches ("run\0id")
+    std::deque<QString> m_batchOrder; // the same, oldest first
 };
 
 } // namespace sb

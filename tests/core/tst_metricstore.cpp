@@ -39,6 +39,7 @@ private Q_SLOTS:
     void exportsCsv();
     void compactionKeepsEverything();
     void relativeTimeUsesRunStart();
+    void batchIdsMakeRetriesHarmless();
 };
 
 void TestMetricStore::appendQueryAndReopen() {
@@ -204,6 +205,26 @@ void TestMetricStore::relativeTimeUsesRunStart() {
     window.axis = sb::XAxis::RelativeTime;
     const auto q = store->query(u"r"_s, u"loss"_s, window);
     QCOMPARE(q->x, (std::vector<double>{10, 11, 12}));
+}
+
+void TestMetricStore::batchIdsMakeRetriesHarmless() {
+    QTemporaryDir dir;
+    {
+        auto store = std::move(sb::MetricStore::open(dir.path())).value();
+        QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b1"_s).value(), true);
+        QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b1"_s).value(), false);
+        // An id is the run's: another run's batch of the same id is its own.
+        QCOMPARE(store->append(u"s"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b1"_s).value(), true);
+        // A refused batch leaves no id behind: sent again, it is stored.
+        QVERIFY(!store->append(u"r"_s, {{u"bad"_s, {{1e300, 1, 0}}}}, nullptr, u"b2"_s));
+        QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 10, 1)}, nullptr, u"b2"_s).value(), true);
+        QCOMPARE(store->series(u"r"_s).front().count, qint64(11));
+    }
+    // The ids survive a reopen (which compacts the journal) and so a kill.
+    auto store = std::move(sb::MetricStore::open(dir.path())).value();
+    QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b1"_s).value(), false);
+    QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b2"_s).value(), false);
+    QCOMPARE(store->series(u"r"_s).front().count, qint64(11));
 }
 
 QTEST_APPLESS_MAIN(TestMetricStore)

@@ -5,8 +5,13 @@ that everything else is stored exactly, and that the collector keeps answering.
 
 usage: test_collector_hostile.py SIGNALBOX_COLLECTOR SIGNALBOX_CLI (loopback only, bounded time)"""
 
+import contextlib
+import fractions
+import io
 import json
 import os
+import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -19,6 +24,9 @@ import urllib.parse
 import urllib.request
 
 COLLECTOR, CLI = None, None
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "clients", "python"))
+import signalbox  # noqa: E402
 
 
 def free_port():
@@ -275,6 +283,110 @@ class Files(unittest.TestCase):
         result = self.run_cli("sweep", "plan", key)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("key.yaml:2: a key must be a plain value", result.stderr)
+
+
+def stored_steps(collector, run, metric):
+    status, csv = collector.request("/api/v1/export?run=%s&metric=%s" % (q(run), q(metric)))
+    if status != 200:
+        return []
+    return [float(line.split(",")[0]) for line in csv.splitlines()[1:]]
+
+
+class PythonClient(unittest.TestCase):
+    def test_bad_values_never_kill_the_sender(self):
+        collector = Collector()
+        stderr = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(stderr):
+                run = signalbox.Run(run="bad", collector=collector.url, flush_interval=0.01,
+                                    out=io.StringIO())
+                run.log({"loss": None, "acc": 0.5}, step=0)
+                run.log({"loss": "abc"}, step=1)
+                run.log({"loss": 1j}, step=2)
+                run.log({"loss": 1.0}, step=fractions.Fraction(1, 2))
+                run.log({"loss": 2.0}, step=float("inf"))
+                run.log({"loss": 3.0}, step="3")
+                run.log({"loss": 4.0, "": 1, 5: 2}, step=4)
+                time.sleep(0.2)
+                self.assertTrue(run._thread.is_alive())
+                for step in range(5, 105):
+                    run.log({"loss": float(step), "big": 1e308, "nan": float("nan")}, step=step)
+                run.finish()
+            self.assertEqual(stored_steps(collector, "bad", "loss"), [0.5, 4.0] + list(range(5, 105)))
+            self.assertEqual(stored_steps(collector, "bad", "acc"), [0.0])
+            text = stderr.getvalue()
+            self.assertEqual(text.count("'loss'"), 1, text)  # warned once per metric
+            self.assertIn("step", text)
+            self.assertIn("dropped", text)  # the closing summary counts the loss
+            self.assertEqual(run.printed, 0)
+        finally:
+            collector.stop()
+
+    def test_full_disk_is_retried_never_acknowledged(self):
+        mount = tempfile.mkdtemp(prefix="sb-full-")
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mount],
+                          capture_output=True).returncode != 0:
+            self.skipTest("cannot mount a small tmpfs here (needs root)")
+        try:
+            collector = Collector(os.path.join(mount, "store"))
+            acked = set()
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                run = signalbox.Run(run="full", collector=collector.url, flush_interval=0.02,
+                                    out=io.StringIO(),
+                                    on_ack=lambda records: acked.update(r[0] for r in records))
+                total = 100_000  # 4.8 MB of points on a 1 MB disk
+                for step in range(total):
+                    run.log({"x": float(step), "y": 1.0}, step=step)
+                deadline = time.time() + 30
+                while "retrying" not in stderr.getvalue() and time.time() < deadline:
+                    time.sleep(0.05)
+                self.assertIn("retrying", stderr.getvalue())
+                stored = stored_steps(collector, "full", "x")
+                self.assertLess(len(stored), total)
+                self.assertEqual(set(stored), acked)  # only what was stored was acknowledged
+                # Free the space: the held batches arrive, each once.
+                subprocess.run(["mount", "-o", "remount,size=64m", mount], check=True)
+                deadline = time.time() + 60
+                while len(acked) < total and time.time() < deadline:
+                    time.sleep(0.1)
+                run.finish()
+            stored = stored_steps(collector, "full", "x")
+            self.assertEqual(sorted(stored), list(map(float, range(total))))
+            self.assertEqual(run.printed, 0)
+            _, health = collector.request("/api/v1/health")
+            collector.stop()
+        finally:
+            subprocess.run(["umount", "-l", mount])
+            shutil.rmtree(mount, ignore_errors=True)
+
+    def test_a_hung_collector_times_out_and_the_retry_is_stored_once(self):
+        collector = Collector()
+        try:
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                run = signalbox.Run(run="hung", collector=collector.url, flush_interval=0.02,
+                                    out=io.StringIO(), timeout=0.5)
+                for step in range(500):
+                    run.log({"x": float(step)}, step=step)
+                time.sleep(0.3)
+                collector.process.send_signal(signal.SIGSTOP)  # requests pile up unanswered
+                for step in range(500, 3000):
+                    run.log({"x": float(step)}, step=step)
+                    if step % 100 == 0:
+                        time.sleep(0.02)
+                time.sleep(1.5)
+                collector.process.send_signal(signal.SIGCONT)  # it answers what it held, late
+                deadline = time.time() + 30
+                while run.acknowledged < 3000 and time.time() < deadline:
+                    time.sleep(0.1)
+                run.finish()
+            stored = stored_steps(collector, "hung", "x")
+            self.assertIn("timed out", stderr.getvalue())
+            self.assertEqual(sorted(stored), list(map(float, range(3000))))
+        finally:
+            collector.process.send_signal(signal.SIGCONT)
+            collector.stop()
 
 
 if __name__ == "__main__":
