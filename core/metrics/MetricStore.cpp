@@ -4,6 +4,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QtEndian>
 
@@ -20,7 +21,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr quint32 kJournalMagic = 0x314A4253; // "SBJ1"
+constexpr quint32 kJournalMagic = 0x314A4253;         // "SBJ1"
+constexpr QByteArrayView kJournalMagicBytes = "SBJ1"; // the same, as it lies on disk
+constexpr qint64 kMaxSeriesId = qint64(1) << 30;
 constexpr QByteArrayView kSeriesMagic = "SBPOINTS";
 constexpr qint64 kHeaderSize = 16;
 constexpr qint64 kPointSize = sizeof(MetricPoint);
@@ -91,6 +94,11 @@ public:
     Fd &operator=(const Fd &) = delete;
     int get() const { return m_fd; }
     bool valid() const { return m_fd >= 0; }
+    void reset(int fd = -1) {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = fd;
+    }
 
 private:
     int m_fd;
@@ -154,9 +162,12 @@ MetricStore::~MetricStore() {
 Result<std::unique_ptr<MetricStore>> MetricStore::open(const QString &directory) {
     if (!QDir().mkpath(directory + u"/series"_s))
         return fail(u"cannot create the store directory %1"_s.arg(directory));
+    // Metrics are private: the store is the owner's alone.
+    for (const QString &path : {directory, QString(directory + u"/series"_s)})
+        ::chmod(QFile::encodeName(path).constData(), 0700);
     std::unique_ptr<MetricStore> store(new MetricStore(QDir(directory).absolutePath()));
     const QByteArray lockPath = QFile::encodeName(directory + u"/lock"_s);
-    store->m_lockFd = ::open(lockPath.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    store->m_lockFd = ::open(lockPath.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (store->m_lockFd < 0)
         return fail(systemError(u"cannot open %1"_s.arg(QString::fromLocal8Bit(lockPath))));
     if (::flock(store->m_lockFd, LOCK_EX | LOCK_NB) != 0)
@@ -170,6 +181,35 @@ QString MetricStore::seriesPath(quint32 id) const {
     return u"%1/series/%2.pts"_s.arg(m_directory).arg(id);
 }
 
+// The length of the whole, checksummed record at `offset`, or 0.
+qint64 MetricStore::recordLength(const QByteArray &bytes, qint64 offset) {
+    if (offset + 16 > bytes.size())
+        return 0;
+    const char *header = bytes.constData() + offset;
+    const auto length = qFromLittleEndian<quint32>(header + 8);
+    if (qFromLittleEndian<quint32>(header) != kJournalMagic ||
+        offset + 16 + static_cast<qint64>(length) > bytes.size())
+        return 0;
+    const QByteArrayView payload(header + 16, length);
+    if (crc32c(payload, crc32c(QByteArrayView(header + 4, 4))) !=
+        qFromLittleEndian<quint32>(header + 12))
+        return 0;
+    return 16 + static_cast<qint64>(length);
+}
+
+Result<QString> MetricStore::keepInLostFound(const QString &path, const QString &name) {
+    const QString directory = m_directory + u"/lost+found"_s;
+    if (!QDir().mkpath(directory))
+        return fail(u"cannot create %1"_s.arg(directory), ErrorCode::StorageFailed);
+    QString target = directory + u'/' + name;
+    for (int n = 2; QFileInfo::exists(target); ++n)
+        target = u"%1/%2.%3"_s.arg(directory, name).arg(n);
+    if (::rename(QFile::encodeName(path).constData(), QFile::encodeName(target).constData()) != 0)
+        return fail(systemError(u"cannot move %1 to %2"_s.arg(path, target)),
+                    ErrorCode::StorageFailed);
+    return QString(u"lost+found/"_s + QFileInfo(target).fileName());
+}
+
 Status MetricStore::load() {
     const QString journalPath = m_directory + u"/journal"_s;
     QFile journal(journalPath);
@@ -181,76 +221,165 @@ Status MetricStore::load() {
         journal.close();
     }
 
+    // Every readable record counts: a damaged stretch is kept aside and reading resumes at the
+    // next whole record, so one bad byte costs one record, never the rest of the store.
     QHash<quint32, qint64> committed;
+    QHash<quint32, Series *> byId;
     qint64 offset = 0;
-    while (offset + 16 <= bytes.size()) {
+    qint64 readableEnd = 0; // where the last readable record ends
+    while (offset < bytes.size()) {
+        const qint64 length = recordLength(bytes, offset);
+        if (length == 0) {
+            qint64 next = offset + 1;
+            for (;; ++next) {
+                next = bytes.indexOf(kJournalMagicBytes, next);
+                if (next < 0 || recordLength(bytes, next) > 0)
+                    break;
+            }
+            if (next < 0)
+                next = bytes.size();
+            const qint64 skipped = next - offset;
+            // A write the stop cut short: a record header whose payload runs past the end.
+            const bool tornTail =
+                next == bytes.size() &&
+                (skipped < 16 ||
+                 (qFromLittleEndian<quint32>(bytes.constData() + offset) == kJournalMagic &&
+                  16 + qint64(qFromLittleEndian<quint32>(bytes.constData() + offset + 8)) >
+                      skipped));
+            if (tornTail) {
+                m_recoveryNotes << u"journal: cut the torn tail of a write the stop interrupted "
+                                   "(%1 bytes at offset %2; never acknowledged)"_s.arg(skipped)
+                                       .arg(offset);
+            } else {
+                const QString aside = m_directory + u"/journal.damaged"_s;
+                QFile out(aside);
+                Result<QString> kept = fail(u"cannot write %1"_s.arg(aside));
+                if (out.open(QIODevice::WriteOnly) &&
+                    out.write(bytes.mid(offset, skipped)) == skipped && out.flush()) {
+                    out.close();
+                    kept = keepInLostFound(aside, u"journal-at-%1.damaged"_s.arg(offset));
+                }
+                if (!kept)
+                    return fail(
+                        u"the journal is damaged at offset %1 and %2; not touching the store"_s
+                            .arg(offset)
+                            .arg(kept.error()));
+                m_recoveryNotes << u"journal: %1 unreadable bytes at offset %2 kept in %3; reading "
+                                   "resumed at offset %4"_s.arg(skipped)
+                                       .arg(offset)
+                                       .arg(*kept)
+                                       .arg(next);
+            }
+            offset = next;
+            continue;
+        }
         const char *header = bytes.constData() + offset;
         const auto type = qFromLittleEndian<quint32>(header + 4);
-        const auto length = qFromLittleEndian<quint32>(header + 8);
-        if (qFromLittleEndian<quint32>(header) != kJournalMagic ||
-            offset + 16 + static_cast<qint64>(length) > bytes.size())
-            break;
-        const QByteArrayView payload(header + 16, length);
-        if (crc32c(payload, crc32c(QByteArrayView(header + 4, 4))) !=
-            qFromLittleEndian<quint32>(header + 12))
-            break;
+        const QByteArrayView payload(header + 16, length - 16);
         if (type == static_cast<quint32>(RecordType::Run)) {
             const QJsonObject json = QJsonDocument::fromJson(payload.toByteArray()).object();
             const QString name = json.value(u"name"_s).toString();
-            m_runs[name] = RunInfo::fromJson(name, json);
+            if (!name.isEmpty())
+                m_runs[name] = RunInfo::fromJson(name, json);
         } else if (type == static_cast<quint32>(RecordType::SeriesCreated)) {
             const QJsonObject json = QJsonDocument::fromJson(payload.toByteArray()).object();
-            auto series = std::make_unique<Series>();
-            series->id = static_cast<quint32>(json.value(u"id"_s).toInteger());
-            series->run = json.value(u"run"_s).toString();
-            series->metric = json.value(u"metric"_s).toString();
-            if (series->id != m_series.size())
-                break; // ids are dense and in order; anything else is not our journal
-            m_byRun[series->run][series->metric] = series.get();
-            m_series.push_back(std::move(series));
+            const qint64 id = json.value(u"id"_s).toInteger(-1);
+            const QString run = json.value(u"run"_s).toString();
+            const QString metric = json.value(u"metric"_s).toString();
+            if (id >= 0 && id < kMaxSeriesId && !byId.contains(static_cast<quint32>(id)) &&
+                !run.isEmpty() && !metric.isEmpty() && !find(run, metric)) {
+                auto series = std::make_unique<Series>();
+                series->id = static_cast<quint32>(id);
+                series->run = run;
+                series->metric = metric;
+                byId.insert(series->id, series.get());
+                m_byRun[run][metric] = series.get();
+                m_nextId = std::max(m_nextId, series->id + 1);
+                if (!m_runs.contains(run))
+                    m_runs[run] = RunInfo{run, {}, {}, {}, {}, {}};
+                m_series.push_back(std::move(series));
+            }
+        } else if (type == static_cast<quint32>(RecordType::Commit)) {
+            for (qint64 i = 0; i + 12 <= payload.size(); i += 12) {
+                committed[qFromLittleEndian<quint32>(payload.data() + i)] =
+                    std::max<qint64>(0, qFromLittleEndian<qint64>(payload.data() + i + 4));
+            }
         } else if (type == static_cast<quint32>(RecordType::Batch)) {
             rememberBatch(QString::fromUtf8(payload));
-        } else if (type == static_cast<quint32>(RecordType::Commit)) {
-            for (quint32 i = 0; i + 12 <= length; i += 12) {
-                committed[qFromLittleEndian<quint32>(payload.data() + i)] =
-                    qFromLittleEndian<qint64>(payload.data() + i + 4);
-            }
         }
-        offset += 16 + length;
+        offset += length;
+        readableEnd = offset;
     }
-    if (offset < bytes.size()) {
-        m_recoveryNotes << u"journal: cut a torn tail of %1 bytes at offset %2"_s
-                               .arg(bytes.size() - offset)
-                               .arg(offset);
-        if (!journal.resize(offset))
-            return fail(u"cannot truncate %1: %2"_s.arg(journalPath, journal.errorString()));
-    }
-    m_journalSize = offset;
+    if (readableEnd < bytes.size() && !journal.resize(readableEnd))
+        return fail(u"cannot truncate %1: %2"_s.arg(journalPath, journal.errorString()));
+    m_journalSize = readableEnd;
 
+    // A series file no journal record names (a lost or damaged journal) is kept aside, never
+    // overwritten by a new series; and no new series takes its number.
+    const QDir seriesDir(m_directory + u"/series"_s);
+    for (const QString &name : seriesDir.entryList(QDir::Files)) {
+        bool numbered = false;
+        const qint64 id =
+            QStringView(name).chopped(name.endsWith(u".pts"_s) ? 4 : 0).toLongLong(&numbered);
+        if (numbered && id >= 0 && id < kMaxSeriesId) {
+            m_nextId = std::max(m_nextId, static_cast<quint32>(id + 1));
+            if (byId.contains(static_cast<quint32>(id)) && name.endsWith(u".pts"_s))
+                continue;
+        }
+        const auto kept = keepInLostFound(seriesDir.filePath(name), u"series-"_s + name);
+        if (!kept)
+            return fail(kept.error());
+        m_recoveryNotes << u"series/%1 is named by no journal record: kept in %2"_s.arg(name,
+                                                                                        *kept);
+    }
+
+    const QByteArray expectedHeader = seriesHeader();
     for (const auto &series : m_series) {
         const QByteArray path = QFile::encodeName(seriesPath(series->id));
-        Fd fd(::open(path.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+        const QString where = u"series %1/%2"_s.arg(series->run, series->metric);
+        Fd fd(::open(path.constData(), O_RDWR | O_CLOEXEC));
         struct stat info {};
-        if (!fd.valid() || ::fstat(fd.get(), &info) != 0)
-            return fail(systemError(u"cannot open %1"_s.arg(QString::fromLocal8Bit(path))));
-        if (info.st_size < kHeaderSize) {
-            const QByteArray header = seriesHeader();
-            if (!writeAll(fd.get(), header.constData(), kHeaderSize, 0) ||
-                ::ftruncate(fd.get(), kHeaderSize))
+        if (fd.valid() && ::fstat(fd.get(), &info) == 0 && info.st_size >= kHeaderSize) {
+            char header[kHeaderSize];
+            if (!readAll(fd.get(), header, kHeaderSize, 0))
+                return fail(systemError(u"cannot read %1"_s.arg(QString::fromLocal8Bit(path))));
+            if (QByteArrayView(header, kHeaderSize) != expectedHeader) {
+                const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
+                                                  u"series-%1.pts.bad-header"_s.arg(series->id));
+                if (!kept)
+                    return fail(kept.error());
+                m_recoveryNotes << u"%1: the file's header is not a Signalbox series header; kept "
+                                   "in %2, the series starts again empty (%3 points)"_s
+                                       .arg(where, *kept)
+                                       .arg(committed.value(series->id, 0));
+                committed.remove(series->id);
+                fd.reset();
+            }
+        } else if (fd.valid() && info.st_size > 0) {
+            const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
+                                              u"series-%1.pts.short"_s.arg(series->id));
+            if (!kept)
+                return fail(kept.error());
+            m_recoveryNotes << u"%1: the file is shorter than its header; kept in %2"_s.arg(where,
+                                                                                            *kept);
+            fd.reset();
+        }
+        if (!fd.valid() || info.st_size < kHeaderSize) {
+            fd.reset(::open(path.constData(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+            if (!fd.valid() || !writeAll(fd.get(), expectedHeader.constData(), kHeaderSize, 0) ||
+                ::ftruncate(fd.get(), kHeaderSize) != 0)
                 return fail(systemError(u"cannot write %1"_s.arg(QString::fromLocal8Bit(path))));
             info.st_size = kHeaderSize;
         }
         const qint64 onDisk = (info.st_size - kHeaderSize) / kPointSize;
-        const qint64 want = committed.value(series->id, 0);
-        series->count = std::min(onDisk, want);
-        if (onDisk > want) {
-            m_recoveryNotes << u"series %1/%2: cut %3 uncommitted points"_s
-                                   .arg(series->run, series->metric)
-                                   .arg(onDisk - want);
-        } else if (onDisk < want) {
-            m_recoveryNotes << u"series %1/%2: %3 committed points were lost by the disk"_s
-                                   .arg(series->run, series->metric)
-                                   .arg(want - onDisk);
+        const qint64 committedCount = committed.value(series->id, 0);
+        series->count = std::min(onDisk, committedCount);
+        if (onDisk > committedCount) {
+            m_recoveryNotes << u"%1: cut %2 uncommitted points (never acknowledged)"_s.arg(where)
+                                   .arg(onDisk - committedCount);
+        } else if (onDisk < committedCount) {
+            m_recoveryNotes << u"%1: %2 committed points were lost by the disk"_s.arg(where).arg(
+                committedCount - onDisk);
         }
         if (info.st_size != kHeaderSize + series->count * kPointSize &&
             ::ftruncate(fd.get(), kHeaderSize + series->count * kPointSize) != 0)
@@ -270,7 +399,7 @@ Status MetricStore::load() {
     }
     if (m_journalFd < 0) {
         const QByteArray path = QFile::encodeName(journalPath);
-        m_journalFd = ::open(path.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        m_journalFd = ::open(path.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (m_journalFd < 0)
             return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
     }
@@ -299,7 +428,7 @@ Status MetricStore::compactJournal() {
 
     const QString journalPath = m_directory + u"/journal"_s;
     const QByteArray temporary = QFile::encodeName(journalPath + u".new"_s);
-    Fd fd(::open(temporary.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Fd fd(::open(temporary.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
     if (!fd.valid() || !writeAll(fd.get(), snapshot.constData(), snapshot.size()) ||
         ::fdatasync(fd.get()) != 0)
         return fail(systemError(u"cannot write %1"_s.arg(QString::fromLocal8Bit(temporary))));
@@ -329,11 +458,20 @@ MetricStore::Series *MetricStore::find(const QString &run, const QString &metric
 Result<MetricStore::Series *> MetricStore::create(const QString &run, const QString &metric,
                                                   QByteArray *journal) {
     auto series = std::make_unique<Series>();
-    series->id = static_cast<quint32>(m_series.size());
+    series->id = m_nextId;
     series->run = run;
     series->metric = metric;
     const QByteArray path = QFile::encodeName(seriesPath(series->id));
-    Fd fd(::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    // O_EXCL: a file already there is someone's data, never overwritten.
+    Fd fd(::open(path.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (!fd.valid() && errno == EEXIST) {
+        if (const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
+                                              u"series-%1.pts.in-the-way"_s.arg(series->id)))
+            m_recoveryNotes << u"series/%1.pts was in the way of a new series: kept in %2"_s
+                                   .arg(series->id)
+                                   .arg(*kept);
+        fd.reset(::open(path.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    }
     const QByteArray header = seriesHeader();
     if (!fd.valid() || !writeAll(fd.get(), header.constData(), kHeaderSize))
         return fail(systemError(u"cannot create %1"_s.arg(QString::fromLocal8Bit(path))));
@@ -342,6 +480,7 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
         jsonPayload(
             {{u"id"_s, static_cast<qint64>(series->id)}, {u"run"_s, run}, {u"metric"_s, metric}}));
     Series *raw = series.get();
+    ++m_nextId; // never re-used, even when this batch is rolled back
     m_byRun[run][metric] = raw;
     m_series.push_back(std::move(series));
     return raw;
@@ -398,8 +537,9 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
             if (::truncate(path.constData(), kHeaderSize + s->count * kPointSize) != 0)
                 m_recoveryNotes << systemError(u"cannot roll back %1"_s.arg(seriesPath(s->id)));
         }
-        // Series created by this batch were never journaled: forget them so ids stay dense.
+        // Series created by this batch were never journaled: forget them and their files.
         while (m_series.size() > seriesBefore) {
+            ::unlink(QFile::encodeName(seriesPath(m_series.back()->id)).constData());
             m_byRun[m_series.back()->run].remove(m_series.back()->metric);
             m_series.pop_back();
         }

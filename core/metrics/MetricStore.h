@@ -28,7 +28,9 @@ namespace sb {
 // A batch is written to the series files first and acknowledged once its commit record is in
 // the journal. Opening the store cuts a torn journal tail and truncates every series file back
 // to its last committed length, so a batch is either wholly there or not at all, and nothing
-// acknowledged is lost when the process is killed.
+// acknowledged is lost when the process is killed. Recovery never destroys what it cannot read:
+// a damaged stretch of journal, a series file no record names, or one with a foreign header goes
+// to lost+found/, reading resumes at the next whole record, and a series id is never re-used.
 //
 // Not thread-safe: one thread (the collector's) owns a store. Summaries for fast queries are built
 // on a series' first query and kept up to date by appends.
@@ -79,6 +81,9 @@ private:
     Status load();
     Status compactJournal();
     void rememberBatch(const QString &key);
+    static qint64 recordLength(const QByteArray &bytes, qint64 offset);
+    // Moves a file the store cannot use to lost+found/NAME; returns where it went.
+    Result<QString> keepInLostFound(const QString &path, const QString &name);
     QString seriesPath(quint32 id) const;
     Series *find(const QString &run, const QString &metric) const;
     Result<std::unique_ptr<PointSource>> reader(const QString &run, const QString &metric,
@@ -92,7 +97,8 @@ private:
     qint64 m_compactAt = 0; // journal size that triggers the next compaction
     QStringList m_recoveryNotes;
     QMap<QString, RunInfo> m_runs;
-    std::vector<std::unique_ptr<Series>> m_series; // index is the series id
+    std::vector<std::unique_ptr<Series>> m_series;
+    quint32 m_nextId = 0; // above every id the journal or the series directory ever held
     QHash<QString, QHash<QString, Series *>> m_byRun;
     QSet<quint32> m_unsynced;
     QSet<QString> m_batches;          // ids of the last kRememberedBatches batches ("run\0id")
