@@ -54,9 +54,19 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         for (const auto &note :
              health ? health->object().value(u"recovery"_s).toArray() : QJsonArray())
             notes << note.toString();
-        if (!notes.isEmpty())
-            showError(tr("The collector repaired its store after an unclean stop: %1")
-                          .arg(notes.join(u"; "_s)));
+        if (notes.isEmpty())
+            return;
+        // Shown at every start until the person says they read it.
+        showError(tr("The collector repaired its store: %1 <a href=\"acknowledge\">Dismiss</a>")
+                      .arg(notes.join(u"; "_s).toHtmlEscaped()));
+    });
+    connect(m_banner, &QLabel::linkActivated, this, [this, collector](const QString &link) {
+        if (link != "acknowledge"_L1)
+            return;
+        collector->postJson(u"/api/v1/recovery/acknowledge"_s, {}, {}, this,
+                            [this](const Result<QJsonDocument> &done) {
+                                showError(done ? QString() : done.error());
+                            });
     });
 
     connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);

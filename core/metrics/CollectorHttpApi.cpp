@@ -150,6 +150,12 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
               QJsonObject{{u"accepted"_s, result.points},
                           {u"errors"_s, QJsonArray::fromStringList(result.errors)}},
               result.storageFailed ? HttpStatus::InsufficientStorage : HttpStatus::Ok);
+    } else if (path == u"/api/v1/recovery/acknowledge"_s && post) {
+        const qint64 notes = m_collector->store().recoveryNotes().size();
+        if (Status done = m_collector->store().acknowledgeRecovery(); !done)
+            replyError(responder, done.error(), failureStatus(done.errorCode()));
+        else
+            reply(responder, QJsonObject{{u"acknowledged"_s, notes}});
     } else if (path == u"/api/v1/runs"_s && get) {
         reply(responder, m_collector->runsJson(query.value(u"filter"_s)));
     } else if (path == u"/api/v1/metrics"_s && get) {

@@ -1,10 +1,13 @@
 #include "MetricStore.h"
 
 #include "util/Crc32c.h"
+#include "util/Files.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QtEndian>
 
@@ -172,9 +175,36 @@ Result<std::unique_ptr<MetricStore>> MetricStore::open(const QString &directory)
         return fail(systemError(u"cannot open %1"_s.arg(QString::fromLocal8Bit(lockPath))));
     if (::flock(store->m_lockFd, LOCK_EX | LOCK_NB) != 0)
         return fail(u"the store %1 is in use by another Signalbox collector"_s.arg(directory));
+    // Notes of earlier starts come first, and stay until acknowledged.
+    const QString notesPath = directory + u"/recovery.json"_s;
+    QStringList earlier;
+    if (QFileInfo::exists(notesPath)) {
+        const auto bytes = readRegularFile(notesPath, 1 << 20);
+        for (const QJsonValue note : QJsonDocument::fromJson(bytes ? *bytes : QByteArray()).array())
+            earlier << note.toString();
+    }
     if (Status loaded = store->load(); !loaded)
         return fail(loaded.error());
+    // What touched stored data is said until acknowledged; a torn tail or uncommitted points
+    // (never acknowledged to anyone) only this time.
+    if (!store->m_lossNotes.isEmpty()) {
+        const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODate);
+        for (QString &note : store->m_lossNotes)
+            note = stamp + u": "_s + note;
+        earlier += store->m_lossNotes;
+        (void)writeFileAtomically(notesPath,
+                                  QJsonDocument(QJsonArray::fromStringList(earlier)).toJson());
+    }
+    store->m_recoveryNotes = earlier + store->m_recoveryNotes;
     return store;
+}
+
+Status MetricStore::acknowledgeRecovery() {
+    const QString notesPath = m_directory + u"/recovery.json"_s;
+    if (QFileInfo::exists(notesPath) && !QFile::remove(notesPath))
+        return fail(u"cannot remove %1"_s.arg(notesPath), ErrorCode::StorageFailed);
+    m_recoveryNotes.clear();
+    return success();
 }
 
 QString MetricStore::seriesPath(quint32 id) const {
@@ -264,11 +294,11 @@ Status MetricStore::load() {
                         u"the journal is damaged at offset %1 and %2; not touching the store"_s
                             .arg(offset)
                             .arg(kept.error()));
-                m_recoveryNotes << u"journal: %1 unreadable bytes at offset %2 kept in %3; reading "
-                                   "resumed at offset %4"_s.arg(skipped)
-                                       .arg(offset)
-                                       .arg(*kept)
-                                       .arg(next);
+                m_lossNotes << u"journal: %1 unreadable bytes at offset %2 kept in %3; reading "
+                               "resumed at offset %4"_s.arg(skipped)
+                                   .arg(offset)
+                                   .arg(*kept)
+                                   .arg(next);
             }
             offset = next;
             continue;
@@ -329,8 +359,7 @@ Status MetricStore::load() {
         const auto kept = keepInLostFound(seriesDir.filePath(name), u"series-"_s + name);
         if (!kept)
             return fail(kept.error());
-        m_recoveryNotes << u"series/%1 is named by no journal record: kept in %2"_s.arg(name,
-                                                                                        *kept);
+        m_lossNotes << u"series/%1 is named by no journal record: kept in %2"_s.arg(name, *kept);
     }
 
     const QByteArray expectedHeader = seriesHeader();
@@ -348,10 +377,10 @@ Status MetricStore::load() {
                                                   u"series-%1.pts.bad-header"_s.arg(series->id));
                 if (!kept)
                     return fail(kept.error());
-                m_recoveryNotes << u"%1: the file's header is not a Signalbox series header; kept "
-                                   "in %2, the series starts again empty (%3 points)"_s
-                                       .arg(where, *kept)
-                                       .arg(committed.value(series->id, 0));
+                m_lossNotes << u"%1: the file's header is not a Signalbox series header; kept "
+                               "in %2, the series starts again empty (%3 points)"_s
+                                   .arg(where, *kept)
+                                   .arg(committed.value(series->id, 0));
                 committed.remove(series->id);
                 fd.reset();
             }
@@ -360,8 +389,8 @@ Status MetricStore::load() {
                                               u"series-%1.pts.short"_s.arg(series->id));
             if (!kept)
                 return fail(kept.error());
-            m_recoveryNotes << u"%1: the file is shorter than its header; kept in %2"_s.arg(where,
-                                                                                            *kept);
+            m_lossNotes << u"%1: the file is shorter than its header; kept in %2"_s.arg(where,
+                                                                                        *kept);
             fd.reset();
         }
         if (!fd.valid() || info.st_size < kHeaderSize) {
@@ -378,7 +407,7 @@ Status MetricStore::load() {
             m_recoveryNotes << u"%1: cut %2 uncommitted points (never acknowledged)"_s.arg(where)
                                    .arg(onDisk - committedCount);
         } else if (onDisk < committedCount) {
-            m_recoveryNotes << u"%1: %2 committed points were lost by the disk"_s.arg(where).arg(
+            m_lossNotes << u"%1: %2 committed points were lost by the disk"_s.arg(where).arg(
                 committedCount - onDisk);
         }
         if (info.st_size != kHeaderSize + series->count * kPointSize &&
@@ -391,7 +420,8 @@ Status MetricStore::load() {
     }
 
     m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
-    if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty()) {
+    if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty() ||
+        !m_lossNotes.isEmpty()) {
         // The journal as it stands is valid: a store that cannot compact (a full disk) still opens.
         if (Status compacted = compactJournal(); !compacted)
             m_recoveryNotes << u"journal compaction failed, retried later: %1"_s.arg(

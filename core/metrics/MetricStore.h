@@ -47,8 +47,11 @@ public:
     MetricStore(const MetricStore &) = delete;
     MetricStore &operator=(const MetricStore &) = delete;
 
-    // What opening had to repair (a torn journal tail, uncommitted points), for the log.
+    // What opening had to repair (a torn journal tail, uncommitted points, files kept in
+    // lost+found), this start's and earlier starts' until acknowledged (kept in recovery.json).
     const QStringList &recoveryNotes() const { return m_recoveryNotes; }
+    // The person has read the notes: later starts no longer repeat them.
+    Status acknowledgeRecovery();
     QString directory() const { return m_directory; }
 
     // Appends points of one run atomically, creating the run and series as needed; `info`, when
@@ -96,6 +99,7 @@ private:
     qint64 m_journalSize = 0;
     qint64 m_compactAt = 0; // journal size that triggers the next compaction
     QStringList m_recoveryNotes;
+    QStringList m_lossNotes; // this start's notes about stored data, kept until acknowledged
     QMap<QString, RunInfo> m_runs;
     std::vector<std::unique_ptr<Series>> m_series;
     quint32 m_nextId = 0; // above every id the journal or the series directory ever held

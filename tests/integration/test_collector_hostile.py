@@ -328,6 +328,20 @@ class Corruption(unittest.TestCase):
             self.assertGreaterEqual(len(files), 5)
         finally:
             collector.stop()
+        # Said at every start until acknowledged, then no more.
+        collector = Collector(data)
+        try:
+            _, health = collector.request("/api/v1/health")
+            self.assertIn(notes.split("; ")[0][:40], " ".join(health["recovery"]))
+            status, reply = collector.request("/api/v1/recovery/acknowledge", b"")
+            self.assertEqual(status, 200, reply)
+        finally:
+            collector.stop()
+        collector = Collector(data)
+        try:
+            self.assertEqual(collector.request("/api/v1/health")[1]["recovery"], [])
+        finally:
+            collector.stop()
 
     def test_a_lost_journal_keeps_every_series_file(self):
         for damage in ("delete", "empty"):
@@ -353,7 +367,7 @@ class Corruption(unittest.TestCase):
                 self.assertEqual(os.listdir(os.path.join(data, "series")), ["4.pts"])
             finally:
                 collector.stop()
-            # Known now, the next start is quiet about them... and keeps them.
+            # Kept at the next start too.
             again = Collector(data)
             again.stop()
             self.assertEqual(len(self.lost_found(data)), 4)

@@ -1,0 +1,127 @@
+// libFuzzer target: the collector from the outside. The first byte picks a surface, the rest is
+// the input: a raw HTTP request to a real listening collector, a push body, a /lines body, YAML
+// with anchors and aliases (every loader), or arbitrary stored points under the M4 query path.
+// Anything may be refused; nothing may crash, hang or trip a sanitizer.
+#include "config/Config.h"
+#include "config/YamlFile.h"
+#include "metrics/Collector.h"
+#include "metrics/Downsampler.h"
+#include "sweeps/SweepSpec.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QJsonDocument>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+sb::Collector &collector() {
+    static int argc = 1;
+    static char name[] = "fuzz_collector";
+    static char *argv[] = {name, nullptr};
+    static QCoreApplication app(argc, argv);
+    static QTemporaryDir dir;
+    static auto started = [] {
+        sb::Collector::Options options;
+        options.dataDir = dir.path();
+        return sb::Collector::start(options);
+    }();
+    if (!started)
+        std::abort();
+    return *started.value();
+}
+
+// Every metric of a run, queried on each axis.
+void queryRun(sb::Collector &c, const QString &run) {
+    {
+        for (const auto &series : c.store().series(run)) {
+            for (sb::XAxis axis : {sb::XAxis::Step, sb::XAxis::RelativeTime, sb::XAxis::WallTime}) {
+                sb::SeriesWindow window;
+                window.axis = axis;
+                window.width = 17;
+                (void)c.store().query(run, series.metric, window);
+            }
+        }
+    }
+}
+
+void rawHttp(sb::Collector &c, QByteArrayView request) {
+    QTcpSocket socket;
+    socket.connectToHost(c.url().host(), static_cast<quint16>(c.url().port()));
+    if (!socket.waitForConnected(2000))
+        std::abort();
+    socket.write(request.toByteArray());
+    socket.flush();
+    // Until the answer starts, the server closes, or a request that never ends has waited.
+    const QDeadlineTimer deadline(50);
+    while (!deadline.hasExpired() && socket.state() == QAbstractSocket::ConnectedState &&
+           socket.bytesAvailable() == 0)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+}
+
+void storedPoints(QByteArrayView bytes) {
+    if (bytes.size() < 16)
+        return;
+    std::vector<sb::MetricPoint> points((bytes.size() - 16) / sizeof(sb::MetricPoint));
+    std::memcpy(points.data(), bytes.data() + 16, points.size() * sizeof(sb::MetricPoint));
+    sb::VectorPointSource source(&points);
+    sb::SeriesSummary summary;
+    summary.update(source);
+    sb::SeriesWindow window;
+    double bounds[2];
+    std::memcpy(bounds, bytes.data(), sizeof bounds);
+    window.axis = static_cast<sb::XAxis>(static_cast<unsigned>(bounds[0] != bounds[0]) % 3);
+    window.from = bounds[0];
+    window.to = bounds[1];
+    window.width = 1 + static_cast<unsigned char>(bytes[0]) % 64;
+    (void)sb::downsampleM4(source, summary, window);
+    window.from.reset();
+    window.to.reset();
+    window.smoothing = 0.5;
+    (void)sb::downsampleM4(source, summary, window);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    if (size == 0)
+        return 0;
+    const QByteArrayView input(reinterpret_cast<const char *>(data) + 1,
+                               static_cast<qsizetype>(size - 1));
+    switch (data[0] % 5) {
+    case 0:
+        rawHttp(collector(), input);
+        break;
+    case 1:
+        if (const auto document = QJsonDocument::fromJson(input.toByteArray());
+            document.isObject()) {
+            (void)collector().ingestPush(document.object());
+            queryRun(collector(), document.object().value(u"run"_s).toString());
+        }
+        break;
+    case 2:
+        (void)collector().ingestLines(u"fuzz"_s, input);
+        queryRun(collector(), u"fuzz"_s);
+        break;
+    case 3: {
+        const QByteArray yaml = input.toByteArray();
+        if (auto node = sb::parseYaml(yaml, u"fuzz.yaml"_s))
+            (void)sb::yamlToJson(*node);
+        (void)sb::parseYamlObjects(yaml, u"fuzz.yaml"_s);
+        (void)sb::Config::parse(yaml, u"fuzz.yaml"_s);
+        (void)sb::SweepSpec::parse(yaml, u"fuzz.yaml"_s);
+        break;
+    }
+    case 4:
+        storedPoints(input);
+        break;
+    }
+    return 0;
+}
