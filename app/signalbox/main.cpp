@@ -203,6 +203,11 @@ int main(int argc, char *argv[]) {
         kube.setObjectStore(loaded->objectStore);
     } else // a broken config loses nothing else: this computer and the collector still work
         window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
+    for (const sb::JobBackend *backend :
+         {static_cast<sb::JobBackend *>(&local), static_cast<sb::JobBackend *>(&ssh)}) {
+        if (!backend->restoreProblem().isEmpty())
+            window.showError(u"Run history: %1"_s.arg(backend->restoreProblem()));
+    }
     QObject::connect(&kube, &sb::KubeBackend::clusterChanged, &window,
                      [&kube, &window](const QString &name) {
                          if (const QString error = kube.clusterError(name); !error.isEmpty())

@@ -1,12 +1,13 @@
 #include "Job.h"
 
+#include "util/Files.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QRegularExpression>
-#include <QSaveFile>
 
 namespace sb {
 
@@ -165,25 +166,31 @@ QString newJobId(const JobSpec &spec) {
     return withRandomSuffix(jobBaseName(spec).replace(unsafe, u"-"_s).left(48));
 }
 
-QList<Job> loadJobs(const QString &path) {
+QList<Job> loadJobs(const QString &path, QString *problem) {
     QList<Job> jobs;
-    QFile file(path);
-    if (file.open(QIODevice::ReadOnly)) {
-        for (const auto &value : QJsonDocument::fromJson(file.readAll()).array())
+    const auto document = readStateFile(path);
+    if (!document) {
+        *problem = document.error();
+        return jobs;
+    }
+    if (document->isObject()) {
+        const auto aside = keepAside(path);
+        *problem = u"%1 holds no list of jobs; %2"_s.arg(path, aside ? u"kept as %1"_s.arg(*aside)
+                                                                     : aside.error());
+        return jobs;
+    }
+    for (const auto &value : document->array()) {
+        if (value.isObject())
             jobs << Job::fromJson(value.toObject());
     }
     return jobs;
 }
 
-void saveJobs(const QString &path, const QList<Job> &jobs) {
+Status saveJobs(const QString &path, const QList<Job> &jobs) {
     QJsonArray array;
     for (const Job &job : jobs)
         array.append(job.toJson());
-    QSaveFile file(path);
-    if (file.open(QIODevice::WriteOnly)) {
-        file.write(QJsonDocument(array).toJson());
-        (void)file.commit();
-    }
+    return writeFileAtomically(path, QJsonDocument(array).toJson());
 }
 
 } // namespace sb

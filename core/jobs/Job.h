@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/Result.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QMap>
@@ -84,8 +86,10 @@ QString withRandomSuffix(const QString &base);
 // A fresh id, readable and safe as a file name: the job's name and a random suffix.
 QString newJobId(const JobSpec &spec);
 // The job history kept by each backend in its data directory (a missing file: no jobs).
-QList<Job> loadJobs(const QString &path);
-void saveJobs(const QString &path, const QList<Job> &jobs);
+// The history in a state file; a broken file is kept aside and `problem` says so.
+QList<Job> loadJobs(const QString &path, QString *problem);
+// Replaces the file atomically; an error says why it could not.
+Status saveJobs(const QString &path, const QList<Job> &jobs);
 
 } // namespace sb
 

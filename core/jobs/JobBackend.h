@@ -34,11 +34,18 @@ public:
     virtual void describe(const QString &id, QObject *receiver,
                           std::function<void(const QString &text)> done) const;
 
+    // Why the history kept from an earlier start could not be read (the broken file was kept
+    // aside), or empty; for the window's banner.
+    const QString &restoreProblem() const { return m_restoreProblem; }
+
 Q_SIGNALS:
     void jobChanged(const sb::Job &job);
     void logAppended(const QString &id, const QByteArray &data);
     // A job the backend no longer shows (for example after the scope of a watch changed).
     void jobRemoved(const QString &id);
+
+protected:
+    QString m_restoreProblem;
 };
 
 } // namespace sb

@@ -23,7 +23,7 @@ LocalBackend::LocalBackend(Options options, QObject *parent)
     : JobBackend(parent)
     , m_options(std::move(options)) {
     QDir().mkpath(m_options.dataDir + u"/logs"_s);
-    m_jobs = loadJobs(m_options.dataDir + u"/jobs.json"_s);
+    m_jobs = loadJobs(m_options.dataDir + u"/jobs.json"_s, &m_restoreProblem);
     for (Job &job : m_jobs) {
         if (!job.finishedState()) {
             job.state = JobState::Failed;
@@ -192,7 +192,8 @@ void LocalBackend::update(const Job &job) {
 }
 
 void LocalBackend::save() const {
-    saveJobs(m_options.dataDir + u"/jobs.json"_s, m_jobs);
+    if (Status saved = saveJobs(m_options.dataDir + u"/jobs.json"_s, m_jobs); !saved)
+        qWarning("%s", qPrintable(saved.error()));
 }
 
 } // namespace sb

@@ -81,7 +81,7 @@ SshBackend::SshBackend(NodeMonitor *monitor, Options options, QObject *parent)
     , m_options(std::move(options)) {
     QDir().mkpath(m_options.dataDir + u"/ssh-logs"_s);
     // Unfinished runs from the last session go on on their nodes: follow them again.
-    m_jobs = loadJobs(m_options.dataDir + u"/ssh-jobs.json"_s);
+    m_jobs = loadJobs(m_options.dataDir + u"/ssh-jobs.json"_s, &m_restoreProblem);
     connect(m_monitor, &NodeMonitor::sampled, this,
             [this](const QString &node, const NodeSample &sample) {
                 m_samples[node] = sample;
@@ -105,7 +105,8 @@ Job *SshBackend::find(const QString &id) {
 }
 
 void SshBackend::update(const Job &job) {
-    saveJobs(m_options.dataDir + u"/ssh-jobs.json"_s, m_jobs);
+    if (Status saved = saveJobs(m_options.dataDir + u"/ssh-jobs.json"_s, m_jobs); !saved)
+        qWarning("%s", qPrintable(saved.error()));
     Q_EMIT jobChanged(job);
 }
 

@@ -1,6 +1,7 @@
 #include "DirectoryIngestor.h"
 
 #include "Collector.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -8,7 +9,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 namespace sb {
 
@@ -169,10 +169,12 @@ QJsonArray DirectoryIngestor::sourcesJson() const {
 }
 
 void DirectoryIngestor::loadState() {
-    QFile file(m_statePath);
-    if (!file.open(QIODevice::ReadOnly))
+    const auto document = readStateFile(m_statePath);
+    if (!document) {
+        qWarning("%s", qPrintable(document.error())); // files are read again from the start
         return;
-    const QJsonObject state = QJsonDocument::fromJson(file.readAll()).object();
+    }
+    const QJsonObject state = document->object();
     for (auto it = state.begin(); it != state.end(); ++it) {
         if (isEventFileName(QFileInfo(it.key()).fileName()))
             m_savedOffsets[it.key()] = it.value().toInteger();
@@ -192,11 +194,10 @@ void DirectoryIngestor::saveState() const {
         for (auto file = files.begin(); file != files.end(); ++file)
             state[QDir(it.key()).filePath(file.key())] = file->offset;
     }
-    QSaveFile file(m_statePath);
-    if (file.open(QIODevice::WriteOnly)) {
-        file.write(QJsonDocument(state).toJson(QJsonDocument::Compact));
-        (void)file.commit();
-    }
+    if (Status saved =
+            writeFileAtomically(m_statePath, QJsonDocument(state).toJson(QJsonDocument::Compact));
+        !saved)
+        qWarning("%s", qPrintable(saved.error()));
 }
 
 } // namespace sb

@@ -5,13 +5,13 @@
 #include "metrics/MetricLineParser.h"
 #include "monitor/NodeMonitor.h"
 #include "ssh/NodeConnection.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 
 #include <cmath>
 
@@ -232,10 +232,12 @@ void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_
 }
 
 void LogdirFeeds::load() {
-    QFile file(m_statePath);
-    if (!file.open(QIODevice::ReadOnly))
+    const auto document = readStateFile(m_statePath);
+    if (!document) {
+        qWarning("%s", qPrintable(document.error()));
         return;
-    const QJsonArray feeds = QJsonDocument::fromJson(file.readAll()).object()[u"feeds"_s].toArray();
+    }
+    const QJsonArray feeds = document->object()[u"feeds"_s].toArray();
     for (const QJsonValue value : feeds) {
         const QString source = value[u"source"_s].toString();
         const auto [node, path] = splitSource(source);
@@ -262,12 +264,10 @@ void LogdirFeeds::save() const {
         feeds.append(
             QJsonObject{{u"source"_s, source}, {u"path"_s, feed.path}, {u"offsets"_s, offsets}});
     }
-    QDir().mkpath(QFileInfo(m_statePath).absolutePath());
-    QSaveFile file(m_statePath);
-    if (file.open(QIODevice::WriteOnly)) {
-        file.write(QJsonDocument(QJsonObject{{u"feeds"_s, feeds}}).toJson());
-        (void)file.commit();
-    }
+    if (Status saved = writeFileAtomically(
+            m_statePath, QJsonDocument(QJsonObject{{u"feeds"_s, feeds}}).toJson());
+        !saved)
+        qWarning("%s", qPrintable(saved.error()));
 }
 
 } // namespace sb

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonParseError>
 
 #include <cerrno>
 #include <cstring>
@@ -99,6 +100,28 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
     if (directory.fd >= 0)
         (void)::fsync(directory.fd); // the rename itself survives a power loss
     return success();
+}
+
+Result<QJsonDocument> readStateFile(const QString &path) {
+    if (!QFileInfo::exists(path) && !QFileInfo(path).isSymLink())
+        return QJsonDocument();
+    QString why;
+    if (auto bytes = readRegularFile(path, 256 << 20); !bytes) {
+        why = bytes.error();
+    } else {
+        QJsonParseError error{};
+        const QJsonDocument document = QJsonDocument::fromJson(*bytes, &error);
+        if (error.error == QJsonParseError::NoError && (document.isArray() || document.isObject()))
+            return document;
+        why = error.error != QJsonParseError::NoError
+                  ? u"not JSON: %1 at byte %2"_s.arg(error.errorString()).arg(error.offset)
+                  : u"not a JSON object or array"_s;
+    }
+    const auto aside = keepAside(path);
+    return fail(u"%1 could not be read (%2); %3"_s.arg(
+        path, why,
+        aside ? u"kept as %1, starting without it"_s.arg(*aside)
+              : u"and could not be moved aside (%1)"_s.arg(aside.error())));
 }
 
 Result<QString> keepAside(const QString &path) {

@@ -3,6 +3,7 @@
 #include "util/Result.h"
 
 #include <QByteArray>
+#include <QJsonDocument>
 #include <QString>
 
 namespace sb {
@@ -14,6 +15,11 @@ Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes);
 // Replaces a state file whole or not at all (a temporary beside it, fsync, rename, fsync of the
 // directory), readable by the owner only: a crash leaves the old version or the new one.
 Status writeFileAtomically(const QString &path, const QByteArray &bytes);
+
+// A JSON state file Signalbox wrote (jobs, sweeps, offsets): the document; an empty one when
+// there is no file yet; or, when it cannot be read as a JSON object or array, an error saying
+// where the broken file was kept aside (it is never overwritten: the next save starts afresh).
+Result<QJsonDocument> readStateFile(const QString &path);
 
 // Moves a file that cannot be read as it should aside, to PATH.broken-TIME, so that nothing
 // overwrites the only copy of what it held; returns the new name, or an error.

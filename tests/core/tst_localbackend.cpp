@@ -2,6 +2,9 @@
 #include "jobs/MetricLineForwarder.h"
 
 #include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -44,6 +47,8 @@ private Q_SLOTS:
     void stopEscalatesToKill();
     void refusesBadSpecs();
     void historySurvivesRestart();
+    void brokenHistoryIsKeptAside_data();
+    void brokenHistoryIsKeptAside();
     void argumentsAreNeverShellText();
     void forwarderKeepsOnlyMetricLines();
 
@@ -116,6 +121,49 @@ void TestLocalBackend::refusesBadSpecs() {
         {.name = u"x"_s, .command = {u"/bin/true"_s}, .workingDirectory = u"/no/such/dir"_s});
     QVERIFY(!bad.ok());
     QVERIFY(bad.error().contains(u"/no/such/dir"_s));
+}
+
+void TestLocalBackend::brokenHistoryIsKeptAside_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::newRow("truncated") << QByteArray(R"([{"id": "a", "state": "succ)");
+    QTest::newRow("binary") << QByteArray("\x00\xff\xfe\x01 garbage", 13);
+    QTest::newRow("wrong type") << QByteArray(R"({"id": "a"})");
+    QTest::newRow("directory") << QByteArray();
+}
+
+void TestLocalBackend::brokenHistoryIsKeptAside() {
+    QFETCH(QByteArray, content);
+    QTemporaryDir own;
+    const QString path = own.filePath(u"jobs.json"_s);
+    if (content.isEmpty()) {
+        QVERIFY(QDir().mkpath(path + u"/inside"_s));
+    } else {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(content);
+    }
+    QString id;
+    {
+        sb::LocalBackend backend({own.path(), 5000, {}});
+        QVERIFY(backend.jobs().isEmpty());
+        QVERIFY2(backend.restoreProblem().contains(u"kept as"_s),
+                 qPrintable(backend.restoreProblem()));
+        id = *backend.submit(shell(u"exit 0"_s));
+        waitFinished(backend, id);
+    }
+    // The only copy of the old history is where the message says, untouched; the new one works.
+    const QStringList aside = QDir(own.path()).entryList({u"jobs.json.broken-*"_s});
+    QCOMPARE(aside.size(), 1);
+    if (!content.isEmpty()) {
+        QFile kept(own.filePath(aside.front()));
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), content);
+    }
+    sb::LocalBackend reopened({own.path(), 5000, {}});
+    QVERIFY(reopened.restoreProblem().isEmpty());
+    QCOMPARE(reopened.jobs().size(), 1);
+    QCOMPARE(QFileInfo(path).permissions() & (QFile::ReadOther | QFile::ReadGroup),
+             QFile::Permissions());
 }
 
 void TestLocalBackend::historySurvivesRestart() {
