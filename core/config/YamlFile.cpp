@@ -75,20 +75,31 @@ private:
 
 } // namespace
 
-Result<std::vector<YAML::Node>> parseYamlDocuments(const QByteArray &yaml,
-                                                   const QString &fileName) {
-    std::vector<YAML::Node> documents;
+namespace {
+
+// Parses with `load`; no input may throw out of it, whatever yaml-cpp or the allocator raise.
+template <typename Load>
+auto loadYaml(const QString &fileName, Load load) -> Result<decltype(load())> {
     try {
-        documents = YAML::LoadAll(yaml.toStdString());
+        return load();
     } catch (const YAML::Exception &e) {
         return fail(
             u"%1:%2: %3"_s.arg(fileName).arg(e.mark.line + 1).arg(QString::fromStdString(e.msg)),
             ErrorCode::InvalidInput);
-    } catch (const std::exception &e) { // bad_alloc and the like: no input may end the program
+    } catch (const std::exception &e) {
         return fail(u"%1: cannot read: %2"_s.arg(fileName, QString::fromLocal8Bit(e.what())));
     }
+}
+
+} // namespace
+
+Result<std::vector<YAML::Node>> parseYamlDocuments(const QByteArray &yaml,
+                                                   const QString &fileName) {
+    auto documents = loadYaml(fileName, [&] { return YAML::LoadAll(yaml.toStdString()); });
+    if (!documents)
+        return documents;
     ExpansionCheck check(fileName); // one budget for all the documents of a file
-    for (const YAML::Node &document : documents) {
+    for (const YAML::Node &document : *documents) {
         if (Status checked = check.walk(document, 0); !checked)
             return checked.failure();
     }
@@ -96,16 +107,14 @@ Result<std::vector<YAML::Node>> parseYamlDocuments(const QByteArray &yaml,
 }
 
 Result<YAML::Node> parseYaml(const QByteArray &yaml, const QString &fileName) {
-    auto documents = parseYamlDocuments(yaml, fileName);
-    if (!documents)
-        return documents.failure();
-    if (documents->empty())
-        return YAML::Node();
-    if (documents->size() > 1)
-        return fail(
-            u"%1: holds %2 documents (---); one is expected"_s.arg(fileName).arg(documents->size()),
-            ErrorCode::InvalidInput);
-    return documents->front();
+    // The first document, as yaml-cpp's Load reads it: what follows a second "---" is not parsed.
+    auto document = loadYaml(fileName, [&] { return YAML::Load(yaml.toStdString()); });
+    if (!document)
+        return document;
+    ExpansionCheck check(fileName);
+    if (Status checked = check.walk(*document, 0); !checked)
+        return checked.failure();
+    return document;
 }
 
 QString yamlWhere(const QString &fileName, const YAML::Node &node, const QString &key) {
