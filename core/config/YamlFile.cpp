@@ -14,7 +14,7 @@ namespace {
 
 // What a document may expand to through anchors and aliases (an alias is a pointer in the parsed
 // tree, but every reader walks it as a copy): far above any real config, sweep or manifest.
-constexpr qint64 kMaxExpandedNodes = 1'000'000;
+constexpr qint64 kMaxExpandedNodes = 200'000;
 constexpr qint64 kMaxExpandedBytes = 64 << 20;
 constexpr int kMaxDepth = 256;
 

@@ -72,8 +72,8 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
         return fail(u"cannot create %1"_s.arg(target.absolutePath()), ErrorCode::StorageFailed);
     const QByteArray temporary = QFile::encodeName(path + u".tmp"_s);
     auto failed = [&](const QString &what) {
-        const Error error{u"cannot write %1: %2: %3"_s.arg(path, what, systemError()),
-                          ErrorCode::StorageFailed};
+        Error error{u"cannot write %1: %2: %3"_s.arg(path, what, systemError()),
+                    ErrorCode::StorageFailed};
         ::unlink(temporary.constData());
         return error;
     };
