@@ -1,11 +1,14 @@
 // Collector figures: ingest rate over HTTP on one core, query time for a 10M-point series, and
 // memory while serving 100 runs of 1M points from disk. Prints figures; asserts nothing.
 //
-// usage: bench_collector PATH/TO/signalbox-collector   (SIGNALBOX_BENCH_SCALE=0.1 for a quick run)
+// usage: bench_collector PATH/TO/signalbox-collector [--appends-only]
+//        (SIGNALBOX_BENCH_SCALE=0.1 for a quick run)
 #include "BenchUtil.h"
 #include "metrics/MetricStore.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -247,6 +250,48 @@ void memory(const QString &binary, const QString &dir) {
 
 } // namespace
 
+// Bytes this process has passed to write(2) so far (/proc/self/io's wchar).
+qint64 bytesWritten() {
+    QFile io(u"/proc/self/io"_s);
+    if (!io.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : io.readAll().split('\n')) {
+        if (line.startsWith("wchar:"))
+            return line.mid(6).trimmed().toLongLong();
+    }
+    return 0;
+}
+
+// A 1-point append to a store holding 1k, 100k and 1M runs: latency and bytes written per append
+// stay flat as the metadata grows (compaction happens only once the journal doubled).
+void appendsAtScale(const QString &dir) {
+    auto store = std::move(sb::MetricStore::open(dir)).value();
+    std::printf("\n-- one-point appends as the store's runs grow (1,000 appends at each size)\n");
+    std::printf("%10s %14s %14s %16s\n", "runs", "mean us", "max us", "bytes/append");
+    qint64 runs = 0;
+    for (const qint64 target : {qint64(1000), qint64(100'000), qint64(1'000'000)}) {
+        const qint64 wanted = std::max<qint64>(1000, static_cast<qint64>(target * scale()));
+        for (; runs < wanted; ++runs) {
+            sb::RunInfo info{u"run-%1"_s.arg(runs), {}, {}, {}, {}, {}};
+            info.config = QJsonObject{{u"lr"_s, 0.001 * double(runs % 97)}};
+            (void)store->updateRun(info);
+        }
+        const qint64 before = bytesWritten();
+        double total = 0;
+        double worst = 0;
+        for (int i = 0; i < 1000; ++i) {
+            QElapsedTimer timer;
+            timer.start();
+            (void)store->append(u"probe"_s, {{u"loss"_s, {{double(runs + i), 0.5, 1.7e9}}}});
+            const double us = static_cast<double>(timer.nsecsElapsed()) / 1000.0;
+            total += us;
+            worst = std::max(worst, us);
+        }
+        std::printf("%10lld %14.1f %14.1f %16.0f\n", static_cast<long long>(runs), total / 1000,
+                    worst, static_cast<double>(bytesWritten() - before) / 1000.0);
+    }
+}
+
 int main(int argc, char *argv[]) {
     QCoreApplication app(argc, argv);
     if (argc < 2)
@@ -254,8 +299,13 @@ int main(int argc, char *argv[]) {
     const QString binary = QString::fromLocal8Bit(argv[1]);
     QTemporaryDir dir;
     std::printf("== signalbox-collector benchmark (scale %.2f)\n", scale());
+    if (argc > 2 && qstrcmp(argv[2], "--appends-only") == 0) { // the store's metadata growth alone
+        appendsAtScale(dir.path() + u"/scale"_s);
+        return 0;
+    }
     ingest(binary, dir.path() + u"/ingest"_s);
     query(dir.path() + u"/query"_s);
     memory(binary, dir.path() + u"/memory"_s);
+    appendsAtScale(dir.path() + u"/scale"_s);
     return 0;
 }
