@@ -277,6 +277,11 @@ void NodesView::saveNodes(const QList<NodeConfig> &nodes) {
         Q_EMIT error(tr("Not saving nodes: %1").arg(config.error()));
         return;
     }
+    if (!config->problems.isEmpty()) { // saving would drop the entries that did not load
+        Q_EMIT error(tr("Not saving nodes: fix these entries of %1 first: %2")
+                         .arg(m_configPath, config->problems.join(u"; "_s)));
+        return;
+    }
     config.value().nodes = nodes;
     if (const Status saved = config->save(m_configPath); !saved)
         Q_EMIT error(saved.error());

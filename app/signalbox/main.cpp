@@ -201,6 +201,10 @@ int main(int argc, char *argv[]) {
         monitor.setNodes(loaded->nodes);
         kube.setJobTemplates(loaded->jobTemplates);
         kube.setObjectStore(loaded->objectStore);
+        if (!loaded->problems.isEmpty())
+            window.showError(
+                u"Some nodes of the config were not loaded (the others were): %1"_s.arg(
+                    loaded->problems.join(u"; "_s)));
     } else // a broken config loses nothing else: this computer and the collector still work
         window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
     for (const sb::JobBackend *backend :

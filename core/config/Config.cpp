@@ -210,10 +210,11 @@ Result<ObjectStoreConfig> parseObjectStore(const YAML::Node &node, const QString
     return store;
 }
 
-// A top-level list of named items; a second item of the same name is refused.
+// A top-level list of named items; a second item of the same name is refused. With `skipped`, a
+// bad item is noted there and the others still load; without, it fails the whole list.
 template <typename Item, typename Parse>
 Status parseList(const YAML::Node &root, const char *section, const QString &file, Parse parse,
-                 QList<Item> &out) {
+                 QList<Item> &out, QStringList *skipped = nullptr) {
     const YAML::Node list = root[section];
     if (!list)
         return success();
@@ -223,11 +224,16 @@ Status parseList(const YAML::Node &root, const char *section, const QString &fil
     QStringList names;
     for (std::size_t i = 0; i < list.size(); ++i) {
         auto item = parse(list[i], file, static_cast<int>(i));
-        if (!item)
-            return fail(item.error());
-        if (names.contains(item->name))
-            return fail(u"%1: a second entry named \"%2\""_s.arg(
-                yamlWhere(file, list[i], u"%1[%2].name"_s.arg(name).arg(i)), item->name));
+        QString problem = item ? QString() : item.error();
+        if (item && names.contains(item->name))
+            problem = u"%1: a second entry named \"%2\""_s.arg(
+                yamlWhere(file, list[i], u"%1[%2].name"_s.arg(name).arg(i)), item->name);
+        if (!problem.isEmpty()) {
+            if (skipped == nullptr)
+                return fail(problem);
+            skipped->append(problem);
+            continue;
+        }
         names << item->name;
         out << std::move(item).value();
     }
@@ -280,7 +286,9 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
         return config;
     if (!root.IsMap())
         return fail(u"%1:1: the file must be a mapping of sections (nodes: ...)"_s.arg(fileName));
-    if (Status nodes = parseList(root, "nodes", fileName, parseNode, config.nodes); !nodes)
+    if (Status nodes =
+            parseList(root, "nodes", fileName, parseNode, config.nodes, &config.problems);
+        !nodes)
         return fail(nodes.error());
     if (const YAML::Node store = root["object_store"]) {
         auto objectStore = parseObjectStore(store, fileName);

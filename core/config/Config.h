@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace sb {
 
@@ -48,6 +49,8 @@ struct Config {
     // Where cluster jobs' code goes when a ConfigMap cannot hold it. The credentials come from
     // AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, never from this file.
     ObjectStoreConfig objectStore;
+    // Node entries that were not loaded, each "FILE:LINE: KEY what" (the other nodes were).
+    QStringList problems;
 
     static QString defaultPath();
     // Errors name the file, line and key.
