@@ -44,6 +44,9 @@ def _json_number(value):
     return value
 
 
+_PLAIN = (float, int)
+
+
 def _as_float(value):
     """The value as a float, or None: numbers (and numpy scalars, tensors of one element) are;
     strings, complex numbers and None are not."""
@@ -124,6 +127,8 @@ class Run:
         are kept."""
         if step is None:
             step = self._step + 1
+        elif type(step) is int and -MAX_COORDINATE <= step <= MAX_COORDINATE:
+            pass  # the common case, checked without a conversion
         else:
             number = _as_float(step)
             if number is None or not -MAX_COORDINATE <= number <= MAX_COORDINATE:
@@ -140,17 +145,24 @@ class Run:
                 self._warn("full", "the queue holds %d points and the collector is not taking "
                            "them: dropping new points (counted at finish)" % self._max_queue)
             return
+        for value in metrics.values():
+            if type(value) not in _PLAIN:  # anything but a float or an int: checked one by one
+                metrics = self._clean(metrics)
+                break
+        if metrics:
+            self._queue.append((step, time.time(), metrics))
+
+    def _clean(self, metrics):
         values = {}
         for name, value in metrics.items():
             number = _as_float(value)
-            if number is None or not isinstance(name, str) or not name:
+            if number is None:
                 self.invalid += 1
                 self._warn(("value", name), "metric %r: %r is not a number; dropped (said once "
                            "per metric)" % (name, value))
                 continue
             values[name] = number
-        if values:
-            self._queue.append((step, time.time(), values))
+        return values
 
     def finish(self, status="finished"):
         """Sends what is queued, marks the run finished, and stops the sender."""
@@ -241,6 +253,11 @@ class Run:
         series = {}
         for step, wall, metrics in records:
             for name, value in metrics.items():
+                if not isinstance(name, str) or not name:
+                    self.invalid += 1
+                    self._warn(("name", repr(name)), "metric name %r dropped: a name is a "
+                               "non-empty string" % (name,))
+                    continue
                 column = series.get(name)
                 if column is None:
                     column = series[name] = {"step": [], "value": [], "time": []}
