@@ -95,13 +95,33 @@ auto loadYaml(const QString &fileName, Load load) -> Result<decltype(load())> {
 
 Result<std::vector<YAML::Node>> parseYamlDocuments(const QByteArray &yaml,
                                                    const QString &fileName) {
-    auto documents = loadYaml(fileName, [&] { return YAML::LoadAll(yaml.toStdString()); });
-    if (!documents)
-        return documents;
+    // Split at "---" lines and Load each part: yaml-cpp's LoadAll can loop on some broken input,
+    // growing without bound.
+    std::vector<YAML::Node> documents;
     ExpansionCheck check(fileName); // one budget for all the documents of a file
-    for (const YAML::Node &document : *documents) {
-        if (Status checked = check.walk(document, 0); !checked)
+    const QList<QByteArray> lines = yaml.split('\n');
+    qsizetype first = 0;
+    for (qsizetype i = 0; i <= lines.size(); ++i) {
+        const bool marker = i < lines.size() && lines[i].startsWith("---") &&
+                            (lines[i].size() == 3 || lines[i][3] == ' ' || lines[i][3] == '\r' ||
+                             lines[i][3] == '\t');
+        if (!marker && i < lines.size())
+            continue;
+        QByteArray part; // blank lines in front keep yaml-cpp's line numbers those of the file
+        for (qsizetype j = 0; j < first; ++j)
+            part += '\n';
+        for (qsizetype j = first; j < i; ++j) // "--- {a: 1}": what follows a marker is content
+            part += (j == first && first > 0 ? lines[j].mid(3) : lines[j]) +
+                    (j + 1 < i ? QByteArray("\n") : QByteArray());
+        first = i;
+        if (part.trimmed().isEmpty())
+            continue;
+        auto document = loadYaml(fileName, [&] { return YAML::Load(part.toStdString()); });
+        if (!document)
+            return document.failure();
+        if (Status checked = check.walk(*document, 0); !checked)
             return checked.failure();
+        documents.push_back(*document);
     }
     return documents;
 }

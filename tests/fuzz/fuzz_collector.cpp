@@ -70,7 +70,8 @@ void storedPoints(QByteArrayView bytes) {
     if (bytes.size() < 16)
         return;
     std::vector<sb::MetricPoint> points((bytes.size() - 16) / sizeof(sb::MetricPoint));
-    std::memcpy(points.data(), bytes.data() + 16, points.size() * sizeof(sb::MetricPoint));
+    if (!points.empty())
+        std::memcpy(points.data(), bytes.data() + 16, points.size() * sizeof(sb::MetricPoint));
     sb::VectorPointSource source(&points);
     sb::SeriesSummary summary;
     summary.update(source);
