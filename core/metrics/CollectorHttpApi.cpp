@@ -70,13 +70,7 @@ public:
         }
         return out;
     }
-    QString value(const QString &key) const {
-        for (const auto &[name, value] : m_items) {
-            if (name == key)
-                return value;
-        }
-        return {};
-    }
+    QString value(const QString &key) const { return values(key).value(0); }
     std::optional<double> number(const QString &key) const {
         bool ok = false;
         const double number = value(key).toDouble(&ok);

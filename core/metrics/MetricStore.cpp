@@ -422,10 +422,7 @@ Status MetricStore::load() {
     m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
     if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty() ||
         !m_lossNotes.isEmpty()) {
-        // The journal as it stands is valid: a store that cannot compact (a full disk) still opens.
-        if (Status compacted = compactJournal(); !compacted)
-            m_recoveryNotes << u"journal compaction failed, retried later: %1"_s.arg(
-                compacted.error());
+        compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
     }
     if (m_journalFd < 0) {
         const QByteArray path = QFile::encodeName(journalPath);
@@ -478,6 +475,16 @@ Status MetricStore::compactJournal() {
     // flat however many runs the snapshot holds.
     m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
     return success();
+}
+
+void MetricStore::compactOrNote() {
+    if (Status compacted = compactJournal(); !compacted) {
+        m_compactAt = m_journalSize + kCompactJournalAt;
+        const QString note =
+            u"journal compaction failed, retried later: %1"_s.arg(compacted.error());
+        if (m_recoveryNotes.isEmpty() || m_recoveryNotes.last() != note)
+            m_recoveryNotes << note;
+    }
 }
 
 MetricStore::Series *MetricStore::find(const QString &run, const QString &metric) const {
@@ -642,15 +649,8 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     }
     // The batch is stored: a failed compaction is the store's own problem, retried later, and
     // never the writer's (an error reply must mean nothing was stored).
-    if (m_journalSize > m_compactAt) {
-        if (Status compacted = compactJournal(); !compacted) {
-            m_compactAt = m_journalSize + kCompactJournalAt;
-            const QString note =
-                u"journal compaction failed, retried later: %1"_s.arg(compacted.error());
-            if (m_recoveryNotes.isEmpty() || m_recoveryNotes.last() != note)
-                m_recoveryNotes << note;
-        }
-    }
+    if (m_journalSize > m_compactAt)
+        compactOrNote();
     return true;
 }
 

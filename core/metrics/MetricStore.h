@@ -83,6 +83,8 @@ private:
     explicit MetricStore(QString directory);
     Status load();
     Status compactJournal();
+    // Compacts, or notes (once) why not and tries again after more appends.
+    void compactOrNote();
     void rememberBatch(const QString &key);
     static qint64 recordLength(const QByteArray &bytes, qint64 offset);
     // Moves a file the store cannot use to lost+found/NAME; returns where it went.
