@@ -6,7 +6,6 @@
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QTcpServer>
 
 #include <cmath>
 #include <limits>
@@ -73,16 +72,13 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     }
     if (options.listen) {
         collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
-        auto *server = new QTcpServer(collector->m_http.get());
-        if (!server->listen(options.address, options.port))
-            return fail(u"cannot listen on %1:%2: %3"_s.arg(options.address.toString())
-                            .arg(options.port)
-                            .arg(server->errorString()));
-        collector->m_http->bind(server);
+        if (Status listening = collector->m_http->listen(options.address, options.port);
+            !listening)
+            return listening.failure();
         QUrl url;
         url.setScheme(u"http"_s);
         url.setHost(options.address.toString());
-        url.setPort(server->serverPort());
+        url.setPort(collector->m_http->port());
         collector->m_url = url;
     }
     if (!options.watchDirs.isEmpty()) {
@@ -97,12 +93,22 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     return collector;
 }
 
-Result<qint64> Collector::ingestPush(const QJsonObject &push) {
+Result<Collector::Push> Collector::decodePush(QByteArrayView body) {
+    QJsonParseError error{};
+    const QJsonDocument document = QJsonDocument::fromJson(body.toByteArray(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return fail(u"the body is not a JSON object: %1"_s.arg(error.errorString()),
+                    ErrorCode::InvalidInput);
+    return decodePush(document.object());
+}
+
+Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
     auto invalid = [](const QString &message) {
         return fail(message, ErrorCode::InvalidInput);
     };
-    const QString run = push.value(u"run"_s).toString();
-    if (run.isEmpty())
+    Push decoded;
+    decoded.run = push.value(u"run"_s).toString();
+    if (decoded.run.isEmpty())
         return invalid(u"the push names no \"run\" (a non-empty string)"_s);
     for (const auto &[key, type, name] :
          {std::tuple{u"info"_s, QJsonValue::Object, "an object"},
@@ -116,12 +122,10 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
     if (!batch.isUndefined() && (!batch.isString() || batch.toString().size() > 200))
         return invalid(u"\"batch\" must be a string of at most 200 characters (the sender's id "
                        "for this batch)"_s);
-    std::optional<RunInfo> info;
+    decoded.batch = batch.toString();
     if (push.value(u"info"_s).isObject())
-        info = RunInfo::fromJson(run, push.value(u"info"_s).toObject());
+        decoded.info = RunInfo::fromJson(decoded.run, push.value(u"info"_s).toObject());
 
-    std::vector<SeriesPoints> series;
-    qint64 count = 0;
     const double wallNow = now();
     const QJsonObject columns = push.value(u"series"_s).toObject();
     for (auto it = columns.begin(); it != columns.end(); ++it) {
@@ -143,30 +147,48 @@ Result<qint64> Collector::ingestPush(const QJsonObject &push) {
         points.points.resize(n);
         for (std::size_t i = 0; i < n; ++i)
             points.points[i] = {(*steps)[i], (*values)[i], walls->empty() ? wallNow : (*walls)[i]};
-        count += static_cast<qint64>(n);
-        series.push_back(std::move(points));
+        decoded.points += static_cast<qint64>(n);
+        decoded.series.push_back(std::move(points));
     }
-    // Records join the same batch, so a push is stored whole or not at all.
     const QJsonArray records = push.value(u"records"_s).toArray();
-    double lastStep = m_lastStep.value(run, -1);
     for (qsizetype i = 0; i < records.size(); ++i) {
         if (!records[i].isObject())
             return invalid(u"record %1 is not an object"_s.arg(i));
-        auto record = MetricLines::fromJsonObject(records[i].toObject());
-        if (!record)
-            return invalid(u"record %1: %2"_s.arg(i).arg(record.error()));
-        if (!record->run.isEmpty() && record->run != run)
+        auto parsed = MetricLines::fromJsonObject(records[i].toObject());
+        if (!parsed)
+            return invalid(u"record %1: %2"_s.arg(i).arg(parsed.error()));
+        MetricRecord &record = parsed.value();
+        if (!record.run.isEmpty() && record.run != decoded.run)
             return invalid(u"record %1 names run \"%2\" inside a push for \"%3\""_s.arg(i).arg(
-                record->run, run));
-        lastStep = record->step.value_or(lastStep + 1);
-        appendRecord(*record, lastStep, record->wall.value_or(wallNow), &series);
-        count += static_cast<qint64>(record->values.size());
+                record.run, decoded.run));
+        record.wall = record.wall.value_or(wallNow);
+        decoded.points += static_cast<qint64>(record.values.size());
+        decoded.records.push_back(std::move(record));
     }
-    const auto stored = m_store->append(run, series, info ? &*info : nullptr, batch.toString());
+    return decoded;
+}
+
+Result<qint64> Collector::storePush(Push push) {
+    // Records join the same batch, so a push is stored whole or not at all. Their missing steps
+    // follow the run's last one, which only this thread knows.
+    double lastStep = m_lastStep.value(push.run, -1);
+    for (const MetricRecord &record : push.records) {
+        lastStep = record.step.value_or(lastStep + 1);
+        appendRecord(record, lastStep, *record.wall, &push.series);
+    }
+    const auto stored =
+        m_store->append(push.run, push.series, push.info ? &*push.info : nullptr, push.batch);
     if (!stored)
         return stored.failure();
-    noteLastSteps(run, series);
-    return count;
+    noteLastSteps(push.run, push.series);
+    return push.points;
+}
+
+Result<qint64> Collector::ingestPush(const QJsonObject &push) {
+    auto decoded = decodePush(push);
+    if (!decoded)
+        return decoded.failure();
+    return storePush(std::move(decoded).value());
 }
 
 Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoints> &series) {
@@ -221,9 +243,8 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
     return result;
 }
 
-Collector::IngestResult Collector::ingestLines(const QString &run, QByteArrayView text) {
-    std::vector<MetricRecord> records;
-    QStringList lineErrors;
+Collector::Lines Collector::decodeLines(QByteArrayView text) {
+    Lines lines;
     qsizetype start = 0;
     int lineNumber = 0;
     while (start < text.size()) {
@@ -233,14 +254,18 @@ Collector::IngestResult Collector::ingestLines(const QString &run, QByteArrayVie
         ++lineNumber;
         if (auto parsed = MetricLines::parseLogLine(text.sliced(start, end - start))) {
             if (*parsed)
-                records.push_back(std::move(*parsed).value());
+                lines.records.push_back(std::move(*parsed).value());
             else
-                lineErrors << u"line %1: %2"_s.arg(lineNumber).arg(parsed->error());
+                lines.errors << u"line %1: %2"_s.arg(lineNumber).arg(parsed->error());
         }
         start = end + 1;
     }
-    IngestResult result = ingestRecords(run, records);
-    result.errors = lineErrors + result.errors;
+    return lines;
+}
+
+Collector::IngestResult Collector::storeLines(const QString &run, const Lines &lines) {
+    IngestResult result = ingestRecords(run, lines.records);
+    result.errors = lines.errors + result.errors;
     return result;
 }
 

@@ -38,18 +38,40 @@ public:
     QUrl url() const { return m_url; }
     MetricStore &store() { return *m_store; }
 
-    // A push body: {"run", "info": {...}, "series": {metric: {"step": [], "value": [], "time":
-    // []}}, "records": [{"step": 1, "loss": 0.5}, ...]}. Returns the number of points stored.
+    // A push body: {"run", "batch", "info": {...}, "series": {metric: {"step": [], "value": [],
+    // "time": []}}, "records": [{"step": 1, "loss": 0.5}, ...]}, decoded and checked but not yet
+    // stored. Decoding touches nothing of the collector's, so it may run on any thread.
+    struct Push {
+        QString run;
+        QString batch; // the sender's id for it: a batch sent twice is stored once
+        std::optional<RunInfo> info;
+        std::vector<SeriesPoints> series;
+        std::vector<MetricRecord> records; // missing steps are filled in when stored
+        qint64 points = 0;
+    };
+    static Result<Push> decodePush(QByteArrayView body);
+    static Result<Push> decodePush(const QJsonObject &push);
+    // Stores a push whole or not at all; returns the number of points it holds.
+    Result<qint64> storePush(Push push);
     Result<qint64> ingestPush(const QJsonObject &push);
+
     // What an ingest stored: the points now in the store, and why anything else is not.
     struct IngestResult {
         qint64 points = 0;
         QStringList errors;
         bool storageFailed = false; // the disk refused a batch: sending it again may succeed
     };
-    // Metric lines in job output; ordinary lines are skipped, malformed ones reported one by one
-    // while the others are stored.
-    IngestResult ingestLines(const QString &run, QByteArrayView text);
+    // Metric lines in job output, parsed (on any thread): ordinary lines are skipped, malformed
+    // ones reported one by one while the others are kept.
+    struct Lines {
+        std::vector<MetricRecord> records;
+        QStringList errors;
+    };
+    static Lines decodeLines(QByteArrayView text);
+    IngestResult storeLines(const QString &run, const Lines &lines);
+    IngestResult ingestLines(const QString &run, QByteArrayView text) {
+        return storeLines(run, decodeLines(text));
+    }
     // Records may name their own run; each run's records are one atomic batch.
     IngestResult ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
     Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);

@@ -2,9 +2,6 @@
 
 #include "Collector.h"
 
-#include <QBuffer>
-#include <QHttpServerRequest>
-#include <QHttpServerResponder>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -13,27 +10,27 @@
 namespace sb {
 
 using namespace Qt::StringLiterals;
-using HttpStatus = QHttpServerResponder::StatusCode;
 
 namespace {
 
-void reply(QHttpServerResponder &responder, const QJsonValue &json,
-           HttpStatus status = HttpStatus::Ok) {
+enum HttpStatus { Ok = 200, BadRequest = 400, Unauthorized = 401, NotFound = 404, Storage = 507 };
+
+HttpResponse json(const QJsonValue &value, int status = Ok) {
     const QJsonDocument document =
-        json.isArray() ? QJsonDocument(json.toArray()) : QJsonDocument(json.toObject());
-    responder.write(document.toJson(QJsonDocument::Compact), "application/json", status);
+        value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
+    return {status, "application/json", document.toJson(QJsonDocument::Compact), {}};
 }
 
-void replyError(QHttpServerResponder &responder, const QString &message, HttpStatus status) {
-    reply(responder, QJsonObject{{u"error"_s, message}}, status);
+HttpResponse error(const QString &message, int status) {
+    return json(QJsonObject{{u"error"_s, message}}, status);
 }
 
 // A refusal for its content is the sender's to fix (400); a store that failed is ours (507), and
 // the sender should come again.
-HttpStatus failureStatus(ErrorCode code) {
-    return code == ErrorCode::StorageFailed  ? HttpStatus::InsufficientStorage
-           : code == ErrorCode::InvalidInput ? HttpStatus::BadRequest
-                                             : HttpStatus::InternalServerError;
+int failureStatus(ErrorCode code) {
+    return code == ErrorCode::StorageFailed  ? Storage
+           : code == ErrorCode::InvalidInput ? BadRequest
+                                             : 500;
 }
 
 // Compares without leaking, through timing, how much of a token matched.
@@ -50,8 +47,7 @@ bool constantTimeEqual(const QByteArray &a, const QByteArray &b) {
 // and Python's urlencode send it), so any run or metric name that can be stored can be asked for.
 class Parameters {
 public:
-    explicit Parameters(const QUrl &url) {
-        const QByteArray query = url.query(QUrl::FullyEncoded).toLatin1();
+    explicit Parameters(const QByteArray &query) {
         for (const QByteArray &item : query.split('&')) {
             if (item.isEmpty())
                 continue;
@@ -92,67 +88,117 @@ QJsonArray toJsonArray(const std::vector<double> &values) {
     return array;
 }
 
+HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
+    SeriesWindow window;
+    if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s),
+                    &window.axis))
+        return error(u"x must be step, relative or wall"_s, BadRequest);
+    window.from = query.number(u"from"_s);
+    window.to = query.number(u"to"_s);
+    window.width =
+        static_cast<int>(std::clamp(query.number(u"width"_s).value_or(1000), 1.0, 20000.0));
+    window.smoothing = std::clamp(query.number(u"smoothing"_s).value_or(0), 0.0, 0.999);
+    const QString metric = query.value(u"metric"_s);
+    QJsonArray series;
+    for (const QString &run : query.values(u"run"_s)) {
+        const auto result = store.query(run, metric, window);
+        if (!result) {
+            series.append(QJsonObject{{u"run"_s, run}, {u"error"_s, result.error()}});
+            continue;
+        }
+        QJsonObject one{{u"run"_s, run},
+                        {u"total"_s, result->total},
+                        {u"inRange"_s, result->inRange},
+                        {u"x"_s, toJsonArray(result->x)},
+                        {u"y"_s, toJsonArray(result->y)}};
+        if (window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s) {
+            // Charts draw the raw curve faintly behind the smoothed one: send both at once.
+            SeriesWindow raw = window;
+            raw.smoothing = 0;
+            if (const auto rawResult = store.query(run, metric, raw)) {
+                one[u"rawX"_s] = toJsonArray(rawResult->x);
+                one[u"rawY"_s] = toJsonArray(rawResult->y);
+            }
+        }
+        series.append(one);
+    }
+    return json(QJsonObject{{u"metric"_s, metric}, {u"series"_s, series}});
+}
+
 } // namespace
 
-CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token)
-    : m_collector(collector) {
+CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
+                                   HttpServer::Limits limits)
+    : m_collector(collector)
+    , m_server([this](HttpRequest request,
+                      const HttpServer::Respond &respond) { handle(std::move(request), respond); },
+               limits) {
     if (!token.isEmpty())
         m_expectedAuthorization = "Bearer " + token.toUtf8();
+    m_decoders.setMaxThreadCount(2);
 }
 
-void CollectorHttpApi::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) {
-    QHttpServerResponder responder = makeResponder(request, socket);
-    replyError(responder, u"no such endpoint: %1"_s.arg(request.url().path()),
-               HttpStatus::NotFound);
+CollectorHttpApi::~CollectorHttpApi() {
+    // Their results are posted to this object: none may arrive once it is gone.
+    m_decoders.waitForDone();
 }
 
-bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) {
-    QHttpServerResponder responder = makeResponder(request, socket);
+template <typename Decoded>
+void CollectorHttpApi::decodeThenStore(std::function<Decoded()> decode,
+                                       std::function<void(Decoded &)> store) {
+    m_decoders.start([this, decode = std::move(decode), store = std::move(store)] {
+        auto decoded = std::make_shared<Decoded>(decode());
+        QMetaObject::invokeMethod(
+            this, [decoded, store] { store(*decoded); }, Qt::QueuedConnection);
+    });
+}
+
+void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &respond) {
     // Through a Kubernetes API server's service proxy the Authorization header is the API
     // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
     if (!m_expectedAuthorization.isEmpty() &&
-        !constantTimeEqual(request.value("Authorization"), m_expectedAuthorization) &&
-        !constantTimeEqual("Bearer " + request.value("X-Signalbox-Token"),
+        !constantTimeEqual(request.header("authorization"), m_expectedAuthorization) &&
+        !constantTimeEqual("Bearer " + request.header("x-signalbox-token"),
                            m_expectedAuthorization)) {
-        replyError(responder, u"a valid bearer token is required"_s, HttpStatus::Unauthorized);
-        return true;
+        respond(error(u"a valid bearer token is required"_s, Unauthorized));
+        return;
     }
-    const QString path = request.url().path();
-    const Parameters query(request.url());
-    const bool get = request.method() == QHttpServerRequest::Method::Get;
-    const bool post = request.method() == QHttpServerRequest::Method::Post;
+    const QByteArray path = request.path();
+    const Parameters query(request.query());
+    const bool get = request.method == "GET";
+    const bool post = request.method == "POST";
 
-    if (path == u"/api/v1/health"_s && get) {
-        reply(responder, m_collector->healthJson());
-    } else if (path == u"/api/v1/push"_s && post) {
-        QJsonParseError error{};
-        const QJsonDocument document = QJsonDocument::fromJson(request.body(), &error);
-        if (error.error != QJsonParseError::NoError || !document.isObject()) {
-            replyError(responder, u"the body is not a JSON object: %1"_s.arg(error.errorString()),
-                       HttpStatus::BadRequest);
-            return true;
-        }
-        const auto stored = m_collector->ingestPush(document.object());
-        if (stored)
-            reply(responder, QJsonObject{{u"accepted"_s, stored.value()}});
-        else
-            replyError(responder, stored.error(), failureStatus(stored.errorCode()));
-    } else if (path == u"/api/v1/lines"_s && post) {
-        const auto result = m_collector->ingestLines(query.value(u"run"_s), request.body());
-        // Bad lines are reported and skipped; a store that failed asks the sender to come again.
-        reply(responder,
-              QJsonObject{{u"accepted"_s, result.points},
-                          {u"errors"_s, QJsonArray::fromStringList(result.errors)}},
-              result.storageFailed ? HttpStatus::InsufficientStorage : HttpStatus::Ok);
-    } else if (path == u"/api/v1/recovery/acknowledge"_s && post) {
+    if (path == "/api/v1/health" && get) {
+        respond(json(m_collector->healthJson()));
+    } else if (path == "/api/v1/push" && post) {
+        decodeThenStore<Result<Collector::Push>>(
+            [body = std::move(request.body)] { return Collector::decodePush(body); },
+            [this, respond](Result<Collector::Push> &push) {
+                const auto stored =
+                    push ? m_collector->storePush(std::move(push).value()) : push.failure();
+                respond(stored ? json(QJsonObject{{u"accepted"_s, stored.value()}})
+                               : error(stored.error(), failureStatus(stored.errorCode())));
+            });
+    } else if (path == "/api/v1/lines" && post) {
+        decodeThenStore<Collector::Lines>(
+            [body = std::move(request.body)] { return Collector::decodeLines(body); },
+            [this, respond, run = query.value(u"run"_s)](Collector::Lines &lines) {
+                const auto result = m_collector->storeLines(run, lines);
+                // Bad lines are reported and skipped; a store that failed asks the sender to
+                // come again.
+                respond(json(QJsonObject{{u"accepted"_s, result.points},
+                                         {u"errors"_s, QJsonArray::fromStringList(result.errors)}},
+                             result.storageFailed ? Storage : Ok));
+            });
+    } else if (path == "/api/v1/recovery/acknowledge" && post) {
         const qint64 notes = m_collector->store().recoveryNotes().size();
         if (Status done = m_collector->store().acknowledgeRecovery(); !done)
-            replyError(responder, done.error(), failureStatus(done.errorCode()));
+            respond(error(done.error(), failureStatus(done.errorCode())));
         else
-            reply(responder, QJsonObject{{u"acknowledged"_s, notes}});
-    } else if (path == u"/api/v1/runs"_s && get) {
-        reply(responder, m_collector->runsJson(query.value(u"filter"_s)));
-    } else if (path == u"/api/v1/metrics"_s && get) {
+            respond(json(QJsonObject{{u"acknowledged"_s, notes}}));
+    } else if (path == "/api/v1/runs" && get) {
+        respond(json(m_collector->runsJson(query.value(u"filter"_s))));
+    } else if (path == "/api/v1/metrics" && get) {
         QStringList runs = query.values(u"run"_s);
         if (runs.isEmpty()) {
             for (const RunInfo &run : m_collector->store().runs())
@@ -165,57 +211,24 @@ bool CollectorHttpApi::handleRequest(const QHttpServerRequest &request, QTcpSock
         }
         QStringList sorted(names.begin(), names.end());
         sorted.sort();
-        reply(responder, QJsonArray::fromStringList(sorted));
-    } else if (path == u"/api/v1/series"_s && get) {
-        SeriesWindow window;
-        if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s),
-                        &window.axis)) {
-            replyError(responder, u"x must be step, relative or wall"_s, HttpStatus::BadRequest);
-            return true;
+        respond(json(QJsonArray::fromStringList(sorted)));
+    } else if (path == "/api/v1/series" && get) {
+        respond(seriesReply(m_collector->store(), query));
+    } else if (path == "/api/v1/export" && get) {
+        auto exported =
+            m_collector->store().exportCsv(query.value(u"run"_s), query.value(u"metric"_s));
+        if (!exported) {
+            respond(error(exported.error(), NotFound));
+            return;
         }
-        window.from = query.number(u"from"_s);
-        window.to = query.number(u"to"_s);
-        window.width =
-            static_cast<int>(std::clamp(query.number(u"width"_s).value_or(1000), 1.0, 20000.0));
-        window.smoothing = std::clamp(query.number(u"smoothing"_s).value_or(0), 0.0, 0.999);
-        const QString metric = query.value(u"metric"_s);
-        QJsonArray series;
-        for (const QString &run : query.values(u"run"_s)) {
-            const auto result = m_collector->store().query(run, metric, window);
-            if (!result) {
-                series.append(QJsonObject{{u"run"_s, run}, {u"error"_s, result.error()}});
-                continue;
-            }
-            QJsonObject json{{u"run"_s, run},
-                             {u"total"_s, result->total},
-                             {u"inRange"_s, result->inRange},
-                             {u"x"_s, toJsonArray(result->x)},
-                             {u"y"_s, toJsonArray(result->y)}};
-            if (window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s) {
-                // Charts draw the raw curve faintly behind the smoothed one: send both at once.
-                SeriesWindow raw = window;
-                raw.smoothing = 0;
-                if (const auto rawResult = m_collector->store().query(run, metric, raw)) {
-                    json[u"rawX"_s] = toJsonArray(rawResult->x);
-                    json[u"rawY"_s] = toJsonArray(rawResult->y);
-                }
-            }
-            series.append(json);
-        }
-        reply(responder, QJsonObject{{u"metric"_s, metric}, {u"series"_s, series}});
-    } else if (path == u"/api/v1/export"_s && get) {
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        const auto exported = m_collector->store().exportCsv(query.value(u"run"_s),
-                                                             query.value(u"metric"_s), &buffer);
-        if (exported)
-            responder.write(buffer.data(), "text/csv");
-        else
-            replyError(responder, exported.error(), HttpStatus::NotFound);
+        // Piece by piece as the client reads, so memory stays flat whatever the series' size.
+        std::shared_ptr<CsvExport> csv = std::move(exported).value();
+        respond({Ok, "text/csv", {}, [csv] { return csv->next(); }});
     } else {
-        return false; // missingHandler answers
+        respond(error(u"no such endpoint: %1 %2"_s.arg(QString::fromLatin1(request.method),
+                                                       QString::fromUtf8(path)),
+                      NotFound));
     }
-    return true;
 }
 
 } // namespace sb

@@ -1,6 +1,8 @@
 #pragma once
 
-#include <QAbstractHttpServer>
+#include "util/HttpServer.h"
+
+#include <QThreadPool>
 
 namespace sb {
 
@@ -17,18 +19,28 @@ class Collector;
 //   GET  /api/v1/export?run=A&metric=M   (text/csv)
 //   POST /api/v1/recovery/acknowledge    health stops repeating the recovery notes
 // With a token configured, every request needs "Authorization: Bearer TOKEN".
-class CollectorHttpApi final : public QAbstractHttpServer {
+// Bodies are decoded on worker threads and stored on the collector's, so a large push does not
+// hold up other clients; an export is streamed as the client reads it.
+class CollectorHttpApi final : public QObject {
     Q_OBJECT
 public:
-    CollectorHttpApi(Collector *collector, const QString &token);
+    CollectorHttpApi(Collector *collector, const QString &token,
+                     HttpServer::Limits limits = HttpServer::Limits{});
+    ~CollectorHttpApi() override;
 
-protected:
-    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
-    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    Status listen(const QHostAddress &address, quint16 port) { return m_server.listen(address, port); }
+    quint16 port() const { return m_server.port(); }
 
 private:
+    void handle(HttpRequest request, const HttpServer::Respond &respond);
+    // Runs `decode` on a worker thread, then `store` with its result on this one.
+    template <typename Decoded>
+    void decodeThenStore(std::function<Decoded()> decode, std::function<void(Decoded &)> store);
+
     Collector *m_collector;
     QByteArray m_expectedAuthorization;
+    QThreadPool m_decoders;
+    HttpServer m_server;
 };
 
 } // namespace sb

@@ -714,26 +714,43 @@ Result<Downsampled> MetricStore::query(const QString &run, const QString &metric
     return downsampleM4(source, *series->summary, window);
 }
 
-Status MetricStore::exportCsv(const QString &run, const QString &metric, QIODevice *out) {
+QByteArray CsvExport::next() {
+    if (m_next < 0) {
+        m_next = 0;
+        return "step,value,wall_time\n";
+    }
+    constexpr qint64 chunk = 8192;
+    const qint64 n = std::min(chunk, m_source->size() - m_next);
+    if (n <= 0)
+        return {};
+    std::vector<MetricPoint> buffer(static_cast<std::size_t>(n));
+    m_source->read(m_next, n, buffer.data());
+    m_next += n;
+    QByteArray text;
+    text.reserve(n * 64);
+    for (const MetricPoint &point : buffer) {
+        text += QByteArray::number(point.step, 'g', 17) + ',' +
+                QByteArray::number(point.value, 'g', 17) + ',' +
+                QByteArray::number(point.wall, 'f', 6) + '\n';
+    }
+    return text;
+}
+
+Result<std::unique_ptr<CsvExport>> MetricStore::exportCsv(const QString &run,
+                                                          const QString &metric) const {
     Series *series = nullptr;
     auto opened = reader(run, metric, &series);
     if (!opened)
         return fail(opened.error());
-    const PointSource &source = **opened;
-    out->write("step,value,wall_time\n");
-    constexpr qint64 chunk = 8192;
-    std::vector<MetricPoint> buffer(chunk);
-    QByteArray text;
-    for (qint64 i = 0; i < series->count; i += chunk) {
-        const qint64 n = std::min(chunk, series->count - i);
-        source.read(i, n, buffer.data());
-        text.clear();
-        for (qint64 j = 0; j < n; ++j) {
-            text += QByteArray::number(buffer[j].step, 'g', 17) + ',' +
-                    QByteArray::number(buffer[j].value, 'g', 17) + ',' +
-                    QByteArray::number(buffer[j].wall, 'f', 6) + '\n';
-        }
-        if (out->write(text) != text.size())
+    return std::make_unique<CsvExport>(std::move(opened).value());
+}
+
+Status MetricStore::exportCsv(const QString &run, const QString &metric, QIODevice *out) const {
+    auto csv = exportCsv(run, metric);
+    if (!csv)
+        return fail(csv.error());
+    for (QByteArray piece = (*csv)->next(); !piece.isEmpty(); piece = (*csv)->next()) {
+        if (out->write(piece) != piece.size())
             return fail(u"cannot write the CSV: %1"_s.arg(out->errorString()));
     }
     return success();

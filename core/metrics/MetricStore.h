@@ -2,6 +2,7 @@
 
 #include "Downsampler.h"
 #include "MetricPoint.h"
+#include "PointSource.h"
 #include "RunInfo.h"
 #include "SeriesSummary.h"
 #include "util/Result.h"
@@ -18,6 +19,20 @@
 #include <vector>
 
 namespace sb {
+
+// Every point of a series as CSV (step,value,wall_time), a piece at a time: the points there when
+// it was made, whatever is appended after. Reads the series file on its own (no store needed).
+class CsvExport final {
+public:
+    explicit CsvExport(std::unique_ptr<PointSource> source)
+        : m_source(std::move(source)) {}
+    // The next piece of text (about 400 KB); empty once everything was given.
+    QByteArray next();
+
+private:
+    std::unique_ptr<PointSource> m_source;
+    qint64 m_next = -1; // the next point; -1 before the header line
+};
 
 // The collector's on-disk store of runs and their metric series.
 //
@@ -72,8 +87,10 @@ public:
 
     // M4-downsampled series; an error names what is missing.
     Result<Downsampled> query(const QString &run, const QString &metric, SeriesWindow window);
-    // Every point of a series as CSV: step,value,wall_time.
-    Status exportCsv(const QString &run, const QString &metric, QIODevice *out);
+    // Every point of a series as CSV, read piece by piece; an error names what is missing.
+    Result<std::unique_ptr<CsvExport>> exportCsv(const QString &run, const QString &metric) const;
+    // The same, written whole to `out`.
+    Status exportCsv(const QString &run, const QString &metric, QIODevice *out) const;
     // Forces written data to the disk (power-loss durability); a process kill needs no sync.
     Status sync();
     std::size_t summaryBytes() const;

@@ -1,0 +1,505 @@
+#include "HttpServer.h"
+
+#include <QDeadlineTimer>
+#include <QTcpServer>
+#include <QTcpSocket>
+
+#include <http_parser.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr qint64 kReadPiece = 64 * 1024;
+// A streamed reply is topped up while less than this waits in the socket.
+constexpr qint64 kWriteAhead = 256 * 1024;
+
+qint64 nowMs() {
+    return QDeadlineTimer::current().deadline();
+}
+
+QByteArray errorBody(const QByteArray &message) {
+    QByteArray escaped = message;
+    escaped.replace('\\', "\\\\").replace('"', "\\\"");
+    return "{\"error\":\"" + escaped + "\"}";
+}
+
+} // namespace
+
+QByteArray HttpRequest::header(QByteArrayView lowerCaseName) const {
+    for (const auto &[name, value] : headers) {
+        if (name == lowerCaseName)
+            return value;
+    }
+    return {};
+}
+
+QByteArray HttpRequest::path() const {
+    const qsizetype mark = target.indexOf('?');
+    return mark < 0 ? target : target.first(mark);
+}
+
+QByteArray HttpRequest::query() const {
+    const qsizetype mark = target.indexOf('?');
+    return mark < 0 ? QByteArray() : target.sliced(mark + 1);
+}
+
+QByteArray HttpServer::reasonPhrase(int status) {
+    switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Content Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    case 507: return "Insufficient Storage";
+    default: return "Status";
+    }
+}
+
+// One client connection: reads requests one at a time (a pipelined next one waits in the parser
+// until the reply to this one is written), answers them in order, and keeps its own deadlines.
+class HttpServer::Connection final : public std::enable_shared_from_this<Connection> {
+public:
+    enum class State { Idle, Reading, Handling, Writing, Closed };
+
+    Connection(HttpServer *server, QTcpSocket *socket)
+        : m_server(server)
+        , m_socket(socket)
+        , m_peer(socket->peerAddress())
+        , m_lastActivity(nowMs()) {
+        http_parser_init(&m_parser, HTTP_REQUEST);
+        m_parser.data = this;
+        // Qt stops reading from the kernel past this, so a client that sends faster than its
+        // requests are answered is held back by TCP rather than by our memory.
+        m_socket->setReadBufferSize(kReadPiece * 4);
+    }
+
+    ~Connection() {
+        releaseBody();
+        if (m_socket) {
+            m_socket->disconnect();
+            m_socket->abort();
+            m_socket->deleteLater();
+        }
+    }
+
+    void start() {
+        std::weak_ptr<Connection> self = weak_from_this();
+        QObject::connect(m_socket, &QTcpSocket::readyRead, m_socket, [self] {
+            if (auto c = self.lock())
+                c->readRequests();
+        });
+        QObject::connect(m_socket, &QTcpSocket::bytesWritten, m_socket, [self] {
+            if (auto c = self.lock())
+                c->writeMore();
+        });
+        QObject::connect(m_socket, &QTcpSocket::disconnected, m_socket, [self] {
+            if (auto c = self.lock()) {
+                c->close(false);
+                c->leave();
+            }
+        });
+        readRequests();
+    }
+
+    State state() const { return m_state; }
+    // Idle, or a request still arriving: what may be closed to make room for another client.
+    bool waiting() const { return m_state == State::Idle || m_state == State::Reading; }
+    const QHostAddress &peer() const { return m_peer; }
+    qint64 lastActivity() const { return m_lastActivity; }
+
+    // Called once a second or so by the server.
+    void checkDeadline(qint64 now, const Limits &limits) {
+        const qint64 quiet = now - m_lastActivity;
+        switch (m_state) {
+        case State::Idle:
+            if (quiet > limits.idle.count())
+                close(false);
+            break;
+        case State::Reading:
+            // Headers must arrive whole in time (a byte now and then does not keep them open);
+            // a body must keep moving.
+            if (quiet > limits.stalled.count() ||
+                (!m_headersDone && now - m_requestStarted > limits.stalled.count()))
+                refuse(408, "the request did not arrive in time");
+            break;
+        case State::Writing:
+            if (quiet > limits.stalled.count())
+                close(false);
+            break;
+        case State::Closed: // a graceful close whose last bytes the peer does not take
+            if (quiet > limits.stalled.count()) {
+                m_socket->abort();
+                leave();
+            }
+            break;
+        case State::Handling: break;
+        }
+    }
+
+    // Closes at once, or (graceful) once what was written has gone out.
+    void close(bool graceful) {
+        if (m_state == State::Closed)
+            return;
+        m_state = State::Closed;
+        releaseBody();
+        if (graceful && m_socket->state() == QAbstractSocket::ConnectedState) {
+            m_socket->disconnectFromHost();
+            if (m_socket->state() != QAbstractSocket::UnconnectedState)
+                return; // `disconnected`, or the deadline for a peer that stopped reading
+        }
+        m_socket->abort();
+        leave();
+    }
+
+    // Taken out of the server's list, later: this may run inside one of its own calls.
+    void leave() {
+        if (m_leaving)
+            return;
+        m_leaving = true;
+        QMetaObject::invokeMethod(
+            m_server, [server = m_server, self = this] { server->remove(self); },
+            Qt::QueuedConnection);
+    }
+
+    // Answers with an error and closes: what follows in the stream cannot be trusted.
+    void refuse(int status, const QByteArray &message) {
+        if (m_refused) { // answered already, when the headers came
+            close(false);
+            return;
+        }
+        if (m_state == State::Closed)
+            return;
+        m_keepAlive = false;
+        m_state = State::Handling;
+        send({status, "application/json", errorBody(message), {}});
+    }
+
+    void send(HttpResponse response) {
+        if (m_state != State::Handling)
+            return;
+        m_state = State::Writing;
+        m_lastActivity = nowMs();
+        const bool chunked = response.stream && m_parser.http_minor >= 1;
+        if (response.stream && !chunked)
+            m_keepAlive = false; // an HTTP/1.0 peer reads to the end of the connection
+        QByteArray head = "HTTP/1.1 " + QByteArray::number(response.status) + ' ' +
+                          reasonPhrase(response.status) +
+                          "\r\nContent-Type: " + response.contentType;
+        if (chunked)
+            head += "\r\nTransfer-Encoding: chunked";
+        else if (!response.stream)
+            head += "\r\nContent-Length: " + QByteArray::number(response.body.size());
+        head += m_keepAlive ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n";
+        m_socket->write(head + response.body);
+        m_stream = std::move(response.stream);
+        m_chunked = chunked;
+        writeMore();
+    }
+
+private:
+    static Connection *of(http_parser *parser) { return static_cast<Connection *>(parser->data); }
+
+    static const http_parser_settings &settings() {
+        static const http_parser_settings s = [] {
+            http_parser_settings settings{};
+            settings.on_message_begin = [](http_parser *p) { return of(p)->messageBegin(); };
+            settings.on_url = [](http_parser *p, const char *at, size_t n) {
+                of(p)->m_request.target.append(at, static_cast<qsizetype>(n));
+                return 0;
+            };
+            settings.on_header_field = [](http_parser *p, const char *at, size_t n) {
+                return of(p)->headerPart(true, at, n);
+            };
+            settings.on_header_value = [](http_parser *p, const char *at, size_t n) {
+                return of(p)->headerPart(false, at, n);
+            };
+            settings.on_headers_complete = [](http_parser *p) { return of(p)->headersComplete(); };
+            settings.on_body = [](http_parser *p, const char *at, size_t n) {
+                return of(p)->bodyPart(at, n);
+            };
+            settings.on_message_complete = [](http_parser *p) { return of(p)->messageComplete(); };
+            return settings;
+        }();
+        return s;
+    }
+
+    int messageBegin() {
+        m_request = HttpRequest{};
+        m_request.peer = m_peer;
+        m_headersDone = false;
+        m_lastWasValue = false;
+        m_refused = false;
+        m_state = State::Reading;
+        m_requestStarted = nowMs();
+        return 0;
+    }
+
+    int headerPart(bool name, const char *at, size_t n) {
+        if (m_request.headers.isEmpty() || (name && m_lastWasValue))
+            m_request.headers.emplaceBack();
+        auto &[key, value] = m_request.headers.last();
+        (name ? key : value).append(at, static_cast<qsizetype>(n));
+        m_lastWasValue = !name;
+        return 0;
+    }
+
+    int headersComplete() {
+        m_headersDone = true;
+        for (auto &header : m_request.headers)
+            header.first = header.first.toLower();
+        m_request.method = http_method_str(static_cast<http_method>(m_parser.method));
+        const Limits &limits = m_server->m_limits;
+        const bool sized = m_parser.content_length != std::numeric_limits<uint64_t>::max() &&
+                           (m_parser.flags & F_CHUNKED) == 0;
+        const bool hasBody = (m_parser.flags & F_CHUNKED) != 0 || (sized && m_parser.content_length > 0);
+        if (sized && m_parser.content_length > static_cast<uint64_t>(limits.maxBody)) {
+            refuseBody(413, "the body is " + QByteArray::number(m_parser.content_length) +
+                                " bytes; at most " + QByteArray::number(limits.maxBody) +
+                                " are taken (send it in parts)");
+            return 0;
+        }
+        if (hasBody) {
+            const qint64 wanted =
+                sized ? static_cast<qint64>(m_parser.content_length) : limits.maxBody;
+            if (!m_server->reserve(wanted)) {
+                refuseBody(503, "the collector is busy with other large requests: come again");
+                return 0;
+            }
+            m_reserved = wanted;
+            if (m_request.header("expect").compare("100-continue", Qt::CaseInsensitive) == 0)
+                m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+        }
+        return 0;
+    }
+
+    // Answers now, then reads the rest of the body into nothing, so the client (which may be
+    // sending still) gets to read the answer before the connection closes.
+    void refuseBody(int status, const QByteArray &message) {
+        m_refused = true;
+        m_keepAlive = false;
+        m_socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) +
+                        "\r\nContent-Type: application/json\r\nContent-Length: " +
+                        QByteArray::number(errorBody(message).size()) +
+                        "\r\nConnection: close\r\n\r\n" + errorBody(message));
+    }
+
+    int bodyPart(const char *at, size_t n) {
+        if (m_refused)
+            return 0;
+        if (m_request.body.size() + static_cast<qint64>(n) > m_server->m_limits.maxBody) {
+            m_request.body.clear();
+            releaseBody();
+            refuseBody(413, "the body is larger than the " +
+                                QByteArray::number(m_server->m_limits.maxBody) +
+                                " bytes taken (send it in parts)");
+            return 0;
+        }
+        m_request.body.append(at, static_cast<qsizetype>(n));
+        return 0;
+    }
+
+    int messageComplete() {
+        m_keepAlive = !m_refused && http_should_keep_alive(&m_parser) != 0 && m_parser.upgrade == 0;
+        http_parser_pause(&m_parser, 1); // one request at a time
+        return 0;
+    }
+
+    void readRequests() {
+        while (m_state == State::Idle || m_state == State::Reading) {
+            if (m_unparsed.isEmpty()) {
+                m_unparsed = m_socket->read(kReadPiece);
+                if (m_unparsed.isEmpty())
+                    return;
+                m_lastActivity = nowMs();
+            }
+            const size_t parsed = http_parser_execute(&m_parser, &settings(), m_unparsed.constData(),
+                                                      static_cast<size_t>(m_unparsed.size()));
+            m_unparsed.remove(0, static_cast<qsizetype>(parsed));
+            const auto error = static_cast<http_errno>(HTTP_PARSER_ERRNO(&m_parser));
+            if (error == HPE_PAUSED) {
+                http_parser_pause(&m_parser, 0);
+                if (m_refused) {
+                    close(true); // the refusal was sent when the headers came
+                    return;
+                }
+                dispatch();
+                return;
+            }
+            if (error != HPE_OK) {
+                if (m_refused) {
+                    close(true);
+                    return;
+                }
+                refuse(400, "malformed HTTP request: " +
+                                QByteArray(http_errno_description(error)));
+                return;
+            }
+        }
+    }
+
+    void dispatch() {
+        m_state = State::Handling;
+        std::weak_ptr<Connection> self = weak_from_this();
+        const quint64 serial = ++m_serial;
+        m_server->m_handler(std::move(m_request), [self, serial](HttpResponse response) {
+            const auto c = self.lock();
+            if (c && c->m_serial == serial)
+                c->send(std::move(response));
+        });
+    }
+
+    void writeMore() {
+        m_lastActivity = nowMs();
+        if (m_state != State::Writing)
+            return;
+        while (m_stream && m_socket->bytesToWrite() < kWriteAhead) {
+            const QByteArray piece = m_stream();
+            if (piece.isEmpty()) {
+                m_stream = nullptr;
+                if (m_chunked)
+                    m_socket->write("0\r\n\r\n");
+                break;
+            }
+            if (m_chunked)
+                m_socket->write(QByteArray::number(piece.size(), 16) + "\r\n" + piece + "\r\n");
+            else
+                m_socket->write(piece);
+        }
+        if (m_stream || m_socket->bytesToWrite() > 0)
+            return; // bytesWritten brings us back
+        releaseBody();
+        if (!m_keepAlive) {
+            close(true);
+            return;
+        }
+        m_state = State::Idle;
+        // Queued, so that a long pipeline does not recurse.
+        std::weak_ptr<Connection> self = weak_from_this();
+        QMetaObject::invokeMethod(
+            m_socket,
+            [self] {
+                if (auto c = self.lock())
+                    c->readRequests();
+            },
+            Qt::QueuedConnection);
+    }
+
+    void releaseBody() {
+        m_server->release(m_reserved);
+        m_reserved = 0;
+    }
+
+    HttpServer *m_server;
+    QTcpSocket *m_socket;
+    QHostAddress m_peer;
+    http_parser m_parser{};
+    State m_state = State::Idle;
+    HttpRequest m_request;
+    QByteArray m_unparsed; // read from the socket, not yet through the parser
+    bool m_headersDone = false;
+    bool m_lastWasValue = false;
+    bool m_refused = false; // answered already; the body is read into nothing
+    bool m_leaving = false; // removal from the server is queued
+    bool m_keepAlive = true;
+    bool m_chunked = false;
+    qint64 m_reserved = 0; // this request's share of the servers's body budget
+    qint64 m_lastActivity;
+    qint64 m_requestStarted = 0;
+    quint64 m_serial = 0; // which request a Respond belongs to
+    std::function<QByteArray()> m_stream;
+};
+
+HttpServer::HttpServer(Handler handler, Limits limits, QObject *parent)
+    : QObject(parent)
+    , m_handler(std::move(handler))
+    , m_limits(limits) {
+    m_deadlines.setInterval(std::clamp(std::min(limits.idle, limits.stalled) / 4,
+                                       std::chrono::milliseconds(10),
+                                       std::chrono::milliseconds(1000)));
+    connect(&m_deadlines, &QTimer::timeout, this, &HttpServer::checkDeadlines);
+}
+
+HttpServer::~HttpServer() {
+    m_connections.clear();
+}
+
+Status HttpServer::listen(const QHostAddress &address, quint16 port) {
+    m_server = new QTcpServer(this);
+    if (!m_server->listen(address, port))
+        return fail(u"cannot listen on %1:%2: %3"_s.arg(address.toString())
+                        .arg(port)
+                        .arg(m_server->errorString()));
+    connect(m_server, &QTcpServer::newConnection, this, &HttpServer::accept);
+    m_deadlines.start();
+    return success();
+}
+
+quint16 HttpServer::port() const {
+    return m_server ? m_server->serverPort() : 0;
+}
+
+void HttpServer::accept() {
+    while (QTcpSocket *socket = m_server->nextPendingConnection()) {
+        const QHostAddress peer = socket->peerAddress();
+        Connection *oldestWaiting = nullptr;
+        int fromPeer = 0;
+        for (const auto &c : m_connections) {
+            if (c->state() == Connection::State::Closed || c->peer() != peer)
+                continue;
+            ++fromPeer;
+            if (c->waiting() &&
+                (!oldestWaiting || c->lastActivity() < oldestWaiting->lastActivity()))
+                oldestWaiting = c.get();
+        }
+        if (fromPeer >= m_limits.connectionsPerPeer) {
+            // Connections being answered are kept; an idle or dribbling one makes room.
+            if (oldestWaiting) {
+                oldestWaiting->close(false);
+            } else {
+                const QByteArray body = errorBody("too many connections from this address");
+                socket->write("HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
+                              "application/json\r\nContent-Length: " +
+                              QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" +
+                              body);
+                socket->disconnectFromHost();
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+                continue;
+            }
+        }
+        auto connection = std::make_shared<Connection>(this, socket);
+        m_connections.push_back(connection);
+        connection->start();
+    }
+}
+
+void HttpServer::checkDeadlines() {
+    const qint64 now = nowMs();
+    // A copy: a deadline may close a connection, and closing must not disturb this loop.
+    const auto connections = m_connections;
+    for (const auto &c : connections)
+        c->checkDeadline(now, m_limits);
+}
+
+void HttpServer::remove(Connection *connection) {
+    std::erase_if(m_connections, [connection](const auto &c) { return c.get() == connection; });
+}
+
+bool HttpServer::reserve(qint64 bytes) {
+    if (m_buffered + bytes > m_limits.bufferedBodies)
+        return false;
+    m_buffered += bytes;
+    return true;
+}
+
+} // namespace sb
