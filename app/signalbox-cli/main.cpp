@@ -23,7 +23,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr const char *kUsage = R"(Usage: signalbox-cli [--collector URL] [--token TOKEN] COMMAND ...
+constexpr const char *kUsage = R"(Usage: signalbox-cli [--collector URL] [--token-file FILE] COMMAND ...
 
 Commands:
   runs [FILTER]               list runs, their status and last values
@@ -42,7 +42,9 @@ Commands:
                               Bayes trials after the first 10 depend on results: not printed
   version                     print the version
 
-The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410.
+The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410. Its bearer token
+comes from --token-file FILE (first line), else $SIGNALBOX_TOKEN; --token TOKEN works too, but
+shows the token to every user in the process list.
 )";
 
 int failWith(const QString &message) {
@@ -202,9 +204,10 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption version(u"version"_s);
     const QCommandLineOption collectorUrl(u"collector"_s, {}, u"url"_s);
     const QCommandLineOption token(u"token"_s, {}, u"token"_s);
+    const QCommandLineOption tokenFile(u"token-file"_s, {}, u"file"_s);
     const QCommandLineOption seed(u"seed"_s, {}, u"n"_s, u"0"_s);
     const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
-    parser.addOptions({help, version, collectorUrl, token, seed, count});
+    parser.addOptions({help, version, collectorUrl, token, tokenFile, seed, count});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText() + u"\n"_s + QString::fromUtf8(kUsage));
     const QStringList args = parser.positionalArguments();
@@ -240,8 +243,10 @@ int main(int argc, char *argv[]) {
 
     const QUrl url = parser.isSet(collectorUrl) ? QUrl::fromUserInput(parser.value(collectorUrl))
                                                 : sb::defaultCollectorUrl();
-    sb::CollectorClient client(url, parser.isSet(token) ? parser.value(token)
-                                                        : qEnvironmentVariable("SIGNALBOX_TOKEN"));
+    const auto bearer = sb::bearerToken(parser.value(tokenFile), parser.value(token));
+    if (!bearer)
+        return failWith(bearer.error());
+    sb::CollectorClient client(url, bearer.value());
     using Json = sb::Result<QJsonDocument>;
     if (command == u"health"_s) {
         const auto health = await<QJsonDocument>(

@@ -1,5 +1,6 @@
 // signalbox-collector: the headless metrics collector, for a GPU node or a cluster.
 #include "metrics/Collector.h"
+#include "util/Files.h"
 #include "util/Paths.h"
 #include "util/QuitOnSignal.h"
 
@@ -28,11 +29,15 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption dataDir(u"data-dir"_s, u"Store directory."_s, u"dir"_s);
     const QCommandLineOption token(
         u"token"_s,
-        u"Bearer token clients must send; required off loopback (or SIGNALBOX_TOKEN)."_s,
+        u"Bearer token clients must send; required off loopback. Visible to every user in the "
+        "process list: prefer --token-file or SIGNALBOX_TOKEN."_s,
         u"token"_s);
+    const QCommandLineOption tokenFile(u"token-file"_s,
+                                       u"Read the bearer token from the first line of file."_s,
+                                       u"file"_s);
     const QCommandLineOption watch(
         u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
-    parser.addOptions({listen, dataDir, token, watch});
+    parser.addOptions({listen, dataDir, token, tokenFile, watch});
     parser.process(app);
 
     sb::Collector::Options options;
@@ -53,8 +58,12 @@ int main(int argc, char *argv[]) {
         options.address = address;
         options.port = static_cast<quint16>(port);
     }
-    options.token =
-        parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("SIGNALBOX_TOKEN");
+    const auto bearer = sb::bearerToken(parser.value(tokenFile), parser.value(token));
+    if (!bearer) {
+        std::fprintf(stderr, "signalbox-collector: %s\n", qPrintable(bearer.error()));
+        return 2;
+    }
+    options.token = bearer.value();
     options.watchDirs = parser.values(watch);
 
     auto collector = sb::Collector::start(options);

@@ -14,6 +14,7 @@
 #include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
+#include "util/Files.h"
 #include "util/Paths.h"
 #include "util/QuitOnSignal.h"
 
@@ -85,8 +86,12 @@ int main(int argc, char *argv[]) {
                                        u"k8s://CONTEXT/NAMESPACE/SERVICE:PORT "
                                        "reaches one in a cluster through the API server."_s,
                                        u"url"_s);
-    const QCommandLineOption token(
-        u"token"_s, u"Bearer token for --collector (or SIGNALBOX_TOKEN)."_s, u"token"_s);
+    const QCommandLineOption token(u"token"_s,
+                                   u"Bearer token for --collector. Visible to every user in the "
+                                   "process list: prefer --token-file or SIGNALBOX_TOKEN."_s,
+                                   u"token"_s);
+    const QCommandLineOption tokenFile(
+        u"token-file"_s, u"Read the bearer token from the first line of file."_s, u"file"_s);
     const QCommandLineOption dataDir(u"data-dir"_s, u"Where runs, logs and metrics are kept."_s,
                                      u"dir"_s);
     const QCommandLineOption demo(u"demo"_s, u"Start the example training runs."_s);
@@ -115,7 +120,7 @@ int main(int argc, char *argv[]) {
         u"Run a sweep (a W&B sweep YAML with a signalbox: section; repeatable). Sweeps of "
         "earlier sessions go on by themselves."_s,
         u"file"_s);
-    parser.addOptions({collector, token, dataDir, demo, screenshot, after, view, watch, config,
+    parser.addOptions({collector, token, tokenFile, dataDir, demo, screenshot, after, view, watch, config,
                        logdir, cluster, sweep});
     parser.process(app);
 
@@ -123,8 +128,12 @@ int main(int argc, char *argv[]) {
     std::unique_ptr<sb::EmbeddedCollector> embedded;
     std::unique_ptr<sb::KubeClient> collectorCluster; // for a collector in a cluster
     std::unique_ptr<sb::CollectorClient> collectorClient;
-    const QString collectorToken =
-        parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("SIGNALBOX_TOKEN");
+    const auto bearer = sb::bearerToken(parser.value(tokenFile), parser.value(token));
+    if (!bearer) {
+        std::fprintf(stderr, "signalbox: %s\n", qPrintable(bearer.error()));
+        return 2;
+    }
+    const QString collectorToken = bearer.value();
     QUrl collectorUrl;
     if (const auto inCluster = sb::parseClusterCollector(parser.value(collector))) {
         // Through the API server's service proxy, with the kubeconfig's credentials.

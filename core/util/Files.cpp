@@ -136,4 +136,16 @@ Result<QString> keepAside(const QString &path) {
     return name;
 }
 
+Result<QString> bearerToken(const QString &file, const QString &value) {
+    if (file.isEmpty())
+        return value.isEmpty() ? qEnvironmentVariable("SIGNALBOX_TOKEN") : value;
+    const auto bytes = readRegularFile(file, 64 * 1024);
+    if (!bytes)
+        return fail(bytes.error());
+    const QString token = QString::fromUtf8(bytes->split('\n').first()).trimmed();
+    if (token.isEmpty())
+        return fail(u"the token file %1 is empty"_s.arg(file));
+    return token;
+}
+
 } // namespace sb

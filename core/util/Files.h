@@ -25,4 +25,8 @@ Result<QJsonDocument> readStateFile(const QString &path);
 // overwrites the only copy of what it held; returns the new name, or an error.
 Result<QString> keepAside(const QString &path);
 
+// A bearer token, from the first of: `file` (its first line: kept out of the process list, where a
+// --token value is shown to every user), `value`, $SIGNALBOX_TOKEN. Empty when none is given.
+Result<QString> bearerToken(const QString &file, const QString &value);
+
 } // namespace sb

@@ -10,6 +10,7 @@ import fractions
 import io
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -38,15 +39,17 @@ def free_port():
 class Collector:
     """One collector process on a data directory of its own (or a given one)."""
 
-    def __init__(self, data=None, watch=None):
+    def __init__(self, data=None, watch=None, max_fds=None):
         self.data = data or tempfile.mkdtemp(prefix="sb-hostile-")
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         command = [COLLECTOR, "--listen", "127.0.0.1:%d" % self.port, "--data-dir", self.data]
         if watch:
             command += ["--watch", watch]
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (max_fds, max_fds))) \
+            if max_fds else None
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True)
+                                        text=True, preexec_fn=limit)
         line = self.process.stdout.readline()
         if "listening on" not in line:
             raise AssertionError("collector did not start: %r %s" % (line, self.process.stderr.read()))
@@ -69,6 +72,16 @@ class Collector:
 
     def alive(self):
         return self.process.poll() is None and self.request("/api/v1/health")[0] == 200
+
+    def rss_mb(self):
+        with open("/proc/%d/status" % self.process.pid) as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+        return 0.0
+
+    def connect(self):
+        return socket.create_connection(("127.0.0.1", self.port), timeout=20)
 
     def stop(self):
         self.process.terminate()
@@ -451,6 +464,161 @@ class KillLoop(unittest.TestCase):
         self.assertEqual(set(range(step)) - set(stored) - printed, set(), "neither stored nor printed")
 
 
+def read_response(sock):
+    """(status, body) of one HTTP response read off a raw socket (Content-Length or chunked)."""
+    stream = sock.makefile("rb")
+    status = int(stream.readline().split()[1])
+    headers = {}
+    for line in iter(stream.readline, b"\r\n"):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers:
+        return status, stream.read(int(headers["content-length"]))
+    body = b""
+    while True:
+        size = int(stream.readline(), 16)
+        if size == 0:
+            return status, body
+        body += stream.read(size)
+        stream.readline()
+
+
+class Sockets(unittest.TestCase):
+    """Finding 6 and the socket half of 17: huge bodies, slow senders, idle sockets, big exports."""
+
+    def test_a_huge_body_is_refused_with_413_and_never_held(self):
+        collector = Collector()
+        try:
+            sock = collector.connect()
+            declared = 1_500_000_000
+            sock.sendall(b"POST /api/v1/push HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                         b"\r\nContent-Length: %d\r\n\r\n" % declared)
+            piece = b"[" + b"1," * (1 << 19)
+            sent = 0
+            with contextlib.suppress(OSError):
+                while sent < 200 << 20:  # 200 MB of it, then the sender gives up
+                    sock.sendall(piece)
+                    sent += len(piece)
+            sock.shutdown(socket.SHUT_WR)
+            status, body = read_response(sock)
+            sock.close()
+            self.assertEqual(status, 413)
+            self.assertIn(b"at most 67108864", body)
+            self.assertLess(collector.rss_mb(), 100, "the body was held in memory")
+            self.assertTrue(collector.alive())
+        finally:
+            collector.stop()
+
+    def test_a_slow_sender_does_not_hold_up_other_clients(self):
+        collector = Collector()
+        try:
+            body = json.dumps({"run": "slow", "series": {"x": {"step": [1, 2], "value": [3, 4]}}})
+            sock = collector.connect()
+            sock.sendall(b"POST /api/v1/push HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+                         % len(body) + body[:10].encode())
+            for _ in range(5):  # answered while the push is half-sent
+                self.assertEqual(collector.request("/api/v1/health")[0], 200)
+            sock.sendall(body[10:].encode())
+            self.assertEqual(read_response(sock), (200, b'{"accepted":2}'))
+            sock.close()
+        finally:
+            collector.stop()
+
+    def test_idle_sockets_do_not_starve_a_client(self):
+        # Before: under a 1,024 descriptor limit, 1,064 idle sockets left no room for anyone.
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+        collector = Collector(max_fds=1024)
+        idle = []
+        try:
+            for _ in range(1100):
+                with contextlib.suppress(OSError):
+                    idle.append(collector.connect())
+            idle[0].sendall(b"GET /api/v1/hea")  # and some that never finish their request
+            status, health = collector.request("/api/v1/health")
+            self.assertEqual(status, 200)
+            self.assertEqual(health["service"], "signalbox-collector")
+        finally:
+            for sock in idle:
+                sock.close()
+            collector.stop()
+
+    def test_an_export_streams_at_the_readers_pace(self):
+        collector = Collector()
+        try:
+            points = 2_000_000
+            for start in range(0, points, 500_000):
+                steps = list(range(start, start + 500_000))
+                status, _ = collector.request("/api/v1/push", {
+                    "run": "big", "series": {"loss": {"step": steps, "value": steps,
+                                                      "time": [1.5e9] * len(steps)}}})
+                self.assertEqual(status, 200)
+            before = collector.rss_mb()
+            sock = collector.connect()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+            sock.sendall(b"GET /api/v1/export?run=big&metric=loss HTTP/1.1\r\nHost: x\r\n\r\n")
+            stream = sock.makefile("rb")
+            self.assertIn(b"200", stream.readline())
+            peak, lines, tail = before, 0, b""
+            for line in iter(stream.readline, b"\r\n"):
+                self.assertNotIn(b"content-length", line.lower())
+            while True:  # a slow reader: 64 KB at a time
+                size = int(stream.readline(), 16)
+                if size == 0:
+                    break
+                chunk = tail + stream.read(size)
+                stream.readline()
+                lines += chunk.count(b"\n")
+                tail = chunk[chunk.rfind(b"\n") + 1:]
+                if lines % 50 == 0:
+                    time.sleep(0.001)
+                    peak = max(peak, collector.rss_mb())
+            sock.close()
+            print("\nexport of %d points: collector RSS %.1f MB before, %.1f MB at most while "
+                  "streaming" % (points, before, peak), file=sys.stderr)
+            self.assertEqual(lines, points + 1)
+            self.assertLess(peak - before, 40, "the export was built in memory")
+        finally:
+            collector.stop()
+
+
+class TokenFile(unittest.TestCase):
+    def test_the_token_comes_from_a_file_and_stays_out_of_the_process_list(self):
+        folder = tempfile.mkdtemp(prefix="sb-token-")
+        path = os.path.join(folder, "token")
+        with open(path, "w") as f:
+            f.write("s3cret-from-file\n")
+        port = free_port()
+        process = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir",
+                                    os.path.join(folder, "data"), "--token-file", path],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertIn("listening on", process.stdout.readline())
+            with open("/proc/%d/cmdline" % process.pid, "rb") as f:
+                self.assertNotIn(b"s3cret", f.read())
+            url = "http://127.0.0.1:%d/api/v1/health" % port
+            with self.assertRaises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(url, timeout=10)
+            self.assertEqual(refused.exception.code, 401)
+            request = urllib.request.Request(url, headers={"Authorization": "Bearer s3cret-from-file"})
+            with urllib.request.urlopen(request, timeout=10) as response:
+                self.assertEqual(response.status, 200)
+            cli = subprocess.run([CLI, "--collector", "http://127.0.0.1:%d" % port, "--token-file",
+                                  path, "health"], capture_output=True, text=True, timeout=30)
+            self.assertEqual(cli.returncode, 0, cli.stderr)
+        finally:
+            process.terminate()
+            process.communicate(timeout=20)
+        for bad, why in (("/dev/zero", "not a regular file"), (os.path.join(folder, "none"), ""),
+                         (folder, "")):
+            result = subprocess.run([COLLECTOR, "--data-dir", os.path.join(folder, "d2"),
+                                     "--token-file", bad], capture_output=True, text=True,
+                                    timeout=30)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn(bad, result.stderr)
+            self.assertIn(why, result.stderr)
+
+
 def stored_steps(collector, run, metric):
     status, csv = collector.request("/api/v1/export?run=%s&metric=%s" % (q(run), q(metric)))
     if status != 200:
@@ -557,4 +725,4 @@ class PythonClient(unittest.TestCase):
 
 if __name__ == "__main__":
     COLLECTOR, CLI = sys.argv[1], sys.argv[2]
-    unittest.main(argv=sys.argv[:1], verbosity=2)
+    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)  # then test names, if any
