@@ -149,8 +149,18 @@ int parseTfEvents(const QString &path) {
     // What was passed over goes to stderr, so stdout stays one object per tag.
     qint64 records = 0;
     bool unread = false;
+    QHash<QString, qint64> sizes;
+    if (const auto listed = source.eventFiles()) {
+        for (const auto &file : *listed)
+            sizes.insert(file.path, file.size);
+    }
     for (auto it = follower.files().begin(); it != follower.files().end(); ++it) {
         records += it->records;
+        if (const qint64 tail = sizes.value(it.key(), it->offset) - it->offset; tail > 0)
+            std::fprintf(stderr,
+                         "%s: the last %lld bytes are not a whole record (a writer still going, "
+                         "or a cut file): not read\n",
+                         qPrintable(it.key()), static_cast<long long>(tail));
         if (it->corrupt > 0)
             std::fprintf(stderr, "%s: %lld corrupt records skipped\n", qPrintable(it.key()),
                          static_cast<long long>(it->corrupt));

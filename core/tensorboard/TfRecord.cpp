@@ -10,6 +10,9 @@ namespace {
 
 constexpr qsizetype kHeaderSize = 12; // length and its CRC
 constexpr qsizetype kFooterSize = 4;
+// A record holds one protobuf message, which is under 2 GiB: a longer length is damage, even when
+// its CRC checks out.
+constexpr std::uint64_t kLargestRecord = 0x7fffffff;
 
 template <typename T> T readLittleEndian(const char *p) {
     T value;
@@ -18,7 +21,8 @@ template <typename T> T readLittleEndian(const char *p) {
 }
 
 bool headerIntact(const char *p) {
-    return maskedCrc32c({p, 8}) == readLittleEndian<std::uint32_t>(p + 8);
+    return maskedCrc32c({p, 8}) == readLittleEndian<std::uint32_t>(p + 8) &&
+           readLittleEndian<std::uint64_t>(p) <= kLargestRecord;
 }
 
 } // namespace
@@ -44,8 +48,7 @@ RecordScan scanRecords(QByteArrayView bytes, const std::function<void(QByteArray
         }
         const auto length = readLittleEndian<std::uint64_t>(base + pos);
         const std::uint64_t whole = kHeaderSize + length + kFooterSize;
-        if (length > static_cast<std::uint64_t>(size) ||
-            whole > static_cast<std::uint64_t>(size - pos)) {
+        if (whole > static_cast<std::uint64_t>(size - pos)) {
             scan.pendingSize = whole;
             break;
         }

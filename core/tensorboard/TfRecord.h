@@ -21,8 +21,8 @@ struct RecordScan {
 
 // Calls `record` with every intact record at the start of `bytes`, and stops before one that
 // is not all there yet (a file still being written). A record whose data fails its CRC is
-// skipped and counted; a header that fails its CRC cannot be trusted for the length, so the
-// scan looks forward for the next header that checks out.
+// skipped and counted; a header that fails its CRC (or gives a length of 2 GiB or more) cannot be
+// trusted for the length, so the scan looks forward for the next header that checks out.
 RecordScan scanRecords(QByteArrayView bytes, const std::function<void(QByteArrayView)> &record);
 
 } // namespace sb

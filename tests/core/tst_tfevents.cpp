@@ -111,7 +111,7 @@ private Q_SLOTS:
     void growingAndRotatedFilesAreTailed();
     void budgetSplitsABacklog();
     void unfinishedRecordIsNoWorkLeft();
-    void absurdLengthIsNotSkippedPast();
+    void absurdLengthIsDamageAndReadingGoesOn();
     void largeRecordsArePassedOver();
     void refusedPointsAreReadAgain();
     void collectorFollowsLogdirAcrossRestarts();
@@ -310,21 +310,25 @@ void TestTfEvents::unfinishedRecordIsNoWorkLeft() {
     QCOMPARE(follower.files().first().offset, 0); // a's record waits to be whole
 }
 
-// A header that checks out but claims more than any file holds (2^64 - 256 bytes) is waited on,
-// not skipped to an offset that overflows.
-void TestTfEvents::absurdLengthIsNotSkippedPast() {
-    QTemporaryDir dir;
-    const QByteArray events = readFile(simpleFile());
-    const std::uint64_t length = ~std::uint64_t(0xFF);
-    QByteArray header(reinterpret_cast<const char *>(&length), 8);
-    const std::uint32_t crc = sb::maskedCrc32c(header);
-    header.append(reinterpret_cast<const char *>(&crc), 4);
-    writeFile(dir.filePath(u"events.out.tfevents.1.host"_s), events + header + QByteArray(64, 'x'));
-    sb::LogdirFollower follower;
-    const Curves curves = readAll(follower, dir.path());
-    QCOMPARE(curves.at(u"."_s).at(u"train/loss"_s).size(), 64u);
-    QCOMPARE(follower.files().first().offset, events.size());
-    QCOMPARE(follower.files().first().skipped, 0);
+// A header whose CRC checks out but whose length no record can have (2^63, 2^64 - 256: more than a
+// protobuf message may hold) is damage: counted, and reading goes on at the next intact record,
+// rather than waiting forever for the rest of a record that can never come.
+void TestTfEvents::absurdLengthIsDamageAndReadingGoesOn() {
+    for (const std::uint64_t length : {std::uint64_t(1) << 63, ~std::uint64_t(0xFF),
+                                       std::uint64_t(0x80000000)}) {
+        QTemporaryDir dir;
+        const QByteArray events = readFile(simpleFile());
+        QByteArray header(reinterpret_cast<const char *>(&length), 8);
+        const std::uint32_t crc = sb::maskedCrc32c(header);
+        header.append(reinterpret_cast<const char *>(&crc), 4);
+        const QByteArray file = events + header + QByteArray(64, 'x') + events;
+        writeFile(dir.filePath(u"events.out.tfevents.1.host"_s), file);
+        sb::LogdirFollower follower;
+        const Curves curves = readAll(follower, dir.path());
+        QCOMPARE(curves.at(u"."_s).at(u"train/loss"_s).size(), 128u);
+        QCOMPARE(follower.files().first().offset, file.size());
+        QCOMPARE(follower.files().first().corrupt, 1);
+    }
 }
 
 void TestTfEvents::largeRecordsArePassedOver() {

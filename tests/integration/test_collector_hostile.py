@@ -30,6 +30,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import signalbox  # noqa: E402
 
 
+def signalbox_crc(data):
+    """TFRecord's masked CRC-32C."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    crc ^= 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -296,6 +307,27 @@ class Files(unittest.TestCase):
         result = self.run_cli("sweep", "plan", key)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("key.yaml:2: a key must be a plain value", result.stderr)
+
+    def test_an_event_file_with_an_absurd_length_says_what_it_skipped(self):
+        # Before: a header with a valid CRC and a length of 2^63 stopped reading, silently, rc 0.
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "tfevents",
+                              "logdir", "simple", "events.out.tfevents.1795374138.vm")
+        with open(source, "rb") as f:
+            events = f.read()
+        length = struct.pack("<Q", 1 << 63)
+        header = length + struct.pack("<I", signalbox_crc(length))
+        directory = tempfile.mkdtemp(prefix="sb-tfevents-")
+        with open(os.path.join(directory, "events.out.tfevents.1.host"), "wb") as f:
+            unfinished = struct.pack("<Q", 1000)
+            unfinished += struct.pack("<I", signalbox_crc(unfinished)) + b"y" * 88
+            f.write(events + header + b"x" * 64 + events + unfinished)
+        result = self.run_cli("parse", "tfevents", directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        loss = [json.loads(line) for line in result.stdout.splitlines()
+                if json.loads(line)["tag"] == "train/loss"][0]
+        self.assertEqual(loss["points"], 128)  # both copies, either side of the damage
+        self.assertIn("1 corrupt records skipped", result.stderr)
+        self.assertIn("the last 100 bytes are not a whole record", result.stderr)
 
 
 class Corruption(unittest.TestCase):
