@@ -23,7 +23,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr const char *kUsage = R"(Usage: signalbox-cli [--collector URL] [--token-file FILE] COMMAND ...
+constexpr const char *kUsage =
+    R"(Usage: signalbox-cli [--collector URL] [--token-file FILE] COMMAND ...
 
 Commands:
   runs [FILTER]               list runs, their status and last values
@@ -276,7 +277,8 @@ int main(int argc, char *argv[]) {
             QStringList last;
             const QJsonObject metrics = run.value(u"metrics"_s).toObject();
             for (auto it = metrics.begin(); it != metrics.end(); ++it)
-                last << u"%1=%2"_s.arg(it.key()).arg(it->toObject().value(u"value"_s).toDouble());
+                last << u"%1=%2"_s.arg(it.key()).arg(
+                    sb::metricValue(it->toObject().value(u"value"_s)).value_or(qQNaN()));
             std::printf("%-32s %-10s %s\n", qPrintable(run.value(u"name"_s).toString()),
                         qPrintable(run.value(u"status"_s).toString()), qPrintable(last.join(u' ')));
         }

@@ -32,9 +32,8 @@ int main(int argc, char *argv[]) {
         u"Bearer token clients must send; required off loopback. Visible to every user in the "
         "process list: prefer --token-file or SIGNALBOX_TOKEN."_s,
         u"token"_s);
-    const QCommandLineOption tokenFile(u"token-file"_s,
-                                       u"Read the bearer token from the first line of file."_s,
-                                       u"file"_s);
+    const QCommandLineOption tokenFile(
+        u"token-file"_s, u"Read the bearer token from the first line of file."_s, u"file"_s);
     const QCommandLineOption watch(
         u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
     parser.addOptions({listen, dataDir, token, tokenFile, watch});

@@ -120,8 +120,8 @@ int main(int argc, char *argv[]) {
         u"Run a sweep (a W&B sweep YAML with a signalbox: section; repeatable). Sweeps of "
         "earlier sessions go on by themselves."_s,
         u"file"_s);
-    parser.addOptions({collector, token, tokenFile, dataDir, demo, screenshot, after, view, watch, config,
-                       logdir, cluster, sweep});
+    parser.addOptions({collector, token, tokenFile, dataDir, demo, screenshot, after, view, watch,
+                       config, logdir, cluster, sweep});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();

@@ -72,8 +72,7 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     }
     if (options.listen) {
         collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
-        if (Status listening = collector->m_http->listen(options.address, options.port);
-            !listening)
+        if (Status listening = collector->m_http->listen(options.address, options.port); !listening)
             return listening.failure();
         QUrl url;
         url.setScheme(u"http"_s);
@@ -282,7 +281,7 @@ QJsonArray Collector::runsJson(const QString &filter) const {
         for (const auto &series : m_store->series(run.name)) {
             metrics[series.metric] = QJsonObject{{u"count"_s, series.count},
                                                  {u"step"_s, series.last.step},
-                                                 {u"value"_s, series.last.value},
+                                                 {u"value"_s, metricJson(series.last.value)},
                                                  {u"time"_s, series.last.wall}};
         }
         json[u"metrics"_s] = metrics;

@@ -90,8 +90,7 @@ QJsonArray toJsonArray(const std::vector<double> &values) {
 
 HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     SeriesWindow window;
-    if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s),
-                    &window.axis))
+    if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s), &window.axis))
         return error(u"x must be step, relative or wall"_s, BadRequest);
     window.from = query.number(u"from"_s);
     window.to = query.number(u"to"_s);
@@ -223,7 +222,9 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         }
         // Piece by piece as the client reads, so memory stays flat whatever the series' size.
         std::shared_ptr<CsvExport> csv = std::move(exported).value();
-        respond({Ok, "text/csv", {}, [csv] { return csv->next(); }});
+        respond({Ok, "text/csv", {}, [csv] {
+                     return csv->next();
+                 }});
     } else {
         respond(error(u"no such endpoint: %1 %2"_s.arg(QString::fromLatin1(request.method),
                                                        QString::fromUtf8(path)),

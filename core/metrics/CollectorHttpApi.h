@@ -28,7 +28,9 @@ public:
                      HttpServer::Limits limits = HttpServer::Limits{});
     ~CollectorHttpApi() override;
 
-    Status listen(const QHostAddress &address, quint16 port) { return m_server.listen(address, port); }
+    Status listen(const QHostAddress &address, quint16 port) {
+        return m_server.listen(address, port);
+    }
     quint16 port() const { return m_server.port(); }
 
 private:

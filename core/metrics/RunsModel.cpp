@@ -1,5 +1,7 @@
 #include "RunsModel.h"
 
+#include "MetricLineParser.h"
+
 #include <QJsonDocument>
 
 namespace sb {
@@ -131,10 +133,11 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
     if (m < m_metrics.size()) {
         const QJsonValue last =
             run.value(u"metrics"_s).toObject().value(m_metrics[m]).toObject().value(u"value"_s);
-        if (last.isUndefined())
+        // A last value of +-Infinity or NaN comes as a string ("Infinity"), and reads as one.
+        const std::optional<double> number = metricValue(last);
+        if (!number)
             return {};
-        return role == SortRole ? QVariant(last.toDouble())
-                                : QVariant(QString::number(last.toDouble(), 'g', 5));
+        return role == SortRole ? QVariant(*number) : QVariant(QString::number(*number, 'g', 5));
     }
     const QJsonValue param =
         run.value(u"config"_s).toObject().value(m_params.value(m - m_metrics.size()));

@@ -570,10 +570,12 @@ void Sweep::pollMetrics() {
                 const QJsonArray x = series[u"x"_s].toArray();
                 const QJsonArray y = series[u"y"_s].toArray();
                 for (qsizetype i = 0; i < y.size(); ++i) {
+                    // null is a NaN or an infinity (a diverged trial): never a value of 0.
+                    const double value = y.at(i).toDouble(qQNaN());
                     if (i > 0 && x.at(i) == x.at(i - 1))
-                        values.last() = y.at(i).toDouble();
+                        values.last() = value;
                     else
-                        values << y.at(i).toDouble();
+                        values << value;
                 }
                 byRun.insert(series[u"run"_s].toString(), values);
             }

@@ -51,18 +51,30 @@ QByteArray HttpRequest::query() const {
 
 QByteArray HttpServer::reasonPhrase(int status) {
     switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Content Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    case 507: return "Insufficient Storage";
-    default: return "Status";
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 408:
+        return "Request Timeout";
+    case 413:
+        return "Content Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    case 507:
+        return "Insufficient Storage";
+    default:
+        return "Status";
     }
 }
 
@@ -143,7 +155,8 @@ public:
                 leave();
             }
             break;
-        case State::Handling: break;
+        case State::Handling:
+            break;
         }
     }
 
@@ -200,7 +213,8 @@ public:
             head += "\r\nTransfer-Encoding: chunked";
         else if (!response.stream)
             head += "\r\nContent-Length: " + QByteArray::number(response.body.size());
-        head += m_keepAlive ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n";
+        head +=
+            m_keepAlive ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n";
         m_socket->write(head + response.body);
         m_stream = std::move(response.stream);
         m_chunked = chunked;
@@ -213,7 +227,9 @@ private:
     static const http_parser_settings &settings() {
         static const http_parser_settings s = [] {
             http_parser_settings settings{};
-            settings.on_message_begin = [](http_parser *p) { return of(p)->messageBegin(); };
+            settings.on_message_begin = [](http_parser *p) {
+                return of(p)->messageBegin();
+            };
             settings.on_url = [](http_parser *p, const char *at, size_t n) {
                 of(p)->m_request.target.append(at, static_cast<qsizetype>(n));
                 return 0;
@@ -224,11 +240,15 @@ private:
             settings.on_header_value = [](http_parser *p, const char *at, size_t n) {
                 return of(p)->headerPart(false, at, n);
             };
-            settings.on_headers_complete = [](http_parser *p) { return of(p)->headersComplete(); };
+            settings.on_headers_complete = [](http_parser *p) {
+                return of(p)->headersComplete();
+            };
             settings.on_body = [](http_parser *p, const char *at, size_t n) {
                 return of(p)->bodyPart(at, n);
             };
-            settings.on_message_complete = [](http_parser *p) { return of(p)->messageComplete(); };
+            settings.on_message_complete = [](http_parser *p) {
+                return of(p)->messageComplete();
+            };
             return settings;
         }();
         return s;
@@ -262,7 +282,8 @@ private:
         const Limits &limits = m_server->m_limits;
         const bool sized = m_parser.content_length != std::numeric_limits<uint64_t>::max() &&
                            (m_parser.flags & F_CHUNKED) == 0;
-        const bool hasBody = (m_parser.flags & F_CHUNKED) != 0 || (sized && m_parser.content_length > 0);
+        const bool hasBody =
+            (m_parser.flags & F_CHUNKED) != 0 || (sized && m_parser.content_length > 0);
         if (sized && m_parser.content_length > static_cast<uint64_t>(limits.maxBody)) {
             refuseBody(413, "the body is " + QByteArray::number(m_parser.content_length) +
                                 " bytes; at most " + QByteArray::number(limits.maxBody) +
@@ -323,8 +344,9 @@ private:
                     return;
                 m_lastActivity = nowMs();
             }
-            const size_t parsed = http_parser_execute(&m_parser, &settings(), m_unparsed.constData(),
-                                                      static_cast<size_t>(m_unparsed.size()));
+            const size_t parsed =
+                http_parser_execute(&m_parser, &settings(), m_unparsed.constData(),
+                                    static_cast<size_t>(m_unparsed.size()));
             m_unparsed.remove(0, static_cast<qsizetype>(parsed));
             const auto error = static_cast<http_errno>(HTTP_PARSER_ERRNO(&m_parser));
             if (error == HPE_PAUSED) {
@@ -341,8 +363,7 @@ private:
                     close(true);
                     return;
                 }
-                refuse(400, "malformed HTTP request: " +
-                                QByteArray(http_errno_description(error)));
+                refuse(400, "malformed HTTP request: " + QByteArray(http_errno_description(error)));
                 return;
             }
         }

@@ -58,7 +58,8 @@ Response readResponse(QTcpSocket &socket) {
         out.headers += line.toLower();
     const qsizetype at = out.headers.indexOf("content-length: ");
     if (at >= 0) {
-        const qint64 length = out.headers.mid(at + 16, out.headers.indexOf('\r', at) - at - 16).toLongLong();
+        const qint64 length =
+            out.headers.mid(at + 16, out.headers.indexOf('\r', at) - at - 16).toLongLong();
         out.body = readExactly(socket, length);
     } else if (out.headers.contains("transfer-encoding: chunked")) {
         for (;;) {
@@ -105,8 +106,10 @@ public:
                                }});
                       return;
                   }
-                  respond({200, "text/plain",
-                           request.method + ' ' + request.target + ' ' + request.body, {}});
+                  respond({200,
+                           "text/plain",
+                           request.method + ' ' + request.target + ' ' + request.body,
+                           {}});
               },
               limits) {
         if (!server.listen(QHostAddress::LocalHost, 0))
@@ -253,7 +256,8 @@ private Q_SLOTS:
         limits.stalled = 300ms;
         Fixture f(limits);
         auto socket = f.connect();
-        const QByteArray request = "GET / HTTP/1.1\r\nHost: h\r\nX-Slow: "_ba + QByteArray(100, 'z');
+        const QByteArray request =
+            "GET / HTTP/1.1\r\nHost: h\r\nX-Slow: "_ba + QByteArray(100, 'z');
         QDeadlineTimer deadline(5000);
         int sent = 0;
         while (socket->state() == QAbstractSocket::ConnectedState && sent < request.size() &&

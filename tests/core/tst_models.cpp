@@ -1,5 +1,6 @@
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
+#include "metrics/MetricLineParser.h"
 #include "metrics/RunsModel.h"
 
 #include <QAbstractItemModelTester>
@@ -13,11 +14,11 @@ using namespace Qt::StringLiterals;
 
 namespace {
 QJsonObject run(const QString &name, double loss, QJsonObject config = {}) {
-    return {
-        {u"name"_s, name},
-        {u"status"_s, u"running"_s},
-        {u"config"_s, config},
-        {u"metrics"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"value"_s, loss}, {u"count"_s, 1}}}}}};
+    return {{u"name"_s, name},
+            {u"status"_s, u"running"_s},
+            {u"config"_s, config},
+            {u"metrics"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"value"_s, sb::metricJson(loss)},
+                                                               {u"count"_s, 1}}}}}};
 }
 } // namespace
 
@@ -56,6 +57,12 @@ void TestModels::runsModel() {
     model.setRuns({run(u"a"_s, 0.5, {{u"seed"_s, 1}})});
     QCOMPARE(resets.size(), 1);
     QCOMPARE(model.checkedRuns(), QStringList());
+    // A last value that is not finite reads as what it is (before: an Infinity showed as 0).
+    model.setRuns({run(u"a"_s, qInf()), run(u"b"_s, -qInf()), run(u"c"_s, qQNaN())});
+    QCOMPARE(model.index(0, 3).data().toString(), u"inf"_s);
+    QCOMPARE(model.index(1, 3).data().toString(), u"-inf"_s);
+    QCOMPARE(model.index(2, 3).data().toString(), u"nan"_s);
+    QCOMPARE(model.index(0, 3).data(sb::RunsModel::SortRole).toDouble(), qInf());
 }
 
 void TestModels::jobsModel() {

@@ -314,8 +314,8 @@ void TestTfEvents::unfinishedRecordIsNoWorkLeft() {
 // protobuf message may hold) is damage: counted, and reading goes on at the next intact record,
 // rather than waiting forever for the rest of a record that can never come.
 void TestTfEvents::absurdLengthIsDamageAndReadingGoesOn() {
-    for (const std::uint64_t length : {std::uint64_t(1) << 63, ~std::uint64_t(0xFF),
-                                       std::uint64_t(0x80000000)}) {
+    for (const std::uint64_t length :
+         {std::uint64_t(1) << 63, ~std::uint64_t(0xFF), std::uint64_t(0x80000000)}) {
         QTemporaryDir dir;
         const QByteArray events = readFile(simpleFile());
         QByteArray header(reinterpret_cast<const char *>(&length), 8);

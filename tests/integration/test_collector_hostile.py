@@ -146,6 +146,18 @@ class Hostile(unittest.TestCase):
                     "/api/v1/series?run=extreme&metric=s&x=%s%s" % (x, window))
                 self.assertEqual(status, 200, (x, window, reply))
 
+    def test_non_finite_last_values_read_back_as_themselves(self):
+        status, _ = self.push({"run": "inf-last", "series": {
+            "up": {"step": [1, 2], "value": [1, "Infinity"]},
+            "down": {"step": [1, 2], "value": [1, "-Infinity"]},
+            "nan": {"step": [1], "value": ["NaN"]}}})
+        self.assertEqual(status, 200)
+        status, runs = self.collector.request("/api/v1/runs?filter=inf-last")
+        metrics = [r for r in runs if r["name"] == "inf-last"][0]["metrics"]
+        self.assertEqual(metrics["up"]["value"], "Infinity")  # before: null, shown as 0
+        self.assertEqual(metrics["down"]["value"], "-Infinity")
+        self.assertEqual(metrics["nan"]["value"], "NaN")
+
     def test_wrong_types_are_400(self):
         bodies = [
             {"run": "t", "series": [1, 2]},

@@ -5,6 +5,8 @@
 #include <QTest>
 #include <QValueAxis>
 
+#include <cmath>
+
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -27,6 +29,7 @@ private Q_SLOTS:
     void rubberBandZoomAndRightClickReset();
     void logYDropsNonPositivePoints();
     void wallClockAxis();
+    void valuesNearTheDoubleRangeStillDraw();
 };
 
 void TestCurveChart::fitsAndReplacesSeries() {
@@ -115,6 +118,22 @@ void TestCurveChart::wallClockAxis() {
     chart.setTimeAxis(false);
     QVERIFY(xAxis(chart));
     QCOMPARE(xAxis(chart)->min(), 1.7e9);
+}
+
+// Before: one value of +-1e308 made the y range infinite, and the whole chart blank.
+void TestCurveChart::valuesNearTheDoubleRangeStillDraw() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.setCurves({{u"a"_s, Qt::red, {{0, 1}, {1, -1e308}, {2, 1.7e308}, {3, 2}}, {}},
+                     {u"b"_s, Qt::blue, line(4, 1), {}}});
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const auto *y = qobject_cast<QValueAxis *>(chart.chart()->axes(Qt::Vertical).front());
+    QVERIFY(y);
+    QVERIFY(std::isfinite(y->min()) && std::isfinite(y->max()));
+    QVERIFY(y->min() <= -1e308 && y->max() >= 1.7e308);
+    QCOMPARE(chart.drawnPoints(), 8);
+    chart.grab(); // paints without trouble
 }
 
 QTEST_MAIN(TestCurveChart)

@@ -23,10 +23,9 @@ namespace {
 
 // Ticks at 1, 2 or 5 times a power of ten, about five of them, without changing the range.
 void niceTicks(QValueAxis *axis) {
-    const double span = axis->max() - axis->min();
-    if (!(span > 0) || !std::isfinite(span))
+    const double raw = (axis->max() / 2 - axis->min() / 2) / 2.5; // a fifth of the span
+    if (!(raw > 0) || !std::isfinite(raw))
         return;
-    const double raw = span / 5;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
     const double step = raw / magnitude < 1.5   ? 1
                         : raw / magnitude < 3.5 ? 2
@@ -109,7 +108,7 @@ QPointF CurveChart::valueAt(const QPointF &position) const {
     const double x = m_xLo + fx * (m_xHi - m_xLo);
     const double y =
         m_logY ? std::pow(10.0, std::log10(yMin) + fy * (std::log10(yMax) - std::log10(yMin)))
-               : yMin + fy * (yMax - yMin);
+               : yMin * (1 - fy) + yMax * fy;
     return {x, y};
 }
 
@@ -147,12 +146,14 @@ void CurveChart::fitAxes() {
     if (m_userYRange) {
         m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
     } else if (std::isfinite(yMin)) {
+        // In halves and clamped, so that values near +-1e308 give a range, not infinities.
         const double pad =
-            yMax > yMin ? (yMax - yMin) * 0.05 : std::max(std::abs(yMin) * 0.05, 1e-9);
+            yMax > yMin ? (yMax / 2 - yMin / 2) * 0.1 : std::max(std::abs(yMin) * 0.05, 1e-9);
+        constexpr double largest = std::numeric_limits<double>::max();
         if (m_logY) {
-            m_yAxis->setRange(yMin / 1.2, yMax * 1.2);
+            m_yAxis->setRange(yMin / 1.2, std::min(yMax * 1.2, largest));
         } else {
-            m_yAxis->setRange(yMin - pad, yMax + pad);
+            m_yAxis->setRange(std::max(yMin - pad, -largest), std::min(yMax + pad, largest));
             niceTicks(static_cast<QValueAxis *>(m_yAxis));
         }
     }

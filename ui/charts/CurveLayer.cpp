@@ -72,8 +72,9 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
     const QRectF plot = m_chart->plotArea();
     if (!m_curves || !(xMax > xMin) || !(yMax > yMin) || plot.isEmpty())
         return;
+    // Halves, so that values near the double range (+-1e308) map without overflowing to inf.
     auto yOf = [this](double y) {
-        return m_logY ? std::log10(y) : y;
+        return m_logY ? std::log10(y) : y / 2;
     };
     const double y0 = yOf(yMin);
     const double sx = plot.width() / (xMax - xMin);
@@ -84,8 +85,10 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
         for (const QPointF &p : points) {
             if (m_logY && p.y() <= 0)
                 continue;
-            pixels.append(
-                QPointF(plot.left() + (p.x() - xMin) * sx, plot.bottom() - (yOf(p.y()) - y0) * sy));
+            const QPointF pixel(plot.left() + (p.x() - xMin) * sx,
+                                plot.bottom() - (yOf(p.y()) - y0) * sy);
+            if (std::isfinite(pixel.x()) && std::isfinite(pixel.y()))
+                pixels.append(pixel);
         }
         return pixels;
     };
