@@ -58,13 +58,16 @@ def _as_float(value):
         return None
 
 
-def metric_line(values, step=None, wall=None):
-    """The line a script can print itself: '@signalbox {"step": 3, "loss": 0.5}'."""
+def metric_line(values, step=None, wall=None, batch=None):
+    """The line a script can print itself: '@signalbox {"step": 3, "loss": 0.5}'. `batch` is the
+    id of a batch that may have reached the collector: it then skips the line."""
     record = {k: _json_number(float(v)) for k, v in values.items()}
     if step is not None:
         record["step"] = step
     if wall is not None:
         record["time"] = wall
+    if batch is not None:
+        record["batch"] = batch
     return PREFIX + json.dumps(record, separators=(",", ":"))
 
 
@@ -197,8 +200,8 @@ class Run:
         except Exception as error:  # the sender must never die: print what it holds instead
             self._warn(("sender", type(error).__name__), "sending failed (%r); printing metric "
                        "lines instead" % (error,))
-            for _, records in self._retry:
-                self._print(records)
+            for batch_id, records in self._retry:
+                self._print(records, batch_id)
             self._retry, self._retry_records = [], 0
 
     def _flush(self, final=False):
@@ -237,15 +240,17 @@ class Run:
             self._retry.append((batch_id, records))
             self._retry_records += len(records)
             while self._retry_records > self._max_queue and self._retry:
-                _, oldest = self._retry.pop(0)
+                oldest_id, oldest = self._retry.pop(0)
                 self._retry_records -= len(oldest)
-                self._print(oldest)
+                self._print(oldest, oldest_id)
         elif outcome == "print":
-            self._print(records)
+            self._print(records, batch_id)
 
-    def _print(self, records):
-        for step, wall, metrics in records:  # the job's output carries them instead
-            print(metric_line(metrics, step, wall), file=self._out, flush=False)
+    def _print(self, records, batch_id):
+        # The job's output carries them instead. With the batch id, so that the collector skips
+        # them if a try it never answered stored the batch after all.
+        for step, wall, metrics in records:
+            print(metric_line(metrics, step, wall, batch_id), file=self._out, flush=False)
             self.printed += len(metrics)
         self._out.flush()
 

@@ -168,6 +168,9 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
 }
 
 Result<qint64> Collector::storePush(Push push) {
+    // Its points came already as metric lines the client printed when this push timed out.
+    if (!push.batch.isEmpty() && m_store->storedBatch(push.run, linesBatch(push.batch)))
+        return push.points;
     // Records join the same batch, so a push is stored whole or not at all. Their missing steps
     // follow the run's last one, which only this thread knows.
     double lastStep = m_lastStep.value(push.run, -1);
@@ -210,9 +213,11 @@ void Collector::noteLastSteps(const QString &run, const std::vector<SeriesPoints
 Collector::IngestResult Collector::ingestRecords(const QString &run,
                                                  const std::vector<MetricRecord> &records) {
     IngestResult result;
-    QHash<QString, std::vector<SeriesPoints>> byRun;
+    // One atomic batch per run and sender's batch id, in the order they came.
+    using Group = std::pair<QString, QString>;
+    std::vector<Group> order;
+    QHash<QString, std::vector<SeriesPoints>> groups; // by run + '\0' + batch
     QHash<QString, double> lastStep;
-    QStringList order;
     const double wallNow = now();
     for (const MetricRecord &record : records) {
         const QString target = record.run.isEmpty() ? run : record.run;
@@ -220,26 +225,41 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
             result.errors << u"a metric record names no run"_s;
             continue;
         }
-        if (!byRun.contains(target)) {
-            order << target;
+        const QString key = target + QChar(0) + record.batch;
+        if (!groups.contains(key))
+            order.emplace_back(target, record.batch);
+        if (!lastStep.contains(target))
             lastStep[target] = m_lastStep.value(target, -1);
-        }
         double &last = lastStep[target];
         const double step = record.step.value_or(last + 1);
         last = std::max(last, step);
-        appendRecord(record, step, record.wall.value_or(wallNow), &byRun[target]);
+        appendRecord(record, step, record.wall.value_or(wallNow), &groups[key]);
     }
-    for (const QString &target : std::as_const(order)) {
-        const std::vector<SeriesPoints> &series = byRun[target];
-        if (Status stored = ingestSeries(target, series); !stored) {
+    for (const auto &[target, batch] : order) {
+        const std::vector<SeriesPoints> &series = groups[target + QChar(0) + batch];
+        qint64 points = 0;
+        for (const SeriesPoints &s : series)
+            points += static_cast<qint64>(s.points.size());
+        // Lines a client printed for a batch it had pushed: the push was stored after all.
+        if (!batch.isEmpty() && m_store->storedBatch(target, batch)) {
+            result.duplicates += points;
+            continue;
+        }
+        const auto stored = m_store->append(target, series, nullptr, linesBatch(batch),
+                                            MetricStore::Batch::InParts);
+        if (!stored) {
             result.errors << u"run \"%1\": %2"_s.arg(target, stored.error());
             result.storageFailed |= stored.errorCode() == ErrorCode::StorageFailed;
             continue;
         }
-        for (const SeriesPoints &s : series)
-            result.points += static_cast<qint64>(s.points.size());
+        noteLastSteps(target, series);
+        result.points += points;
     }
     return result;
+}
+
+QString Collector::linesBatch(const QString &batch) {
+    return batch.isEmpty() ? QString() : batch + u" (lines)"_s;
 }
 
 Collector::Lines Collector::decodeLines(QByteArrayView text) {

@@ -60,6 +60,7 @@ public:
         qint64 points = 0;
         QStringList errors;
         bool storageFailed = false; // the disk refused a batch: sending it again may succeed
+        qint64 duplicates = 0;      // points of a batch stored before, skipped
     };
     // Metric lines in job output, parsed (on any thread): ordinary lines are skipped, malformed
     // ones reported one by one while the others are kept.
@@ -82,6 +83,8 @@ public:
 private:
     Collector() = default;
     void noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series);
+    // The id under which metric lines of a client's batch are remembered.
+    static QString linesBatch(const QString &batch);
 
     std::unique_ptr<MetricStore> m_store;
     std::unique_ptr<CollectorHttpApi> m_http;

@@ -186,6 +186,7 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
                 // Bad lines are reported and skipped; a store that failed asks the sender to
                 // come again.
                 respond(json(QJsonObject{{u"accepted"_s, result.points},
+                                         {u"duplicates"_s, result.duplicates},
                                          {u"errors"_s, QJsonArray::fromStringList(result.errors)}},
                              result.storageFailed ? Storage : Ok));
             });

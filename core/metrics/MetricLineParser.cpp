@@ -102,6 +102,12 @@ Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
     if (values.contains(u"run"_s)) {
         record.run = values.take(u"run"_s).toString();
     }
+    if (values.contains(u"batch"_s)) {
+        const QJsonValue batch = values.take(u"batch"_s);
+        if (!batch.isString() || batch.toString().isEmpty() || batch.toString().size() > 200)
+            return fail(u"\"batch\" must be a string of 1 to 200 characters"_s);
+        record.batch = batch.toString();
+    }
     if (Status flat = flatten(QString(), values, &record); !flat)
         return fail(flat.error());
     if (record.values.empty())
@@ -119,6 +125,8 @@ QByteArray format(const MetricRecord &record) {
         object[u"time"_s] = *record.wall;
     if (!record.run.isEmpty())
         object[u"run"_s] = record.run;
+    if (!record.batch.isEmpty())
+        object[u"batch"_s] = record.batch;
     return prefix.toByteArray() + QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 

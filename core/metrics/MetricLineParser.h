@@ -17,6 +17,7 @@ namespace sb {
 // when the record leaves them out.
 struct MetricRecord {
     QString run;
+    QString batch; // the sender's batch id, on lines a client printed instead of pushing
     std::optional<double> step;
     std::optional<double> wall;
     std::vector<std::pair<QString, double>> values;
@@ -24,9 +25,10 @@ struct MetricRecord {
 
 // Metric lines: a line of job output of the form
 //   @signalbox {"step": 12, "loss": 0.25, "acc": 0.91}
-// Keys `step`, `time` (seconds since the epoch) and `run` are reserved; nested objects are
-// flattened with '/' ("train": {"loss": 1} is train/loss); non-finite values are the strings
-// "NaN", "Infinity" and "-Infinity". Every other line is ordinary output and left alone.
+// Keys `step`, `time` (seconds since the epoch), `run` and `batch` (a client's id for a batch it
+// printed rather than pushed: lines of a batch stored before are skipped) are reserved; nested
+// objects are flattened with '/' ("train": {"loss": 1} is train/loss); non-finite values are the
+// strings "NaN", "Infinity" and "-Infinity". Every other line is ordinary output and left alone.
 namespace MetricLines {
 
 inline constexpr QByteArrayView prefix = "@signalbox ";

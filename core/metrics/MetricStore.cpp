@@ -535,12 +535,12 @@ void MetricStore::rememberBatch(const QString &key) {
 }
 
 Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
-                                 const RunInfo *info, const QString &batch) {
+                                 const RunInfo *info, const QString &batch, Batch kind) {
     if (run.isEmpty())
         return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
-    // A batch id is the run's and the sender's: "run\0id".
-    const QString batchKey = batch.isEmpty() ? QString() : run + QChar(0) + batch;
-    if (!batchKey.isEmpty() && m_batches.contains(batchKey))
+    const QString key = batch.isEmpty() ? QString() : batchKey(run, batch);
+    const bool known = !key.isEmpty() && m_batches.contains(key);
+    if (known && kind == Batch::Whole)
         return false; // stored before: a retry of a batch whose answer was lost
     for (const SeriesPoints &points : series) {
         for (std::size_t i = 0; i < points.points.size(); ++i) {
@@ -619,8 +619,8 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
                                 entry + 4);
         commit.append(entry, sizeof entry);
     }
-    if (!batchKey.isEmpty()) // in the same write as the commit: both or neither survive a crash
-        appendRecord(&journal, RecordType::Batch, batchKey.toUtf8());
+    if (!key.isEmpty() && !known) // in the same write as the commit: both or neither survive
+        appendRecord(&journal, RecordType::Batch, key.toUtf8());
     if (!commit.isEmpty())
         appendRecord(&journal, RecordType::Commit, commit);
     if (journal.isEmpty())
@@ -636,8 +636,8 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     m_journalSize += journal.size();
 
     // Committed: publish the new state.
-    if (!batchKey.isEmpty())
-        rememberBatch(batchKey);
+    if (!key.isEmpty())
+        rememberBatch(key);
     m_runs[run] = merged;
     for (const auto &[s, points] : written) {
         const auto added = static_cast<qint64>(points->points.size());

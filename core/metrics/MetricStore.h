@@ -73,8 +73,16 @@ public:
     // given, is merged into the run's metadata. Returns once the batch survives a process kill:
     // true when stored, false when `batch` (the sender's id for it) was stored before, which
     // makes a retry harmless. An error means nothing was stored.
+    // A batch in parts (metric lines forwarded a few at a time) stores every part and remembers
+    // the id, so that the same batch sent whole later is known.
+    enum class Batch { Whole, InParts };
     Result<bool> append(const QString &run, const std::vector<SeriesPoints> &series,
-                        const RunInfo *info = nullptr, const QString &batch = {});
+                        const RunInfo *info = nullptr, const QString &batch = {},
+                        Batch kind = Batch::Whole);
+    // Whether a batch with this id was stored for this run (among the last 100,000).
+    bool storedBatch(const QString &run, const QString &batch) const {
+        return m_batches.contains(batchKey(run, batch));
+    }
     Status updateRun(const RunInfo &info) {
         auto updated = append(info.name, {}, &info);
         return updated ? success() : Status(updated.failure());
@@ -103,6 +111,10 @@ private:
     // Compacts, or notes (once) why not and tries again after more appends.
     void compactOrNote();
     void rememberBatch(const QString &key);
+    // A batch id is the run's and the sender's: "run\0id".
+    static QString batchKey(const QString &run, const QString &batch) {
+        return run + QChar(0) + batch;
+    }
     static qint64 recordLength(const QByteArray &bytes, qint64 offset);
     // Moves a file the store cannot use to lost+found/NAME; returns where it went.
     Result<QString> keepInLostFound(const QString &path, const QString &name);

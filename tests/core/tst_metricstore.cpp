@@ -225,6 +225,20 @@ void TestMetricStore::batchIdsMakeRetriesHarmless() {
     QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b1"_s).value(), false);
     QCOMPARE(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}, nullptr, u"b2"_s).value(), false);
     QCOMPARE(store->series(u"r"_s).front().count, qint64(11));
+    // A batch in parts stores every part and is known afterwards, across a reopen too.
+    using Batch = sb::MetricStore::Batch;
+    QVERIFY(!store->storedBatch(u"r"_s, u"p"_s));
+    QCOMPARE(
+        store->append(u"r"_s, {ramp(u"loss"_s, 20, 5)}, nullptr, u"p"_s, Batch::InParts).value(),
+        true);
+    QCOMPARE(
+        store->append(u"r"_s, {ramp(u"loss"_s, 25, 5)}, nullptr, u"p"_s, Batch::InParts).value(),
+        true);
+    QCOMPARE(store->series(u"r"_s).front().count, qint64(21));
+    store.reset();
+    store = std::move(sb::MetricStore::open(dir.path())).value();
+    QVERIFY(store->storedBatch(u"r"_s, u"p"_s));
+    QVERIFY(!store->storedBatch(u"s"_s, u"p"_s));
 }
 
 QTEST_APPLESS_MAIN(TestMetricStore)

@@ -738,6 +738,52 @@ class PythonClient(unittest.TestCase):
             subprocess.run(["umount", "-l", mount])
             shutil.rmtree(mount, ignore_errors=True)
 
+    def test_a_batch_printed_after_a_timeout_and_forwarded_is_stored_once(self):
+        # Before: a client timed out against a busy collector and printed its batch; the push was
+        # stored after all, and the forwarded lines stored the same steps a second time.
+        collector = Collector()
+        try:
+            out = io.StringIO()
+            with contextlib.redirect_stderr(io.StringIO()):
+                run = signalbox.Run(run="printed", collector=collector.url, flush_interval=0.02,
+                                    out=out, timeout=0.5)
+                for step in range(200):
+                    run.log({"x": float(step)}, step=step)
+                time.sleep(0.3)
+                collector.process.send_signal(signal.SIGSTOP)  # the next pushes hang
+                for step in range(200, 1000):
+                    run.log({"x": float(step)}, step=step)
+                run.finish()  # times out: what it holds is printed, with batch ids
+                collector.process.send_signal(signal.SIGCONT)  # and the hung pushes land
+            printed = [line for line in out.getvalue().splitlines()
+                       if line.startswith(signalbox.PREFIX)]
+            self.assertTrue(printed, "nothing was printed")
+            self.assertTrue(all('"batch":' in line for line in printed))
+            time.sleep(0.5)
+            status, reply = collector.request("/api/v1/lines?run=printed",
+                                              ("\n".join(printed) + "\n").encode(), "text/plain")
+            self.assertEqual(status, 200)
+            self.assertEqual(reply["errors"], [])
+            self.assertGreater(reply["duplicates"], 0)  # the hung pushes that landed
+            self.assertEqual(reply["accepted"] + reply["duplicates"], len(printed))
+            self.assertEqual(sorted(stored_steps(collector, "printed", "x")),
+                             list(map(float, range(1000))))
+            # Lines first, in two parts, then the push of the same batch: once again.
+            records = [{"step": i, "x": float(i), "batch": "b-1"} for i in range(10)]
+            lines = [signalbox.PREFIX + json.dumps(r) for r in records]
+            for part in (lines[:5], lines[5:]):
+                status, reply = collector.request("/api/v1/lines?run=parts",
+                                                  ("\n".join(part) + "\n").encode(), "text/plain")
+                self.assertEqual((status, reply["accepted"]), (200, 5))
+            status, _ = collector.request("/api/v1/push", {"run": "parts", "batch": "b-1", "series": {
+                "x": {"step": list(range(10)), "value": [float(i) for i in range(10)]}}})
+            self.assertEqual(status, 200)
+            self.assertEqual(sorted(stored_steps(collector, "parts", "x")),
+                             list(map(float, range(10))))
+        finally:
+            collector.process.send_signal(signal.SIGCONT)
+            collector.stop()
+
     def test_a_hung_collector_times_out_and_the_retry_is_stored_once(self):
         collector = Collector()
         try:
