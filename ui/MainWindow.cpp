@@ -12,11 +12,16 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace sb {
 
 using namespace Qt::StringLiterals;
+
+namespace {
+const QString kRecovery = QStringLiteral("recovery"); // the banner's topic for the store's repairs
+} // namespace
 
 MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
                        const QString &configPath, QWidget *parent)
@@ -57,19 +62,22 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         if (notes.isEmpty())
             return;
         // Shown at every start until the person says they read it.
-        showError(tr("The collector repaired its store: %1 <a href=\"acknowledge\">Dismiss</a>")
-                      .arg(notes.join(u"; "_s).toHtmlEscaped()));
+        showProblem(kRecovery, tr("The collector repaired its store: %1").arg(notes.join(u"; "_s)));
     });
     connect(m_banner, &QLabel::linkActivated, this, [this, collector](const QString &link) {
-        if (link != "acknowledge"_L1)
+        const QString topic = QString::fromUtf8(QByteArray::fromPercentEncoding(link.toUtf8()));
+        if (topic != kRecovery) {
+            showProblem(topic, {});
             return;
+        }
         collector->postJson(u"/api/v1/recovery/acknowledge"_s, {}, {}, this,
                             [this](const Result<QJsonDocument> &done) {
-                                showError(done ? QString() : done.error());
+                                showProblem(kRecovery, done ? QString() : done.error());
                             });
     });
 
-    connect(m_curves, &CurvesView::collectorError, this, &MainWindow::showError);
+    connect(m_curves, &CurvesView::collectorError, this,
+            [this](const QString &message) { showProblem(u"collector"_s, message); });
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
@@ -109,8 +117,30 @@ LogdirsDialog *MainWindow::logdirsDialog() {
 }
 
 void MainWindow::showError(const QString &message) {
-    m_banner->setText(message);
-    m_banner->setVisible(!message.isEmpty());
+    showProblem(message, message);
+}
+
+void MainWindow::showProblem(const QString &topic, const QString &message) {
+    const auto it = std::find_if(m_problems.begin(), m_problems.end(),
+                                 [&topic](const auto &problem) { return problem.first == topic; });
+    if (it != m_problems.end() && message.isEmpty())
+        m_problems.erase(it);
+    else if (it != m_problems.end())
+        it->second = message;
+    else if (!message.isEmpty())
+        m_problems.append({topic, message});
+    updateBanner();
+}
+
+void MainWindow::updateBanner() {
+    QStringList lines;
+    for (const auto &[topic, message] : std::as_const(m_problems)) {
+        lines << u"%1 <a href=\"%2\">%3</a>"_s.arg(
+            message.toHtmlEscaped(), QString::fromUtf8(QUrl::toPercentEncoding(topic)),
+            tr("Dismiss"));
+    }
+    m_banner->setText(lines.join(u"<br>"_s));
+    m_banner->setVisible(!lines.isEmpty());
 }
 
 } // namespace sb

@@ -34,12 +34,18 @@ public:
     // Offers "Open TensorBoard logdir…" in the curves view.
     void setLogdirFeeds(LogdirFeeds *feeds);
     LogdirsDialog *logdirsDialog(); // null until feeds are set
-    // Shows `message` in the banner; an empty message hides it.
+    // Adds `message` to the banner, where it stays until dismissed (the same text shows once).
     void showError(const QString &message);
+    // Sets the banner's message about `topic`, replacing its earlier one; an empty message
+    // clears it (a problem that went away). Every topic's message shows, one a line.
+    void showProblem(const QString &topic, const QString &message);
 
 private:
     QTabWidget *m_tabs;
+    void updateBanner();
+
     QLabel *m_banner;
+    QList<std::pair<QString, QString>> m_problems; // topic, message; in the order they came
     CurvesView *m_curves;
     JobsView *m_jobs;
     NodesView *m_nodes;

@@ -221,11 +221,12 @@ int main(int argc, char *argv[]) {
         if (!backend->restoreProblem().isEmpty())
             window.showError(u"Run history: %1"_s.arg(backend->restoreProblem()));
     }
-    QObject::connect(&kube, &sb::KubeBackend::clusterChanged, &window,
-                     [&kube, &window](const QString &name) {
-                         if (const QString error = kube.clusterError(name); !error.isEmpty())
-                             window.showError(u"Cluster %1: %2"_s.arg(name, error));
-                     });
+    QObject::connect(
+        &kube, &sb::KubeBackend::clusterChanged, &window, [&kube, &window](const QString &name) {
+            const QString error = kube.clusterError(name);
+            window.showProblem(u"cluster "_s + name,
+                               error.isEmpty() ? QString() : u"Cluster %1: %2"_s.arg(name, error));
+        });
     if (const auto kubeconfig = sb::KubeConfig::load(); !kubeconfig) {
         window.showError(u"The kubeconfig was not loaded: %1"_s.arg(kubeconfig.error()));
     } else {

@@ -185,6 +185,10 @@ void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
     QVERIFY2(banner->text().contains(u"refused"_s, Qt::CaseInsensitive),
              qPrintable(banner->text()));
     QVERIFY(banner->text().contains(QString::number(port)));
+    // A problem of another kind stays beside it, and after it is gone.
+    window.showError(u"Run history: jobs.json was kept aside"_s);
+    QVERIFY(banner->text().contains(u"refused"_s, Qt::CaseInsensitive));
+    QVERIFY(banner->text().contains(u"jobs.json"_s));
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QDir().mkpath(shots);
     QVERIFY(window.grab().save(shots + u"/collector-refused.png"_s));
@@ -194,7 +198,14 @@ void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
     options.port = port;
     auto collector = sb::Collector::start(options);
     QVERIFY2(collector.ok(), qPrintable(collector.error()));
-    QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->text().contains(u"refused"_s, Qt::CaseInsensitive), 5000);
+    QVERIFY(banner->isVisible());
+    QVERIFY(banner->text().contains(u"jobs.json"_s));
+    // Its Dismiss link closes it.
+    const qsizetype href = banner->text().indexOf(u"href=\""_s) + 6;
+    Q_EMIT banner->linkActivated(
+        banner->text().mid(href, banner->text().indexOf(u'"', href) - href));
+    QVERIFY(!banner->isVisible());
 }
 
 // "Open TensorBoard logdir…" in the curves view: the checked-in logdir's runs join the curves.
