@@ -1,5 +1,6 @@
-// Collector figures: ingest rate over HTTP on one core, query time for a 10M-point series, and
-// memory while serving 100 runs of 1M points from disk. Prints figures; asserts nothing.
+// Collector figures: ingest rate over HTTP on one core, query time for a 10M-point series, its
+// export's memory, health while a large push is decoded, and memory while serving 100 runs of 1M
+// points from disk. Prints figures; asserts nothing.
 //
 // usage: bench_collector PATH/TO/signalbox-collector [--appends-only]
 //        (SIGNALBOX_BENCH_SCALE=0.1 for a quick run)
@@ -19,6 +20,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -248,6 +250,75 @@ void memory(const QString &binary, const QString &dir) {
         peakKb / 1024.0 / 50.0, runs, ms);
 }
 
+// Export of the 10M-point series over HTTP, read by a client at full speed: the collector's RSS
+// stays flat (streamed), against the size of the CSV a whole-body answer would hold. Then health
+// round trips while a 60 MB push is decoded: a long request does not stop other clients.
+void exportAndHealth(const QString &binary, const QString &dir) {
+    CollectorProcess collector(binary, dir);
+    const long beforeKb = bench::statusKb(collector.pid(), "VmRSS:");
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, collector.port);
+    if (!socket.waitForConnected(10000))
+        qFatal("cannot connect to the collector");
+    socket.write("GET /api/v1/export?run=big&metric=loss HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    QElapsedTimer timer;
+    timer.start();
+    qint64 bytes = 0;
+    long peakKb = beforeKb;
+    qint64 nextSample = 0;
+    QByteArray tail;
+    while (true) {
+        if (socket.bytesAvailable() == 0 && !socket.waitForReadyRead(60000))
+            qFatal("the export stalled");
+        const QByteArray piece = socket.readAll();
+        bytes += piece.size();
+        tail = QByteArray(tail + piece).right(5);
+        if (bytes >= nextSample) {
+            peakKb = std::max(peakKb, bench::statusKb(collector.pid(), "VmRSS:"));
+            nextSample = bytes + (4 << 20);
+        }
+        if (tail == "0\r\n\r\n")
+            break;
+    }
+    const double seconds = static_cast<double>(timer.elapsed()) / 1000.0;
+    std::printf("export: %.0f MB of CSV streamed in %.1f s (%.0f MB/s); collector RSS %.1f MB "
+                "before, at most %.1f MB while streaming (a whole-body answer holds the %.0f MB)\n",
+                bytes / 1e6, seconds, bytes / 1e6 / seconds, beforeKb / 1024.0, peakKb / 1024.0,
+                bytes / 1e6);
+
+    // Health while a large push is decoded on a worker thread.
+    const int bigPoints = 1'500'000; // about 62 MB: under the 64 MiB body limit
+    const QByteArray big = pushBody(u"large"_s, 1, bigPoints, 0);
+    QTcpSocket pusher;
+    pusher.connectToHost(QHostAddress::LocalHost, collector.port);
+    if (!pusher.waitForConnected(10000))
+        qFatal("cannot connect to the collector");
+    pusher.write("POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                 QByteArray::number(big.size()) + "\r\n\r\n" + big);
+    while (pusher.bytesToWrite() > 0)
+        pusher.waitForBytesWritten(10000);
+    HttpClient health(collector.port);
+    std::vector<double> latencies;
+    timer.restart();
+    while (pusher.bytesAvailable() == 0 && timer.elapsed() < 60000) {
+        QElapsedTimer one;
+        one.start();
+        health.request("GET", "/api/v1/health");
+        latencies.push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
+        pusher.waitForReadyRead(1);
+    }
+    const double pushMs = static_cast<double>(timer.elapsed());
+    pusher.waitForReadyRead(60000);
+    if (!pusher.readAll().startsWith("HTTP/1.1 200"))
+        qFatal("the large push was refused");
+    std::sort(latencies.begin(), latencies.end());
+    std::printf("  while a %.0f MB push (%.1f M points) was decoded and stored (%.0f ms): %zu "
+                "health answers, median %.2f ms, slowest %.2f ms\n",
+                big.size() / 1e6, bigPoints / 1e6, pushMs, latencies.size(),
+                latencies.empty() ? 0.0 : latencies[latencies.size() / 2],
+                latencies.empty() ? 0.0 : latencies.back());
+}
+
 } // namespace
 
 // Bytes this process has passed to write(2) so far (/proc/self/io's wchar).
@@ -305,6 +376,7 @@ int main(int argc, char *argv[]) {
     }
     ingest(binary, dir.path() + u"/ingest"_s);
     query(dir.path() + u"/query"_s);
+    exportAndHealth(binary, dir.path() + u"/query"_s);
     memory(binary, dir.path() + u"/memory"_s);
     appendsAtScale(dir.path() + u"/scale"_s);
     return 0;
