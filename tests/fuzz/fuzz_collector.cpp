@@ -60,7 +60,7 @@ void rawHttp(sb::Collector &c, QByteArrayView request) {
     socket.write(request.toByteArray());
     socket.flush();
     // Until the answer starts, the server closes, or a request that never ends has waited.
-    const QDeadlineTimer deadline(50);
+    const QDeadlineTimer deadline(10);
     while (!deadline.hasExpired() && socket.state() == QAbstractSocket::ConnectedState &&
            socket.bytesAvailable() == 0)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
