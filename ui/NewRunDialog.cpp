@@ -2,7 +2,7 @@
 
 #include "config/YamlJson.h"
 #include "jobs/KubeBackend.h"
-#include "kube/KubeJobs.h"
+#include "jobs/KubeJobs.h"
 
 #include <QCheckBox>
 #include <QComboBox>

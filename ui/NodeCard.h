@@ -1,8 +1,8 @@
 #pragma once
 
 #include "monitor/GpuInsights.h"
+#include "monitor/NodeConnection.h"
 #include "monitor/NodeSample.h"
-#include "ssh/NodeConnection.h"
 
 #include <QFrame>
 

@@ -1,5 +1,5 @@
 // signalbox-collector: the headless metrics collector, for a GPU node or a cluster.
-#include "metrics/Collector.h"
+#include "collector/Collector.h"
 #include "util/Files.h"
 #include "util/Paths.h"
 #include "util/QuitOnSignal.h"

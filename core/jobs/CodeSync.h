@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ssh/NodeConnection.h"
+#include "monitor/NodeConnection.h"
 
 #include <QStringList>
 

@@ -3,9 +3,9 @@
 #include "JobBackend.h"
 #include "config/Config.h"
 #include "jobs/CodeArchive.h"
+#include "jobs/KubeJobs.h"
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
-#include "kube/KubeJobs.h"
 
 #include <map>
 #include <memory>

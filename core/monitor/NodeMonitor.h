@@ -1,7 +1,7 @@
 #pragma once
 
 #include "config/Config.h"
-#include "ssh/NodeConnection.h"
+#include "monitor/NodeConnection.h"
 
 #include <QObject>
 #include <QThread>

@@ -3,8 +3,8 @@
 #include "SftpLogdir.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
+#include "monitor/NodeConnection.h"
 #include "monitor/NodeMonitor.h"
-#include "ssh/NodeConnection.h"
 #include "util/Files.h"
 
 #include <QDir>

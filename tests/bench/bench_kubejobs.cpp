@@ -11,7 +11,7 @@
 #include "JobsView.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
-#include "kube/KubeJobs.h"
+#include "jobs/KubeJobs.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -1,6 +1,6 @@
-#include "metrics/Collector.h"
+#include "collector/Collector.h"
+#include "collector/EmbeddedCollector.h"
 #include "metrics/CollectorClient.h"
-#include "metrics/EmbeddedCollector.h"
 
 #include <QDeadlineTimer>
 #include <QFile>

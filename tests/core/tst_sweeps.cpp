@@ -1,5 +1,5 @@
 // The sweep file, the trials drawn from it, their command lines and hyperband's decisions.
-#include "kube/KubeJobs.h"
+#include "jobs/KubeJobs.h"
 #include "ssh/ShellQuote.h"
 #include "sweeps/Hyperband.h"
 #include "sweeps/SweepSearch.h"

@@ -1,7 +1,7 @@
 // TensorBoard event files: the framing's checksums, the scalars of files written by real
 // writers (tests/data/tfevents/generate.py), and what a follower does with files that grow,
 // rotate, end mid-record or carry corrupt records.
-#include "metrics/Collector.h"
+#include "collector/Collector.h"
 #include "tensorboard/EventParser.h"
 #include "tensorboard/LogdirFollower.h"
 #include "tensorboard/TfRecord.h"

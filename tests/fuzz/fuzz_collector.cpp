@@ -2,9 +2,9 @@
 // the input: a raw HTTP request to a real listening collector, a push body, a /lines body, YAML
 // with anchors and aliases (every loader), or arbitrary stored points under the M4 query path.
 // Anything may be refused; nothing may crash, hang or trip a sanitizer.
+#include "collector/Collector.h"
 #include "config/Config.h"
 #include "config/YamlFile.h"
-#include "metrics/Collector.h"
 #include "metrics/Downsampler.h"
 #include "sweeps/SweepSpec.h"
 

@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes as a kubeconfig (every context resolved) and as a Job or Pod
 // object from a hostile or broken API server (turned into a jobs-table row). Either gives a
 // clear error or a row, and never crashes.
+#include "jobs/KubeJobs.h"
 #include "kube/KubeConfig.h"
-#include "kube/KubeJobs.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -5,7 +5,7 @@
 // machine's own address; a pod object carries that address so the API server proxies to it.
 #include "../support/K8sCluster.h"
 #include "config/YamlFile.h"
-#include "kube/KubeJobs.h"
+#include "jobs/KubeJobs.h"
 #include "metrics/CollectorClient.h"
 
 #include <QFile>

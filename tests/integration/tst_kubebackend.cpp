@@ -5,10 +5,10 @@
 // Service and rendezvous variables; a second Signalbox finds the jobs on the cluster alone.
 #include "../support/K8sCluster.h"
 #include "../support/ObjectStoreServer.h"
+#include "collector/EmbeddedCollector.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
-#include "metrics/EmbeddedCollector.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -2,10 +2,10 @@
 // on this computer, growing, surviving an app restart without reading twice, and a node that
 // stops answering.
 #include "../support/SshNodes.h"
+#include "collector/EmbeddedCollector.h"
 #include "metrics/CollectorClient.h"
-#include "metrics/EmbeddedCollector.h"
+#include "monitor/NodeConnection.h"
 #include "monitor/NodeMonitor.h"
-#include "ssh/NodeConnection.h"
 #include "tensorboard/LogdirFeeds.h"
 
 #include <QDeadlineTimer>

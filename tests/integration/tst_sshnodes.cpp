@@ -1,6 +1,6 @@
 // Nodes over real SSH: sshd instances on loopback with a fake nvidia-smi replaying real captures.
 #include "../support/SshNodes.h"
-#include "ssh/NodeConnection.h"
+#include "monitor/NodeConnection.h"
 #include "ssh/ShellQuote.h"
 
 #include <QElapsedTimer>

@@ -3,11 +3,11 @@
 // its completion index, each index's metric lines become a run of their own, and one index can
 // be stopped without touching the others.
 #include "../support/K8sCluster.h"
+#include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
-#include "metrics/EmbeddedCollector.h"
 #include "sweeps/Sweep.h"
 
 #include <QJsonArray>

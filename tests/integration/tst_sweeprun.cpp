@@ -2,12 +2,12 @@
 // a shell would misread, a sweep resumed after the app restarts, and hyperband stopping the
 // hopeless trials of this computer's runs. Metric lines go through a real embedded collector.
 #include "../support/SshNodes.h"
+#include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "jobs/SshBackend.h"
 #include "metrics/CollectorClient.h"
-#include "metrics/EmbeddedCollector.h"
 #include "sweeps/Sweep.h"
 #include "sweeps/SweepSearch.h"
 

@@ -7,12 +7,12 @@
 #include "JobsView.h"
 #include "MainWindow.h"
 #include "NewRunDialog.h"
+#include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/SshBackend.h"
 #include "metrics/CollectorClient.h"
-#include "metrics/EmbeddedCollector.h"
 #include "monitor/NodeMonitor.h"
 
 #include <QCheckBox>

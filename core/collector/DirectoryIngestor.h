@@ -1,6 +1,6 @@
 #pragma once
 
-#include "MetricLineParser.h"
+#include "metrics/MetricLineParser.h"
 #include "tensorboard/LogdirFollower.h"
 
 #include <QHash>

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "Job.h"
 #include "config/Config.h"
-#include "jobs/Job.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,7 +1,7 @@
 #include "NodeConnection.h"
 
-#include "ShellQuote.h"
-#include "monitor/SampleScript.h"
+#include "SampleScript.h"
+#include "ssh/ShellQuote.h"
 
 #include <QDeadlineTimer>
 #include <QElapsedTimer>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "SshSession.h"
+#include "NodeSample.h"
 #include "config/Config.h"
-#include "monitor/NodeSample.h"
+#include "ssh/SshSession.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "MetricLineParser.h"
-#include "MetricStore.h"
+#include "metrics/MetricLineParser.h"
+#include "metrics/MetricStore.h"
 #include "util/Result.h"
 
 #include <QHash>
