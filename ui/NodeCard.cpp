@@ -38,12 +38,6 @@ QString gib(double kib) {
     return QString::number(kib / (1024.0 * 1024.0), 'f', 1);
 }
 
-bool isFree(const GpuReading &gpu) {
-    const double total = gpu.memoryTotalMiB.value_or(0);
-    return gpu.utilizationGpu.value_or(100) < 5 && total > 0 &&
-           gpu.memoryUsedMiB.value_or(total) < 0.05 * total;
-}
-
 void drawBar(QPainter &p, const QRect &r, double percent, const QString &text,
              const QPalette &palette) {
     p.fillRect(r, palette.color(QPalette::AlternateBase));
@@ -486,7 +480,9 @@ void NodeCard::refresh() {
 }
 
 int NodeCard::freeGpus() const {
-    return static_cast<int>(std::count_if(m_last.gpus.begin(), m_last.gpus.end(), isFree));
+    return static_cast<int>(
+        std::count_if(m_last.gpus.begin(), m_last.gpus.end(),
+                      [this](const GpuReading &gpu) { return isFreeGpu(gpu, m_last); }));
 }
 
 double NodeCard::gpuBusyPercent() const {

@@ -181,10 +181,12 @@ int planSweep(const QString &path, quint64 seed, int count) {
     const auto spec = sb::SweepSpec::load(path);
     if (!spec)
         return failWith(spec.error());
-    qsizetype trials = count > 0 ? count : (spec->runCap > 0 ? spec->runCap : 10);
+    // What the sweep would run (or --count of it); a sweep without an end shows its first 10.
+    qsizetype trials = count > 0 ? count : sb::trialLimit(*spec);
+    if (trials == 0)
+        trials = 10;
     if (spec->method == sb::SweepSpec::Method::Grid)
-        trials = std::min(count > 0 || spec->runCap > 0 ? trials : sb::gridSize(*spec),
-                          sb::gridSize(*spec));
+        trials = std::min(trials, sb::gridSize(*spec));
     if (spec->method == sb::SweepSpec::Method::Bayes && trials > sb::kBayesStartupTrials) {
         std::fprintf(stderr, "signalbox-cli: bayes: trials after the first %d follow results\n",
                      sb::kBayesStartupTrials);

@@ -161,9 +161,17 @@ QString withRandomSuffix(const QString &base) {
         .arg(QRandomGenerator::global()->generate() & 0xffffff, 6, 16, QLatin1Char('0'));
 }
 
+QString safeName(const QString &text, NameRules rules, int maxLength) {
+    static const QRegularExpression forFiles(u"[^A-Za-z0-9._-]+"_s);
+    static const QRegularExpression forKubernetes(u"[^a-z0-9]+"_s);
+    static const QRegularExpression dashesAtEnds(u"^-+|-+$"_s);
+    QString name = rules == NameRules::Files ? QString(text).replace(forFiles, u"-"_s)
+                                             : text.toLower().replace(forKubernetes, u"-"_s);
+    return name.remove(dashesAtEnds).left(maxLength).remove(dashesAtEnds);
+}
+
 QString newJobId(const JobSpec &spec) {
-    static const QRegularExpression unsafe(u"[^A-Za-z0-9._-]+"_s);
-    return withRandomSuffix(jobBaseName(spec).replace(unsafe, u"-"_s).left(48));
+    return withRandomSuffix(safeName(jobBaseName(spec), NameRules::Files, 48));
 }
 
 QList<Job> loadJobs(const QString &path, QString *problem) {

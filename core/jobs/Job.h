@@ -81,6 +81,11 @@ struct Job {
 
 // What a job is called before it has an id: its name, else its program's base name.
 QString jobBaseName(const JobSpec &spec);
+// `text` made safe as a name, at most `maxLength` characters, with no '-' at either end; empty
+// when nothing is left. Files: letters, digits, '.', '_' and '-' (a job id, a file name).
+// Kubernetes: lower-case letters, digits and single '-' (an object name, RFC 1123).
+enum class NameRules { Files, Kubernetes };
+QString safeName(const QString &text, NameRules rules, int maxLength);
 // `base`, made unique: "-" and six random hex digits.
 QString withRandomSuffix(const QString &base);
 // A fresh id, readable and safe as a file name: the job's name and a random suffix.

@@ -2,7 +2,6 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QRegularExpression>
 
 #include <algorithm>
 
@@ -88,10 +87,7 @@ tar -xzf "$archive" -C "$SIGNALBOX_CODE_DIR"
 } // namespace
 
 QString kubeJobName(const JobSpec &spec) {
-    static const QRegularExpression unsafe(u"[^a-z0-9-]+"_s);
-    static const QRegularExpression dashesAtEnds(u"^-+|-+$"_s);
-    return withRandomSuffix(
-        jobBaseName(spec).toLower().replace(unsafe, u"-"_s).left(40).remove(dashesAtEnds));
+    return withRandomSuffix(safeName(jobBaseName(spec), NameRules::Kubernetes, 40));
 }
 
 QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString &ns,

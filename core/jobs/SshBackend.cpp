@@ -18,14 +18,6 @@ namespace {
 // (its wrapper writes the code a moment after the process ends).
 constexpr int kLostAfterPolls = 5;
 
-bool isFree(const GpuReading &gpu, const NodeSample &sample) {
-    const double total = gpu.memoryTotalMiB.value_or(0);
-    const bool held = std::any_of(sample.gpuProcesses.begin(), sample.gpuProcesses.end(),
-                                  [&](const GpuProcess &p) { return p.gpuUuid == gpu.uuid; });
-    return !held && gpu.index && gpu.utilizationGpu.value_or(100) < 5 && total > 0 &&
-           gpu.memoryUsedMiB.value_or(total) < 0.05 * total;
-}
-
 } // namespace
 
 QString SshBackend::launchScript() {
@@ -153,7 +145,7 @@ QStringList SshBackend::freeGpus(const QString &node) const {
     QStringList free;
     for (const GpuReading &gpu : sample->gpus) {
         const QString index = QString::number(gpu.index.value_or(-1));
-        if (isFree(gpu, *sample) && !reserved.contains(index))
+        if (isFreeGpu(gpu, *sample) && !reserved.contains(index))
             free << index;
     }
     return free;

@@ -6,6 +6,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include <algorithm>
 #include <vector>
 
 namespace sb {
@@ -25,6 +26,16 @@ struct NodeSample {
     std::vector<GpuProcess> gpuProcesses; // with their owner and command line where visible
     QString gpuError; // nvidia-smi failed (e.g. a driver/library mismatch); empty: fine or none
 };
+
+// A GPU is free when no process holds it and it is idle: under 5% busy, under 5% of its memory in
+// use. The dashboard, the scheduler of runs on nodes and sweeps all go by this one rule.
+inline bool isFreeGpu(const GpuReading &gpu, const NodeSample &sample) {
+    const double total = gpu.memoryTotalMiB.value_or(0);
+    const bool held = std::any_of(sample.gpuProcesses.begin(), sample.gpuProcesses.end(),
+                                  [&](const GpuProcess &p) { return p.gpuUuid == gpu.uuid; });
+    return !held && gpu.index && gpu.utilizationGpu.value_or(100) < 5 && total > 0 &&
+           gpu.memoryUsedMiB.value_or(total) < 0.05 * total;
+}
 
 } // namespace sb
 

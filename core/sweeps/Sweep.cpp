@@ -51,16 +51,7 @@ QString time(const QDateTime &t) {
 
 // An identifier from the sweep's name that is safe in job names and file names.
 QString sweepId(const QString &name) {
-    QString base;
-    for (const QChar c : name.toLower())
-        base += c.isLetterOrNumber() && c.unicode() < 128 ? c : u'-';
-    while (base.contains("--"_L1))
-        base.replace("--"_L1, "-"_L1);
-    base = base.mid(0, 30);
-    while (base.startsWith(u'-'))
-        base.remove(0, 1);
-    while (base.endsWith(u'-'))
-        base.chop(1);
+    const QString base = safeName(name, NameRules::Kubernetes, 30);
     return withRandomSuffix(base.isEmpty() ? u"sweep"_s : base);
 }
 
@@ -165,9 +156,7 @@ Result<Sweep *> Sweep::create(const SweepSpec &spec, JobsModel *jobs, CollectorC
     auto *sweep = new Sweep(spec, jobs, collector, options, parent);
     sweep->m_id = sweepId(spec.name);
     sweep->m_created = QDateTime::currentDateTime();
-    const qsizetype grid = gridSize(spec);
-    sweep->m_limit = static_cast<int>(
-        grid > 0 ? (spec.runCap > 0 ? std::min<qsizetype>(spec.runCap, grid) : grid) : spec.runCap);
+    sweep->m_limit = static_cast<int>(trialLimit(spec));
     sweep->save();
     return sweep;
 }

@@ -314,6 +314,13 @@ qsizetype gridSize(const SweepSpec &spec) {
     return size;
 }
 
+qsizetype trialLimit(const SweepSpec &spec) {
+    const qsizetype grid = gridSize(spec);
+    if (grid == 0)
+        return spec.runCap;
+    return spec.runCap > 0 ? std::min<qsizetype>(spec.runCap, grid) : grid;
+}
+
 QJsonObject gridTrial(const SweepSpec &spec, qsizetype number) {
     const std::vector<Leaf> leaves = leavesOf(spec);
     QJsonObject trial;

@@ -21,6 +21,9 @@ struct Observation {
 
 // The number of trials a grid holds (its combinations), or 0 for other methods.
 qsizetype gridSize(const SweepSpec &spec);
+// How many trials a sweep runs: its grid's combinations, capped by run_cap; otherwise run_cap,
+// where 0 means it goes on until stopped.
+qsizetype trialLimit(const SweepSpec &spec);
 // Trial `number` of a grid, in order (the last parameter varies fastest).
 QJsonObject gridTrial(const SweepSpec &spec, qsizetype number);
 // A draw from every parameter's distribution; the same seed and number give the same trial.

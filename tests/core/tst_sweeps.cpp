@@ -42,6 +42,8 @@ private Q_SLOTS:
     void errorsNameLineAndKey();
     void examplesParse();
     void gridListsEveryCombination();
+    void namesAreSafeForFilesAndKubernetes_data();
+    void namesAreSafeForFilesAndKubernetes();
     void seededDrawsRepeatAndStayInBounds();
     void categoricalFollowsProbabilities();
     void bayesFindsTheMinimum();
@@ -203,6 +205,38 @@ parameters:
     QCOMPARE(first[u"optimizer"_s][u"name"_s].toString(), u"sgd"_s);
     QCOMPARE(sb::gridTrial(spec, 1)[u"warmup"_s].toDouble(), 0.0);
     QCOMPARE(sb::gridTrial(spec, 2)[u"warmup"_s].toDouble(), 5.0); // momentum varies fastest
+    // One rule for how many trials run, for the controller and `sweep plan`.
+    QCOMPARE(sb::trialLimit(spec), 36);
+    sb::SweepSpec capped = spec;
+    capped.runCap = 5;
+    QCOMPARE(sb::trialLimit(capped), 5);
+    capped.runCap = 100;
+    QCOMPARE(sb::trialLimit(capped), 36);
+    capped.method = sb::SweepSpec::Method::Random;
+    QCOMPARE(sb::trialLimit(capped), 100);
+    capped.runCap = 0;
+    QCOMPARE(sb::trialLimit(capped), 0); // goes on until stopped
+}
+
+void TestSweeps::namesAreSafeForFilesAndKubernetes_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("kubernetes");
+    QTest::newRow("plain") << u"train"_s << u"train"_s << u"train"_s;
+    QTest::newRow("case, dots") << u"ResNet.v2_a"_s << u"ResNet.v2_a"_s << u"resnet-v2-a"_s;
+    QTest::newRow("spaces, shell")
+        << u" lr 0.1; rm -rf / "_s << u"lr-0.1-rm--rf"_s << u"lr-0-1-rm-rf"_s;
+    QTest::newRow("non-ASCII") << u"entraînement—α"_s << u"entra-nement"_s << u"entra-nement"_s;
+    QTest::newRow("nothing left") << u"////"_s << QString() << QString();
+    QTest::newRow("long") << QString(100, u'a') << QString(20, u'a') << QString(20, u'a');
+}
+
+void TestSweeps::namesAreSafeForFilesAndKubernetes() {
+    QFETCH(QString, text);
+    QFETCH(QString, file);
+    QFETCH(QString, kubernetes);
+    QCOMPARE(sb::safeName(text, sb::NameRules::Files, 20), file);
+    QCOMPARE(sb::safeName(text, sb::NameRules::Kubernetes, 20), kubernetes);
 }
 
 void TestSweeps::seededDrawsRepeatAndStayInBounds() {
