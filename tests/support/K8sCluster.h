@@ -46,11 +46,23 @@ public:
     QString kubeconfig(const QString &auth) const {
         return m_harness.description()[QStringLiteral("kubeconfigs")][auth].toString();
     }
+    // The cluster's context for one kind of authentication; an error if the cluster did not
+    // start or the kubeconfig does not load.
     sb::Result<sb::KubeContext> context(const QString &auth) const {
+        if (!error().isEmpty())
+            return sb::fail(error());
         auto config = sb::KubeConfig::load({kubeconfig(auth)});
         if (!config)
             return sb::fail(config.error());
         return config->context();
+    }
+    // GET `path` as the cluster's admin (client certificate): the object, or {} on an error.
+    QJsonObject get(const QString &path) const {
+        auto admin = context(QStringLiteral("cert"));
+        if (!admin)
+            return {};
+        sb::KubeClient client(*admin);
+        return sb::kubeCall(client, "GET", path).json.object();
     }
     // How many times the exec credential plugin ran.
     int execRuns() const {
