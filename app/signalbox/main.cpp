@@ -156,7 +156,7 @@ int main(int argc, char *argv[]) {
         options.port = sb::kDefaultCollectorPort;
         options.watchDirs = parser.values(watch);
         auto started = sb::EmbeddedCollector::start(options);
-        if (!started && started.error().contains(u"cannot listen"_s)) {
+        if (!started && started.errorCode() == sb::ErrorCode::AddressInUse) {
             options.port = 0; // the usual port is taken: any free one will do
             started = sb::EmbeddedCollector::start(options);
         }
@@ -256,7 +256,7 @@ int main(int argc, char *argv[]) {
     for (const QString &source : parser.values(logdir)) {
         // Already followed from an earlier start is fine; anything else is worth saying.
         if (const sb::Status followed = logdirs.follow(source);
-            !followed && !followed.error().contains(u"followed already"_s))
+            !followed && followed.errorCode() != sb::ErrorCode::AlreadyExists)
             window.showError(u"TensorBoard logdir: %1"_s.arg(followed.error()));
     }
 

@@ -15,10 +15,8 @@ EmbeddedCollector::start(const Collector::Options &options) {
     QMetaObject::invokeMethod(
         &embedded->m_context, [&] { started.emplace(Collector::start(options)); },
         Qt::BlockingQueuedConnection);
-    if (!*started) {
-        const QString error = started->error();
-        return fail(error);
-    }
+    if (!*started)
+        return started->failure();
     embedded->m_collector = std::move(*started).value();
     embedded->m_url = embedded->m_collector->url();
     return embedded;

@@ -81,7 +81,7 @@ Status LogdirFeeds::follow(const QString &source) {
     if (path.isEmpty())
         return fail(u"say which logdir: a directory, or NODE:PATH on a node"_s);
     if (m_feeds.count(trimmed))
-        return fail(u"%1 is followed already"_s.arg(trimmed));
+        return fail(u"%1 is followed already"_s.arg(trimmed), ErrorCode::AlreadyExists);
     if (!node.isEmpty()) {
         bool known = false;
         for (const NodeConfig &config : m_monitor->nodes())

@@ -460,7 +460,10 @@ Status HttpServer::listen(const QHostAddress &address, quint16 port) {
     if (!m_server->listen(address, port))
         return fail(u"cannot listen on %1:%2: %3"_s.arg(address.toString())
                         .arg(port)
-                        .arg(m_server->errorString()));
+                        .arg(m_server->errorString()),
+                    m_server->serverError() == QAbstractSocket::AddressInUseError
+                        ? ErrorCode::AddressInUse
+                        : ErrorCode::Failed);
     connect(m_server, &QTcpServer::newConnection, this, &HttpServer::accept);
     m_deadlines.start();
     return success();

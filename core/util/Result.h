@@ -9,9 +9,11 @@ namespace sb {
 
 // What kind of failure, for callers that branch on it (an HTTP status, a retry).
 enum class ErrorCode {
-    Failed,       // anything else
-    InvalidInput, // the input was refused for its content: sending it again fails again
-    StorageFailed // the disk refused (full, read-only, I/O error): nothing was stored, retry later
+    Failed,        // anything else
+    InvalidInput,  // the input was refused for its content: sending it again fails again
+    StorageFailed, // the disk refused (full, read-only, I/O error): nothing was stored, retry later
+    AddressInUse,  // a port to listen on is taken: another one may do
+    AlreadyExists  // what was asked for is there already: nothing to do
 };
 
 // A failure with a message written for the person reading it (UI banner or CLI stderr).

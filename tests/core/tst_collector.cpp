@@ -214,6 +214,13 @@ void TestCollector::embeddedOnItsOwnThread() {
     const auto second = sb::EmbeddedCollector::start(options);
     QVERIFY(!second.ok());
     QVERIFY(second.error().contains(u"in use"_s));
+    // A taken port says so by its code, so the app can pick another one.
+    QTemporaryDir other;
+    options.dataDir = other.path();
+    options.port = static_cast<quint16>((*embedded)->url().port());
+    const auto taken = sb::EmbeddedCollector::start(options);
+    QVERIFY(!taken.ok());
+    QCOMPARE(taken.errorCode(), sb::ErrorCode::AddressInUse);
 }
 
 QTEST_GUILESS_MAIN(TestCollector)
