@@ -28,12 +28,12 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QList<QPointF> pointsFrom(const QJsonArray &xs, const QJsonArray &ys) {
+QList<QPointF> pointsFrom(const std::vector<double> &xs, const std::vector<double> &ys) {
     QList<QPointF> points;
-    points.reserve(xs.size());
-    for (qsizetype i = 0; i < xs.size() && i < ys.size(); ++i) {
-        if (ys[i].isDouble()) // null: a NaN or infinity, which no line can show
-            points.append(QPointF(xs[i].toDouble(), ys[i].toDouble()));
+    points.reserve(static_cast<qsizetype>(xs.size()));
+    for (std::size_t i = 0; i < xs.size() && i < ys.size(); ++i) {
+        if (std::isfinite(ys[i])) // a NaN or an infinity, which no line can show
+            points.append(QPointF(xs[i], ys[i]));
     }
     return points;
 }
@@ -248,12 +248,12 @@ void CurvesView::reportCollector(const QString &error) {
 void CurvesView::refresh() {
     if (std::exchange(m_runsInFlight, true))
         return; // a slow or hung collector gets one question at a time
-    m_collector->fetchRuns({}, this, [this](const Result<QJsonDocument> &runs) {
+    m_collector->runs({}, this, [this](const Result<QList<RunSummary>> &runs) {
         m_runsInFlight = false;
         reportCollector(runs.error());
         if (!runs)
             return;
-        m_runs->setRuns(runs->array());
+        m_runs->setRuns(*runs);
         // New metrics join the picker checked; the ones the user unchecked stay unchecked.
         QSignalBlocker block(m_metrics);
         bool changed = false;
@@ -368,31 +368,27 @@ void CurvesView::requestChart(CurveChart *chart) {
         return;
     }
     m_pending[chart] = 1;
-    m_collector->fetchSeries(stale, chart->metricName(), window, withRaw, chart,
-                             [this, chart, key, counts](const Result<QJsonDocument> &reply) {
-                                 const bool again = m_pending.take(chart) == 2;
-                                 reportCollector(reply.error());
-                                 if (reply && m_cache.value(chart).window == key)
-                                     applySeries(chart, reply->object(), counts);
-                                 if (again)
-                                     requestChart(chart);
-                             });
+    m_collector->series(stale, chart->metricName(), window, withRaw, chart,
+                        [this, chart, key, counts](const Result<SeriesReplies> &reply) {
+                            const bool again = m_pending.take(chart) == 2;
+                            reportCollector(reply.error());
+                            if (reply && m_cache.value(chart).window == key)
+                                applySeries(chart, *reply, counts);
+                            if (again)
+                                requestChart(chart);
+                        });
 }
 
-void CurvesView::applySeries(CurveChart *chart, const QJsonObject &reply,
+void CurvesView::applySeries(CurveChart *chart, const SeriesReplies &reply,
                              const QHash<QString, qint64> &counts) {
     ChartCache &cache = m_cache[chart];
-    for (const auto &value : reply.value(u"series"_s).toArray()) {
-        const QJsonObject series = value.toObject();
-        if (series.contains(u"error"_s))
+    for (const SeriesReply &series : reply.series) {
+        if (!series.error.isEmpty())
             continue; // this run does not log this metric
-        const QString run = series.value(u"run"_s).toString();
-        cache.runs.insert(
-            run,
-            {counts.value(run),
-             {run, colorFor(run),
-              pointsFrom(series.value(u"x"_s).toArray(), series.value(u"y"_s).toArray()),
-              pointsFrom(series.value(u"rawX"_s).toArray(), series.value(u"rawY"_s).toArray())}});
+        cache.runs.insert(series.run,
+                          {counts.value(series.run),
+                           {series.run, colorFor(series.run), pointsFrom(series.x, series.y),
+                            pointsFrom(series.rawX, series.rawY)}});
     }
     showCached(chart);
 }
@@ -445,22 +441,18 @@ void CurvesView::exportCsv() {
         const std::pair<QString, QString> item = job->todo.takeFirst();
         const QString run = item.first;
         const QString metric = item.second;
-        QueryItems query;
-        query.append({u"run"_s, run});
-        query.append({u"metric"_s, metric});
-        m_collector->getBytes(u"/api/v1/export"_s, query, this,
-                              [job, next, run, metric](const Result<QByteArray> &csv) {
-                                  if (csv) {
-                                      const QByteArray prefix =
-                                          csvField(run) + ',' + csvField(metric) + ',';
-                                      const QList<QByteArray> lines = csv->split('\n');
-                                      for (qsizetype i = 1; i < lines.size(); ++i) {
-                                          if (!lines[i].isEmpty())
-                                              job->csv += prefix + lines[i] + '\n';
-                                      }
-                                  }
-                                  (*next)();
-                              });
+        m_collector->exportCsv(
+            run, metric, this, [job, next, run, metric](const Result<QByteArray> &csv) {
+                if (csv) {
+                    const QByteArray prefix = csvField(run) + ',' + csvField(metric) + ',';
+                    const QList<QByteArray> lines = csv->split('\n');
+                    for (qsizetype i = 1; i < lines.size(); ++i) {
+                        if (!lines[i].isEmpty())
+                            job->csv += prefix + lines[i] + '\n';
+                    }
+                }
+                (*next)();
+            });
     };
     (*next)();
 }

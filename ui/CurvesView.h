@@ -47,7 +47,7 @@ private:
     void rebuildCharts();
     void reportCollector(const QString &error);
     void requestChart(CurveChart *chart);
-    void applySeries(CurveChart *chart, const QJsonObject &reply,
+    void applySeries(CurveChart *chart, const SeriesReplies &reply,
                      const QHash<QString, qint64> &counts);
     void showCached(CurveChart *chart);
     void exportPng();

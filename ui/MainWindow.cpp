@@ -54,11 +54,8 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     setCentralWidget(central);
     statusBar()->showMessage(tr("Collector: %1").arg(collector->url().toString()));
     // A collector that had to repair its store on start (after a crash) says what it did.
-    collector->getJson(u"/api/v1/health"_s, {}, this, [this](const Result<QJsonDocument> &health) {
-        QStringList notes;
-        for (const auto &note :
-             health ? health->object().value(u"recovery"_s).toArray() : QJsonArray())
-            notes << note.toString();
+    collector->health(this, [this](const Result<Health> &health) {
+        const QStringList notes = health ? health->recovery : QStringList();
         if (notes.isEmpty())
             return;
         // Shown at every start until the person says they read it.
@@ -70,10 +67,9 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
             showProblem(topic, {});
             return;
         }
-        collector->postJson(u"/api/v1/recovery/acknowledge"_s, {}, {}, this,
-                            [this](const Result<QJsonDocument> &done) {
-                                showProblem(kRecovery, done ? QString() : done.error());
-                            });
+        collector->acknowledgeRecovery(this, [this](const Result<qint64> &done) {
+            showProblem(kRecovery, done ? QString() : done.error());
+        });
     });
 
     connect(m_curves, &CurvesView::collectorError, this,

@@ -260,63 +260,51 @@ int main(int argc, char *argv[]) {
     if (!bearer)
         return failWith(bearer.error());
     sb::CollectorClient client(url, bearer.value());
-    using Json = sb::Result<QJsonDocument>;
     if (command == u"health"_s) {
-        const auto health = await<QJsonDocument>(
-            [&](QObject *ctx, auto done) { client.getJson(u"/api/v1/health"_s, {}, ctx, done); });
+        const auto health =
+            await<sb::Health>([&](QObject *ctx, auto done) { client.health(ctx, done); });
         if (!health)
             return failWith(health.error());
-        printJson(*health);
+        printJson(QJsonDocument(health->toJson()));
         return 0;
     }
     if (command == u"runs"_s) {
-        const Json runs = await<QJsonDocument>(
-            [&](QObject *ctx, auto done) { client.fetchRuns(args.value(1), ctx, done); });
+        const auto runs = await<QList<sb::RunSummary>>(
+            [&](QObject *ctx, auto done) { client.runs(args.value(1), ctx, done); });
         if (!runs)
             return failWith(runs.error());
-        for (const auto &value : runs->array()) {
-            const QJsonObject run = value.toObject();
+        for (const sb::RunSummary &run : *runs) {
             QStringList last;
-            const QJsonObject metrics = run.value(u"metrics"_s).toObject();
-            for (auto it = metrics.begin(); it != metrics.end(); ++it)
-                last << u"%1=%2"_s.arg(it.key()).arg(
-                    sb::metricValue(it->toObject().value(u"value"_s)).value_or(qQNaN()));
-            std::printf("%-32s %-10s %s\n", qPrintable(run.value(u"name"_s).toString()),
-                        qPrintable(run.value(u"status"_s).toString()), qPrintable(last.join(u' ')));
+            for (auto it = run.metrics.begin(); it != run.metrics.end(); ++it)
+                last << u"%1=%2"_s.arg(it.key()).arg(it->last.value);
+            std::printf("%-32s %-10s %s\n", qPrintable(run.info.name), qPrintable(run.info.status),
+                        qPrintable(last.join(u' ')));
         }
         return 0;
     }
     if (command == u"metrics"_s) {
-        sb::QueryItems query;
-        for (const QString &run : args.mid(1))
-            query.append({u"run"_s, run});
-        const Json metrics = await<QJsonDocument>([&](QObject *ctx, auto done) {
-            client.getJson(u"/api/v1/metrics"_s, query, ctx, done);
-        });
+        const auto metrics = await<QStringList>(
+            [&](QObject *ctx, auto done) { client.metrics(args.mid(1), ctx, done); });
         if (!metrics)
             return failWith(metrics.error());
-        for (const auto &name : metrics->array())
-            std::printf("%s\n", qPrintable(name.toString()));
+        for (const QString &name : *metrics)
+            std::printf("%s\n", qPrintable(name));
         return 0;
     }
     if (command == u"series"_s && args.size() >= 3) {
         sb::SeriesWindow window;
         window.width = args.value(3, u"1000"_s).toInt();
-        const Json series = await<QJsonDocument>([&](QObject *ctx, auto done) {
-            client.fetchSeries({args[1]}, args[2], window, false, ctx, done);
+        const auto series = await<sb::SeriesReplies>([&](QObject *ctx, auto done) {
+            client.series({args[1]}, args[2], window, false, ctx, done);
         });
         if (!series)
             return failWith(series.error());
-        printJson(*series);
+        printJson(QJsonDocument(series->toJson()));
         return 0;
     }
     if (command == u"export"_s && args.size() == 3) {
-        sb::QueryItems query;
-        query.append({u"run"_s, args[1]});
-        query.append({u"metric"_s, args[2]});
-        const auto csv = await<QByteArray>([&](QObject *ctx, auto done) {
-            client.getBytes(u"/api/v1/export"_s, query, ctx, done);
-        });
+        const auto csv = await<QByteArray>(
+            [&](QObject *ctx, auto done) { client.exportCsv(args[1], args[2], ctx, done); });
         if (!csv)
             return failWith(csv.error());
         std::fwrite(csv->constData(), 1, csv->size(), stdout);

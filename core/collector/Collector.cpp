@@ -288,37 +288,32 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
     return result;
 }
 
-QJsonArray Collector::runsJson(const QString &filter) const {
-    QJsonArray out;
-    for (const RunInfo &run : m_store->runs()) {
-        QJsonObject json = run.toJson();
+QList<RunSummary> Collector::runs(const QString &filter) const {
+    QList<RunSummary> out;
+    for (const RunInfo &info : m_store->runs()) {
         if (!filter.isEmpty()) {
-            const QString haystack = QString::fromUtf8(QJsonDocument(json).toJson());
+            const QString haystack = QString::fromUtf8(QJsonDocument(info.toJson()).toJson());
             if (!haystack.contains(filter, Qt::CaseInsensitive))
                 continue;
         }
-        QJsonObject metrics;
-        for (const auto &series : m_store->series(run.name)) {
-            metrics[series.metric] = QJsonObject{{u"count"_s, series.count},
-                                                 {u"step"_s, series.last.step},
-                                                 {u"value"_s, metricJson(series.last.value)},
-                                                 {u"time"_s, series.last.wall}};
-        }
-        json[u"metrics"_s] = metrics;
-        out.append(json);
+        RunSummary run{info, {}};
+        for (const auto &series : m_store->series(info.name))
+            run.metrics.insert(series.metric, {series.count, series.last});
+        out.append(run);
     }
     return out;
 }
 
-QJsonObject Collector::healthJson() const {
-    QJsonObject json{{u"service"_s, u"signalbox-collector"_s},
-                     {u"version"_s, QStringLiteral(SIGNALBOX_VERSION)},
-                     {u"runs"_s, static_cast<qint64>(m_store->runs().size())},
-                     {u"points"_s, m_store->totalPoints()},
-                     {u"recovery"_s, QJsonArray::fromStringList(m_store->recoveryNotes())}};
+Health Collector::health() const {
+    Health health;
+    health.service = u"signalbox-collector"_s;
+    health.version = QStringLiteral(SIGNALBOX_VERSION);
+    health.runs = static_cast<qint64>(m_store->runs().size());
+    health.points = m_store->totalPoints();
+    health.recovery = m_store->recoveryNotes();
     if (m_directories)
-        json[u"sources"_s] = m_directories->sourcesJson();
-    return json;
+        health.sources = m_directories->sourcesJson();
+    return health;
 }
 
 } // namespace sb

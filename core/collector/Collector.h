@@ -1,5 +1,6 @@
 #pragma once
 
+#include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/MetricStore.h"
 #include "util/Result.h"
@@ -77,8 +78,9 @@ public:
     IngestResult ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
     Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);
 
-    QJsonArray runsJson(const QString &filter) const;
-    QJsonObject healthJson() const;
+    // Runs whose metadata mentions `filter` (all for an empty one), with their metrics.
+    QList<RunSummary> runs(const QString &filter) const;
+    Health health() const;
 
 private:
     Collector() = default;

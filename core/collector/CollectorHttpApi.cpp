@@ -81,13 +81,6 @@ private:
     QList<std::pair<QString, QString>> m_items;
 };
 
-QJsonArray toJsonArray(const std::vector<double> &values) {
-    QJsonArray array;
-    for (double v : values)
-        array.append(std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null));
-    return array;
-}
-
 HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     SeriesWindow window;
     if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s), &window.axis))
@@ -97,31 +90,30 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     window.width =
         static_cast<int>(std::clamp(query.number(u"width"_s).value_or(1000), 1.0, 20000.0));
     window.smoothing = std::clamp(query.number(u"smoothing"_s).value_or(0), 0.0, 0.999);
-    const QString metric = query.value(u"metric"_s);
-    QJsonArray series;
+    SeriesReplies replies{query.value(u"metric"_s), {}};
     for (const QString &run : query.values(u"run"_s)) {
-        const auto result = store.query(run, metric, window);
+        SeriesReply &reply = replies.series.emplace_back();
+        reply.run = run;
+        auto result = store.query(run, replies.metric, window);
         if (!result) {
-            series.append(QJsonObject{{u"run"_s, run}, {u"error"_s, result.error()}});
+            reply.error = result.error();
             continue;
         }
-        QJsonObject one{{u"run"_s, run},
-                        {u"total"_s, result->total},
-                        {u"inRange"_s, result->inRange},
-                        {u"x"_s, toJsonArray(result->x)},
-                        {u"y"_s, toJsonArray(result->y)}};
+        reply.total = result->total;
+        reply.inRange = result->inRange;
+        reply.x = std::move(result.value().x);
+        reply.y = std::move(result.value().y);
         if (window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s) {
             // Charts draw the raw curve faintly behind the smoothed one: send both at once.
             SeriesWindow raw = window;
             raw.smoothing = 0;
-            if (const auto rawResult = store.query(run, metric, raw)) {
-                one[u"rawX"_s] = toJsonArray(rawResult->x);
-                one[u"rawY"_s] = toJsonArray(rawResult->y);
+            if (auto rawResult = store.query(run, replies.metric, raw)) {
+                reply.rawX = std::move(rawResult.value().x);
+                reply.rawY = std::move(rawResult.value().y);
             }
         }
-        series.append(one);
     }
-    return json(QJsonObject{{u"metric"_s, metric}, {u"series"_s, series}});
+    return json(replies.toJson());
 }
 
 } // namespace
@@ -167,9 +159,9 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     const bool get = request.method == "GET";
     const bool post = request.method == "POST";
 
-    if (path == "/api/v1/health" && get) {
-        respond(json(m_collector->healthJson()));
-    } else if (path == "/api/v1/push" && post) {
+    if (path == CollectorApi::kHealth && get) {
+        respond(json(m_collector->health().toJson()));
+    } else if (path == CollectorApi::kPush && post) {
         decodeThenStore<Result<Collector::Push>>(
             [body = std::move(request.body)] { return Collector::decodePush(body); },
             [this, respond](Result<Collector::Push> &push) {
@@ -178,27 +170,25 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
                 respond(stored ? json(QJsonObject{{u"accepted"_s, stored.value()}})
                                : error(stored.error(), failureStatus(stored.errorCode())));
             });
-    } else if (path == "/api/v1/lines" && post) {
+    } else if (path == CollectorApi::kLines && post) {
         decodeThenStore<Collector::Lines>(
             [body = std::move(request.body)] { return Collector::decodeLines(body); },
             [this, respond, run = query.value(u"run"_s)](Collector::Lines &lines) {
                 const auto result = m_collector->storeLines(run, lines);
                 // Bad lines are reported and skipped; a store that failed asks the sender to
                 // come again.
-                respond(json(QJsonObject{{u"accepted"_s, result.points},
-                                         {u"duplicates"_s, result.duplicates},
-                                         {u"errors"_s, QJsonArray::fromStringList(result.errors)}},
-                             result.storageFailed ? Storage : Ok));
+                const LinesReply reply{result.points, result.duplicates, result.errors};
+                respond(json(reply.toJson(), result.storageFailed ? Storage : Ok));
             });
-    } else if (path == "/api/v1/recovery/acknowledge" && post) {
+    } else if (path == CollectorApi::kAcknowledgeRecovery && post) {
         const qint64 notes = m_collector->store().recoveryNotes().size();
         if (Status done = m_collector->store().acknowledgeRecovery(); !done)
             respond(error(done.error(), failureStatus(done.errorCode())));
         else
             respond(json(QJsonObject{{u"acknowledged"_s, notes}}));
-    } else if (path == "/api/v1/runs" && get) {
-        respond(json(m_collector->runsJson(query.value(u"filter"_s))));
-    } else if (path == "/api/v1/metrics" && get) {
+    } else if (path == CollectorApi::kRuns && get) {
+        respond(json(toJson(m_collector->runs(query.value(u"filter"_s)))));
+    } else if (path == CollectorApi::kMetrics && get) {
         QStringList runs = query.values(u"run"_s);
         if (runs.isEmpty()) {
             for (const RunInfo &run : m_collector->store().runs())
@@ -212,9 +202,9 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         QStringList sorted(names.begin(), names.end());
         sorted.sort();
         respond(json(QJsonArray::fromStringList(sorted)));
-    } else if (path == "/api/v1/series" && get) {
+    } else if (path == CollectorApi::kSeries && get) {
         respond(seriesReply(m_collector->store(), query));
-    } else if (path == "/api/v1/export" && get) {
+    } else if (path == CollectorApi::kExport && get) {
         auto exported =
             m_collector->store().exportCsv(query.value(u"run"_s), query.value(u"metric"_s));
         if (!exported) {

@@ -54,14 +54,13 @@ void MetricLineForwarder::watch(JobBackend *backend) {
 }
 
 void MetricLineForwarder::push(const QString &run, const QByteArray &lines) {
-    m_collector->pushLines(run, lines, this, [this, run](const Result<QJsonDocument> &reply) {
-        const QJsonArray errors =
-            reply ? reply->object().value(u"errors"_s).toArray() : QJsonArray{reply.error()};
+    m_collector->pushLines(run, lines, this, [this, run](const Result<LinesReply> &reply) {
+        const QStringList errors = reply ? reply->errors : QStringList{reply.error()};
         if (!errors.isEmpty())
             Q_EMIT problem(tr("%1: %2 metric line(s) not stored: %3")
                                .arg(run)
                                .arg(errors.size())
-                               .arg(errors.first().toString()));
+                               .arg(errors.first()));
     });
 }
 
@@ -73,9 +72,8 @@ void MetricLineForwarder::finishRun(const QString &run, JobState state, const QS
     const QJsonObject info{{u"status"_s, status},
                            {u"host"_s, host},
                            {u"end"_s, static_cast<double>(end.toMSecsSinceEpoch()) / 1000.0}};
-    m_collector->postJson(u"/api/v1/push"_s, {},
-                          QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(),
-                          this, [](const Result<QJsonDocument> &) {});
+    m_collector->push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(), this,
+                      [](const Result<qint64> &) {});
 }
 
 QByteArray MetricLineForwarder::takeMetricLines(const QString &job, const QByteArray &data) {

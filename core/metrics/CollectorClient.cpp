@@ -50,7 +50,8 @@ QString refusal(const QString &where, const QByteArray &body, const QString &fal
 
 void CollectorClient::exchange(const QByteArray &method, const QString &path,
                                const QueryItems &query, const QByteArray &body,
-                               const QString &contentType, QObject *context, BytesCallback done) {
+                               const QString &contentType, QObject *context,
+                               Callback<QByteArray> done) {
     QObject *receiver = context ? context : this;
     if (m_cluster) {
         KubeRequest request;
@@ -91,53 +92,64 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
     });
 }
 
-void CollectorClient::getBytes(const QString &path, const QueryItems &query, QObject *context,
-                               BytesCallback done) {
-    exchange("GET", path, query, {}, {}, context, std::move(done));
+template <typename T>
+void CollectorClient::exchangeJson(const QByteArray &method, const QString &path,
+                                   const QueryItems &query, const QByteArray &body,
+                                   const QString &contentType, QObject *context,
+                                   std::function<T(const QJsonDocument &)> convert,
+                                   Callback<T> done) {
+    exchange(
+        method, path, query, body, contentType, context,
+        [convert = std::move(convert), done = std::move(done)](const Result<QByteArray> &bytes) {
+            if (!bytes) {
+                done(fail(bytes.error()));
+                return;
+            }
+            QJsonParseError error{};
+            const QJsonDocument document = QJsonDocument::fromJson(*bytes, &error);
+            if (error.error != QJsonParseError::NoError)
+                done(fail(u"the collector sent malformed JSON: %1"_s.arg(error.errorString())));
+            else
+                done(convert(document));
+        });
 }
 
-void CollectorClient::getJson(const QString &path, const QueryItems &query, QObject *context,
-                              JsonCallback done) {
-    getBytes(path, query, context, [done = std::move(done)](const Result<QByteArray> &bytes) {
-        if (!bytes) {
-            done(fail(bytes.error()));
-            return;
-        }
-        QJsonParseError error{};
-        QJsonDocument document = QJsonDocument::fromJson(*bytes, &error);
-        if (error.error != QJsonParseError::NoError)
-            done(fail(u"the collector sent malformed JSON: %1"_s.arg(error.errorString())));
-        else
-            done(document);
-    });
+void CollectorClient::health(QObject *context, Callback<Health> done) {
+    exchangeJson<Health>(
+        "GET", QString::fromLatin1(CollectorApi::kHealth), {}, {}, {}, context,
+        [](const QJsonDocument &json) { return Health::fromJson(json.object()); }, std::move(done));
 }
 
-void CollectorClient::post(const QString &path, const QueryItems &query, const QByteArray &body,
-                           const QString &contentType, QObject *context, JsonCallback done) {
-    exchange("POST", path, query, body, contentType, context,
-             [done = std::move(done)](const Result<QByteArray> &bytes) {
-                 if (!bytes)
-                     done(fail(bytes.error()));
-                 else
-                     done(QJsonDocument::fromJson(*bytes));
-             });
-}
-
-void CollectorClient::postJson(const QString &path, const QueryItems &query, const QByteArray &body,
-                               QObject *context, JsonCallback done) {
-    post(path, query, body, u"application/json"_s, context, std::move(done));
-}
-
-void CollectorClient::fetchRuns(const QString &filter, QObject *context, JsonCallback done) {
+void CollectorClient::runs(const QString &filter, QObject *context,
+                           Callback<QList<RunSummary>> done) {
     QueryItems query;
     if (!filter.isEmpty())
         query.append({u"filter"_s, filter});
-    getJson(u"/api/v1/runs"_s, query, context, std::move(done));
+    exchangeJson<QList<RunSummary>>(
+        "GET", QString::fromLatin1(CollectorApi::kRuns), query, {}, {}, context,
+        [](const QJsonDocument &json) { return runSummariesFromJson(json.array()); },
+        std::move(done));
 }
 
-void CollectorClient::fetchSeries(const QStringList &runs, const QString &metric,
-                                  const SeriesWindow &window, bool withRaw, QObject *context,
-                                  JsonCallback done) {
+void CollectorClient::metrics(const QStringList &runs, QObject *context,
+                              Callback<QStringList> done) {
+    QueryItems query;
+    for (const QString &run : runs)
+        query.append({u"run"_s, run});
+    exchangeJson<QStringList>(
+        "GET", QString::fromLatin1(CollectorApi::kMetrics), query, {}, {}, context,
+        [](const QJsonDocument &json) {
+            QStringList names;
+            for (const QJsonValue &name : json.array())
+                names << name.toString();
+            return names;
+        },
+        std::move(done));
+}
+
+void CollectorClient::series(const QStringList &runs, const QString &metric,
+                             const SeriesWindow &window, bool withRaw, QObject *context,
+                             Callback<SeriesReplies> done) {
     QueryItems query;
     for (const QString &run : runs)
         query.append({u"run"_s, run});
@@ -152,14 +164,42 @@ void CollectorClient::fetchSeries(const QStringList &runs, const QString &metric
         query.append({u"smoothing"_s, QString::number(window.smoothing)});
     if (window.smoothing > 0 && !withRaw)
         query.append({u"raw"_s, u"0"_s});
-    getJson(u"/api/v1/series"_s, query, context, std::move(done));
+    exchangeJson<SeriesReplies>(
+        "GET", QString::fromLatin1(CollectorApi::kSeries), query, {}, {}, context,
+        [](const QJsonDocument &json) { return SeriesReplies::fromJson(json.object()); },
+        std::move(done));
+}
+
+void CollectorClient::exportCsv(const QString &run, const QString &metric, QObject *context,
+                                Callback<QByteArray> done) {
+    QueryItems query;
+    query.append({u"run"_s, run});
+    query.append({u"metric"_s, metric});
+    exchange("GET", QString::fromLatin1(CollectorApi::kExport), query, {}, {}, context,
+             std::move(done));
+}
+
+void CollectorClient::push(const QByteArray &body, QObject *context, Callback<qint64> done) {
+    exchangeJson<qint64>(
+        "POST", QString::fromLatin1(CollectorApi::kPush), {}, body, u"application/json"_s, context,
+        [](const QJsonDocument &json) { return json[u"accepted"_s].toInteger(); }, std::move(done));
 }
 
 void CollectorClient::pushLines(const QString &run, const QByteArray &text, QObject *context,
-                                JsonCallback done) {
+                                Callback<LinesReply> done) {
     QueryItems query;
     query.append({u"run"_s, run});
-    post(u"/api/v1/lines"_s, query, text, u"text/plain"_s, context, std::move(done));
+    exchangeJson<LinesReply>(
+        "POST", QString::fromLatin1(CollectorApi::kLines), query, text, u"text/plain"_s, context,
+        [](const QJsonDocument &json) { return LinesReply::fromJson(json.object()); },
+        std::move(done));
+}
+
+void CollectorClient::acknowledgeRecovery(QObject *context, Callback<qint64> done) {
+    exchangeJson<qint64>(
+        "POST", QString::fromLatin1(CollectorApi::kAcknowledgeRecovery), {}, {}, {}, context,
+        [](const QJsonDocument &json) { return json[u"acknowledged"_s].toInteger(); },
+        std::move(done));
 }
 
 std::optional<ClusterCollector> parseClusterCollector(const QString &address) {

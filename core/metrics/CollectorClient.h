@@ -1,5 +1,6 @@
 #pragma once
 
+#include "CollectorApi.h"
 #include "Downsampler.h"
 #include "util/Result.h"
 
@@ -24,8 +25,7 @@ using QueryItems = QList<std::pair<QString, QString>>;
 class CollectorClient final : public QObject {
     Q_OBJECT
 public:
-    using JsonCallback = std::function<void(Result<QJsonDocument>)>;
-    using BytesCallback = std::function<void(Result<QByteArray>)>;
+    template <typename T> using Callback = std::function<void(Result<T>)>;
 
     CollectorClient(QUrl base, const QString &token, QObject *parent = nullptr);
     // A collector in a cluster, reached through the API server's service proxy with the
@@ -35,27 +35,35 @@ public:
     // Where it is, for people: http://host:port, or the cluster's proxy path.
     QUrl url() const { return m_base; }
 
-    void getJson(const QString &path, const QueryItems &query, QObject *context, JsonCallback done);
-    void getBytes(const QString &path, const QueryItems &query, QObject *context,
-                  BytesCallback done);
-    void postJson(const QString &path, const QueryItems &query, const QByteArray &body,
-                  QObject *context, JsonCallback done);
-
-    void fetchRuns(const QString &filter, QObject *context, JsonCallback done);
+    void health(QObject *context, Callback<Health> done);
+    // Runs whose metadata mentions `filter` (every run for an empty one).
+    void runs(const QString &filter, QObject *context, Callback<QList<RunSummary>> done);
+    // The metric names of these runs (of every run, for none), sorted.
+    void metrics(const QStringList &runs, QObject *context, Callback<QStringList> done);
     // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).
-    void fetchSeries(const QStringList &runs, const QString &metric, const SeriesWindow &window,
-                     bool withRaw, QObject *context, JsonCallback done);
-    // Job output with metric lines in it; the collector ingests those and ignores the rest, and
-    // answers {"accepted": N, "errors": ["line 3: ...", ...]}.
-    void pushLines(const QString &run, const QByteArray &text, QObject *context, JsonCallback done);
+    void series(const QStringList &runs, const QString &metric, const SeriesWindow &window,
+                bool withRaw, QObject *context, Callback<SeriesReplies> done);
+    // Every point of a series as CSV (step,value,wall_time).
+    void exportCsv(const QString &run, const QString &metric, QObject *context,
+                   Callback<QByteArray> done);
+    // A push body (JSON, as the README's API table has it); the number of points stored.
+    void push(const QByteArray &body, QObject *context, Callback<qint64> done);
+    // Job output with metric lines in it; the collector stores those and ignores the rest.
+    void pushLines(const QString &run, const QByteArray &text, QObject *context,
+                   Callback<LinesReply> done);
+    // The person has read the store's repair notes; how many there were.
+    void acknowledgeRecovery(QObject *context, Callback<qint64> done);
 
 private:
     // One exchange, over HTTP or through the cluster; the body, or the refusal in words.
     void exchange(const QByteArray &method, const QString &path, const QueryItems &query,
                   const QByteArray &body, const QString &contentType, QObject *context,
-                  BytesCallback done);
-    void post(const QString &path, const QueryItems &query, const QByteArray &body,
-              const QString &contentType, QObject *context, JsonCallback done);
+                  Callback<QByteArray> done);
+    // An exchange whose answer is JSON, handed on as `T` by `convert`.
+    template <typename T>
+    void exchangeJson(const QByteArray &method, const QString &path, const QueryItems &query,
+                      const QByteArray &body, const QString &contentType, QObject *context,
+                      std::function<T(const QJsonDocument &)> convert, Callback<T> done);
 
     QNetworkAccessManager m_network;
     QUrl m_base;

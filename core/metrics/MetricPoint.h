@@ -12,6 +12,7 @@ struct MetricPoint {
     double step = 0;
     double value = 0;
     double wall = 0; // seconds since the Unix epoch
+    bool operator==(const MetricPoint &) const = default;
 };
 static_assert(sizeof(MetricPoint) == 24);
 

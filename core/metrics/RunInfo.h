@@ -15,6 +15,7 @@ struct RunInfo {
     QString status;              // running, finished, failed, stopped
     std::optional<double> start; // seconds since the epoch
     std::optional<double> end;
+    bool operator==(const RunInfo &) const = default;
 
     QJsonObject toJson() const;
     static RunInfo fromJson(const QString &name, const QJsonObject &json);

@@ -1,7 +1,5 @@
 #include "RunsModel.h"
 
-#include "MetricLineParser.h"
-
 #include <QJsonDocument>
 
 namespace sb {
@@ -10,14 +8,16 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QString name(const QJsonObject &run) {
-    return run.value(u"name"_s).toString();
+const QString &name(const RunSummary &run) {
+    return run.info.name;
 }
 
-QStringList sortedKeys(const QList<QJsonObject> &runs, const QString &field) {
+// Every metric name, or every hyperparameter name, of these runs, sorted.
+QStringList sortedKeys(const QList<RunSummary> &runs, bool metrics) {
     QSet<QString> keys;
-    for (const QJsonObject &run : runs) {
-        for (const QString &key : run.value(field).toObject().keys())
+    for (const RunSummary &run : runs) {
+        const QStringList names = metrics ? run.metrics.keys() : run.info.config.keys();
+        for (const QString &key : names)
             keys.insert(key);
     }
     QStringList list(keys.begin(), keys.end());
@@ -31,16 +31,16 @@ RunsModel::RunsModel(QObject *parent)
     : QAbstractTableModel(parent) {
 }
 
-void RunsModel::setRuns(const QJsonArray &runs) {
-    QList<QJsonObject> incoming;
-    for (const auto &value : runs) {
+void RunsModel::setRuns(const QList<RunSummary> &runs) {
+    QList<RunSummary> incoming;
+    for (const RunSummary &run : runs) {
         // A run without metrics has nothing to plot (yet): a job that logs none, or a client
         // that has only said hello.
-        if (!value.toObject().value(u"metrics"_s).toObject().isEmpty())
-            incoming << value.toObject();
+        if (!run.metrics.isEmpty())
+            incoming << run;
     }
-    const QStringList metrics = sortedKeys(incoming, u"metrics"_s);
-    const QStringList params = sortedKeys(incoming, u"config"_s);
+    const QStringList metrics = sortedKeys(incoming, true);
+    const QStringList params = sortedKeys(incoming, false);
     if (metrics != m_metrics || params != m_params) {
         beginResetModel();
         m_runs = incoming;
@@ -54,7 +54,7 @@ void RunsModel::setRuns(const QJsonArray &runs) {
         return;
     }
     bool added = false;
-    for (const QJsonObject &run : std::as_const(incoming)) {
+    for (const RunSummary &run : std::as_const(incoming)) {
         const auto known = m_rowOf.constFind(name(run));
         if (known != m_rowOf.constEnd()) {
             if (m_runs[*known] != run) {
@@ -76,7 +76,7 @@ void RunsModel::setRuns(const QJsonArray &runs) {
 
 QStringList RunsModel::checkedRuns() const {
     QStringList runs;
-    for (const QJsonObject &run : m_runs) {
+    for (const RunSummary &run : m_runs) {
         if (!m_unchecked.contains(name(run)))
             runs << name(run);
     }
@@ -91,13 +91,7 @@ qint64 RunsModel::pointCount(const QString &run, const QString &metric) const {
     const auto row = m_rowOf.constFind(run);
     if (row == m_rowOf.constEnd())
         return 0;
-    return m_runs[*row]
-        .value(u"metrics"_s)
-        .toObject()
-        .value(metric)
-        .toObject()
-        .value(u"count"_s)
-        .toInteger();
+    return m_runs[*row].metrics.value(metric).count;
 }
 int RunsModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
@@ -111,7 +105,7 @@ int RunsModel::columnCount(const QModelIndex &parent) const {
 QVariant RunsModel::data(const QModelIndex &index, int role) const {
     if (!index.isValid() || index.row() >= m_runs.size())
         return {};
-    const QJsonObject &run = m_runs[index.row()];
+    const RunSummary &run = m_runs[index.row()];
     const int column = index.column();
     if (role == RunNameRole)
         return name(run);
@@ -123,24 +117,22 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
     case 0:
         return name(run);
     case 1:
-        return run.value(u"status"_s).toString();
+        return run.info.status;
     case 2:
-        return run.value(u"host"_s).toString();
+        return run.info.host;
     default:
         break;
     }
     const int m = column - kFixedColumns;
     if (m < m_metrics.size()) {
-        const QJsonValue last =
-            run.value(u"metrics"_s).toObject().value(m_metrics[m]).toObject().value(u"value"_s);
-        // A last value of +-Infinity or NaN comes as a string ("Infinity"), and reads as one.
-        const std::optional<double> number = metricValue(last);
-        if (!number)
+        const auto metric = run.metrics.constFind(m_metrics[m]);
+        if (metric == run.metrics.constEnd())
             return {};
-        return role == SortRole ? QVariant(*number) : QVariant(QString::number(*number, 'g', 5));
+        // A last value of +-Infinity or NaN reads as what it is ("inf"), never as 0.
+        const double last = metric->last.value;
+        return role == SortRole ? QVariant(last) : QVariant(QString::number(last, 'g', 5));
     }
-    const QJsonValue param =
-        run.value(u"config"_s).toObject().value(m_params.value(m - m_metrics.size()));
+    const QJsonValue param = run.info.config.value(m_params.value(m - m_metrics.size()));
     if (param.isDouble())
         return param.toDouble();
     if (param.isString() || param.isBool())
@@ -153,7 +145,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
 
 void RunsModel::checkOnly(const QStringList &runs) {
     m_unchecked.clear();
-    for (const QJsonObject &run : m_runs)
+    for (const RunSummary &run : m_runs)
         if (!runs.contains(name(run)))
             m_unchecked.insert(name(run));
     if (!m_runs.isEmpty())

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "CollectorApi.h"
+
 #include <QAbstractTableModel>
 #include <QHash>
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QSet>
 #include <QStringList>
 
@@ -19,8 +19,7 @@ public:
     enum Role { RunNameRole = Qt::UserRole + 1, SortRole };
 
     explicit RunsModel(QObject *parent = nullptr);
-    // `runs` is the collector's /api/v1/runs answer.
-    void setRuns(const QJsonArray &runs);
+    void setRuns(const QList<RunSummary> &runs);
     QStringList checkedRuns() const;
     // Checks these runs and unchecks every other (runs that arrive later come checked).
     void checkOnly(const QStringList &runs);
@@ -42,7 +41,7 @@ Q_SIGNALS:
 
 private:
     static constexpr int kFixedColumns = 3; // name, status, host
-    QList<QJsonObject> m_runs;
+    QList<RunSummary> m_runs;
     QHash<QString, qsizetype> m_rowOf; // run name -> row: refreshes stay linear in the runs
     QStringList m_metrics;
     QStringList m_params;

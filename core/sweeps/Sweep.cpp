@@ -542,46 +542,43 @@ void Sweep::pollMetrics() {
     SeriesWindow window;
     window.width = kMetricPoints;
     const qint64 askedAt = QDateTime::currentMSecsSinceEpoch();
-    m_collector->fetchSeries(
-        runs, m_spec.metric, window, false, this,
-        [this, askedAt](const Result<QJsonDocument> &reply) {
-            m_polling = false;
-            if (!reply) {
-                Q_EMIT problem(tr("%1: cannot read %2 from the collector: %3")
-                                   .arg(m_spec.name, m_spec.metric, reply.error()));
-                return;
-            }
-            QHash<QString, QList<double>> byRun;
-            for (const QJsonValue series : reply->object()[u"series"_s].toArray()) {
-                // One value per step: a line delivered twice (a log re-read after a restart)
-                // is one value.
-                QList<double> values;
-                const QJsonArray x = series[u"x"_s].toArray();
-                const QJsonArray y = series[u"y"_s].toArray();
-                for (qsizetype i = 0; i < y.size(); ++i) {
-                    // null is a NaN or an infinity (a diverged trial): never a value of 0.
-                    const double value = y.at(i).toDouble(qQNaN());
-                    if (i > 0 && x.at(i) == x.at(i - 1))
-                        values.last() = value;
-                    else
-                        values << value;
-                }
-                byRun.insert(series[u"run"_s].toString(), values);
-            }
-            for (Trial &trial : m_trials) {
-                if (byRun.contains(trial.run))
-                    trial.values = byRun.value(trial.run);
-                // Read late enough after its end, a trial's metric is final (a trial that never
-                // logged it has nothing more to give).
-                if (trial.finishedState() && m_unread.contains(trial.number) &&
-                    askedAt - m_unread.value(trial.number) >= kSettleMs)
-                    m_unread.remove(trial.number);
-            }
-            applyHyperband();
-            save();
-            Q_EMIT changed();
-            schedule();
-        });
+    m_collector->series(runs, m_spec.metric, window, false, this,
+                        [this, askedAt](const Result<SeriesReplies> &reply) {
+                            m_polling = false;
+                            if (!reply) {
+                                Q_EMIT problem(tr("%1: cannot read %2 from the collector: %3")
+                                                   .arg(m_spec.name, m_spec.metric, reply.error()));
+                                return;
+                            }
+                            QHash<QString, QList<double>> byRun;
+                            for (const SeriesReply &series : reply->series) {
+                                // One value per step: a line delivered twice (a log re-read after a
+                                // restart) is one value. A NaN is a diverged trial's value: never
+                                // 0.
+                                QList<double> values;
+                                for (std::size_t i = 0; i < series.y.size() && i < series.x.size();
+                                     ++i) {
+                                    if (i > 0 && series.x[i] == series.x[i - 1])
+                                        values.last() = series.y[i];
+                                    else
+                                        values << series.y[i];
+                                }
+                                byRun.insert(series.run, values);
+                            }
+                            for (Trial &trial : m_trials) {
+                                if (byRun.contains(trial.run))
+                                    trial.values = byRun.value(trial.run);
+                                // Read late enough after its end, a trial's metric is final (a
+                                // trial that never logged it has nothing more to give).
+                                if (trial.finishedState() && m_unread.contains(trial.number) &&
+                                    askedAt - m_unread.value(trial.number) >= kSettleMs)
+                                    m_unread.remove(trial.number);
+                            }
+                            applyHyperband();
+                            save();
+                            Q_EMIT changed();
+                            schedule();
+                        });
 }
 
 void Sweep::applyHyperband() {

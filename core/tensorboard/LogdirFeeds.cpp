@@ -208,16 +208,16 @@ void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_
     Feed &feed = *found;
     if (index < polled->pushes.size()) {
         const QString &run = polled->pushes[index].first;
-        m_collector->postJson(u"/api/v1/push"_s, {}, polled->pushes[index].second, this,
-                              [this, source, id, polled, index, unstored,
-                               run](const Result<QJsonDocument> &reply) mutable {
-                                  if (!reply) {
-                                      unstored.insert(run);
-                                      if (Feed *current = feedOf(source, id))
-                                          current->error = reply.error();
-                                  }
-                                  pushNext(source, id, polled, index + 1, unstored);
-                              });
+        m_collector->push(
+            polled->pushes[index].second, this,
+            [this, source, id, polled, index, unstored, run](const Result<qint64> &stored) mutable {
+                if (!stored) {
+                    unstored.insert(run);
+                    if (Feed *current = feedOf(source, id))
+                        current->error = stored.error();
+                }
+                pushNext(source, id, polled, index + 1, unstored);
+            });
         return;
     }
     feed.follower.adopt(polled->follower, unstored);

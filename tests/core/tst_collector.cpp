@@ -192,7 +192,7 @@ void TestCollector::watchedDirectory() {
         QTRY_COMPARE(collector->store().totalPoints(), 4); // a: 2 lines; b: one good row of 2
         write(logs.path() + u"/sweep/a.jsonl"_s, "\"loss\": 0.25}\n");
         QTRY_COMPARE(collector->store().series(u"sweep/a"_s).at(0).count, 3);
-        const QJsonArray sources = collector->healthJson().value(u"sources"_s).toArray();
+        const QJsonArray sources = collector->health().sources;
         bool sawError = false;
         for (const QJsonValue &s : sources)
             sawError |= s.toObject().value(u"lastError"_s).toString().contains(u"oops"_s);

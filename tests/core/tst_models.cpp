@@ -13,12 +13,14 @@
 using namespace Qt::StringLiterals;
 
 namespace {
-QJsonObject run(const QString &name, double loss, QJsonObject config = {}) {
-    return {{u"name"_s, name},
-            {u"status"_s, u"running"_s},
-            {u"config"_s, config},
-            {u"metrics"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"value"_s, sb::metricJson(loss)},
-                                                               {u"count"_s, 1}}}}}};
+// A run as the collector's /runs sends it, read back as the client does.
+sb::RunSummary run(const QString &name, double loss, QJsonObject config = {}) {
+    return sb::RunSummary::fromJson(
+        {{u"name"_s, name},
+         {u"status"_s, u"running"_s},
+         {u"config"_s, config},
+         {u"metrics"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"value"_s, sb::metricJson(loss)},
+                                                            {u"count"_s, 1}}}}}});
 }
 } // namespace
 
@@ -33,7 +35,8 @@ void TestModels::runsModel() {
     sb::RunsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setRuns({run(u"a"_s, 1.0, {{u"lr"_s, 0.1}}), run(u"b"_s, 2.0, {{u"lr"_s, 0.2}}),
-                   QJsonObject{{u"name"_s, u"no-metrics-yet"_s}, {u"metrics"_s, QJsonObject{}}}});
+                   sb::RunSummary::fromJson(
+                       {{u"name"_s, u"no-metrics-yet"_s}, {u"metrics"_s, QJsonObject{}}})});
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.columnCount(), 5); // name, status, host, loss, lr
     QCOMPARE(model.headerData(3, Qt::Horizontal).toString(), u"loss"_s);

@@ -398,7 +398,7 @@ void TestTfEvents::collectorFollowsLogdirAcrossRestarts() {
     auto collector = sb::Collector::start(options);
     QVERIFY(collector);
     QCOMPARE(count(**collector), 128);
-    const QJsonArray sources = (*collector)->healthJson().value(u"sources"_s).toArray();
+    const QJsonArray sources = (*collector)->health().sources;
     QCOMPARE(sources.size(), 1);
     QCOMPARE(sources[0][u"run"_s].toString(), u"exp1"_s);
     QCOMPARE(sources[0][u"points"_s].toInteger(), 128 - before);

@@ -121,15 +121,15 @@ void TestClusterCollector::collectorThroughTheServiceProxy() {
     sb::CollectorClient client(m_client.get(), target->service, u"cluster-secret"_s);
     QVERIFY(client.url().toString().endsWith(
         u"/api/v1/namespaces/default/services/signalbox-collector:8265/proxy"_s));
-    QJsonDocument pushed;
+    std::optional<sb::LinesReply> pushed;
     QString error = u"(none)"_s;
     // The collector may still be starting: ask until it answers.
-    for (int attempt = 0; attempt < 60 && pushed.isNull(); ++attempt) {
+    for (int attempt = 0; attempt < 60 && !pushed; ++attempt) {
         bool answered = false;
         client.pushLines(u"in-cluster"_s,
                          "@signalbox {\"step\": 1, \"loss\": 0.5}\n"
                          "@signalbox {\"step\": 2, \"loss\": 0.25}\n",
-                         this, [&](const sb::Result<QJsonDocument> &reply) {
+                         this, [&](const sb::Result<sb::LinesReply> &reply) {
                              answered = true;
                              if (reply)
                                  pushed = *reply;
@@ -137,22 +137,24 @@ void TestClusterCollector::collectorThroughTheServiceProxy() {
                                  error = reply.error();
                          });
         QTRY_VERIFY_WITH_TIMEOUT(answered, 30000);
-        if (pushed.isNull())
+        if (!pushed)
             QTest::qWait(500);
     }
-    QVERIFY2(!pushed.isNull(), qPrintable(error));
-    QCOMPARE(pushed[u"accepted"_s].toInt(), 2);
-    QJsonDocument runs;
-    client.fetchRuns({}, this, [&](const sb::Result<QJsonDocument> &reply) {
-        runs = reply ? *reply : QJsonDocument();
+    QVERIFY2(pushed, qPrintable(error));
+    QCOMPARE(pushed->accepted, 2);
+    std::optional<QList<sb::RunSummary>> runs;
+    client.runs({}, this, [&](const sb::Result<QList<sb::RunSummary>> &reply) {
+        runs = reply ? *reply : QList<sb::RunSummary>();
     });
-    QTRY_VERIFY_WITH_TIMEOUT(!runs.isNull(), 30000);
-    QVERIFY2(QJsonDocument(runs).toJson().contains("in-cluster"), runs.toJson().constData());
+    QTRY_VERIFY_WITH_TIMEOUT(runs.has_value(), 30000);
+    QVERIFY(std::any_of(runs->begin(), runs->end(), [](const sb::RunSummary &run) {
+        return run.info.name.contains(u"in-cluster"_s);
+    }));
 
     // The token still matters behind the proxy.
     sb::CollectorClient intruder(m_client.get(), target->service, u"guess"_s);
     QString refused;
-    intruder.fetchRuns({}, this, [&](const sb::Result<QJsonDocument> &reply) {
+    intruder.runs({}, this, [&](const sb::Result<QList<sb::RunSummary>> &reply) {
         refused = reply ? u"accepted"_s : reply.error();
     });
     QTRY_VERIFY_WITH_TIMEOUT(!refused.isEmpty(), 30000);

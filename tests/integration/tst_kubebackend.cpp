@@ -447,15 +447,17 @@ void TestKubeBackend::logsAreFollowedAcrossAnApiServerRestart() {
     forwarder.watch(m_backend.get());
     m_cluster->appendPodLog({uR"(@signalbox {"step": 6, "train/loss": 0.4})"_s});
     QTRY_VERIFY_WITH_TIMEOUT(log().contains(u"\"step\": 6"_s), 60000);
-    QJsonDocument runs;
+    QList<sb::RunSummary> runs;
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
-            client.fetchRuns({}, this, [&](const sb::Result<QJsonDocument> &reply) {
+            client.runs({}, this, [&](const sb::Result<QList<sb::RunSummary>> &reply) {
                 if (reply)
                     runs = *reply;
             });
             QTest::qWait(200);
-            return runs.toJson().contains(id->toUtf8()) && runs.toJson().contains("train/loss");
+            return std::any_of(runs.begin(), runs.end(), [&](const sb::RunSummary &run) {
+                return run.info.name == *id && run.metrics.contains(u"train/loss"_s);
+            });
         }(),
         30000);
     QVERIFY(m_backend->stop(*id));

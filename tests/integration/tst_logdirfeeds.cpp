@@ -39,11 +39,10 @@ void append(const QString &path, const QByteArray &bytes) {
 QMap<QString, QMap<QString, qint64>> counts(sb::CollectorClient &client) {
     QMap<QString, QMap<QString, qint64>> out;
     bool done = false;
-    client.fetchRuns({}, &client, [&](const sb::Result<QJsonDocument> &runs) {
-        for (const auto &run : runs ? runs->array() : QJsonArray()) {
-            const QJsonObject metrics = run[u"metrics"_s].toObject();
-            for (auto it = metrics.begin(); it != metrics.end(); ++it)
-                out[run[u"name"_s].toString()][it.key()] = it.value()[u"count"_s].toInteger();
+    client.runs({}, &client, [&](const sb::Result<QList<sb::RunSummary>> &runs) {
+        for (const sb::RunSummary &run : runs ? *runs : QList<sb::RunSummary>()) {
+            for (auto it = run.metrics.begin(); it != run.metrics.end(); ++it)
+                out[run.info.name][it.key()] = it->count;
         }
         done = true;
     });

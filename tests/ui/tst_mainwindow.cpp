@@ -66,11 +66,10 @@ void TestMainWindow::rendersEveryView() {
              QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, loss}}},
                          {u"accuracy"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, acc}}}}}};
         bool done = false;
-        client.postJson(u"/api/v1/push"_s, {}, QJsonDocument(push).toJson(), this,
-                        [&](sb::Result<QJsonDocument> reply) {
-                            QVERIFY2(reply.ok(), reply.ok() ? "" : qPrintable(reply.error()));
-                            done = true;
-                        });
+        client.push(QJsonDocument(push).toJson(), this, [&](const sb::Result<qint64> &reply) {
+            QVERIFY2(reply.ok(), reply.ok() ? "" : qPrintable(reply.error()));
+            done = true;
+        });
         QTRY_VERIFY(done);
     }
 

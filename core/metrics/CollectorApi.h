@@ -1,0 +1,87 @@
+#pragma once
+
+#include "MetricPoint.h"
+#include "RunInfo.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QMap>
+#include <QStringList>
+
+#include <vector>
+
+namespace sb {
+
+// The collector's HTTP API (version 1): its paths and the types of its answers, shared by the
+// server (collector/CollectorHttpApi) and the client (CollectorClient). JSON is only the wire:
+// both sides convert here, and callers get these types.
+namespace CollectorApi {
+inline constexpr char kHealth[] = "/api/v1/health";
+inline constexpr char kPush[] = "/api/v1/push";
+inline constexpr char kLines[] = "/api/v1/lines";
+inline constexpr char kRuns[] = "/api/v1/runs";
+inline constexpr char kMetrics[] = "/api/v1/metrics";
+inline constexpr char kSeries[] = "/api/v1/series";
+inline constexpr char kExport[] = "/api/v1/export";
+inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
+} // namespace CollectorApi
+
+// A metric of a run, as /runs lists it: how many points, and the last one.
+struct MetricSummary {
+    qint64 count = 0;
+    MetricPoint last;
+    bool operator==(const MetricSummary &) const = default;
+};
+
+// A run, as /runs lists it: its metadata and every metric's summary.
+struct RunSummary {
+    RunInfo info;
+    QMap<QString, MetricSummary> metrics;
+    bool operator==(const RunSummary &) const = default;
+    QJsonObject toJson() const;
+    static RunSummary fromJson(const QJsonObject &json);
+};
+QJsonArray toJson(const QList<RunSummary> &runs);
+QList<RunSummary> runSummariesFromJson(const QJsonArray &json);
+
+// One run's curve in /series, downsampled: NaN where a value is not finite (JSON null).
+struct SeriesReply {
+    QString run;
+    QString error; // the run has no such metric; nothing else is set
+    qint64 total = 0;
+    qint64 inRange = 0;
+    std::vector<double> x;
+    std::vector<double> y;
+    std::vector<double> rawX; // with smoothing: the raw curve as well
+    std::vector<double> rawY;
+};
+// The answer to /series: one metric, each asked-for run's curve.
+struct SeriesReplies {
+    QString metric;
+    std::vector<SeriesReply> series;
+    QJsonObject toJson() const;
+    static SeriesReplies fromJson(const QJsonObject &json);
+};
+
+// The answer to /lines: what was stored, what was a batch stored before, and each bad line.
+struct LinesReply {
+    qint64 accepted = 0;
+    qint64 duplicates = 0;
+    QStringList errors;
+    QJsonObject toJson() const;
+    static LinesReply fromJson(const QJsonObject &json);
+};
+
+// The answer to /health.
+struct Health {
+    QString service;
+    QString version;
+    qint64 runs = 0;
+    qint64 points = 0;
+    QStringList recovery; // what opening the store repaired, until acknowledged
+    QJsonArray sources;   // watched files and their errors (as DirectoryIngestor reports them)
+    QJsonObject toJson() const;
+    static Health fromJson(const QJsonObject &json);
+};
+
+} // namespace sb
