@@ -6,13 +6,8 @@
 #include "SweepsView.h"
 #include "collector/EmbeddedCollector.h"
 #include "config/Config.h"
-#include "jobs/JobsModel.h"
-#include "jobs/KubeBackend.h"
-#include "jobs/LocalBackend.h"
-#include "jobs/MetricLineForwarder.h"
-#include "jobs/SshBackend.h"
+#include "jobs/Backends.h"
 #include "metrics/CollectorClient.h"
-#include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
 #include "util/Files.h"
 #include "util/Paths.h"
@@ -174,72 +169,29 @@ int main(int argc, char *argv[]) {
     if (!collectorClient)
         collectorClient = std::make_unique<sb::CollectorClient>(collectorUrl, collectorToken);
     sb::CollectorClient &client = *collectorClient;
-    // Runs here may push to the collector themselves when it is reachable without a cluster.
-    QMap<QString, QString> runEnvironment;
-    if (!collectorCluster)
-        runEnvironment.insert(u"SIGNALBOX_COLLECTOR"_s, collectorUrl.toString());
-    sb::LocalBackend local({data, 10000, runEnvironment});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
-    sb::MetricLineForwarder forwarder(&client);
-    forwarder.watch(&local);
-
-    // This computer is always a node; the config adds the SSH nodes.
+    // This computer, the config's SSH nodes and the kubeconfig's clusters. Runs here push to
+    // the collector themselves when it is reachable without a cluster.
     const QString configPath =
         parser.isSet(config) ? parser.value(config) : sb::Config::defaultPath();
-    const auto loaded = sb::Config::load(configPath);
-    sb::NodeMonitor monitor;
-    monitor.startLocal();
+    sb::Backends backends(&client, {data, configPath, parser.values(cluster),
+                                    collectorCluster ? QString() : collectorUrl.toString()});
+    sb::KubeBackend &kube = backends.kube();
 
-    sb::SshBackend ssh(&monitor, {data, 10000, 1000, {}});
-    jobs.addBackend(&ssh);
-    forwarder.watch(&ssh);
-
-    // Kubernetes clusters: the kubeconfig's current context unless others are named.
-    sb::KubeBackend kube({});
-    jobs.addBackend(&kube);
-    forwarder.watch(&kube);
-
-    sb::LogdirFeeds logdirs(&client, &monitor, data + u"/logdirs.json"_s);
-    sb::MainWindow window(&client, &jobs, &monitor, configPath);
+    sb::LogdirFeeds logdirs(&client, &backends.monitor(), data + u"/logdirs.json"_s);
+    sb::MainWindow window(&client, &backends.jobs(), &backends.monitor(), configPath);
     window.setLogdirFeeds(&logdirs);
-    window.nodes()->setRunLookup([&ssh](const QString &node) { return ssh.runsOn(node); });
-    QObject::connect(&forwarder, &sb::MetricLineForwarder::problem, &window,
+    window.nodes()->setRunLookup(
+        [&backends](const QString &node) { return backends.ssh().runsOn(node); });
+    QObject::connect(&backends.forwarder(), &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
-    if (loaded) {
-        monitor.setNodes(loaded->nodes);
-        kube.setJobTemplates(loaded->jobTemplates);
-        kube.setObjectStore(loaded->objectStore);
-        if (!loaded->problems.isEmpty())
-            window.showError(
-                u"Some nodes of the config were not loaded (the others were): %1"_s.arg(
-                    loaded->problems.join(u"; "_s)));
-    } else // a broken config loses nothing else: this computer and the collector still work
-        window.showError(u"The config was not loaded: %1"_s.arg(loaded.error()));
-    for (const sb::JobBackend *backend :
-         {static_cast<sb::JobBackend *>(&local), static_cast<sb::JobBackend *>(&ssh)}) {
-        if (!backend->restoreProblem().isEmpty())
-            window.showError(u"Run history: %1"_s.arg(backend->restoreProblem()));
-    }
+    for (const QString &problem : backends.problems())
+        window.showError(problem);
     QObject::connect(
         &kube, &sb::KubeBackend::clusterChanged, &window, [&kube, &window](const QString &name) {
             const QString error = kube.clusterError(name);
             window.showProblem(u"cluster "_s + name,
                                error.isEmpty() ? QString() : u"Cluster %1: %2"_s.arg(name, error));
         });
-    if (const auto kubeconfig = sb::KubeConfig::load(); !kubeconfig) {
-        window.showError(u"The kubeconfig was not loaded: %1"_s.arg(kubeconfig.error()));
-    } else {
-        QStringList contexts = parser.values(cluster);
-        if (contexts.isEmpty() && !kubeconfig->currentContext.isEmpty())
-            contexts << kubeconfig->currentContext;
-        for (const QString &name : contexts) {
-            if (const auto context = kubeconfig->context(name))
-                kube.addCluster(*context);
-            else
-                window.showError(u"Cluster %1: %2"_s.arg(name, context.error()));
-        }
-    }
     // Sweeps: the app is their controller. Those of earlier sessions go on where they were.
     window.sweeps()->setStateDirectory(data + u"/sweeps"_s);
     window.sweeps()->resumeAll();
@@ -261,7 +213,7 @@ int main(int argc, char *argv[]) {
     }
 
     if (parser.isSet(demo))
-        startDemo(&local, &window);
+        startDemo(&backends.local(), &window);
     window.show();
 
     if (parser.isSet(screenshot)) {

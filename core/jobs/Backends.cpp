@@ -1,0 +1,64 @@
+#include "Backends.h"
+
+#include "config/Config.h"
+#include "kube/KubeConfig.h"
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QMap<QString, QString> runEnvironment(const QString &collectorUrl) {
+    QMap<QString, QString> environment;
+    if (!collectorUrl.isEmpty())
+        environment.insert(u"SIGNALBOX_COLLECTOR"_s, collectorUrl);
+    return environment;
+}
+
+} // namespace
+
+Backends::Backends(CollectorClient *collector, const Options &options)
+    : m_local({options.dataDir, 10000, runEnvironment(options.collectorUrl)})
+    , m_ssh(&m_monitor, {options.dataDir, 10000, 1000, {}})
+    , m_kube({})
+    , m_forwarder(collector) {
+    for (JobBackend *backend : std::initializer_list<JobBackend *>{&m_local, &m_ssh, &m_kube}) {
+        m_jobs.addBackend(backend);
+        m_forwarder.watch(backend);
+    }
+    if (options.sampleLocal)
+        m_monitor.startLocal();
+
+    if (const auto config = Config::load(options.configPath)) {
+        m_monitor.setNodes(config->nodes);
+        m_kube.setJobTemplates(config->jobTemplates);
+        m_kube.setObjectStore(config->objectStore);
+        if (!config->problems.isEmpty())
+            m_problems << u"Some nodes of the config were not loaded (the others were): %1"_s.arg(
+                config->problems.join(u"; "_s));
+    } else { // a broken config loses nothing else: this computer and the collector still work
+        m_problems << u"The config was not loaded: %1"_s.arg(config.error());
+    }
+    for (const JobBackend *backend : std::initializer_list<const JobBackend *>{&m_local, &m_ssh}) {
+        if (!backend->restoreProblem().isEmpty())
+            m_problems << u"Run history: %1"_s.arg(backend->restoreProblem());
+    }
+
+    const auto kubeconfig = KubeConfig::load();
+    if (!kubeconfig) {
+        m_problems << u"The kubeconfig was not loaded: %1"_s.arg(kubeconfig.error());
+        return;
+    }
+    QStringList contexts = options.clusters;
+    if (contexts.isEmpty() && !kubeconfig->currentContext.isEmpty())
+        contexts << kubeconfig->currentContext;
+    for (const QString &name : std::as_const(contexts)) {
+        if (const auto context = kubeconfig->context(name))
+            m_kube.addCluster(*context);
+        else
+            m_problems << u"Cluster %1: %2"_s.arg(name, context.error());
+    }
+}
+
+} // namespace sb

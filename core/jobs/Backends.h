@@ -1,0 +1,53 @@
+#pragma once
+
+#include "JobsModel.h"
+#include "KubeBackend.h"
+#include "LocalBackend.h"
+#include "MetricLineForwarder.h"
+#include "SshBackend.h"
+#include "monitor/NodeMonitor.h"
+
+#include <QStringList>
+
+namespace sb {
+
+class CollectorClient;
+
+// The job backends of one session, wired the same way for the app and for `signalbox-cli
+// sweep run`: this computer, the config's SSH nodes (a NodeMonitor watches their free GPUs), the
+// kubeconfig's clusters, a jobs model over all of them, and the metric lines of their output
+// forwarded to the collector. What cannot be loaded is said in problems(); the rest works.
+class Backends final {
+public:
+    struct Options {
+        QString dataDir;
+        QString configPath;      // the YAML config; a missing file means no SSH nodes
+        QStringList clusters;    // kubeconfig contexts; none: the current context, if any
+        QString collectorUrl;    // given to local and SSH runs, which push to it themselves
+        bool sampleLocal = true; // this computer as a node on the dashboard
+    };
+    Backends(CollectorClient *collector, const Options &options);
+    Backends(const Backends &) = delete;
+    Backends &operator=(const Backends &) = delete;
+
+    JobsModel &jobs() { return m_jobs; }
+    LocalBackend &local() { return m_local; }
+    SshBackend &ssh() { return m_ssh; }
+    KubeBackend &kube() { return m_kube; }
+    NodeMonitor &monitor() { return m_monitor; }
+    MetricLineForwarder &forwarder() { return m_forwarder; }
+    // What was not loaded (a broken config or node entry, the kubeconfig, run history), one
+    // sentence each for the person; everything else is there.
+    const QStringList &problems() const { return m_problems; }
+
+private:
+    NodeMonitor m_monitor;
+    LocalBackend m_local;
+    SshBackend m_ssh;
+    KubeBackend m_kube;
+    JobsModel m_jobs;
+    MetricLineForwarder m_forwarder;
+    QStringList m_problems;
+};
+
+} // namespace sb
