@@ -2,6 +2,7 @@
 
 #include "charts/ParallelCoordinates.h"
 #include "sweeps/Sweep.h"
+#include "sweeps/SweepRegistry.h"
 #include "sweeps/TrialCommand.h"
 #include "sweeps/TrialsModel.h"
 #include "util/Paths.h"
@@ -50,9 +51,7 @@ QString shortValue(const QJsonValue &value) {
 
 SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *parent)
     : QWidget(parent)
-    , m_jobs(jobs)
-    , m_collector(collector)
-    , m_stateDirectory(defaultDataDir() + u"/sweeps"_s)
+    , m_registry(new SweepRegistry(jobs, collector, defaultDataDir() + u"/sweeps"_s, this))
     , m_model(new TrialsModel(this))
     , m_sorted(new QSortFilterProxyModel(this))
     , m_list(new QComboBox)
@@ -117,6 +116,8 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
         if (Sweep *sweep = current())
             Q_EMIT curvesRequested(sweep->runs());
     });
+    connect(m_registry, &SweepRegistry::added, this, &SweepsView::add);
+    connect(m_registry, &SweepRegistry::problem, this, &SweepsView::error);
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         Sweep *sweep = current();
         const int trial = index.data(TrialsModel::TrialRole).toInt();
@@ -126,31 +127,26 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
     refresh();
 }
 
+QList<Sweep *> SweepsView::sweeps() const {
+    return m_registry->sweeps();
+}
+
 Sweep *SweepsView::current() const {
     const int index = m_list->currentIndex();
-    return index >= 0 && index < m_sweeps.size() ? m_sweeps[index] : nullptr;
+    const QList<Sweep *> all = sweeps();
+    return index >= 0 && index < all.size() ? all[index] : nullptr;
+}
+
+void SweepsView::setStateDirectory(const QString &directory) {
+    m_registry->setStateDirectory(directory);
 }
 
 void SweepsView::resumeAll() {
-    for (const QString &file : Sweep::stateFiles(m_stateDirectory)) {
-        auto sweep = Sweep::resume(file, m_jobs, m_collector, {m_stateDirectory, 0, 2000}, this);
-        if (sweep)
-            add(*sweep);
-        else
-            Q_EMIT error(tr("A sweep was not resumed: %1").arg(sweep.error()));
-    }
+    m_registry->resumeAll();
 }
 
 Result<Sweep *> SweepsView::open(const QString &file, quint64 seed) {
-    const auto spec = SweepSpec::load(file);
-    if (!spec)
-        return fail(spec.error());
-    auto sweep = Sweep::create(*spec, m_jobs, m_collector, {m_stateDirectory, seed, 2000}, this);
-    if (!sweep)
-        return sweep;
-    add(*sweep);
-    (*sweep)->start();
-    return sweep;
+    return m_registry->open(file, seed);
 }
 
 void SweepsView::chooseFile() {
@@ -163,26 +159,25 @@ void SweepsView::chooseFile() {
 }
 
 void SweepsView::add(Sweep *sweep) {
-    m_sweeps << sweep;
     m_list->addItem(sweep->spec().name);
-    connect(sweep, &Sweep::problem, this, &SweepsView::error);
     connect(sweep, &Sweep::changed, this, [this, sweep] {
         if (sweep == current() && m_model->rowCount() != m_sizedRows) {
             m_table->resizeColumnsToContents(); // to the values, as trials arrive
             m_sizedRows = m_model->rowCount();
         }
-        const auto index = m_sweeps.indexOf(sweep);
+        const auto index = sweeps().indexOf(sweep);
         m_list->setItemText(static_cast<int>(index),
                             u"%1 · %2"_s.arg(sweep->spec().name, sweep->statusText()));
         if (sweep == current())
             refresh();
     });
-    m_list->setCurrentIndex(static_cast<int>(m_sweeps.size() - 1));
+    m_list->setCurrentIndex(static_cast<int>(sweeps().size() - 1));
     Q_EMIT sweep->changed();
 }
 
 void SweepsView::showSweep(int index) {
-    Sweep *sweep = index >= 0 && index < m_sweeps.size() ? m_sweeps[index] : nullptr;
+    const QList<Sweep *> all = sweeps();
+    Sweep *sweep = index >= 0 && index < all.size() ? all[index] : nullptr;
     m_model->setSweep(sweep);
     m_chart->setSweep(sweep);
     m_sizedRows = m_model->rowCount();

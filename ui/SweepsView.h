@@ -18,24 +18,26 @@ class CollectorClient;
 class JobsModel;
 class ParallelCoordinates;
 class Sweep;
+class SweepRegistry;
 class TrialsModel;
 
 // Sweeps: pick one, and see its trials (parameters, state, last and best metric, runtime;
 // sortable, the best one highlighted), a parallel-coordinates chart of parameters against the
-// metric, and buttons to stop it, extend it by more trials, or show its trials' curves. Sweeps
-// are opened from their YAML file, and those of earlier sessions are resumed from their state.
+// metric, and buttons to stop it, extend it by more trials, or show its trials' curves. The
+// sweeps themselves belong to a SweepRegistry (core): the view shows what it holds.
 class SweepsView final : public QWidget {
     Q_OBJECT
 public:
     SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *parent = nullptr);
 
+    SweepRegistry *registry() const { return m_registry; }
     // Where sweeps keep their state; resumeAll() reopens every sweep found there.
-    void setStateDirectory(const QString &directory) { m_stateDirectory = directory; }
+    void setStateDirectory(const QString &directory);
     void resumeAll();
     // Reads the sweep file, starts the sweep and shows it; the error says file, line and key.
     Result<Sweep *> open(const QString &file, quint64 seed);
 
-    QList<Sweep *> sweeps() const { return m_sweeps; }
+    QList<Sweep *> sweeps() const;
     Sweep *current() const;
     TrialsModel *trialsModel() const { return m_model; }
     ParallelCoordinates *chart() const { return m_chart; }
@@ -52,10 +54,7 @@ private:
     void refresh();
     void chooseFile();
 
-    JobsModel *m_jobs;
-    CollectorClient *m_collector;
-    QString m_stateDirectory;
-    QList<Sweep *> m_sweeps;
+    SweepRegistry *m_registry;
     TrialsModel *m_model;
     QSortFilterProxyModel *m_sorted;
     QComboBox *m_list;

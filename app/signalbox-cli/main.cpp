@@ -1,13 +1,18 @@
 // signalbox-cli: scripting and diagnostics against a collector, and offline parsers.
+#include "collector/EmbeddedCollector.h"
+#include "config/Config.h"
+#include "jobs/Backends.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NvidiaSmiParser.h"
 #include "ssh/ShellQuote.h"
+#include "sweeps/SweepRegistry.h"
 #include "sweeps/SweepSearch.h"
 #include "sweeps/TrialCommand.h"
 #include "tensorboard/LogdirFollower.h"
 #include "util/Files.h"
 #include "util/Paths.h"
+#include "util/QuitOnSignal.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -16,6 +21,8 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QMap>
+#include <QRandomGenerator>
+#include <QSet>
 
 #include <cstdio>
 
@@ -41,6 +48,11 @@ Commands:
                               read a sweep (W&B sweep YAML); print the trials it would run, one
                               JSON object per line: parameters, argument vector, shell line.
                               Bayes trials after the first 10 depend on results: not printed
+  sweep run FILE [--seed N] [--config FILE]
+                              run a sweep to its end, headless, with the app's controller and
+                              backends (this computer, the config's SSH nodes, the kubeconfig's
+                              cluster); prints its progress, then the best trial. Without
+                              --collector and none listening, an embedded one stores the metrics
   version                     print the version
 
 The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410. Its bearer token
@@ -177,6 +189,89 @@ int parseTfEvents(const QString &path) {
     return unread ? 1 : 0;
 }
 
+// A sweep run headless to its end: the app's controller, registry and backends, progress on
+// stdout (a line when the status changes, one per finished trial), the best trial at the end.
+int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
+             const QString &token, const QString &tokenFile, const QString &configPath) {
+    const auto bearer = sb::bearerToken(tokenFile, token);
+    if (!bearer)
+        return failWith(bearer.error());
+    const QString data = sb::defaultDataDir();
+    QUrl url = collectorAddress.isEmpty() ? sb::defaultCollectorUrl()
+                                          : QUrl::fromUserInput(collectorAddress);
+    std::unique_ptr<sb::EmbeddedCollector> embedded;
+    auto client = std::make_unique<sb::CollectorClient>(url, bearer.value());
+    if (collectorAddress.isEmpty() &&
+        !await<sb::Health>([&](QObject *ctx, auto done) { client->health(ctx, done); })) {
+        // Nobody listens at the usual address: keep the metrics where the app would.
+        sb::Collector::Options options;
+        options.dataDir = data + u"/collector"_s;
+        options.port = 0;
+        auto started = sb::EmbeddedCollector::start(options);
+        if (!started)
+            return failWith(started.error());
+        embedded = std::move(started).value();
+        url = embedded->url();
+        client = std::make_unique<sb::CollectorClient>(url, QString());
+        std::printf("collector: embedded, at %s (data: %s/collector)\n", qPrintable(url.toString()),
+                    qPrintable(data));
+    }
+    sb::Backends backends(client.get(), {data, configPath, {}, url.toString(), false});
+    for (const QString &problem : backends.problems())
+        std::fprintf(stderr, "signalbox-cli: %s\n", qPrintable(problem));
+    sb::SweepRegistry registry(&backends.jobs(), client.get(), data + u"/sweeps"_s);
+    QObject::connect(&registry, &sb::SweepRegistry::problem, &registry, [](const QString &text) {
+        std::fprintf(stderr, "signalbox-cli: %s\n", qPrintable(text));
+    });
+    const auto opened = registry.open(path, seed ? seed : QRandomGenerator::global()->generate64());
+    if (!opened)
+        return failWith(opened.error());
+    sb::Sweep *sweep = *opened;
+    std::printf("sweep %s (%s): state in %s\n", qPrintable(sweep->spec().name),
+                qPrintable(sweep->id()), qPrintable(sweep->statePath()));
+    QString lastStatus;
+    QSet<int> reported;
+    auto progress = [&] {
+        const bool over = sweep->state() != sb::Sweep::State::Running;
+        for (const sb::Trial &trial : sweep->trials()) {
+            // Once its metric has been read (a moment after it ends), or at the end.
+            const auto best = trial.best(sweep->spec().maximize);
+            if (!trial.finishedState() || (!best && !over) || reported.contains(trial.number))
+                continue;
+            reported.insert(trial.number);
+            std::printf("trial %d %s: %s %s\n", trial.number,
+                        qPrintable(sb::jobStateName(trial.state)), qPrintable(sweep->spec().metric),
+                        best ? qPrintable(QString::number(*best, 'g', 6)) : "(none)");
+        }
+        if (const QString status = sweep->statusText(); status != lastStatus) {
+            lastStatus = status;
+            std::printf("%s\n", qPrintable(status));
+        }
+        std::fflush(stdout);
+        if (over)
+            QCoreApplication::quit();
+    };
+    QObject::connect(sweep, &sb::Sweep::changed, sweep, progress);
+    sb::quitOnTerminationSignals();
+    progress();
+    if (sweep->state() == sb::Sweep::State::Running)
+        QCoreApplication::exec();
+    if (sweep->state() == sb::Sweep::State::Running) { // a signal: no trial is left behind
+        sweep->stop();
+        std::printf("stopped: %s\n", qPrintable(sweep->statusText()));
+        return 1;
+    }
+    if (const int best = sweep->bestTrial(); best >= 0) {
+        const sb::Trial &trial = sweep->trials()[best];
+        printJson(
+            QJsonDocument(QJsonObject{{u"best"_s, best},
+                                      {u"run"_s, trial.run},
+                                      {sweep->spec().metric, *trial.best(sweep->spec().maximize)},
+                                      {u"parameters"_s, trial.parameters}}));
+    }
+    return 0;
+}
+
 int planSweep(const QString &path, quint64 seed, int count) {
     const auto spec = sb::SweepSpec::load(path);
     if (!spec)
@@ -218,9 +313,10 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption collectorUrl(u"collector"_s, {}, u"url"_s);
     const QCommandLineOption token(u"token"_s, {}, u"token"_s);
     const QCommandLineOption tokenFile(u"token-file"_s, {}, u"file"_s);
+    const QCommandLineOption config(u"config"_s, {}, u"file"_s);
     const QCommandLineOption seed(u"seed"_s, {}, u"n"_s, u"0"_s);
     const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
-    parser.addOptions({help, version, collectorUrl, token, tokenFile, seed, count});
+    parser.addOptions({help, version, collectorUrl, token, tokenFile, config, seed, count});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText() + u"\n"_s + QString::fromUtf8(kUsage));
     const QStringList args = parser.positionalArguments();
@@ -249,8 +345,14 @@ int main(int argc, char *argv[]) {
         bool countOk = false;
         const quint64 seedValue = parser.value(seed).toULongLong(&seedOk);
         const int countValue = parser.value(count).toInt(&countOk);
+        if (args.size() == 3 && args[1] == u"run"_s && seedOk)
+            return runSweep(args[2], parser.isSet(seed) ? seedValue : 0,
+                            parser.isSet(collectorUrl) ? parser.value(collectorUrl) : QString(),
+                            parser.value(token), parser.value(tokenFile),
+                            parser.isSet(config) ? parser.value(config)
+                                                 : sb::Config::defaultPath());
         if (args.size() != 3 || args[1] != u"plan"_s || !seedOk || !countOk || countValue < 0)
-            return failWith(u"usage: signalbox-cli sweep plan FILE [--seed N] [--count K]"_s);
+            return failWith(u"usage: signalbox-cli sweep plan|run FILE [--seed N] [--count K]"_s);
         return planSweep(args[2], seedValue, countValue);
     }
 
