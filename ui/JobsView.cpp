@@ -51,9 +51,13 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     m_allJobs = new QCheckBox(tr("All jobs of the clusters' namespaces"));
     m_allJobs->setToolTip(tr("Also jobs not submitted from Signalbox"));
     m_allJobs->setObjectName(u"allJobs"_s);
-    auto *kube = qobject_cast<KubeBackend *>(m_jobs->backend(u"kubernetes"_s));
-    m_allJobs->setVisible(kube != nullptr);
-    m_allJobs->setChecked(kube && kube->allJobs());
+    QList<JobBackend *> foreign; // backends that can show jobs not submitted from Signalbox
+    for (JobBackend *backend : m_jobs->backends()) {
+        if (backend->capabilities().foreignJobs)
+            foreign << backend;
+    }
+    m_allJobs->setVisible(!foreign.isEmpty());
+    m_allJobs->setChecked(!foreign.isEmpty() && foreign.front()->allJobs());
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(run);
     buttons->addWidget(m_stop);
@@ -76,9 +80,9 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
             newRun(job->spec);
     });
     connect(m_describe, &QPushButton::clicked, this, &JobsView::describe);
-    connect(m_allJobs, &QCheckBox::toggled, this, [kube](bool all) {
-        if (kube)
-            kube->setAllJobs(all);
+    connect(m_allJobs, &QCheckBox::toggled, this, [foreign](bool all) {
+        for (JobBackend *backend : foreign)
+            backend->setAllJobs(all);
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
         const Job *job = selected();
@@ -165,7 +169,7 @@ void JobsView::showLog() {
 }
 
 void JobsView::newRun(const JobSpec &preset) {
-    auto *kube = qobject_cast<KubeBackend *>(m_jobs->backend(u"kubernetes"_s));
+    auto *kube = m_jobs->backendOfType<KubeBackend>();
     NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), kube, this);
     if (dialog.exec() != QDialog::Accepted)
         return;

@@ -51,4 +51,10 @@ void JobBackend::describe(const QString &id, QObject *receiver,
     QTimer::singleShot(0, receiver, [done = std::move(done), text] { done(text); });
 }
 
+Result<QString> JobBackend::submitTrials(const JobSpec &spec, const QList<QString> &scripts) {
+    Q_UNUSED(spec);
+    Q_UNUSED(scripts);
+    return fail(tr("%1 runs trials one job each, not many in one").arg(name()));
+}
+
 } // namespace sb

@@ -20,7 +20,18 @@ class JobBackend : public QObject {
 public:
     using QObject::QObject;
 
+    // What a backend can do beyond submit, stop, log and describe. Callers ask this, never the
+    // backend's type or name.
+    struct Capabilities {
+        // How many independent trials one job may hold (submitTrials; stopIndex stops one
+        // alone); 0: each trial is a job of its own.
+        int trialsInOneJob = 0;
+        // It can also show jobs not submitted from Signalbox (setAllJobs).
+        bool foreignJobs = false;
+    };
+
     virtual QString name() const = 0;
+    virtual Capabilities capabilities() const { return {}; }
     // Starts a job; returns its id at once. Progress comes through jobChanged().
     virtual Result<QString> submit(const JobSpec &spec) = 0;
     virtual QList<Job> jobs() const = 0;
@@ -33,6 +44,18 @@ public:
     // `receiver`'s thread, and not at all when the receiver is gone.
     virtual void describe(const QString &id, QObject *receiver,
                           std::function<void(const QString &text)> done) const;
+
+    // With Capabilities::trialsInOneJob: a job of trials (spec.trials > 0), `scripts[i]` being
+    // what trial i runs, shell-quoted. Otherwise an error.
+    virtual Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts);
+    // Stops one trial of a job of trials alone; a backend without such jobs stops the job.
+    virtual Status stopIndex(const QString &id, int index) {
+        Q_UNUSED(index);
+        return stop(id);
+    }
+    // With Capabilities::foreignJobs: every job where it looks, or only Signalbox's (default).
+    virtual void setAllJobs(bool all) { Q_UNUSED(all); }
+    virtual bool allJobs() const { return false; }
 
     // Why the history kept from an earlier start could not be read (the broken file was kept
     // aside), or empty; for the window's banner.

@@ -15,8 +15,18 @@ public:
     enum Role { JobIdRole = Qt::UserRole + 1, BackendRole, StateRole };
 
     explicit JobsModel(QObject *parent = nullptr);
+    // The registry of backends: the one place that knows them by name and by type.
     void addBackend(JobBackend *backend);
     JobBackend *backend(const QString &name) const;
+    const QList<JobBackend *> &backends() const { return m_backends; }
+    // The backend of a type, for a view made for it (the New-run dialog's cluster page).
+    template <typename T> T *backendOfType() const {
+        for (JobBackend *backend : m_backends) {
+            if (auto *typed = qobject_cast<T *>(backend))
+                return typed;
+        }
+        return nullptr;
+    }
     const Job *job(const QModelIndex &index) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;

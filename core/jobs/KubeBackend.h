@@ -41,6 +41,7 @@ public:
     QString clusterError(const QString &cluster) const;
 
     QString name() const override { return QStringLiteral("kubernetes"); }
+    Capabilities capabilities() const override { return {kMaxTrials, true}; }
     Result<QString> submit(const JobSpec &spec) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
@@ -50,8 +51,8 @@ public:
                   std::function<void(const QString &text)> done) const override;
 
     // Every Job of the clusters' namespaces, or only those Signalbox submitted (the default).
-    void setAllJobs(bool all);
-    bool allJobs() const { return m_options.allJobs; }
+    void setAllJobs(bool all) override;
+    bool allJobs() const override { return m_options.allJobs; }
 
     // Packs a code directory on a thread of its own; codePacked() says when it is done. Until the
     // next run is submitted, manifests() uses that snapshot of the code instead of packing it
@@ -65,9 +66,9 @@ public:
     // the job's id is the Job's name. The Job gets Signalbox's label if the edit removed it.
     Result<QString> submitManifests(const JobSpec &spec, QList<QJsonObject> objects);
     // Submits a job of trials (spec.trials > 0): `scripts[i]` is what index i runs, shell-quoted.
-    Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts);
+    Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts) override;
     // Stops one index of a job of trials: its pod is deleted and the index fails alone.
-    Status stopIndex(const QString &id, int index);
+    Status stopIndex(const QString &id, int index) override;
     // Submits edited manifests (the Job last) as they are; a server-side dry run first when
     // `dryRun`, whose verdict comes through `done` (empty: accepted).
     void apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,

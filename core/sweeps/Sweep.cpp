@@ -4,7 +4,6 @@
 #include "SweepSearch.h"
 #include "TrialCommand.h"
 #include "jobs/JobsModel.h"
-#include "jobs/KubeBackend.h"
 #include "metrics/CollectorClient.h"
 #include "ssh/ShellQuote.h"
 
@@ -55,10 +54,11 @@ QString sweepId(const QString &name) {
     return withRandomSuffix(base.isEmpty() ? u"sweep"_s : base);
 }
 
-// What the trials run on a cluster as one Indexed Job: grid and random, whose trials are known
-// before any of them ends.
-bool indexed(const SweepSpec &spec) {
-    return !spec.cluster.isEmpty() && spec.method != SweepSpec::Method::Bayes;
+// Whether the trials run as one job (an Indexed Job on a cluster): where the backend can, for
+// grid and random, whose trials are known before any of them ends.
+bool indexed(const SweepSpec &spec, const JobBackend *backend) {
+    return backend && backend->capabilities().trialsInOneJob > 0 &&
+           spec.method != SweepSpec::Method::Bayes;
 }
 
 // The backend the trials run on, named as JobSpec::backendName() names it.
@@ -149,7 +149,8 @@ Result<Sweep *> Sweep::create(const SweepSpec &spec, JobsModel *jobs, CollectorC
         return fail(
             tr("%1: no %2 backend to run the trials on")
                 .arg(spec.fileName, backendName == "ssh"_L1 ? tr("SSH node") : backendName));
-    if (indexed(spec) && spec.runCap == 0 && spec.method == SweepSpec::Method::Random)
+    if (indexed(spec, jobs->backend(backendName)) && spec.runCap == 0 &&
+        spec.method == SweepSpec::Method::Random)
         return fail(tr("%1: run_cap: a random sweep on a cluster needs one (it is the Indexed "
                        "Job's number of trials)")
                         .arg(spec.fileName));
@@ -373,7 +374,7 @@ void Sweep::schedule() {
     if (m_state != State::Running || m_scheduling)
         return;
     const QScopedValueRollback guard(m_scheduling, true);
-    if (indexed(m_spec)) {
+    if (indexed(m_spec, backend())) {
         if (mayDrawMore())
             launchIndexed();
     } else {
@@ -425,17 +426,18 @@ void Sweep::launchOne() {
 }
 
 void Sweep::launchIndexed() {
-    auto *kube = qobject_cast<KubeBackend *>(backend());
+    JobBackend *jobs = backend();
     const int first = static_cast<int>(m_trials.size());
     const int count = m_limit - first;
-    if (!kube || count <= 0)
+    if (!jobs || count <= 0)
         return;
-    if (count > kMaxTrials) {
+    const int most = jobs->capabilities().trialsInOneJob;
+    if (count > most) {
         m_state = State::Stopped;
         Q_EMIT problem(tr("%1: %2 trials are more than one Indexed Job holds (%3); lower run_cap")
                            .arg(m_spec.name)
                            .arg(count)
-                           .arg(kMaxTrials));
+                           .arg(most));
         save();
         Q_EMIT changed();
         return;
@@ -450,7 +452,7 @@ void Sweep::launchIndexed() {
         trial.index = i;
         trial.parameters = nextTrial(m_spec, m_options.seed, trial.number, {});
         trial.command = trialCommand(m_spec, trial.parameters, parametersFile);
-        trial.backend = kube->name();
+        trial.backend = jobs->name();
         // Its own run and parameters, then its argument vector, every value single-quoted.
         scripts << u"export SIGNALBOX_RUN=\"$SIGNALBOX_RUN-$JOB_COMPLETION_INDEX\" "
                    "SIGNALBOX_TRIAL=%1 SIGNALBOX_TRIAL_PARAMETERS=%2\n"
@@ -469,7 +471,7 @@ void Sweep::launchIndexed() {
     job.command = m_spec.command; // for people: what each index runs, before its macros
     job.trials = count;
     job.workers = std::min(m_spec.parallelism, count);
-    const auto id = kube->submitTrials(job, scripts);
+    const auto id = jobs->submitTrials(job, scripts);
     if (!id) {
         m_state = State::Stopped;
         Q_EMIT problem(tr("%1: the trials could not start: %2").arg(m_spec.name, id.error()));
@@ -592,9 +594,8 @@ void Sweep::applyHyperband() {
         Trial &trial = m_trials[number.toInt()];
         trial.earlyStopped = true;
         trial.message = tr("stopped early by hyperband after %1 values").arg(trial.values.size());
-        auto *kube = qobject_cast<KubeBackend *>(backend());
-        const Status stopped = trial.index >= 0 && kube ? kube->stopIndex(trial.jobId, trial.index)
-                                                        : backend()->stop(trial.jobId);
+        const Status stopped = trial.index >= 0 ? backend()->stopIndex(trial.jobId, trial.index)
+                                                : backend()->stop(trial.jobId);
         if (!stopped)
             Q_EMIT problem(stopped.error());
     }
