@@ -128,7 +128,7 @@ int main(int argc, char *argv[]) {
         std::fprintf(stderr, "signalbox: %s\n", qPrintable(bearer.error()));
         return 2;
     }
-    const QString collectorToken = bearer.value();
+    const QString &collectorToken = bearer.value();
     QUrl collectorUrl;
     if (const auto inCluster = sb::parseClusterCollector(parser.value(collector))) {
         // Through the API server's service proxy, with the kubeconfig's credentials.

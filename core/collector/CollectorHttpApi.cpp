@@ -1,6 +1,7 @@
 #include "CollectorHttpApi.h"
 
 #include "Collector.h"
+#include "util/OffThread.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -126,22 +127,6 @@ CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
                limits) {
     if (!token.isEmpty())
         m_expectedAuthorization = "Bearer " + token.toUtf8();
-    m_decoders.setMaxThreadCount(2);
-}
-
-CollectorHttpApi::~CollectorHttpApi() {
-    // Their results are posted to this object: none may arrive once it is gone.
-    m_decoders.waitForDone();
-}
-
-template <typename Decoded>
-void CollectorHttpApi::decodeThenStore(std::function<Decoded()> decode,
-                                       std::function<void(Decoded &)> store) {
-    m_decoders.start([this, decode = std::move(decode), store = std::move(store)] {
-        auto decoded = std::make_shared<Decoded>(decode());
-        QMetaObject::invokeMethod(
-            this, [decoded, store] { store(*decoded); }, Qt::QueuedConnection);
-    });
 }
 
 void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &respond) {
@@ -162,18 +147,18 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     if (path == CollectorApi::kHealth && get) {
         respond(json(m_collector->health().toJson()));
     } else if (path == CollectorApi::kPush && post) {
-        decodeThenStore<Result<Collector::Push>>(
-            [body = std::move(request.body)] { return Collector::decodePush(body); },
-            [this, respond](Result<Collector::Push> &push) {
+        runOffThread(
+            this, [body = std::move(request.body)] { return Collector::decodePush(body); },
+            [this, respond](Result<Collector::Push> push) {
                 const auto stored =
                     push ? m_collector->storePush(std::move(push).value()) : push.failure();
                 respond(stored ? json(QJsonObject{{u"accepted"_s, stored.value()}})
                                : error(stored.error(), failureStatus(stored.errorCode())));
             });
     } else if (path == CollectorApi::kLines && post) {
-        decodeThenStore<Collector::Lines>(
-            [body = std::move(request.body)] { return Collector::decodeLines(body); },
-            [this, respond, run = query.value(u"run"_s)](Collector::Lines &lines) {
+        runOffThread(
+            this, [body = std::move(request.body)] { return Collector::decodeLines(body); },
+            [this, respond, run = query.value(u"run"_s)](const Collector::Lines &lines) {
                 const auto result = m_collector->storeLines(run, lines);
                 // Bad lines are reported and skipped; a store that failed asks the sender to
                 // come again.

@@ -2,8 +2,6 @@
 
 #include "util/HttpServer.h"
 
-#include <QThreadPool>
-
 namespace sb {
 
 class Collector;
@@ -26,7 +24,6 @@ class CollectorHttpApi final : public QObject {
 public:
     CollectorHttpApi(Collector *collector, const QString &token,
                      HttpServer::Limits limits = HttpServer::Limits{});
-    ~CollectorHttpApi() override;
 
     Status listen(const QHostAddress &address, quint16 port) {
         return m_server.listen(address, port);
@@ -35,13 +32,9 @@ public:
 
 private:
     void handle(HttpRequest request, const HttpServer::Respond &respond);
-    // Runs `decode` on a worker thread, then `store` with its result on this one.
-    template <typename Decoded>
-    void decodeThenStore(std::function<Decoded()> decode, std::function<void(Decoded &)> store);
 
     Collector *m_collector;
     QByteArray m_expectedAuthorization;
-    QThreadPool m_decoders;
     HttpServer m_server;
 };
 

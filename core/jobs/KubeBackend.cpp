@@ -3,15 +3,13 @@
 #include "CodeArchive.h"
 #include "storage/ObjectStore.h"
 #include "util/LineBuffer.h"
+#include "util/OffThread.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QLocale>
-#include <QPointer>
 #include <QTimer>
 
 #include <QUrl>
-#include <thread>
 
 namespace sb {
 
@@ -333,15 +331,12 @@ Result<CodeDelivery> KubeBackend::packedCode(const QString &directory) const {
 }
 
 void KubeBackend::prepareCode(const QString &directory) {
-    std::thread([directory, limit = codeLimit(), backend = QPointer<KubeBackend>(this)] {
-        auto archive = std::make_shared<Result<CodeArchive>>(packCode(directory, limit));
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [backend, directory, archive] {
-            if (!backend)
-                return;
-            const auto delivery = backend->adopt(directory, *archive, true);
-            Q_EMIT backend->codePacked(directory, delivery.error());
+    runOffThread(
+        this, [directory, limit = codeLimit()] { return packCode(directory, limit); },
+        [this, directory](const Result<CodeArchive> &archive) {
+            const auto delivery = adopt(directory, archive, true);
+            Q_EMIT codePacked(directory, delivery.error());
         });
-    }).detach();
 }
 
 Result<CodeDelivery> KubeBackend::adopt(const QString &directory,
@@ -390,21 +385,16 @@ void KubeBackend::deliverCode(Cluster &cluster, const CodeDelivery &where,
     const QByteArray gzip = m_archives.value(name);
     if (gzip.isEmpty())
         return done(tr("the code for %1 was not packed here").arg(name));
-    if (!where.object.isEmpty()) { // the store's calls block: on a thread of their own
-        std::thread([store = ObjectStore(m_options.objectStore), key = where.object, gzip,
-                     backend = QPointer<KubeBackend>(this), done] {
-            QString error;
-            const auto found = store.exists(key);
-            if (!found)
-                error = found.error();
-            else if (!*found)
-                error = store.put(key, gzip).error();
-            // Back on the GUI thread, where the backend is deleted if it is: checked there.
-            QMetaObject::invokeMethod(QCoreApplication::instance(), [backend, done, error] {
-                if (backend)
-                    done(error);
-            });
-        }).detach();
+    if (!where.object.isEmpty()) { // the store's calls block
+        runOffThread(
+            this,
+            [store = ObjectStore(m_options.objectStore), key = where.object, gzip] {
+                const auto found = store.exists(key);
+                if (!found)
+                    return found.error();
+                return *found ? QString() : store.put(key, gzip).error();
+            },
+            done);
         return;
     }
     const QString ns = cluster.client->context().ns;

@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QThread>
 
 #include <curl/curl.h>
 
@@ -17,7 +18,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <thread>
 
 namespace sb {
 
@@ -97,12 +97,13 @@ public:
         : m_client(client)
         , m_context(std::move(context))
         , m_multi(curl_multi_init()) {
-        m_thread = std::thread([this] { run(); });
+        m_thread.reset(QThread::create([this] { run(); }));
+        m_thread->start();
     }
     ~Worker() {
         m_quit = true;
         curl_multi_wakeup(m_multi);
-        m_thread.join();
+        m_thread->wait();
         for (auto &[id, call] : m_calls)
             release(call.get());
         curl_multi_cleanup(m_multi);
@@ -387,7 +388,7 @@ private:
     KubeClient *m_client;
     KubeContext m_context;
     CURLM *m_multi;
-    std::thread m_thread;
+    std::unique_ptr<QThread> m_thread; // libcurl's multi loop, for as long as the client lives
     std::atomic<bool> m_quit{false};
     std::atomic<quint64> m_lastId{0};
     std::mutex m_mutex;

@@ -22,7 +22,7 @@ std::vector<double> numbers(const QJsonValue &json) {
     const QJsonArray array = json.toArray();
     std::vector<double> values;
     values.reserve(static_cast<std::size_t>(array.size()));
-    for (const QJsonValue &v : array)
+    for (const auto &v : array)
         values.push_back(v.toDouble(qQNaN()));
     return values;
 }
@@ -67,7 +67,7 @@ QJsonArray toJson(const QList<RunSummary> &runs) {
 QList<RunSummary> runSummariesFromJson(const QJsonArray &json) {
     QList<RunSummary> runs;
     runs.reserve(json.size());
-    for (const QJsonValue &run : json)
+    for (const auto &run : json)
         runs.append(RunSummary::fromJson(run.toObject()));
     return runs;
 }
@@ -96,7 +96,7 @@ QJsonObject SeriesReplies::toJson() const {
 SeriesReplies SeriesReplies::fromJson(const QJsonObject &json) {
     SeriesReplies replies;
     replies.metric = json.value(u"metric"_s).toString();
-    for (const QJsonValue &value : json.value(u"series"_s).toArray()) {
+    for (const auto &value : json.value(u"series"_s).toArray()) {
         const QJsonObject s = value.toObject();
         SeriesReply reply;
         reply.run = s.value(u"run"_s).toString();
@@ -122,7 +122,7 @@ LinesReply LinesReply::fromJson(const QJsonObject &json) {
     LinesReply reply;
     reply.accepted = json.value(u"accepted"_s).toInteger();
     reply.duplicates = json.value(u"duplicates"_s).toInteger();
-    for (const QJsonValue &error : json.value(u"errors"_s).toArray())
+    for (const auto &error : json.value(u"errors"_s).toArray())
         reply.errors << error.toString();
     return reply;
 }
@@ -144,7 +144,7 @@ Health Health::fromJson(const QJsonObject &json) {
     health.version = json.value(u"version"_s).toString();
     health.runs = json.value(u"runs"_s).toInteger();
     health.points = json.value(u"points"_s).toInteger();
-    for (const QJsonValue &note : json.value(u"recovery"_s).toArray())
+    for (const auto &note : json.value(u"recovery"_s).toArray())
         health.recovery << note.toString();
     health.sources = json.value(u"sources"_s).toArray();
     return health;

@@ -140,7 +140,7 @@ void CollectorClient::metrics(const QStringList &runs, QObject *context,
         "GET", QString::fromLatin1(CollectorApi::kMetrics), query, {}, {}, context,
         [](const QJsonDocument &json) {
             QStringList names;
-            for (const QJsonValue &name : json.array())
+            for (const auto &name : json.array())
                 names << name.toString();
             return names;
         },

@@ -6,6 +6,7 @@
 #include "monitor/NodeConnection.h"
 #include "monitor/NodeMonitor.h"
 #include "util/Files.h"
+#include "util/OffThread.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -161,12 +162,13 @@ void LogdirFeeds::poll(const QString &source) {
         received(source, id, polled);
     };
     if (feed.node.isEmpty()) {
-        m_pool.start([this, follower = feed.follower, path = feed.path, done]() mutable {
-            LocalLogdir logdir(path);
-            Result<Polled> polled = pollSource(std::move(follower), logdir, {});
-            QMetaObject::invokeMethod(
-                this, [done, polled] { done(polled); }, Qt::QueuedConnection);
-        });
+        runOffThread(
+            this,
+            [follower = feed.follower, path = feed.path]() mutable {
+                LocalLogdir logdir(path);
+                return pollSource(std::move(follower), logdir, {});
+            },
+            done);
         return;
     }
     NodeConnection *connection = m_monitor->connection(feed.node);

@@ -4,7 +4,6 @@
 
 #include <QDateTime>
 #include <QObject>
-#include <QThreadPool>
 #include <QTimer>
 
 #include <map>
@@ -77,7 +76,6 @@ private:
     std::map<QString, Feed> m_feeds; // by source
     quint64 m_lastId = 0;
     QTimer m_timer;
-    QThreadPool m_pool; // local reads; last, so its destructor waits for them before the rest goes
 };
 
 } // namespace sb

@@ -1,0 +1,23 @@
+#include "OffThread.h"
+
+#include <QCoreApplication>
+#include <QThreadPool>
+
+namespace sb {
+
+QThreadPool &offThreadPool() {
+    static QThreadPool *pool = [] {
+        QCoreApplication *app = QCoreApplication::instance();
+        auto *created = new QThreadPool(app); // deleted, after waiting, with the application
+        if (app) {
+            QObject::connect(app, &QCoreApplication::aboutToQuit, created, [created] {
+                created->clear();
+                created->waitForDone();
+            });
+        }
+        return created;
+    }();
+    return *pool;
+}
+
+} // namespace sb
