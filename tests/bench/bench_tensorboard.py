@@ -10,6 +10,10 @@ and the time from launch until every scalar is queryable and the peak resident m
 printed, with ratios to Signalbox. A reader is done when every run shows the tag its writer
 logged last (each run's file is read in order); the point counts are then checked.
 
+TensorBoard's Python loader takes minutes on the full logdir (about 10 of the test command's
+minutes), so by default it is compared on a logdir a tenth the size, with Signalbox measured
+again on that one; SIGNALBOX_BENCH_FULL=1 measures every reader on the full logdir.
+
 usage: bench_tensorboard.py SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
 """
 import os
@@ -24,6 +28,7 @@ import tensorboard_peer as peer  # noqa: E402
 
 SCALE = float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1"))
 RUNS, TAGS, STEPS = 20, 10, max(1000, int(20000 * SCALE))
+FULL = os.environ.get("SIGNALBOX_BENCH_FULL") == "1"
 LAST_TAG = "zz/end"
 
 
@@ -83,32 +88,32 @@ def tensorboard(python, logdir, load_fast, samples):
     return seconds, rss, counts
 
 
-def main():
-    python = peer.ensure_venv(BUILD)
-    logdir = os.path.join(BUILD, "bench-tfevents-%dx%dx%d" % (RUNS, TAGS, STEPS))
+def logdir_of(python, steps):
+    logdir = os.path.join(BUILD, "bench-tfevents-%dx%dx%d" % (RUNS, TAGS, steps))
     marker = os.path.join(logdir, ".complete")
     if not os.path.exists(marker):
-        log("writing %d runs x %d tags x %d steps with tensorboardX..." % (RUNS, TAGS, STEPS))
+        log("writing %d runs x %d tags x %d steps with tensorboardX..." % (RUNS, TAGS, steps))
         start = time.monotonic()
-        peer.write_logdir(python, logdir, RUNS, TAGS, STEPS)
+        peer.write_logdir(python, logdir, RUNS, TAGS, steps)
         open(marker, "w").close()
         log("written in %.0f s" % (time.monotonic() - start))
-    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(logdir) for f in fs)
-    points = RUNS * TAGS * STEPS
-    log("logdir: %d runs x %d tags x %d steps = %.1f M points, %.0f MB of event files"
-        % (RUNS, TAGS, STEPS, points / 1e6, size / 1e6))
+    return logdir
 
+
+def compare(python, steps, peers):
+    """Signalbox, then each of `peers` (name, load_fast, samples), on one logdir: a table."""
+    logdir = logdir_of(python, steps)
+    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(logdir) for f in fs)
+    points = RUNS * TAGS * steps
+    log("logdir: %d runs x %d tags x %d steps = %.1f M points, %.0f MB of event files"
+        % (RUNS, TAGS, steps, points / 1e6, size / 1e6))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         warm(logdir)
         seconds, rss, counts = signalbox(logdir, os.path.join(tmp, "store"))
         rows.append(("Signalbox collector (every point)", seconds, rss, counts))
         log("Signalbox: %.2f s, %.0f MiB" % (seconds, rss))
-    for name, load_fast, samples in (
-            ("TensorBoard Rust data server, every point", True, peer.ALL_SAMPLES),
-            ("TensorBoard Rust data server, default 1,000 per curve", True, None),
-            ("TensorBoard Python loader, every point", False, peer.ALL_SAMPLES),
-            ("TensorBoard Python loader, default 1,000 per curve", False, None)):
+    for name, load_fast, samples in peers:
         warm(logdir)
         seconds, rss, counts = tensorboard(python, logdir, load_fast, samples)
         rows.append((name, seconds, rss, counts))
@@ -124,7 +129,21 @@ def main():
               % (name, seconds, rss, "/".join(str(c) for c in sorted(counts)),
                  seconds / ours_seconds, rss / ours_rss))
     print("(%d runs x %d tags x %d steps = %.1f M points, %.0f MB; %.2f M points/s for Signalbox)"
-          % (RUNS, TAGS, STEPS, points / 1e6, size / 1e6, points / ours_seconds / 1e6))
+          % (RUNS, TAGS, steps, points / 1e6, size / 1e6, points / ours_seconds / 1e6))
+
+
+def main():
+    python = peer.ensure_venv(BUILD)
+    rust = [("TensorBoard Rust data server, every point", True, peer.ALL_SAMPLES),
+            ("TensorBoard Rust data server, default 1,000 per curve", True, None)]
+    loader = [("TensorBoard Python loader, every point", False, peer.ALL_SAMPLES),
+              ("TensorBoard Python loader, default 1,000 per curve", False, None)]
+    if FULL:
+        compare(python, STEPS, rust + loader)
+        return
+    compare(python, STEPS, rust)
+    # A tenth of the logdir, with Signalbox measured again on it: the same ratios in minutes less.
+    compare(python, max(1000, STEPS // 10), loader)
 
 
 if __name__ == "__main__":
