@@ -16,6 +16,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
@@ -23,7 +24,9 @@
 #include <QMap>
 #include <QRandomGenerator>
 #include <QSet>
+#include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -258,6 +261,21 @@ int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
         QCoreApplication::exec();
     if (sweep->state() == sb::Sweep::State::Running) { // a signal: no trial is left behind
         sweep->stop();
+        // Stopping a trial on a node or a cluster takes a round trip: wait for it, a while.
+        auto running = [sweep] {
+            return std::any_of(sweep->trials().begin(), sweep->trials().end(),
+                               [](const sb::Trial &trial) { return !trial.finishedState(); });
+        };
+        const QDeadlineTimer deadline(30000);
+        QEventLoop wait;
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, &wait, [&] {
+            if (!running() || deadline.hasExpired())
+                wait.quit();
+        });
+        poll.start(100);
+        if (running())
+            wait.exec();
         std::printf("stopped: %s\n", qPrintable(sweep->statusText()));
         return 1;
     }
