@@ -358,13 +358,14 @@ void NewRunDialog::regenerateManifest() {
     }
     if (m_jobName.isEmpty()) // kept while the name stays: its random suffix would flicker
         m_jobName = kubeJobName(spec);
-    const auto objects = m_kube ? m_kube->manifests(spec, m_jobName)
-                                : Result<QList<QJsonObject>>(fail(tr("no Kubernetes backend")));
+    const auto made = m_kube ? m_kube->manifests(spec, m_jobName)
+                             : Result<KubeManifests>(fail(tr("no Kubernetes backend")));
     QByteArray yaml;
-    if (!objects) {
-        yaml = "# " + objects.error().toUtf8() + '\n';
+    if (!made) {
+        yaml = "# " + made.error().toUtf8() + '\n';
     } else {
-        for (const QJsonObject &object : *objects)
+        m_shownCode = made->code;
+        for (const QJsonObject &object : made->objects)
             yaml += (yaml.isEmpty() ? QByteArray() : QByteArray("---\n")) + jsonToYaml(object);
     }
     m_settingManifest = true;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "jobs/Job.h"
+#include "jobs/KubeJobs.h"
 
 #include <QDialog>
 #include <QJsonObject>
@@ -32,7 +33,8 @@ public:
                  QWidget *parent = nullptr);
     JobSpec spec() const;
     // For a cluster: the manifests the API server accepted in its dry run, to submit as they are.
-    QList<QJsonObject> manifests() const { return m_accepted; }
+    // What the API server accepted in a dry run (perhaps edited), with the code it fetches.
+    KubeManifests manifests() const { return {m_accepted, m_shownCode}; }
 
 private:
     bool onCluster() const;
@@ -72,6 +74,7 @@ private:
     bool m_packing = false; // off the GUI thread, by the backend
     bool m_runAfterPacking = false;
     QList<QJsonObject> m_accepted;
+    CodeDelivery m_shownCode; // the code of the manifest last shown
 };
 
 } // namespace sb

@@ -284,7 +284,7 @@ void KubeBackend::appendLog(const QString &id, const QByteArray &data) {
     Q_EMIT logAppended(id, data);
 }
 
-Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QString &name) const {
+Result<KubeManifests> KubeBackend::manifests(const JobSpec &spec, const QString &name) const {
     const auto it = m_clusters.find(spec.cluster);
     if (it == m_clusters.end())
         return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
@@ -313,7 +313,7 @@ Result<QList<QJsonObject>> KubeBackend::manifests(const JobSpec &spec, const QSt
     if (spec.workers > 1 && spec.trials == 0)
         objects << workersService(name, ns);
     objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate, code);
-    return objects;
+    return KubeManifests{objects, code};
 }
 
 qint64 KubeBackend::codeLimit() const {
@@ -463,7 +463,8 @@ Result<QString> KubeBackend::submit(const JobSpec &spec) {
     return submitManifests(spec, std::move(objects).value());
 }
 
-Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObject> objects) {
+Result<QString> KubeBackend::submitManifests(const JobSpec &spec, KubeManifests manifests) {
+    QList<QJsonObject> &objects = manifests.objects;
     if (!m_clusters.contains(spec.cluster))
         return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
     if (objects.isEmpty() || objects.last()[u"kind"_s].toString() != "Job"_L1)
@@ -503,17 +504,8 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, QList<QJsonObj
         failed.message = tr("refused by the cluster: %1").arg(error);
         Q_EMIT jobChanged(failed);
     };
-    // The code, where the (perhaps edited) Job fetches it from, goes up first.
-    CodeDelivery code;
-    const QJsonObject podSpec = jobSpec[u"template"_s][u"spec"_s].toObject();
-    for (const QJsonValue volume : podSpec[u"volumes"_s].toArray()) {
-        if (volume[u"name"_s].toString() == "code-archive"_L1)
-            code.configMap = volume[u"configMap"_s][u"name"_s].toString();
-    }
-    for (const QJsonValue var : podSpec[u"initContainers"_s][0][u"env"_s].toArray()) {
-        if (var[u"name"_s].toString() == "SIGNALBOX_CODE_OBJECT"_L1)
-            code.object = var[u"value"_s].toString();
-    }
+    // The code the objects were made to fetch goes up first.
+    const CodeDelivery &code = manifests.code;
     if (code.none()) {
         apply(spec.cluster, objects, false, this, refused);
         return name;
@@ -578,10 +570,9 @@ Result<QString> KubeBackend::submitTrials(const JobSpec &spec, const QList<QStri
     auto made = manifests(spec, name);
     if (!made)
         return fail(made.error());
-    QList<QJsonObject> objects = std::move(made).value();
-    objects.prepend(
+    made.value().objects.prepend(
         trialsConfigMap(name, m_clusters.at(spec.cluster)->client->context().ns, scripts));
-    return submitManifests(spec, std::move(objects));
+    return submitManifests(spec, std::move(made).value());
 }
 
 Status KubeBackend::stopIndex(const QString &id, int index) {

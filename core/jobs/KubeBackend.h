@@ -60,11 +60,13 @@ public:
     void prepareCode(const QString &directory);
     // "N files, SIZE, packed at TIME into a ConfigMap", or empty when not packed.
     QString packedSummary(const QString &directory) const;
-    // The objects submit() would create for `spec`, for the dialog to show and edit.
-    Result<QList<QJsonObject>> manifests(const JobSpec &spec, const QString &name) const;
-    // Submits `objects` (the Job last, as manifests() makes them, perhaps edited) for `spec`;
-    // the job's id is the Job's name. The Job gets Signalbox's label if the edit removed it.
-    Result<QString> submitManifests(const JobSpec &spec, QList<QJsonObject> objects);
+    // The objects submit() would create for `spec`, for the dialog to show and edit, and the
+    // code they fetch.
+    Result<KubeManifests> manifests(const JobSpec &spec, const QString &name) const;
+    // Submits what manifests() made (its objects perhaps edited) for `spec`: the code goes up
+    // first, then the objects, the Job last; the job's id is the Job's name. The Job gets
+    // Signalbox's label if the edit removed it.
+    Result<QString> submitManifests(const JobSpec &spec, KubeManifests manifests);
     // Submits a job of trials (spec.trials > 0): `scripts[i]` is what index i runs, shell-quoted.
     Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts) override;
     // Stops one index of a job of trials: its pod is deleted and the index fails alone.

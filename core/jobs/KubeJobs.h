@@ -39,6 +39,12 @@ struct CodeDelivery {
     QString url;       // and its presigned URL
     bool none() const { return configMap.isEmpty() && object.isEmpty(); }
 };
+// What a run on a cluster becomes: its objects (the Job last), and where the Job's pods fetch
+// the code from, decided when the objects were made (an edit of the objects may refer to it).
+struct KubeManifests {
+    QList<QJsonObject> objects;
+    CodeDelivery code;
+};
 QString codeObjectKey(const QString &hash);
 QString codeConfigMapName(const QString &hash);
 // The ConfigMap holding `gzip` (a CodeArchive) as code.tar.gz.

@@ -281,7 +281,7 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
     auto objects = m_backend->manifests(spec, u"bad-manifest"_s);
     QVERIFY2(objects, qPrintable(objects.error()));
     QString verdict = u"(none)"_s;
-    m_backend->apply(u"cert"_s, *objects, true, this,
+    m_backend->apply(u"cert"_s, objects->objects, true, this,
                      [&](const QString &error) { verdict = error; });
     QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
     QVERIFY2(verdict.startsWith(u"Job bad-manifest: HTTP 400"_s) &&
@@ -290,7 +290,7 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
     // A manifest edited by hand in the dialog, checked by the API server's validation.
     spec.memory = u"4Gi"_s;
     objects = m_backend->manifests(spec, u"edited-manifest"_s);
-    QJsonObject edited = objects->last();
+    QJsonObject edited = objects->objects.last();
     QJsonObject jobSpec = edited[u"spec"_s].toObject();
     jobSpec[u"backoffLimit"_s] = -1;
     edited[u"spec"_s] = jobSpec;
@@ -304,11 +304,11 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
     spec.deadlineSeconds = 86400;
     objects = m_backend->manifests(spec, u"good-manifest"_s);
     verdict = u"(none)"_s;
-    m_backend->apply(u"cert"_s, *objects, true, this,
+    m_backend->apply(u"cert"_s, objects->objects, true, this,
                      [&](const QString &error) { verdict = error; });
     QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
     QCOMPARE(verdict, QString()); // accepted, and nothing was created
-    QVERIFY(!m_backend->manifests(clusterRun(u"x"_s), u"x"_s)->isEmpty());
+    QVERIFY(!m_backend->manifests(clusterRun(u"x"_s), u"x"_s)->objects.isEmpty());
     spec.image.clear();
     QCOMPARE(m_backend->manifests(spec, u"x"_s).error(),
              u"a run on a cluster needs a container image"_s);

@@ -122,7 +122,7 @@ void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     QTRY_VERIFY_WITH_TIMEOUT(verdict->text().startsWith(u"The API server refused it"_s), 30000);
     QVERIFY2(verdict->text().contains(u"quantities"_s), qPrintable(verdict->text()));
     QVERIFY(dialog.isVisible()); // still open, nothing lost
-    QVERIFY(dialog.manifests().isEmpty());
+    QVERIFY(dialog.manifests().objects.isEmpty());
 
     // The form drives the manifest until it is edited by hand; then the edit is what runs.
     dialog.findChild<QLineEdit *>(u"memory"_s)->setText(u"4Gi"_s);
@@ -143,9 +143,9 @@ void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     run();
     QTRY_VERIFY2_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, qPrintable(verdict->text()),
                               30000);
-    const QList<QJsonObject> accepted = dialog.manifests();
-    QCOMPARE(accepted.size(), 1);
-    QCOMPARE(accepted[0][u"spec"_s][u"template"_s][u"spec"_s][u"hostname"_s].toString(),
+    const sb::KubeManifests accepted = dialog.manifests();
+    QCOMPARE(accepted.objects.size(), 1);
+    QCOMPARE(accepted.objects[0][u"spec"_s][u"template"_s][u"spec"_s][u"hostname"_s].toString(),
              u"edited"_s);
     const auto id = m_kube->submitManifests(dialog.spec(), accepted);
     QVERIFY2(id, qPrintable(id.error()));
@@ -197,7 +197,7 @@ void TestClusterJobs::dialogPacksTheCodeBeforeRun() {
     code->setText(project.filePath(u"sub"_s));
     dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
     QTRY_VERIFY_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, 30000);
-    const QList<QJsonObject> accepted = dialog.manifests();
+    const QList<QJsonObject> accepted = dialog.manifests().objects;
     QCOMPARE(accepted.size(), 1);
     const QString configMap =
         accepted[0][u"spec"_s][u"template"_s][u"spec"_s][u"volumes"_s][1][u"configMap"_s][u"name"_s]
