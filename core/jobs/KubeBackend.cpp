@@ -1,12 +1,8 @@
 #include "KubeBackend.h"
 
-#include "CodeArchive.h"
-#include "storage/ObjectStore.h"
 #include "util/LineBuffer.h"
-#include "util/OffThread.h"
 
 #include <QJsonArray>
-#include <QLocale>
 #include <QTimer>
 
 #include <QUrl>
@@ -68,6 +64,8 @@ struct KubeBackend::Cluster {
 KubeBackend::KubeBackend(Options options, QObject *parent)
     : JobBackend(parent)
     , m_options(std::move(options)) {
+    m_code.setObjectStore(m_options.objectStore);
+    connect(&m_code, &KubeCode::prepared, this, &KubeBackend::codePacked);
 }
 
 KubeBackend::~KubeBackend() = default;
@@ -303,7 +301,7 @@ Result<KubeManifests> KubeBackend::manifests(const JobSpec &spec, const QString 
         return fail(tr("a run needs a command"));
     CodeDelivery code;
     if (!spec.codeDirectory.isEmpty()) {
-        auto packed = packedCode(spec.codeDirectory);
+        auto packed = m_code.packed(spec.codeDirectory);
         if (!packed)
             return fail(packed.error());
         code = *packed;
@@ -314,110 +312,6 @@ Result<KubeManifests> KubeBackend::manifests(const JobSpec &spec, const QString 
         objects << workersService(name, ns);
     objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate, code);
     return KubeManifests{objects, code};
-}
-
-qint64 KubeBackend::codeLimit() const {
-    // Beyond a ConfigMap's size without a store, or a store's reasonable upload: do not pack.
-    return m_options.objectStore.configured() ? 1'000'000'000 : 16'000'000;
-}
-
-Result<CodeDelivery> KubeBackend::packedCode(const QString &directory) const {
-    constexpr qint64 kRepackAfterMs = 3000;
-    if (const auto it = m_packed.constFind(directory);
-        it != m_packed.cend() &&
-        (it->pinned || QDateTime::currentMSecsSinceEpoch() - it->packedAt < kRepackAfterMs))
-        return it->delivery;
-    return adopt(directory, packCode(directory, codeLimit()), false);
-}
-
-void KubeBackend::prepareCode(const QString &directory) {
-    runOffThread(
-        this, [directory, limit = codeLimit()] { return packCode(directory, limit); },
-        [this, directory](const Result<CodeArchive> &archive) {
-            const auto delivery = adopt(directory, archive, true);
-            Q_EMIT codePacked(directory, delivery.error());
-        });
-}
-
-Result<CodeDelivery> KubeBackend::adopt(const QString &directory,
-                                        const Result<CodeArchive> &archive, bool pinned) const {
-    if (!archive)
-        return fail(archive.error());
-    const ObjectStoreConfig &store = m_options.objectStore;
-    CodeDelivery delivery;
-    if (archive->gzip.size() <= kConfigMapCodeLimit) {
-        delivery.configMap = codeConfigMapName(archive->hash);
-    } else if (store.configured()) {
-        delivery.object = codeObjectKey(archive->hash);
-        delivery.url = ObjectStore(store)
-                           .presignedGet(delivery.object, 7 * 24 * 3600)
-                           .toString(QUrl::FullyEncoded);
-    } else {
-        return fail(tr("the code of %1 compresses to %2, more than a ConfigMap holds (%3); set "
-                       "up an object_store in the config for larger code")
-                        .arg(directory, QLocale::system().formattedDataSize(archive->gzip.size()),
-                             QLocale::system().formattedDataSize(kConfigMapCodeLimit)));
-    }
-    const QString name = delivery.configMap + delivery.object;
-    const Packed previous = m_packed.value(directory);
-    if (const QString old = previous.delivery.configMap + previous.delivery.object; old != name)
-        m_archives.remove(old); // the tree changed: its older state will not be sent
-    m_archives.insert(name, archive->gzip);
-    m_packed.insert(directory, {delivery, QDateTime::currentMSecsSinceEpoch(), pinned,
-                                archive->files, archive->bytes});
-    return delivery;
-}
-
-QString KubeBackend::packedSummary(const QString &directory) const {
-    const auto it = m_packed.constFind(directory);
-    if (it == m_packed.cend())
-        return {};
-    return tr("%1, %2, packed at %3 into %4")
-        .arg(it->files == 1 ? tr("1 file") : tr("%1 files").arg(it->files),
-             QLocale::system().formattedDataSize(it->bytes))
-        .arg(QDateTime::fromMSecsSinceEpoch(it->packedAt).toString(u"HH:mm:ss"_s),
-             it->delivery.configMap.isEmpty() ? tr("the object store") : tr("a ConfigMap"));
-}
-
-void KubeBackend::deliverCode(Cluster &cluster, const CodeDelivery &where,
-                              const std::function<void(const QString &)> &done) {
-    const QString name = where.configMap + where.object;
-    const QByteArray gzip = m_archives.value(name);
-    if (gzip.isEmpty())
-        return done(tr("the code for %1 was not packed here").arg(name));
-    if (!where.object.isEmpty()) { // the store's calls block
-        runOffThread(
-            this,
-            [store = ObjectStore(m_options.objectStore), key = where.object, gzip] {
-                const auto found = store.exists(key);
-                if (!found)
-                    return found.error();
-                return *found ? QString() : store.put(key, gzip).error();
-            },
-            done);
-        return;
-    }
-    const QString ns = cluster.client->context().ns;
-    const QString configMap = where.configMap;
-    KubeRequest exists;
-    exists.path = u"/api/v1/namespaces/%1/configmaps/%2"_s.arg(ns, configMap);
-    KubeClient *client = cluster.client.get();
-    client->send(exists, this, [this, client, configMap, ns, gzip, done](const KubeReply &found) {
-        if (found.ok())
-            return done({}); // the same code went up before: its name is its hash
-        if (found.status != 404)
-            return done(tr("ConfigMap %1: %2").arg(configMap, found.error));
-        KubeRequest create;
-        create.method = "POST";
-        create.path = u"/api/v1/namespaces/%1/configmaps"_s.arg(ns);
-        create.body =
-            QJsonDocument(codeConfigMap(configMap, ns, gzip)).toJson(QJsonDocument::Compact);
-        client->send(create, this, [configMap, done](const KubeReply &created) {
-            done(created.ok() || created.status == 409 // another submission raced us
-                     ? QString()
-                     : tr("ConfigMap %1: %2").arg(configMap, created.error));
-        });
-    });
 }
 
 namespace {
@@ -510,14 +404,13 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, KubeManifests 
         apply(spec.cluster, objects, false, this, refused);
         return name;
     }
-    if (auto packed = m_packed.find(spec.codeDirectory); packed != m_packed.end())
-        packed->pinned = false; // the dialog's snapshot is spent: the next run packs afresh
-    deliverCode(*m_clusters[spec.cluster], code,
-                [this, cluster = spec.cluster, objects, refused](const QString &error) {
-                    if (!error.isEmpty())
-                        return refused(error);
-                    apply(cluster, objects, false, this, refused);
-                });
+    m_code.unpin(spec.codeDirectory); // the dialog's snapshot is spent: the next run packs afresh
+    m_code.deliver(m_clusters[spec.cluster]->client.get(), code,
+                   [this, cluster = spec.cluster, objects, refused](const QString &error) {
+                       if (!error.isEmpty())
+                           return refused(error);
+                       apply(cluster, objects, false, this, refused);
+                   });
     return name;
 }
 

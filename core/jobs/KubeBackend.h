@@ -2,7 +2,7 @@
 
 #include "JobBackend.h"
 #include "config/Config.h"
-#include "jobs/CodeArchive.h"
+#include "jobs/KubeCode.h"
 #include "jobs/KubeJobs.h"
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
@@ -35,7 +35,7 @@ public:
     void addCluster(const KubeContext &context);
     QStringList clusters() const;
     void setJobTemplates(const QList<JobTemplate> &templates) { m_options.templates = templates; }
-    void setObjectStore(const ObjectStoreConfig &store) { m_options.objectStore = store; }
+    void setObjectStore(const ObjectStoreConfig &store) { m_code.setObjectStore(store); }
     const QList<JobTemplate> &jobTemplates() const { return m_options.templates; }
     // Why a cluster cannot be watched now (empty when it can).
     QString clusterError(const QString &cluster) const;
@@ -57,9 +57,9 @@ public:
     // Packs a code directory on a thread of its own; codePacked() says when it is done. Until the
     // next run is submitted, manifests() uses that snapshot of the code instead of packing it
     // again on the caller's thread.
-    void prepareCode(const QString &directory);
+    void prepareCode(const QString &directory) { m_code.prepare(directory); }
     // "N files, SIZE, packed at TIME into a ConfigMap", or empty when not packed.
-    QString packedSummary(const QString &directory) const;
+    QString packedSummary(const QString &directory) const { return m_code.summary(directory); }
     // The objects submit() would create for `spec`, for the dialog to show and edit, and the
     // code they fetch.
     Result<KubeManifests> manifests(const JobSpec &spec, const QString &name) const;
@@ -88,30 +88,12 @@ private:
     void followLogs(Cluster &cluster, const QJsonObject &pod);
     void resumeLogs(Cluster &cluster, const QString &pod, qint64 delayMs);
     void appendLog(const QString &id, const QByteArray &data);
-    // How `directory`'s code, packed now (on this thread), a moment ago or by prepareCode(),
-    // reaches the pods.
-    Result<CodeDelivery> packedCode(const QString &directory) const;
-    Result<CodeDelivery> adopt(const QString &directory, const Result<CodeArchive> &archive,
-                               bool pinned) const;
-    qint64 codeLimit() const;
-    // Puts the code where the Job's pods fetch it from (`where`: a ConfigMap name or object
-    // key), unless it is there already.
-    void deliverCode(Cluster &cluster, const CodeDelivery &where,
-                     const std::function<void(const QString &error)> &done);
 
     Options m_options;
     std::map<QString, std::unique_ptr<Cluster>> m_clusters;
     QHash<QString, QByteArray> m_logs; // job -> its pods' output so far
     QHash<QString, Job> m_submitting;  // sent, not yet seen in the watch
-    struct Packed {
-        CodeDelivery delivery;
-        qint64 packedAt = 0; // ms since epoch; the dialog asks often, the tree rarely changes
-        bool pinned = false; // by prepareCode(), for the dialog's run
-        int files = 0;
-        qint64 bytes = 0;
-    };
-    mutable QHash<QString, Packed> m_packed;       // code directory -> its latest archive
-    mutable QHash<QString, QByteArray> m_archives; // ConfigMap name or object key -> archive
+    KubeCode m_code;                   // what runs take along, and where it went
 };
 
 } // namespace sb
