@@ -29,6 +29,26 @@ QByteArray errorBody(const QByteArray &message) {
     return "{\"error\":\"" + escaped + "\"}";
 }
 
+// A response's status line and headers. `length` < 0: the body is chunked, or (for an HTTP/1.0
+// peer, when it also does not keep the connection) runs to the end of the connection.
+QByteArray responseHead(int status, const QByteArray &contentType, qint64 length, bool chunked,
+                        bool keepAlive) {
+    QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' +
+                      HttpServer::reasonPhrase(status) + "\r\nContent-Type: " + contentType;
+    if (chunked)
+        head += "\r\nTransfer-Encoding: chunked";
+    else if (length >= 0)
+        head += "\r\nContent-Length: " + QByteArray::number(length);
+    return head +
+           (keepAlive ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n");
+}
+
+// An error answer after which the connection closes.
+QByteArray closingError(int status, const QByteArray &message) {
+    const QByteArray body = errorBody(message);
+    return responseHead(status, "application/json", body.size(), false, false) + body;
+}
+
 } // namespace
 
 QByteArray HttpRequest::header(QByteArrayView lowerCaseName) const {
@@ -206,16 +226,10 @@ public:
         const bool chunked = response.stream && m_parser.http_minor >= 1;
         if (response.stream && !chunked)
             m_keepAlive = false; // an HTTP/1.0 peer reads to the end of the connection
-        QByteArray head = "HTTP/1.1 " + QByteArray::number(response.status) + ' ' +
-                          reasonPhrase(response.status) +
-                          "\r\nContent-Type: " + response.contentType;
-        if (chunked)
-            head += "\r\nTransfer-Encoding: chunked";
-        else if (!response.stream)
-            head += "\r\nContent-Length: " + QByteArray::number(response.body.size());
-        head +=
-            m_keepAlive ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n";
-        m_socket->write(head + response.body);
+        m_socket->write(responseHead(response.status, response.contentType,
+                                     response.stream ? -1 : response.body.size(), chunked,
+                                     m_keepAlive) +
+                        response.body);
         m_stream = std::move(response.stream);
         m_chunked = chunked;
         writeMore();
@@ -309,10 +323,7 @@ private:
     void refuseBody(int status, const QByteArray &message) {
         m_refused = true;
         m_keepAlive = false;
-        m_socket->write("HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) +
-                        "\r\nContent-Type: application/json\r\nContent-Length: " +
-                        QByteArray::number(errorBody(message).size()) +
-                        "\r\nConnection: close\r\n\r\n" + errorBody(message));
+        m_socket->write(closingError(status, message));
     }
 
     int bodyPart(const char *at, size_t n) {
@@ -491,11 +502,7 @@ void HttpServer::accept() {
             if (oldestWaiting) {
                 oldestWaiting->close(false);
             } else {
-                const QByteArray body = errorBody("too many connections from this address");
-                socket->write("HTTP/1.1 503 Service Unavailable\r\nContent-Type: "
-                              "application/json\r\nContent-Length: " +
-                              QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" +
-                              body);
+                socket->write(closingError(503, "too many connections from this address"));
                 socket->disconnectFromHost();
                 connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
                 continue;
