@@ -174,9 +174,9 @@ void JobsView::newRun(const JobSpec &preset) {
     if (dialog.exec() != QDialog::Accepted)
         return;
     const JobSpec spec = dialog.spec();
-    JobBackend *backend = m_jobs->backend(spec.backendName());
+    JobBackend *backend = m_jobs->backend(spec.backend);
     if (!backend) {
-        Q_EMIT error(tr("No %1 backend to run this on").arg(spec.backendName()));
+        Q_EMIT error(tr("No %1 backend to run this on").arg(spec.backend));
         return;
     }
     // A cluster run goes as the manifests the API server accepted in the dialog.

@@ -67,7 +67,7 @@ QString joinCodes(const QList<int> &codes) {
 
 namespace {
 
-constexpr int kClusterRole = Qt::UserRole + 1;
+constexpr int kBackendRole = Qt::UserRole + 1; // beside the target, the item's data
 
 // A spin box whose lowest value means "not set", shown as `none`.
 QSpinBox *optionalSpin(int minimum, int maximum, int value, const QString &none,
@@ -91,23 +91,23 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     , m_code(new QLineEdit(preset.codeDirectory))
     , m_name(new QLineEdit(preset.name))
     , m_command(new QLineEdit(joinCommand(preset.command)))
-    , m_directory(new QLineEdit(preset.workingDirectory.isEmpty() && preset.node.isEmpty() &&
-                                        preset.cluster.isEmpty()
+    , m_directory(new QLineEdit(preset.workingDirectory.isEmpty() && preset.backend == "local"_L1
                                     ? QDir::homePath()
                                     : preset.workingDirectory))
     , m_environment(new QPlainTextEdit)
     , m_template(new QComboBox)
-    , m_image(new QLineEdit(preset.image))
+    , m_image(new QLineEdit(preset.kube.image))
     , m_workers(new QSpinBox)
     , m_tfConfig(new QCheckBox(tr("also set TF_CONFIG (TensorFlow)")))
-    , m_cpu(new QLineEdit(preset.cpu))
-    , m_memory(new QLineEdit(preset.memory))
-    , m_queue(new QLineEdit(preset.queue))
+    , m_cpu(new QLineEdit(preset.kube.cpu))
+    , m_memory(new QLineEdit(preset.kube.memory))
+    , m_queue(new QLineEdit(preset.kube.queue))
     , m_retries(new QSpinBox)
-    , m_deadline(optionalSpin(0, 43200, (preset.deadlineSeconds + 59) / 60, tr("none"), tr(" min")))
-    , m_failCodes(new QLineEdit(joinCodes(preset.failExitCodes)))
-    , m_ttl(optionalSpin(-1, 43200, preset.ttlSeconds < 0 ? -1 : preset.ttlSeconds / 60, tr("keep"),
-                         tr(" min")))
+    , m_deadline(
+          optionalSpin(0, 43200, (preset.kube.deadlineSeconds + 59) / 60, tr("none"), tr(" min")))
+    , m_failCodes(new QLineEdit(joinCodes(preset.kube.failExitCodes)))
+    , m_ttl(optionalSpin(-1, 43200, preset.kube.ttlSeconds < 0 ? -1 : preset.kube.ttlSeconds / 60,
+                         tr("keep"), tr(" min")))
     , m_showManifest(new QPushButton(tr("Manifest")))
     , m_manifest(new QPlainTextEdit)
     , m_verdict(new QLabel)
@@ -131,35 +131,39 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                                 {m_manifest, "manifest"},
                                 {m_verdict, "verdict"}})
         widget->setObjectName(QString::fromLatin1(name));
-    m_where->addItem(tr("This computer"), QString());
+    auto addWhere = [this](const QString &text, const QString &backend, const QString &target) {
+        m_where->addItem(text, target);
+        m_where->setItemData(m_where->count() - 1, backend, kBackendRole);
+    };
+    addWhere(tr("This computer"), u"local"_s, {});
     if (!nodes.isEmpty())
-        m_where->addItem(tr("Any node with enough free GPUs"), JobSpec::kAnyNode.toString());
+        addWhere(tr("Any node with enough free GPUs"), u"ssh"_s, JobSpec::kAnyNode.toString());
     for (const QString &node : nodes)
-        m_where->addItem(tr("Node %1").arg(node), node);
-    for (const QString &cluster : kube ? kube->clusters() : QStringList()) {
-        m_where->addItem(tr("Cluster %1").arg(cluster), QString());
-        m_where->setItemData(m_where->count() - 1, cluster, kClusterRole);
+        addWhere(tr("Node %1").arg(node), u"ssh"_s, node);
+    for (const QString &cluster : kube ? kube->clusters() : QStringList())
+        addWhere(tr("Cluster %1").arg(cluster), kube->name(), cluster);
+    for (int i = 0; i < m_where->count(); ++i) {
+        if (m_where->itemData(i, kBackendRole).toString() == preset.backend &&
+            m_where->itemData(i).toString() == preset.target)
+            m_where->setCurrentIndex(i);
     }
-    m_where->setCurrentIndex(std::max(0, preset.cluster.isEmpty()
-                                             ? m_where->findData(preset.node)
-                                             : m_where->findData(preset.cluster, kClusterRole)));
     m_template->addItem(tr("none"), QString());
     for (const JobTemplate &t : kube ? kube->jobTemplates() : QList<JobTemplate>())
         m_template->addItem(t.name, t.name);
-    m_template->setCurrentIndex(std::max(0, m_template->findData(preset.jobTemplate)));
+    m_template->setCurrentIndex(std::max(0, m_template->findData(preset.kube.jobTemplate)));
     m_template->setToolTip(tr("Node selector, tolerations, priority class and service account "
                               "from job_templates in the config"));
     m_workers->setRange(1, 1024);
     m_workers->setValue(preset.workers);
     m_workers->setToolTip(tr("More than one: an Indexed Job; each pod gets MASTER_ADDR, "
                              "MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun"));
-    m_tfConfig->setChecked(preset.tfConfig);
+    m_tfConfig->setChecked(preset.kube.tfConfig);
     m_image->setPlaceholderText(u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s);
     m_cpu->setPlaceholderText(tr("per worker, e.g. 8"));
     m_memory->setPlaceholderText(tr("per worker, e.g. 32Gi"));
     m_queue->setPlaceholderText(tr("optional: a Kueue LocalQueue"));
     m_retries->setRange(0, 100);
-    m_retries->setValue(preset.backoffLimit);
+    m_retries->setValue(preset.kube.backoffLimit);
     m_retries->setToolTip(tr("How often a failed pod is retried (backoffLimit); evictions and "
                              "preemptions never count"));
     m_deadline->setToolTip(tr("The job fails when it has run this long (activeDeadlineSeconds)"));
@@ -257,7 +261,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
 
     auto update = [this, form, reset, edited, browseCode] {
         const bool cluster = onCluster();
-        const bool node = !m_where->currentData().toString().isEmpty();
+        const bool node = m_where->currentData(kBackendRole).toString() == "ssh"_L1;
         m_gpus->setEnabled(node || cluster);
         m_code->setEnabled(node || cluster);
         browseCode->setEnabled(node || cluster);
@@ -331,7 +335,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
 }
 
 bool NewRunDialog::onCluster() const {
-    return !m_where->currentData(kClusterRole).toString().isEmpty();
+    return m_kube && m_where->currentData(kBackendRole).toString() == m_kube->name();
 }
 
 void NewRunDialog::prepareCode() {
@@ -407,7 +411,7 @@ void NewRunDialog::run() {
     m_verdict->setStyleSheet({});
     m_verdict->setText(tr("Checking with the API server (dry run)…"));
     m_verdict->setVisible(true);
-    m_kube->apply(spec().cluster, objects, true, this,
+    m_kube->apply(spec().target, objects, true, this,
                   [this, objects, showVerdict](const QString &error) {
                       m_checking = false;
                       m_run->setEnabled(true);
@@ -423,24 +427,25 @@ JobSpec NewRunDialog::spec() const {
     spec.name = m_name->text().trimmed();
     spec.command = QProcess::splitCommand(m_command->text());
     spec.workingDirectory = m_directory->text().trimmed();
-    spec.node = m_where->currentData().toString();
-    spec.cluster = m_where->currentData(kClusterRole).toString();
-    if (!spec.cluster.isEmpty()) {
+    spec.backend = m_where->currentData(kBackendRole).toString();
+    spec.target = m_where->currentData().toString();
+    if (onCluster()) {
         spec.gpus = m_gpus->value();
-        spec.jobTemplate = m_template->currentData().toString();
-        spec.image = m_image->text().trimmed();
         spec.workers = m_workers->value();
-        spec.tfConfig = spec.workers > 1 && m_tfConfig->isChecked();
-        spec.cpu = m_cpu->text().trimmed();
-        spec.memory = m_memory->text().trimmed();
-        spec.queue = m_queue->text().trimmed();
-        spec.backoffLimit = m_retries->value();
-        spec.deadlineSeconds = m_deadline->value() * 60;
-        if (const auto codes = exitCodes(m_failCodes->text()))
-            spec.failExitCodes = *codes;
-        spec.ttlSeconds = m_ttl->value() < 0 ? -1 : m_ttl->value() * 60;
         spec.codeDirectory = m_code->text().trimmed();
-    } else if (!spec.node.isEmpty()) {
+        KubeOptions &kube = spec.kube;
+        kube.jobTemplate = m_template->currentData().toString();
+        kube.image = m_image->text().trimmed();
+        kube.tfConfig = spec.workers > 1 && m_tfConfig->isChecked();
+        kube.cpu = m_cpu->text().trimmed();
+        kube.memory = m_memory->text().trimmed();
+        kube.queue = m_queue->text().trimmed();
+        kube.backoffLimit = m_retries->value();
+        kube.deadlineSeconds = m_deadline->value() * 60;
+        if (const auto codes = exitCodes(m_failCodes->text()))
+            kube.failExitCodes = *codes;
+        kube.ttlSeconds = m_ttl->value() < 0 ? -1 : m_ttl->value() * 60;
+    } else if (spec.backend == "ssh"_L1) {
         spec.gpus = m_gpus->value();
         spec.codeDirectory = m_code->text().trimmed();
     }

@@ -38,6 +38,79 @@ JobState jobStateFromName(const QString &name) {
     return JobState::Queued;
 }
 
+namespace {
+
+QJsonArray intArray(const QList<int> &values) {
+    QJsonArray array;
+    for (int value : values)
+        array.append(value);
+    return array;
+}
+
+QStringList stringList(const QJsonValue &value) {
+    QStringList list;
+    for (const auto &item : value.toArray())
+        list << item.toString();
+    return list;
+}
+
+} // namespace
+
+QJsonObject KubeOptions::toJson() const {
+    return {{u"image"_s, image},
+            {u"cpu"_s, cpu},
+            {u"memory"_s, memory},
+            {u"queue"_s, queue},
+            {u"backoffLimit"_s, backoffLimit},
+            {u"deadlineSeconds"_s, deadlineSeconds},
+            {u"failExitCodes"_s, intArray(failExitCodes)},
+            {u"ttlSeconds"_s, ttlSeconds},
+            {u"jobTemplate"_s, jobTemplate},
+            {u"tfConfig"_s, tfConfig}};
+}
+
+KubeOptions KubeOptions::fromJson(const QJsonObject &json) {
+    KubeOptions options;
+    options.image = json.value(u"image"_s).toString();
+    options.cpu = json.value(u"cpu"_s).toString();
+    options.memory = json.value(u"memory"_s).toString();
+    options.queue = json.value(u"queue"_s).toString();
+    options.backoffLimit = json.value(u"backoffLimit"_s).toInt();
+    options.deadlineSeconds = json.value(u"deadlineSeconds"_s).toInt();
+    for (const auto &code : json.value(u"failExitCodes"_s).toArray())
+        options.failExitCodes << code.toInt();
+    options.ttlSeconds = json.value(u"ttlSeconds"_s).toInt(-1);
+    options.jobTemplate = json.value(u"jobTemplate"_s).toString();
+    options.tfConfig = json.value(u"tfConfig"_s).toBool();
+    return options;
+}
+
+QJsonObject SlurmOptions::toJson() const {
+    return {{u"partition"_s, partition},
+            {u"account"_s, account},
+            {u"qos"_s, qos},
+            {u"timeLimit"_s, timeLimit},
+            {u"cpusPerTask"_s, cpusPerTask},
+            {u"memory"_s, memory},
+            {u"constraint"_s, constraint},
+            {u"gpuType"_s, gpuType},
+            {u"extraArgs"_s, QJsonArray::fromStringList(extraArgs)}};
+}
+
+SlurmOptions SlurmOptions::fromJson(const QJsonObject &json) {
+    SlurmOptions options;
+    options.partition = json.value(u"partition"_s).toString();
+    options.account = json.value(u"account"_s).toString();
+    options.qos = json.value(u"qos"_s).toString();
+    options.timeLimit = json.value(u"timeLimit"_s).toString();
+    options.cpusPerTask = json.value(u"cpusPerTask"_s).toInt();
+    options.memory = json.value(u"memory"_s).toString();
+    options.constraint = json.value(u"constraint"_s).toString();
+    options.gpuType = json.value(u"gpuType"_s).toString();
+    options.extraArgs = stringList(json.value(u"extraArgs"_s));
+    return options;
+}
+
 QJsonObject JobSpec::toJson() const {
     QJsonObject env;
     for (auto it = environment.begin(); it != environment.end(); ++it)
@@ -46,61 +119,48 @@ QJsonObject JobSpec::toJson() const {
                      {u"command"_s, QJsonArray::fromStringList(command)},
                      {u"workingDirectory"_s, workingDirectory},
                      {u"environment"_s, env},
-                     {u"node"_s, node},
+                     {u"backend"_s, backend},
+                     {u"target"_s, target},
                      {u"gpus"_s, gpus},
+                     {u"workers"_s, workers},
                      {u"codeDirectory"_s, codeDirectory}};
     if (!nodes.isEmpty())
         json[u"nodes"_s] = QJsonArray::fromStringList(nodes);
-    if (!cluster.isEmpty()) {
-        json[u"cluster"_s] = cluster;
-        json[u"image"_s] = image;
-        json[u"workers"_s] = workers;
-        json[u"cpu"_s] = cpu;
-        json[u"memory"_s] = memory;
-        json[u"queue"_s] = queue;
-        json[u"backoffLimit"_s] = backoffLimit;
-        json[u"deadlineSeconds"_s] = deadlineSeconds;
-        QJsonArray codes;
-        for (int code : failExitCodes)
-            codes.append(code);
-        json[u"failExitCodes"_s] = codes;
-        json[u"ttlSeconds"_s] = ttlSeconds;
-        json[u"jobTemplate"_s] = jobTemplate;
-        json[u"tfConfig"_s] = tfConfig;
-        if (trials > 0)
-            json[u"trials"_s] = trials;
-    }
+    if (trials > 0)
+        json[u"trials"_s] = trials;
+    if (backend == "kubernetes"_L1)
+        json[u"kubernetes"_s] = kube.toJson();
+    if (backend == "slurm"_L1)
+        json[u"slurm"_s] = slurm.toJson();
     return json;
 }
 
 JobSpec JobSpec::fromJson(const QJsonObject &json) {
     JobSpec spec;
     spec.name = json.value(u"name"_s).toString();
-    for (const auto &arg : json.value(u"command"_s).toArray())
-        spec.command << arg.toString();
+    spec.command = stringList(json.value(u"command"_s));
     spec.workingDirectory = json.value(u"workingDirectory"_s).toString();
     const QJsonObject env = json.value(u"environment"_s).toObject();
     for (auto it = env.begin(); it != env.end(); ++it)
         spec.environment[it.key()] = it.value().toString();
-    spec.node = json.value(u"node"_s).toString();
-    for (const auto &node : json.value(u"nodes"_s).toArray())
-        spec.nodes << node.toString();
+    spec.nodes = stringList(json.value(u"nodes"_s));
     spec.gpus = json.value(u"gpus"_s).toInt();
-    spec.codeDirectory = json.value(u"codeDirectory"_s).toString();
-    spec.cluster = json.value(u"cluster"_s).toString();
-    spec.image = json.value(u"image"_s).toString();
     spec.workers = std::max(1, json.value(u"workers"_s).toInt(1));
-    spec.cpu = json.value(u"cpu"_s).toString();
-    spec.memory = json.value(u"memory"_s).toString();
-    spec.queue = json.value(u"queue"_s).toString();
-    spec.backoffLimit = json.value(u"backoffLimit"_s).toInt();
-    spec.deadlineSeconds = json.value(u"deadlineSeconds"_s).toInt();
-    for (const auto &code : json.value(u"failExitCodes"_s).toArray())
-        spec.failExitCodes << code.toInt();
-    spec.ttlSeconds = json.value(u"ttlSeconds"_s).toInt(-1);
-    spec.jobTemplate = json.value(u"jobTemplate"_s).toString();
-    spec.tfConfig = json.value(u"tfConfig"_s).toBool();
     spec.trials = json.value(u"trials"_s).toInt();
+    spec.codeDirectory = json.value(u"codeDirectory"_s).toString();
+    if (json.contains(u"backend"_s)) {
+        spec.backend = json.value(u"backend"_s).toString();
+        spec.target = json.value(u"target"_s).toString();
+        spec.kube = KubeOptions::fromJson(json.value(u"kubernetes"_s).toObject());
+        spec.slurm = SlurmOptions::fromJson(json.value(u"slurm"_s).toObject());
+    } else if (const QString cluster = json.value(u"cluster"_s).toString(); !cluster.isEmpty()) {
+        spec.backend = u"kubernetes"_s; // the flat form: Kubernetes options beside the others
+        spec.target = cluster;
+        spec.kube = KubeOptions::fromJson(json);
+    } else {
+        spec.target = json.value(u"node"_s).toString();
+        spec.backend = spec.target.isEmpty() ? u"local"_s : u"ssh"_s;
+    }
     return spec;
 }
 

@@ -17,22 +17,9 @@ enum class JobState { Queued, Running, Succeeded, Failed, Stopped };
 QString jobStateName(JobState state);
 JobState jobStateFromName(const QString &name); // Queued for a name it does not know
 
-// What to run: an argument vector (never shell text), where, and with which environment.
-struct JobSpec {
-    QString name;
-    QStringList command;
-    QString workingDirectory;
-    QMap<QString, QString> environment;
-    // Where: empty for this computer; an SSH node's name; kAnyNode for any node with `gpus` free.
-    QString node;
-    QStringList nodes;     // with kAnyNode: the nodes it may run on; empty: every node
-    int gpus = 0;          // GPUs to reserve, passed as CUDA_VISIBLE_DEVICES
-    QString codeDirectory; // a local directory copied to the node first (honouring .gitignore)
-
-    // On a Kubernetes cluster (a kubeconfig context) instead: a Job of `workers` pods.
-    QString cluster;
+// The options only a Kubernetes cluster reads.
+struct KubeOptions {
     QString image;
-    int workers = 1;          // more than one: an Indexed Job with torchrun's rendezvous variables
     QString cpu;              // per worker, Kubernetes quantities ("8", "500m"); empty: no request
     QString memory;           // "32Gi"
     QString queue;            // a Kueue LocalQueue; empty: none
@@ -42,25 +29,60 @@ struct JobSpec {
     int ttlSeconds = -1;      // ttlSecondsAfterFinished: delete that long after the end; -1: keep
     QString jobTemplate;      // a job template of the config: node selector, tolerations, ...
     bool tfConfig = false;    // workers also get TF_CONFIG, for TensorFlow's MultiWorkerMirrored
-    // > 0: an Indexed Job of this many independent trials (a sweep's), `workers` at a time; each
-    // index is its own run, "<job>-<index>", and fails alone.
-    int trials = 0;
-
-    static constexpr QStringView kAnyNode = u"*";
-    QString backendName() const {
-        if (!cluster.isEmpty())
-            return QStringLiteral("kubernetes");
-        return node.isEmpty() ? QStringLiteral("local") : QStringLiteral("ssh");
-    }
 
     QJsonObject toJson() const;
+    static KubeOptions fromJson(const QJsonObject &json);
+};
+
+// The options only a Slurm cluster reads; empty ones leave the cluster's defaults.
+struct SlurmOptions {
+    QString partition;
+    QString account;
+    QString qos;
+    QString timeLimit;     // as sbatch --time takes it: "90", "4:00:00", "2-00:00:00"
+    int cpusPerTask = 0;   // 0: the partition's default
+    QString memory;        // per node, as sbatch --mem takes it: "64G"
+    QString constraint;    // node features, sbatch --constraint
+    QString gpuType;       // the GRES type, "h100" in gpu:h100:4; empty: any
+    QStringList extraArgs; // further sbatch options, each one argument ("--exclusive")
+
+    QJsonObject toJson() const;
+    static SlurmOptions fromJson(const QJsonObject &json);
+};
+
+// What to run: an argument vector (never shell text), where, and with which environment. The
+// backend is named, never guessed; each backend reads the common fields and its own options.
+struct JobSpec {
+    QString name;
+    QStringList command;
+    QString workingDirectory;
+    QMap<QString, QString> environment;
+    // The backend that runs it ("local", "ssh", "kubernetes", "slurm"), and where within it:
+    // empty for this computer; an SSH node's name, or kAnyNode for any of `nodes` with `gpus`
+    // free; a cluster's name.
+    QString backend = QStringLiteral("local");
+    QString target;
+    QStringList nodes;     // with kAnyNode: the nodes it may run on; empty: every node
+    int gpus = 0;          // GPUs per worker, passed as CUDA_VISIBLE_DEVICES on a node
+    int workers = 1;       // on a cluster, more than one: torchrun's rendezvous variables are set
+    QString codeDirectory; // a local directory copied to where it runs first (honouring .gitignore)
+    // > 0: on a cluster, one job of this many independent trials (a sweep's), `workers` at a
+    // time; each index is its own run, "<job>-<index>", and fails alone.
+    int trials = 0;
+    KubeOptions kube;
+    SlurmOptions slurm;
+
+    static constexpr QStringView kAnyNode = u"*";
+
+    QJsonObject toJson() const;
+    // Also reads the flat form written before the backend was named (migrated on the next save).
     static JobSpec fromJson(const QJsonObject &json);
 };
 
 // A job as every backend reports it, for the one jobs table.
 struct Job {
     QString id;      // unique within its backend
-    QString backend; // "local", later "ssh", "kubernetes", "slurm"
+    QString backend; // as JobSpec::backend
     QString node;    // where it runs: a node or a cluster
     JobSpec spec;
     JobState state = JobState::Queued;

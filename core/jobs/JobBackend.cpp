@@ -18,13 +18,13 @@ QString describeJob(const Job &job) {
     line(u"State"_s,
          jobStateName(job.state) + (job.message.isEmpty() ? QString() : u" — "_s + job.message));
     line(u"Command"_s, spec.command.join(u' '));
-    line(u"Image"_s, spec.image);
+    line(u"Image"_s, spec.kube.image);
     line(u"Directory"_s, spec.workingDirectory);
     line(u"GPUs"_s, spec.gpus ? QString::number(spec.gpus) +
                                     (job.gpuIds.isEmpty() ? QString() : u" ("_s + job.gpuIds + u')')
                               : QString());
     line(u"Workers"_s, spec.workers > 1 ? QString::number(spec.workers) : QString());
-    line(u"Template"_s, spec.jobTemplate);
+    line(u"Template"_s, spec.kube.jobTemplate);
     QStringList env;
     for (auto it = spec.environment.begin(); it != spec.environment.end(); ++it)
         env << it.key() + u'=' + it.value();

@@ -283,19 +283,20 @@ void KubeBackend::appendLog(const QString &id, const QByteArray &data) {
 }
 
 Result<KubeManifests> KubeBackend::manifests(const JobSpec &spec, const QString &name) const {
-    const auto it = m_clusters.find(spec.cluster);
+    const auto it = m_clusters.find(spec.target);
     if (it == m_clusters.end())
-        return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
+        return fail(tr("no cluster named \"%1\"").arg(spec.target));
     JobTemplate jobTemplate;
-    if (!spec.jobTemplate.isEmpty()) {
+    if (!spec.kube.jobTemplate.isEmpty()) {
         const auto found =
             std::find_if(m_options.templates.cbegin(), m_options.templates.cend(),
-                         [&spec](const JobTemplate &t) { return t.name == spec.jobTemplate; });
+                         [&spec](const JobTemplate &t) { return t.name == spec.kube.jobTemplate; });
         if (found == m_options.templates.cend())
-            return fail(tr("no job template named \"%1\" in the config").arg(spec.jobTemplate));
+            return fail(
+                tr("no job template named \"%1\" in the config").arg(spec.kube.jobTemplate));
         jobTemplate = *found;
     }
-    if (spec.image.trimmed().isEmpty() && jobTemplate.image.isEmpty())
+    if (spec.kube.image.trimmed().isEmpty() && jobTemplate.image.isEmpty())
         return fail(tr("a run on a cluster needs a container image"));
     if (spec.command.isEmpty())
         return fail(tr("a run needs a command"));
@@ -359,8 +360,8 @@ Result<QString> KubeBackend::submit(const JobSpec &spec) {
 
 Result<QString> KubeBackend::submitManifests(const JobSpec &spec, KubeManifests manifests) {
     QList<QJsonObject> &objects = manifests.objects;
-    if (!m_clusters.contains(spec.cluster))
-        return fail(tr("no cluster named \"%1\"").arg(spec.cluster));
+    if (!m_clusters.contains(spec.target))
+        return fail(tr("no cluster named \"%1\"").arg(spec.target));
     if (objects.isEmpty() || objects.last()[u"kind"_s].toString() != "Job"_L1)
         return fail(tr("the last manifest must be the Job"));
     QJsonObject &object = objects.last();
@@ -383,7 +384,7 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, KubeManifests 
     Job job;
     job.id = name;
     job.backend = this->name();
-    job.node = spec.cluster;
+    job.node = spec.target;
     job.spec = spec;
     job.submitted = QDateTime::currentDateTime();
     job.message = tr("submitting");
@@ -401,12 +402,12 @@ Result<QString> KubeBackend::submitManifests(const JobSpec &spec, KubeManifests 
     // The code the objects were made to fetch goes up first.
     const CodeDelivery &code = manifests.code;
     if (code.none()) {
-        apply(spec.cluster, objects, false, this, refused);
+        apply(spec.target, objects, false, this, refused);
         return name;
     }
     m_code.unpin(spec.codeDirectory); // the dialog's snapshot is spent: the next run packs afresh
-    m_code.deliver(m_clusters[spec.cluster]->client.get(), code,
-                   [this, cluster = spec.cluster, objects, refused](const QString &error) {
+    m_code.deliver(m_clusters[spec.target]->client.get(), code,
+                   [this, cluster = spec.target, objects, refused](const QString &error) {
                        if (!error.isEmpty())
                            return refused(error);
                        apply(cluster, objects, false, this, refused);
@@ -464,7 +465,7 @@ Result<QString> KubeBackend::submitTrials(const JobSpec &spec, const QList<QStri
     if (!made)
         return fail(made.error());
     made.value().objects.prepend(
-        trialsConfigMap(name, m_clusters.at(spec.cluster)->client->context().ns, scripts));
+        trialsConfigMap(name, m_clusters.at(spec.target)->client->context().ns, scripts));
     return submitManifests(spec, std::move(made).value());
 }
 

@@ -110,7 +110,7 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                           u"metadata.annotations['batch.kubernetes.io/job-completion-index']"_s}}}};
         for (const QString &var : {u"RANK"_s, u"NODE_RANK"_s})
             env.append(QJsonObject{{u"name"_s, var}, {u"valueFrom"_s, index}});
-        if (spec.tfConfig) { // the kubelet expands $(RANK), defined just above
+        if (spec.kube.tfConfig) { // the kubelet expands $(RANK), defined just above
             QJsonArray workers;
             for (int i = 0; i < spec.workers; ++i)
                 workers.append(u"%1-%2.%1:%3"_s.arg(name).arg(i).arg(kRendezvousPort));
@@ -125,17 +125,18 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     if (spec.gpus > 0)
         resources[u"limits"_s] = QJsonObject{{u"nvidia.com/gpu"_s, spec.gpus}};
     QJsonObject requests;
-    if (!spec.cpu.isEmpty())
-        requests[u"cpu"_s] = spec.cpu;
-    if (!spec.memory.isEmpty())
-        requests[u"memory"_s] = spec.memory;
+    if (!spec.kube.cpu.isEmpty())
+        requests[u"cpu"_s] = spec.kube.cpu;
+    if (!spec.kube.memory.isEmpty())
+        requests[u"memory"_s] = spec.kube.memory;
     if (!requests.isEmpty())
         resources[u"requests"_s] = requests;
-    QJsonObject container{{u"name"_s, u"main"_s},
-                          {u"image"_s, spec.image.isEmpty() ? jobTemplate.image : spec.image},
-                          {u"command"_s, QJsonArray::fromStringList(spec.command)},
-                          {u"env"_s, env},
-                          {u"resources"_s, resources}};
+    QJsonObject container{
+        {u"name"_s, u"main"_s},
+        {u"image"_s, spec.kube.image.isEmpty() ? jobTemplate.image : spec.kube.image},
+        {u"command"_s, QJsonArray::fromStringList(spec.command)},
+        {u"env"_s, env},
+        {u"resources"_s, resources}};
     if (!spec.workingDirectory.isEmpty())
         container[u"workingDir"_s] = spec.workingDirectory;
     const QString codeDir = QString::fromLatin1(kCodeDirectory);
@@ -202,10 +203,10 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
         podSpec[u"serviceAccountName"_s] = jobTemplate.serviceAccount;
     const QJsonObject labels{{QString::fromLatin1(kManagedLabel), u"true"_s}};
     QJsonObject jobLabels = labels;
-    if (!spec.queue.isEmpty())
-        jobLabels[u"kueue.x-k8s.io/queue-name"_s] = spec.queue;
+    if (!spec.kube.queue.isEmpty())
+        jobLabels[u"kueue.x-k8s.io/queue-name"_s] = spec.kube.queue;
     QJsonObject jobSpec{
-        {u"backoffLimit"_s, spec.backoffLimit},
+        {u"backoffLimit"_s, spec.kube.backoffLimit},
         {u"completions"_s, spec.workers},
         {u"parallelism"_s, spec.workers},
         {u"template"_s,
@@ -215,19 +216,19 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
     if (spec.trials > 0) { // a trial that fails, or is stopped early, fails its index alone
         jobSpec[u"completions"_s] = spec.trials;
         jobSpec.remove(u"backoffLimit"_s);
-        jobSpec[u"backoffLimitPerIndex"_s] = spec.backoffLimit;
+        jobSpec[u"backoffLimitPerIndex"_s] = spec.kube.backoffLimit;
     }
-    if (spec.deadlineSeconds > 0)
-        jobSpec[u"activeDeadlineSeconds"_s] = spec.deadlineSeconds;
-    if (spec.ttlSeconds >= 0)
-        jobSpec[u"ttlSecondsAfterFinished"_s] = spec.ttlSeconds;
+    if (spec.kube.deadlineSeconds > 0)
+        jobSpec[u"activeDeadlineSeconds"_s] = spec.kube.deadlineSeconds;
+    if (spec.kube.ttlSeconds >= 0)
+        jobSpec[u"ttlSecondsAfterFinished"_s] = spec.kube.ttlSeconds;
     QJsonArray failureRules{QJsonObject{
         {u"action"_s, u"Ignore"_s},
         {u"onPodConditions"_s,
          QJsonArray{QJsonObject{{u"type"_s, u"DisruptionTarget"_s}, {u"status"_s, u"True"_s}}}}}};
-    if (!spec.failExitCodes.isEmpty()) {
+    if (!spec.kube.failExitCodes.isEmpty()) {
         QJsonArray codes;
-        for (int exitCode : spec.failExitCodes)
+        for (int exitCode : spec.kube.failExitCodes)
             codes.append(exitCode);
         failureRules.append(
             QJsonObject{{u"action"_s, u"FailJob"_s},
@@ -236,7 +237,7 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
                                                        {u"values"_s, codes}}}});
     }
     jobSpec[u"podFailurePolicy"_s] = QJsonObject{{u"rules"_s, failureRules}};
-    if (!spec.queue.isEmpty())
+    if (!spec.kube.queue.isEmpty())
         jobSpec[u"suspend"_s] = true; // Kueue admits it when the quota allows
     const QString specJson =
         QString::fromUtf8(QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
@@ -318,12 +319,13 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
         QJsonDocument::fromJson(
             meta[u"annotations"_s][QString::fromLatin1(kSpecAnnotation)].toString().toUtf8())
             .object());
-    job.spec.cluster = cluster;
+    job.spec.backend = job.backend;
+    job.spec.target = cluster;
     if (job.spec.name.isEmpty())
         job.spec.name = job.id;
-    if (job.spec.image.isEmpty()) { // not submitted by Signalbox: what its pod template says
+    if (job.spec.kube.image.isEmpty()) { // not submitted by Signalbox: what its pod template says
         const QJsonObject container = spec[u"template"_s][u"spec"_s][u"containers"_s][0].toObject();
-        job.spec.image = container[u"image"_s].toString();
+        job.spec.kube.image = container[u"image"_s].toString();
         for (const QString &key : {u"command"_s, u"args"_s}) {
             for (const QJsonValue arg : container[key].toArray())
                 job.spec.command << arg.toString();

@@ -105,10 +105,10 @@ void SshBackend::update(const Job &job) {
 Result<QString> SshBackend::submit(const JobSpec &spec) {
     if (spec.command.isEmpty() || spec.command.front().isEmpty())
         return fail(u"the job has no command"_s);
-    if (spec.node.isEmpty())
+    if (spec.target.isEmpty())
         return fail(u"the job names no node"_s);
     for (const QString &node :
-         spec.node == JobSpec::kAnyNode ? spec.nodes : QStringList{spec.node}) {
+         spec.target == JobSpec::kAnyNode ? spec.nodes : QStringList{spec.target}) {
         if (!m_monitor->connection(node))
             return fail(u"there is no node named %1"_s.arg(node));
     }
@@ -120,7 +120,7 @@ Result<QString> SshBackend::submit(const JobSpec &spec) {
     job.id = newJobId(spec);
     job.backend = name();
     job.spec = spec;
-    job.node = spec.node == JobSpec::kAnyNode ? QString() : spec.node;
+    job.node = spec.target == JobSpec::kAnyNode ? QString() : spec.target;
     job.submitted = QDateTime::currentDateTime();
     job.logPath = m_options.dataDir + u"/ssh-logs/"_s + job.id + u".log"_s;
     job.message = u"waiting for the node"_s;
@@ -158,8 +158,8 @@ void SshBackend::schedule() {
         const int wanted = job.spec.gpus;
         QString chosen;
         QStringList gpus;
-        QStringList candidates{job.spec.node};
-        if (job.spec.node == JobSpec::kAnyNode)
+        QStringList candidates{job.spec.target};
+        if (job.spec.target == JobSpec::kAnyNode)
             candidates = job.spec.nodes.isEmpty() ? QStringList(m_samples.keys()) : job.spec.nodes;
         for (const QString &node : candidates) {
             if (!m_samples.contains(node) || !m_monitor->connection(node))
@@ -173,13 +173,13 @@ void SshBackend::schedule() {
         if (chosen.isEmpty()) {
             const QString why =
                 wanted > 0
-                    ? (job.spec.node != JobSpec::kAnyNode
-                           ? u"waiting for %1 free GPUs on %2"_s.arg(wanted).arg(job.spec.node)
+                    ? (job.spec.target != JobSpec::kAnyNode
+                           ? u"waiting for %1 free GPUs on %2"_s.arg(wanted).arg(job.spec.target)
                        : job.spec.nodes.isEmpty()
                            ? u"waiting for a node with %1 free GPUs"_s.arg(wanted)
                            : u"waiting for %1 free GPUs on one of %2"_s.arg(wanted).arg(
                                  job.spec.nodes.join(u", "_s)))
-                    : u"waiting for %1 to connect"_s.arg(job.spec.node);
+                    : u"waiting for %1 to connect"_s.arg(job.spec.target);
             if (job.message != why) {
                 job.message = why;
                 update(job);

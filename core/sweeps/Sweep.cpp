@@ -61,14 +61,6 @@ bool indexed(const SweepSpec &spec, const JobBackend *backend) {
            spec.method != SweepSpec::Method::Bayes;
 }
 
-// The backend the trials run on, named as JobSpec::backendName() names it.
-QString backendOf(const SweepSpec &spec) {
-    JobSpec where;
-    where.cluster = spec.cluster;
-    where.node = spec.nodes.value(0);
-    return where.backendName();
-}
-
 QString relativeTo(const SweepSpec &spec, const QString &path) {
     if (path.isEmpty() || QDir::isAbsolutePath(path))
         return path;
@@ -144,13 +136,10 @@ Sweep::Sweep(SweepSpec spec, JobsModel *jobs, CollectorClient *collector, Option
 
 Result<Sweep *> Sweep::create(const SweepSpec &spec, JobsModel *jobs, CollectorClient *collector,
                               const Options &options, QObject *parent) {
-    const QString backendName = backendOf(spec);
-    if (!jobs->backend(backendName))
-        return fail(
-            tr("%1: no %2 backend to run the trials on")
-                .arg(spec.fileName, backendName == "ssh"_L1 ? tr("SSH node") : backendName));
-    if (indexed(spec, jobs->backend(backendName)) && spec.runCap == 0 &&
-        spec.method == SweepSpec::Method::Random)
+    JobBackend *backend = jobs->backend(spec.backend);
+    if (!backend)
+        return fail(tr("%1: no %2 backend to run the trials on").arg(spec.fileName, spec.backend));
+    if (indexed(spec, backend) && spec.runCap == 0 && spec.method == SweepSpec::Method::Random)
         return fail(tr("%1: run_cap: a random sweep on a cluster needs one (it is the Indexed "
                        "Job's number of trials)")
                         .arg(spec.fileName));
@@ -214,7 +203,7 @@ QString Sweep::statePath() const {
 }
 
 JobBackend *Sweep::backend() const {
-    return m_jobs->backend(backendOf(m_spec));
+    return m_jobs->backend(m_spec.backend);
 }
 
 void Sweep::connectBackend() {
@@ -351,13 +340,14 @@ JobSpec Sweep::trialJob(const Trial &trial) const {
     }
     job.gpus = m_spec.gpusPerTrial;
     job.codeDirectory = relativeTo(m_spec, m_spec.codeDirectory);
+    job.backend = m_spec.backend;
     if (!m_spec.cluster.isEmpty()) {
-        job.cluster = m_spec.cluster;
-        job.image = m_spec.image;
-        job.jobTemplate = m_spec.jobTemplate;
+        job.target = m_spec.cluster;
+        job.kube.image = m_spec.image;
+        job.kube.jobTemplate = m_spec.jobTemplate;
         job.workingDirectory = m_spec.workingDirectory;
     } else if (!m_spec.nodes.isEmpty()) {
-        job.node =
+        job.target =
             m_spec.nodes.size() == 1 ? m_spec.nodes.first() : QString(JobSpec::kAnyNode.toString());
         if (m_spec.nodes.size() > 1)
             job.nodes = m_spec.nodes;

@@ -350,6 +350,9 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     }
     if (!spec.cluster.isEmpty() && !spec.nodes.isEmpty())
         return in.error(node, at, u"names nodes and a cluster; trials run on one or the other"_s);
+    spec.backend = !spec.cluster.isEmpty() ? u"kubernetes"_s
+                   : !spec.nodes.isEmpty() ? u"ssh"_s
+                                           : u"local"_s;
     if (spec.cluster.isEmpty() && (!spec.jobTemplate.isEmpty() || !spec.image.isEmpty()))
         return in.error(node, at, u"job_template and image are for a cluster"_s);
     if (!spec.cluster.isEmpty() && spec.image.isEmpty() && spec.jobTemplate.isEmpty())

@@ -60,6 +60,7 @@ struct SweepSpec {
     QStringList command; // with ${...} macros; the default runs the program with ${args}
 
     // The `signalbox:` section: where and how trials run.
+    QString backend = QStringLiteral("local"); // as JobSpec::backend, from the keys below
     QStringList nodes;   // SSH nodes; ["*"]: any node. Empty with no cluster: this computer
     QString cluster;     // a kubeconfig context instead
     QString jobTemplate; // of the config, for cluster trials

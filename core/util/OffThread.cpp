@@ -8,8 +8,10 @@ namespace sb {
 QThreadPool &offThreadPool() {
     static QThreadPool *pool = [] {
         QCoreApplication *app = QCoreApplication::instance();
-        auto *created = new QThreadPool(app); // deleted, after waiting, with the application
-        if (app) {
+        auto *created = new QThreadPool;
+        if (app) { // deleted, after waiting, with the application, whichever thread asks first
+            created->moveToThread(app->thread());
+            created->setParent(app);
             QObject::connect(app, &QCoreApplication::aboutToQuit, created, [created] {
                 created->clear();
                 created->waitForDone();

@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
     auto specOf = [](const QString &name) {
         sb::JobSpec spec;
         spec.name = name;
-        spec.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
+        spec.kube.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
         spec.command = {u"torchrun"_s, u"train.py"_s, u"--lr"_s, u"3e-4"_s};
         spec.gpus = 8;
         return spec;

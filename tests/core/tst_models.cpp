@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -29,6 +30,7 @@ class TestModels final : public QObject {
 private Q_SLOTS:
     void runsModel();
     void jobsModel();
+    void jobSpecsNameTheirBackend();
 };
 
 void TestModels::runsModel() {
@@ -100,6 +102,47 @@ void TestModels::jobsModel() {
     QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), u"changed after the removal"_s);
     Q_EMIT backend.jobRemoved(u"nonesuch"_s);
     QCOMPARE(model.rowCount(), 2);
+}
+
+// Each backend's options travel with the spec, and the flat form that histories (and cluster
+// annotations) written before the backend was named hold is read as the backend it meant.
+void TestModels::jobSpecsNameTheirBackend() {
+    sb::JobSpec kube{.name = u"ddp"_s, .backend = u"kubernetes"_s, .target = u"lab"_s, .gpus = 8};
+    kube.workers = 4;
+    kube.kube.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
+    kube.kube.failExitCodes = {2, 42};
+    kube.kube.ttlSeconds = 3600;
+    sb::JobSpec slurm{.name = u"sweep"_s, .backend = u"slurm"_s, .target = u"hpc"_s, .trials = 20};
+    slurm.slurm.partition = u"gpu"_s;
+    slurm.slurm.timeLimit = u"4:00:00"_s;
+    slurm.slurm.extraArgs = {u"--exclusive"_s};
+    for (const sb::JobSpec &spec : {kube, slurm}) {
+        const sb::JobSpec back = sb::JobSpec::fromJson(spec.toJson());
+        QCOMPARE(back.toJson(), spec.toJson());
+        QCOMPARE(back.backend, spec.backend);
+    }
+    QCOMPARE(sb::JobSpec::fromJson(kube.toJson()).kube.failExitCodes, QList<int>({2, 42}));
+    QCOMPARE(sb::JobSpec::fromJson(slurm.toJson()).slurm.extraArgs, QStringList{u"--exclusive"_s});
+    QVERIFY(!kube.toJson().contains(u"slurm"_s)); // only the backend's own options are kept
+
+    const auto flat = [](const char *json) {
+        return sb::JobSpec::fromJson(QJsonDocument::fromJson(json).object());
+    };
+    const sb::JobSpec oldKube = flat(
+        R"({"name":"r","command":["python3","t.py"],"node":"","gpus":1,"cluster":"lab",)"
+        R"("image":"python:3.12-slim","workers":2,"memory":"4Gi","ttlSeconds":60,"trials":3})");
+    QCOMPARE(oldKube.backend, u"kubernetes"_s);
+    QCOMPARE(oldKube.target, u"lab"_s);
+    QCOMPARE(oldKube.kube.image, u"python:3.12-slim"_s);
+    QCOMPARE(oldKube.kube.memory, u"4Gi"_s);
+    QCOMPARE(oldKube.kube.ttlSeconds, 60);
+    QCOMPARE(oldKube.workers, 2);
+    QCOMPARE(oldKube.trials, 3);
+    const sb::JobSpec oldNode = flat(R"({"name":"r","node":"*","nodes":["a","b"],"gpus":2})");
+    QCOMPARE(oldNode.backend, u"ssh"_s);
+    QCOMPARE(oldNode.target, sb::JobSpec::kAnyNode.toString());
+    QCOMPARE(oldNode.nodes, (QStringList{u"a"_s, u"b"_s}));
+    QCOMPARE(flat(R"({"name":"r","node":"","gpus":0})").backend, u"local"_s);
 }
 
 QTEST_GUILESS_MAIN(TestModels)

@@ -29,12 +29,13 @@ namespace {
 sb::JobSpec clusterRun(const QString &name, int gpus = 1) {
     sb::JobSpec spec;
     spec.name = name;
-    spec.cluster = u"cert"_s;
-    spec.image = u"python:3.12-slim"_s;
+    spec.backend = u"kubernetes"_s;
+    spec.target = u"cert"_s;
+    spec.kube.image = u"python:3.12-slim"_s;
     spec.command = {u"python3"_s, u"train.py"_s, u"--lr"_s, u"0.01; rm -rf ~"_s};
     spec.gpus = gpus;
-    spec.cpu = u"2"_s;
-    spec.memory = u"4Gi"_s;
+    spec.kube.cpu = u"2"_s;
+    spec.kube.memory = u"4Gi"_s;
     return spec;
 }
 
@@ -171,7 +172,7 @@ void TestKubeBackend::stopEndsARunningJob() {
 void TestKubeBackend::workersBecomeAnIndexedJob() {
     sb::JobSpec spec = clusterRun(u"ddp"_s, 8);
     spec.workers = 2;
-    spec.tfConfig = true;
+    spec.kube.tfConfig = true;
     spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
     auto id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
@@ -212,8 +213,8 @@ void TestKubeBackend::workersBecomeAnIndexedJob() {
 void TestKubeBackend::failingExitCodeEndsTheJobAtOnce() {
     sb::JobSpec spec = clusterRun(u"bad-data"_s);
     spec.environment[u"HARNESS_EXIT_CODE"_s] = u"42"_s;
-    spec.backoffLimit = 3; // retries would not help with exit code 42
-    spec.failExitCodes = {42, 43};
+    spec.kube.backoffLimit = 3; // retries would not help with exit code 42
+    spec.kube.failExitCodes = {42, 43};
     auto id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
     m_submitted << *id;
@@ -253,8 +254,8 @@ void TestKubeBackend::templatePlacesTheJob() {
     m_backend->setJobTemplates({reserved, selectorOnly});
 
     sb::JobSpec spec = clusterRun(u"on-reserved"_s);
-    spec.image.clear(); // the template's
-    spec.jobTemplate = u"reserved"_s;
+    spec.kube.image.clear(); // the template's
+    spec.kube.jobTemplate = u"reserved"_s;
     spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
     auto id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
@@ -262,7 +263,7 @@ void TestKubeBackend::templatePlacesTheJob() {
     QTRY_COMPARE_WITH_TIMEOUT(job(*id).message, u"on reserved-0"_s, 60000);
     QVERIFY(m_backend->stop(*id));
 
-    spec.jobTemplate = u"selector-only"_s;
+    spec.kube.jobTemplate = u"selector-only"_s;
     id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
     m_submitted << *id;
@@ -270,14 +271,14 @@ void TestKubeBackend::templatePlacesTheJob() {
     QCOMPARE(job(*id).state, sb::JobState::Queued);
     QVERIFY(m_backend->stop(*id));
 
-    spec.jobTemplate = u"nonesuch"_s;
+    spec.kube.jobTemplate = u"nonesuch"_s;
     QCOMPARE(m_backend->submit(spec).error(),
              u"no job template named \"nonesuch\" in the config"_s);
 }
 
 void TestKubeBackend::dryRunRefusesABadManifest() {
     sb::JobSpec spec = clusterRun(u"bad"_s);
-    spec.memory = u"lots"_s;
+    spec.kube.memory = u"lots"_s;
     auto objects = m_backend->manifests(spec, u"bad-manifest"_s);
     QVERIFY2(objects, qPrintable(objects.error()));
     QString verdict = u"(none)"_s;
@@ -288,7 +289,7 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
                  verdict.contains(u"quantities"_s),
              qPrintable(verdict));
     // A manifest edited by hand in the dialog, checked by the API server's validation.
-    spec.memory = u"4Gi"_s;
+    spec.kube.memory = u"4Gi"_s;
     objects = m_backend->manifests(spec, u"edited-manifest"_s);
     QJsonObject edited = objects->objects.last();
     QJsonObject jobSpec = edited[u"spec"_s].toObject();
@@ -299,9 +300,9 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
                      [&](const QString &error) { verdict = error; });
     QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
     QVERIFY2(verdict.contains(u"spec.backoffLimit"_s), qPrintable(verdict));
-    spec.failExitCodes = {2};
-    spec.ttlSeconds = 3600;
-    spec.deadlineSeconds = 86400;
+    spec.kube.failExitCodes = {2};
+    spec.kube.ttlSeconds = 3600;
+    spec.kube.deadlineSeconds = 86400;
     objects = m_backend->manifests(spec, u"good-manifest"_s);
     verdict = u"(none)"_s;
     m_backend->apply(u"cert"_s, objects->objects, true, this,
@@ -309,7 +310,7 @@ void TestKubeBackend::dryRunRefusesABadManifest() {
     QTRY_VERIFY_WITH_TIMEOUT(verdict != u"(none)"_s, 30000);
     QCOMPARE(verdict, QString()); // accepted, and nothing was created
     QVERIFY(!m_backend->manifests(clusterRun(u"x"_s), u"x"_s)->objects.isEmpty());
-    spec.image.clear();
+    spec.kube.image.clear();
     QCOMPARE(m_backend->manifests(spec, u"x"_s).error(),
              u"a run on a cluster needs a container image"_s);
 }
@@ -548,7 +549,7 @@ void TestKubeBackend::allJobsOfTheNamespaceOnRequest() {
     QVERIFY(m_backend->allJobs());
     QTRY_COMPARE_WITH_TIMEOUT(job(u"from-kubectl"_s).state, sb::JobState::Running, 60000);
     const sb::Job foreign = job(u"from-kubectl"_s);
-    QCOMPARE(foreign.spec.image, u"busybox:1.37"_s);
+    QCOMPARE(foreign.spec.kube.image, u"busybox:1.37"_s);
     QCOMPARE(foreign.spec.command, QStringList({u"sleep"_s, u"5"_s}));
     QTRY_VERIFY_WITH_TIMEOUT(!job(m_submitted.first()).id.isEmpty(), 30000); // ours too
     QCOMPARE(job(m_submitted.first()).spec.name, u"Train ResNet/50"_s);

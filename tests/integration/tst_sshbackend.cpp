@@ -72,7 +72,8 @@ void TestSshBackend::runsWithGpusAndExitCodes() {
                       .command = {u"sh"_s, u"-c"_s,
                                   u"echo \"gpus=$CUDA_VISIBLE_DEVICES order=$CUDA_DEVICE_ORDER "
                                   "run=$SIGNALBOX_RUN\"; sleep 2; exit 3"_s},
-                      .node = u"*"_s,
+                      .backend = u"ssh"_s,
+                      .target = u"*"_s,
                       .gpus = 1};
     sb::JobSpec second = first;
     second.name = u"second"_s;
@@ -94,15 +95,18 @@ void TestSshBackend::runsWithGpusAndExitCodes() {
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*b)->state, sb::JobState::Failed, 30000);
     QCOMPARE(app.job(*b)->gpuIds, u"0"_s);
     // A CPU-only node cannot give GPUs; a plain run there succeeds.
-    const auto ok = app.backend.submit({.name = u"ok"_s, .command = {u"true"_s}, .node = u"box"_s});
+    const auto ok = app.backend.submit(
+        {.name = u"ok"_s, .command = {u"true"_s}, .backend = u"ssh"_s, .target = u"box"_s});
     QVERIFY(ok);
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*ok)->state, sb::JobState::Succeeded, 20000);
-    QVERIFY(!app.backend.submit({.name = u"x"_s, .command = {u"true"_s}, .node = u"nowhere"_s}));
+    QVERIFY(!app.backend.submit(
+        {.name = u"x"_s, .command = {u"true"_s}, .backend = u"ssh"_s, .target = u"nowhere"_s}));
     // A working directory that does not exist: a clear failure, not a hang.
     const auto lost = app.backend.submit({.name = u"lost"_s,
                                           .command = {u"true"_s},
                                           .workingDirectory = u"/no/such/dir"_s,
-                                          .node = u"box"_s});
+                                          .backend = u"ssh"_s,
+                                          .target = u"box"_s});
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*lost)->state, sb::JobState::Failed, 20000);
     QVERIFY(app.log(*lost).contains(u"cannot enter the working directory /no/such/dir"_s));
 }
@@ -115,8 +119,10 @@ void TestSshBackend::survivesRestartAndConnectionLoss() {
     qint64 group = 0;
     {
         App app(*m_nodes, data.path());
-        const auto submitted = app.backend.submit(
-            {.name = u"counter"_s, .command = {u"sh"_s, u"-c"_s, counter}, .node = u"box"_s});
+        const auto submitted = app.backend.submit({.name = u"counter"_s,
+                                                   .command = {u"sh"_s, u"-c"_s, counter},
+                                                   .backend = u"ssh"_s,
+                                                   .target = u"box"_s});
         QVERIFY(submitted);
         id = *submitted;
         QTRY_VERIFY_WITH_TIMEOUT(app.log(id).contains(u"line 2\n"_s), 20000);
@@ -149,7 +155,8 @@ void TestSshBackend::stopEndsTheWholeProcessGroup() {
         {.name = u"stubborn"_s,
          .command = {u"sh"_s, u"-c"_s,
                      u"trap '' TERM; echo started; while :; do sleep 0.2; done"_s},
-         .node = u"box"_s});
+         .backend = u"ssh"_s,
+         .target = u"box"_s});
     QVERIFY(id);
     QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"started"_s), 20000);
     const qint64 group = app.job(*id)->processGroup;
@@ -171,7 +178,8 @@ void TestSshBackend::hostileArgumentsStayLiteral() {
     const auto id = app.backend.submit({.name = u"hostile ; name"_s,
                                         .command = QStringList{u"printf"_s, u"[%s]\\n"_s} + hostile,
                                         .environment = {{u"LR"_s, u"$(touch %1)"_s.arg(marker)}},
-                                        .node = u"box"_s});
+                                        .backend = u"ssh"_s,
+                                        .target = u"box"_s});
     QVERIFY(id);
     QVERIFY(!id->contains(u' ') && !id->contains(u';'));
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*id)->state, sb::JobState::Succeeded, 20000);
@@ -203,7 +211,8 @@ void TestSshBackend::copiesCodeIncrementally() {
     App app(*m_nodes, data.path());
     const auto first = app.backend.submit({.name = u"code"_s,
                                            .command = {u"sh"_s, u"-c"_s, u"cat pkg/model.py; ls"_s},
-                                           .node = u"box"_s,
+                                           .backend = u"ssh"_s,
+                                           .target = u"box"_s,
                                            .codeDirectory = project.path()});
     QVERIFY(first);
     QTRY_VERIFY_WITH_TIMEOUT(app.job(*first)->finishedState(), 30000);
@@ -226,7 +235,8 @@ void TestSshBackend::copiesCodeIncrementally() {
     const auto second =
         app.backend.submit({.name = u"code"_s,
                             .command = {u"sh"_s, u"-c"_s, u"cat pkg/model.py train.py"_s},
-                            .node = u"box"_s,
+                            .backend = u"ssh"_s,
+                            .target = u"box"_s,
                             .codeDirectory = project.path()});
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*second)->state, sb::JobState::Succeeded, 30000);
     QVERIFY(app.log(*second).contains(u"version = 2"_s));

@@ -80,20 +80,19 @@ void TestClusterJobs::dialogOffersTheCluster() {
     dialog.findChild<QLineEdit *>(u"failCodes"_s)->setText(u"2, 42"_s);
     dialog.findChild<QSpinBox *>(u"ttl"_s)->setValue(60);
     const sb::JobSpec spec = dialog.spec();
-    QCOMPARE(spec.backendName(), u"kubernetes"_s);
-    QCOMPARE(spec.cluster, u"lab"_s);
-    QCOMPARE(spec.node, QString());
-    QCOMPARE(spec.image, u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s);
+    QCOMPARE(spec.target, u"lab"_s);
+    QCOMPARE(spec.backend, u"kubernetes"_s);
+    QCOMPARE(spec.kube.image, u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s);
     QCOMPARE(spec.command, QStringList({u"torchrun"_s, u"train.py"_s, u"--lr"_s, u"1e-3"_s}));
     QCOMPARE(spec.gpus, 8);
     QCOMPARE(spec.workers, 4);
-    QVERIFY(spec.tfConfig);
-    QCOMPARE(spec.memory, u"64Gi"_s);
-    QCOMPARE(spec.jobTemplate, u"h100"_s);
-    QCOMPARE(spec.backoffLimit, 2);
-    QCOMPARE(spec.deadlineSeconds, 5400);
-    QCOMPARE(spec.failExitCodes, QList<int>({2, 42}));
-    QCOMPARE(spec.ttlSeconds, 3600);
+    QVERIFY(spec.kube.tfConfig);
+    QCOMPARE(spec.kube.memory, u"64Gi"_s);
+    QCOMPARE(spec.kube.jobTemplate, u"h100"_s);
+    QCOMPARE(spec.kube.backoffLimit, 2);
+    QCOMPARE(spec.kube.deadlineSeconds, 5400);
+    QCOMPARE(spec.kube.failExitCodes, QList<int>({2, 42}));
+    QCOMPARE(spec.kube.ttlSeconds, 3600);
     // Resubmitting a cluster run opens on its cluster, with everything it had.
     sb::NewRunDialog again(spec, {u"gpu-box"_s}, m_kube.get());
     QCOMPARE(again.spec().toJson(), spec.toJson());
@@ -101,11 +100,12 @@ void TestClusterJobs::dialogOffersTheCluster() {
 
 void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     sb::JobSpec preset;
-    preset.cluster = u"lab"_s;
+    preset.backend = u"kubernetes"_s;
+    preset.target = u"lab"_s;
     preset.name = u"checked"_s;
-    preset.image = u"python:3.12-slim"_s;
+    preset.kube.image = u"python:3.12-slim"_s;
     preset.command = {u"python3"_s, u"train.py"_s};
-    preset.memory = u"lots"_s; // not a quantity
+    preset.kube.memory = u"lots"_s; // not a quantity
     sb::NewRunDialog dialog(preset, {}, m_kube.get());
     dialog.show();
     auto *manifest = dialog.findChild<QPlainTextEdit *>(u"manifest"_s);
@@ -167,8 +167,9 @@ void TestClusterJobs::dialogPacksTheCodeBeforeRun() {
     script.write("print('hi')\n");
     script.close();
     sb::JobSpec preset;
-    preset.cluster = u"lab"_s;
-    preset.image = u"python:3.12-slim"_s;
+    preset.backend = u"kubernetes"_s;
+    preset.target = u"lab"_s;
+    preset.kube.image = u"python:3.12-slim"_s;
     preset.command = {u"python3"_s, u"train.py"_s};
     preset.codeDirectory = project.path();
     sb::NewRunDialog dialog(preset, {}, m_kube.get());
@@ -236,14 +237,16 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY(local.submit(run));
     sb::JobSpec onNode;
     onNode.name = u"lr 3e-4 on the lab box"_s;
-    onNode.node = u"gpu"_s;
+    onNode.backend = u"ssh"_s;
+    onNode.target = u"gpu"_s;
     onNode.gpus = 1;
     onNode.command = {u"sh"_s, u"-c"_s, u"echo step 1 loss 0.8; sleep 60"_s};
     const auto nodeRun = ssh.submit(onNode);
     QVERIFY2(nodeRun, qPrintable(nodeRun.error()));
     sb::JobSpec spec;
-    spec.cluster = u"lab"_s;
-    spec.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
+    spec.backend = u"kubernetes"_s;
+    spec.target = u"lab"_s;
+    spec.kube.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
     spec.command = {u"torchrun"_s, u"train.py"_s, u"--lr"_s, u"3e-4"_s};
     spec.gpus = 8;
     spec.name = u"ddp 2x8 H100"_s;
