@@ -10,6 +10,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <map>
 #include <set>
 
 namespace sb {
@@ -172,6 +173,42 @@ Result<JobTemplate> parseJobTemplate(const YAML::Node &node, const QString &file
     return config;
 }
 
+Result<SlurmClusterConfig> parseSlurmCluster(const YAML::Node &node, const QString &file,
+                                             int index) {
+    const QString at = u"slurm_clusters[%1]"_s.arg(index);
+    if (!node.IsMap())
+        return fail(
+            u"%1 must be a mapping (name, login, partition, ...)"_s.arg(yamlWhere(file, node, at)));
+    SlurmClusterConfig config;
+    const std::map<std::string, QString *> scalars{{"name", &config.name},
+                                                   {"login", &config.login},
+                                                   {"partition", &config.partition},
+                                                   {"account", &config.account},
+                                                   {"qos", &config.qos},
+                                                   {"time_limit", &config.timeLimit},
+                                                   {"workspace", &config.workspace}};
+    for (const auto &entry : node) {
+        const std::string key = entry.first.as<std::string>();
+        const QString keyPath = at + u'.' + QString::fromStdString(key);
+        const YAML::Node &value = entry.second;
+        if (!value.IsScalar())
+            return fail(u"%1 must be a single value"_s.arg(yamlWhere(file, value, keyPath)));
+        if (key == "all_users") {
+            config.allUsers = str(value) == "true"_L1;
+        } else if (const auto it = scalars.find(key); it != scalars.end()) {
+            *it->second = str(value);
+        } else {
+            return fail(
+                u"%1: unknown key (expected one of name, login, partition, account, qos, "
+                "time_limit, workspace, all_users)"_s.arg(yamlWhere(file, entry.first, keyPath)));
+        }
+    }
+    if (config.name.isEmpty() || config.login.isEmpty())
+        return fail(u"%1: a Slurm cluster needs a name and a login node (the name of a node "
+                    "entry)"_s.arg(yamlWhere(file, node, at)));
+    return config;
+}
+
 Result<ObjectStoreConfig> parseObjectStore(const YAML::Node &node, const QString &file) {
     if (!node.IsMap())
         return fail(u"%1 must be a mapping (endpoint, bucket, region, pod_endpoint)"_s.arg(
@@ -300,6 +337,10 @@ Result<Config> Config::parse(const QByteArray &yaml, const QString &fileName) {
             parseList(root, "job_templates", fileName, parseJobTemplate, config.jobTemplates);
         !templates)
         return fail(templates.error());
+    if (Status slurm = parseList(root, "slurm_clusters", fileName, parseSlurmCluster,
+                                 config.slurmClusters, &config.problems);
+        !slurm)
+        return fail(slurm.error());
     return config;
 }
 

@@ -38,6 +38,21 @@ struct JobTemplate {
     bool operator==(const JobTemplate &) const = default;
 };
 
+// A Slurm cluster, reached through its login node (one of `nodes`, so its SSH settings, host key
+// and reachability are the node's), with the defaults of its jobs.
+struct SlurmClusterConfig {
+    QString name;
+    QString login;     // the name of a node entry
+    QString partition; // empty: the cluster's default
+    QString account;
+    QString qos;
+    QString timeLimit;     // sbatch --time for jobs that say none; empty: the partition's
+    QString workspace;     // where runs' code and output go on the shared filesystem
+    bool allUsers = false; // show every user's jobs, not only the login user's
+
+    bool operator==(const SlurmClusterConfig &) const = default;
+};
+
 // The one YAML file (~/.config/signalbox/signalbox.yaml). Only the parts this build uses are
 // typed; unknown top-level sections are kept as they are when saving.
 // The most a config, sweep or kubeconfig file may hold: far above any real one.
@@ -46,6 +61,7 @@ inline constexpr qint64 kMaxConfigBytes = 16 << 20;
 struct Config {
     QList<NodeConfig> nodes;
     QList<JobTemplate> jobTemplates;
+    QList<SlurmClusterConfig> slurmClusters;
     // Where cluster jobs' code goes when a ConfigMap cannot hold it. The credentials come from
     // AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, never from this file.
     ObjectStoreConfig objectStore;

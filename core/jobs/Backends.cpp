@@ -22,8 +22,10 @@ Backends::Backends(CollectorClient *collector, const Options &options)
     : m_local({options.dataDir, 10000, runEnvironment(options.collectorUrl)})
     , m_ssh(&m_monitor, {options.dataDir, 10000, 1000, {}})
     , m_kube({})
+    , m_slurm(&m_monitor, {options.dataDir, 2000})
     , m_forwarder(collector) {
-    for (JobBackend *backend : std::initializer_list<JobBackend *>{&m_local, &m_ssh, &m_kube}) {
+    for (JobBackend *backend :
+         std::initializer_list<JobBackend *>{&m_local, &m_ssh, &m_kube, &m_slurm}) {
         m_jobs.addBackend(backend);
         m_forwarder.watch(backend);
     }
@@ -34,13 +36,26 @@ Backends::Backends(CollectorClient *collector, const Options &options)
         m_monitor.setNodes(config->nodes);
         m_kube.setJobTemplates(config->jobTemplates);
         m_kube.setObjectStore(config->objectStore);
+        QList<SlurmClusterConfig> slurmClusters;
+        for (const SlurmClusterConfig &cluster : config->slurmClusters) {
+            const bool loginKnown =
+                std::any_of(config->nodes.begin(), config->nodes.end(),
+                            [&cluster](const NodeConfig &n) { return n.name == cluster.login; });
+            if (loginKnown)
+                slurmClusters << cluster;
+            else
+                m_problems << u"Slurm cluster %1: its login node \"%2\" is not among the "
+                              "config's nodes"_s.arg(cluster.name, cluster.login);
+        }
+        m_slurm.setClusters(slurmClusters);
         if (!config->problems.isEmpty())
             m_problems << u"Some nodes of the config were not loaded (the others were): %1"_s.arg(
                 config->problems.join(u"; "_s));
     } else { // a broken config loses nothing else: this computer and the collector still work
         m_problems << u"The config was not loaded: %1"_s.arg(config.error());
     }
-    for (const JobBackend *backend : std::initializer_list<const JobBackend *>{&m_local, &m_ssh}) {
+    for (const JobBackend *backend :
+         std::initializer_list<const JobBackend *>{&m_local, &m_ssh, &m_slurm}) {
         if (!backend->restoreProblem().isEmpty())
             m_problems << u"Run history: %1"_s.arg(backend->restoreProblem());
     }

@@ -4,6 +4,7 @@
 #include "KubeBackend.h"
 #include "LocalBackend.h"
 #include "MetricLineForwarder.h"
+#include "SlurmBackend.h"
 #include "SshBackend.h"
 #include "monitor/NodeMonitor.h"
 
@@ -15,8 +16,9 @@ class CollectorClient;
 
 // The job backends of one session, wired the same way for the app and for `signalbox-cli
 // sweep run`: this computer, the config's SSH nodes (a NodeMonitor watches their free GPUs), the
-// kubeconfig's clusters, a jobs model over all of them, and the metric lines of their output
-// forwarded to the collector. What cannot be loaded is said in problems(); the rest works.
+// kubeconfig's clusters, the config's Slurm clusters (through login nodes), a jobs model over all
+// of them, and the metric lines of their output forwarded to the collector. What cannot be loaded
+// is said in problems(); the rest works.
 class Backends final {
 public:
     struct Options {
@@ -34,6 +36,7 @@ public:
     LocalBackend &local() { return m_local; }
     SshBackend &ssh() { return m_ssh; }
     KubeBackend &kube() { return m_kube; }
+    SlurmBackend &slurm() { return m_slurm; }
     NodeMonitor &monitor() { return m_monitor; }
     MetricLineForwarder &forwarder() { return m_forwarder; }
     // What was not loaded (a broken config or node entry, the kubeconfig, run history), one
@@ -45,6 +48,7 @@ private:
     LocalBackend m_local;
     SshBackend m_ssh;
     KubeBackend m_kube;
+    SlurmBackend m_slurm;
     JobsModel m_jobs;
     MetricLineForwarder m_forwarder;
     QStringList m_problems;

@@ -179,6 +179,8 @@ QJsonObject Job::toJson() const {
                      {u"gpuIds"_s, gpuIds}};
     if (exitCode)
         json[u"exitCode"_s] = *exitCode;
+    if (!clusterJobId.isEmpty())
+        json[u"clusterJobId"_s] = clusterJobId;
     if (!indexStates.isEmpty()) {
         QJsonObject indexes;
         for (auto it = indexStates.begin(); it != indexStates.end(); ++it)
@@ -207,6 +209,7 @@ Job Job::fromJson(const QJsonObject &json) {
     job.message = json.value(u"message"_s).toString();
     job.processGroup = json.value(u"processGroup"_s).toInteger();
     job.gpuIds = json.value(u"gpuIds"_s).toString();
+    job.clusterJobId = json.value(u"clusterJobId"_s).toString();
     return job;
 }
 

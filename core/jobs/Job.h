@@ -94,6 +94,7 @@ struct Job {
     QString message;                 // why it is queued or failed, in the researcher's words
     qint64 processGroup = 0;         // on its node: stop signals it, insights recognise it
     QString gpuIds;                  // the CUDA_VISIBLE_DEVICES it got, e.g. "0,1"
+    QString clusterJobId;            // its id on a Slurm cluster; empty until submitted
     QMap<int, JobState> indexStates; // a job of trials: each completion index's state
 
     bool finishedState() const { return state >= JobState::Succeeded; }

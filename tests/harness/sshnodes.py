@@ -93,7 +93,7 @@ def fingerprint(pub):
 
 
 class Node:
-    def __init__(self, work, name, capture, authorized):
+    def __init__(self, work, name, capture, authorized, env=None):
         self.name = name
         self.dir = os.path.join(work, name)
         self.home = os.path.join(self.dir, "home")
@@ -105,6 +105,7 @@ class Node:
         keygen(self.hostkey)
         if capture:
             self.fake_nvidia_smi(capture)
+        extra = "".join(f" {k}={v}" for k, v in (env or {}).items())
         with open(os.path.join(self.dir, "sshd_config"), "w") as f:
             f.write(f"""ListenAddress 127.0.0.1:{self.port}
 HostKey {self.hostkey}
@@ -118,7 +119,7 @@ KbdInteractiveAuthentication no
 MaxSessions 64
 Subsystem sftp internal-sftp
 MaxStartups 200
-SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}
+SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
 """)
         self.proc = None
         self.start()
@@ -233,21 +234,19 @@ esac
                 "gpuPids": [p.pid for p in self.placeholders]}
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    work = os.path.abspath(sys.argv[1])
-    os.makedirs(work, exist_ok=True)
+def identity_and_authorized(work):
+    """A client key pair for the tests, and the authorized_keys file every node shares."""
     identity = os.path.join(work, "id_ed25519")
     keygen(identity)
     authorized = os.path.join(work, "authorized_keys")
     shutil.copy(identity + ".pub", authorized)
-    nodes = {}
-    for spec in sys.argv[2:]:
-        name, _, capture = spec.partition("=")
-        nodes[name] = Node(work, name, capture, authorized)
-    print(json.dumps({"identity": identity, "user": os.environ.get("USER") or "root",
-                      "nodes": [n.describe() for n in nodes.values()]}), flush=True)
+    return identity, authorized
+
+
+def serve(nodes, description, cleanup=lambda: None):
+    """Prints the description, then answers the commands of the module's docstring."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # cleans up as at end of input
+    print(json.dumps(description), flush=True)
     try:
         for line in sys.stdin:
             verb, _, name = line.strip().partition(" ")
@@ -276,6 +275,21 @@ def main():
             node.kill()
             for child in node.placeholders:
                 child.kill()
+        cleanup()
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    work = os.path.abspath(sys.argv[1])
+    os.makedirs(work, exist_ok=True)
+    identity, authorized = identity_and_authorized(work)
+    nodes = {}
+    for spec in sys.argv[2:]:
+        name, _, capture = spec.partition("=")
+        nodes[name] = Node(work, name, capture, authorized)
+    serve(nodes, {"identity": identity, "user": os.environ.get("USER") or "root",
+                  "nodes": [n.describe() for n in nodes.values()]})
 
 
 if __name__ == "__main__":

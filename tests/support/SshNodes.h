@@ -1,7 +1,8 @@
 #pragma once
 
-// Real sshd nodes on loopback for tests and benchmarks: starts tests/harness/sshnodes.py and
-// talks to it (stop, cont, kill, start, rekey a node).
+// Real sshd nodes on loopback for tests and benchmarks: starts tests/harness/sshnodes.py (or a
+// harness that serves nodes the same way, such as slurmcluster.py's login node) and talks to it
+// (stop, cont, kill, start, rekey a node).
 #include "HarnessProcess.h"
 #include "config/Config.h"
 
@@ -23,8 +24,9 @@ public:
     };
 
     // `specs`: "name=capture-file" or "name" for a CPU-only node.
-    explicit SshNodes(const QStringList &specs)
-        : m_harness(QStringLiteral("sshnodes.py"), specs) {
+    explicit SshNodes(const QStringList &specs,
+                      const QString &script = QStringLiteral("sshnodes.py"))
+        : m_harness(script, specs) {
         const QJsonObject json = m_harness.description();
         m_error = m_harness.error();
         m_identity = json.value(QStringLiteral("identity")).toString();
@@ -46,6 +48,7 @@ public:
     }
 
     QString error() const { return m_error; }
+    const QJsonObject &description() const { return m_harness.description(); }
     const QList<Node> &nodes() const { return m_nodes; }
     Node node(const QString &name) const {
         for (const Node &n : m_nodes) {

@@ -1,0 +1,312 @@
+#include "SlurmCommands.h"
+
+#include "ssh/ShellQuote.h"
+
+#include <QRegularExpression>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// squeue's fields, '|'-separated, the name last since only it may hold a '|'.
+constexpr auto kSqueueFormat = "%i|%T|%r|%u|%P|%N|%b|%M|%L|%S|%V|%j";
+constexpr auto kSacctFields = "JobID,State,User,Partition,NodeList,AllocTRES,Elapsed,Start,"
+                              "Submit,End,ExitCode,JobName";
+
+QDateTime slurmTime(const QString &text) {
+    QDateTime time = QDateTime::fromString(text, Qt::ISODate); // "N/A", "Unknown": invalid
+    return time;
+}
+
+} // namespace
+
+QStringList slurmPollArguments(const QString &workspace, bool allUsers,
+                               const QStringList &accountingIds) {
+    return {u"sh"_s,
+            u"-c"_s,
+            slurmPollScript(),
+            u"signalbox-slurm-poll"_s,
+            workspace,
+            allUsers ? u"1"_s : u"0"_s,
+            QString::fromLatin1(kSqueueFormat),
+            QString::fromLatin1(kSacctFields),
+            accountingIds.isEmpty() ? u"-"_s : accountingIds.join(u',')};
+}
+
+QList<SlurmJobRow> parseSqueue(const QByteArray &output) {
+    QList<SlurmJobRow> rows;
+    for (const QByteArray &raw : output.split('\n')) {
+        const QString line = QString::fromUtf8(raw);
+        const QStringList f = line.split(u'|');
+        if (f.size() < 12 || f[0].trimmed().isEmpty())
+            continue;
+        SlurmJobRow row;
+        row.jobId = f[0].trimmed();
+        row.state = f[1].trimmed();
+        row.reason = f[2].trimmed();
+        row.user = f[3].trimmed();
+        row.partition = f[4].trimmed();
+        row.nodes = f[5].trimmed();
+        row.gres = f[6].trimmed() == "N/A"_L1 ? QString() : f[6].trimmed();
+        row.elapsed = f[7].trimmed();
+        row.timeLeft = f[8].trimmed();
+        row.start = slurmTime(f[9].trimmed());
+        row.submitted = slurmTime(f[10].trimmed());
+        row.name = f.mid(11).join(u'|');
+        rows << row;
+    }
+    return rows;
+}
+
+QList<SlurmJobRow> parseSacct(const QByteArray &output) {
+    QList<SlurmJobRow> rows;
+    for (const QByteArray &raw : output.split('\n')) {
+        const QStringList f = QString::fromUtf8(raw).split(u'|');
+        if (f.size() < 12 || f[0].isEmpty())
+            continue;
+        SlurmJobRow row;
+        row.jobId = f[0];
+        row.state = f[1].section(u' ', 0, 0); // "CANCELLED by 1000"
+        row.user = f[2];
+        row.partition = f[3];
+        row.nodes = f[4] == "None assigned"_L1 ? QString() : f[4];
+        static const QRegularExpression gpus(u"gres/gpu(?::[^=,]+)?=(\\d+)"_s);
+        if (const auto match = gpus.match(f[5]); match.hasMatch())
+            row.gres = u"gpu:"_s + match.captured(1);
+        row.elapsed = f[6];
+        row.start = slurmTime(f[7]);
+        row.submitted = slurmTime(f[8]);
+        row.end = slurmTime(f[9]);
+        bool ok = false;
+        const int code = f[10].section(u':', 0, 0).toInt(&ok);
+        if (ok)
+            row.exitCode = code;
+        row.signal = f[10].section(u':', 1, 1).toInt();
+        row.name = f.mid(11).join(u'|');
+        rows << row;
+    }
+    return rows;
+}
+
+JobState slurmJobState(const QString &state) {
+    static const QStringList queued{u"PENDING"_s,     u"REQUEUED"_s,      u"REQUEUE_HOLD"_s,
+                                    u"REQUEUE_FED"_s, u"RESV_DEL_HOLD"_s, u"SUSPENDED"_s};
+    static const QStringList running{u"RUNNING"_s,   u"CONFIGURING"_s, u"COMPLETING"_s,
+                                     u"STAGE_OUT"_s, u"SIGNALING"_s,   u"RESIZING"_s};
+    if (queued.contains(state))
+        return JobState::Queued;
+    if (running.contains(state))
+        return JobState::Running;
+    if (state == "COMPLETED"_L1)
+        return JobState::Succeeded;
+    if (state == "CANCELLED"_L1 || state == "PREEMPTED"_L1 || state == "REVOKED"_L1)
+        return JobState::Stopped;
+    return JobState::Failed; // FAILED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, BOOT_FAIL, DEADLINE
+}
+
+QString pendingReasonInWords(const QString &reason) {
+    static const QHash<QString, QString> words{
+        {u"Resources"_s, u"waiting for free nodes or GPUs"_s},
+        {u"Priority"_s, u"waiting behind jobs of higher priority"_s},
+        {u"Dependency"_s, u"waiting for the jobs it depends on"_s},
+        {u"DependencyNeverSatisfied"_s, u"its dependency can never be met (cancel it)"_s},
+        {u"BeginTime"_s, u"waiting for its start time"_s},
+        {u"JobHeldUser"_s, u"held by its owner (scontrol release)"_s},
+        {u"JobHeldAdmin"_s, u"held by an administrator"_s},
+        {u"ReqNodeNotAvail"_s, u"a node it asked for is down, drained or reserved"_s},
+        {u"PartitionDown"_s, u"its partition is down"_s},
+        {u"PartitionInactive"_s, u"its partition is inactive"_s},
+        {u"PartitionNodeLimit"_s, u"asks for more nodes than its partition allows"_s},
+        {u"PartitionTimeLimit"_s, u"asks for more time than its partition allows"_s},
+        {u"QOSMaxGRESPerUser"_s, u"you already use all the GPUs your QoS allows"_s},
+        {u"QOSMaxJobsPerUserLimit"_s, u"you already run all the jobs your QoS allows"_s},
+        {u"QOSMaxCpuPerUserLimit"_s, u"you already use all the CPUs your QoS allows"_s},
+        {u"QOSGrpGRES"_s, u"your QoS group's GPUs are all in use"_s},
+        {u"AssocGrpGRES"_s, u"your account's GPUs are all in use"_s},
+        {u"AssocMaxJobsLimit"_s, u"your account runs all the jobs it may"_s},
+        {u"AssocGrpCPULimit"_s, u"your account's CPUs are all in use"_s},
+        {u"Reservation"_s, u"waiting for its reservation"_s},
+        {u"NodeDown"_s, u"a node it needs is down"_s},
+        {u"BadConstraints"_s, u"no node has the features it asks for"_s},
+        {u"InvalidAccount"_s, u"its account is not valid"_s},
+        {u"InvalidQOS"_s, u"its QoS is not valid"_s},
+        {u"launch failed requeued held"_s, u"its launch failed; held (scontrol release)"_s},
+        {u"None"_s, u"waiting to be scheduled"_s},
+    };
+    const auto it = words.find(reason);
+    return it != words.end() ? it.value() : u"waiting (%1)"_s.arg(reason);
+}
+
+QString slurmMessage(const SlurmJobRow &row) {
+    const QString state = row.state;
+    if (state == "PENDING"_L1) {
+        QString text = pendingReasonInWords(row.reason);
+        if (row.start.isValid())
+            text += u" (estimated start %1)"_s.arg(row.start.toString(u"yyyy-MM-dd HH:mm"_s));
+        return text;
+    }
+    if (slurmJobState(state) == JobState::Running) {
+        QString text = u"on %1"_s.arg(row.nodes);
+        if (!row.timeLeft.isEmpty() && row.timeLeft != "UNLIMITED"_L1 &&
+            row.timeLeft != "INVALID"_L1)
+            text += u", %1 left"_s.arg(row.timeLeft);
+        return state == "RUNNING"_L1 ? text : u"%1 (%2)"_s.arg(text, state.toLower());
+    }
+    if (state == "TIMEOUT"_L1)
+        return u"hit its time limit"_s;
+    if (state == "OUT_OF_MEMORY"_L1)
+        return u"ran out of memory (raise --mem)"_s;
+    if (state == "NODE_FAIL"_L1)
+        return u"a node it ran on failed"_s;
+    if (state == "BOOT_FAIL"_L1)
+        return u"its node failed to boot"_s;
+    if (state == "DEADLINE"_L1)
+        return u"missed its deadline"_s;
+    if (state == "PREEMPTED"_L1)
+        return u"preempted by a job of higher priority"_s;
+    if (state == "CANCELLED"_L1)
+        return u"cancelled"_s;
+    if (state == "FAILED"_L1 && row.signal > 0)
+        return u"killed by signal %1"_s.arg(row.signal);
+    if (state == "FAILED"_L1 && row.exitCode)
+        return u"exit code %1"_s.arg(*row.exitCode);
+    return {};
+}
+
+Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &cluster,
+                                 const QString &runId) {
+    // One #SBATCH line is one option: no whitespace or quotes inside a value.
+    static const QRegularExpression safe(u"^[A-Za-z0-9_.,:=+/@%*()\\[\\]-]+$"_s);
+    QStringList lines{
+        u"#!/bin/bash"_s,
+        u"# Written by Signalbox for run %1. sbatch adds --job-name and --output."_s.arg(runId)};
+    QString problem;
+    auto option = [&](const QString &name, const QString &value) {
+        if (value.isEmpty())
+            return;
+        if (!safe.match(value).hasMatch()) {
+            problem = u"%1: \"%2\" is not a single Slurm value"_s.arg(name, value);
+            return;
+        }
+        lines << u"#SBATCH --%1=%2"_s.arg(name, value);
+    };
+    const SlurmOptions &o = spec.slurm;
+    option(u"partition"_s, o.partition.isEmpty() ? cluster.partition : o.partition);
+    option(u"account"_s, o.account.isEmpty() ? cluster.account : o.account);
+    option(u"qos"_s, o.qos.isEmpty() ? cluster.qos : o.qos);
+    option(u"time"_s, o.timeLimit.isEmpty() ? cluster.timeLimit : o.timeLimit);
+    const int workers = std::max(1, spec.workers);
+    option(u"nodes"_s, QString::number(workers));
+    option(u"ntasks-per-node"_s, u"1"_s);
+    if (spec.gpus > 0)
+        option(u"gpus-per-node"_s, o.gpuType.isEmpty() ? QString::number(spec.gpus)
+                                                       : u"%1:%2"_s.arg(o.gpuType).arg(spec.gpus));
+    if (o.cpusPerTask > 0)
+        option(u"cpus-per-task"_s, QString::number(o.cpusPerTask));
+    option(u"mem"_s, o.memory);
+    option(u"constraint"_s, o.constraint);
+    for (const QString &extra : o.extraArgs) {
+        static const QRegularExpression flag(
+            u"^--[a-z][a-z-]*(=[A-Za-z0-9_.,:=+/@%*()\\[\\]-]+)?$"_s);
+        if (!flag.match(extra).hasMatch())
+            problem = u"\"%1\" is not a single sbatch option (--name or --name=value)"_s.arg(extra);
+        else
+            lines << u"#SBATCH "_s + extra;
+    }
+    if (!problem.isEmpty())
+        return fail(problem, ErrorCode::InvalidInput);
+    if (spec.command.isEmpty())
+        return fail(u"the job has no command"_s, ErrorCode::InvalidInput);
+
+    lines << QString();
+    static const QRegularExpression identifier(u"^[A-Za-z_][A-Za-z0-9_]*$"_s);
+    QMap<QString, QString> environment = spec.environment;
+    environment.insert(u"SIGNALBOX_RUN"_s, runId);
+    for (auto it = environment.cbegin(); it != environment.cend(); ++it) {
+        if (!identifier.match(it.key()).hasMatch())
+            return fail(u"\"%1\" is not an environment variable name"_s.arg(it.key()),
+                        ErrorCode::InvalidInput);
+        lines << u"export %1=%2"_s.arg(it.key(), shellQuote(it.value()));
+    }
+    if (!spec.workingDirectory.isEmpty())
+        lines << u"cd -- %1 || exit 1"_s.arg(shellQuote(spec.workingDirectory));
+    if (workers == 1) {
+        lines << u"exec "_s + shellCommand(spec.command);
+    } else { // one task per node; torchrun and Lightning read these
+        lines << u"export MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | "
+                 "head -n 1)\""_s
+              << u"export MASTER_PORT=$((29500 + SLURM_JOB_ID % 1000))"_s
+              << u"export WORLD_SIZE=\"$SLURM_NNODES\""_s
+              << u"exec srun --kill-on-bad-exit=1 sh -c 'export RANK=\"$SLURM_PROCID\" "
+                 "NODE_RANK=\"$SLURM_NODEID\" LOCAL_RANK=\"$SLURM_LOCALID\"; exec \"$@\"' "
+                 "signalbox-worker "_s +
+                     shellCommand(spec.command);
+    }
+    return QString(lines.join(u'\n') + u'\n');
+}
+
+QString slurmSubmitScript() {
+    return uR"sh(ws=$1 id=$2
+case $ws in "~/"*) ws="$HOME/${ws#"~/"}";; esac
+d="$ws/$id"
+mkdir -p -- "$d" && cat > "$d/job.sh" || exit 1
+job=$(sbatch --parsable --job-name="$id" --output="$d/log" --error="$d/log" "$d/job.sh") || exit 1
+echo "${job%%;*}"
+echo "$d"
+)sh"_s;
+}
+
+QString slurmPollScript() {
+    return uR"sh(ws=$1 all=$2 format=$3 fields=$4 ids=$5
+shift 5
+case $ws in "~/"*) ws="$HOME/${ws#"~/"}";; esac
+if [ "$all" = 1 ]; then me=; else me=--me; fi
+squeue --noheader --states=all $me --format="$format" || echo "@@squeue-failed"
+echo "@@sacct"
+if [ "$ids" != - ]; then
+  sacct --noheader --parsable2 --allocations --jobs="$ids" --format="$fields" ||
+    echo "@@sacct-failed"
+fi
+i=0
+while [ $# -ge 2 ]; do
+  f="$ws/$1/log" off=$2
+  shift 2
+  size=$(wc -c < "$f" 2>/dev/null || echo 0)
+  n=$((size - off)); [ $n -lt 0 ] && n=0; [ $n -gt 1048576 ] && n=1048576
+  if [ $n -gt 0 ]; then echo "@@log $i $n"; tail -c +$((off + 1)) "$f" | head -c $n; fi
+  i=$((i + 1))
+done
+exit 0
+)sh"_s;
+}
+
+SlurmPoll parseSlurmPoll(const QByteArray &output) {
+    SlurmPoll poll;
+    const qsizetype sacctAt = output.indexOf("@@sacct\n");
+    const QByteArray queue = sacctAt < 0 ? output : output.left(sacctAt);
+    poll.queueFailed = queue.contains("@@squeue-failed");
+    poll.queue = parseSqueue(queue);
+    if (sacctAt < 0)
+        return poll;
+    qsizetype at = sacctAt + 8;
+    qsizetype logAt = output.indexOf("@@log ", at);
+    const QByteArray accounting = output.mid(at, logAt < 0 ? -1 : logAt - at);
+    poll.accountingFailed = accounting.contains("@@sacct-failed");
+    poll.accounting = parseSacct(accounting);
+    while (logAt >= 0) {
+        const qsizetype eol = output.indexOf('\n', logAt);
+        if (eol < 0)
+            break;
+        const QList<QByteArray> header = output.mid(logAt + 6, eol - logAt - 6).split(' ');
+        const qsizetype size = header.size() == 2 ? header[1].toLongLong() : -1;
+        if (size < 0 || eol + 1 + size > output.size())
+            break; // a cut-off answer: read again next time from the same offset
+        poll.logs.append({header[0].toInt(), output.mid(eol + 1, size)});
+        logAt = output.indexOf("@@log ", eol + 1 + size) == eol + 1 + size ? eol + 1 + size : -1;
+    }
+    return poll;
+}
+
+} // namespace sb

@@ -1,0 +1,83 @@
+#pragma once
+
+#include "Job.h"
+#include "config/Config.h"
+#include "util/Result.h"
+
+#include <QDateTime>
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace sb {
+
+// What Signalbox says to a Slurm login node and how it reads the answers: pure functions, so
+// every form is tested on real and hand-written outputs without a cluster. The text forms of
+// squeue (-o) and sacct (-P) read the same on every Slurm release, unlike --json, whose filters
+// 22.05 ignores and whose schema changes by release.
+
+// One job as squeue or sacct reports it.
+struct SlurmJobRow {
+    QString jobId;  // "1234", or "1234_7" for an array task
+    QString state;  // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, ...
+    QString reason; // why it is pending (squeue); "None" otherwise
+    QString user;
+    QString partition;
+    QString nodes;    // the node list; empty while pending
+    QString gres;     // GPUs asked for, as squeue's %b or sacct's AllocTRES show them
+    QString elapsed;  // [D-]HH:MM:SS, as Slurm writes it
+    QString timeLeft; // squeue only
+    QDateTime start;  // started, or the estimated start of a pending job; invalid when unknown
+    QDateTime submitted;
+    QDateTime end;               // sacct only
+    std::optional<int> exitCode; // sacct only: the batch script's exit code
+    int signal = 0;              // the signal that ended it, if any
+    QString name;
+};
+
+// Rows of squeue's and sacct's outputs in the poll's formats; lines that do not parse are skipped.
+QList<SlurmJobRow> parseSqueue(const QByteArray &output);
+QList<SlurmJobRow> parseSacct(const QByteArray &output);
+
+// Slurm's state in Signalbox's words: queued, running, or how it ended.
+JobState slurmJobState(const QString &state);
+// What a researcher reads for a row: "waiting: all GPUs of the partition are in use (est.
+// start 14:05)", "ran out of memory", "hit its time limit (4:00:00)", ...
+QString slurmMessage(const SlurmJobRow &row);
+// A pending reason in plain words ("Resources" -> "waiting for free nodes or GPUs").
+QString pendingReasonInWords(const QString &reason);
+
+// The batch script of a job: #SBATCH lines from the spec's Slurm options and the cluster's
+// defaults, the run's environment and working directory, then the command as an argument vector
+// quoted for the shell (with several workers, one task per node under srun, with torchrun's
+// rendezvous variables). Values that sbatch would read as more than one option are refused.
+Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &cluster,
+                                 const QString &runId);
+
+// Scripts run on the login node (sh -c SCRIPT NAME ARGS...), exposed for tests of their quoting.
+// submit: WORKSPACE ID; the batch script on stdin; prints the Slurm job id and the run's
+// directory, one per line.
+QString slurmSubmitScript();
+// poll: prints squeue's rows, "@@sacct", sacct's rows for `accountingIds`, then for each log
+// that grew "@@log INDEX BYTES" and its new bytes. Append ID OFFSET pairs of the logs to follow
+// to slurmPollArguments().
+QString slurmPollScript();
+QStringList slurmPollArguments(const QString &workspace, bool allUsers,
+                               const QStringList &accountingIds);
+
+// One log's new bytes from a poll's output.
+struct SlurmLogChunk {
+    int index = 0;
+    QByteArray data;
+};
+struct SlurmPoll {
+    QList<SlurmJobRow> queue;
+    QList<SlurmJobRow> accounting;
+    bool queueFailed = false;      // squeue could not answer (the controller is down)
+    bool accountingFailed = false; // sacct could not answer (no accounting on this cluster)
+    QList<SlurmLogChunk> logs;
+};
+SlurmPoll parseSlurmPoll(const QByteArray &output);
+
+} // namespace sb

@@ -1,0 +1,142 @@
+// What Signalbox says to a Slurm login node and how it reads the answers, on outputs in the
+// shapes Slurm 22.05 printed in tests/harness/slurmcluster.py (the integration test runs them
+// for real).
+#include "jobs/SlurmCommands.h"
+
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+class TestSlurmCommands : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void readsSqueueAndSacct();
+    void statesAndMessagesInPlainWords();
+    void pollOutputWithLogs();
+    void batchScriptQuotesAndRefuses();
+};
+
+void TestSlurmCommands::readsSqueueAndSacct() {
+    const QByteArray squeue =
+        "7|PENDING|Resources|alice|gpu||gres:gpu:1|0:00|1-00:00:00|2026-11-24T03:10:00|"
+        "2026-11-23T22:01:02|waits\n"
+        "6|RUNNING|None|alice|gpu|gpu[1-2]|gres:gpu:4|1:02|UNLIMITED|2026-11-23T22:00:00|"
+        "2026-11-23T21:59:58|name|with|bars\n"
+        "garbage line\n"
+        "12_3|COMPLETED|None|bob|short|gpu1|N/A|0:05|0:55|N/A|Unknown|arr\n";
+    const QList<sb::SlurmJobRow> rows = sb::parseSqueue(squeue);
+    QCOMPARE(rows.size(), 3);
+    QCOMPARE(rows[0].jobId, u"7"_s);
+    QCOMPARE(rows[0].reason, u"Resources"_s);
+    QCOMPARE(rows[0].start, QDateTime(QDate(2026, 11, 24), QTime(3, 10)));
+    QCOMPARE(rows[1].name, u"name|with|bars"_s);
+    QCOMPARE(rows[1].nodes, u"gpu[1-2]"_s);
+    QCOMPARE(rows[2].jobId, u"12_3"_s);
+    QVERIFY(rows[2].gres.isEmpty() && !rows[2].start.isValid());
+
+    const QByteArray sacct = "2|FAILED|root|gpu|gpu1|billing=1,cpu=1,gres/gpu=2,mem=4000M,node=1|"
+                             "00:00:01|2026-11-23T21:37:52|2026-11-23T21:37:51|"
+                             "2026-11-23T21:37:53|3:0|wrap\n"
+                             "5|CANCELLED by 0|root|gpu|None assigned||00:00:00|None|"
+                             "2026-11-23T21:40:00|2026-11-23T21:40:02|0:0|waits\n"
+                             "9|FAILED|root|gpu|gpu2|cpu=1|00:00:09|2026-11-23T21:41:00|"
+                             "2026-11-23T21:41:00|2026-11-23T21:41:09|0:9|killed\n";
+    const QList<sb::SlurmJobRow> done = sb::parseSacct(sacct);
+    QCOMPARE(done.size(), 3);
+    QCOMPARE(done[0].exitCode.value(), 3);
+    QCOMPARE(done[0].gres, u"gpu:2"_s);
+    QCOMPARE(done[0].end, QDateTime(QDate(2026, 11, 23), QTime(21, 37, 53)));
+    QCOMPARE(done[1].state, u"CANCELLED"_s);
+    QVERIFY(done[1].nodes.isEmpty() && !done[1].start.isValid());
+    QCOMPARE(done[2].signal, 9);
+}
+
+void TestSlurmCommands::statesAndMessagesInPlainWords() {
+    QCOMPARE(sb::slurmJobState(u"PENDING"_s), sb::JobState::Queued);
+    QCOMPARE(sb::slurmJobState(u"COMPLETING"_s), sb::JobState::Running);
+    QCOMPARE(sb::slurmJobState(u"COMPLETED"_s), sb::JobState::Succeeded);
+    QCOMPARE(sb::slurmJobState(u"PREEMPTED"_s), sb::JobState::Stopped);
+    QCOMPARE(sb::slurmJobState(u"OUT_OF_MEMORY"_s), sb::JobState::Failed);
+    QCOMPARE(sb::slurmJobState(u"TIMEOUT"_s), sb::JobState::Failed);
+    sb::SlurmJobRow row{.jobId = u"1"_s, .state = u"PENDING"_s, .reason = u"QOSMaxGRESPerUser"_s};
+    QCOMPARE(sb::slurmMessage(row), u"you already use all the GPUs your QoS allows"_s);
+    row.reason = u"Priority"_s;
+    row.start = QDateTime(QDate(2026, 11, 24), QTime(3, 10));
+    QCOMPARE(sb::slurmMessage(row),
+             u"waiting behind jobs of higher priority (estimated start 2026-11-24 03:10)"_s);
+    QCOMPARE(sb::pendingReasonInWords(u"SomethingNew"_s), u"waiting (SomethingNew)"_s);
+    row = {.state = u"RUNNING"_s, .nodes = u"gpu1"_s, .timeLeft = u"3:59:00"_s};
+    QCOMPARE(sb::slurmMessage(row), u"on gpu1, 3:59:00 left"_s);
+    row = {.state = u"FAILED"_s, .exitCode = 0, .signal = 9};
+    QCOMPARE(sb::slurmMessage(row), u"killed by signal 9"_s);
+    QCOMPARE(sb::slurmMessage({.state = u"TIMEOUT"_s}), u"hit its time limit"_s);
+    QCOMPARE(sb::slurmMessage({.state = u"OUT_OF_MEMORY"_s}), u"ran out of memory (raise --mem)"_s);
+}
+
+void TestSlurmCommands::pollOutputWithLogs() {
+    const QByteArray output = "6|RUNNING|None|alice|gpu|gpu1|N/A|0:10|UNLIMITED|N/A|N/A|a\n"
+                              "@@sacct\n"
+                              "5|COMPLETED|alice|gpu|gpu1||00:00:01|N/A|N/A|N/A|0:0|b\n"
+                              "@@log 0 12\nline-1\n@@log"
+                              "@@log 2 5\nabc"; // cut off: read again from the same offset
+    const sb::SlurmPoll poll = sb::parseSlurmPoll(output);
+    QVERIFY(!poll.queueFailed && !poll.accountingFailed);
+    QCOMPARE(poll.queue.size(), 1);
+    QCOMPARE(poll.accounting.size(), 1);
+    QCOMPARE(poll.logs.size(), 1);
+    QCOMPARE(poll.logs[0].index, 0);
+    QCOMPARE(poll.logs[0].data, QByteArray("line-1\n@@log")); // bytes, not markers
+    const sb::SlurmPoll down = sb::parseSlurmPoll("@@squeue-failed\n@@sacct\n@@sacct-failed\n");
+    QVERIFY(down.queueFailed && down.accountingFailed && down.queue.isEmpty());
+}
+
+void TestSlurmCommands::batchScriptQuotesAndRefuses() {
+    const sb::SlurmClusterConfig cluster{.name = u"hpc"_s,
+                                         .login = u"login"_s,
+                                         .partition = u"gpu"_s,
+                                         .account = u"lab-ml"_s,
+                                         .timeLimit = u"4:00:00"_s};
+    sb::JobSpec spec{.name = u"r"_s,
+                     .command = {u"python3"_s, u"train.py"_s, u"--note"_s, u"it's $(fun)"_s},
+                     .workingDirectory = u"/scratch/my runs"_s,
+                     .environment = {{u"LR"_s, u"0.1; rm -rf ~"_s}},
+                     .backend = u"slurm"_s,
+                     .target = u"hpc"_s,
+                     .gpus = 8};
+    spec.slurm.partition = u"h100"_s;
+    spec.slurm.gpuType = u"h100"_s;
+    spec.slurm.memory = u"64G"_s;
+    spec.slurm.extraArgs = {u"--exclusive"_s};
+    const QString script = sb::slurmBatchScript(spec, cluster, u"r-abc123"_s).value();
+    for (const QString &line :
+         {u"#SBATCH --partition=h100"_s, u"#SBATCH --account=lab-ml"_s, u"#SBATCH --time=4:00:00"_s,
+          u"#SBATCH --nodes=1"_s, u"#SBATCH --gpus-per-node=h100:8"_s, u"#SBATCH --mem=64G"_s,
+          u"#SBATCH --exclusive"_s, u"export LR='0.1; rm -rf ~'"_s,
+          u"export SIGNALBOX_RUN=r-abc123"_s, u"cd -- '/scratch/my runs' || exit 1"_s,
+          u"exec python3 train.py --note 'it'\\''s $(fun)'"_s})
+        QVERIFY2(script.contains(line + u'\n'), qPrintable(line + u"\n---\n"_s + script));
+    QVERIFY(!script.contains(u"srun"_s));
+
+    spec.workers = 4;
+    const QString wide = sb::slurmBatchScript(spec, cluster, u"r"_s).value();
+    QVERIFY(wide.contains(u"#SBATCH --nodes=4\n"_s) &&
+            wide.contains(u"#SBATCH --ntasks-per-node=1\n"_s));
+    QVERIFY(wide.contains(u"MASTER_ADDR"_s) && wide.contains(u"exec srun"_s));
+
+    for (const auto &[field, value] :
+         {std::pair{&sb::SlurmOptions::partition, u"gpu --wrap=x"_s},
+          std::pair{&sb::SlurmOptions::memory, u"64G\n#SBATCH --uid=0"_s},
+          std::pair{&sb::SlurmOptions::constraint, u"a'b"_s}}) {
+        sb::JobSpec bad = spec;
+        bad.slurm.*field = value;
+        QVERIFY2(!sb::slurmBatchScript(bad, cluster, u"r"_s), qPrintable(value));
+    }
+    sb::JobSpec bad = spec;
+    bad.slurm.extraArgs = {u"--exclusive --uid=0"_s};
+    QVERIFY(!sb::slurmBatchScript(bad, cluster, u"r"_s));
+    bad.slurm.extraArgs = {u"-x"_s};
+    QVERIFY(!sb::slurmBatchScript(bad, cluster, u"r"_s));
+}
+
+QTEST_GUILESS_MAIN(TestSlurmCommands)
+#include "tst_slurmcommands.moc"

@@ -1,0 +1,201 @@
+// Slurm jobs against a real cluster (tests/harness/slurmcluster.py: slurmctld, two slurmd's with
+// fake GPUs, slurmdbd on MariaDB), reached through a real sshd login node: submit, pending with
+// its reason, running, ended from sacct, exit codes, cancel, two nodes, hostile arguments, a
+// second Signalbox, a restart and a hung login node.
+#include "../support/SshNodes.h"
+#include "jobs/SlurmBackend.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// A monitor connected to the login node and a Slurm backend on it, as in the app.
+struct App {
+    sb::NodeMonitor monitor;
+    sb::SlurmBackend backend;
+    App(const SshNodes &cluster, const QString &dataDir)
+        : monitor({cluster.knownHostsFile()})
+        , backend(&monitor, {dataDir, 500}) {
+        monitor.setNodes({cluster.config(u"login"_s)});
+        backend.setClusters({{.name = u"lab"_s, .login = u"login"_s}});
+    }
+    std::optional<sb::Job> job(const QString &id) const {
+        for (const sb::Job &j : backend.jobs()) {
+            if (j.id == id)
+                return j;
+        }
+        return std::nullopt;
+    }
+    sb::JobState state(const QString &id) const {
+        const auto j = job(id);
+        return j ? j->state : sb::JobState::Queued;
+    }
+    QString message(const QString &id) const {
+        const auto j = job(id);
+        return j ? j->message : QString();
+    }
+    QString log(const QString &id) const { return QString::fromUtf8(backend.log(id).value()); }
+};
+
+sb::JobSpec slurmJob(const QString &name, const QStringList &command, int gpus = 0) {
+    return {
+        .name = name, .command = command, .backend = u"slurm"_s, .target = u"lab"_s, .gpus = gpus};
+}
+
+} // namespace
+
+class TestSlurmBackend : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void runsOnAGpuNodeAndEndsFromAccounting();
+    void exitCodesAndRefusals();
+    void pendingReasonCancelTwoNodesAndASecondSignalbox();
+    void followsAcrossARestartAndAHungLoginNode();
+
+private:
+    std::unique_ptr<SshNodes> m_cluster;
+};
+
+void TestSlurmBackend::initTestCase() {
+    m_cluster = std::make_unique<SshNodes>(QStringList{}, u"slurmcluster.py"_s);
+    QVERIFY2(m_cluster->error().isEmpty(), qPrintable(m_cluster->error()));
+    QVERIFY(m_cluster->trustAll());
+}
+
+void TestSlurmBackend::runsOnAGpuNodeAndEndsFromAccounting() {
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    // Every argument stays one literal word in the batch script.
+    const QStringList hostile{
+        u"a b"_s, u"$(touch /tmp/sb-pwned)"_s, u"'; exit 9; '"_s, u"\"q\""_s, u"`id`"_s, u"*"_s};
+    const auto id = app.backend.submit(slurmJob(
+        u"train/resnet 50"_s,
+        QStringList{u"sh"_s, u"-c"_s,
+                    u"echo \"run=$SIGNALBOX_RUN gpus=$SLURM_GPUS_ON_NODE node=$SLURMD_NODENAME\"; "
+                    "printf '<%s>' \"$@\"; echo; echo 'sb:metric {\"loss\": 0.5}'"_s,
+                    u"x"_s} +
+            hostile,
+        2));
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_VERIFY_WITH_TIMEOUT(!app.job(*id)->clusterJobId.isEmpty(), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Succeeded, 30000);
+    const sb::Job done = *app.job(*id);
+    QCOMPARE(done.exitCode.value_or(-1), 0);
+    QCOMPARE(done.gpuIds, u"gpu:2"_s); // from sacct's AllocTRES: it left squeue (MinJobAge 2 s)
+    QVERIFY(done.started.isValid() && done.finished >= done.started);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"<a b><$(touch /tmp/sb-pwned)><'; exit 9; '>"
+                                                   "<\"q\"><`id`><*>"_s),
+                             10000);
+    QVERIFY2(app.log(*id).contains(u"run=%1 gpus=2 node=gpu"_s.arg(*id)), qPrintable(app.log(*id)));
+    QVERIFY(!QFile::exists(u"/tmp/sb-pwned"_s));
+
+    // An unsafe option value never reaches sbatch.
+    sb::JobSpec bad = slurmJob(u"bad"_s, {u"true"_s});
+    bad.slurm.partition = u"gpu --wrap=reboot"_s;
+    const auto refused = app.backend.submit(bad);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().contains(u"not a single Slurm value"_s), qPrintable(refused.error()));
+    bad.slurm.partition.clear();
+    bad.environment.insert(u"A B"_s, u"1"_s);
+    QVERIFY(!app.backend.submit(bad));
+}
+
+void TestSlurmBackend::exitCodesAndRefusals() {
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    const auto failing =
+        app.backend.submit(slurmJob(u"fails"_s, {u"sh"_s, u"-c"_s, u"echo dying; exit 3"_s}));
+    QVERIFY(failing);
+    // sbatch itself refuses a partition the cluster does not have: the job says why.
+    sb::JobSpec nowhere = slurmJob(u"nowhere"_s, {u"true"_s});
+    nowhere.slurm.partition = u"nonesuch"_s;
+    const auto refused = app.backend.submit(nowhere);
+    QVERIFY(refused);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*refused), sb::JobState::Failed, 20000);
+    QVERIFY2(app.message(*refused).contains(u"sbatch refused it"_s) &&
+                 app.message(*refused).contains(u"partition"_s, Qt::CaseInsensitive),
+             qPrintable(app.message(*refused)));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*failing), sb::JobState::Failed, 30000);
+    QCOMPARE(app.job(*failing)->exitCode.value_or(-1), 3);
+    QCOMPARE(app.message(*failing), u"exit code 3"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*failing).contains(u"dying"_s), 10000);
+}
+
+void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    // Every GPU of both nodes, one task per node with the rendezvous variables.
+    sb::JobSpec wide =
+        slurmJob(u"ddp"_s,
+                 {u"sh"_s, u"-c"_s,
+                  u"echo \"rank=$RANK node_rank=$NODE_RANK world=$WORLD_SIZE master=$MASTER_ADDR "
+                  "on=$SLURMD_NODENAME\"; sleep 120"_s},
+                 4);
+    wide.workers = 2;
+    const auto big = app.backend.submit(wide);
+    QVERIFY(big);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*big), sb::JobState::Running, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*big).contains(u"rank=1 node_rank=1 world=2 master=gpu1"_s),
+                             20000);
+    QVERIFY2(app.log(*big).contains(u"rank=0 node_rank=0 world=2 master=gpu1 on=gpu1"_s),
+             qPrintable(app.log(*big)));
+    QVERIFY2(app.message(*big).startsWith(u"on gpu[1-2]"_s), qPrintable(app.message(*big)));
+
+    // No GPU is left: the next job waits, and says why in plain words.
+    const auto small = app.backend.submit(slurmJob(u"waits"_s, {u"true"_s}, 1));
+    QVERIFY(small);
+    QTRY_VERIFY_WITH_TIMEOUT(app.message(*small).startsWith(u"waiting for free nodes or GPUs"_s) ||
+                                 app.message(*small).startsWith(u"waiting behind"_s),
+                             20000);
+    QCOMPARE(app.state(*small), sb::JobState::Queued);
+
+    // A second Signalbox with its own history finds the user's jobs on the cluster.
+    QTemporaryDir otherData;
+    App other(*m_cluster, otherData.path());
+    const QString bigOnCluster = app.job(*big)->clusterJobId;
+    QTRY_VERIFY_WITH_TIMEOUT(other.job(u"lab-"_s + bigOnCluster).has_value(), 20000);
+    QCOMPARE(other.state(u"lab-"_s + bigOnCluster), sb::JobState::Running);
+    QCOMPARE(other.job(u"lab-"_s + bigOnCluster)->spec.name, *big);
+
+    // Cancelling the pending job, then the running one.
+    QVERIFY(app.backend.stop(*small));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*small), sb::JobState::Stopped, 30000);
+    QVERIFY(app.backend.stop(*big));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*big), sb::JobState::Stopped, 30000);
+    QCOMPARE(app.message(*big), u"cancelled"_s);
+    // Once it has left the queue, the other Signalbox no longer shows it.
+    QTRY_VERIFY_WITH_TIMEOUT(!other.job(u"lab-"_s + bigOnCluster).has_value(), 30000);
+}
+
+void TestSlurmBackend::followsAcrossARestartAndAHungLoginNode() {
+    QTemporaryDir data;
+    QString id;
+    const QString counter =
+        u"i=0; while [ $i -lt 40 ]; do echo line-$i; i=$((i+1)); sleep 0.25; done"_s;
+    {
+        App app(*m_cluster, data.path());
+        const auto submitted =
+            app.backend.submit(slurmJob(u"counter"_s, {u"sh"_s, u"-c"_s, counter}));
+        QVERIFY(submitted);
+        id = *submitted;
+        QTRY_VERIFY_WITH_TIMEOUT(app.log(id).contains(u"line-3\n"_s), 30000);
+    } // Signalbox quits while the job runs on
+
+    App app(*m_cluster, data.path());
+    QCOMPARE(app.state(id), sb::JobState::Running);
+    QVERIFY(m_cluster->command(u"stop login"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(app.message(id).startsWith(u"cannot reach the login node"_s), 30000);
+    QVERIFY(m_cluster->command(u"cont login"_s));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(id), sb::JobState::Succeeded, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(id).contains(u"line-39\n"_s), 10000);
+    // Followed by offset: every line once, none lost.
+    for (int i = 0; i < 40; ++i)
+        QCOMPARE(app.log(id).count(u"line-%1\n"_s.arg(i)), 1);
+}
+
+QTEST_GUILESS_MAIN(TestSlurmBackend)
+#include "tst_slurmbackend.moc"
