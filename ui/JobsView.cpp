@@ -2,6 +2,7 @@
 
 #include "NewRunDialog.h"
 #include "jobs/KubeBackend.h"
+#include "jobs/SlurmBackend.h"
 
 #include <QCheckBox>
 #include <QDialog>
@@ -170,7 +171,8 @@ void JobsView::showLog() {
 
 void JobsView::newRun(const JobSpec &preset) {
     auto *kube = m_jobs->backendOfType<KubeBackend>();
-    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), kube, this);
+    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), kube,
+                        m_jobs->backendOfType<SlurmBackend>(), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
     const JobSpec spec = dialog.spec();

@@ -3,6 +3,7 @@
 #include "config/YamlJson.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/KubeJobs.h"
+#include "jobs/SlurmBackend.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -83,9 +84,10 @@ QSpinBox *optionalSpin(int minimum, int maximum, int value, const QString &none,
 } // namespace
 
 NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, KubeBackend *kube,
-                           QWidget *parent)
+                           SlurmBackend *slurm, QWidget *parent)
     : QDialog(parent)
     , m_kube(kube)
+    , m_slurm(slurm)
     , m_where(new QComboBox)
     , m_gpus(new QSpinBox)
     , m_code(new QLineEdit(preset.codeDirectory))
@@ -108,6 +110,14 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     , m_failCodes(new QLineEdit(joinCodes(preset.kube.failExitCodes)))
     , m_ttl(optionalSpin(-1, 43200, preset.kube.ttlSeconds < 0 ? -1 : preset.kube.ttlSeconds / 60,
                          tr("keep"), tr(" min")))
+    , m_partition(new QLineEdit(preset.slurm.partition))
+    , m_account(new QLineEdit(preset.slurm.account))
+    , m_qos(new QLineEdit(preset.slurm.qos))
+    , m_timeLimit(new QLineEdit(preset.slurm.timeLimit))
+    , m_cpusPerTask(optionalSpin(0, 1024, preset.slurm.cpusPerTask, tr("default"), QString()))
+    , m_slurmMemory(new QLineEdit(preset.slurm.memory))
+    , m_gpuType(new QLineEdit(preset.slurm.gpuType))
+    , m_script(new QPlainTextEdit)
     , m_showManifest(new QPushButton(tr("Manifest")))
     , m_manifest(new QPlainTextEdit)
     , m_verdict(new QLabel)
@@ -127,6 +137,9 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                                 {m_deadline, "deadline"},
                                 {m_failCodes, "failCodes"},
                                 {m_ttl, "ttl"},
+                                {m_partition, "partition"},
+                                {m_timeLimit, "timeLimit"},
+                                {m_script, "batchScript"},
                                 {m_showManifest, "showManifest"},
                                 {m_manifest, "manifest"},
                                 {m_verdict, "verdict"}})
@@ -142,6 +155,8 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         addWhere(tr("Node %1").arg(node), u"ssh"_s, node);
     for (const QString &cluster : kube ? kube->clusters() : QStringList())
         addWhere(tr("Cluster %1").arg(cluster), kube->name(), cluster);
+    for (const QString &cluster : slurm ? slurm->clusters() : QStringList())
+        addWhere(tr("Slurm cluster %1").arg(cluster), slurm->name(), cluster);
     for (int i = 0; i < m_where->count(); ++i) {
         if (m_where->itemData(i, kBackendRole).toString() == preset.backend &&
             m_where->itemData(i).toString() == preset.target)
@@ -234,6 +249,24 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     form->addRow(tr("Deadline"), m_deadline);
     form->addRow(tr("Fail at once on"), m_failCodes);
     form->addRow(tr("Delete when done"), m_ttl);
+    form->addRow(tr("Partition"), m_partition);
+    form->addRow(tr("Account"), m_account);
+    form->addRow(tr("QoS"), m_qos);
+    form->addRow(tr("Time limit"), m_timeLimit);
+    form->addRow(tr("CPUs per node"), m_cpusPerTask);
+    form->addRow(tr("Memory per node"), m_slurmMemory);
+    form->addRow(tr("GPU type"), m_gpuType);
+    m_partition->setPlaceholderText(tr("the cluster's default"));
+    m_account->setPlaceholderText(tr("the cluster's default"));
+    m_qos->setPlaceholderText(tr("the cluster's default"));
+    m_timeLimit->setPlaceholderText(tr("e.g. 4:00:00 or 2-00:00:00; empty: the partition's"));
+    m_slurmMemory->setPlaceholderText(tr("e.g. 64G; empty: the partition's"));
+    m_gpuType->setPlaceholderText(tr("e.g. h100; empty: any"));
+    m_script->setReadOnly(true);
+    m_script->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_script->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_script->setMinimumHeight(200);
+    m_script->setToolTip(tr("What sbatch receives; sbatch adds the job name and output file"));
 
     m_showManifest->setCheckable(true);
     m_showManifest->setToolTip(tr("The objects Run submits, as YAML; edit them freely"));
@@ -256,14 +289,16 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     layout->addLayout(form);
     layout->addLayout(manifestRow);
     layout->addWidget(m_manifest, 1);
+    layout->addWidget(m_script, 1);
     layout->addWidget(m_verdict);
     layout->addWidget(buttons);
 
     auto update = [this, form, reset, edited, browseCode] {
         const bool cluster = onCluster();
+        const bool slurmCluster = onSlurm();
         const bool node = m_where->currentData(kBackendRole).toString() == "ssh"_L1;
-        m_gpus->setEnabled(node || cluster);
-        m_code->setEnabled(node || cluster);
+        m_gpus->setEnabled(node || cluster || slurmCluster);
+        m_code->setEnabled(node || cluster); // code shipping to Slurm is still to come
         browseCode->setEnabled(node || cluster);
         m_code->setPlaceholderText(
             cluster ? tr("optional: a local directory unpacked in the pods at %1")
@@ -273,10 +308,28 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                  m_template, m_image, m_workers, m_tfConfig, m_cpu, m_memory, m_queue, m_retries,
                  m_deadline, m_failCodes, m_ttl})
             form->setRowVisible(field, cluster);
+        for (QWidget *field :
+             std::initializer_list<QWidget *>{m_partition, m_account, m_qos, m_timeLimit,
+                                              m_cpusPerTask, m_slurmMemory, m_gpuType})
+            form->setRowVisible(field, slurmCluster);
+        form->setRowVisible(m_workers, cluster || slurmCluster);
+        m_workers->setToolTip(slurmCluster
+                                  ? tr("Nodes, one task each under srun, with MASTER_ADDR, "
+                                       "MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun")
+                                  : tr("More than one: an Indexed Job; each pod gets MASTER_ADDR, "
+                                       "MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun"));
+        m_script->setVisible(slurmCluster);
+        if (slurmCluster) {
+            const auto script = m_slurm->batchScript(spec());
+            m_script->setPlainText(script ? *script : tr("# %1").arg(script.error()));
+        }
         m_tfConfig->setEnabled(m_workers->value() > 1);
         m_directory->setPlaceholderText(cluster ? tr("in the container: the image's own")
-                                                : tr("on the node: the copied code, else the "
-                                                     "home directory"));
+                                        : slurmCluster
+                                            ? tr("on the cluster: the run's directory in the "
+                                                 "workspace")
+                                            : tr("on the node: the copied code, else the "
+                                                 "home directory"));
         m_showManifest->setVisible(cluster);
         m_manifest->setVisible(cluster && m_showManifest->isChecked());
         edited->setVisible(cluster && m_manifestEdited);
@@ -309,9 +362,10 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                 });
     }
     for (QLineEdit *field :
-         {m_name, m_command, m_directory, m_image, m_cpu, m_memory, m_queue, m_failCodes})
+         {m_name, m_command, m_directory, m_image, m_cpu, m_memory, m_queue, m_failCodes,
+          m_partition, m_account, m_qos, m_timeLimit, m_slurmMemory, m_gpuType})
         connect(field, &QLineEdit::textChanged, this, update);
-    for (QSpinBox *field : {m_gpus, m_workers, m_retries, m_deadline, m_ttl})
+    for (QSpinBox *field : {m_gpus, m_workers, m_retries, m_deadline, m_ttl, m_cpusPerTask})
         connect(field, &QSpinBox::valueChanged, this, update);
     for (QComboBox *field : {m_where, m_template})
         connect(field, &QComboBox::currentIndexChanged, this, update);
@@ -332,6 +386,10 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     prepareCode();
     update();
     resize(680, sizeHint().height());
+}
+
+bool NewRunDialog::onSlurm() const {
+    return m_slurm && m_where->currentData(kBackendRole).toString() == m_slurm->name();
 }
 
 bool NewRunDialog::onCluster() const {
@@ -445,6 +503,17 @@ JobSpec NewRunDialog::spec() const {
         if (const auto codes = exitCodes(m_failCodes->text()))
             kube.failExitCodes = *codes;
         kube.ttlSeconds = m_ttl->value() < 0 ? -1 : m_ttl->value() * 60;
+    } else if (onSlurm()) {
+        spec.gpus = m_gpus->value();
+        spec.workers = m_workers->value();
+        SlurmOptions &slurm = spec.slurm;
+        slurm.partition = m_partition->text().trimmed();
+        slurm.account = m_account->text().trimmed();
+        slurm.qos = m_qos->text().trimmed();
+        slurm.timeLimit = m_timeLimit->text().trimmed();
+        slurm.cpusPerTask = m_cpusPerTask->value();
+        slurm.memory = m_slurmMemory->text().trimmed();
+        slurm.gpuType = m_gpuType->text().trimmed();
     } else if (spec.backend == "ssh"_L1) {
         spec.gpus = m_gpus->value();
         spec.codeDirectory = m_code->text().trimmed();

@@ -17,12 +17,14 @@ class QSpinBox;
 namespace sb {
 
 class KubeBackend;
+class SlurmBackend;
 
 // Asks for a run: where (this computer, an SSH node, any node with enough free GPUs, or a
 // Kubernetes cluster), how many GPUs, name, command line, working directory, environment, a code
 // directory to copy to the node first, and on a cluster the job template, image, workers, CPU,
-// memory, Kueue queue, retries and deadlines. The command line is split into arguments here,
-// the way a shell would, and is never handed to a shell as text.
+// memory, Kueue queue, retries and deadlines; on a Slurm cluster the partition, account, QoS,
+// time limit, nodes, CPUs, memory and GPU type, with the batch script it becomes. The command line
+// is split into arguments here, the way a shell would, and is never handed to a shell as text.
 //
 // For a cluster the dialog shows the manifests it will submit as YAML, editable; Run first has
 // the API server check them (a server-side dry run) and stays open with its verdict if refused.
@@ -30,7 +32,7 @@ class NewRunDialog final : public QDialog {
     Q_OBJECT
 public:
     NewRunDialog(const JobSpec &preset, const QStringList &nodes, KubeBackend *kube = nullptr,
-                 QWidget *parent = nullptr);
+                 SlurmBackend *slurm = nullptr, QWidget *parent = nullptr);
     JobSpec spec() const;
     // For a cluster: the manifests the API server accepted in its dry run, to submit as they are.
     // What the API server accepted in a dry run (perhaps edited), with the code it fetches.
@@ -38,11 +40,13 @@ public:
 
 private:
     bool onCluster() const;
+    bool onSlurm() const;
     void regenerateManifest();
     void prepareCode();
     void run();
 
     KubeBackend *m_kube;
+    SlurmBackend *m_slurm;
     QComboBox *m_where;
     QSpinBox *m_gpus;
     QLineEdit *m_code;
@@ -61,6 +65,14 @@ private:
     QSpinBox *m_deadline;
     QLineEdit *m_failCodes;
     QSpinBox *m_ttl;
+    QLineEdit *m_partition;
+    QLineEdit *m_account;
+    QLineEdit *m_qos;
+    QLineEdit *m_timeLimit;
+    QSpinBox *m_cpusPerTask;
+    QLineEdit *m_slurmMemory;
+    QLineEdit *m_gpuType;
+    QPlainTextEdit *m_script; // the batch script the form becomes, read-only
     QPushButton *m_showManifest;
     QPlainTextEdit *m_manifest;
     QLabel *m_verdict;

@@ -346,6 +346,11 @@ JobSpec Sweep::trialJob(const Trial &trial) const {
         job.kube.image = m_spec.image;
         job.kube.jobTemplate = m_spec.jobTemplate;
         job.workingDirectory = m_spec.workingDirectory;
+    } else if (!m_spec.slurmCluster.isEmpty()) {
+        job.target = m_spec.slurmCluster;
+        job.slurm.partition = m_spec.partition;
+        job.slurm.timeLimit = m_spec.timeLimit;
+        job.workingDirectory = m_spec.workingDirectory;
     } else if (!m_spec.nodes.isEmpty()) {
         job.target =
             m_spec.nodes.size() == 1 ? m_spec.nodes.first() : QString(JobSpec::kAnyNode.toString());

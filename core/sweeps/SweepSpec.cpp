@@ -297,10 +297,11 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     const QString at = u"signalbox"_s;
     if (!node.IsMap())
         return in.error(node, at, u"must be a mapping (nodes or cluster, parallelism, ...)"_s);
-    if (Status known = in.keys(node, at,
-                               {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s,
-                                u"parallelism"_s, u"gpus_per_trial"_s, u"interpreter"_s,
-                                u"working_directory"_s, u"code"_s, u"environment"_s});
+    if (Status known =
+            in.keys(node, at,
+                    {u"nodes"_s, u"cluster"_s, u"job_template"_s, u"image"_s, u"slurm"_s,
+                     u"partition"_s, u"time_limit"_s, u"parallelism"_s, u"gpus_per_trial"_s,
+                     u"interpreter"_s, u"working_directory"_s, u"code"_s, u"environment"_s});
         !known)
         return known;
     for (const auto &entry : node) {
@@ -340,6 +341,9 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
             if (!text)
                 return Error{text.error()};
             QString &slot = key == "cluster"             ? spec.cluster
+                            : key == "slurm"             ? spec.slurmCluster
+                            : key == "partition"         ? spec.partition
+                            : key == "time_limit"        ? spec.timeLimit
                             : key == "job_template"      ? spec.jobTemplate
                             : key == "image"             ? spec.image
                             : key == "interpreter"       ? spec.interpreter
@@ -350,9 +354,16 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
     }
     if (!spec.cluster.isEmpty() && !spec.nodes.isEmpty())
         return in.error(node, at, u"names nodes and a cluster; trials run on one or the other"_s);
-    spec.backend = !spec.cluster.isEmpty() ? u"kubernetes"_s
-                   : !spec.nodes.isEmpty() ? u"ssh"_s
-                                           : u"local"_s;
+    if (!spec.slurmCluster.isEmpty() && (!spec.cluster.isEmpty() || !spec.nodes.isEmpty()))
+        return in.error(node, at,
+                        u"names a Slurm cluster and nodes or a cluster; trials run on "
+                        "one"_s);
+    spec.backend = !spec.cluster.isEmpty()        ? u"kubernetes"_s
+                   : !spec.slurmCluster.isEmpty() ? u"slurm"_s
+                   : !spec.nodes.isEmpty()        ? u"ssh"_s
+                                                  : u"local"_s;
+    if (spec.slurmCluster.isEmpty() && (!spec.partition.isEmpty() || !spec.timeLimit.isEmpty()))
+        return in.error(node, at, u"partition and time_limit are for a Slurm cluster (slurm:)"_s);
     if (spec.cluster.isEmpty() && (!spec.jobTemplate.isEmpty() || !spec.image.isEmpty()))
         return in.error(node, at, u"job_template and image are for a cluster"_s);
     if (!spec.cluster.isEmpty() && spec.image.isEmpty() && spec.jobTemplate.isEmpty())

@@ -61,11 +61,14 @@ struct SweepSpec {
 
     // The `signalbox:` section: where and how trials run.
     QString backend = QStringLiteral("local"); // as JobSpec::backend, from the keys below
-    QStringList nodes;   // SSH nodes; ["*"]: any node. Empty with no cluster: this computer
-    QString cluster;     // a kubeconfig context instead
-    QString jobTemplate; // of the config, for cluster trials
-    QString image;       // for cluster trials
-    int parallelism = 1; // trials running at once
+    QStringList nodes;    // SSH nodes; ["*"]: any node. Empty with no cluster: this computer
+    QString cluster;      // a kubeconfig context instead
+    QString jobTemplate;  // of the config, for cluster trials
+    QString image;        // for cluster trials
+    QString slurmCluster; // a Slurm cluster of the config instead; each trial a job of its own
+    QString partition;    // for Slurm trials; empty: the cluster's default
+    QString timeLimit;    // for Slurm trials, as sbatch --time takes it
+    int parallelism = 1;  // trials running at once
     int gpusPerTrial = 0;
     QString interpreter = QStringLiteral("python3");
     QString workingDirectory;

@@ -100,6 +100,14 @@ signalbox:
     QCOMPARE(spec.gpusPerTrial, 2);
     QCOMPARE(spec.parallelism, 3);
     QCOMPARE(spec.command.size(), 4); // the default: ${env} ${interpreter} ${program} ${args}
+    QCOMPARE(spec.backend, u"ssh"_s);
+
+    const sb::SweepSpec onSlurm =
+        parsed("method: grid\nprogram: p.py\nparameters: {a: {values: [1, 2]}}\n"
+               "signalbox: {slurm: hpc, partition: gpu, time_limit: \"4:00:00\"}\n");
+    QCOMPARE(onSlurm.backend, u"slurm"_s);
+    QCOMPARE(onSlurm.slurmCluster, u"hpc"_s);
+    QCOMPARE(onSlurm.timeLimit, u"4:00:00"_s);
 
     const sb::SweepSpec maxIter =
         parsed("method: grid\nprogram: p.py\nmetric: {name: loss}\nparameters: {a: {values: "
@@ -158,6 +166,12 @@ void TestSweeps::errorsNameLineAndKey_data() {
         << head + "parameters: {a: {value: 1}}\nsignalbox:\n  nodes: [a]\n  cluster: c\n  "
                   "image: i\n"
         << u"sweep.yaml:5: signalbox names nodes and a cluster"_s;
+    QTest::newRow("slurm and nodes")
+        << head + "parameters: {a: {value: 1}}\nsignalbox: {slurm: hpc, nodes: [a]}\n"
+        << u"sweep.yaml:4: signalbox names a Slurm cluster and nodes or a cluster"_s;
+    QTest::newRow("partition without slurm")
+        << head + "parameters: {a: {value: 1}}\nsignalbox: {partition: gpu}\n"
+        << u"sweep.yaml:4: signalbox partition and time_limit are for a Slurm cluster"_s;
     QTest::newRow("parallelism")
         << head + "parameters: {a: {value: 1}}\nsignalbox: {parallelism: 0}\n"
         << u"sweep.yaml:4: signalbox.parallelism must be a whole number, at least 1"_s;

@@ -11,6 +11,7 @@
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/LocalBackend.h"
+#include "jobs/SlurmBackend.h"
 #include "jobs/SshBackend.h"
 #include "metrics/CollectorClient.h"
 #include "monitor/NodeMonitor.h"
@@ -35,6 +36,7 @@ class TestClusterJobs final : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void dialogOffersTheCluster();
+    void dialogOffersASlurmCluster();
     void dialogChecksTheManifestWithTheApiServer();
     void dialogPacksTheCodeBeforeRun();
     void tableShowsClusterAndLocalRuns();
@@ -95,6 +97,45 @@ void TestClusterJobs::dialogOffersTheCluster() {
     QCOMPARE(spec.kube.ttlSeconds, 3600);
     // Resubmitting a cluster run opens on its cluster, with everything it had.
     sb::NewRunDialog again(spec, {u"gpu-box"_s}, m_kube.get());
+    QCOMPARE(again.spec().toJson(), spec.toJson());
+}
+
+// A Slurm cluster beside the Kubernetes one: its own fields, and the batch script they become.
+void TestClusterJobs::dialogOffersASlurmCluster() {
+    QTemporaryDir data;
+    sb::NodeMonitor monitor;
+    sb::SlurmBackend slurm(&monitor, {data.path(), 60000});
+    slurm.setClusters({{.name = u"hpc"_s, .login = u"login"_s, .account = u"lab-ml"_s}});
+    sb::NewRunDialog dialog({}, {}, m_kube.get(), &slurm);
+    auto *where = dialog.findChild<QComboBox *>(u"where"_s);
+    auto *partition = dialog.findChild<QLineEdit *>(u"partition"_s);
+    auto *script = dialog.findChild<QPlainTextEdit *>(u"batchScript"_s);
+    QVERIFY(where && partition && script);
+    QCOMPARE(where->itemText(2), u"Slurm cluster hpc"_s);
+    dialog.show();
+    QVERIFY(!partition->isVisible() && !script->isVisible());
+    where->setCurrentIndex(2);
+    QVERIFY(partition->isVisible() && script->isVisible());
+    QVERIFY(!dialog.findChild<QLineEdit *>(u"image"_s)->isVisible());
+    dialog.findChild<QLineEdit *>(u"command"_s)->setText(u"python3 train.py --note \"it's\""_s);
+    partition->setText(u"h100"_s);
+    dialog.findChild<QLineEdit *>(u"timeLimit"_s)->setText(u"4:00:00"_s);
+    dialog.findChild<QSpinBox *>(u"gpus"_s)->setValue(4);
+    dialog.findChild<QSpinBox *>(u"workers"_s)->setValue(2);
+    const sb::JobSpec spec = dialog.spec();
+    QCOMPARE(spec.backend, u"slurm"_s);
+    QCOMPARE(spec.target, u"hpc"_s);
+    QCOMPARE(spec.slurm.partition, u"h100"_s);
+    QCOMPARE(spec.workers, 2);
+    for (const QString &line :
+         {u"#SBATCH --partition=h100"_s, u"#SBATCH --account=lab-ml"_s, u"#SBATCH --time=4:00:00"_s,
+          u"#SBATCH --nodes=2"_s, u"#SBATCH --gpus-per-node=4"_s, u"exec srun"_s,
+          u"python3 train.py --note 'it'\\''s'"_s})
+        QVERIFY2(script->toPlainText().contains(line), qPrintable(script->toPlainText()));
+    partition->setText(u"h100 --uid=0"_s); // the script says why it cannot be
+    QVERIFY2(script->toPlainText().startsWith(u"# partition: "_s),
+             qPrintable(script->toPlainText()));
+    sb::NewRunDialog again(spec, {}, m_kube.get(), &slurm);
     QCOMPARE(again.spec().toJson(), spec.toJson());
 }
 
