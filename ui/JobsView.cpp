@@ -49,8 +49,10 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     m_describe = new QPushButton(tr("Describe"));
     m_describe->setToolTip(tr("Everything known about the run; on a cluster also its conditions, "
                               "pods and events"));
-    m_allJobs = new QCheckBox(tr("All jobs of the clusters' namespaces"));
-    m_allJobs->setToolTip(tr("Also jobs not submitted from Signalbox"));
+    m_allJobs = new QCheckBox(tr("All jobs on the clusters (every user's)"));
+    m_allJobs->setToolTip(tr("Also jobs not submitted from Signalbox: every job of a Kubernetes "
+                             "namespace, every user's on a Slurm cluster (your own are always "
+                             "shown)"));
     m_allJobs->setObjectName(u"allJobs"_s);
     QList<JobBackend *> foreign; // backends that can show jobs not submitted from Signalbox
     for (JobBackend *backend : m_jobs->backends()) {
@@ -114,7 +116,7 @@ void JobsView::selectJob(const QString &id) {
 
 void JobsView::updateButtons() {
     const Job *job = selected();
-    m_stop->setEnabled(job && job->state == JobState::Running);
+    m_stop->setEnabled(job && !job->finishedState()); // a queued job is cancelled
     m_resubmit->setEnabled(job != nullptr);
     m_describe->setEnabled(job != nullptr);
 }

@@ -265,7 +265,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     m_script->setReadOnly(true);
     m_script->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_script->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_script->setMinimumHeight(200);
+    m_script->setMinimumHeight(140);
     m_script->setToolTip(tr("What sbatch receives; sbatch adds the job name and output file"));
 
     m_showManifest->setCheckable(true);
@@ -324,6 +324,10 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
             m_script->setPlainText(script ? *script : tr("# %1").arg(script.error()));
         }
         m_tfConfig->setEnabled(m_workers->value() > 1);
+        // This computer's home directory, filled in for a local run, means nothing elsewhere.
+        if (m_where->currentData(kBackendRole).toString() != "local"_L1 &&
+            m_directory->text() == QDir::homePath())
+            m_directory->clear();
         m_directory->setPlaceholderText(cluster ? tr("in the container: the image's own")
                                         : slurmCluster
                                             ? tr("on the cluster: the run's directory in the "

@@ -18,6 +18,11 @@ QString workspaceOf(const SlurmClusterConfig &cluster) {
     return cluster.workspace.isEmpty() ? u"~/.signalbox/slurm"_s : cluster.workspace;
 }
 
+// A command's error output as one line for the jobs table ("sbatch: error: ...; ...").
+QString oneLine(const QByteArray &output) {
+    return QString::fromUtf8(output).trimmed().split(u'\n', Qt::SkipEmptyParts).join(u"; "_s);
+}
+
 } // namespace
 
 SlurmBackend::SlurmBackend(NodeMonitor *monitor, Options options, QObject *parent)
@@ -136,8 +141,8 @@ void SlurmBackend::sendSubmission(const QString &id, const QString &script) {
                 if (!result || result->exitCode != 0 || lines.isEmpty()) {
                     j->state = JobState::Failed;
                     j->finished = QDateTime::currentDateTime();
-                    j->message = u"sbatch refused it: %1"_s.arg(
-                        result ? QString::fromUtf8(result->err).trimmed() : result.error());
+                    j->message = u"sbatch refused it: %1"_s.arg(result ? oneLine(result->err)
+                                                                       : result.error());
                     update(*j);
                     return;
                 }
@@ -164,8 +169,8 @@ void SlurmBackend::cancel(const Job &job) {
             if (!j || j->finishedState())
                 return;
             if (!result || result->exitCode != 0) {
-                j->message = u"scancel failed: %1"_s.arg(
-                    result ? QString::fromUtf8(result->err).trimmed() : result.error());
+                j->message =
+                    u"scancel failed: %1"_s.arg(result ? oneLine(result->err) : result.error());
                 update(*j);
             }
         },
@@ -387,7 +392,7 @@ void SlurmBackend::showForeign(const QString &clusterName, const QList<SlurmJobR
     for (const SlurmJobRow &row : rows) {
         seen.insert(row.jobId);
         Job job;
-        job.id = clusterName + u'-' + row.jobId;
+        job.id = u"%1 (%2 job %3)"_s.arg(row.name, clusterName, row.jobId); // unique, readable
         job.backend = name();
         job.node = clusterName;
         job.clusterJobId = row.jobId;

@@ -3,7 +3,12 @@
 // its reason, running, ended from sacct, exit codes, cancel, two nodes, hostile arguments, a
 // second Signalbox, a restart and a hung login node.
 #include "../support/SshNodes.h"
+#include "collector/EmbeddedCollector.h"
+#include "jobs/JobsModel.h"
+#include "jobs/MetricLineForwarder.h"
 #include "jobs/SlurmBackend.h"
+#include "metrics/CollectorClient.h"
+#include "sweeps/Sweep.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -55,6 +60,7 @@ private Q_SLOTS:
     void exitCodesAndRefusals();
     void pendingReasonCancelTwoNodesAndASecondSignalbox();
     void followsAcrossARestartAndAHungLoginNode();
+    void aSweepRunsItsTrialsAsJobs();
 
 private:
     std::unique_ptr<SshNodes> m_cluster;
@@ -156,10 +162,10 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
     // A second Signalbox with its own history finds the user's jobs on the cluster.
     QTemporaryDir otherData;
     App other(*m_cluster, otherData.path());
-    const QString bigOnCluster = app.job(*big)->clusterJobId;
-    QTRY_VERIFY_WITH_TIMEOUT(other.job(u"lab-"_s + bigOnCluster).has_value(), 20000);
-    QCOMPARE(other.state(u"lab-"_s + bigOnCluster), sb::JobState::Running);
-    QCOMPARE(other.job(u"lab-"_s + bigOnCluster)->spec.name, *big);
+    const QString bigThere = u"%1 (lab job %2)"_s.arg(*big, app.job(*big)->clusterJobId);
+    QTRY_VERIFY_WITH_TIMEOUT(other.job(bigThere).has_value(), 20000);
+    QCOMPARE(other.state(bigThere), sb::JobState::Running);
+    QCOMPARE(other.job(bigThere)->spec.name, *big);
 
     // Cancelling the pending job, then the running one.
     QVERIFY(app.backend.stop(*small));
@@ -168,18 +174,22 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
     QTRY_COMPARE_WITH_TIMEOUT(app.state(*big), sb::JobState::Stopped, 30000);
     QCOMPARE(app.message(*big), u"cancelled"_s);
     // Once it has left the queue, the other Signalbox no longer shows it.
-    QTRY_VERIFY_WITH_TIMEOUT(!other.job(u"lab-"_s + bigOnCluster).has_value(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!other.job(bigThere).has_value(), 30000);
 }
 
 void TestSlurmBackend::followsAcrossARestartAndAHungLoginNode() {
     QTemporaryDir data;
-    QString id;
+    QTemporaryDir shared; // the cluster's nodes share this machine's filesystem
+    const QString go = shared.filePath(u"go"_s);
+    // Half the lines, then it waits for the test's word, so it is surely running meanwhile.
     const QString counter =
-        u"i=0; while [ $i -lt 40 ]; do echo line-$i; i=$((i+1)); sleep 0.25; done"_s;
+        u"i=0; while [ $i -lt 40 ]; do [ $i -eq 20 ] && while [ ! -e \"$0\" ]; do sleep 0.2; "
+        "done; echo line-$i; i=$((i+1)); sleep 0.1; done"_s;
+    QString id;
     {
         App app(*m_cluster, data.path());
         const auto submitted =
-            app.backend.submit(slurmJob(u"counter"_s, {u"sh"_s, u"-c"_s, counter}));
+            app.backend.submit(slurmJob(u"counter"_s, {u"sh"_s, u"-c"_s, counter, go}));
         QVERIFY(submitted);
         id = *submitted;
         QTRY_VERIFY_WITH_TIMEOUT(app.log(id).contains(u"line-3\n"_s), 30000);
@@ -187,14 +197,62 @@ void TestSlurmBackend::followsAcrossARestartAndAHungLoginNode() {
 
     App app(*m_cluster, data.path());
     QCOMPARE(app.state(id), sb::JobState::Running);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(id).contains(u"line-19\n"_s), 30000);
     QVERIFY(m_cluster->command(u"stop login"_s));
     QTRY_VERIFY_WITH_TIMEOUT(app.message(id).startsWith(u"cannot reach the login node"_s), 30000);
+    QCOMPARE(app.state(id), sb::JobState::Running); // it goes on over there
     QVERIFY(m_cluster->command(u"cont login"_s));
+    QFile(go).open(QIODevice::WriteOnly);
     QTRY_COMPARE_WITH_TIMEOUT(app.state(id), sb::JobState::Succeeded, 60000);
     QTRY_VERIFY_WITH_TIMEOUT(app.log(id).contains(u"line-39\n"_s), 10000);
     // Followed by offset: every line once, none lost.
     for (int i = 0; i < 40; ++i)
         QCOMPARE(app.log(id).count(u"line-%1\n"_s.arg(i)), 1);
+}
+
+// A grid sweep on the cluster, each trial a job of its own, its metric lines read from the jobs'
+// output into a real embedded collector, the best trial found from them.
+void TestSlurmBackend::aSweepRunsItsTrialsAsJobs() {
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    sb::JobsModel jobs;
+    jobs.addBackend(&app.backend);
+    sb::Collector::Options options;
+    options.dataDir = data.filePath(u"collector"_s);
+    options.port = 0;
+    auto collector = sb::EmbeddedCollector::start(options);
+    QVERIFY2(collector, qPrintable(collector.error()));
+    sb::CollectorClient client((*collector)->url(), QString());
+    sb::MetricLineForwarder forwarder(&client);
+    forwarder.watch(&app.backend);
+
+    QFile train(data.filePath(u"train.py"_s));
+    QVERIFY(train.open(QIODevice::WriteOnly));
+    train.write("import json, sys\n"
+                "q = float(sys.argv[1].split('=')[1])\n"
+                "for step in range(3):\n"
+                "    print('@signalbox ' + json.dumps({'step': step, 'loss': q + 1 / (step + 1)}),"
+                " flush=True)\n");
+    train.close();
+    const QByteArray yaml = "name: on-slurm\nmethod: grid\nprogram: " + train.fileName().toUtf8() +
+                            "\nmetric: {name: loss}\nparameters:\n  q: {values: [3, 1, 2]}\n"
+                            "signalbox: {slurm: lab, parallelism: 3, gpus_per_trial: 1, "
+                            "time_limit: \"0:10:00\"}\n";
+    auto parsed = sb::SweepSpec::parse(yaml, data.filePath(u"sweep.yaml"_s));
+    QVERIFY2(parsed, qPrintable(parsed.error()));
+    auto created =
+        sb::Sweep::create(*parsed, &jobs, &client, {data.filePath(u"sweeps"_s), 42, 200});
+    QVERIFY2(created, qPrintable(created.error()));
+    std::unique_ptr<sb::Sweep> sweep(*created);
+    sweep->start();
+    QTRY_VERIFY_WITH_TIMEOUT(sweep->state() == sb::Sweep::State::Finished, 120000);
+    QCOMPARE(sweep->trials().size(), 3);
+    for (const sb::Trial &trial : sweep->trials()) {
+        QCOMPARE(trial.state, sb::JobState::Succeeded);
+        QCOMPARE(app.job(trial.jobId)->spec.slurm.timeLimit, u"0:10:00"_s);
+        QCOMPARE(trial.values.size(), 3);
+    }
+    QCOMPARE(sweep->trials()[sweep->bestTrial()].parameters[u"q"_s].toInt(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestSlurmBackend)
