@@ -408,8 +408,10 @@ void SlurmBackend::showForeign(const QString &clusterName, const QList<SlurmJobR
             job.started = row.start;
         job.gpuIds = row.gres;
         const auto it = shown.constFind(row.jobId);
-        if (it != shown.cend() && it->toJson() == job.toJson())
-            continue;
+        if (it != shown.cend() && it->state == job.state && it->message == job.message &&
+            it->started == job.started && it->gpuIds == job.gpuIds &&
+            it->spec.name == job.spec.name)
+            continue; // unchanged: most of a long queue, every poll
         shown.insert(row.jobId, job);
         Q_EMIT jobChanged(job);
     }
