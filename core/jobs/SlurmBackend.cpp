@@ -270,7 +270,7 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
     for (Job &job : m_jobs) {
         if (job.node != where.name || job.clusterJobId.isEmpty())
             continue;
-        if (!job.finishedState() && m_leftQueue.contains(job.id))
+        if (!job.finishedState() && m_askAccounting.contains(job.id))
             accounting << job.clusterJobId;
         if (job.state == JobState::Running || m_tail.contains(job.id)) {
             following << &job;
@@ -295,8 +295,7 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
         kCommandTimeoutMs);
 }
 
-void SlurmBackend::unreachable(const QString &clusterName, const QString &why) {
-    const QString message = u"cannot reach the login node; the job goes on there (%1)"_s.arg(why);
+void SlurmBackend::unreachable(const QString &clusterName, const QString &message) {
     for (Job &job : m_jobs) {
         if (job.node == clusterName && !job.finishedState() && job.message != message) {
             job.message = message;
@@ -316,7 +315,8 @@ void SlurmBackend::received(const QString &clusterName, const QList<Job *> &foll
             m_tail.remove(job->id); // its log was read after it ended: complete
     }
     if (poll.queueFailed)
-        return unreachable(clusterName, u"squeue did not answer"_s);
+        return unreachable(clusterName, u"the cluster's controller does not answer squeue; the "
+                                        "job goes on there"_s);
 
     QHash<QString, SlurmJobRow> queue;
     for (const SlurmJobRow &row : poll.queue)
@@ -332,25 +332,28 @@ void SlurmBackend::received(const QString &clusterName, const QList<Job *> &foll
         if (job.finishedState())
             continue;
         const bool read = following.contains(&job);
-        if (const auto row = queue.constFind(job.clusterJobId); row != queue.cend()) {
-            m_leftQueue.remove(job.id);
-            // An end squeue reports still lacks the exit code sacct knows: ask it next time.
-            if (slurmJobState(row->state) >= JobState::Succeeded && !poll.accountingFailed) {
-                m_leftQueue.insert(job.id);
-                continue;
-            }
+        const auto row = queue.constFind(job.clusterJobId);
+        const bool queued = row != queue.cend();
+        if (queued && slurmJobState(row->state) < JobState::Succeeded) {
+            m_askAccounting.remove(job.id);
             apply(&job, *row, read);
-        } else if (const auto done = accounting.constFind(job.clusterJobId);
-                   done != accounting.cend()) {
+            continue;
+        }
+        // It has ended (squeue says so, for MinJobAge) or left the queue: sacct knows how,
+        // with the exit code squeue lacks.
+        if (const auto done = accounting.constFind(job.clusterJobId); done != accounting.cend()) {
             apply(&job, *done, read);
-        } else if (m_leftQueue.contains(job.id) && poll.accountingFailed) {
+        } else if (poll.accountingFailed && queued) {
+            apply(&job, *row, read); // squeue's word, without an exit code
+        } else if (poll.accountingFailed && m_askAccounting.contains(job.id)) {
             job.state = JobState::Failed;
             job.finished = QDateTime::currentDateTime();
             job.message = u"it left the queue and the cluster keeps no accounting (sacct), so "
                           "how it ended is unknown"_s;
+            m_askAccounting.remove(job.id);
             update(job);
         } else {
-            m_leftQueue.insert(job.id);
+            m_askAccounting.insert(job.id); // asked in the next poll
         }
     }
     QList<SlurmJobRow> others;
@@ -379,7 +382,7 @@ void SlurmBackend::apply(Job *job, const SlurmJobRow &row, bool logRead) {
     if (state >= JobState::Succeeded) {
         job->finished = row.end.isValid() ? row.end : QDateTime::currentDateTime();
         job->exitCode = row.exitCode;
-        m_leftQueue.remove(job->id);
+        m_askAccounting.remove(job->id);
         if (!logRead)
             m_tail.insert(job->id); // the end of its output comes with the next poll
     }

@@ -56,7 +56,8 @@ private:
     void received(const QString &cluster, const QList<Job *> &following, const SlurmPoll &poll);
     void apply(Job *job, const SlurmJobRow &row, bool final);
     void showForeign(const QString &cluster, const QList<SlurmJobRow> &rows);
-    void unreachable(const QString &cluster, const QString &why);
+    // Says on the cluster's unfinished jobs why they are not followed now.
+    void unreachable(const QString &cluster, const QString &message);
     void appendLog(Job *job, const QByteArray &data);
 
     NodeMonitor *m_monitor;
@@ -65,7 +66,7 @@ private:
     QList<Job> m_jobs;                             // submitted from Signalbox, kept in the history
     QHash<QString, QHash<QString, Job>> m_foreign; // per cluster, by Slurm job id
     QSet<QString> m_polling;                       // clusters with a poll in flight
-    QSet<QString> m_leftQueue;                     // our unfinished jobs squeue no longer lists
+    QSet<QString> m_askAccounting;                 // ours that ended or left squeue: ask sacct
     QSet<QString> m_tail;                          // ended jobs whose log's end is still to fetch
     QSet<QString> m_cancelOnSubmit;                // stopped while sbatch was still answering
     bool m_allUsers = false;

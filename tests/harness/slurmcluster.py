@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real Slurm cluster on loopback for Signalbox's tests, reached through a real sshd.
 
-    slurmcluster.py WORKDIR
+    slurmcluster.py WORKDIR [MIN_JOB_AGE]
 
 Starts, all under WORKDIR and on free loopback ports, as the current user:
 - MariaDB (a datadir of its own, a socket, no networking) and slurmdbd on it, so `sacct`
@@ -12,7 +12,8 @@ Starts, all under WORKDIR and on free loopback ports, as the current user:
   AutoDetect=off), in partitions "gpu" (default) and "short" (a 1-minute time limit);
 - the login node "login": an sshd as in sshnodes.py whose sessions get SLURM_CONF.
 
-MinJobAge is 2 s, so finished jobs leave `squeue` quickly and must come from `sacct`.
+MinJobAge is 2 s unless given (Slurm's default is 300), so finished jobs leave `squeue` quickly
+and must come from `sacct`.
 Prints one JSON line as sshnodes.py does (plus "slurmConf"), then takes its commands ("stop
 login", "cont login", ...). End of input stops everything.
 """
@@ -47,8 +48,9 @@ def listening(port):
 
 
 class Cluster:
-    def __init__(self, work):
+    def __init__(self, work, min_job_age):
         self.work = work
+        self.min_job_age = min_job_age
         self.procs = []
         self.env = dict(os.environ, SLURM_CONF=os.path.join(work, "slurm.conf"),
                         MYSQL_UNIX_PORT=os.path.join(work, "db.sock"))
@@ -136,7 +138,7 @@ AccountingStoragePass={w}/munge/sock
 AccountingStorageTRES=gres/gpu
 JobAcctGatherType=jobacct_gather/linux
 JobCompType=jobcomp/none
-MinJobAge=2
+MinJobAge={self.min_job_age}
 KillWait=3
 OverTimeLimit=0
 InactiveLimit=0
@@ -181,13 +183,13 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     for program in ("slurmctld", "slurmd", "slurmdbd", "munged", "mariadbd", "sshd"):
         if not shutil.which(program) and not os.path.exists("/usr/sbin/" + program):
             sys.exit(f"slurmcluster: {program} is missing; run scripts/setup-deps")
     work = os.path.abspath(sys.argv[1])
-    cluster = Cluster(work)
+    cluster = Cluster(work, int(sys.argv[2]) if len(sys.argv) == 3 else 2)
     try:
         cluster.start()
         identity, authorized = sshnodes.identity_and_authorized(work)

@@ -61,6 +61,7 @@ private Q_SLOTS:
     void pendingReasonCancelTwoNodesAndASecondSignalbox();
     void followsAcrossARestartAndAHungLoginNode();
     void aSweepRunsItsTrialsAsJobs();
+    void endsFromAccountingWhileSqueueStillListsIt();
 
 private:
     std::unique_ptr<SshNodes> m_cluster;
@@ -253,6 +254,20 @@ void TestSlurmBackend::aSweepRunsItsTrialsAsJobs() {
         QCOMPARE(trial.values.size(), 3);
     }
     QCOMPARE(sweep->trials()[sweep->bestTrial()].parameters[u"q"_s].toInt(), 1);
+}
+
+// With Slurm's default MinJobAge (300 s), an ended job stays in squeue without its exit code:
+// the end comes from sacct all the same, at once.
+void TestSlurmBackend::endsFromAccountingWhileSqueueStillListsIt() {
+    SshNodes cluster({u"300"_s}, u"slurmcluster.py"_s);
+    QVERIFY2(cluster.error().isEmpty(), qPrintable(cluster.error()));
+    QVERIFY(cluster.trustAll());
+    QTemporaryDir data;
+    App app(cluster, data.path());
+    const auto id = app.backend.submit(slurmJob(u"fails"_s, {u"sh"_s, u"-c"_s, u"exit 3"_s}));
+    QVERIFY(id);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Failed, 30000);
+    QCOMPARE(app.job(*id)->exitCode.value_or(-1), 3);
 }
 
 QTEST_GUILESS_MAIN(TestSlurmBackend)
