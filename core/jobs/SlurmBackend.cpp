@@ -265,28 +265,26 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
     if (!login)
         return;
     QStringList accounting;
-    QList<Job *> following; // whose logs this poll reads, in order
+    QStringList ids; // the jobs whose logs this poll reads, in order
     QStringList pairs;
-    for (Job &job : m_jobs) {
+    for (const Job &job : std::as_const(m_jobs)) {
         if (job.node != where.name || job.clusterJobId.isEmpty())
             continue;
         if (!job.finishedState() && m_askAccounting.contains(job.id))
             accounting << job.clusterJobId;
         if (job.state == JobState::Running || m_tail.contains(job.id)) {
-            following << &job;
+            ids << job.id;
             pairs << job.id << QString::number(QFileInfo(job.logPath).size());
         }
     }
-    QStringList ids;
-    for (const Job *job : std::as_const(following))
-        ids << job->id;
     m_polling.insert(where.name);
     login->exec(
         shellCommand(slurmPollArguments(workspaceOf(where), m_allUsers, accounting) + pairs), this,
         [this, name = where.name, ids](const Result<ExecResult> &result) {
             m_polling.remove(name);
             if (!result)
-                return unreachable(name, result.error());
+                return unreachable(name, u"cannot reach the login node; the job goes on there "
+                                         "(%1)"_s.arg(result.error()));
             QList<Job *> jobs; // found again: the list may have changed meanwhile
             for (const QString &id : ids)
                 jobs << find(id);

@@ -172,6 +172,10 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
         raise SystemExit(f"slurmcluster: the nodes did not come up; see {w}/log")
 
     def stop(self):
+        # Jobs first: with proctrack/linuxproc, a job's processes outlive a stopped slurmd.
+        subprocess.run(["scancel", "--user", os.environ.get("USER") or "root"], env=self.env,
+                       capture_output=True, timeout=30)
+        time.sleep(1)
         for proc in reversed(self.procs):
             if proc.poll() is None:
                 proc.terminate()
