@@ -440,15 +440,30 @@ void NewRunDialog::regenerateManifest() {
 }
 
 void NewRunDialog::run() {
-    if (!onCluster()) {
-        accept();
-        return;
-    }
     auto showVerdict = [this](const QString &text) {
         m_verdict->setText(text);
         m_verdict->setStyleSheet(u"color: #b3261e"_s);
         m_verdict->setVisible(true);
     };
+    if (onSlurm()) { // sbatch --test-only first; the dialog stays open with its answer if refused
+        m_checking = true;
+        m_run->setEnabled(false);
+        m_verdict->setStyleSheet({});
+        m_verdict->setText(tr("Checking with the cluster (sbatch --test-only)…"));
+        m_verdict->setVisible(true);
+        m_slurm->check(spec(), this, [this, showVerdict](const QString &error, const QString &) {
+            m_checking = false;
+            m_run->setEnabled(true);
+            if (!error.isEmpty())
+                return showVerdict(tr("The cluster would refuse it: %1").arg(error));
+            accept();
+        });
+        return;
+    }
+    if (!onCluster()) {
+        accept();
+        return;
+    }
     if (const auto codes = exitCodes(m_failCodes->text()); !codes)
         return showVerdict(tr("Fail at once on: %1").arg(codes.error()));
     if (m_code->text().trimmed() != m_preparedCode)

@@ -93,6 +93,30 @@ Result<QString> SlurmBackend::batchScript(const JobSpec &spec) const {
     return slurmBatchScript(spec, *where, u"<run>"_s);
 }
 
+void SlurmBackend::check(const JobSpec &spec, QObject *receiver,
+                         std::function<void(const QString &, const QString &)> done) const {
+    const SlurmClusterConfig *where = cluster(spec.target);
+    NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
+    const auto script = batchScript(spec);
+    if (!script || !login) {
+        const QString error =
+            !script ? script.error() : u"Slurm cluster %1 has no login node"_s.arg(spec.target);
+        QTimer::singleShot(0, receiver, [done = std::move(done), error] { done(error, {}); });
+        return;
+    }
+    login->exec(
+        shellCommand({u"sbatch"_s, u"--test-only"_s}), receiver,
+        [done = std::move(done)](const Result<ExecResult> &result) {
+            if (!result)
+                return done(result.error(), {});
+            const QString said = oneLine(result->err);
+            if (result->exitCode != 0)
+                return done(said.isEmpty() ? u"sbatch --test-only failed"_s : said, {});
+            done({}, said);
+        },
+        kCommandTimeoutMs, script->toUtf8());
+}
+
 Result<QString> SlurmBackend::submit(const JobSpec &spec) {
     const SlurmClusterConfig *where = cluster(spec.target);
     if (!where)

@@ -31,6 +31,11 @@ public:
     QStringList clusters() const;
     // The batch script a spec becomes, for the New-run dialog to show.
     Result<QString> batchScript(const JobSpec &spec) const;
+    // Asks the cluster whether it would take the spec (sbatch --test-only, nothing submitted):
+    // `done(error)` on `receiver`'s thread, with sbatch's words, or an empty error and when and
+    // where it would start.
+    void check(const JobSpec &spec, QObject *receiver,
+               std::function<void(const QString &error, const QString &estimate)> done) const;
 
     QString name() const override { return QStringLiteral("slurm"); }
     Capabilities capabilities() const override {

@@ -114,6 +114,23 @@ void TestSlurmBackend::runsOnAGpuNodeAndEndsFromAccounting() {
 void TestSlurmBackend::exitCodesAndRefusals() {
     QTemporaryDir data;
     App app(*m_cluster, data.path());
+    // Asked first, nothing submitted: sbatch --test-only's verdict.
+    QString error = u"-"_s;
+    QString estimate;
+    app.backend.check(slurmJob(u"t"_s, {u"true"_s}, 2), this,
+                      [&](const QString &e, const QString &when) {
+                          error = e;
+                          estimate = when;
+                      });
+    QTRY_VERIFY_WITH_TIMEOUT(error != u"-"_s, 20000);
+    QVERIFY2(error.isEmpty() && estimate.contains(u"to start at"_s), qPrintable(error + estimate));
+    sb::JobSpec tooBig = slurmJob(u"t"_s, {u"true"_s}, 64);
+    error = u"-"_s;
+    app.backend.check(tooBig, this, [&](const QString &e, const QString &) { error = e; });
+    QTRY_VERIFY_WITH_TIMEOUT(error != u"-"_s, 20000);
+    QVERIFY2(error.contains(u"not available"_s, Qt::CaseInsensitive) ||
+                 error.contains(u"Requested node configuration"_s),
+             qPrintable(error));
     const auto failing =
         app.backend.submit(slurmJob(u"fails"_s, {u"sh"_s, u"-c"_s, u"echo dying; exit 3"_s}));
     QVERIFY(failing);

@@ -135,6 +135,12 @@ void TestClusterJobs::dialogOffersASlurmCluster() {
     partition->setText(u"h100 --uid=0"_s); // the script says why it cannot be
     QVERIFY2(script->toPlainText().startsWith(u"# partition: "_s),
              qPrintable(script->toPlainText()));
+    // Run asks the cluster first; here the script itself is refused, and the dialog stays open.
+    dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
+    auto *verdict = dialog.findChild<QLabel *>(u"verdict"_s);
+    QTRY_VERIFY(verdict->isVisible() &&
+                verdict->text().startsWith(u"The cluster would refuse it: partition"_s));
+    QVERIFY(dialog.isVisible() && dialog.result() != QDialog::Accepted);
     sb::NewRunDialog again(spec, {}, m_kube.get(), &slurm);
     QCOMPARE(again.spec().toJson(), spec.toJson());
 }
