@@ -403,7 +403,12 @@ void SlurmBackend::apply(Job *job, const SlurmJobRow &row, bool logRead) {
     job->gpuIds = row.gres;
     if (state >= JobState::Succeeded) {
         job->finished = row.end.isValid() ? row.end : QDateTime::currentDateTime();
-        job->exitCode = row.exitCode;
+        // Slurm writes 0:0 for a cancelled or timed-out job: an exit code only where the script
+        // gave one, else the signal that ended it as a shell would (128 + signal).
+        const bool exited = row.state == "COMPLETED"_L1 || row.state == "FAILED"_L1;
+        job->exitCode = row.signal > 0 ? std::optional<int>(128 + row.signal)
+                        : exited       ? row.exitCode
+                                       : std::nullopt;
         m_askAccounting.remove(job->id);
         if (!logRead)
             m_tail.insert(job->id); // the end of its output comes with the next poll

@@ -191,6 +191,7 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
     QVERIFY(app.backend.stop(*big));
     QTRY_COMPARE_WITH_TIMEOUT(app.state(*big), sb::JobState::Stopped, 30000);
     QCOMPARE(app.message(*big), u"cancelled"_s);
+    QVERIFY(app.job(*big)->exitCode.value_or(-1) != 0); // never "exit 0" for a cancelled job
     // Once it has left the queue, the other Signalbox no longer shows it.
     QTRY_VERIFY_WITH_TIMEOUT(!other.job(bigThere).has_value(), 30000);
 }
