@@ -303,7 +303,10 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
     }
     m_polling.insert(where.name);
     login->exec(
-        shellCommand(slurmPollArguments(workspaceOf(where), m_allUsers, accounting) + pairs), this,
+        shellCommand(
+            slurmPollArguments(workspaceOf(where), m_allUsers || where.allUsers, accounting) +
+            pairs),
+        this,
         [this, name = where.name, ids](const Result<ExecResult> &result) {
             m_polling.remove(name);
             if (!result)

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void shellQuoting();
     void proxyJumps();
     void otherNodesStillLoad();
+    void slurmClusters();
 };
 
 void TestConfig::nodesRoundTrip() {
@@ -151,6 +152,31 @@ void TestConfig::otherNodesStillLoad() {
     QCOMPARE(parsed->problems.size(), 3);
     QVERIFY(parsed->problems[0].startsWith(u"f.yaml:3: nodes[1].port"_s));
     QVERIFY(parsed->problems[2].contains(u"a second entry named \"a\""_s));
+}
+
+// Slurm clusters: their defaults, and a bad entry noted while the others load.
+void TestConfig::slurmClusters() {
+    const auto parsed = sb::Config::parse(
+        "nodes:\n- {name: login, host: hpc.example.edu}\nslurm_clusters:\n"
+        "- {name: hpc, login: login, partition: gpu, account: lab-ml, qos: normal, "
+        "time_limit: \"4:00:00\", workspace: /scratch/me/sb, all_users: true}\n"
+        "- {name: nologin}\n- {name: odd, login: login, partiton: gpu}\n",
+        u"f.yaml"_s);
+    QVERIFY2(parsed, qPrintable(parsed.error()));
+    QCOMPARE(parsed->slurmClusters.size(), 1);
+    const sb::SlurmClusterConfig &hpc = parsed->slurmClusters.front();
+    QCOMPARE(hpc.login, u"login"_s);
+    QCOMPARE(hpc.partition, u"gpu"_s);
+    QCOMPARE(hpc.account, u"lab-ml"_s);
+    QCOMPARE(hpc.qos, u"normal"_s);
+    QCOMPARE(hpc.timeLimit, u"4:00:00"_s);
+    QCOMPARE(hpc.workspace, u"/scratch/me/sb"_s);
+    QVERIFY(hpc.allUsers);
+    QCOMPARE(parsed->problems.size(), 2);
+    QVERIFY2(parsed->problems[0].contains(u"needs a name and a login node"_s),
+             qPrintable(parsed->problems[0]));
+    QVERIFY2(parsed->problems[1].contains(u"partiton: unknown key"_s),
+             qPrintable(parsed->problems[1]));
 }
 
 void TestConfig::jobTemplates() {
