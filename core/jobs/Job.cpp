@@ -213,6 +213,23 @@ Job Job::fromJson(const QJsonObject &json) {
     return job;
 }
 
+const Job *findJob(const QList<Job> &jobs, const QString &id) {
+    const auto it =
+        std::find_if(jobs.begin(), jobs.end(), [&id](const Job &job) { return job.id == id; });
+    return it != jobs.end() ? &*it : nullptr;
+}
+
+Job *findJob(QList<Job> &jobs, const QString &id) {
+    return const_cast<Job *>(findJob(std::as_const(jobs), id)); // NOLINT: the same list, writable
+}
+
+Result<QByteArray> readJobLog(const Job &job) {
+    QFile file(job.logPath);
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(u"cannot read %1: %2"_s.arg(job.logPath, file.errorString()));
+    return file.readAll();
+}
+
 QString jobBaseName(const JobSpec &spec) {
     return spec.name.isEmpty() && !spec.command.isEmpty()
                ? QFileInfo(spec.command.front()).baseName()

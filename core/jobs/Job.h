@@ -102,6 +102,12 @@ struct Job {
     static Job fromJson(const QJsonObject &json);
 };
 
+// The job of `jobs` with this id; null when there is none.
+Job *findJob(QList<Job> &jobs, const QString &id);
+const Job *findJob(const QList<Job> &jobs, const QString &id);
+// The local copy of a job's output (Job::logPath), whole.
+Result<QByteArray> readJobLog(const Job &job);
+
 // What a job is called before it has an id: its name, else its program's base name.
 QString jobBaseName(const JobSpec &spec);
 // `text` made safe as a name, at most `maxLength` characters, with no '-' at either end; empty

@@ -1,10 +1,20 @@
 #include "JobBackend.h"
 
+#include <QFile>
 #include <QTimer>
 
 namespace sb {
 
 using namespace Qt::StringLiterals;
+
+void JobBackend::appendLog(const Job &job, const QByteArray &data) {
+    if (data.isEmpty())
+        return;
+    QFile log(job.logPath);
+    if (log.open(QIODevice::WriteOnly | QIODevice::Append))
+        log.write(data);
+    Q_EMIT logAppended(job.id, data);
+}
 
 QString describeJob(const Job &job) {
     const JobSpec &spec = job.spec;

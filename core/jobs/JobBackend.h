@@ -68,6 +68,9 @@ Q_SIGNALS:
     void jobRemoved(const QString &id);
 
 protected:
+    // Appends to the local copy of a job's output and says so (logAppended).
+    void appendLog(const Job &job, const QByteArray &data);
+
     QString m_restoreProblem;
 };
 

@@ -165,12 +165,7 @@ Status LocalBackend::stop(const QString &id) {
 
 Result<QByteArray> LocalBackend::log(const QString &id) const {
     const qsizetype at = indexOf(id);
-    if (at < 0)
-        return fail(u"no job %1"_s.arg(id));
-    QFile file(m_jobs[at].logPath);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(u"cannot read %1: %2"_s.arg(m_jobs[at].logPath, file.errorString()));
-    return file.readAll();
+    return at < 0 ? fail(u"no job %1"_s.arg(id)) : readJobLog(m_jobs[at]);
 }
 
 qsizetype LocalBackend::indexOf(const QString &id) const {

@@ -73,11 +73,7 @@ QList<Job> SlurmBackend::jobs() const {
 }
 
 Job *SlurmBackend::find(const QString &id) {
-    for (Job &job : m_jobs) {
-        if (job.id == id)
-            return &job;
-    }
-    return nullptr;
+    return findJob(m_jobs, id);
 }
 
 void SlurmBackend::update(const Job &job) {
@@ -226,14 +222,8 @@ Status SlurmBackend::stop(const QString &id) {
 }
 
 Result<QByteArray> SlurmBackend::log(const QString &id) const {
-    for (const Job &job : m_jobs) {
-        if (job.id != id)
-            continue;
-        QFile file(job.logPath);
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(u"cannot read %1: %2"_s.arg(job.logPath, file.errorString()));
-        return file.readAll();
-    }
+    if (const Job *job = findJob(m_jobs, id))
+        return readJobLog(*job);
     return fail(u"%1 was not submitted from Signalbox; its output is where its batch script "
                 "said"_s.arg(id));
 }
@@ -256,8 +246,7 @@ void SlurmBackend::describe(const QString &id, QObject *receiver,
 case $2 in "~/"*) ws="$HOME/${2#"~/"}";; *) ws=$2;; esac
 if [ -n "$3" ] && [ -f "$ws/$3/job.sh" ]; then echo; echo "Batch script:"; cat "$ws/$3/job.sh"; fi
 exit 0)sh"_s;
-    const bool ours =
-        std::any_of(m_jobs.begin(), m_jobs.end(), [&id](const Job &j) { return j.id == id; });
+    const bool ours = findJob(m_jobs, id) != nullptr;
     login->exec(
         shellCommand({u"sh"_s, u"-c"_s, script, u"signalbox-describe"_s, job.clusterJobId,
                       workspaceOf(*where), ours ? job.id : QString()}),
@@ -333,7 +322,7 @@ void SlurmBackend::received(const QString &clusterName, const QList<Job *> &foll
                             const SlurmPoll &poll) {
     for (const SlurmLogChunk &chunk : poll.logs) {
         if (chunk.index >= 0 && chunk.index < following.size() && following[chunk.index])
-            appendLog(following[chunk.index], chunk.data);
+            appendLog(*following[chunk.index], chunk.data);
     }
     for (Job *job : following) {
         if (job && job->finishedState())
@@ -457,15 +446,6 @@ void SlurmBackend::showForeign(const QString &clusterName, const QList<SlurmJobR
         it = shown.erase(it);
         Q_EMIT jobRemoved(id);
     }
-}
-
-void SlurmBackend::appendLog(Job *job, const QByteArray &data) {
-    if (data.isEmpty())
-        return;
-    QFile log(job->logPath);
-    if (log.open(QIODevice::WriteOnly | QIODevice::Append))
-        log.write(data);
-    Q_EMIT logAppended(job->id, data);
 }
 
 } // namespace sb

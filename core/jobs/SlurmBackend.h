@@ -63,7 +63,6 @@ private:
     void showForeign(const QString &cluster, const QList<SlurmJobRow> &rows);
     // Says on the cluster's unfinished jobs why they are not followed now.
     void unreachable(const QString &cluster, const QString &message);
-    void appendLog(Job *job, const QByteArray &data);
 
     NodeMonitor *m_monitor;
     Options m_options;

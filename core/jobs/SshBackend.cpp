@@ -89,11 +89,7 @@ QList<Job> SshBackend::jobs() const {
 }
 
 Job *SshBackend::find(const QString &id) {
-    for (Job &job : m_jobs) {
-        if (job.id == id)
-            return &job;
-    }
-    return nullptr;
+    return findJob(m_jobs, id);
 }
 
 void SshBackend::update(const Job &job) {
@@ -321,7 +317,7 @@ void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
                 job->message.clear();
                 update(*job);
             }
-            appendLog(job, data);
+            appendLog(*job, data);
             const QByteArray &state = header[3];
             bool numeric = false;
             const int code = state.toInt(&numeric);
@@ -339,15 +335,6 @@ void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
             }
         }
     });
-}
-
-void SshBackend::appendLog(Job *job, const QByteArray &data) {
-    if (data.isEmpty())
-        return;
-    QFile log(job->logPath);
-    if (log.open(QIODevice::WriteOnly | QIODevice::Append))
-        log.write(data);
-    Q_EMIT logAppended(job->id, data);
 }
 
 void SshBackend::finish(Job *job, int exitCode, const QString &message) {
@@ -407,15 +394,8 @@ exit 0)sh"_s;
 }
 
 Result<QByteArray> SshBackend::log(const QString &id) const {
-    for (const Job &job : m_jobs) {
-        if (job.id != id)
-            continue;
-        QFile file(job.logPath);
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(u"cannot read %1: %2"_s.arg(job.logPath, file.errorString()));
-        return file.readAll();
-    }
-    return fail(u"no job %1"_s.arg(id));
+    const Job *job = findJob(m_jobs, id);
+    return job ? readJobLog(*job) : fail(u"no job %1"_s.arg(id));
 }
 
 QHash<qint64, QString> SshBackend::runsOn(const QString &node) const {

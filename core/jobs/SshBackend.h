@@ -48,7 +48,6 @@ private:
     void pollNode(const QString &node, const QList<Job> &jobs);
     void finish(Job *job, int exitCode, const QString &message = {});
     QStringList freeGpus(const QString &node) const;
-    void appendLog(Job *job, const QByteArray &data);
 
     NodeMonitor *m_monitor;
     Options m_options;
