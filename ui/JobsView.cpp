@@ -13,7 +13,7 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
-#include <QTableView>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace sb {
@@ -21,19 +21,33 @@ namespace sb {
 using namespace Qt::StringLiterals;
 
 namespace {
+
 constexpr int kMaxLogBlocks = 20000; // the view keeps the tail; the file keeps everything
+
+// A job of trials' log holds whole lines, each starting with its trial's "[i] ": one trial's.
+QByteArray onlyTrial(const QByteArray &log, const QByteArray &prefix) {
+    if (prefix.isEmpty())
+        return log;
+    QByteArray lines;
+    for (const QByteArray &line : log.split('\n')) {
+        if (line.startsWith(prefix))
+            lines += line.mid(prefix.size()) + '\n';
+    }
+    return lines;
 }
+
+} // namespace
 
 JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     : QWidget(parent)
     , m_jobs(jobs)
-    , m_table(new QTableView)
+    , m_table(new QTreeView)
     , m_log(new QPlainTextEdit) {
     m_table->setModel(jobs);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setUniformRowHeights(true); // thousands of cluster jobs
+    m_table->header()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->setColumnWidth(JobsModel::Name, 240);
@@ -91,7 +105,11 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
         const Job *job = selected();
         if (!job)
             return;
-        if (Status stopped = m_jobs->backend(job->backend)->stop(job->id); !stopped)
+        JobBackend *backend = m_jobs->backend(job->backend);
+        const int trial = selectedTrial();
+        if (Status stopped =
+                trial < 0 ? backend->stop(job->id) : backend->stopIndex(job->id, trial);
+            !stopped)
             Q_EMIT error(stopped.error());
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -107,16 +125,27 @@ const Job *JobsView::selected() const {
     return rows.isEmpty() ? nullptr : m_jobs->job(rows.front());
 }
 
+int JobsView::selectedTrial() const {
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? -1 : rows.front().data(JobsModel::TrialRole).toInt();
+}
+
 void JobsView::selectJob(const QString &id) {
     for (int row = 0; row < m_jobs->rowCount(); ++row) {
-        if (m_jobs->index(row, 0).data(JobsModel::JobIdRole).toString() == id)
-            m_table->selectRow(row);
+        const QModelIndex index = m_jobs->index(row, 0);
+        if (index.data(JobsModel::JobIdRole).toString() == id)
+            m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                                  QItemSelectionModel::Rows);
     }
 }
 
 void JobsView::updateButtons() {
     const Job *job = selected();
-    m_stop->setEnabled(job && !job->finishedState()); // a queued job is cancelled
+    const int trial = selectedTrial();
+    const bool running = trial < 0 ? job && !job->finishedState()
+                                   : job && job->indexStates.value(trial) < JobState::Succeeded;
+    m_stop->setEnabled(running); // a queued job is cancelled
+    m_stop->setText(trial < 0 ? tr("Stop") : tr("Stop trial"));
     m_resubmit->setEnabled(job != nullptr);
     m_describe->setEnabled(job != nullptr);
 }
@@ -152,8 +181,10 @@ void JobsView::showLog() {
     }
     JobBackend *backend = m_jobs->backend(job->backend);
     m_following = job->id;
+    const int trial = selectedTrial();
+    m_followingPrefix = trial < 0 ? QByteArray() : '[' + QByteArray::number(trial) + "] ";
     if (const auto log = backend->log(job->id))
-        m_log->setPlainText(QString::fromUtf8(log->right(4 << 20)));
+        m_log->setPlainText(QString::fromUtf8(onlyTrial(log->right(4 << 20), m_followingPrefix)));
     else
         m_log->setPlainText(log.error());
     m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
@@ -162,10 +193,13 @@ void JobsView::showLog() {
             [this](const QString &id, const QByteArray &chunk) {
                 if (id != m_following)
                     return;
+                const QByteArray shown = onlyTrial(chunk, m_followingPrefix);
+                if (shown.isEmpty())
+                    return;
                 QScrollBar *bar = m_log->verticalScrollBar();
                 const bool atEnd = bar->value() == bar->maximum();
                 m_log->moveCursor(QTextCursor::End);
-                m_log->insertPlainText(QString::fromUtf8(chunk));
+                m_log->insertPlainText(QString::fromUtf8(shown));
                 if (atEnd)
                     bar->setValue(bar->maximum());
             });

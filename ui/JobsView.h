@@ -9,12 +9,13 @@
 class QCheckBox;
 class QPlainTextEdit;
 class QPushButton;
-class QTableView;
+class QTreeView;
 
 namespace sb {
 
 // The one jobs table for every backend, with the selected job's log following live: new run,
 // stop, resubmit with edits, describe; for clusters, Signalbox's jobs or all of the namespace.
+// A job of trials unfolds into its trials; one selected shows its own lines and stops alone.
 class JobsView final : public QWidget {
     Q_OBJECT
 public:
@@ -32,15 +33,17 @@ private:
     void updateButtons();
     void describe();
     const Job *selected() const;
+    int selectedTrial() const; // the selected trial's index, or -1
 
     JobsModel *m_jobs;
-    QTableView *m_table;
+    QTreeView *m_table;
     QPlainTextEdit *m_log;
     QPushButton *m_stop;
     QPushButton *m_resubmit;
     QPushButton *m_describe;
     QCheckBox *m_allJobs;
     QString m_following;
+    QByteArray m_followingPrefix; // a trial's lines start with it ("[3] "); empty: every line
     std::function<QStringList()> m_nodeNames;
 };
 

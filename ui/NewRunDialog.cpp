@@ -117,7 +117,9 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     , m_cpusPerTask(optionalSpin(0, 1024, preset.slurm.cpusPerTask, tr("default"), QString()))
     , m_slurmMemory(new QLineEdit(preset.slurm.memory))
     , m_gpuType(new QLineEdit(preset.slurm.gpuType))
-    , m_script(new QPlainTextEdit)
+    , m_dependency(new QLineEdit(preset.slurm.dependency))
+    , m_clusterState(new QLabel)
+    , m_script(new QPlainTextEdit(preset.slurm.script))
     , m_showManifest(new QPushButton(tr("Manifest")))
     , m_manifest(new QPlainTextEdit)
     , m_verdict(new QLabel)
@@ -140,6 +142,8 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                                 {m_partition, "partition"},
                                 {m_timeLimit, "timeLimit"},
                                 {m_script, "batchScript"},
+                                {m_dependency, "dependency"},
+                                {m_clusterState, "clusterState"},
                                 {m_showManifest, "showManifest"},
                                 {m_manifest, "manifest"},
                                 {m_verdict, "verdict"}})
@@ -232,6 +236,9 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
 
     auto *form = new QFormLayout;
     form->addRow(tr("Where"), m_where);
+    form->addRow(QString(), m_clusterState);
+    m_clusterState->setWordWrap(true);
+    m_clusterState->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(tr("GPUs"), m_gpus);
     form->addRow(tr("Name"), m_name);
     form->addRow(tr("Command"), m_command);
@@ -256,17 +263,20 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     form->addRow(tr("CPUs per node"), m_cpusPerTask);
     form->addRow(tr("Memory per node"), m_slurmMemory);
     form->addRow(tr("GPU type"), m_gpuType);
+    form->addRow(tr("After"), m_dependency);
+    m_dependency->setPlaceholderText(tr("e.g. afterok:1234 (sbatch --dependency); empty: none"));
     m_partition->setPlaceholderText(tr("the cluster's default"));
     m_account->setPlaceholderText(tr("the cluster's default"));
     m_qos->setPlaceholderText(tr("the cluster's default"));
     m_timeLimit->setPlaceholderText(tr("e.g. 4:00:00 or 2-00:00:00; empty: the partition's"));
     m_slurmMemory->setPlaceholderText(tr("e.g. 64G; empty: the partition's"));
     m_gpuType->setPlaceholderText(tr("e.g. h100; empty: any"));
-    m_script->setReadOnly(true);
+    m_scriptEdited = !preset.slurm.script.isEmpty();
     m_script->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_script->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_script->setMinimumHeight(140);
-    m_script->setToolTip(tr("What sbatch receives; sbatch adds the job name and output file"));
+    m_script->setToolTip(tr("What sbatch receives, editable; sbatch adds the job name, the output "
+                            "file and SIGNALBOX_RUN"));
 
     m_showManifest->setCheckable(true);
     m_showManifest->setToolTip(tr("The objects Run submits, as YAML; edit them freely"));
@@ -298,19 +308,21 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         const bool slurmCluster = onSlurm();
         const bool node = m_where->currentData(kBackendRole).toString() == "ssh"_L1;
         m_gpus->setEnabled(node || cluster || slurmCluster);
-        m_code->setEnabled(node || cluster); // code shipping to Slurm is still to come
-        browseCode->setEnabled(node || cluster);
+        m_code->setEnabled(node || cluster || slurmCluster);
+        browseCode->setEnabled(node || cluster || slurmCluster);
         m_code->setPlaceholderText(
             cluster ? tr("optional: a local directory unpacked in the pods at %1")
                           .arg(QString::fromLatin1(kCodeDirectory))
-                    : tr("optional: a local directory copied to the node first"));
+            : slurmCluster ? tr("optional: a local directory copied to the cluster's workspace, "
+                                "where the job starts")
+                           : tr("optional: a local directory copied to the node first"));
         for (QWidget *field : std::initializer_list<QWidget *>{
                  m_template, m_image, m_workers, m_tfConfig, m_cpu, m_memory, m_queue, m_retries,
                  m_deadline, m_failCodes, m_ttl})
             form->setRowVisible(field, cluster);
-        for (QWidget *field :
-             std::initializer_list<QWidget *>{m_partition, m_account, m_qos, m_timeLimit,
-                                              m_cpusPerTask, m_slurmMemory, m_gpuType})
+        for (QWidget *field : std::initializer_list<QWidget *>{
+                 m_clusterState, m_partition, m_account, m_qos, m_timeLimit, m_cpusPerTask,
+                 m_slurmMemory, m_gpuType, m_dependency})
             form->setRowVisible(field, slurmCluster);
         form->setRowVisible(m_workers, cluster || slurmCluster);
         m_workers->setToolTip(slurmCluster
@@ -319,9 +331,11 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                                   : tr("More than one: an Indexed Job; each pod gets MASTER_ADDR, "
                                        "MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun"));
         m_script->setVisible(slurmCluster);
-        if (slurmCluster) {
+        if (slurmCluster && !m_scriptEdited) {
             const auto script = m_slurm->batchScript(spec());
+            m_settingScript = true;
             m_script->setPlainText(script ? *script : tr("# %1").arg(script.error()));
+            m_settingScript = false;
         }
         m_tfConfig->setEnabled(m_workers->value() > 1);
         // This computer's home directory, filled in for a local run, means nothing elsewhere.
@@ -336,8 +350,9 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                                                  "home directory"));
         m_showManifest->setVisible(cluster);
         m_manifest->setVisible(cluster && m_showManifest->isChecked());
-        edited->setVisible(cluster && m_manifestEdited);
-        reset->setVisible(cluster && m_manifestEdited);
+        const bool handEdited = (cluster && m_manifestEdited) || (slurmCluster && m_scriptEdited);
+        edited->setVisible(handEdited);
+        reset->setVisible(handEdited);
         m_run->setEnabled(!spec().command.isEmpty() && !m_checking);
         m_codeStatus->setVisible(cluster && !m_code->text().trimmed().isEmpty());
         m_verdict->setVisible(false);
@@ -367,7 +382,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     }
     for (QLineEdit *field :
          {m_name, m_command, m_directory, m_image, m_cpu, m_memory, m_queue, m_failCodes,
-          m_partition, m_account, m_qos, m_timeLimit, m_slurmMemory, m_gpuType})
+          m_partition, m_account, m_qos, m_timeLimit, m_slurmMemory, m_gpuType, m_dependency})
         connect(field, &QLineEdit::textChanged, this, update);
     for (QSpinBox *field : {m_gpus, m_workers, m_retries, m_deadline, m_ttl, m_cpusPerTask})
         connect(field, &QSpinBox::valueChanged, this, update);
@@ -382,14 +397,36 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         m_manifestEdited = true;
         update();
     });
-    connect(reset, &QPushButton::clicked, this, [this, update] {
-        m_manifestEdited = false;
+    connect(m_script, &QPlainTextEdit::textChanged, this, [this, update] {
+        if (m_settingScript)
+            return;
+        m_scriptEdited = true;
         update();
     });
+    connect(reset, &QPushButton::clicked, this, [this, update] {
+        m_manifestEdited = false;
+        m_scriptEdited = false;
+        update();
+    });
+    connect(m_where, &QComboBox::currentIndexChanged, this, &NewRunDialog::askClusterState);
+    askClusterState();
     connect(m_name, &QLineEdit::textChanged, this, [this] { m_jobName.clear(); });
     prepareCode();
     update();
     resize(680, sizeHint().height());
+}
+
+void NewRunDialog::askClusterState() {
+    if (!onSlurm())
+        return;
+    const QString cluster = m_where->currentData().toString();
+    m_clusterState->setText(tr("Asking %1 for its free GPUs…").arg(cluster));
+    m_slurm->clusterState(cluster, this, [this, cluster](const Result<SlurmClusterState> &state) {
+        if (m_where->currentData().toString() != cluster || !onSlurm())
+            return; // another target was chosen meanwhile
+        m_clusterState->setText(state ? state->summary()
+                                      : tr("%1 did not say (%2)").arg(cluster, state.error()));
+    });
 }
 
 bool NewRunDialog::onSlurm() const {
@@ -533,6 +570,10 @@ JobSpec NewRunDialog::spec() const {
         slurm.cpusPerTask = m_cpusPerTask->value();
         slurm.memory = m_slurmMemory->text().trimmed();
         slurm.gpuType = m_gpuType->text().trimmed();
+        slurm.dependency = m_dependency->text().trimmed();
+        if (m_scriptEdited)
+            slurm.script = m_script->toPlainText();
+        spec.codeDirectory = m_code->text().trimmed();
     } else if (spec.backend == "ssh"_L1) {
         spec.gpus = m_gpus->value();
         spec.codeDirectory = m_code->text().trimmed();

@@ -42,6 +42,7 @@ private:
     bool onCluster() const;
     bool onSlurm() const;
     void regenerateManifest();
+    void askClusterState();
     void prepareCode();
     void run();
 
@@ -72,7 +73,9 @@ private:
     QSpinBox *m_cpusPerTask;
     QLineEdit *m_slurmMemory;
     QLineEdit *m_gpuType;
-    QPlainTextEdit *m_script; // the batch script the form becomes, read-only
+    QLineEdit *m_dependency;
+    QLabel *m_clusterState;   // a Slurm cluster's free GPUs and the user's fair share
+    QPlainTextEdit *m_script; // the batch script the form becomes, editable
     QPushButton *m_showManifest;
     QPlainTextEdit *m_manifest;
     QLabel *m_verdict;
@@ -81,6 +84,8 @@ private:
     QString m_jobName;
     bool m_manifestEdited = false;
     bool m_settingManifest = false;
+    bool m_scriptEdited = false;
+    bool m_settingScript = false;
     bool m_checking = false;
     QString m_preparedCode; // the code directory packed (or being packed) for the manifest
     bool m_packing = false; // off the GUI thread, by the backend

@@ -3,6 +3,7 @@
 #include "ssh/ShellQuote.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QLocale>
@@ -88,16 +89,18 @@ Result<QStringList> projectFiles(const QString &directory) {
     return files;
 }
 
-void syncCode(NodeConnection *connection, const QString &directory, QObject *context,
-              const std::function<void(const Result<QString> &)> &done) {
+void syncCode(NodeConnection *connection, const QString &directory, const QString &root,
+              QObject *context, const std::function<void(const Result<QString> &)> &done) {
     const auto files = projectFiles(directory);
     if (!files) {
         done(fail(files.error()));
         return;
     }
     const QString absolute = QFileInfo(directory).absoluteFilePath();
+    // Relative to the home directory, or absolute.
     const QString remote =
-        u".signalbox/code/%1-%2"_s.arg(QFileInfo(absolute).fileName())
+        u"%1/%2-%3"_s
+            .arg(root.startsWith(u"~/"_s) ? root.mid(2) : root, QFileInfo(absolute).fileName())
             .arg(QString::fromLatin1(
                 QCryptographicHash::hash(absolute.toUtf8(), QCryptographicHash::Sha256)
                     .toHex()
@@ -132,8 +135,9 @@ void syncCode(NodeConnection *connection, const QString &directory, QObject *con
             for (auto it = local.begin(); it != local.end(); ++it) {
                 if (unchanged.contains(it.value()))
                     continue;
-                uploads.append(
-                    {absolute + u'/' + it.key(), home + u'/' + remote + u'/' + it.key()});
+                uploads.append({absolute + u'/' + it.key(),
+                                (QDir::isAbsolutePath(remote) ? remote : home + u'/' + remote) +
+                                    u'/' + it.key()});
                 directories.insert(QFileInfo(remote + u'/' + it.key()).path());
             }
             QStringList mkdir{u"sh"_s, u"-c"_s, u"cd && mkdir -p -- \"$@\""_s, u"sb"_s};
@@ -156,7 +160,8 @@ void syncCode(NodeConnection *connection, const QString &directory, QObject *con
                             if (!saved)
                                 done(fail(saved.error()));
                             else
-                                done(QString(u"~/"_s + remote));
+                                done(QDir::isAbsolutePath(remote) ? remote
+                                                                  : QString(u"~/"_s + remote));
                         },
                         15000, manifest);
                 });

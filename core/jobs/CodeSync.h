@@ -11,11 +11,11 @@ namespace sb {
 // the top-level .gitignore names. Paths relative to `directory`, sorted.
 Result<QStringList> projectFiles(const QString &directory);
 
-// Copies `directory` to ~/.signalbox/code/<name>-<hash> on the node over SFTP, incrementally:
-// a manifest of sizes and modification times kept beside it says which files changed since the
-// last copy, and only those travel. `done` gets the remote directory ("~/..."), on `context`'s
-// thread.
-void syncCode(NodeConnection *connection, const QString &directory, QObject *context,
-              const std::function<void(const Result<QString> &)> &done);
+// Copies `directory` to <root>/<name>-<hash> on the node over SFTP (`root`: "~/..." or
+// absolute), incrementally: a manifest of sizes and modification times kept beside it says which
+// files changed since the last copy, and only those travel. `done` gets the remote directory
+// ("~/..." or absolute), on `context`'s thread.
+void syncCode(NodeConnection *connection, const QString &directory, const QString &root,
+              QObject *context, const std::function<void(const Result<QString> &)> &done);
 
 } // namespace sb

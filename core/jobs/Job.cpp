@@ -94,7 +94,9 @@ QJsonObject SlurmOptions::toJson() const {
             {u"memory"_s, memory},
             {u"constraint"_s, constraint},
             {u"gpuType"_s, gpuType},
-            {u"extraArgs"_s, QJsonArray::fromStringList(extraArgs)}};
+            {u"dependency"_s, dependency},
+            {u"extraArgs"_s, QJsonArray::fromStringList(extraArgs)},
+            {u"script"_s, script}};
 }
 
 SlurmOptions SlurmOptions::fromJson(const QJsonObject &json) {
@@ -107,7 +109,9 @@ SlurmOptions SlurmOptions::fromJson(const QJsonObject &json) {
     options.memory = json.value(u"memory"_s).toString();
     options.constraint = json.value(u"constraint"_s).toString();
     options.gpuType = json.value(u"gpuType"_s).toString();
+    options.dependency = json.value(u"dependency"_s).toString();
     options.extraArgs = stringList(json.value(u"extraArgs"_s));
+    options.script = json.value(u"script"_s).toString();
     return options;
 }
 
@@ -248,6 +252,18 @@ QString safeName(const QString &text, NameRules rules, int maxLength) {
     QString name = rules == NameRules::Files ? QString(text).replace(forFiles, u"-"_s)
                                              : text.toLower().replace(forKubernetes, u"-"_s);
     return name.remove(dashesAtEnds).left(maxLength).remove(dashesAtEnds);
+}
+
+QList<int> parseIndexes(const QString &ranges) {
+    QList<int> indexes;
+    for (const QString &part : ranges.split(u',', Qt::SkipEmptyParts)) {
+        const QStringList bounds = part.split(u'-');
+        const int first = std::clamp(bounds.first().toInt(), 0, kMaxTrials);
+        const int last = std::min(bounds.last().toInt(), kMaxTrials - 1);
+        for (int i = first; i <= last; ++i)
+            indexes << i;
+    }
+    return indexes;
 }
 
 QString newJobId(const JobSpec &spec) {

@@ -44,7 +44,9 @@ struct SlurmOptions {
     QString memory;        // per node, as sbatch --mem takes it: "64G"
     QString constraint;    // node features, sbatch --constraint
     QString gpuType;       // the GRES type, "h100" in gpu:h100:4; empty: any
+    QString dependency;    // as sbatch --dependency takes it: "afterok:1234"
     QStringList extraArgs; // further sbatch options, each one argument ("--exclusive")
+    QString script;        // the batch script as edited by hand; empty: generated from the above
 
     QJsonObject toJson() const;
     static SlurmOptions fromJson(const QJsonObject &json);
@@ -96,11 +98,19 @@ struct Job {
     QString gpuIds;                  // the CUDA_VISIBLE_DEVICES it got, e.g. "0,1"
     QString clusterJobId;            // its id on a Slurm cluster; empty until submitted
     QMap<int, JobState> indexStates; // a job of trials: each completion index's state
+    bool foreign = false;            // a cluster's job not submitted from Signalbox; never saved
 
     bool finishedState() const { return state >= JobState::Succeeded; }
     QJsonObject toJson() const;
     static Job fromJson(const QJsonObject &json);
 };
+
+// The most trials one job of trials holds: Kubernetes' limit on an Indexed Job's completions with
+// a per-index backoff limit, above Slurm's largest MaxArraySize.
+inline constexpr int kMaxTrials = 100000;
+// "0-2,5" (an Indexed Job's completedIndexes, a Slurm array's task ids) as 0, 1, 2, 5; indexes
+// past kMaxTrials are left out.
+QList<int> parseIndexes(const QString &ranges);
 
 // The job of `jobs` with this id; null when there is none.
 Job *findJob(QList<Job> &jobs, const QString &id);

@@ -21,7 +21,7 @@ QString duration(const Job &job) {
 } // namespace
 
 JobsModel::JobsModel(QObject *parent)
-    : QAbstractTableModel(parent) {
+    : QAbstractItemModel(parent) {
 }
 
 void JobsModel::addBackend(JobBackend *backend) {
@@ -42,8 +42,13 @@ JobBackend *JobsModel::backend(const QString &name) const {
 }
 
 const Job *JobsModel::job(const QModelIndex &index) const {
-    return index.isValid() && index.row() < m_jobs.size() ? &m_jobs[positionOf(index.row())]
-                                                          : nullptr;
+    if (!index.isValid())
+        return nullptr;
+    if (index.internalId() != 0) { // a trial's row: its job by serial
+        const auto it = m_bySerial.constFind(index.internalId());
+        return it != m_bySerial.cend() ? &m_jobs[*it] : nullptr;
+    }
+    return index.row() < m_jobs.size() ? &m_jobs[positionOf(index.row())] : nullptr;
 }
 
 namespace {
@@ -54,18 +59,72 @@ QString keyOf(const QString &backend, const QString &id) {
 
 } // namespace
 
+QModelIndex JobsModel::indexOf(const QString &backend, const QString &id) const {
+    const auto it = m_index.constFind(keyOf(backend, id));
+    return it == m_index.cend() ? QModelIndex() : index(rowOf(*it), 0);
+}
+
+QModelIndex JobsModel::index(int row, int column, const QModelIndex &parent) const {
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < m_jobs.size() ? createIndex(row, column, quintptr(0)) : QModelIndex();
+    if (parent.internalId() != 0 || parent.row() >= m_jobs.size())
+        return {}; // trials have no rows of their own
+    const qsizetype position = positionOf(parent.row());
+    if (row >= m_jobs[position].indexStates.size())
+        return {};
+    return createIndex(row, column, m_serials[position]);
+}
+
+QModelIndex JobsModel::parent(const QModelIndex &child) const {
+    if (!child.isValid() || child.internalId() == 0)
+        return {};
+    const auto it = m_bySerial.constFind(child.internalId());
+    return it == m_bySerial.cend() ? QModelIndex() : createIndex(rowOf(*it), 0, quintptr(0));
+}
+
+void JobsModel::reindex() {
+    m_index.clear();
+    m_bySerial.clear();
+    for (qsizetype i = 0; i < m_jobs.size(); ++i) {
+        m_index.insert(keyOf(m_jobs[i].backend, m_jobs[i].id), i);
+        m_bySerial.insert(m_serials[i], i);
+    }
+}
+
 void JobsModel::upsert(const Job &job) {
     const auto it = m_index.constFind(keyOf(job.backend, job.id));
-    if (it != m_index.cend()) {
-        m_jobs[*it] = job;
-        const int row = static_cast<int>(m_jobs.size() - 1 - *it);
-        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    if (it == m_index.cend()) {
+        beginInsertRows({}, 0, 0);
+        m_index.insert(keyOf(job.backend, job.id), m_jobs.size());
+        m_bySerial.insert(m_nextSerial, m_jobs.size());
+        m_serials.append(m_nextSerial++);
+        m_jobs.append(job);
+        endInsertRows();
         return;
     }
-    beginInsertRows({}, 0, 0);
-    m_index.insert(keyOf(job.backend, job.id), m_jobs.size());
-    m_jobs.append(job);
-    endInsertRows();
+    const qsizetype position = *it;
+    const QModelIndex row = index(rowOf(position), 0);
+    const QList<int> before = m_jobs[position].indexStates.keys();
+    if (before != job.indexStates.keys()) { // trials came or went: their rows anew
+        if (!before.isEmpty()) {
+            beginRemoveRows(row, 0, static_cast<int>(before.size() - 1));
+            m_jobs[position].indexStates.clear();
+            endRemoveRows();
+        }
+        if (!job.indexStates.isEmpty())
+            beginInsertRows(row, 0, static_cast<int>(job.indexStates.size() - 1));
+        m_jobs[position] = job;
+        if (!job.indexStates.isEmpty())
+            endInsertRows();
+    } else {
+        m_jobs[position] = job;
+        if (!before.isEmpty())
+            Q_EMIT dataChanged(index(0, 0, row),
+                               index(static_cast<int>(before.size() - 1), ColumnCount - 1, row));
+    }
+    Q_EMIT dataChanged(row, index(row.row(), ColumnCount - 1));
 }
 
 void JobsModel::remove(const QString &backend, const QString &id) {
@@ -73,27 +132,34 @@ void JobsModel::remove(const QString &backend, const QString &id) {
     if (it == m_index.cend())
         return;
     const qsizetype position = *it;
-    const int row = static_cast<int>(m_jobs.size() - 1 - position);
+    const int row = rowOf(position);
     beginRemoveRows({}, row, row);
     m_jobs.removeAt(position);
-    m_index.clear(); // positions after it moved; removals are rare
-    for (qsizetype i = 0; i < m_jobs.size(); ++i)
-        m_index.insert(keyOf(m_jobs[i].backend, m_jobs[i].id), i);
+    m_serials.removeAt(position);
+    reindex(); // positions after it moved; removals are rare
     endRemoveRows();
 }
 
 int JobsModel::rowCount(const QModelIndex &parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(m_jobs.size());
+    if (!parent.isValid())
+        return static_cast<int>(m_jobs.size());
+    if (parent.internalId() != 0 || parent.column() != 0 || parent.row() >= m_jobs.size())
+        return 0;
+    return static_cast<int>(m_jobs[positionOf(parent.row())].indexStates.size());
 }
 
-int JobsModel::columnCount(const QModelIndex &parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+int JobsModel::columnCount(const QModelIndex &) const {
+    return ColumnCount;
 }
 
 QVariant JobsModel::data(const QModelIndex &index, int role) const {
     const Job *j = job(index);
     if (!j)
         return {};
+    if (index.internalId() != 0)
+        return trialData(*j, index, role);
+    if (role == TrialRole)
+        return -1;
     if (role == JobIdRole)
         return j->id;
     if (role == BackendRole)
@@ -123,6 +189,33 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const {
         return j->exitCode ? QVariant(*j->exitCode) : QVariant();
     case Command:
         return j->spec.command.join(u' ');
+    default:
+        return {};
+    }
+}
+
+QVariant JobsModel::trialData(const Job &job, const QModelIndex &index, int role) const {
+    const auto it = std::next(job.indexStates.cbegin(), index.row());
+    if (role == TrialRole)
+        return it.key();
+    if (role == JobIdRole)
+        return job.id;
+    if (role == BackendRole)
+        return job.backend;
+    if (role == StateRole)
+        return static_cast<int>(it.value());
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case Name: // the trial's run, as the curves name it; someone else's array task as Slurm does
+        return job.foreign ? u"%1_%2"_s.arg(job.clusterJobId).arg(it.key())
+                           : u"%1-%2"_s.arg(job.id).arg(it.key());
+    case State:
+        return jobStateName(it.value());
+    case Backend:
+        return job.backend;
+    case Node:
+        return job.node;
     default:
         return {};
     }

@@ -178,7 +178,8 @@ QJsonObject jobManifest(const JobSpec &spec, const QString &name, const QString 
         const QString dir = QString::fromLatin1(kTrialsDirectory);
         container[u"command"_s] =
             QJsonArray{u"/bin/sh"_s, u"-c"_s,
-                       u"exec /bin/sh \"%1/trial-$JOB_COMPLETION_INDEX.sh\""_s.arg(dir)};
+                       u"export SIGNALBOX_TRIAL_INDEX=\"$JOB_COMPLETION_INDEX\"; "
+                       "exec /bin/sh \"%1/trial-$JOB_COMPLETION_INDEX.sh\""_s.arg(dir)};
         QJsonArray mounts = container[u"volumeMounts"_s].toArray();
         mounts.append(
             QJsonObject{{u"name"_s, u"trials"_s}, {u"mountPath"_s, dir}, {u"readOnly"_s, true}});
@@ -267,18 +268,6 @@ QJsonObject trialsConfigMap(const QString &job, const QString &ns, const QList<Q
             {u"data"_s, data}};
 }
 
-QList<int> parseIndexes(const QString &ranges) {
-    QList<int> indexes;
-    for (const QString &part : ranges.split(u',', Qt::SkipEmptyParts)) {
-        const QStringList bounds = part.split(u'-');
-        const int first = std::clamp(bounds.first().toInt(), 0, kMaxTrials);
-        const int last = std::min(bounds.last().toInt(), kMaxTrials - 1);
-        for (int i = first; i <= last; ++i)
-            indexes << i;
-    }
-    return indexes;
-}
-
 QString codeObjectKey(const QString &hash) {
     return u"signalbox/code/%1.tar.gz"_s.arg(hash);
 }
@@ -324,6 +313,7 @@ Job jobFromKube(const QJsonObject &object, const QList<QJsonObject> &pods, const
     if (job.spec.name.isEmpty())
         job.spec.name = job.id;
     if (job.spec.kube.image.isEmpty()) { // not submitted by Signalbox: what its pod template says
+        job.foreign = true;
         const QJsonObject container = spec[u"template"_s][u"spec"_s][u"containers"_s][0].toObject();
         job.spec.kube.image = container[u"image"_s].toString();
         for (const QString &key : {u"command"_s, u"args"_s}) {

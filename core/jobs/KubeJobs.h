@@ -19,15 +19,9 @@ inline constexpr char kCodeDirectory[] = "/workspace/code";
 
 // Where a sweep's Indexed Job finds its trials: trial-<index>.sh, one script per index.
 inline constexpr char kTrialsDirectory[] = "/etc/signalbox/sweep";
-// The most trials one Indexed Job holds: Kubernetes' limit on completions with a per-index
-// backoff limit.
-inline constexpr int kMaxTrials = 100000;
 // The ConfigMap of a job of trials (JobSpec::trials): `scripts[i]` runs trial index i.
 QString trialsName(const QString &job);
 QJsonObject trialsConfigMap(const QString &job, const QString &ns, const QList<QString> &scripts);
-// "0-2,5" (a Job's completedIndexes or failedIndexes) as 0, 1, 2, 5; indexes past kMaxTrials
-// are left out.
-QList<int> parseIndexes(const QString &ranges);
 
 // How a job's local code directory reaches its pods: an immutable ConfigMap named by the code's
 // hash, or, when larger, an object of that name in an S3-compatible store fetched through a

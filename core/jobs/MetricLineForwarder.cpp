@@ -36,6 +36,8 @@ void MetricLineForwarder::watch(JobBackend *backend) {
                     push(it.key(), it.value());
             });
     connect(backend, &JobBackend::jobChanged, this, [this](const Job &job) {
+        if (job.foreign) // someone else's job is no run of the collector's
+            return;
         if (job.spec.trials > 0)
             m_trialJobs.insert(job.id);
         for (auto it = job.indexStates.begin(); it != job.indexStates.end(); ++it) {

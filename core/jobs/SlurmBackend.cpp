@@ -1,5 +1,6 @@
 #include "SlurmBackend.h"
 
+#include "CodeSync.h"
 #include "ssh/ShellQuote.h"
 
 #include <QDir>
@@ -16,6 +17,34 @@ constexpr int kCommandTimeoutMs = 30000;
 
 QString workspaceOf(const SlurmClusterConfig &cluster) {
     return cluster.workspace.isEmpty() ? u"~/.signalbox/slurm"_s : cluster.workspace;
+}
+
+// An array task that has left squeue with no record in sacct after this many answers was
+// cancelled before it started: Slurm keeps no record of such a task.
+constexpr int kUnrecordedAnswers = 3;
+
+bool ended(JobState state) {
+    return state >= JobState::Succeeded;
+}
+
+QString taskKey(const QString &id, int index) {
+    return index < 0 ? id : u"%1/%2"_s.arg(id).arg(index);
+}
+
+// The local copy of one array task's output, whole.
+QString taskLogPath(const Job &job, int index) {
+    QString path = job.logPath;
+    return path.insert(path.size() - 4, u".%1"_s.arg(index)); // "<id>.3.log"
+}
+
+// What follows a file's last line break: a task's unfinished line after a restart.
+QByteArray unfinishedLine(const QString &path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    file.seek(std::max<qint64>(0, file.size() - (1 << 20)));
+    const QByteArray tail = file.readAll();
+    return tail.mid(tail.lastIndexOf('\n') + 1);
 }
 
 // A command's error output as one line for the jobs table ("sbatch: error: ...; ...").
@@ -86,7 +115,7 @@ Result<QString> SlurmBackend::batchScript(const JobSpec &spec) const {
     const SlurmClusterConfig *where = cluster(spec.target);
     if (!where)
         return fail(u"no Slurm cluster named \"%1\""_s.arg(spec.target));
-    return slurmBatchScript(spec, *where, u"<run>"_s);
+    return slurmBatchScript(spec, *where);
 }
 
 void SlurmBackend::check(const JobSpec &spec, QObject *receiver,
@@ -113,69 +142,133 @@ void SlurmBackend::check(const JobSpec &spec, QObject *receiver,
         kCommandTimeoutMs, script->toUtf8());
 }
 
+void SlurmBackend::clusterState(const QString &clusterName, QObject *receiver,
+                                std::function<void(const Result<SlurmClusterState> &)> done) const {
+    const SlurmClusterConfig *where = cluster(clusterName);
+    NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
+    if (!login) {
+        QTimer::singleShot(0, receiver, [done = std::move(done), clusterName] {
+            done(fail(u"Slurm cluster %1 has no login node"_s.arg(clusterName)));
+        });
+        return;
+    }
+    login->exec(
+        shellCommand({u"sh"_s, u"-c"_s, slurmClusterStateScript()}), receiver,
+        [done = std::move(done)](const Result<ExecResult> &result) {
+            if (!result)
+                return done(fail(result.error()));
+            if (result->out.contains("@@sinfo-failed"))
+                return done(fail(u"sinfo failed: %1"_s.arg(oneLine(result->err))));
+            done(parseSlurmClusterState(result->out));
+        },
+        kCommandTimeoutMs);
+}
+
 Result<QString> SlurmBackend::submit(const JobSpec &spec) {
+    if (spec.trials > 0)
+        return fail(u"a job of trials is submitted by its sweep"_s);
+    return enqueue(spec, {});
+}
+
+Result<QString> SlurmBackend::submitTrials(const JobSpec &spec, const QList<QString> &scripts) {
+    if (spec.trials != scripts.size() || scripts.isEmpty())
+        return fail(u"a job of trials needs one script per trial"_s);
+    if (scripts.size() > capabilities().trialsInOneJob)
+        return fail(u"%1 trials are more than one job array holds"_s.arg(scripts.size()));
+    return enqueue(spec, scripts);
+}
+
+Result<QString> SlurmBackend::enqueue(const JobSpec &spec, const QList<QString> &trials) {
     const SlurmClusterConfig *where = cluster(spec.target);
     if (!where)
         return fail(u"no Slurm cluster named \"%1\""_s.arg(spec.target));
-    if (!m_monitor->connection(where->login))
+    NodeConnection *login = m_monitor->connection(where->login);
+    if (!login)
         return fail(u"Slurm cluster %1: its login node \"%2\" is not a node of the config"_s.arg(
             where->name, where->login));
-    if (spec.trials > 0)
-        return fail(u"a job of trials is not supported on Slurm yet; the sweep runs its trials "
-                    "as jobs of their own"_s);
-    Job job;
-    job.id = newJobId(spec);
-    const auto script = slurmBatchScript(spec, *where, job.id);
+    if (!spec.codeDirectory.isEmpty() && !QFileInfo(spec.codeDirectory).isDir())
+        return fail(u"the code directory %1 does not exist"_s.arg(spec.codeDirectory));
+    const auto script = slurmBatchScript(spec, *where, trials);
     if (!script)
         return script.failure();
+    Job job;
+    job.id = newJobId(spec);
     job.backend = name();
     job.spec = spec;
     job.node = where->name;
     job.submitted = QDateTime::currentDateTime();
     job.logPath = m_options.dataDir + u"/slurm-logs/"_s + job.id + u".log"_s;
-    job.message = u"submitting through %1"_s.arg(where->login);
+    for (qsizetype i = 0; i < trials.size(); ++i)
+        job.indexStates.insert(static_cast<int>(i), JobState::Queued);
+    job.message = spec.codeDirectory.isEmpty() ? u"submitting through %1"_s.arg(where->login)
+                                               : u"copying the code to %1"_s.arg(where->login);
     QFile log(job.logPath);
     if (!log.open(QIODevice::WriteOnly))
         return fail(u"cannot write the log %1: %2"_s.arg(job.logPath, log.errorString()));
     m_jobs << job;
     update(job);
-    sendSubmission(job.id, *script);
+    if (spec.codeDirectory.isEmpty()) {
+        sendSubmission(job.id, *script, {});
+        return job.id;
+    }
+    // The code goes to the cluster's shared filesystem, where every compute node reads it.
+    syncCode(login, spec.codeDirectory, workspaceOf(*where) + u"/code"_s, this,
+             [this, id = job.id, script = *script](const Result<QString> &synced) {
+                 Job *j = find(id);
+                 if (!j || j->finishedState())
+                     return;
+                 if (!synced) {
+                     j->state = JobState::Failed;
+                     j->finished = QDateTime::currentDateTime();
+                     j->message = u"copying the code failed: %1"_s.arg(synced.error());
+                     update(*j);
+                     return;
+                 }
+                 j->message = u"submitting through the login node"_s;
+                 update(*j);
+                 sendSubmission(id, script,
+                                j->spec.workingDirectory.isEmpty() ? *synced : QString());
+             });
     return job.id;
 }
 
-void SlurmBackend::sendSubmission(const QString &id, const QString &script) {
+void SlurmBackend::sendSubmission(const QString &id, const QString &script,
+                                  const QString &directory) {
     const Job *job = find(id);
     const SlurmClusterConfig *where = cluster(job->node);
-    m_monitor->connection(where->login)
-        ->exec(
-            shellCommand({u"sh"_s, u"-c"_s, slurmSubmitScript(), u"signalbox-sbatch"_s,
-                          workspaceOf(*where), id}),
-            this,
-            [this, id](const Result<ExecResult> &result) {
-                Job *j = find(id);
-                if (!j)
-                    return;
-                const QStringList lines =
-                    result ? QString::fromUtf8(result->out).split(u'\n', Qt::SkipEmptyParts)
-                           : QStringList();
-                if (!result || result->exitCode != 0 || lines.isEmpty()) {
-                    j->state = JobState::Failed;
-                    j->finished = QDateTime::currentDateTime();
-                    j->message = u"sbatch refused it: %1"_s.arg(result ? oneLine(result->err)
-                                                                       : result.error());
-                    update(*j);
-                    return;
-                }
-                j->clusterJobId = lines.first().trimmed();
-                j->message = u"submitted as job %1"_s.arg(j->clusterJobId);
+    NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
+    if (!login)
+        return;
+    login->exec(
+        shellCommand({u"sh"_s, u"-c"_s, slurmSubmitScript(), u"signalbox-sbatch"_s,
+                      workspaceOf(*where), id, job->spec.trials > 0 ? u"log-%a"_s : u"log"_s,
+                      directory}),
+        this,
+        [this, id](const Result<ExecResult> &result) {
+            Job *j = find(id);
+            if (!j)
+                return;
+            const QStringList lines =
+                result ? QString::fromUtf8(result->out).split(u'\n', Qt::SkipEmptyParts)
+                       : QStringList();
+            if (!result || result->exitCode != 0 || lines.isEmpty()) {
+                j->state = JobState::Failed;
+                j->finished = QDateTime::currentDateTime();
+                j->message =
+                    u"sbatch refused it: %1"_s.arg(result ? oneLine(result->err) : result.error());
                 update(*j);
-                if (m_cancelOnSubmit.remove(id))
-                    cancel(*j);
-            },
-            kCommandTimeoutMs, script.toUtf8());
+                return;
+            }
+            j->clusterJobId = lines.first().trimmed();
+            j->message = u"submitted as job %1"_s.arg(j->clusterJobId);
+            update(*j);
+            if (m_cancelOnSubmit.remove(id))
+                cancel(*j, j->clusterJobId);
+        },
+        kCommandTimeoutMs, script.toUtf8());
 }
 
-void SlurmBackend::cancel(const Job &job) {
+void SlurmBackend::cancel(const Job &job, const QString &clusterJobId) {
     const SlurmClusterConfig *where = cluster(job.node);
     NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
     if (!login)
@@ -183,7 +276,7 @@ void SlurmBackend::cancel(const Job &job) {
     // scancel sends SIGTERM to the job's steps and batch script, and SIGKILL after the
     // cluster's KillWait: the grace period is the cluster's.
     login->exec(
-        shellCommand({u"scancel"_s, job.clusterJobId}), this,
+        shellCommand({u"scancel"_s, clusterJobId}), this,
         [this, id = job.id](const Result<ExecResult> &result) {
             Job *j = find(id);
             if (!j || j->finishedState())
@@ -203,7 +296,7 @@ Status SlurmBackend::stop(const QString &id) {
         for (const auto &perCluster : std::as_const(m_foreign)) {
             for (const Job &foreign : perCluster) {
                 if (foreign.id == id) {
-                    cancel(foreign); // scancel itself says whether this user may
+                    cancel(foreign, foreign.clusterJobId); // scancel says whether one may
                     return success();
                 }
             }
@@ -217,7 +310,20 @@ Status SlurmBackend::stop(const QString &id) {
     if (job->clusterJobId.isEmpty())
         m_cancelOnSubmit.insert(id);
     else
-        cancel(*job);
+        cancel(*job, job->clusterJobId);
+    return success();
+}
+
+Status SlurmBackend::stopIndex(const QString &id, int index) {
+    Job *job = find(id);
+    if (!job || !job->indexStates.contains(index))
+        return fail(u"no task %1 of a job %2"_s.arg(index).arg(id));
+    if (job->clusterJobId.isEmpty())
+        return fail(u"%1 is not on the cluster yet"_s.arg(id));
+    if (ended(job->indexStates.value(index)))
+        return fail(u"task %1 of %2 has ended"_s.arg(index).arg(id));
+    m_cancelledTasks.insert(taskKey(id, index));
+    cancel(*job, u"%1_%2"_s.arg(job->clusterJobId).arg(index));
     return success();
 }
 
@@ -278,16 +384,24 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
     if (!login)
         return;
     QStringList accounting;
-    QStringList ids; // the jobs whose logs this poll reads, in order
+    QList<LogTarget> read; // the logs this poll reads, in order
     QStringList pairs;
+    auto follow = [&](const Job &job, int index) {
+        read.append({job.id, index});
+        pairs << (index < 0 ? job.id + u"/log"_s : u"%1/log-%2"_s.arg(job.id).arg(index))
+              << QString::number(
+                     QFileInfo(index < 0 ? job.logPath : taskLogPath(job, index)).size());
+    };
     for (const Job &job : std::as_const(m_jobs)) {
         if (job.node != where.name || job.clusterJobId.isEmpty())
             continue;
         if (!job.finishedState() && m_askAccounting.contains(job.id))
             accounting << job.clusterJobId;
-        if (job.state == JobState::Running || m_tail.contains(job.id)) {
-            ids << job.id;
-            pairs << job.id << QString::number(QFileInfo(job.logPath).size());
+        if (job.spec.trials == 0 && (job.state == JobState::Running || m_tail.contains(job.id)))
+            follow(job, -1);
+        for (auto it = job.indexStates.cbegin(); it != job.indexStates.cend(); ++it) {
+            if (it.value() == JobState::Running || m_tail.contains(taskKey(job.id, it.key())))
+                follow(job, it.key());
         }
     }
     m_polling.insert(where.name);
@@ -296,15 +410,12 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
             slurmPollArguments(workspaceOf(where), m_allUsers || where.allUsers, accounting) +
             pairs),
         this,
-        [this, name = where.name, ids](const Result<ExecResult> &result) {
+        [this, name = where.name, read](const Result<ExecResult> &result) {
             m_polling.remove(name);
             if (!result)
                 return unreachable(name, u"cannot reach the login node; the job goes on there "
                                          "(%1)"_s.arg(result.error()));
-            QList<Job *> jobs; // found again: the list may have changed meanwhile
-            for (const QString &id : ids)
-                jobs << find(id);
-            received(name, jobs, parseSlurmPoll(result->out));
+            received(name, read, parseSlurmPoll(result->out));
         },
         kCommandTimeoutMs);
 }
@@ -318,15 +429,24 @@ void SlurmBackend::unreachable(const QString &clusterName, const QString &messag
     }
 }
 
-void SlurmBackend::received(const QString &clusterName, const QList<Job *> &following,
+void SlurmBackend::received(const QString &clusterName, const QList<LogTarget> &targets,
                             const SlurmPoll &poll) {
+    // Found again by id: the list may have changed meanwhile.
     for (const SlurmLogChunk &chunk : poll.logs) {
-        if (chunk.index >= 0 && chunk.index < following.size() && following[chunk.index])
-            appendLog(*following[chunk.index], chunk.data);
+        const LogTarget target = targets.value(chunk.index);
+        const Job *job = chunk.index < targets.size() ? find(target.job) : nullptr;
+        if (job && target.index < 0)
+            appendLog(*job, chunk.data);
+        else if (job)
+            appendTaskLog(*job, target.index, chunk.data, false);
     }
-    for (Job *job : following) {
-        if (job && job->finishedState())
-            m_tail.remove(job->id); // its log was read after it ended: complete
+    for (const LogTarget &target : targets) { // read after it ended: its log is complete
+        const Job *job = find(target.job);
+        if (!job || !ended(target.index < 0 ? job->state : job->indexStates.value(target.index)))
+            continue;
+        m_tail.remove(taskKey(target.job, target.index));
+        if (target.index >= 0)
+            appendTaskLog(*job, target.index, {}, true);
     }
     if (poll.queueFailed)
         return unreachable(clusterName, u"the cluster's controller does not answer squeue; the "
@@ -345,7 +465,12 @@ void SlurmBackend::received(const QString &clusterName, const QList<Job *> &foll
         ours.insert(job.clusterJobId);
         if (job.finishedState())
             continue;
-        const bool read = following.contains(&job);
+        if (job.spec.trials > 0) {
+            applyArray(&job, poll);
+            continue;
+        }
+        const bool read = std::any_of(targets.begin(), targets.end(),
+                                      [&](const LogTarget &t) { return t.job == job.id; });
         const auto row = queue.constFind(job.clusterJobId);
         const bool queued = row != queue.cend();
         if (queued && slurmJobState(row->state) < JobState::Succeeded) {
@@ -372,7 +497,7 @@ void SlurmBackend::received(const QString &clusterName, const QList<Job *> &foll
     }
     QList<SlurmJobRow> others;
     for (const SlurmJobRow &row : poll.queue) {
-        if (!ours.contains(row.jobId))
+        if (!ours.contains(slurmBaseJobId(row.jobId)))
             others << row;
     }
     showForeign(clusterName, others);
@@ -388,7 +513,10 @@ void SlurmBackend::apply(Job *job, const SlurmJobRow &row, bool logRead) {
         }
         return;
     }
-    if (state != JobState::Queued && !job->started.isValid())
+    // A job cancelled while it waited never started: it got no nodes (Slurm gives it a start
+    // time all the same, the time it was cancelled).
+    if (!job->started.isValid() &&
+        (state == JobState::Running || (state >= JobState::Succeeded && !row.nodes.isEmpty())))
         job->started = row.start.isValid() ? row.start : QDateTime::currentDateTime();
     job->state = state;
     job->message = message;
@@ -408,37 +536,193 @@ void SlurmBackend::apply(Job *job, const SlurmJobRow &row, bool logRead) {
     update(*job);
 }
 
+void SlurmBackend::applyArray(Job *job, const SlurmPoll &poll) {
+    // Each task's row: a task of its own ("12_3") says more than a range of pending ones
+    // ("12_[4-9%2]"), and sacct's word on how a task ended more than squeue's.
+    struct Seen {
+        const SlurmJobRow *queued = nullptr, *pending = nullptr, *accounted = nullptr;
+    };
+    QHash<int, Seen> seen;
+    auto collect = [&](const QList<SlurmJobRow> &rows, bool fromQueue) {
+        for (const SlurmJobRow &row : rows) {
+            if (slurmBaseJobId(row.jobId) != job->clusterJobId)
+                continue;
+            const bool range = row.jobId.contains(u'[');
+            for (int index : slurmArrayTasks(row.jobId)) {
+                Seen &s = seen[index];
+                if (fromQueue)
+                    (range ? s.pending : s.queued) = &row;
+                else if (!range) // sacct's ranges of pending tasks lag behind squeue's
+                    s.accounted = &row;
+            }
+        }
+    };
+    collect(poll.queue, true);
+    collect(poll.accounting, false);
+    const bool answered = m_askAccounting.contains(job->id) && !poll.accountingFailed;
+    bool ask = false;
+    bool changed = false;
+    QStringList nodes;
+    const SlurmJobRow *waiting = nullptr;
+    for (auto it = job->indexStates.begin(); it != job->indexStates.end(); ++it) {
+        const QString key = taskKey(job->id, it.key());
+        const Seen s = seen.value(it.key());
+        if (s.queued && slurmJobState(s.queued->state) == JobState::Running &&
+            !nodes.contains(s.queued->nodes))
+            nodes << s.queued->nodes;
+        if (s.pending && !waiting)
+            waiting = s.pending;
+        if (ended(it.value()))
+            continue;
+        JobState state = it.value();
+        if (s.accounted && ended(slurmJobState(s.accounted->state)))
+            state = slurmJobState(s.accounted->state);
+        else if (s.queued)
+            state = slurmJobState(s.queued->state);
+        else if (s.pending)
+            state = JobState::Queued;
+        else if (m_cancelledTasks.contains(key) ||
+                 (answered && ++m_unrecorded[key] >= kUnrecordedAnswers))
+            state = JobState::Stopped; // a pending task cancelled alone leaves no record
+        else
+            ask = true; // it left squeue: sacct says how it ended
+        if (s.accounted && !ended(state) && !s.queued && !s.pending)
+            ask = true; // it left squeue, and sacct lags behind
+        if (state == it.value())
+            continue;
+        changed = true;
+        it.value() = state;
+        if (ended(state)) {
+            m_tail.insert(key); // the end of its output comes with the next poll
+            m_cancelledTasks.remove(key);
+            m_unrecorded.remove(key);
+        }
+    }
+    if (ask)
+        m_askAccounting.insert(job->id);
+    else
+        m_askAccounting.remove(job->id);
+
+    const QList<JobState> states = job->indexStates.values();
+    const auto count = [&](auto test) {
+        return std::count_if(states.begin(), states.end(), test);
+    };
+    const qsizetype running = count([](JobState s) { return s == JobState::Running; });
+    const qsizetype done = count([](JobState s) { return ended(s); });
+    const qsizetype failed = count([](JobState s) { return s == JobState::Failed; });
+    const qsizetype stopped = count([](JobState s) { return s == JobState::Stopped; });
+    const JobState before = job->state;
+    QString message;
+    if (done == states.size()) {
+        job->state = failed > 0    ? JobState::Failed
+                     : stopped > 0 ? JobState::Stopped
+                                   : JobState::Succeeded;
+        job->finished = QDateTime::currentDateTime();
+        message = u"%1 trials: %2 succeeded, %3 failed, %4 stopped"_s.arg(states.size())
+                      .arg(states.size() - failed - stopped)
+                      .arg(failed)
+                      .arg(stopped);
+    } else if (running > 0) {
+        job->state = JobState::Running;
+        if (!job->started.isValid())
+            job->started = QDateTime::currentDateTime();
+        nodes.sort();
+        message = u"%1 of %2 trials running, %3 ended, on %4"_s.arg(running)
+                      .arg(states.size())
+                      .arg(done)
+                      .arg(nodes.join(u", "_s));
+    } else {
+        message = waiting ? slurmMessage(*waiting) : u"waiting"_s;
+    }
+    if (changed || job->state != before) {
+        job->message = message;
+        update(*job);
+    } else if (message != job->message) {
+        job->message = message;
+        Q_EMIT jobChanged(*job);
+    }
+}
+
+void SlurmBackend::appendTaskLog(const Job &job, int index, const QByteArray &data, bool complete) {
+    const QString key = taskKey(job.id, index);
+    const QString path = taskLogPath(job, index);
+    auto partial = m_taskLines.find(key);
+    if (partial == m_taskLines.end()) // after a restart: what the last session left unfinished
+        partial = m_taskLines.insert(key, unfinishedLine(path));
+    if (!data.isEmpty()) {
+        QFile file(path);
+        if (!file.open(QIODevice::Append) || file.write(data) != data.size())
+            qWarning("cannot write %s: %s", qPrintable(path), qPrintable(file.errorString()));
+    }
+    partial->append(data);
+    if (complete && !partial->isEmpty() && !partial->endsWith('\n'))
+        partial->append('\n');
+    const qsizetype end = partial->lastIndexOf('\n');
+    if (end < 0)
+        return;
+    const QByteArray prefix = '[' + QByteArray::number(index) + "] ";
+    QByteArray lines;
+    for (const QByteArray &line : partial->first(end).split('\n'))
+        lines += prefix + line + '\n';
+    partial->remove(0, end + 1);
+    appendLog(job, lines);
+}
+
 void SlurmBackend::showForeign(const QString &clusterName, const QList<SlurmJobRow> &rows) {
-    QHash<QString, Job> &shown = m_foreign[clusterName];
-    QSet<QString> seen;
+    // One job per Slurm job: an array's task rows become the states of its indexes.
+    QHash<QString, Job> now;
+    QStringList order;
     for (const SlurmJobRow &row : rows) {
-        seen.insert(row.jobId);
-        Job job;
-        job.id = u"%1 (%2 job %3)"_s.arg(row.name, clusterName, row.jobId); // unique, readable
-        job.backend = name();
-        job.node = clusterName;
-        job.clusterJobId = row.jobId;
-        job.spec.backend = name();
-        job.spec.target = clusterName;
-        job.spec.name = row.name;
-        job.spec.slurm.partition = row.partition;
-        job.state = slurmJobState(row.state);
-        job.message =
-            row.user.isEmpty() ? slurmMessage(row) : u"%1 (%2)"_s.arg(slurmMessage(row), row.user);
-        job.submitted = row.submitted;
-        if (job.state != JobState::Queued)
-            job.started = row.start;
-        job.gpuIds = row.gres;
-        const auto it = shown.constFind(row.jobId);
+        const QString base = slurmBaseJobId(row.jobId);
+        auto it = now.find(base);
+        if (it == now.end()) {
+            order << base;
+            Job job;
+            job.id = u"%1 (%2 job %3)"_s.arg(row.name, clusterName, base); // unique, readable
+            job.backend = name();
+            job.node = clusterName;
+            job.clusterJobId = base;
+            job.foreign = true;
+            job.spec.backend = name();
+            job.spec.target = clusterName;
+            job.spec.name = row.name;
+            job.spec.slurm.partition = row.partition;
+            job.state = slurmJobState(row.state);
+            job.message = row.user.isEmpty() ? slurmMessage(row)
+                                             : u"%1 (%2)"_s.arg(slurmMessage(row), row.user);
+            job.submitted = row.submitted;
+            if (job.state != JobState::Queued)
+                job.started = row.start;
+            job.gpuIds = row.gres;
+            it = now.insert(base, job);
+        }
+        for (int index : slurmArrayTasks(row.jobId))
+            it->indexStates.insert(index, slurmJobState(row.state));
+        // An array runs while any task runs; a task that started earlier started it.
+        const JobState state = slurmJobState(row.state);
+        if (state == JobState::Running && it->state != JobState::Running) {
+            it->state = state;
+            it->message = row.user.isEmpty() ? slurmMessage(row)
+                                             : u"%1 (%2)"_s.arg(slurmMessage(row), row.user);
+        }
+        if (state != JobState::Queued && row.start.isValid() &&
+            (!it->started.isValid() || row.start < it->started))
+            it->started = row.start;
+    }
+    QHash<QString, Job> &shown = m_foreign[clusterName];
+    for (const QString &base : std::as_const(order)) {
+        Job &job = now[base];
+        job.spec.trials = static_cast<int>(job.indexStates.size());
+        const auto it = shown.constFind(base);
         if (it != shown.cend() && it->state == job.state && it->message == job.message &&
             it->started == job.started && it->gpuIds == job.gpuIds &&
-            it->spec.name == job.spec.name)
+            it->spec.name == job.spec.name && it->indexStates == job.indexStates)
             continue; // unchanged: most of a long queue, every poll
-        shown.insert(row.jobId, job);
+        shown.insert(base, job);
         Q_EMIT jobChanged(job);
     }
     for (auto it = shown.begin(); it != shown.end();) {
-        if (seen.contains(it.key())) {
+        if (now.contains(it.key())) {
             ++it;
             continue;
         }

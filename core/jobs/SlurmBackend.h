@@ -37,11 +37,19 @@ public:
     void check(const JobSpec &spec, QObject *receiver,
                std::function<void(const QString &error, const QString &estimate)> done) const;
 
+    // What a researcher weighs before choosing where to run: each partition's free and total
+    // GPUs by type (sinfo) and the user's fair share (sshare), in one round trip.
+    void clusterState(const QString &cluster, QObject *receiver,
+                      std::function<void(const Result<SlurmClusterState> &)> done) const;
+
     QString name() const override { return QStringLiteral("slurm"); }
+    // A sweep's trials go as one job array; Slurm's default MaxArraySize allows 1001 tasks.
     Capabilities capabilities() const override {
-        return {.trialsInOneJob = 0, .foreignJobs = true};
+        return {.trialsInOneJob = 1001, .foreignJobs = true};
     }
     Result<QString> submit(const JobSpec &spec) override;
+    Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts) override;
+    Status stopIndex(const QString &id, int index) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
@@ -51,15 +59,25 @@ public:
     bool allJobs() const override { return m_allUsers; }
 
 private:
+    // A log a poll reads: a job's, or one task's of an array (index >= 0).
+    struct LogTarget {
+        QString job;
+        int index = -1;
+    };
     Job *find(const QString &id);
     const SlurmClusterConfig *cluster(const QString &name) const;
     void update(const Job &job);
-    void sendSubmission(const QString &id, const QString &script);
-    void cancel(const Job &job);
+    Result<QString> enqueue(const JobSpec &spec, const QList<QString> &trials);
+    void sendSubmission(const QString &id, const QString &script, const QString &directory);
+    void cancel(const Job &job, const QString &clusterJobId);
     void poll();
     void pollCluster(const SlurmClusterConfig &cluster);
-    void received(const QString &cluster, const QList<Job *> &following, const SlurmPoll &poll);
+    void received(const QString &cluster, const QList<LogTarget> &read, const SlurmPoll &poll);
     void apply(Job *job, const SlurmJobRow &row, bool final);
+    void applyArray(Job *job, const SlurmPoll &poll);
+    // One task's new output: kept whole in its own file, and its complete lines, "[i] " first,
+    // in the job's log (where the metric forwarder reads each task as its own run).
+    void appendTaskLog(const Job &job, int index, const QByteArray &data, bool ended);
     void showForeign(const QString &cluster, const QList<SlurmJobRow> &rows);
     // Says on the cluster's unfinished jobs why they are not followed now.
     void unreachable(const QString &cluster, const QString &message);
@@ -71,8 +89,11 @@ private:
     QHash<QString, QHash<QString, Job>> m_foreign; // per cluster, by Slurm job id
     QSet<QString> m_polling;                       // clusters with a poll in flight
     QSet<QString> m_askAccounting;                 // ours that ended or left squeue: ask sacct
-    QSet<QString> m_tail;                          // ended jobs whose log's end is still to fetch
-    QSet<QString> m_cancelOnSubmit;                // stopped while sbatch was still answering
+    QSet<QString> m_tail; // ended jobs (id) and tasks (id/index) whose log's end is to fetch
+    QHash<QString, QByteArray> m_taskLines; // per id/index: a task's output after its last line
+    QSet<QString> m_cancelOnSubmit;         // stopped while sbatch was still answering
+    QSet<QString> m_cancelledTasks;         // id/index: array tasks stopped alone
+    QHash<QString, int> m_unrecorded;       // id/index: answers without a record of it
     bool m_allUsers = false;
     QTimer m_poll;
 };

@@ -133,6 +133,7 @@ QString pendingReasonInWords(const QString &reason) {
         {u"InvalidAccount"_s, u"its account is not valid"_s},
         {u"InvalidQOS"_s, u"its QoS is not valid"_s},
         {u"launch failed requeued held"_s, u"its launch failed; held (scontrol release)"_s},
+        {u"JobArrayTaskLimit"_s, u"waiting: its array runs only so many tasks at once"_s},
         {u"None"_s, u"waiting to be scheduled"_s},
     };
     const auto it = words.find(reason);
@@ -175,13 +176,28 @@ QString slurmMessage(const SlurmJobRow &row) {
     return {};
 }
 
+QString slurmBaseJobId(const QString &jobId) {
+    return jobId.section(u'_', 0, 0);
+}
+
+QList<int> slurmArrayTasks(const QString &jobId) {
+    const qsizetype underscore = jobId.indexOf(u'_');
+    if (underscore < 0)
+        return {};
+    QString tasks = jobId.mid(underscore + 1).section(u'%', 0, 0); // "[0-9%2]": at most 2 at once
+    tasks.remove(u'[').remove(u']');
+    return parseIndexes(tasks);
+}
+
 Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &cluster,
-                                 const QString &runId) {
+                                 const QList<QString> &trials) {
+    if (!spec.slurm.script.isEmpty() && trials.isEmpty())
+        return spec.slurm.script; // edited by hand: the user's own words, as sbatch reads them
     // One #SBATCH line is one option: no whitespace or quotes inside a value.
     static const QRegularExpression safe(u"^[A-Za-z0-9_.,:=+/@%*()\\[\\]-]+$"_s);
-    QStringList lines{
-        u"#!/bin/bash"_s,
-        u"# Written by Signalbox for run %1. sbatch adds --job-name and --output."_s.arg(runId)};
+    QStringList lines{u"#!/bin/bash"_s,
+                      u"# Written by Signalbox. sbatch adds --job-name, --output and "
+                      "SIGNALBOX_RUN."_s};
     QString problem;
     auto option = [&](const QString &name, const QString &value) {
         if (value.isEmpty())
@@ -197,7 +213,11 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
     option(u"account"_s, o.account.isEmpty() ? cluster.account : o.account);
     option(u"qos"_s, o.qos.isEmpty() ? cluster.qos : o.qos);
     option(u"time"_s, o.timeLimit.isEmpty() ? cluster.timeLimit : o.timeLimit);
-    const int workers = std::max(1, spec.workers);
+    // A job of trials is an array: one task per trial, `workers` of them at once.
+    const int workers = trials.isEmpty() ? std::max(1, spec.workers) : 1;
+    if (!trials.isEmpty())
+        option(u"array"_s, u"0-%1"_s.arg(trials.size() - 1) + u'%' +
+                               QString::number(std::max(1, spec.workers)));
     option(u"nodes"_s, QString::number(workers));
     option(u"ntasks-per-node"_s, u"1"_s);
     if (spec.gpus > 0)
@@ -207,6 +227,7 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
         option(u"cpus-per-task"_s, QString::number(o.cpusPerTask));
     option(u"mem"_s, o.memory);
     option(u"constraint"_s, o.constraint);
+    option(u"dependency"_s, o.dependency);
     for (const QString &extra : o.extraArgs) {
         static const QRegularExpression flag(
             u"^--[a-z][a-z-]*(=[A-Za-z0-9_.,:=+/@%*()\\[\\]-]+)?$"_s);
@@ -222,9 +243,7 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
 
     lines << QString();
     static const QRegularExpression identifier(u"^[A-Za-z_][A-Za-z0-9_]*$"_s);
-    QMap<QString, QString> environment = spec.environment;
-    environment.insert(u"SIGNALBOX_RUN"_s, runId);
-    for (auto it = environment.cbegin(); it != environment.cend(); ++it) {
+    for (auto it = spec.environment.cbegin(); it != spec.environment.cend(); ++it) {
         if (!identifier.match(it.key()).hasMatch())
             return fail(u"\"%1\" is not an environment variable name"_s.arg(it.key()),
                         ErrorCode::InvalidInput);
@@ -232,7 +251,14 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
     }
     if (!spec.workingDirectory.isEmpty())
         lines << u"cd -- %1 || exit 1"_s.arg(shellQuote(spec.workingDirectory));
-    if (workers == 1) {
+    if (!trials.isEmpty()) { // each task runs its trial's script, which ends in exec
+        lines << u"export SIGNALBOX_TRIAL_INDEX=\"$SLURM_ARRAY_TASK_ID\""_s
+              << u"case $SLURM_ARRAY_TASK_ID in"_s;
+        for (qsizetype i = 0; i < trials.size(); ++i)
+            lines << u"%1)"_s.arg(i) << trials[i].trimmed() << u";;"_s;
+        lines << u"esac"_s << u"echo \"no trial $SLURM_ARRAY_TASK_ID in this job\" >&2"_s
+              << u"exit 1"_s;
+    } else if (workers == 1) {
         lines << u"exec "_s + shellCommand(spec.command);
     } else { // one task per node; torchrun and Lightning read these
         lines << u"export MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | "
@@ -248,11 +274,15 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
 }
 
 QString slurmSubmitScript() {
-    return uR"sh(ws=$1 id=$2
+    return uR"sh(ws=$1 id=$2 log=$3 dir=$4
 case $ws in "~/"*) ws="$HOME/${ws#"~/"}";; esac
+case $dir in "~/"*) dir="$HOME/${dir#"~/"}";; esac
 d="$ws/$id"
 mkdir -p -- "$d" && cat > "$d/job.sh" || exit 1
-job=$(sbatch --parsable --job-name="$id" --output="$d/log" --error="$d/log" "$d/job.sh") || exit 1
+set -- --parsable --job-name="$id" --output="$d/$log" --error="$d/$log" \
+  --export=ALL,SIGNALBOX_RUN="$id"
+if [ -n "$dir" ]; then set -- "$@" --chdir="$dir"; fi
+job=$(sbatch "$@" "$d/job.sh") || exit 1
 echo "${job%%;*}"
 echo "$d"
 )sh"_s;
@@ -271,7 +301,7 @@ if [ "$ids" != - ]; then
 fi
 i=0
 while [ $# -ge 2 ]; do
-  f="$ws/$1/log" off=$2
+  f="$ws/$1" off=$2
   shift 2
   size=$(wc -c < "$f" 2>/dev/null || echo 0)
   n=$((size - off)); [ $n -lt 0 ] && n=0; [ $n -gt 1048576 ] && n=1048576
@@ -307,6 +337,91 @@ SlurmPoll parseSlurmPoll(const QByteArray &output) {
         logAt = output.indexOf("@@log ", eol + 1 + size) == eol + 1 + size ? eol + 1 + size : -1;
     }
     return poll;
+}
+
+namespace {
+
+// "gpu:h100:4(S:0-1),gpu:a100:2" or "gpu:h100:2(IDX:0,2)" as (type, count) of its GPUs.
+QList<std::pair<QString, int>> gpuGres(const QString &gres) {
+    QList<std::pair<QString, int>> gpus;
+    QString entry;
+    int depth = 0;
+    auto take = [&] {
+        const QStringList parts = entry.section(u'(', 0, 0).split(u':');
+        if (parts.size() >= 2 && parts.first() == "gpu"_L1)
+            gpus.append({parts.size() > 2 ? parts[1] : QString(), parts.last().toInt()});
+        entry.clear();
+    };
+    for (const QChar c : gres) {
+        depth += c == u'(' ? 1 : c == u')' ? -1 : 0;
+        if (c == u',' && depth == 0)
+            take();
+        else
+            entry += c;
+    }
+    take();
+    return gpus;
+}
+
+} // namespace
+
+QString slurmClusterStateScript() {
+    return uR"sh(sinfo --noheader --Node --Format="PartitionName:|,NodeList:|,StateLong:|,Gres:|,GresUsed:|" ||
+  echo "@@sinfo-failed"
+echo "@@sshare"
+sshare --noheader --parsable2 --users="$(id -un)" --format=Account,FairShare 2>/dev/null
+exit 0
+)sh"_s;
+}
+
+SlurmClusterState parseSlurmClusterState(const QByteArray &output) {
+    SlurmClusterState state;
+    const qsizetype shareAt = output.indexOf("@@sshare\n");
+    QMap<std::pair<QString, QString>, SlurmPartitionGpus> gpus;
+    for (const QByteArray &raw : output.left(shareAt).split('\n')) {
+        const QStringList f = QString::fromUtf8(raw).split(u'|');
+        if (f.size() < 5)
+            continue;
+        const QString nodeState = f[2].trimmed();
+        static const QRegularExpression takesJobs(
+            u"^(idle|mixed|allocated|completing)[~#%+$@^-]*$"_s);
+        const bool usable = takesJobs.match(nodeState).hasMatch();
+        QHash<QString, int> used;
+        for (const auto &[type, count] : gpuGres(f[4].trimmed()))
+            used[type] += count;
+        for (const auto &[type, count] : gpuGres(f[3].trimmed())) {
+            SlurmPartitionGpus &entry = gpus[{f[0].trimmed(), type}];
+            entry.partition = f[0].trimmed();
+            entry.type = type;
+            entry.total += count;
+            if (usable)
+                entry.free += std::max(0, count - used.value(type));
+        }
+    }
+    state.gpus = gpus.values();
+    if (shareAt >= 0) {
+        for (const QByteArray &raw : output.mid(shareAt + 9).split('\n')) {
+            const QStringList f = QString::fromUtf8(raw).split(u'|');
+            // The user's rows carry a value; their accounts' rows above them do not.
+            if (f.size() >= 2 && !f[0].trimmed().isEmpty() && !f[1].trimmed().isEmpty())
+                state.fairShare << u"%1 %2"_s.arg(f[0].trimmed()).arg(f[1].toDouble(), 0, 'f', 2);
+        }
+    }
+    return state;
+}
+
+QString SlurmClusterState::summary() const {
+    QStringList parts;
+    for (const SlurmPartitionGpus &g : gpus)
+        parts << u"%1: %2 of %3%4 GPUs free"_s.arg(g.partition)
+                     .arg(g.free)
+                     .arg(g.total)
+                     .arg(g.type.isEmpty() ? QString() : u' ' + g.type);
+    if (parts.isEmpty())
+        parts << u"no GPUs in any partition"_s;
+    if (!fairShare.isEmpty())
+        parts << u"fair share "_s + fairShare.join(u", "_s);
+    return parts.join(u" · "_s);
 }
 
 } // namespace sb

@@ -48,20 +48,29 @@ QString slurmMessage(const SlurmJobRow &row);
 // A pending reason in plain words ("Resources" -> "waiting for free nodes or GPUs").
 QString pendingReasonInWords(const QString &reason);
 
+// "1234_7" and "1234_[8-15%2]" (an array's task and its pending tasks) are of job "1234".
+QString slurmBaseJobId(const QString &jobId);
+// The array task ids a row stands for: 7; 8 to 15; none for a job that is no array task.
+QList<int> slurmArrayTasks(const QString &jobId);
+
 // The batch script of a job: #SBATCH lines from the spec's Slurm options and the cluster's
 // defaults, the run's environment and working directory, then the command as an argument vector
 // quoted for the shell (with several workers, one task per node under srun, with torchrun's
 // rendezvous variables). Values that sbatch would read as more than one option are refused.
+// With `trials`, a job array: task i runs trials[i] (shell text ending in exec), `spec.workers`
+// tasks at once. A script edited by hand (SlurmOptions::script) is taken as it is.
 Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &cluster,
-                                 const QString &runId);
+                                 const QList<QString> &trials = {});
 
 // Scripts run on the login node (sh -c SCRIPT NAME ARGS...), exposed for tests of their quoting.
-// submit: WORKSPACE ID; the batch script on stdin; prints the Slurm job id and the run's
+// submit: WORKSPACE ID LOG DIRECTORY; the batch script on stdin; sbatch names the job ID, writes
+// its output to WORKSPACE/ID/LOG (a pattern: "log-%a" for an array's tasks), sets SIGNALBOX_RUN
+// to ID and starts it in DIRECTORY (if not empty). Prints the Slurm job id and the run's
 // directory, one per line.
 QString slurmSubmitScript();
 // poll: prints squeue's rows, "@@sacct", sacct's rows for `accountingIds`, then for each log
-// that grew "@@log INDEX BYTES" and its new bytes. Append ID OFFSET pairs of the logs to follow
-// to slurmPollArguments().
+// that grew "@@log INDEX BYTES" and its new bytes. Append PATH OFFSET pairs of the logs to follow
+// (paths relative to the workspace: "ID/log") to slurmPollArguments().
 QString slurmPollScript();
 QStringList slurmPollArguments(const QString &workspace, bool allUsers,
                                const QStringList &accountingIds);
@@ -79,5 +88,21 @@ struct SlurmPoll {
     QList<SlurmLogChunk> logs;
 };
 SlurmPoll parseSlurmPoll(const QByteArray &output);
+
+// What a researcher weighs before choosing where to run.
+struct SlurmPartitionGpus {
+    QString partition;
+    QString type; // the GRES type ("h100"); empty where the cluster names none
+    int total = 0;
+    int free = 0; // on nodes that take jobs (not down or drained), not allocated
+};
+struct SlurmClusterState {
+    QList<SlurmPartitionGpus> gpus; // by partition, then type
+    QStringList fairShare;          // "account 0.50": the user's fair share per account
+    QString summary() const;        // "gpu: 6 of 8 h100 free · fair share lab-ml 0.50"
+};
+// cluster state: sinfo per node with its GRES and GRES in use, then "@@sshare" and sshare's rows.
+QString slurmClusterStateScript();
+SlurmClusterState parseSlurmClusterState(const QByteArray &output);
 
 } // namespace sb

@@ -199,22 +199,23 @@ void SshBackend::launch(const Job &job, const QString &node, const QStringList &
         return;
     }
     NodeConnection *connection = m_monitor->connection(node);
-    syncCode(connection, job.spec.codeDirectory, this, [this, id](const Result<QString> &synced) {
-        Job *j = find(id);
-        if (!j)
-            return;
-        if (!synced) {
-            m_launching.remove(id);
-            j->state = JobState::Failed;
-            j->finished = QDateTime::currentDateTime();
-            j->message = u"copying the code failed: %1"_s.arg(synced.error());
-            update(*j);
-            return;
-        }
-        if (j->spec.workingDirectory.isEmpty())
-            j->spec.workingDirectory = *synced;
-        startRun(id);
-    });
+    syncCode(connection, job.spec.codeDirectory, u"~/.signalbox/code"_s, this,
+             [this, id](const Result<QString> &synced) {
+                 Job *j = find(id);
+                 if (!j)
+                     return;
+                 if (!synced) {
+                     m_launching.remove(id);
+                     j->state = JobState::Failed;
+                     j->finished = QDateTime::currentDateTime();
+                     j->message = u"copying the code failed: %1"_s.arg(synced.error());
+                     update(*j);
+                     return;
+                 }
+                 if (j->spec.workingDirectory.isEmpty())
+                     j->spec.workingDirectory = *synced;
+                 startRun(id);
+             });
 }
 
 void SshBackend::startRun(const QString &id) {

@@ -437,8 +437,6 @@ void Sweep::launchIndexed() {
         Q_EMIT changed();
         return;
     }
-    // Every pod has a /tmp of its own, so one path serves every index.
-    const QString parametersFile = u"/tmp/signalbox-trial-parameters.json"_s;
     QList<Trial> trials;
     QList<QString> scripts;
     for (int i = 0; i < count; ++i) {
@@ -446,16 +444,19 @@ void Sweep::launchIndexed() {
         trial.number = first + i;
         trial.index = i;
         trial.parameters = nextTrial(m_spec, m_options.seed, trial.number, {});
+        // Its own file: an array's tasks on one Slurm node share its /tmp.
+        const QString parametersFile = trialParametersFile(u"%1-%2"_s.arg(m_id).arg(trial.number));
         trial.command = trialCommand(m_spec, trial.parameters, parametersFile);
         trial.backend = jobs->name();
-        // Its own run and parameters, then its argument vector, every value single-quoted.
-        scripts << u"export SIGNALBOX_RUN=\"$SIGNALBOX_RUN-$JOB_COMPLETION_INDEX\" "
+        // Its own run and parameters, then its argument vector, every value single-quoted. The
+        // backend sets SIGNALBOX_TRIAL_INDEX.
+        scripts << u"export SIGNALBOX_RUN=\"$SIGNALBOX_RUN-$SIGNALBOX_TRIAL_INDEX\" "
                    "SIGNALBOX_TRIAL=%1 SIGNALBOX_TRIAL_PARAMETERS=%2\n"
                    "printf '%s' \"$SIGNALBOX_TRIAL_PARAMETERS\" > %3\nexec %4\n"_s.arg(
                        QString::number(trial.number),
                        shellQuote(QString::fromUtf8(
                            QJsonDocument(trial.parameters).toJson(QJsonDocument::Compact))),
-                       parametersFile, shellCommand(trial.command));
+                       shellQuote(parametersFile), shellCommand(trial.command));
         trials << trial;
     }
     Trial base;

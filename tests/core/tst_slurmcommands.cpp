@@ -14,6 +14,8 @@ private Q_SLOTS:
     void statesAndMessagesInPlainWords();
     void pollOutputWithLogs();
     void batchScriptQuotesAndRefuses();
+    void arraysAndTheirTasks();
+    void clusterStateFromSinfoAndSshare();
 };
 
 void TestSlurmCommands::readsSqueueAndSacct() {
@@ -107,18 +109,18 @@ void TestSlurmCommands::batchScriptQuotesAndRefuses() {
     spec.slurm.gpuType = u"h100"_s;
     spec.slurm.memory = u"64G"_s;
     spec.slurm.extraArgs = {u"--exclusive"_s};
-    const QString script = sb::slurmBatchScript(spec, cluster, u"r-abc123"_s).value();
+    const QString script = sb::slurmBatchScript(spec, cluster).value();
     for (const QString &line :
          {u"#SBATCH --partition=h100"_s, u"#SBATCH --account=lab-ml"_s, u"#SBATCH --time=4:00:00"_s,
           u"#SBATCH --nodes=1"_s, u"#SBATCH --gpus-per-node=h100:8"_s, u"#SBATCH --mem=64G"_s,
           u"#SBATCH --exclusive"_s, u"export LR='0.1; rm -rf ~'"_s,
-          u"export SIGNALBOX_RUN=r-abc123"_s, u"cd -- '/scratch/my runs' || exit 1"_s,
+          u"cd -- '/scratch/my runs' || exit 1"_s,
           u"exec python3 train.py --note 'it'\\''s $(fun)'"_s})
         QVERIFY2(script.contains(line + u'\n'), qPrintable(line + u"\n---\n"_s + script));
     QVERIFY(!script.contains(u"srun"_s));
 
     spec.workers = 4;
-    const QString wide = sb::slurmBatchScript(spec, cluster, u"r"_s).value();
+    const QString wide = sb::slurmBatchScript(spec, cluster).value();
     QVERIFY(wide.contains(u"#SBATCH --nodes=4\n"_s) &&
             wide.contains(u"#SBATCH --ntasks-per-node=1\n"_s));
     QVERIFY(wide.contains(u"MASTER_ADDR"_s) && wide.contains(u"exec srun"_s));
@@ -129,13 +131,76 @@ void TestSlurmCommands::batchScriptQuotesAndRefuses() {
           std::pair{&sb::SlurmOptions::constraint, u"a'b"_s}}) {
         sb::JobSpec bad = spec;
         bad.slurm.*field = value;
-        QVERIFY2(!sb::slurmBatchScript(bad, cluster, u"r"_s), qPrintable(value));
+        QVERIFY2(!sb::slurmBatchScript(bad, cluster), qPrintable(value));
     }
     sb::JobSpec bad = spec;
     bad.slurm.extraArgs = {u"--exclusive --uid=0"_s};
-    QVERIFY(!sb::slurmBatchScript(bad, cluster, u"r"_s));
+    QVERIFY(!sb::slurmBatchScript(bad, cluster));
     bad.slurm.extraArgs = {u"-x"_s};
-    QVERIFY(!sb::slurmBatchScript(bad, cluster, u"r"_s));
+    QVERIFY(!sb::slurmBatchScript(bad, cluster));
+
+    // Edited by hand: the user's script goes as it is, checks and all left to sbatch.
+    sb::JobSpec edited = spec;
+    edited.slurm.script = u"#!/bin/sh\n#SBATCH --exclusive\nsrun hostname\n"_s;
+    QCOMPARE(sb::slurmBatchScript(edited, cluster).value(), edited.slurm.script);
+}
+
+void TestSlurmCommands::arraysAndTheirTasks() {
+    QCOMPARE(sb::slurmBaseJobId(u"12_[4-9%2]"_s), u"12"_s);
+    QCOMPARE(sb::slurmBaseJobId(u"12"_s), u"12"_s);
+    QCOMPARE(sb::slurmArrayTasks(u"12_3"_s), QList<int>{3});
+    QCOMPARE(sb::slurmArrayTasks(u"12_[1-2,4%2]"_s), (QList<int>{1, 2, 4}));
+    QVERIFY(sb::slurmArrayTasks(u"12"_s).isEmpty());
+    QCOMPARE(sb::slurmArrayTasks(u"12_[0-999999999]"_s).size(), sb::kMaxTrials); // bounded
+
+    const sb::SlurmClusterConfig cluster{.name = u"hpc"_s, .login = u"login"_s};
+    sb::JobSpec spec{.command = {u"python3"_s, u"train.py"_s},
+                     .backend = u"slurm"_s,
+                     .target = u"hpc"_s,
+                     .gpus = 1,
+                     .workers = 2,
+                     .trials = 3};
+    spec.slurm.script = u"ignored for an array"_s;
+    const QString script =
+        sb::slurmBatchScript(spec, cluster, {u"exec a 'x y'\n"_s, u"exec b\n"_s, u"exec c\n"_s})
+            .value();
+    for (const QString &line :
+         {u"#SBATCH --array=0-2%2"_s, u"#SBATCH --nodes=1"_s, u"#SBATCH --gpus-per-node=1"_s,
+          u"export SIGNALBOX_TRIAL_INDEX=\"$SLURM_ARRAY_TASK_ID\""_s,
+          u"case $SLURM_ARRAY_TASK_ID in"_s, u"0)\nexec a 'x y'\n;;"_s, u"2)\nexec c\n;;"_s})
+        QVERIFY2(script.contains(line + u'\n'), qPrintable(line + u"\n---\n"_s + script));
+    QVERIFY(!script.contains(u"srun"_s) && !script.contains(u"ignored"_s));
+}
+
+// In the shapes Slurm 22.05's sinfo --Format and sshare --parsable2 print them, plus GRES forms
+// of other clusters (untyped, several types, socket bindings) written by hand.
+void TestSlurmCommands::clusterStateFromSinfoAndSshare() {
+    const QByteArray output = "gpu|gpu1|mixed|gpu:h100:4|gpu:h100:2(IDX:0,2)|\n"
+                              "gpu|gpu2|idle|gpu:h100:4(S:0-1)|gpu:h100:0(IDX:N/A)|\n"
+                              "gpu|gpu3|drained|gpu:h100:4|gpu:h100:0(IDX:N/A)|\n"
+                              "mixed|n1|allocated+|gpu:a100:2,gpu:v100:1,shard:8|"
+                              "gpu:a100:2(IDX:0-1),gpu:v100:0(IDX:N/A)|\n"
+                              "old|n2|idle|gpu:2|gpu:1|\n"
+                              "cpu|c1|idle|(null)|gpu:0|\n"
+                              "@@sshare\nroot|\n root|0.000000\n lab-ml|\n  lab-ml|0.500000\n";
+    const sb::SlurmClusterState state = sb::parseSlurmClusterState(output);
+    QCOMPARE(state.gpus.size(), 4);
+    auto find = [&](const QString &partition, const QString &type) {
+        for (const sb::SlurmPartitionGpus &g : state.gpus) {
+            if (g.partition == partition && g.type == type)
+                return g;
+        }
+        return sb::SlurmPartitionGpus{};
+    };
+    QCOMPARE(find(u"gpu"_s, u"h100"_s).total, 12);
+    QCOMPARE(find(u"gpu"_s, u"h100"_s).free, 6); // 2 on gpu1, 4 on gpu2; drained gpu3 none
+    QCOMPARE(find(u"mixed"_s, u"a100"_s).free, 0);
+    QCOMPARE(find(u"mixed"_s, u"v100"_s).free, 1);
+    QCOMPARE(find(u"old"_s, QString()).free, 1);
+    QCOMPARE(state.fairShare, (QStringList{u"root 0.00"_s, u"lab-ml 0.50"_s}));
+    QVERIFY2(state.summary().startsWith(u"gpu: 6 of 12 h100 GPUs free · "_s),
+             qPrintable(state.summary()));
+    QVERIFY(state.summary().endsWith(u"fair share root 0.00, lab-ml 0.50"_s));
 }
 
 QTEST_GUILESS_MAIN(TestSlurmCommands)

@@ -60,7 +60,8 @@ private Q_SLOTS:
     void exitCodesAndRefusals();
     void pendingReasonCancelTwoNodesAndASecondSignalbox();
     void followsAcrossARestartAndAHungLoginNode();
-    void aSweepRunsItsTrialsAsJobs();
+    void aSweepRunsAsOneJobArray();
+    void codeEditedScriptTimeLimitAndDependency();
     void endsFromAccountingWhileSqueueStillListsIt();
 
 private:
@@ -169,6 +170,15 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
              qPrintable(app.log(*big)));
     QVERIFY2(app.message(*big).startsWith(u"on gpu[1-2]"_s), qPrintable(app.message(*big)));
 
+    // What the New-run dialog shows: no GPU of the partition is free now.
+    std::optional<sb::Result<sb::SlurmClusterState>> state;
+    app.backend.clusterState(u"lab"_s, this, [&](const auto &got) { state = got; });
+    QTRY_VERIFY_WITH_TIMEOUT(state.has_value(), 20000);
+    QVERIFY2(*state, qPrintable(state->error()));
+    QVERIFY2((*state)->summary().startsWith(u"gpu: 0 of 8 h100 GPUs free · short: 0 of 8 h100"_s),
+             qPrintable((*state)->summary()));
+    QVERIFY2((*state)->summary().contains(u"fair share root "_s), qPrintable((*state)->summary()));
+
     // No GPU is left: the next job waits, and says why in plain words.
     const auto small = app.backend.submit(slurmJob(u"waits"_s, {u"true"_s}, 1));
     QVERIFY(small);
@@ -229,9 +239,10 @@ void TestSlurmBackend::followsAcrossARestartAndAHungLoginNode() {
         QCOMPARE(app.log(id).count(u"line-%1\n"_s.arg(i)), 1);
 }
 
-// A grid sweep on the cluster, each trial a job of its own, its metric lines read from the jobs'
-// output into a real embedded collector, the best trial found from them.
-void TestSlurmBackend::aSweepRunsItsTrialsAsJobs() {
+// A grid sweep on the cluster as one job array, one task at a time, its metric lines read from
+// each task's output into a real embedded collector, the best trial found from them; one task
+// cancelled while it runs and one while it waits, each alone.
+void TestSlurmBackend::aSweepRunsAsOneJobArray() {
     QTemporaryDir data;
     App app(*m_cluster, data.path());
     sb::JobsModel jobs;
@@ -247,15 +258,18 @@ void TestSlurmBackend::aSweepRunsItsTrialsAsJobs() {
 
     QFile train(data.filePath(u"train.py"_s));
     QVERIFY(train.open(QIODevice::WriteOnly));
-    train.write("import json, sys\n"
+    train.write("import json, os, sys, time\n"
                 "q = float(sys.argv[1].split('=')[1])\n"
+                "print('trial', os.environ['SIGNALBOX_RUN'], os.environ['SIGNALBOX_TRIAL_INDEX'],"
+                " json.loads(os.environ['SIGNALBOX_TRIAL_PARAMETERS']), flush=True)\n"
+                "if q == 5:\n    time.sleep(600)\n"
                 "for step in range(3):\n"
                 "    print('@signalbox ' + json.dumps({'step': step, 'loss': q + 1 / (step + 1)}),"
-                " flush=True)\n");
+                " end='' if step == 2 else '\\n', flush=True)\n"); // the last line unfinished
     train.close();
     const QByteArray yaml = "name: on-slurm\nmethod: grid\nprogram: " + train.fileName().toUtf8() +
-                            "\nmetric: {name: loss}\nparameters:\n  q: {values: [3, 1, 2]}\n"
-                            "signalbox: {slurm: lab, parallelism: 3, gpus_per_trial: 1, "
+                            "\nmetric: {name: loss}\nparameters:\n  q: {values: [5, 1, 5, 2]}\n"
+                            "signalbox: {slurm: lab, parallelism: 1, gpus_per_trial: 1, "
                             "time_limit: \"0:10:00\"}\n";
     auto parsed = sb::SweepSpec::parse(yaml, data.filePath(u"sweep.yaml"_s));
     QVERIFY2(parsed, qPrintable(parsed.error()));
@@ -264,14 +278,106 @@ void TestSlurmBackend::aSweepRunsItsTrialsAsJobs() {
     QVERIFY2(created, qPrintable(created.error()));
     std::unique_ptr<sb::Sweep> sweep(*created);
     sweep->start();
+    QCOMPARE(sweep->trials().size(), 4);
+    const QString id = sweep->trials().first().jobId;
+    for (const sb::Trial &trial : sweep->trials())
+        QCOMPARE(trial.jobId, id); // one job array for all four
+    QCOMPARE(app.job(id)->spec.trials, 4);
+
+    // Task 0 runs (and would for ten minutes); task 2 waits its turn behind it.
+    QTRY_COMPARE_WITH_TIMEOUT(sweep->trials()[0].state, sb::JobState::Running, 30000);
+    QCOMPARE(app.job(id)->indexStates.value(2), sb::JobState::Queued);
+    QVERIFY2(app.message(id).contains(u"1 of 4 trials running"_s), qPrintable(app.message(id)));
+    // One row in the jobs table, unfolding into a row per trial, named as its run.
+    const QModelIndex row = jobs.indexOf(u"slurm"_s, id);
+    QCOMPARE(jobs.rowCount(row), 4);
+    const QModelIndex second = jobs.index(1, sb::JobsModel::Name, row);
+    QCOMPARE(second.data().toString(), id + u"-1"_s);
+    QCOMPARE(second.data(sb::JobsModel::TrialRole).toInt(), 1);
+    QCOMPARE(second.data(sb::JobsModel::JobIdRole).toString(), id);
+    QCOMPARE(jobs.parent(second), row);
+    QCOMPARE(jobs.index(0, sb::JobsModel::State, row).data().toString(), u"running"_s);
+    // A second Signalbox sees the array as one job too, its tasks from squeue's rows.
+    QTemporaryDir otherData;
+    App other(*m_cluster, otherData.path());
+    const QString there = u"%1 (lab job %2)"_s.arg(id, app.job(id)->clusterJobId);
+    QTRY_VERIFY_WITH_TIMEOUT(other.job(there).has_value(), 20000);
+    QCOMPARE(other.job(there)->indexStates.size(), 4);
+    QCOMPARE(other.job(there)->indexStates.value(0), sb::JobState::Running);
+    QCOMPARE(other.job(there)->indexStates.value(3), sb::JobState::Queued);
+
+    QVERIFY(app.backend.stopIndex(id, 2));
+    QVERIFY(app.backend.stopIndex(id, 0));
     QTRY_VERIFY_WITH_TIMEOUT(sweep->state() == sb::Sweep::State::Finished, 120000);
-    QCOMPARE(sweep->trials().size(), 3);
-    for (const sb::Trial &trial : sweep->trials()) {
+    QCOMPARE(sweep->trials()[0].state, sb::JobState::Stopped);
+    QCOMPARE(sweep->trials()[2].state, sb::JobState::Stopped);
+    for (int i : {1, 3}) {
+        const sb::Trial &trial = sweep->trials()[i];
         QCOMPARE(trial.state, sb::JobState::Succeeded);
-        QCOMPARE(app.job(trial.jobId)->spec.slurm.timeLimit, u"0:10:00"_s);
-        QCOMPARE(trial.values.size(), 3);
+        QCOMPARE(trial.values.size(), 3); // the unfinished last line too, once the task ended
     }
     QCOMPARE(sweep->trials()[sweep->bestTrial()].parameters[u"q"_s].toInt(), 1);
+    QCOMPARE(app.state(id), sb::JobState::Stopped);
+    QVERIFY2(app.message(id) == u"4 trials: 2 succeeded, 0 failed, 2 stopped"_s,
+             qPrintable(app.message(id)));
+    // Each task's output in the job's log, its lines marked with its index, and in a file of
+    // its own.
+    const QString log = app.log(id);
+    QVERIFY2(log.contains(u"[1] trial %1-1 1 {'q': 1}\n"_s.arg(id)), qPrintable(log));
+    QVERIFY2(log.contains(u"[3] @signalbox {\"step\": 2, \"loss\": 2.33"_s), qPrintable(log));
+    QVERIFY(!log.contains(u"[2] "_s));
+    QFile task(data.filePath(u"slurm-logs/%1.3.log"_s.arg(id)));
+    QVERIFY(task.open(QIODevice::ReadOnly));
+    QVERIFY(task.readAll().startsWith(QByteArray("trial " + id.toUtf8() + "-3 3 ")));
+}
+
+// The code directory goes to the cluster's workspace over SFTP and the job starts in it; a
+// script edited by hand goes as written; the time limit ends a job as Slurm's TIMEOUT, in plain
+// words; a job waiting on another is cancelled before it starts.
+void TestSlurmBackend::codeEditedScriptTimeLimitAndDependency() {
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    sb::JobSpec slow = slurmJob(u"slow"_s, {u"sleep"_s, u"300"_s});
+    slow.slurm.timeLimit = u"1"_s; // a minute; the cluster's OverTimeLimit is 0
+    const auto timed = app.backend.submit(slow);
+    QVERIFY(timed);
+
+    QTemporaryDir code;
+    QFile file(code.filePath(u"data file.txt"_s));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("shipped\n");
+    file.close();
+    sb::JobSpec spec = slurmJob(u"shipped"_s, {u"cat"_s, u"data file.txt"_s});
+    spec.codeDirectory = code.path();
+    const auto id = app.backend.submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Succeeded, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"shipped\n"_s), 10000);
+    sb::JobSpec edited = spec;
+    edited.slurm.script =
+        u"#!/bin/sh\n#SBATCH --gpus-per-node=1\n"
+        "echo \"edited $SIGNALBOX_RUN $SLURM_GPUS_ON_NODE\"\ncat 'data file.txt'\n"_s;
+    const auto mine = app.backend.submit(edited);
+    QVERIFY(mine);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*mine), sb::JobState::Succeeded, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*mine).contains(u"edited %1 1\nshipped\n"_s.arg(*mine)),
+                             10000);
+    spec.codeDirectory = code.filePath(u"nonesuch"_s);
+    QVERIFY(!app.backend.submit(spec));
+
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*timed), sb::JobState::Running, 30000);
+    sb::JobSpec after = slurmJob(u"after"_s, {u"true"_s});
+    after.slurm.dependency = u"afterok:"_s + app.job(*timed)->clusterJobId;
+    const auto waiting = app.backend.submit(after);
+    QVERIFY(waiting);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        app.message(*waiting).startsWith(u"waiting for the jobs it depends on"_s), 30000);
+    QVERIFY(app.backend.stop(*waiting));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*waiting), sb::JobState::Stopped, 30000);
+    QVERIFY(!app.job(*waiting)->started.isValid()); // it never started
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*timed), sb::JobState::Failed, 150000);
+    QCOMPARE(app.message(*timed), u"hit its time limit"_s);
+    QVERIFY(!app.job(*timed)->exitCode || *app.job(*timed)->exitCode != 0);
 }
 
 // With Slurm's default MinJobAge (300 s), an ended job stays in squeue without its exit code:

@@ -9,6 +9,7 @@
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
 #include "sweeps/Sweep.h"
+#include "sweeps/TrialCommand.h"
 
 #include <QJsonArray>
 #include <QProcess>
@@ -123,13 +124,15 @@ signalbox:
     QFile train(work.filePath(u"train.py"_s));
     QVERIFY(train.open(QIODevice::WriteOnly));
     train.write("import json, os, sys\nprint(json.dumps([sys.argv[1:], os.environ['SIGNALBOX_RUN'],"
-                " json.load(open('/tmp/signalbox-trial-parameters.json'))]))\n");
+                " json.load(open(os.environ['PARAMETERS_FILE']))]))\n");
     train.close();
     for (const sb::Trial &trial : sweep->trials()) {
         QProcess shell;
         shell.setWorkingDirectory(work.path());
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(u"JOB_COMPLETION_INDEX"_s, QString::number(trial.index));
+        env.insert(u"SIGNALBOX_TRIAL_INDEX"_s, QString::number(trial.index));
+        env.insert(u"PARAMETERS_FILE"_s,
+                   sb::trialParametersFile(u"%1-%2"_s.arg(sweep->id()).arg(trial.number)));
         env.insert(u"SIGNALBOX_RUN"_s, id);
         shell.setProcessEnvironment(env);
         shell.start(u"/bin/sh"_s,

@@ -143,6 +143,36 @@ void TestClusterJobs::dialogOffersASlurmCluster() {
     QVERIFY(dialog.isVisible() && dialog.result() != QDialog::Accepted);
     sb::NewRunDialog again(spec, {}, m_kube.get(), &slurm);
     QCOMPARE(again.spec().toJson(), spec.toJson());
+
+    // The cluster's free GPUs are asked for; without a login node it says so.
+    auto *state = dialog.findChild<QLabel *>(u"clusterState"_s);
+    QVERIFY(state->isVisible());
+    QTRY_VERIFY2(state->text().contains(u"did not say"_s), qPrintable(state->text()));
+    // A dependency, and code copied to the cluster.
+    partition->setText(u"h100"_s);
+    dialog.findChild<QLineEdit *>(u"dependency"_s)->setText(u"afterok:12"_s);
+    QVERIFY(script->toPlainText().contains(u"#SBATCH --dependency=afterok:12\n"_s));
+    QCOMPARE(dialog.spec().slurm.dependency, u"afterok:12"_s);
+    // The script edited by hand goes as written, and the form no longer rewrites it.
+    const QString mine = u"#!/bin/bash\n#SBATCH --exclusive\nsrun python3 train.py\n"_s;
+    script->setPlainText(mine);
+    partition->setText(u"a100"_s);
+    QCOMPARE(script->toPlainText(), mine);
+    QCOMPARE(dialog.spec().slurm.script, mine);
+    sb::NewRunDialog edited(dialog.spec(), {}, m_kube.get(), &slurm); // resubmitted as edited
+    QCOMPARE(edited.findChild<QPlainTextEdit *>(u"batchScript"_s)->toPlainText(), mine);
+    QCOMPARE(edited.spec().slurm.script, mine);
+    auto *reset = [&] {
+        for (auto *button : dialog.findChildren<QPushButton *>()) {
+            if (button->text() == u"Reset to the form"_s)
+                return button;
+        }
+        return static_cast<QPushButton *>(nullptr);
+    }();
+    QVERIFY(reset && reset->isVisible());
+    reset->click();
+    QVERIFY(script->toPlainText().contains(u"#SBATCH --partition=a100\n"_s));
+    QVERIFY(dialog.spec().slurm.script.isEmpty());
 }
 
 void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
