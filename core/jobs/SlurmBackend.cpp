@@ -349,6 +349,15 @@ void SlurmBackend::describe(const QString &id, QObject *receiver,
     // What the controller knows, then the script as it was submitted.
     static const QString script =
         uR"sh(scontrol show job "$1" 2>&1 || echo "(the controller no longer holds it)"
+part=$(squeue --noheader --states=PENDING --jobs="$1" --format=%P 2>/dev/null | head -n 1)
+if [ -n "$part" ]; then
+  echo
+  squeue --noheader --states=PENDING --partition="$part" --sort=-p,i --format=%F |
+    awk -v id="$1" -v part="$part" '!seen[$1]++ { n++; if ($1 == id) at = n }
+      END { if (at) printf "Waiting: %d of %d jobs in the queue of partition %s\n", at, n, part }'
+  squeue --start --noheader --jobs="$1" --format="Estimated start: %S (%r)" | head -n 1
+  echo; echo "Priority factors (sprio):"; sprio --long --jobs="$1" 2>&1
+fi
 case $2 in "~/"*) ws="$HOME/${2#"~/"}";; *) ws=$2;; esac
 if [ -n "$3" ] && [ -f "$ws/$3/job.sh" ]; then echo; echo "Batch script:"; cat "$ws/$3/job.sh"; fi
 exit 0)sh"_s;

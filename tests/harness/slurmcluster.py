@@ -128,6 +128,9 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 GresTypes=gpu
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityWeightFairshare=10000
 SchedulerType=sched/backfill
 SchedulerParameters=bf_interval=1
 ReturnToService=2

@@ -186,6 +186,16 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
                                  app.message(*small).startsWith(u"waiting behind"_s),
                              20000);
     QCOMPARE(app.state(*small), sb::JobState::Queued);
+    // Describe says where it stands in the queue, when it may start and why (sprio).
+    QString described;
+    app.backend.describe(*small, this, [&](const QString &text) { described = text; });
+    QTRY_VERIFY_WITH_TIMEOUT(!described.isEmpty(), 20000);
+    for (const QString &part : {u"JobState=PENDING"_s,
+                                u"Waiting: 1 of 1 jobs in the queue of "
+                                "partition gpu"_s,
+                                u"Estimated start: "_s, u"Priority factors (sprio):"_s,
+                                u"FAIRSHARE"_s, u"Batch script:"_s})
+        QVERIFY2(described.contains(part), qPrintable(part + u"\n---\n"_s + described));
 
     // A second Signalbox with its own history finds the user's jobs on the cluster.
     QTemporaryDir otherData;
