@@ -193,7 +193,7 @@ void SweepsView::refresh() {
     m_curves->setEnabled(sweep && !sweep->runs().isEmpty());
     if (!sweep) {
         m_status->setText(tr("Open a sweep file (the W&B sweep YAML) to run its trials on this "
-                             "computer, SSH nodes' free GPUs or a Kubernetes cluster."));
+                             "computer, SSH nodes' free GPUs, a Kubernetes or a Slurm cluster."));
         return;
     }
     QString text = u"<b>%1</b> · %2 · %3"_s.arg(sweep->spec().name.toHtmlEscaped(),

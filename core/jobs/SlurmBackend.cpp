@@ -315,7 +315,13 @@ Status SlurmBackend::stop(const QString &id) {
 }
 
 Status SlurmBackend::stopIndex(const QString &id, int index) {
-    Job *job = find(id);
+    const Job *job = find(id);
+    for (auto it = m_foreign.cbegin(); !job && it != m_foreign.cend(); ++it) {
+        for (const Job &foreign : *it) {
+            if (foreign.id == id)
+                job = &foreign; // someone's array: scancel says whether one may
+        }
+    }
     if (!job || !job->indexStates.contains(index))
         return fail(u"no task %1 of a job %2"_s.arg(index).arg(id));
     if (job->clusterJobId.isEmpty())
