@@ -5,11 +5,15 @@
 #include "LogdirsDialog.h"
 #include "NodesView.h"
 #include "SweepsView.h"
+#include "jobs/LocalBackend.h"
 #include "metrics/CollectorClient.h"
 
+#include <QCloseEvent>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUrl>
@@ -26,6 +30,7 @@ const QString kRecovery = QStringLiteral("recovery"); // the banner's topic for 
 MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
                        const QString &configPath, QWidget *parent)
     : QMainWindow(parent)
+    , m_local(jobs->backendOfType<LocalBackend>())
     , m_tabs(new QTabWidget)
     , m_banner(new QLabel)
     , m_curves(new CurvesView(collector))
@@ -137,6 +142,30 @@ void MainWindow::updateBanner() {
     }
     m_banner->setText(lines.join(u"<br>"_s));
     m_banner->setVisible(!lines.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event) {
+    const int going = m_local ? m_local->unfinished() : 0;
+    if (going == 0)
+        return event->accept();
+    QMessageBox box(QMessageBox::Question, tr("Quit Signalbox"),
+                    going == 1 ? tr("A run on this computer is still going.")
+                               : tr("%1 runs on this computer are still going.").arg(going),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(u"quitQuestion"_s);
+    box.setInformativeText(tr("They can go on without Signalbox: the next start follows them "
+                              "again, output and curves included. Or stop them now (SIGTERM)."));
+    QPushButton *keep = box.addButton(tr("Keep them running"), QMessageBox::AcceptRole);
+    QPushButton *stop = box.addButton(tr("Stop them and quit"), QMessageBox::DestructiveRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(keep);
+    box.exec();
+    if (box.clickedButton() == stop)
+        m_local->stopAll();
+    if (box.clickedButton() == keep || box.clickedButton() == stop)
+        event->accept();
+    else
+        event->ignore();
 }
 
 } // namespace sb

@@ -2,6 +2,8 @@
 
 #include <QMainWindow>
 
+class QCloseEvent;
+
 class QLabel;
 class QTabWidget;
 
@@ -10,6 +12,7 @@ namespace sb {
 class CollectorClient;
 class CurvesView;
 class JobsModel;
+class LocalBackend;
 class JobsView;
 class LogdirFeeds;
 class LogdirsDialog;
@@ -40,7 +43,12 @@ public:
     // clears it (a problem that went away). Every topic's message shows, one a line.
     void showProblem(const QString &topic, const QString &message);
 
+protected:
+    // With runs still going on this computer, asks whether to keep them running or stop them.
+    void closeEvent(QCloseEvent *event) override;
+
 private:
+    LocalBackend *m_local;
     QTabWidget *m_tabs;
     void updateBanner();
 

@@ -220,6 +220,7 @@ int main(int argc, char *argv[]) {
         const QString file = parser.value(screenshot);
         QTimer::singleShot(static_cast<int>(parser.value(after).toDouble() * 1000), &window, [&] {
             const bool saved = window.grab().save(file);
+            backends.local().stopAll(); // a picture's demo runs end with it
             std::fprintf(saved ? stdout : stderr, "signalbox: %s %s\n",
                          saved ? "saved screenshot" : "could not write", qPrintable(file));
             QApplication::exit(saved ? 0 : 1);

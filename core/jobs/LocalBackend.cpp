@@ -1,45 +1,56 @@
 #include "LocalBackend.h"
 
+#include "DetachedRun.h"
+#include "ssh/ShellQuote.h"
+
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QProcess>
 #include <QSysInfo>
-#include <QTimer>
 
 #include <csignal>
-#include <unistd.h>
 
 namespace sb {
 
 using namespace Qt::StringLiterals;
 
-struct LocalBackend::Running {
-    QProcess process;
-    QFile log;
-    QTimer killTimer;
-    bool stopRequested = false;
-};
+namespace {
+
+// Reads before a run that left no exit code is called lost: its wrapper writes the code a
+// moment after the run's process group is gone.
+constexpr int kLostReads = 4;
+
+QString runDirectory(const Job &job) {
+    return QFileInfo(job.logPath).path();
+}
+
+// Whether a job is a detached run (its log in runs/<id>/); older histories kept children.
+bool detached(const Job &job) {
+    return job.logPath.endsWith(u"/runs/"_s + job.id + u"/log"_s);
+}
+
+} // namespace
 
 LocalBackend::LocalBackend(Options options, QObject *parent)
     : JobBackend(parent)
     , m_options(std::move(options)) {
-    QDir().mkpath(m_options.dataDir + u"/logs"_s);
+    QDir().mkpath(m_options.dataDir + u"/runs"_s);
     m_jobs = loadJobs(m_options.dataDir + u"/jobs.json"_s, &m_restoreProblem);
     for (Job &job : m_jobs) {
-        if (!job.finishedState()) {
-            job.state = JobState::Failed;
-            job.message = u"Signalbox quit while this run was going"_s;
+        if (job.finishedState())
+            continue;
+        if (detached(job)) { // it went on while Signalbox was away: follow it from here
+            m_offsets.insert(job.id, QFileInfo(job.logPath).size());
+            continue;
         }
+        job.state = JobState::Failed;
+        job.message = u"Signalbox quit while this run was going"_s;
     }
-}
-
-LocalBackend::~LocalBackend() {
-    // Children would outlive us as orphans; end them as a terminal would.
-    for (const auto &running : std::as_const(m_running)) {
-        running->process.disconnect(this);
-        if (running->process.processId() > 0)
-            ::kill(-static_cast<pid_t>(running->process.processId()), SIGTERM);
-        running->process.waitForFinished(2000);
-    }
+    m_follow.setInterval(m_options.followMs);
+    connect(&m_follow, &QTimer::timeout, this, &LocalBackend::follow);
+    m_follow.start();
 }
 
 Result<QString> LocalBackend::submit(const JobSpec &spec) {
@@ -57,18 +68,18 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
     job.spec = spec;
     job.spec.workingDirectory = workingDirectory;
     job.submitted = QDateTime::currentDateTime();
-    job.logPath = m_options.dataDir + u"/logs/"_s + job.id + u".log"_s;
+    const QString dir = m_options.dataDir + u"/runs/"_s + job.id;
+    job.logPath = dir + u"/log"_s;
+    if (!QDir().mkpath(dir))
+        return fail(u"cannot make the run's directory %1"_s.arg(dir));
+    QFile log(job.logPath);
+    if (!log.open(QIODevice::WriteOnly | QIODevice::Append))
+        return fail(u"cannot write the log %1: %2"_s.arg(job.logPath, log.errorString()));
+    log.close();
 
-    auto running = std::make_shared<Running>();
-    running->log.setFileName(job.logPath);
-    if (!running->log.open(QIODevice::WriteOnly | QIODevice::Append))
-        return fail(u"cannot write the log %1: %2"_s.arg(job.logPath, running->log.errorString()));
-
-    QProcess &process = running->process;
-    process.setProgram(spec.command.front());
-    process.setArguments(spec.command.mid(1));
-    process.setWorkingDirectory(workingDirectory);
-    process.setProcessChannelMode(QProcess::MergedChannels);
+    // The launcher hands the run to a session of its own and returns at once with its process
+    // group; the environment reaches the run through it.
+    auto *launcher = new QProcess(this);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (auto it = m_options.environment.begin(); it != m_options.environment.end(); ++it)
         env.insert(it.key(), it.value());
@@ -76,90 +87,147 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         env.insert(it.key(), it.value());
     env.insert(u"SIGNALBOX_RUN"_s, job.id);
     env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
-    process.setProcessEnvironment(env);
-    // Its own process group, so stop reaches data-loader workers and other children too.
-    process.setChildProcessModifier([] { ::setsid(); });
-
+    launcher->setProcessEnvironment(env);
+    launcher->setProgram(u"/bin/sh"_s);
+    launcher->setArguments({u"-c"_s, detachedLaunchScript(), u"signalbox-launch"_s, dir,
+                            workingDirectory, shellCommand(spec.command)});
     const QString id = job.id;
-    connect(&process, &QProcess::readyRead, this, [this, id, r = running.get()] {
-        const QByteArray data = r->process.readAll();
-        r->log.write(data);
-        r->log.flush();
-        Q_EMIT logAppended(id, data);
+    connect(launcher, &QProcess::finished, this, [this, id, launcher] {
+        launched(id, launcher->readAllStandardOutput().trimmed().toLongLong());
+        launcher->deleteLater();
     });
-    connect(&process, &QProcess::started, this, [this, id, r = running.get()] {
-        if (Job *j = find(id)) {
-            j->state = JobState::Running;
-            j->processGroup = r->process.processId();
-            j->started = QDateTime::currentDateTime();
-            update(*j);
-        }
-    });
-    connect(&process, &QProcess::finished, this,
-            [this, id](int code, QProcess::ExitStatus status) { finish(id, code, status); });
-    connect(&process, &QProcess::errorOccurred, this, [this, id, r = running.get()](auto error) {
+    connect(launcher, &QProcess::errorOccurred, this, [this, id, launcher](auto error) {
         if (error != QProcess::FailedToStart)
             return;
         if (Job *j = find(id)) {
-            j->state = JobState::Failed;
-            j->finished = QDateTime::currentDateTime();
-            j->message = u"could not start: %1"_s.arg(r->process.errorString());
-            update(*j);
+            j->message = u"could not start: %1"_s.arg(launcher->errorString());
+            finish(id, std::nullopt, false);
         }
-        releaseLater(m_running.take(id));
+        launcher->deleteLater();
     });
-    running->killTimer.setSingleShot(true);
-    connect(&running->killTimer, &QTimer::timeout, this,
-            [r = running.get()] { ::kill(-static_cast<pid_t>(r->process.processId()), SIGKILL); });
 
     m_jobs << job;
-    m_running.insert(id, running);
+    m_offsets.insert(id, 0);
     update(job);
-    process.start();
+    launcher->start();
+    launcher->write(QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
+    launcher->closeWriteChannel();
     return id;
 }
 
-void LocalBackend::finish(const QString &id, int exitCode, QProcess::ExitStatus status) {
-    const auto running = m_running.take(id);
-    if (!running)
-        return;
-    running->log.write(running->process.readAll());
-    running->log.close();
-    if (Job *job = find(id)) {
-        job->finished = QDateTime::currentDateTime();
-        job->exitCode = status == QProcess::NormalExit ? exitCode : -1;
-        if (running->stopRequested) {
-            job->state = JobState::Stopped;
-            job->message = u"stopped"_s;
-        } else if (status == QProcess::NormalExit && exitCode == 0) {
-            job->state = JobState::Succeeded;
-            job->message.clear();
-        } else {
-            job->state = JobState::Failed;
-            job->message = status == QProcess::CrashExit ? u"killed by a signal"_s
-                                                         : u"exited with code %1"_s.arg(exitCode);
-        }
-        update(*job);
-    }
-    releaseLater(running);
+void LocalBackend::launched(const QString &id, qint64 processGroup) {
+    Job *job = find(id);
+    if (!job || job->finishedState() || processGroup <= 0)
+        return; // ended already, or its exit code tells (read by follow)
+    job->state = JobState::Running;
+    job->processGroup = processGroup;
+    job->started = QDateTime::currentDateTime();
+    update(*job);
+    if (m_stopRequested.contains(id)) // stopped before it was known to run
+        signalStop(processGroup);
 }
 
-// A QProcess must not be destroyed inside its own signal; let the event loop drop it.
-void LocalBackend::releaseLater(std::shared_ptr<Running> running) {
-    QTimer::singleShot(0, this, [running = std::move(running)] {});
+void LocalBackend::signalStop(qint64 group) {
+    if (!QProcess::startDetached(u"/bin/sh"_s, {u"-c"_s, detachedStopScript(), u"signalbox-stop"_s,
+                                                QString::number(group),
+                                                QString::number(m_options.stopGraceMs / 1000.0)}))
+        ::kill(-static_cast<pid_t>(group), SIGKILL); // no shell to wait with: at once
+}
+
+void LocalBackend::follow() {
+    // By id: what a signal's receiver does (a sweep submits its next trial) changes m_jobs.
+    for (const QString &id : m_offsets.keys()) {
+        const Job *job = find(id);
+        if (!job)
+            continue;
+        QFile log(job->logPath);
+        if (qint64 &offset = m_offsets[id]; log.open(QIODevice::ReadOnly) && log.size() > offset) {
+            log.seek(offset);
+            const QByteArray data = log.read(std::min<qint64>(log.size() - offset, 4 << 20));
+            offset += data.size();
+            Q_EMIT logAppended(id, data);
+        }
+        Job *now = find(id);
+        if (!now || now->finishedState())
+            continue;
+        const DetachedStatus status = detachedStatus(runDirectory(*now));
+        if (status.state == DetachedStatus::Exited) {
+            finish(id, status.exitCode, false);
+        } else if (status.state == DetachedStatus::Lost) {
+            if (++m_lostReads[id] >= kLostReads)
+                finish(id, std::nullopt, true);
+        } else if (status.state == DetachedStatus::Running && now->state == JobState::Queued) {
+            launched(id, status.processGroup); // the launcher's answer was lost
+        }
+    }
+}
+
+void LocalBackend::finish(const QString &id, std::optional<int> exitCode, bool lost) {
+    if (const Job *ending = find(id); ending && m_offsets.contains(id)) { // its output's end first
+        QFile log(ending->logPath);
+        if (log.open(QIODevice::ReadOnly) && log.size() > m_offsets[id]) {
+            log.seek(m_offsets[id]);
+            Q_EMIT logAppended(id, log.readAll());
+        }
+    }
+    Job *job = find(id); // found again: a receiver may have changed the list
+    if (!job)
+        return;
+    m_offsets.remove(id);
+    m_lostReads.remove(id);
+    const bool stopped = m_stopRequested.remove(id);
+    job->finished = QDateTime::currentDateTime();
+    job->exitCode = exitCode;
+    if (stopped) {
+        job->state = JobState::Stopped;
+        job->message = u"stopped"_s;
+    } else if (exitCode == 0) {
+        job->state = JobState::Succeeded;
+        job->message.clear();
+    } else {
+        job->state = JobState::Failed;
+        if (lost)
+            job->message = u"it ended without an exit code: killed with SIGKILL, or this computer "
+                           "restarted"_s;
+        else if (!exitCode) // the message already says why it could not start
+            job->message = job->message.isEmpty() ? u"could not start"_s : job->message;
+        else if (*exitCode == 127 || *exitCode == 126)
+            job->message = u"could not start: %1 (exit code %2; see its output)"_s
+                               .arg(*exitCode == 127 ? u"command not found"_s : u"not executable"_s)
+                               .arg(*exitCode);
+        else if (*exitCode > 128)
+            job->message = u"killed by signal %1"_s.arg(*exitCode - 128);
+        else
+            job->message = u"exited with code %1"_s.arg(*exitCode);
+    }
+    update(*job);
 }
 
 QList<Job> LocalBackend::jobs() const {
     return m_jobs;
 }
 
+int LocalBackend::unfinished() const {
+    return static_cast<int>(std::count_if(m_jobs.begin(), m_jobs.end(),
+                                          [](const Job &job) { return !job.finishedState(); }));
+}
+
+void LocalBackend::stopAll() {
+    for (const Job &job : std::as_const(m_jobs)) {
+        if (Status stopped = job.finishedState() ? success() : stop(job.id); !stopped)
+            qWarning("%s", qPrintable(stopped.error()));
+    }
+}
+
 Status LocalBackend::stop(const QString &id) {
-    const auto running = m_running.value(id);
-    if (!running)
+    const Job *job = find(id);
+    if (!job || job->finishedState())
         return fail(u"%1 is not running"_s.arg(id));
-    running->stopRequested = true;
-    ::kill(-static_cast<pid_t>(running->process.processId()), SIGTERM);
-    running->killTimer.start(m_options.stopGraceMs);
+    m_stopRequested.insert(id);
+    const qint64 group = job->processGroup;
+    if (group > 0)
+        signalStop(group);
+    // else: signalled once it is known to run
     return success();
 }
 

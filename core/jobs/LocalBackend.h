@@ -3,15 +3,15 @@
 #include "JobBackend.h"
 
 #include <QHash>
-#include <QProcess>
-
-#include <memory>
+#include <QSet>
+#include <QTimer>
 
 namespace sb {
 
-// Runs jobs on this computer. Output (stdout and stderr merged) goes to a log file per job under
-// the data directory and to logAppended(); the job history persists in jobs.json, so finished
-// runs are still listed after a restart. Runs stop when Signalbox quits (they are its children).
+// Runs jobs on this computer, detached (DetachedRun.h): each run is a session of its own whose
+// output (stdout and stderr merged) and exit code are files in <data>/runs/<id>/, so a run
+// survives Signalbox quitting, and the next start follows it again from where its log was. The
+// job history persists in jobs.json.
 class LocalBackend final : public JobBackend {
     Q_OBJECT
 public:
@@ -19,28 +19,35 @@ public:
         QString dataDir;
         int stopGraceMs = 10000;
         QMap<QString, QString> environment; // added to every job, e.g. SIGNALBOX_COLLECTOR
+        int followMs = 250;                 // how often running jobs' logs and exits are read
     };
     explicit LocalBackend(Options options, QObject *parent = nullptr);
-    ~LocalBackend() override;
 
     QString name() const override { return QStringLiteral("local"); }
     Result<QString> submit(const JobSpec &spec) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
+    // The runs still going (for the question on quitting), and stopping them all.
+    int unfinished() const;
+    void stopAll();
 
 private:
-    struct Running;
     qsizetype indexOf(const QString &id) const; // -1: no such job
     Job *find(const QString &id);
-    void finish(const QString &id, int exitCode, QProcess::ExitStatus status);
-    void releaseLater(std::shared_ptr<Running> running);
+    void launched(const QString &id, qint64 processGroup);
+    void signalStop(qint64 group); // SIGTERM, SIGKILL after the grace, even after we quit
+    void follow();
+    void finish(const QString &id, std::optional<int> exitCode, bool lost);
     void update(const Job &job);
     void save() const;
 
     Options m_options;
     QList<Job> m_jobs;
-    QHash<QString, std::shared_ptr<Running>> m_running;
+    QHash<QString, qint64> m_offsets; // unfinished runs: how much of the log was said
+    QHash<QString, int> m_lostReads;  // reads that found the run gone without an exit code
+    QSet<QString> m_stopRequested;
+    QTimer m_follow;
 };
 
 } // namespace sb

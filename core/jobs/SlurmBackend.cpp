@@ -436,7 +436,9 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
 }
 
 void SlurmBackend::unreachable(const QString &clusterName, const QString &message) {
-    for (Job &job : m_jobs) {
+    // By index: a receiver of an update may submit a job (a sweep), growing m_jobs.
+    for (qsizetype i = 0; i < m_jobs.size(); ++i) {
+        Job &job = m_jobs[i];
         if (job.node == clusterName && !job.finishedState() && job.message != message) {
             job.message = message;
             update(job);
@@ -474,7 +476,9 @@ void SlurmBackend::received(const QString &clusterName, const QList<LogTarget> &
     for (const SlurmJobRow &row : poll.accounting)
         accounting.insert(row.jobId, row);
     QSet<QString> ours;
-    for (Job &job : m_jobs) {
+    // By index: a receiver of an update may submit a job (a sweep), growing m_jobs.
+    for (qsizetype i = 0; i < m_jobs.size(); ++i) {
+        Job &job = m_jobs[i];
         if (job.node != clusterName || job.clusterJobId.isEmpty())
             continue;
         ours.insert(job.clusterJobId);

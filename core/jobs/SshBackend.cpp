@@ -1,6 +1,7 @@
 #include "SshBackend.h"
 
 #include "CodeSync.h"
+#include "DetachedRun.h"
 #include "ssh/ShellQuote.h"
 
 #include <QDir>
@@ -19,34 +20,6 @@ namespace {
 constexpr int kLostAfterPolls = 5;
 
 } // namespace
-
-QString SshBackend::launchScript() {
-    // $1 run id, $2 working directory, $3 the command line (quoted); stdin: the job as JSON.
-    // The run gets a session of its own, detached from this SSH channel; its wrapper records
-    // the process group, then the exit code once it ends. Prints the process group.
-    return uR"sh(id=$1 w=$2 c=$3
-d="$HOME/.signalbox/runs/$id"
-mkdir -p "$d" && cd "$d" || exit 1
-cat > spec.json
-case $w in "" | "~") w=$HOME ;; "~/"*) w="$HOME/${w#"~/"}" ;; esac
-setsid sh -c '
-  d=$1 w=$2 c=$3
-  if cd "$w" 2>> "$d/log"; then
-    setsid sh -c "exec $c" < /dev/null >> "$d/log" 2>&1 &
-    echo $! > "$d/pid"
-    wait $!
-    echo $? > "$d/exit.tmp"
-  else
-    echo "signalbox: cannot enter the working directory $w" >> "$d/log"
-    echo 126 > "$d/exit.tmp"
-  fi
-  mv "$d/exit.tmp" "$d/exit"
-' signalbox-run "$d" "$w" "$c" < /dev/null > /dev/null 2>&1 &
-i=0
-while [ ! -s pid ] && [ ! -e exit ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-cat pid 2>/dev/null || echo 0
-)sh"_s;
-}
 
 QString SshBackend::pollScript() {
     // Arguments: "id offset" per run. For each: a header line, then the log bytes after offset.
@@ -148,7 +121,9 @@ QStringList SshBackend::freeGpus(const QString &node) const {
 }
 
 void SshBackend::schedule() {
-    for (Job &job : m_jobs) {
+    // By index: a receiver of an update may submit a job (a sweep), growing m_jobs.
+    for (qsizetype i = 0; i < m_jobs.size(); ++i) {
+        Job &job = m_jobs[i];
         if (job.state != JobState::Queued || m_launching.contains(job.id))
             continue;
         const int wanted = job.spec.gpus;
@@ -187,19 +162,21 @@ void SshBackend::schedule() {
 }
 
 void SshBackend::launch(const Job &job, const QString &node, const QStringList &gpus) {
+    // Copied first: `job` is an element of the list that update()'s receivers may grow.
     const QString id = job.id;
+    const QString code = job.spec.codeDirectory;
     m_launching.insert(id);
     Job *stored = find(id);
     stored->node = node;
     stored->gpuIds = gpus.join(u',');
-    stored->message = job.spec.codeDirectory.isEmpty() ? u"starting"_s : u"copying the code"_s;
+    stored->message = code.isEmpty() ? u"starting"_s : u"copying the code"_s;
     update(*stored);
-    if (job.spec.codeDirectory.isEmpty()) {
+    if (code.isEmpty()) {
         startRun(id);
         return;
     }
     NodeConnection *connection = m_monitor->connection(node);
-    syncCode(connection, job.spec.codeDirectory, u"~/.signalbox/code"_s, this,
+    syncCode(connection, code, u"~/.signalbox/code"_s, this,
              [this, id](const Result<QString> &synced) {
                  Job *j = find(id);
                  if (!j)
@@ -238,8 +215,9 @@ void SshBackend::startRun(const QString &id) {
     for (auto it = env.begin(); it != env.end(); ++it)
         command << it.key() + u'=' + it.value();
     command << job->spec.command;
-    const QString launch = shellCommand({u"sh"_s, u"-c"_s, launchScript(), u"signalbox-launch"_s,
-                                         id, job->spec.workingDirectory, shellCommand(command)});
+    const QString launch = shellCommand({u"sh"_s, u"-c"_s, detachedLaunchScript(),
+                                         u"signalbox-launch"_s, u"~/.signalbox/runs/"_s + id,
+                                         job->spec.workingDirectory, shellCommand(command)});
     connection->exec(
         launch, this,
         [this, id](const Result<ExecResult> &result) {
@@ -289,7 +267,9 @@ void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
         m_polling.remove(node);
         if (!result) {
             // The run goes on over there; say so, and pick up from the same offset later.
-            for (Job &job : m_jobs) {
+            // By index: a receiver of an update may submit a job (a sweep), growing m_jobs.
+            for (qsizetype i = 0; i < m_jobs.size(); ++i) {
+                Job &job = m_jobs[i];
                 const QString why = u"cannot reach %1; the run goes on there"_s.arg(node);
                 if (job.node == node && job.state == JobState::Running && job.message != why) {
                     job.message = why;
@@ -375,12 +355,8 @@ Status SshBackend::stop(const QString &id) {
     if (!connection || job->processGroup <= 0)
         return fail(u"%1 cannot be stopped before it has started"_s.arg(id));
     m_stopRequested.insert(id);
-    // SIGTERM to the run's process group now; SIGKILL after the grace period, from the node
-    // itself, so it happens even if the connection drops meanwhile.
-    static const QString script = uR"sh(kill -TERM "-$1" 2>/dev/null
-setsid sh -c 'sleep "$2"; kill -KILL "-$1" 2>/dev/null' signalbox-stop "$1" "$2" < /dev/null > /dev/null 2>&1 &
-exit 0)sh"_s;
-    connection->exec(shellCommand({u"sh"_s, u"-c"_s, script, u"signalbox-stop"_s,
+    // From the node itself, so the SIGKILL comes even if the connection drops meanwhile.
+    connection->exec(shellCommand({u"sh"_s, u"-c"_s, detachedStopScript(), u"signalbox-stop"_s,
                                    QString::number(job->processGroup),
                                    QString::number(m_options.stopGraceMs / 1000.0)}),
                      this, [this, id](const Result<ExecResult> &result) {

@@ -34,8 +34,7 @@ public:
     // Process group -> run name of the unfinished runs on a node (for GPU insights).
     QHash<qint64, QString> runsOn(const QString &node) const;
 
-    // The remote shell programs, exposed for tests of their quoting.
-    static QString launchScript();
+    // The remote poll program (the launch is detachedLaunchScript()).
     static QString pollScript();
 
 private:

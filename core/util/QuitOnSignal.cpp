@@ -20,7 +20,9 @@ void quitOnTerminationSignals() {
     QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
         char byte = 0;
         (void)::read(g_pipe[1], &byte, 1);
-        QCoreApplication::quit();
+        // Not quit(): in Qt 6 it asks the windows first, and a signal is no time for questions
+        // (the runs on this computer go on, as "Keep them running" would have them).
+        QCoreApplication::exit(0);
     });
     struct sigaction action {};
     action.sa_handler = [](int) {

@@ -5,9 +5,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
 
 using namespace Qt::StringLiterals;
 using sb::Job;
@@ -46,7 +49,7 @@ private Q_SLOTS:
     void stopTerminatesTheProcessGroup();
     void stopEscalatesToKill();
     void refusesBadSpecs();
-    void historySurvivesRestart();
+    void runsOutliveSignalbox();
     void brokenHistoryIsKeptAside_data();
     void brokenHistoryIsKeptAside();
     void argumentsAreNeverShellText();
@@ -166,31 +169,52 @@ void TestLocalBackend::brokenHistoryIsKeptAside() {
              QFile::Permissions());
 }
 
-void TestLocalBackend::historySurvivesRestart() {
+// A run outlives Signalbox: the next start follows it from where its log was, to its end; a run
+// that vanished without an exit code (its wrapper killed too, as by a restart of the computer)
+// says so.
+void TestLocalBackend::runsOutliveSignalbox() {
     QTemporaryDir own; // a history of its own, without the other tests' jobs
     const sb::LocalBackend::Options ownOptions{own.path(), 5000, {}};
-    QString finishedId, runningId;
+    const QString go = own.filePath(u"go"_s);
+    QString finishedId, runningId, doomedId;
     {
         sb::LocalBackend backend(ownOptions);
         finishedId = *backend.submit(shell(u"exit 0"_s));
         waitFinished(backend, finishedId);
-        runningId = *backend.submit(shell(u"sleep 30"_s));
-        auto isRunning = [&] {
+        runningId = *backend.submit(
+            shell(u"echo before; while [ ! -e \"$0\" ]; do sleep 0.05; done; echo after; exit 4"_s
+                      .replace(u"$0"_s, go)));
+        doomedId = *backend.submit(shell(u"echo doomed; sleep 300"_s));
+        auto running = [&](const QString &id) {
             const QList<Job> jobs = backend.jobs();
             return std::any_of(jobs.begin(), jobs.end(), [&](const Job &j) {
-                return j.id == runningId && j.state == JobState::Running;
+                return j.id == id && j.state == JobState::Running;
             });
         };
-        QTRY_VERIFY(isRunning());
-    }
+        QTRY_VERIFY(running(runningId) && running(doomedId));
+        QTRY_VERIFY(backend.log(runningId)->contains("before\n"));
+        QCOMPARE(backend.unfinished(), 2);
+    } // Signalbox quits; the runs go on
+    QFile(go).open(QIODevice::WriteOnly);
+    // The doomed run and the wrapper that would record its end are killed, as by a reboot.
+    QProcess::execute(u"pkill"_s, {u"-KILL"_s, u"-f"_s, u"signalbox-run .*"_s + doomedId});
     sb::LocalBackend reopened(ownOptions);
-    QCOMPARE(reopened.jobs().size(), 2);
     for (const Job &job : reopened.jobs()) {
-        if (job.id == finishedId)
-            QCOMPARE(job.state, JobState::Succeeded);
-        else
-            QVERIFY(job.state == JobState::Failed && job.message.contains(u"quit"_s));
+        if (job.id == doomedId) {
+            QTRY_VERIFY(job.processGroup > 0);
+            ::kill(-static_cast<pid_t>(job.processGroup), SIGKILL);
+        }
     }
+    QCOMPARE(reopened.jobs().size(), 3);
+    const Job ran = waitFinished(reopened, runningId);
+    QCOMPARE(ran.state, JobState::Failed);
+    QCOMPARE(ran.exitCode.value_or(-1), 4);
+    QCOMPARE(reopened.log(runningId).value(), QByteArray("before\nafter\n"));
+    const Job lost = waitFinished(reopened, doomedId);
+    QCOMPARE(lost.state, JobState::Failed);
+    QVERIFY2(lost.message.contains(u"without an exit code"_s), qPrintable(lost.message));
+    QVERIFY(!lost.exitCode);
+    QCOMPARE(reopened.unfinished(), 0);
 }
 
 void TestLocalBackend::argumentsAreNeverShellText() {

@@ -19,6 +19,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSysInfo>
@@ -29,6 +30,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <csignal>
 
 using namespace Qt::StringLiterals;
 
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void rendersEveryView();
     void refusedCollectorShowsBannerThenRecovers();
     void opensATensorBoardLogdir();
+    void closingWithRunsGoingAsks();
 };
 
 void TestMainWindow::rendersEveryView() {
@@ -265,6 +268,58 @@ void TestMainWindow::opensATensorBoardLogdir() {
     QTest::qWait(500);
     QVERIFY(window.grab().save(shots + u"/tensorboard-logdir.png"_s));
     QVERIFY(dialog->grab().save(shots + u"/tensorboard-logdir-dialog.png"_s));
+}
+
+// Closing the window with a run going on this computer asks: cancel keeps the window, keep
+// lets the run go on without Signalbox, stop ends it.
+void TestMainWindow::closingWithRunsGoingAsks() {
+    QTemporaryDir dir;
+    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
+    sb::LocalBackend local({dir.path(), 2000, {}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::NodeMonitor monitor;
+    const auto id = local.submit({.name = u"long"_s, .command = {u"sleep"_s, u"300"_s}});
+    QVERIFY(id);
+    auto group = [&] {
+        for (const sb::Job &job : local.jobs()) {
+            if (job.id == *id)
+                return job.state == sb::JobState::Running ? job.processGroup : qint64(0);
+        }
+        return qint64(0);
+    };
+    QTRY_VERIFY(group() > 0);
+    // Answers the question when it comes, with the button named so.
+    auto answer = [](const QString &button) {
+        QTimer::singleShot(200, [button] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            QVERIFY(box && box->objectName() == u"quitQuestion"_s);
+            box->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/quit.png"_s);
+            QCOMPARE(box->text(), u"A run on this computer is still going."_s);
+            for (QAbstractButton *b : box->buttons()) {
+                if (b->text().remove(u'&') == button)
+                    return b->click();
+            }
+            QFAIL(qPrintable(u"no button "_s + button));
+        });
+    };
+    for (const QString &choice : {u"Cancel"_s, u"Keep them running"_s}) {
+        sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        answer(choice);
+        const bool closed = window.close();
+        QCOMPARE(closed, choice != u"Cancel"_s);
+        QCOMPARE(window.isVisible(), !closed);
+        QCOMPARE(::kill(static_cast<pid_t>(group()), 0), 0); // it goes on either way
+    }
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    answer(u"Stop them and quit"_s);
+    QVERIFY(window.close());
+    QTRY_VERIFY_WITH_TIMEOUT(local.jobs().front().state == sb::JobState::Stopped, 10000);
+    QVERIFY(window.close()); // nothing going: no question
 }
 
 QTEST_MAIN(TestMainWindow)
