@@ -22,6 +22,15 @@ QString duration(const Job &job) {
 
 JobsModel::JobsModel(QObject *parent)
     : QAbstractItemModel(parent) {
+    // Once a second, one signal for the whole column: views repaint only the rows they show.
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, [this] {
+        if (std::any_of(m_jobs.begin(), m_jobs.end(),
+                        [](const Job &job) { return job.state == JobState::Running; }))
+            Q_EMIT dataChanged(index(0, Duration), index(rowCount() - 1, Duration),
+                               {Qt::DisplayRole});
+    });
+    m_tick.start();
 }
 
 void JobsModel::addBackend(JobBackend *backend) {

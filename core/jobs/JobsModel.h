@@ -4,6 +4,7 @@
 
 #include <QAbstractItemModel>
 #include <QHash>
+#include <QTimer>
 
 namespace sb {
 
@@ -57,6 +58,7 @@ private:
     quintptr m_nextSerial = 1;
     QHash<QString, qsizetype> m_index;     // backend + '/' + id -> position in m_jobs
     QHash<quintptr, qsizetype> m_bySerial; // serial -> position in m_jobs
+    QTimer m_tick;                         // running jobs' durations go on
 };
 
 } // namespace sb

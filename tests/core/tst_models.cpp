@@ -102,6 +102,39 @@ void TestModels::jobsModel() {
     QCOMPARE(model.index(1, 0).data(Qt::ToolTipRole).toString(), u"changed after the removal"_s);
     Q_EMIT backend.jobRemoved(u"nonesuch"_s);
     QCOMPARE(model.rowCount(), 2);
+
+    // A job of trials unfolds into a row per trial; trials that come and go keep the tree sound
+    // (the model tester checks every change).
+    sb::Job trials = *model.job(model.index(0, 0));
+    trials.indexStates = {{0, sb::JobState::Running}, {1, sb::JobState::Queued}};
+    Q_EMIT backend.jobChanged(trials);
+    const QModelIndex parent = model.index(0, 0);
+    QCOMPARE(model.rowCount(parent), 2);
+    QCOMPARE(model.index(1, sb::JobsModel::Name, parent).data().toString(), *third + u"-1"_s);
+    QCOMPARE(model.index(1, sb::JobsModel::State, parent).data().toString(), u"queued"_s);
+    QCOMPARE(model.index(1, 0, parent).data(sb::JobsModel::TrialRole).toInt(), 1);
+    QCOMPARE(model.index(0, 0).data(sb::JobsModel::TrialRole).toInt(), -1);
+    QCOMPARE(model.parent(model.index(1, 0, parent)), parent);
+    QCOMPARE(model.job(model.index(1, 0, parent))->id, *third);
+    trials.indexStates = {
+        {0, sb::JobState::Succeeded}, {1, sb::JobState::Running}, {2, sb::JobState::Queued}};
+    Q_EMIT backend.jobChanged(trials);
+    QCOMPARE(model.rowCount(parent), 3);
+    trials.indexStates[2] = sb::JobState::Stopped;
+    Q_EMIT backend.jobChanged(trials);
+    QCOMPARE(model.index(2, sb::JobsModel::State, parent).data().toString(), u"stopped"_s);
+    Q_EMIT backend.jobRemoved(*first); // a row below it goes: the trials stay under their job
+    QCOMPARE(model.job(model.index(1, 0, model.index(0, 0)))->id, *third);
+    QCOMPARE(model.rowCount(model.index(0, 0)), 3);
+
+    // A running job's duration goes on without any change of the job.
+    const auto running = backend.submit({.name = u"long"_s, .command = {u"sleep"_s, u"30"_s}});
+    QTRY_COMPARE(model.index(0, sb::JobsModel::State).data().toString(), u"running"_s);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QTRY_VERIFY(std::any_of(changed.begin(), changed.end(), [](const QList<QVariant> &args) {
+        return args[0].toModelIndex().column() == sb::JobsModel::Duration;
+    }));
+    QVERIFY(backend.stop(*running));
 }
 
 // Each backend's options travel with the spec, and the flat form that histories (and cluster
