@@ -235,9 +235,25 @@ Result<QByteArray> readJobLog(const Job &job) {
 }
 
 QString jobBaseName(const JobSpec &spec) {
-    return spec.name.isEmpty() && !spec.command.isEmpty()
-               ? QFileInfo(spec.command.front()).baseName()
-               : spec.name;
+    if (!spec.name.isEmpty() || spec.command.isEmpty())
+        return spec.name;
+    // "python3 -u train_mlp.py", "torchrun --nproc-per-node=8 train.py": the script names it,
+    // not its interpreter or launcher.
+    static const QRegularExpression launcher(
+        u"^(python[0-9.]*|pypy[0-9.]*|bash|sh|zsh|env|uv|poetry|accelerate|deepspeed|torchrun|"
+        "srun|mpirun|nohup|time|exec)$"_s);
+    static const QRegularExpression script(u"\\.(py|sh|ipynb|lua|jl|R)$"_s);
+    const QString program = QFileInfo(spec.command.front()).fileName();
+    if (launcher.match(program).hasMatch()) {
+        for (const QString &word : spec.command.mid(1)) {
+            if (script.match(word).hasMatch())
+                return QFileInfo(word).completeBaseName();
+        }
+        const auto module = spec.command.indexOf(u"-m"_s); // python -m package.train
+        if (module > 0 && module + 1 < spec.command.size())
+            return spec.command[module + 1].section(u'.', -1);
+    }
+    return QFileInfo(spec.command.front()).baseName();
 }
 
 QString withRandomSuffix(const QString &base) {

@@ -29,6 +29,7 @@ class TestModels final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void runsModel();
+    void runsAreNamedAfterTheirScript();
     void jobsModel();
     void jobSpecsNameTheirBackend();
 };
@@ -68,6 +69,20 @@ void TestModels::runsModel() {
     QCOMPARE(model.index(1, 3).data().toString(), u"-inf"_s);
     QCOMPARE(model.index(2, 3).data().toString(), u"nan"_s);
     QCOMPARE(model.index(0, 3).data(sb::RunsModel::SortRole).toDouble(), qInf());
+}
+
+// A run is named after its script, not its interpreter or launcher.
+void TestModels::runsAreNamedAfterTheirScript() {
+    auto named = [](const QStringList &command) {
+        return sb::jobBaseName({.command = command});
+    };
+    QCOMPARE(named({u"/usr/bin/python3"_s, u"-u"_s, u"examples/train_mlp.py"_s, u"--lr"_s}),
+             u"train_mlp"_s);
+    QCOMPARE(named({u"torchrun"_s, u"--nproc-per-node=8"_s, u"train.py"_s}), u"train"_s);
+    QCOMPARE(named({u"python3"_s, u"-m"_s, u"lab.experiments.sweep"_s}), u"sweep"_s);
+    QCOMPARE(named({u"bash"_s, u"-c"_s, u"echo hi"_s}), u"bash"_s); // no script to name it
+    QCOMPARE(named({u"/opt/bin/my-trainer"_s, u"x.py"_s}), u"my-trainer"_s);
+    QCOMPARE(sb::jobBaseName({.name = u"mine"_s, .command = {u"python3"_s, u"a.py"_s}}), u"mine"_s);
 }
 
 void TestModels::jobsModel() {
