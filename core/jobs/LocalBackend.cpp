@@ -92,9 +92,14 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
     launcher->setArguments({u"-c"_s, detachedLaunchScript(), u"signalbox-launch"_s, dir,
                             workingDirectory, shellCommand(spec.command)});
     const QString id = job.id;
-    connect(launcher, &QProcess::finished, this, [this, id, launcher] {
-        launched(id, launcher->readAllStandardOutput().trimmed().toLongLong());
+    connect(launcher, &QProcess::finished, this, [this, id, launcher](int code) {
         launcher->deleteLater();
+        if (Job *j = find(id); j && code != 0) { // it could not even make the run's directory
+            j->message = u"could not start: %1"_s.arg(
+                QString::fromUtf8(launcher->readAllStandardError()).trimmed());
+            return finish(id, std::nullopt, false);
+        }
+        launched(id, launcher->readAllStandardOutput().trimmed().toLongLong());
     });
     connect(launcher, &QProcess::errorOccurred, this, [this, id, launcher](auto error) {
         if (error != QProcess::FailedToStart)
