@@ -116,7 +116,10 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
         showLog();
         updateButtons();
     });
-    connect(m_jobs, &QAbstractItemModel::dataChanged, this, &JobsView::updateButtons);
+    connect(m_jobs, &QAbstractItemModel::dataChanged, this, [this] {
+        updateButtons();
+        updatePlaceholder();
+    });
     updateButtons();
 }
 
@@ -172,11 +175,29 @@ void JobsView::describe() {
     });
 }
 
+// An empty pane says why: nothing selected, the run has not started, or it ended before it
+// printed anything.
+void JobsView::updatePlaceholder() {
+    const Job *job = selected();
+    const int trial = selectedTrial();
+    const JobState state =
+        !job || trial < 0 ? (job ? job->state : JobState::Queued) : job->indexStates.value(trial);
+    const QString message = job ? job->message : QString();
+    m_log->setPlaceholderText(
+        !job ? tr("Select a run to follow its output")
+        : state == JobState::Queued
+            ? tr("No output yet: %1").arg(message.isEmpty() ? tr("waiting to start") : message)
+        : state == JobState::Running ? tr("No output yet")
+        : message.isEmpty()          ? tr("It printed nothing")
+                                     : tr("It printed nothing (%1)").arg(message));
+}
+
 void JobsView::showLog() {
     const Job *job = selected();
     m_log->clear();
     if (!job) {
         m_following.clear();
+        updatePlaceholder();
         return;
     }
     JobBackend *backend = m_jobs->backend(job->backend);
@@ -187,6 +208,7 @@ void JobsView::showLog() {
         m_log->setPlainText(QString::fromUtf8(onlyTrial(log->right(4 << 20), m_followingPrefix)));
     else
         m_log->setPlainText(log.error());
+    updatePlaceholder();
     m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
     disconnect(backend, &JobBackend::logAppended, this, nullptr);
     connect(backend, &JobBackend::logAppended, this,

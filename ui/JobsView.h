@@ -29,6 +29,7 @@ Q_SIGNALS:
 
 private:
     void showLog();
+    void updatePlaceholder();
     void newRun(const JobSpec &preset);
     void updateButtons();
     void describe();

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSysInfo>
@@ -316,10 +317,16 @@ void TestMainWindow::closingWithRunsGoingAsks() {
     sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // The empty log pane says why it is empty.
+    auto *log = window.jobs()->findChild<QPlainTextEdit *>();
+    QCOMPARE(log->placeholderText(), u"Select a run to follow its output"_s);
+    window.jobs()->selectJob(*id);
+    QCOMPARE(log->placeholderText(), u"No output yet"_s);
     answer(u"Stop them and quit"_s);
     QVERIFY(window.close());
     QTRY_VERIFY_WITH_TIMEOUT(local.jobs().front().state == sb::JobState::Stopped, 10000);
     QVERIFY(window.close()); // nothing going: no question
+    QTRY_COMPARE(log->placeholderText(), u"It printed nothing (stopped)"_s);
 }
 
 QTEST_MAIN(TestMainWindow)
