@@ -51,6 +51,31 @@ setsid sh -c 'sleep "$2"; kill -KILL "-$1" 2>/dev/null' signalbox-stop "$1" "$2"
 exit 0)sh"_s;
 }
 
+void endDetachedRun(Job &job, std::optional<int> exitCode, bool stopped, const QString &why) {
+    job.finished = QDateTime::currentDateTime();
+    job.exitCode = exitCode;
+    if (stopped) {
+        job.state = JobState::Stopped;
+        job.message = u"stopped"_s;
+        return;
+    }
+    if (exitCode == 0) {
+        job.state = JobState::Succeeded;
+        job.message.clear();
+        return;
+    }
+    job.state = JobState::Failed;
+    job.message = !why.isEmpty() ? why
+                  : !exitCode    ? u"it ended without an exit code (killed with SIGKILL, or its "
+                                "computer restarted)"_s
+                  : *exitCode == 127 || *exitCode == 126
+                      ? u"could not start: %1 (exit code %2; see its output)"_s
+                            .arg(*exitCode == 127 ? u"command not found"_s : u"not executable"_s)
+                            .arg(*exitCode)
+                  : *exitCode > 128 ? u"killed by signal %1"_s.arg(*exitCode - 128)
+                                    : u"exited with code %1"_s.arg(*exitCode);
+}
+
 QString bootId() {
     return QString::fromLatin1(readSmallFile(u"/proc/sys/kernel/random/boot_id"_s));
 }

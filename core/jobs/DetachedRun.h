@@ -1,5 +1,7 @@
 #pragma once
 
+#include "Job.h"
+
 #include <QString>
 
 #include <optional>
@@ -28,6 +30,11 @@ struct DetachedStatus {
     qint64 processGroup = 0;
 };
 DetachedStatus detachedStatus(const QString &dir);
+
+// Ends a detached run's job in the same words on every backend: stopped when a stop was asked
+// for, succeeded on exit code 0, else failed with `why` or its exit code in words (not found,
+// not executable, the signal that ended it). No exit code and no `why`: it vanished.
+void endDetachedRun(Job &job, std::optional<int> exitCode, bool stopped, const QString &why = {});
 
 // This computer's boot, to tell a run's process group from a process that got its number after
 // a restart.

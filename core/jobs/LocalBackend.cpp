@@ -180,31 +180,9 @@ void LocalBackend::finish(const QString &id, std::optional<int> exitCode, bool l
         return;
     m_offsets.remove(id);
     m_lostReads.remove(id);
-    const bool stopped = m_stopRequested.remove(id);
-    job->finished = QDateTime::currentDateTime();
-    job->exitCode = exitCode;
-    if (stopped) {
-        job->state = JobState::Stopped;
-        job->message = u"stopped"_s;
-    } else if (exitCode == 0) {
-        job->state = JobState::Succeeded;
-        job->message.clear();
-    } else {
-        job->state = JobState::Failed;
-        if (lost)
-            job->message = u"it ended without an exit code: killed with SIGKILL, or this computer "
-                           "restarted"_s;
-        else if (!exitCode) // the message already says why it could not start
-            job->message = job->message.isEmpty() ? u"could not start"_s : job->message;
-        else if (*exitCode == 127 || *exitCode == 126)
-            job->message = u"could not start: %1 (exit code %2; see its output)"_s
-                               .arg(*exitCode == 127 ? u"command not found"_s : u"not executable"_s)
-                               .arg(*exitCode);
-        else if (*exitCode > 128)
-            job->message = u"killed by signal %1"_s.arg(*exitCode - 128);
-        else
-            job->message = u"exited with code %1"_s.arg(*exitCode);
-    }
+    // A launcher that failed left its words in the message.
+    endDetachedRun(*job, exitCode, m_stopRequested.remove(id),
+                   !exitCode && !lost ? job->message : QString());
     update(*job);
 }
 
@@ -237,21 +215,12 @@ Status LocalBackend::stop(const QString &id) {
 }
 
 Result<QByteArray> LocalBackend::log(const QString &id) const {
-    const qsizetype at = indexOf(id);
-    return at < 0 ? fail(u"no job %1"_s.arg(id)) : readJobLog(m_jobs[at]);
-}
-
-qsizetype LocalBackend::indexOf(const QString &id) const {
-    for (qsizetype i = 0; i < m_jobs.size(); ++i) {
-        if (m_jobs[i].id == id)
-            return i;
-    }
-    return -1;
+    const Job *job = findJob(m_jobs, id);
+    return job ? readJobLog(*job) : fail(u"no job %1"_s.arg(id));
 }
 
 Job *LocalBackend::find(const QString &id) {
-    const qsizetype at = indexOf(id);
-    return at < 0 ? nullptr : &m_jobs[at];
+    return findJob(m_jobs, id);
 }
 
 void LocalBackend::update(const Job &job) {

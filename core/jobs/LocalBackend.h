@@ -33,7 +33,6 @@ public:
     void stopAll();
 
 private:
-    qsizetype indexOf(const QString &id) const; // -1: no such job
     Job *find(const QString &id);
     void launched(const QString &id, qint64 processGroup);
     void signalStop(qint64 group); // SIGTERM, SIGKILL after the grace, even after we quit

@@ -2,6 +2,7 @@
 
 #include "ssh/ShellQuote.h"
 
+#include <QHash>
 #include <QRegularExpression>
 
 namespace sb {
@@ -155,20 +156,17 @@ QString slurmMessage(const SlurmJobRow &row) {
             text += u", %1 left"_s.arg(row.timeLeft);
         return state == "RUNNING"_L1 ? text : u"%1 (%2)"_s.arg(text, state.toLower());
     }
-    if (state == "TIMEOUT"_L1)
-        return u"hit its time limit"_s;
-    if (state == "OUT_OF_MEMORY"_L1)
-        return u"ran out of memory (raise --mem)"_s;
-    if (state == "NODE_FAIL"_L1)
-        return u"a node it ran on failed"_s;
-    if (state == "BOOT_FAIL"_L1)
-        return u"its node failed to boot"_s;
-    if (state == "DEADLINE"_L1)
-        return u"missed its deadline"_s;
-    if (state == "PREEMPTED"_L1)
-        return u"preempted by a job of higher priority"_s;
-    if (state == "CANCELLED"_L1)
-        return u"cancelled"_s;
+    static const QHash<QString, QString> ended{
+        {u"TIMEOUT"_s, u"hit its time limit"_s},
+        {u"OUT_OF_MEMORY"_s, u"ran out of memory (raise --mem)"_s},
+        {u"NODE_FAIL"_s, u"a node it ran on failed"_s},
+        {u"BOOT_FAIL"_s, u"its node failed to boot"_s},
+        {u"DEADLINE"_s, u"missed its deadline"_s},
+        {u"PREEMPTED"_s, u"preempted by a job of higher priority"_s},
+        {u"CANCELLED"_s, u"cancelled"_s},
+    };
+    if (const auto words = ended.find(state); words != ended.end())
+        return words.value();
     if (state == "FAILED"_L1 && row.signal > 0)
         return u"killed by signal %1"_s.arg(row.signal);
     if (state == "FAILED"_L1 && row.exitCode)

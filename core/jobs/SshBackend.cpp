@@ -305,10 +305,10 @@ void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
             if (numeric) {
                 finish(job, code);
             } else if (state == "missing") {
-                finish(job, -1, u"its directory vanished from %1"_s.arg(node));
+                finish(job, std::nullopt, u"its directory vanished from %1"_s.arg(node));
             } else if (state == "lost") {
                 if (++m_lostPolls[job->id] >= kLostAfterPolls)
-                    finish(job, -1,
+                    finish(job, std::nullopt,
                            u"it ended without an exit code (killed with its wrapper, or %1 "
                            "rebooted)"_s.arg(node));
             } else {
@@ -318,24 +318,9 @@ void SshBackend::pollNode(const QString &node, const QList<Job> &jobs) {
     });
 }
 
-void SshBackend::finish(Job *job, int exitCode, const QString &message) {
-    const bool stopped = m_stopRequested.remove(job->id);
+void SshBackend::finish(Job *job, std::optional<int> exitCode, const QString &message) {
     m_lostPolls.remove(job->id);
-    job->finished = QDateTime::currentDateTime();
-    if (exitCode >= 0)
-        job->exitCode = exitCode;
-    if (stopped) {
-        job->state = JobState::Stopped;
-        job->message = u"stopped"_s;
-    } else if (exitCode == 0) {
-        job->state = JobState::Succeeded;
-        job->message.clear();
-    } else {
-        job->state = JobState::Failed;
-        job->message = !message.isEmpty() ? message
-                       : exitCode > 128   ? u"killed by signal %1"_s.arg(exitCode - 128)
-                                          : u"exited with code %1"_s.arg(exitCode);
-    }
+    endDetachedRun(*job, exitCode, m_stopRequested.remove(job->id), message);
     update(*job);
     schedule(); // its GPUs are free for the queue
 }

@@ -45,7 +45,7 @@ private:
     void startRun(const QString &id);
     void poll();
     void pollNode(const QString &node, const QList<Job> &jobs);
-    void finish(Job *job, int exitCode, const QString &message = {});
+    void finish(Job *job, std::optional<int> exitCode, const QString &message = {});
     QStringList freeGpus(const QString &node) const;
 
     NodeMonitor *m_monitor;
