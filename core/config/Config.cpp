@@ -186,7 +186,10 @@ Result<SlurmClusterConfig> parseSlurmCluster(const YAML::Node &node, const QStri
                                                    {"account", &config.account},
                                                    {"qos", &config.qos},
                                                    {"time_limit", &config.timeLimit},
-                                                   {"workspace", &config.workspace}};
+                                                   {"workspace", &config.workspace},
+                                                   {"rest_url", &config.restUrl},
+                                                   {"rest_user", &config.restUser},
+                                                   {"rest_token_file", &config.restTokenFile}};
     for (const auto &entry : node) {
         const std::string key = entry.first.as<std::string>();
         const QString keyPath = at + u'.' + QString::fromStdString(key);
@@ -200,7 +203,8 @@ Result<SlurmClusterConfig> parseSlurmCluster(const YAML::Node &node, const QStri
         } else {
             return fail(
                 u"%1: unknown key (expected one of name, login, partition, account, qos, "
-                "time_limit, workspace, all_users)"_s.arg(yamlWhere(file, entry.first, keyPath)));
+                "time_limit, workspace, all_users, rest_url, rest_user, rest_token_file)"_s.arg(
+                    yamlWhere(file, entry.first, keyPath)));
         }
     }
     if (config.name.isEmpty() || config.login.isEmpty())

@@ -75,8 +75,71 @@ SlurmBackend::SlurmBackend(NodeMonitor *monitor, Options options, QObject *paren
 }
 
 void SlurmBackend::setClusters(const QList<SlurmClusterConfig> &clusters) {
-    m_clusters = clusters;
+    const QList<SlurmClusterConfig> before = std::exchange(m_clusters, clusters);
+    for (const SlurmClusterConfig &old : before) {
+        const SlurmClusterConfig *now = cluster(old.name);
+        if (m_rest.contains(old.name) &&
+            (!now || now->restUrl != old.restUrl || now->restUser != old.restUser ||
+             now->restTokenFile != old.restTokenFile || now->login != old.login)) {
+            m_rest.take(old.name)->deleteLater(); // its answers in flight never come
+            m_polling.remove(old.name);
+        }
+    }
+    for (const SlurmClusterConfig &c : clusters) {
+        if (c.restUrl.isEmpty() || m_rest.contains(c.name))
+            continue;
+        QString user = c.restUser;
+        for (const NodeConfig &node : m_monitor->nodes()) {
+            if (user.isEmpty() && node.name == c.login)
+                user = node.user;
+        }
+        if (user.isEmpty())
+            user = qEnvironmentVariable("USER"); // as ssh logs in
+        m_rest.insert(c.name, new SlurmRestClient(QUrl(c.restUrl), user, this));
+    }
     QTimer::singleShot(0, this, &SlurmBackend::poll);
+}
+
+void SlurmBackend::withToken(const SlurmClusterConfig &where,
+                             std::function<void(const Result<SlurmRestClient *> &)> then) {
+    SlurmRestClient *rest = m_rest.value(where.name);
+    if (!rest)
+        return then(fail(u"Slurm cluster %1 has no slurmrestd"_s.arg(where.name)));
+    if (rest->hasToken())
+        return then(rest);
+    if (!where.restTokenFile.isEmpty()) { // read again each time the daemon refused it
+        QString path = where.restTokenFile;
+        if (path.startsWith("~/"_L1))
+            path.replace(0, 1, QDir::homePath());
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return then(
+                fail(u"cannot read rest_token_file %1: %2"_s.arg(path, file.errorString())));
+        const QString token =
+            QString::fromUtf8(file.read(64 << 10)).trimmed().remove(u"SLURM_JWT="_s);
+        if (token.isEmpty())
+            return then(fail(u"rest_token_file %1 holds no token"_s.arg(path)));
+        rest->setToken(token);
+        return then(rest);
+    }
+    NodeConnection *login = m_monitor->connection(where.login);
+    if (!login)
+        return then(fail(u"Slurm cluster %1 has no login node"_s.arg(where.name)));
+    // A token of the login user's, kept in memory only; made again when it is refused.
+    login->exec(
+        shellCommand({u"scontrol"_s, u"token"_s, u"lifespan=86400"_s}), this,
+        [this, name = where.name, then = std::move(then)](const Result<ExecResult> &made) {
+            SlurmRestClient *client = m_rest.value(name);
+            const QString out = made ? QString::fromUtf8(made->out).trimmed() : QString();
+            if (!made || made->exitCode != 0 || !out.startsWith("SLURM_JWT="_L1))
+                return then(fail(u"scontrol token on the login node failed: %1"_s.arg(
+                    made ? oneLine(made->err) : made.error())));
+            if (!client)
+                return then(fail(u"Slurm cluster %1 no longer has a slurmrestd"_s.arg(name)));
+            client->setToken(out.mid(10));
+            then(client);
+        },
+        kCommandTimeoutMs);
 }
 
 QStringList SlurmBackend::clusters() const {
@@ -191,6 +254,10 @@ Result<QString> SlurmBackend::enqueue(const JobSpec &spec, const QList<QString> 
     const auto script = slurmBatchScript(spec, *where, trials);
     if (!script)
         return script.failure();
+    if (m_rest.contains(where->name)) { // what it cannot carry is refused now, not later
+        if (const auto body = slurmRestSubmitBody(*script, {}, slurmRestVersions().last()); !body)
+            return body.failure();
+    }
     Job job;
     job.id = newJobId(spec);
     job.backend = name();
@@ -239,33 +306,61 @@ void SlurmBackend::sendSubmission(const QString &id, const QString &script,
     NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
     if (!login)
         return;
+    const bool rest = m_rest.contains(where->name);
+    const QString log = job->spec.trials > 0 ? u"log-%a"_s : u"log"_s;
     login->exec(
         shellCommand({u"sh"_s, u"-c"_s, slurmSubmitScript(), u"signalbox-sbatch"_s,
-                      workspaceOf(*where), id, job->spec.trials > 0 ? u"log-%a"_s : u"log"_s,
-                      directory}),
+                      workspaceOf(*where), id, log, directory, rest ? u"prepare"_s : QString()}),
         this,
-        [this, id](const Result<ExecResult> &result) {
-            Job *j = find(id);
-            if (!j)
-                return;
+        [this, id, rest, script, log](const Result<ExecResult> &result) {
             const QStringList lines =
                 result ? QString::fromUtf8(result->out).split(u'\n', Qt::SkipEmptyParts)
                        : QStringList();
-            if (!result || result->exitCode != 0 || lines.isEmpty()) {
-                j->state = JobState::Failed;
-                j->finished = QDateTime::currentDateTime();
-                j->message =
-                    u"sbatch refused it: %1"_s.arg(result ? oneLine(result->err) : result.error());
-                update(*j);
+            const QString said = result ? oneLine(result->err) : result.error();
+            if (!result || result->exitCode != 0 || lines.size() < (rest ? 2 : 1))
+                return submitted(id, fail(rest ? u"the login node could not make the run's "
+                                                 "directory: %1"_s.arg(said)
+                                               : u"sbatch refused it: %1"_s.arg(said)));
+            if (!rest)
+                return submitted(id, lines.first().trimmed());
+            const Job *j = find(id);
+            const SlurmClusterConfig *at = j ? cluster(j->node) : nullptr;
+            if (!at)
                 return;
-            }
-            j->clusterJobId = lines.first().trimmed();
-            j->message = u"submitted as job %1"_s.arg(j->clusterJobId);
-            update(*j);
-            if (m_cancelOnSubmit.remove(id))
-                cancel(*j, j->clusterJobId);
+            // sbatch would pass the login shell's environment; slurmrestd passes what it is given.
+            const SlurmRestSubmission submission{
+                .name = id,
+                .output = lines[0] + u'/' + log,
+                .directory = lines[1],
+                .environment = {{u"SIGNALBOX_RUN"_s, id}, {u"PATH"_s, lines.value(2)}}};
+            withToken(*at, [this, id, script, submission](const Result<SlurmRestClient *> &client) {
+                if (!client)
+                    return submitted(id, fail(u"slurmrestd: %1"_s.arg(client.error())));
+                (*client)->submit(script, submission, [this, id](const Result<QString> &jobId) {
+                    submitted(id, jobId ? jobId
+                                        : fail(u"slurmrestd refused it: %1"_s.arg(jobId.error())));
+                });
+            });
         },
         kCommandTimeoutMs, script.toUtf8());
+}
+
+void SlurmBackend::submitted(const QString &id, const Result<QString> &clusterJobId) {
+    Job *j = find(id);
+    if (!j)
+        return;
+    if (!clusterJobId) {
+        j->state = JobState::Failed;
+        j->finished = QDateTime::currentDateTime();
+        j->message = clusterJobId.error();
+        update(*j);
+        return;
+    }
+    j->clusterJobId = *clusterJobId;
+    j->message = u"submitted as job %1"_s.arg(j->clusterJobId);
+    update(*j);
+    if (m_cancelOnSubmit.remove(id))
+        cancel(*j, j->clusterJobId);
 }
 
 void SlurmBackend::cancel(const Job &job, const QString &clusterJobId) {
@@ -273,19 +368,31 @@ void SlurmBackend::cancel(const Job &job, const QString &clusterJobId) {
     NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
     if (!login)
         return;
+    const auto failed = [this, id = job.id](const QString &why) {
+        Job *j = find(id);
+        if (!j || j->finishedState())
+            return;
+        j->message = why;
+        update(*j);
+    };
+    if (m_rest.contains(where->name)) {
+        withToken(*where, [clusterJobId, failed](const Result<SlurmRestClient *> &client) {
+            if (!client)
+                return failed(u"cannot cancel it: %1"_s.arg(client.error()));
+            (*client)->cancel(clusterJobId, [failed](const Status &done) {
+                if (!done)
+                    failed(u"slurmrestd did not cancel it: %1"_s.arg(done.error()));
+            });
+        });
+        return;
+    }
     // scancel sends SIGTERM to the job's steps and batch script, and SIGKILL after the
     // cluster's KillWait: the grace period is the cluster's.
     login->exec(
         shellCommand({u"scancel"_s, clusterJobId}), this,
-        [this, id = job.id](const Result<ExecResult> &result) {
-            Job *j = find(id);
-            if (!j || j->finishedState())
-                return;
-            if (!result || result->exitCode != 0) {
-                j->message =
-                    u"scancel failed: %1"_s.arg(result ? oneLine(result->err) : result.error());
-                update(*j);
-            }
+        [failed](const Result<ExecResult> &result) {
+            if (!result || result->exitCode != 0)
+                failed(u"scancel failed: %1"_s.arg(result ? oneLine(result->err) : result.error()));
         },
         kCommandTimeoutMs);
 }
@@ -419,6 +526,8 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
                 follow(job, it.key());
         }
     }
+    if (m_rest.contains(where.name))
+        return pollRest(where, accounting, read, pairs);
     m_polling.insert(where.name);
     login->exec(
         shellCommand(
@@ -435,6 +544,56 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
         kCommandTimeoutMs);
 }
 
+void SlurmBackend::pollRest(const SlurmClusterConfig &where, const QStringList &accounting,
+                            const QList<LogTarget> &read, const QStringList &pairs) {
+    // Two answers, in either order: the jobs from slurmrestd, the logs over SSH.
+    struct Round {
+        SlurmPoll poll;
+        QList<LogTarget> read; // only once the logs came
+        QString restError;
+        int left = 2;
+    };
+    auto round = std::make_shared<Round>();
+    const QString name = where.name;
+    const bool all = m_allUsers || where.allUsers;
+    m_polling.insert(name);
+    const auto finish = [this, name, round] {
+        if (--round->left > 0 || !m_polling.remove(name))
+            return; // not both yet, or the cluster's config changed meanwhile
+        round->poll.queueFailed = !round->restError.isEmpty();
+        received(name, round->read, round->poll, round->restError);
+    };
+    withToken(where, [all, accounting, round, finish](const Result<SlurmRestClient *> &client) {
+        if (!client) {
+            round->restError = client.error();
+            return finish();
+        }
+        (*client)->poll(all, accounting, [round, finish](const Result<SlurmPoll> &answer) {
+            if (!answer) {
+                round->restError = answer.error();
+            } else {
+                round->poll.queue = answer->queue;
+                round->poll.accounting = answer->accounting;
+                round->poll.accountingFailed = answer->accountingFailed;
+            }
+            finish();
+        });
+    });
+    NodeConnection *login = m_monitor->connection(where.login);
+    if (pairs.isEmpty() || !login)
+        return finish();
+    login->exec(
+        shellCommand(slurmPollArguments(workspaceOf(where), all, {}, false) + pairs), this,
+        [round, finish, read](const Result<ExecResult> &result) {
+            if (result) { // else read by offset next time
+                round->poll.logs = parseSlurmPoll(result->out).logs;
+                round->read = read;
+            }
+            finish();
+        },
+        kCommandTimeoutMs);
+}
+
 void SlurmBackend::unreachable(const QString &clusterName, const QString &message) {
     // By index: a receiver of an update may submit a job (a sweep), growing m_jobs.
     for (qsizetype i = 0; i < m_jobs.size(); ++i) {
@@ -447,7 +606,7 @@ void SlurmBackend::unreachable(const QString &clusterName, const QString &messag
 }
 
 void SlurmBackend::received(const QString &clusterName, const QList<LogTarget> &targets,
-                            const SlurmPoll &poll) {
+                            const SlurmPoll &poll, const QString &whyNoQueue) {
     // Found again by id: the list may have changed meanwhile.
     for (const SlurmLogChunk &chunk : poll.logs) {
         const LogTarget target = targets.value(chunk.index);
@@ -466,8 +625,11 @@ void SlurmBackend::received(const QString &clusterName, const QList<LogTarget> &
             appendTaskLog(*job, target.index, {}, true);
     }
     if (poll.queueFailed)
-        return unreachable(clusterName, u"the cluster's controller does not answer squeue; the "
-                                        "job goes on there"_s);
+        return unreachable(clusterName,
+                           whyNoQueue.isEmpty()
+                               ? u"the cluster's controller does not answer squeue; the job "
+                                 "goes on there"_s
+                               : u"%1; the job goes on there"_s.arg(whyNoQueue));
 
     QHash<QString, SlurmJobRow> queue;
     for (const SlurmJobRow &row : poll.queue)

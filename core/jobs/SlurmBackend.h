@@ -2,6 +2,7 @@
 
 #include "JobBackend.h"
 #include "SlurmCommands.h"
+#include "SlurmRest.h"
 #include "config/Config.h"
 #include "monitor/NodeMonitor.h"
 
@@ -18,6 +19,9 @@ namespace sb {
 // with the new bytes of the logs of running jobs in the same round trip. Finished jobs come from
 // sacct, since squeue forgets them after MinJobAge. A login node that does not answer is said so
 // on the jobs; they go on over there and are picked up again by offset.
+// A cluster with `rest_url` is driven through slurmrestd instead (the same poll interval: one
+// jobs list, plus one accounting question per job that has just left the queue); its code and
+// logs still go over the login node's SSH, which slurmrestd does not serve.
 class SlurmBackend final : public JobBackend {
     Q_OBJECT
 public:
@@ -69,10 +73,13 @@ private:
     void update(const Job &job);
     Result<QString> enqueue(const JobSpec &spec, const QList<QString> &trials);
     void sendSubmission(const QString &id, const QString &script, const QString &directory);
+    // sbatch's or slurmrestd's answer: the Slurm job id, or why the job was refused.
+    void submitted(const QString &id, const Result<QString> &clusterJobId);
     void cancel(const Job &job, const QString &clusterJobId);
     void poll();
     void pollCluster(const SlurmClusterConfig &cluster);
-    void received(const QString &cluster, const QList<LogTarget> &read, const SlurmPoll &poll);
+    void received(const QString &cluster, const QList<LogTarget> &read, const SlurmPoll &poll,
+                  const QString &whyNoQueue = {});
     void apply(Job *job, const SlurmJobRow &row, bool final);
     void applyArray(Job *job, const SlurmPoll &poll);
     // One task's new output: kept whole in its own file, and its complete lines, "[i] " first,
@@ -81,10 +88,18 @@ private:
     void showForeign(const QString &cluster, const QList<SlurmJobRow> &rows);
     // Says on the cluster's unfinished jobs why they are not followed now.
     void unreachable(const QString &cluster, const QString &message);
+    // The REST poll: the queue from slurmrestd and, over SSH, the logs that grew.
+    void pollRest(const SlurmClusterConfig &cluster, const QStringList &accounting,
+                  const QList<LogTarget> &read, const QStringList &pairs);
+    // Calls `then` once the cluster's REST client holds a token: read from rest_token_file,
+    // or made by `scontrol token` on the login node.
+    void withToken(const SlurmClusterConfig &cluster,
+                   std::function<void(const Result<SlurmRestClient *> &)> then);
 
     NodeMonitor *m_monitor;
     Options m_options;
     QList<SlurmClusterConfig> m_clusters;
+    QHash<QString, SlurmRestClient *> m_rest;      // per cluster with rest_url; owned as children
     QList<Job> m_jobs;                             // submitted from Signalbox, kept in the history
     QHash<QString, QHash<QString, Job>> m_foreign; // per cluster, by Slurm job id
     QSet<QString> m_polling;                       // clusters with a poll in flight

@@ -24,14 +24,14 @@ QDateTime slurmTime(const QString &text) {
 } // namespace
 
 QStringList slurmPollArguments(const QString &workspace, bool allUsers,
-                               const QStringList &accountingIds) {
+                               const QStringList &accountingIds, bool askQueue) {
     return {u"sh"_s,
             u"-c"_s,
             slurmPollScript(),
             u"signalbox-slurm-poll"_s,
             workspace,
             allUsers ? u"1"_s : u"0"_s,
-            QString::fromLatin1(kSqueueFormat),
+            askQueue ? QString::fromLatin1(kSqueueFormat) : u"-"_s,
             QString::fromLatin1(kSacctFields),
             accountingIds.isEmpty() ? u"-"_s : accountingIds.join(u',')};
 }
@@ -171,7 +171,7 @@ QString slurmMessage(const SlurmJobRow &row) {
         return u"killed by signal %1"_s.arg(row.signal);
     if (state == "FAILED"_L1 && row.exitCode)
         return u"exit code %1"_s.arg(*row.exitCode);
-    return {};
+    return state == "FAILED"_L1 ? u"failed (Slurm gave no exit code)"_s : QString();
 }
 
 QString slurmBaseJobId(const QString &jobId) {
@@ -272,11 +272,16 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
 }
 
 QString slurmSubmitScript() {
-    return uR"sh(ws=$1 id=$2 log=$3 dir=$4
+    return uR"sh(ws=$1 id=$2 log=$3 dir=$4 mode=$5
 case $ws in "~/"*) ws="$HOME/${ws#"~/"}";; esac
 case $dir in "~/"*) dir="$HOME/${dir#"~/"}";; esac
 d="$ws/$id"
 mkdir -p -- "$d" && cat > "$d/job.sh" || exit 1
+if [ "$mode" = prepare ]; then
+  case $d in /*) ;; *) d="$PWD/$d";; esac
+  printf '%s\n' "$d" "${dir:-$HOME}" "$PATH"
+  exit 0
+fi
 set -- --parsable --job-name="$id" --output="$d/$log" --error="$d/$log" \
   --export=ALL,SIGNALBOX_RUN="$id"
 if [ -n "$dir" ]; then set -- "$@" --chdir="$dir"; fi
@@ -291,7 +296,9 @@ QString slurmPollScript() {
 shift 5
 case $ws in "~/"*) ws="$HOME/${ws#"~/"}";; esac
 if [ "$all" = 1 ]; then me=; else me=--me; fi
-squeue --noheader --states=all $me --format="$format" || echo "@@squeue-failed"
+if [ "$format" != - ]; then
+  squeue --noheader --states=all $me --format="$format" || echo "@@squeue-failed"
+fi
 echo "@@sacct"
 if [ "$ids" != - ]; then
   sacct --noheader --parsable2 --allocations --jobs="$ids" --format="$fields" ||

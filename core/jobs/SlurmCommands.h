@@ -63,17 +63,19 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
                                  const QList<QString> &trials = {});
 
 // Scripts run on the login node (sh -c SCRIPT NAME ARGS...), exposed for tests of their quoting.
-// submit: WORKSPACE ID LOG DIRECTORY; the batch script on stdin; sbatch names the job ID, writes
-// its output to WORKSPACE/ID/LOG (a pattern: "log-%a" for an array's tasks), sets SIGNALBOX_RUN
-// to ID and starts it in DIRECTORY (if not empty). Prints the Slurm job id and the run's
-// directory, one per line.
+// submit: WORKSPACE ID LOG DIRECTORY [prepare]; the batch script on stdin; sbatch names the job
+// ID, writes its output to WORKSPACE/ID/LOG (a pattern: "log-%a" for an array's tasks), sets
+// SIGNALBOX_RUN to ID and starts it in DIRECTORY (if not empty). Prints the Slurm job id and the
+// run's directory, one per line. With "prepare", submits nothing (slurmrestd will) and prints
+// the run's directory, the directory to start in, and the login shell's PATH, one per line.
 QString slurmSubmitScript();
 // poll: prints squeue's rows, "@@sacct", sacct's rows for `accountingIds`, then for each log
 // that grew "@@log INDEX BYTES" and its new bytes. Append PATH OFFSET pairs of the logs to follow
-// (paths relative to the workspace: "ID/log") to slurmPollArguments().
+// (paths relative to the workspace: "ID/log") to slurmPollArguments(). Without `askQueue`, only
+// the logs (the queue comes from slurmrestd).
 QString slurmPollScript();
 QStringList slurmPollArguments(const QString &workspace, bool allUsers,
-                               const QStringList &accountingIds);
+                               const QStringList &accountingIds, bool askQueue = true);
 
 // One log's new bytes from a poll's output.
 struct SlurmLogChunk {

@@ -13,7 +13,8 @@ enum class ErrorCode {
     InvalidInput,  // the input was refused for its content: sending it again fails again
     StorageFailed, // the disk refused (full, read-only, I/O error): nothing was stored, retry later
     AddressInUse,  // a port to listen on is taken: another one may do
-    AlreadyExists  // what was asked for is there already: nothing to do
+    AlreadyExists, // what was asked for is there already: nothing to do
+    Unauthorized   // the peer refused the credentials: new ones may do
 };
 
 // A failure with a message written for the person reading it (UI banner or CLI stderr).

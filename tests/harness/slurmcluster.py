@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real Slurm cluster on loopback for Signalbox's tests, reached through a real sshd.
 
-    slurmcluster.py WORKDIR [MIN_JOB_AGE]
+    slurmcluster.py WORKDIR [MIN_JOB_AGE] [--rest]
 
 Starts, all under WORKDIR and on free loopback ports, as the current user:
 - MariaDB (a datadir of its own, a socket, no networking) and slurmdbd on it, so `sacct`
@@ -11,6 +11,11 @@ Starts, all under WORKDIR and on free loopback ports, as the current user:
   with multiple-slurmd support), each with four fake H100s (`gres.conf` File= plain files,
   AutoDetect=off), in partitions "gpu" (default) and "short" (a 1-minute time limit);
 - the login node "login": an sshd as in sshnodes.py whose sessions get SLURM_CONF.
+
+With --rest (as root only): slurmrestd on a loopback port with JWT authentication (auth/jwt
+beside munge), serving REST v0.0.38 as the unprivileged user "nobody", who is also a Slurm user
+of the account; the JSON line then has "rest" (the URL), "restUser" and "restToken" (from
+`scontrol token`), and "restWorkspace", a directory on the shared filesystem that user may write.
 
 MinJobAge is 2 s unless given (Slurm's default is 300), so finished jobs leave `squeue` quickly
 and must come from `sacct`.
@@ -48,9 +53,10 @@ def listening(port):
 
 
 class Cluster:
-    def __init__(self, work, min_job_age):
+    def __init__(self, work, min_job_age, rest):
         self.work = work
         self.min_job_age = min_job_age
+        self.rest = rest
         self.procs = []
         self.env = dict(os.environ, SLURM_CONF=os.path.join(work, "slurm.conf"),
                         MYSQL_UNIX_PORT=os.path.join(work, "db.sock"))
@@ -59,11 +65,12 @@ class Cluster:
         os.chmod(os.path.join(work, "munge"), 0o755)
         for i in range(4):
             open(os.path.join(work, "gpu", f"nvidia{i}"), "w").close()
-        self.ports = {name: sshnodes.free_port() for name in ("ctld", "dbd", "gpu1", "gpu2")}
+        self.ports = {name: sshnodes.free_port()
+                      for name in ("ctld", "dbd", "gpu1", "gpu2", "rest")}
 
-    def spawn(self, name, args):
+    def spawn(self, name, args, env=None):
         log = os.path.join(self.work, "log", name + ".out")
-        proc = subprocess.Popen(args, env=self.env, stdout=open(log, "a"),
+        proc = subprocess.Popen(args, env=env or self.env, stdout=open(log, "a"),
                                 stderr=subprocess.STDOUT, start_new_session=True)
         self.procs.append(proc)
         return proc, log
@@ -94,6 +101,11 @@ class Cluster:
 
         host = socket.gethostname().split(".")[0]
         auth = f"AuthType=auth/munge\nAuthInfo=socket={w}/munge/sock\n"
+        if self.rest:
+            with open(f"{w}/jwt.key", "wb") as f:
+                f.write(os.urandom(32))
+            os.chmod(f"{w}/jwt.key", 0o600)
+            auth += f"AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key={w}/jwt.key\n"
         with open(f"{w}/slurmdbd.conf", "w") as f:
             f.write(f"""{auth}DbdHost=localhost
 DbdAddr=127.0.0.1
@@ -159,8 +171,8 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
         wait_for("slurmdbd", lambda: listening(self.ports["dbd"]), dbd, log)
         self.run(["sacctmgr", "-i", "add", "cluster", "lab"])
         self.run(["sacctmgr", "-i", "add", "account", "lab-ml", "Cluster=lab"])
-        self.run(["sacctmgr", "-i", "add", "user", os.environ.get("USER") or "root",
-                  "Account=lab-ml"])
+        for user in [os.environ.get("USER") or "root"] + (["nobody"] if self.rest else []):
+            self.run(["sacctmgr", "-i", "add", "user", user, "Account=lab-ml"])
         ctld, log = self.spawn("slurmctld", ["slurmctld", "-D", "-i"])
         wait_for("slurmctld", lambda: listening(self.ports["ctld"]), ctld, log)
         for name in ("gpu1", "gpu2"):
@@ -170,9 +182,27 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
             out = subprocess.run(["sinfo", "-h", "-p", "gpu", "-o", "%T %D"], env=self.env,
                                  capture_output=True, text=True).stdout.split()
             if out[:2] == ["idle", "2"]:
-                return
+                break
             time.sleep(0.2)
-        raise SystemExit(f"slurmcluster: the nodes did not come up; see {w}/log")
+        else:
+            raise SystemExit(f"slurmcluster: the nodes did not come up; see {w}/log")
+        self.rest_info = self.start_rest() if self.rest else {}
+
+    def start_rest(self):
+        w = self.work
+        os.chmod(w, 0o755)  # nobody reads slurm.conf and writes its workspace
+        os.makedirs(f"{w}/rest-workspace", exist_ok=True)
+        os.chmod(f"{w}/rest-workspace", 0o777)
+        rest, log = self.spawn("slurmrestd", [
+            "slurmrestd", "-a", "rest_auth/jwt", "-s", "openapi/v0.0.38,openapi/dbv0.0.38",
+            "-u", "nobody", "-g", "nogroup", f"127.0.0.1:{self.ports['rest']}"],
+            env=dict(self.env, SLURM_JWT="daemon"))
+        wait_for("slurmrestd", lambda: listening(self.ports["rest"]), rest, log)
+        token = subprocess.run(["scontrol", "token", "username=nobody", "lifespan=86400"],
+                               env=self.env, check=True, capture_output=True, text=True)
+        return {"rest": f"http://127.0.0.1:{self.ports['rest']}", "restUser": "nobody",
+                "restToken": token.stdout.strip().removeprefix("SLURM_JWT="),
+                "restWorkspace": f"{w}/rest-workspace"}
 
     def stop(self):
         # Jobs first: with proctrack/linuxproc, a job's processes outlive a stopped slurmd.
@@ -193,13 +223,17 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
+    args = [a for a in sys.argv[1:] if a != "--rest"]
+    rest = "--rest" in sys.argv[1:]
+    if len(args) not in (1, 2):
         sys.exit(__doc__)
+    if rest and os.geteuid() != 0:
+        sys.exit("slurmcluster: --rest runs slurmrestd and jobs as another user: run as root")
     for program in ("slurmctld", "slurmd", "slurmdbd", "munged", "mariadbd", "sshd"):
         if not shutil.which(program) and not os.path.exists("/usr/sbin/" + program):
             sys.exit(f"slurmcluster: {program} is missing; run scripts/setup-deps")
-    work = os.path.abspath(sys.argv[1])
-    cluster = Cluster(work, int(sys.argv[2]) if len(sys.argv) == 3 else 2)
+    work = os.path.abspath(args[0])
+    cluster = Cluster(work, int(args[1]) if len(args) == 2 else 2, rest)
     try:
         cluster.start()
         identity, authorized = sshnodes.identity_and_authorized(work)
@@ -210,7 +244,8 @@ def main():
         raise
     sshnodes.serve({"login": login},
                    {"identity": identity, "user": os.environ.get("USER") or "root",
-                    "nodes": [login.describe()], "slurmConf": cluster.env["SLURM_CONF"]},
+                    "nodes": [login.describe()], "slurmConf": cluster.env["SLURM_CONF"],
+                    **cluster.rest_info},
                    cluster.stop)
 
 
