@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kRequestTimeoutMs = 30000;
 constexpr int kNothingFound = 9003; // slurmdb's error for a job it holds no record of
+constexpr qint64 kYearMinutes = 365 * 24 * 60;
 
 // A number as v0.0.38 writes it, or as later versions do: {"set", "infinite", "number"}.
 std::optional<qint64> restNumber(const QJsonValue &value) {
@@ -98,7 +99,7 @@ Result<QJsonObject> parseAnswer(const QByteArray &body) {
 // The errors of an answer but "nothing found", which means an empty list.
 QString realErrors(const QJsonObject &answer) {
     QStringList said;
-    for (const QJsonValue &value : answer.value("errors"_L1).toArray()) {
+    for (const QJsonValue value : answer.value("errors"_L1).toArray()) {
         const QJsonObject error = value.toObject();
         if (error.value("error_number"_L1).toInt() == kNothingFound ||
             error.value("error_code"_L1).toInt() == kNothingFound)
@@ -132,7 +133,7 @@ Result<QList<SlurmJobRow>> parseSlurmRestJobs(const QByteArray &body, const QStr
     if (!answer->value("jobs"_L1).isArray())
         return fail(u"slurmrestd listed no jobs: %1"_s.arg(realErrors(*answer)));
     QList<SlurmJobRow> rows;
-    for (const QJsonValue &value : answer->value("jobs"_L1).toArray()) {
+    for (const QJsonValue value : answer->value("jobs"_L1).toArray()) {
         const QJsonObject job = value.toObject();
         SlurmJobRow row;
         row.user = job.value("user_name"_L1).toString();
@@ -155,8 +156,10 @@ Result<QList<SlurmJobRow>> parseSlurmRestJobs(const QByteArray &body, const QStr
         if (state == JobState::Running && row.start.isValid()) {
             const qint64 elapsed = row.start.secsTo(now);
             row.elapsed = slurmDuration(elapsed);
-            const auto limit = restNumber(job.value("time_limit"_L1)); // minutes
-            row.timeLeft = limit ? slurmDuration(*limit * 60 - elapsed) : u"UNLIMITED"_s;
+            // Minutes; a running job without a limit reads as a year (Slurm's YEAR_MINUTES).
+            const auto limit = restNumber(job.value("time_limit"_L1));
+            row.timeLeft = limit && *limit < kYearMinutes ? slurmDuration(*limit * 60 - elapsed)
+                                                          : u"UNLIMITED"_s;
         }
         if (row.jobId != "0"_L1)
             rows << row;
@@ -171,7 +174,7 @@ Result<QList<SlurmJobRow>> parseSlurmRestAccounting(const QByteArray &body) {
     if (const QString errors = realErrors(*answer); !errors.isEmpty())
         return fail(errors);
     QList<SlurmJobRow> rows;
-    for (const QJsonValue &value : answer->value("jobs"_L1).toArray()) {
+    for (const QJsonValue value : answer->value("jobs"_L1).toArray()) {
         const QJsonObject job = value.toObject();
         const QJsonObject array = job.value("array"_L1).toObject();
         SlurmJobRow row;
@@ -201,7 +204,7 @@ Result<QList<SlurmJobRow>> parseSlurmRestAccounting(const QByteArray &body) {
                    code && !(*code == 0 && row.state == "FAILED"_L1))
             row.exitCode = static_cast<int>(*code); // 22.05 writes 0 for a failed job's code
         qint64 gpus = 0;
-        for (const QJsonValue &tres :
+        for (const QJsonValue tres :
              job.value("tres"_L1).toObject().value("allocated"_L1).toArray()) {
             const QJsonObject t = tres.toObject();
             if (t.value("type"_L1).toString() == "gres"_L1 &&
@@ -310,8 +313,8 @@ Result<QJsonObject> slurmRestSubmitBody(const QString &script, const SlurmRestSu
             break;
         if (!line.startsWith("#SBATCH"_L1))
             continue;
-        const QStringList words =
-            line.mid(7).split(QRegularExpression(u"\\s+"_s), Qt::SkipEmptyParts);
+        static const QRegularExpression space(u"\\s+"_s);
+        const QStringList words = line.mid(7).split(space, Qt::SkipEmptyParts);
         for (qsizetype w = 0; w < words.size(); ++w) {
             const QString &word = words[w];
             const BatchOption *option = nullptr;
@@ -398,6 +401,14 @@ Result<QJsonObject> slurmRestSubmitBody(const QString &script, const SlurmRestSu
             }
         }
     }
+    // As sbatch does: nodes × tasks per node tasks, without which 22.05 gives the job one node.
+    if (!description.contains("tasks"_L1) && description.contains("tasks_per_node"_L1)) {
+        const QJsonValue nodes = description.value("nodes"_L1);
+        const int least = nodes.isArray() ? nodes.toArray().first().toInt()
+                                          : nodes.toString().section(u'-', 0, 0).toInt();
+        if (least > 0)
+            description.insert(u"tasks"_s, least * description.value("tasks_per_node"_L1).toInt());
+    }
     description.insert(u"name"_s, job.name);
     description.insert(u"standard_output"_s, job.output);
     description.insert(u"standard_error"_s, job.output);
@@ -479,8 +490,10 @@ void SlurmRestClient::detectVersion(int next, std::function<void(const Status &)
     connect(reply, &QNetworkReply::finished, this, [this, reply, next, done = std::move(done)] {
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 404)
-            return detectVersion(next + 1, std::move(done));
+            return detectVersion(next + 1, done);
         const auto result = answer(reply);
+        if (!result && result.errorCode() == ErrorCode::Unauthorized)
+            m_token.clear(); // the owner fetches a new one
         if (!result)
             return done(result.failure());
         m_version = slurmRestVersions()[next];

@@ -214,6 +214,7 @@ void TestSlurmRest::batchScriptBecomesAJobDescription() {
     QCOMPARE(d.value("gpus_per_node"_L1).toString(), u"h100:2"_s);
     QCOMPARE(d.value("tasks_per_node"_L1).toInt(), 1);
     QCOMPARE(d.value("nodes"_L1).toArray(), (QJsonArray{2, 2}));
+    QCOMPARE(d.value("tasks"_L1).toInt(), 2); // else 22.05 gives it one node
     QCOMPARE(d.value("dependency"_L1).toString(), u"afterok:12"_s);
     QCOMPARE(d.value("name"_L1).toString(), u"train-1"_s);
     QCOMPARE(d.value("standard_output"_L1).toString(), u"/ws/train-1/log"_s);

@@ -13,9 +13,11 @@ Starts, all under WORKDIR and on free loopback ports, as the current user:
 - the login node "login": an sshd as in sshnodes.py whose sessions get SLURM_CONF.
 
 With --rest (as root only): slurmrestd on a loopback port with JWT authentication (auth/jwt
-beside munge), serving REST v0.0.38 as the unprivileged user "nobody", who is also a Slurm user
-of the account; the JSON line then has "rest" (the URL), "restUser" and "restToken" (from
-`scontrol token`), and "restWorkspace", a directory on the shared filesystem that user may write.
+beside munge), serving REST v0.0.38 as "nobody". Slurm 22.05 refuses root's tokens, so the jobs
+it takes belong to a user of their own, "sbrest" (made with useradd if missing), a Slurm user of
+the account who may also log in to the login node with the same key. The JSON line then has
+"rest" (the URL), "restUser", "restToken" (from `scontrol token`) and "restWorkspace", a
+directory on the shared filesystem that user owns.
 
 MinJobAge is 2 s unless given (Slurm's default is 300), so finished jobs leave `squeue` quickly
 and must come from `sacct`.
@@ -50,6 +52,17 @@ def listening(port):
         return True
     except OSError:
         return False
+
+
+REST_USER = "sbrest"
+
+
+def ensure_user(name):
+    if subprocess.run(["id", name], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--shell", "/bin/sh", "--no-create-home",
+                        "--home-dir", "/nonexistent", name], check=True, capture_output=True)
+    # No password, yet not locked ("!"), which sshd without PAM refuses even for a key.
+    subprocess.run(["usermod", "--password", "*", name], check=True, capture_output=True)
 
 
 class Cluster:
@@ -171,7 +184,7 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
         wait_for("slurmdbd", lambda: listening(self.ports["dbd"]), dbd, log)
         self.run(["sacctmgr", "-i", "add", "cluster", "lab"])
         self.run(["sacctmgr", "-i", "add", "account", "lab-ml", "Cluster=lab"])
-        for user in [os.environ.get("USER") or "root"] + (["nobody"] if self.rest else []):
+        for user in [os.environ.get("USER") or "root"] + ([REST_USER] if self.rest else []):
             self.run(["sacctmgr", "-i", "add", "user", user, "Account=lab-ml"])
         ctld, log = self.spawn("slurmctld", ["slurmctld", "-D", "-i"])
         wait_for("slurmctld", lambda: listening(self.ports["ctld"]), ctld, log)
@@ -190,17 +203,17 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
 
     def start_rest(self):
         w = self.work
-        os.chmod(w, 0o755)  # nobody reads slurm.conf and writes its workspace
+        os.chmod(w, 0o755)  # the REST user reads slurm.conf
         os.makedirs(f"{w}/rest-workspace", exist_ok=True)
-        os.chmod(f"{w}/rest-workspace", 0o777)
+        shutil.chown(f"{w}/rest-workspace", REST_USER)
         rest, log = self.spawn("slurmrestd", [
             "slurmrestd", "-a", "rest_auth/jwt", "-s", "openapi/v0.0.38,openapi/dbv0.0.38",
             "-u", "nobody", "-g", "nogroup", f"127.0.0.1:{self.ports['rest']}"],
             env=dict(self.env, SLURM_JWT="daemon"))
         wait_for("slurmrestd", lambda: listening(self.ports["rest"]), rest, log)
-        token = subprocess.run(["scontrol", "token", "username=nobody", "lifespan=86400"],
+        token = subprocess.run(["scontrol", "token", f"username={REST_USER}", "lifespan=86400"],
                                env=self.env, check=True, capture_output=True, text=True)
-        return {"rest": f"http://127.0.0.1:{self.ports['rest']}", "restUser": "nobody",
+        return {"rest": f"http://127.0.0.1:{self.ports['rest']}", "restUser": REST_USER,
                 "restToken": token.stdout.strip().removeprefix("SLURM_JWT="),
                 "restWorkspace": f"{w}/rest-workspace"}
 
@@ -232,6 +245,8 @@ def main():
     for program in ("slurmctld", "slurmd", "slurmdbd", "munged", "mariadbd", "sshd"):
         if not shutil.which(program) and not os.path.exists("/usr/sbin/" + program):
             sys.exit(f"slurmcluster: {program} is missing; run scripts/setup-deps")
+    if rest:
+        ensure_user(REST_USER)
     work = os.path.abspath(args[0])
     cluster = Cluster(work, int(args[1]) if len(args) == 2 else 2, rest)
     try:

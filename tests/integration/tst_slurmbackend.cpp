@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -63,13 +65,16 @@ private Q_SLOTS:
     void aSweepRunsAsOneJobArray();
     void codeEditedScriptTimeLimitAndDependency();
     void endsFromAccountingWhileSqueueStillListsIt();
+    void throughSlurmrestd();
 
 private:
     std::unique_ptr<SshNodes> m_cluster;
 };
 
 void TestSlurmBackend::initTestCase() {
-    m_cluster = std::make_unique<SshNodes>(QStringList{}, u"slurmcluster.py"_s);
+    // slurmrestd runs its jobs as a user of their own, which only root can make.
+    m_cluster = std::make_unique<SshNodes>(
+        geteuid() == 0 ? QStringList{u"--rest"_s} : QStringList{}, u"slurmcluster.py"_s);
     QVERIFY2(m_cluster->error().isEmpty(), qPrintable(m_cluster->error()));
     QVERIFY(m_cluster->trustAll());
 }
@@ -404,6 +409,100 @@ void TestSlurmBackend::endsFromAccountingWhileSqueueStillListsIt() {
     QVERIFY(id);
     QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Failed, 30000);
     QCOMPARE(app.job(*id)->exitCode.value_or(-1), 3);
+}
+
+void TestSlurmBackend::throughSlurmrestd() {
+    const QJsonObject harness = m_cluster->description();
+    if (!harness.contains(u"rest"_s))
+        QSKIP("slurmrestd runs jobs as a user of their own: the harness makes one as root only");
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    // The REST user logs in to the same login node; its token comes from `scontrol token`
+    // there, since the config names no token file.
+    sb::NodeConfig login = m_cluster->config(u"login"_s);
+    login.name = u"login-rest"_s;
+    login.user = harness.value(u"restUser"_s).toString();
+    app.monitor.setNodes({login});
+    const sb::SlurmClusterConfig rest{.name = u"lab"_s,
+                                      .login = u"login-rest"_s,
+                                      .workspace = harness.value(u"restWorkspace"_s).toString(),
+                                      .restUrl = harness.value(u"rest"_s).toString()};
+    app.backend.setClusters({rest});
+
+    const auto id = app.backend.submit(slurmJob(
+        u"over rest"_s,
+        {u"sh"_s, u"-c"_s,
+         u"echo \"run=$SIGNALBOX_RUN user=$(id -un) gpus=$SLURM_GPUS_ON_NODE\"; printf '<%s>' \"$@\""_s,
+         u"x"_s, u"a b"_s, u"$(id)"_s},
+        1));
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !app.job(*id)->clusterJobId.isEmpty() || app.state(*id) == sb::JobState::Failed, 20000);
+    QVERIFY2(app.state(*id) != sb::JobState::Failed, qPrintable(app.message(*id)));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Succeeded, 30000);
+    QCOMPARE(app.job(*id)->exitCode.value_or(-1), 0);
+    QCOMPARE(app.job(*id)->gpuIds, u"gpu:1"_s); // from accounting, through slurmdb's REST API
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"<a b><$(id)>"_s), 10000);
+    QVERIFY2(app.log(*id).contains(u"run=%1 user=%2 gpus=1"_s.arg(*id, login.user)),
+             qPrintable(app.log(*id)));
+
+    // Waiting, cancelled; a failure; an array whose tasks are followed one by one.
+    sb::JobSpec big = slurmJob(u"big"_s, {u"sleep"_s, u"600"_s}, 4);
+    big.workers = 2;
+    const auto blocker = app.backend.submit(big);
+    const auto waits = app.backend.submit(big);
+    const auto failing =
+        app.backend.submit(slurmJob(u"fails"_s, {u"sh"_s, u"-c"_s, u"echo dying; exit 3"_s}));
+    QVERIFY(blocker && waits && failing);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*blocker), sb::JobState::Running, 30000);
+    QVERIFY2(app.message(*blocker).startsWith(u"on gpu[1-2]"_s) &&
+                 !app.message(*blocker).contains(u"left"_s), // no time limit
+             qPrintable(app.message(*blocker)));
+    QTRY_VERIFY_WITH_TIMEOUT(app.message(*waits).startsWith(u"waiting"_s), 20000);
+    QVERIFY(app.backend.stop(*waits));
+    QVERIFY(app.backend.stop(*blocker));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*waits), sb::JobState::Stopped, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*blocker), sb::JobState::Stopped, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*failing), sb::JobState::Failed, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*failing).contains(u"dying"_s), 10000);
+
+    sb::JobSpec trials = slurmJob(u"sweep"_s, {u"true"_s});
+    trials.trials = 3;
+    trials.workers = 2;
+    QList<QString> scripts;
+    for (int i = 0; i < 3; ++i)
+        scripts << u"exec sh -c 'echo \"trial %1 of $SIGNALBOX_RUN\"; exit %2'"_s.arg(i).arg(
+            i == 1 ? 4 : 0);
+    const auto array = app.backend.submitTrials(trials, scripts);
+    QVERIFY2(array, qPrintable(array.error()));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*array), sb::JobState::Failed, 40000);
+    QCOMPARE(app.job(*array)->indexStates.value(0), sb::JobState::Succeeded);
+    QCOMPARE(app.job(*array)->indexStates.value(1), sb::JobState::Failed);
+    QCOMPARE(app.job(*array)->indexStates.value(2), sb::JobState::Succeeded);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*array).contains(u"[2] trial 2 of %1"_s.arg(*array)), 10000);
+
+    // What slurmrestd cannot carry is refused at once, with its name.
+    sb::JobSpec exclusive = slurmJob(u"x"_s, {u"true"_s});
+    exclusive.slurm.extraArgs = {u"--exclusive"_s};
+    const auto refused = app.backend.submit(exclusive);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().contains(u"--exclusive"_s), qPrintable(refused.error()));
+
+    // A token that is not the user's: every job says so, and nothing else is lost.
+    QFile token(data.filePath(u"token"_s));
+    QVERIFY(token.open(QIODevice::WriteOnly));
+    token.write("SLURM_JWT=eyJhbGciOiJIUzI1NiJ9.e30.forged\n");
+    token.close();
+    sb::SlurmClusterConfig forged = rest;
+    forged.restTokenFile = token.fileName();
+    app.backend.setClusters({forged});
+    const auto denied = app.backend.submit(slurmJob(u"denied"_s, {u"true"_s}));
+    QVERIFY(denied);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*denied), sb::JobState::Failed, 20000);
+    QVERIFY2(app.message(*denied).contains(u"slurmrestd"_s) &&
+                 app.message(*denied).contains(u"token"_s),
+             qPrintable(app.message(*denied)));
+    QCOMPARE(app.state(*id), sb::JobState::Succeeded);
 }
 
 QTEST_GUILESS_MAIN(TestSlurmBackend)

@@ -1,0 +1,29 @@
+// libFuzzer target: what Signalbox reads from a Slurm cluster on arbitrary bytes: the poll's
+// squeue/sacct/log output, sinfo and sshare, slurmrestd's JSON answers, and a batch script read
+// into a REST job description. A bad input may only produce an error value: no crash, no
+// sanitizer report, no hang.
+#include "jobs/SlurmCommands.h"
+#include "jobs/SlurmRest.h"
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    const QByteArray input(reinterpret_cast<const char *>(data), static_cast<qsizetype>(size));
+    const sb::SlurmPoll poll = sb::parseSlurmPoll(input);
+    for (const sb::SlurmJobRow &row : poll.queue + poll.accounting) {
+        (void)sb::slurmArrayTasks(row.jobId);
+        (void)sb::slurmMessage(row);
+    }
+    (void)sb::parseSlurmClusterState(input).summary();
+    const QDateTime now = QDateTime::fromSecsSinceEpoch(1795487000);
+    if (const auto rows = sb::parseSlurmRestJobs(input, {}, now)) {
+        for (const sb::SlurmJobRow &row : *rows)
+            (void)sb::slurmArrayTasks(row.jobId);
+    }
+    (void)sb::parseSlurmRestAccounting(input);
+    (void)sb::slurmRestErrors(input);
+    for (const char *version : {"v0.0.38", "v0.0.41"})
+        (void)sb::slurmRestSubmitBody(QString::fromUtf8(input), {}, QString::fromLatin1(version));
+    return 0;
+}
