@@ -198,13 +198,14 @@ Result<SlurmClusterConfig> parseSlurmCluster(const YAML::Node &node, const QStri
             return fail(u"%1 must be a single value"_s.arg(yamlWhere(file, value, keyPath)));
         if (key == "all_users") {
             config.allUsers = str(value) == "true"_L1;
+        } else if (key == "rest_via_login") {
+            config.restViaLogin = str(value) == "true"_L1;
         } else if (const auto it = scalars.find(key); it != scalars.end()) {
             *it->second = str(value);
         } else {
-            return fail(
-                u"%1: unknown key (expected one of name, login, partition, account, qos, "
-                "time_limit, workspace, all_users, rest_url, rest_user, rest_token_file)"_s.arg(
-                    yamlWhere(file, entry.first, keyPath)));
+            return fail(u"%1: unknown key (expected one of name, login, partition, account, qos, "
+                        "time_limit, workspace, all_users, rest_url, rest_via_login, rest_user, "
+                        "rest_token_file)"_s.arg(yamlWhere(file, entry.first, keyPath)));
         }
     }
     if (config.name.isEmpty() || config.login.isEmpty())

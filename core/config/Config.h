@@ -51,9 +51,10 @@ struct SlurmClusterConfig {
     bool allUsers = false; // show every user's jobs, not only the login user's
     // slurmrestd, when the cluster offers it: jobs are then submitted, followed and cancelled
     // through its REST API; code and logs still go over the login node's SSH.
-    QString restUrl;       // "https://slurm.example.org:6820"
-    QString restUser;      // empty: the login node's user
-    QString restTokenFile; // a file holding the JWT; empty: `scontrol token` on the login node
+    QString restUrl; // "https://slurm.example.org:6820", or "unix:/path" on the login node
+    bool restViaLogin = false; // reach rest_url from the login node, through its SSH connection
+    QString restUser;          // empty: the login node's user
+    QString restTokenFile;     // a file holding the JWT; empty: `scontrol token` on the login node
 
     bool operator==(const SlurmClusterConfig &) const = default;
 };

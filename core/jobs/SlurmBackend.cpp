@@ -2,6 +2,7 @@
 
 #include "CodeSync.h"
 #include "ssh/ShellQuote.h"
+#include "util/HttpReply.h"
 
 #include <QDir>
 #include <QFile>
@@ -80,7 +81,8 @@ void SlurmBackend::setClusters(const QList<SlurmClusterConfig> &clusters) {
         const SlurmClusterConfig *now = cluster(old.name);
         if (m_rest.contains(old.name) &&
             (!now || now->restUrl != old.restUrl || now->restUser != old.restUser ||
-             now->restTokenFile != old.restTokenFile || now->login != old.login)) {
+             now->restTokenFile != old.restTokenFile || now->login != old.login ||
+             now->restViaLogin != old.restViaLogin)) {
             m_rest.take(old.name)->deleteLater(); // its answers in flight never come
             m_polling.remove(old.name);
         }
@@ -95,7 +97,31 @@ void SlurmBackend::setClusters(const QList<SlurmClusterConfig> &clusters) {
         }
         if (user.isEmpty())
             user = qEnvironmentVariable("USER"); // as ssh logs in
-        m_rest.insert(c.name, new SlurmRestClient(QUrl(c.restUrl), user, this));
+        const QUrl url(c.restUrl);
+        auto *client = new SlurmRestClient(url, user, this);
+        m_rest.insert(c.name, client);
+        if (c.restViaLogin || url.scheme() == "unix"_L1)
+            client->setTunnel(
+                [this, client, login = c.login, url](const QByteArray &request, auto done) {
+                    NodeConnection *node = m_monitor->connection(login);
+                    if (!node)
+                        return done(
+                            fail(u"no login node \"%1\" to reach slurmrestd through"_s.arg(login)));
+                    const bool socket = url.scheme() == "unix"_L1;
+                    node->withSession<QByteArray>(
+                        [request, socket, url](SshSession &session) {
+                            return session.exchange(
+                                socket ? url.path() : url.host(),
+                                socket ? 0 : url.port(url.scheme() == "https"_L1 ? 443 : 80),
+                                request, [](const QByteArray &bytes, bool ended) -> Result<bool> {
+                                    const auto reply = parseHttpReply(bytes, ended);
+                                    if (!reply)
+                                        return reply.failure();
+                                    return reply->has_value();
+                                });
+                        },
+                        client, std::move(done)); // never answered once the client is gone
+                });
     }
     QTimer::singleShot(0, this, &SlurmBackend::poll);
 }

@@ -1,5 +1,7 @@
 #include "SlurmRest.h"
 
+#include "util/HttpReply.h"
+#include "util/OffThread.h"
 #include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -431,54 +433,91 @@ SlurmRestClient::SlurmRestClient(const QUrl &base, const QString &user, QObject 
     : QObject(parent)
     , m_base(base)
     , m_user(user) {
-    const QHostAddress host(base.host());
-    if (!base.isValid() || (base.scheme() != "https"_L1 && base.scheme() != "http"_L1))
-        m_refused = u"rest_url \"%1\" is not an http(s) URL"_s.arg(base.toString());
-    else if (base.scheme() == "http"_L1 && !host.isLoopback() && base.host() != "localhost"_L1)
-        m_refused = u"rest_url %1 would send the token in clear: use https (http is for this "
-                    "computer only)"_s.arg(base.toString());
     m_network.setAutoDeleteReplies(true);
 }
 
-QNetworkReply *SlurmRestClient::start(const QByteArray &verb, const QString &path,
-                                      const QByteArray &body) {
+void SlurmRestClient::setTunnel(Tunnel tunnel) {
+    m_tunnel = std::move(tunnel);
+}
+
+QString SlurmRestClient::refusal() const {
+    const QString scheme = m_base.scheme();
+    if (scheme == "unix"_L1 && m_tunnel)
+        return {};
+    if (!m_base.isValid() || (scheme != "https"_L1 && scheme != "http"_L1))
+        return u"rest_url \"%1\" is not an http(s) URL%2"_s.arg(
+            m_base.toString(), m_tunnel ? QString() : u" (unix: is through the login node only)"_s);
+    if (scheme == "https"_L1 && m_tunnel)
+        return u"rest_url %1: through the login node, use http:// (the SSH connection encrypts "
+               "it)"_s.arg(m_base.toString());
+    const QHostAddress host(m_base.host());
+    if (scheme == "http"_L1 && !m_tunnel && !host.isLoopback() && m_base.host() != "localhost"_L1)
+        return u"rest_url %1 would send the token in clear: use https, or reach it through the "
+               "login node (rest_via_login)"_s.arg(m_base.toString());
+    return {};
+}
+
+void SlurmRestClient::transmit(const QByteArray &verb, const QString &path, const QByteArray &body,
+                               Answer done) {
+    const bool socket = m_base.scheme() == "unix"_L1;
+    const QString prefix = socket ? QString() : m_base.path().chopped(m_base.path().endsWith(u'/'));
+    if (m_tunnel) { // the same request as bytes, over the login node's SSH connection
+        const QByteArray request =
+            verb + ' ' + (prefix + path).toUtf8() +
+            " HTTP/1.1\r\nHost: " + (socket ? "localhost"_ba : m_base.authority().toUtf8()) +
+            "\r\nX-SLURM-USER-NAME: " + m_user.toUtf8() +
+            "\r\nX-SLURM-USER-TOKEN: " + m_token.toUtf8() +
+            "\r\nContent-Type: application/json\r\nContent-Length: " +
+            QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        m_tunnel(request, [this, done = std::move(done)](const Result<QByteArray> &raw) {
+            const auto reply =
+                raw ? parseHttpReply(*raw, true) : Result<std::optional<HttpReply>>(raw.failure());
+            if (!reply || !*reply)
+                return done(0, {}, reply ? u"no whole reply"_s : reply.error());
+            done((*reply)->status, (*reply)->body, {});
+        });
+        return;
+    }
     QUrl url = m_base;
-    const QString query = path.section(u'?', 1);
-    url.setPath(m_base.path().chopped(m_base.path().endsWith(u'/') ? 1 : 0) +
-                path.section(u'?', 0, 0));
-    if (!query.isEmpty())
-        url.setQuery(query);
+    url.setPath(prefix + path.section(u'?', 0, 0));
+    if (path.contains(u'?'))
+        url.setQuery(path.section(u'?', 1));
     QNetworkRequest request(url);
     request.setTransferTimeout(kRequestTimeoutMs);
     request.setRawHeader("X-SLURM-USER-NAME", m_user.toUtf8());
     request.setRawHeader("X-SLURM-USER-TOKEN", m_token.toUtf8());
     request.setHeader(QNetworkRequest::ContentTypeHeader, "application/json"_ba);
-    return m_network.sendCustomRequest(request, verb, body);
+    QNetworkReply *reply = m_network.sendCustomRequest(request, verb, body);
+    connect(reply, &QNetworkReply::finished, this, [reply, done = std::move(done)] {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        done(status, reply->readAll(), status == 0 ? reply->errorString() : QString());
+    });
 }
 
-Result<QByteArray> SlurmRestClient::answer(QNetworkReply *reply) const {
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    const QByteArray body = reply->readAll();
-    if (status == 401 || status == 403)
-        return fail(u"slurmrestd refused the token of %1 (HTTP %2)"_s.arg(m_user).arg(status),
-                    ErrorCode::Unauthorized);
-    if (status == 0)
-        return fail(
-            u"cannot reach slurmrestd at %1: %2"_s.arg(m_base.toString(), reply->errorString()));
+Result<QByteArray> SlurmRestClient::answer(int status, const QByteArray &body,
+                                           const QString &networkError) {
+    Result<QByteArray> result = body; // 2xx, or a 4xx whose JSON says why
     const bool json = body.trimmed().startsWith('{');
+    if (status == 401 || status == 403)
+        result = fail(u"slurmrestd refused the token of %1 (HTTP %2)"_s.arg(m_user).arg(status),
+                      ErrorCode::Unauthorized);
+    else if (status == 0)
+        result = fail(u"cannot reach slurmrestd at %1: %2"_s.arg(m_base.toString(), networkError));
     // Slurm 22.05 passes the token on to the controller: a wrong or expired one comes back as
     // a 500, like a controller that is down. Both are worth a new token.
-    if (status >= 500)
-        return fail(
+    else if (status >= 500)
+        result = fail(
             u"slurmrestd could not answer (HTTP %1: %2); a token that has expired or is "
             "not %3's reads the same"_s.arg(status)
                 .arg(json ? slurmRestErrors(body) : QString::fromUtf8(body.left(200)).trimmed())
                 .arg(m_user),
             ErrorCode::Unauthorized);
-    if (status >= 400 && !json)
-        return fail(u"slurmrestd answered HTTP %1: %2"_s.arg(status).arg(
+    else if (status >= 400 && !json)
+        result = fail(u"slurmrestd answered HTTP %1: %2"_s.arg(status).arg(
             QString::fromUtf8(body.left(200)).trimmed()));
-    return body; // 2xx, or a 4xx whose JSON says why
+    if (!result && result.errorCode() == ErrorCode::Unauthorized)
+        m_token.clear(); // the owner fetches a new one
+    return result;
 }
 
 void SlurmRestClient::detectVersion(int next, std::function<void(const Status &)> done) {
@@ -486,24 +525,22 @@ void SlurmRestClient::detectVersion(int next, std::function<void(const Status &)
     if (next >= versions.size())
         return done(fail(u"slurmrestd at %1 serves none of the API versions %2"_s.arg(
             m_base.toString(), versions.join(u", "_s))));
-    QNetworkReply *reply = start("GET", u"/slurm/%1/ping"_s.arg(versions[next]), {});
-    connect(reply, &QNetworkReply::finished, this, [this, reply, next, done = std::move(done)] {
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        if (status == 404)
-            return detectVersion(next + 1, done);
-        const auto result = answer(reply);
-        if (!result && result.errorCode() == ErrorCode::Unauthorized)
-            m_token.clear(); // the owner fetches a new one
-        if (!result)
-            return done(result.failure());
-        m_version = slurmRestVersions()[next];
-        done(success());
-    });
+    transmit("GET", u"/slurm/%1/ping"_s.arg(versions[next]), {},
+             [this, next, done = std::move(done)](int status, const QByteArray &body,
+                                                  const QString &error) {
+                 if (status == 404)
+                     return detectVersion(next + 1, done);
+                 const auto result = answer(status, body, error);
+                 if (!result)
+                     return done(result.failure());
+                 m_version = slurmRestVersions()[next];
+                 done(success());
+             });
 }
 
 void SlurmRestClient::whenReady(std::function<void(const Status &)> then) {
-    if (!m_refused.isEmpty()) {
-        QTimer::singleShot(0, this, [this, then = std::move(then)] { then(fail(m_refused)); });
+    if (const QString refused = refusal(); !refused.isEmpty()) {
+        QTimer::singleShot(0, this, [refused, then = std::move(then)] { then(fail(refused)); });
         return;
     }
     if (!m_version.isEmpty())
@@ -522,13 +559,10 @@ void SlurmRestClient::send(const QByteArray &verb, const QString &path, const QB
     whenReady([this, verb, path, body, done = std::move(done)](const Status &ready) {
         if (!ready)
             return done(ready.failure());
-        QNetworkReply *reply = start(verb, path.arg(m_version), body);
-        connect(reply, &QNetworkReply::finished, this, [this, reply, done] {
-            const auto result = answer(reply);
-            if (!result && result.errorCode() == ErrorCode::Unauthorized)
-                m_token.clear(); // the owner fetches a new one
-            done(result);
-        });
+        transmit(verb, path.arg(m_version), body,
+                 [this, done](int status, const QByteArray &answered, const QString &error) {
+                     done(answer(status, answered, error));
+                 });
     });
 }
 
@@ -538,31 +572,41 @@ void SlurmRestClient::poll(bool allUsers, const QStringList &accountingIds,
          [this, allUsers, accountingIds, done = std::move(done)](const Result<QByteArray> &body) {
              if (!body)
                  return done(body.failure());
-             auto queue = parseSlurmRestJobs(*body, allUsers ? QString() : m_user,
-                                             QDateTime::currentDateTime());
-             if (!queue)
-                 return done(queue.failure());
-             auto poll = std::make_shared<SlurmPoll>();
-             poll->queue = *queue;
-             if (accountingIds.isEmpty())
-                 return done(*poll);
-             // One question per job, all at once: few jobs leave the queue between two polls.
-             auto left = std::make_shared<qsizetype>(accountingIds.size());
-             for (const QString &id : accountingIds) {
-                 send("GET",
-                      u"/slurmdb/%1/job/"_s + QString::fromLatin1(QUrl::toPercentEncoding(id)), {},
-                      [poll, left, done](const Result<QByteArray> &answer) {
-                          const auto rows = answer ? parseSlurmRestAccounting(*answer)
-                                                   : Result<QList<SlurmJobRow>>(answer.failure());
-                          if (rows)
-                              poll->accounting << *rows;
-                          else
-                              poll->accountingFailed = true;
-                          if (--*left == 0)
-                              done(*poll);
-                      });
-             }
+             // A long queue is megabytes of JSON (5,000 jobs: about 17 MB): read off this thread.
+             runOffThread(
+                 this,
+                 [body = *body, user = allUsers ? QString() : m_user] {
+                     return parseSlurmRestJobs(body, user, QDateTime::currentDateTime());
+                 },
+                 [this, accountingIds, done](const Result<QList<SlurmJobRow>> &queue) {
+                     if (!queue)
+                         return done(queue.failure());
+                     ask(*queue, accountingIds, done);
+                 });
          });
+}
+
+void SlurmRestClient::ask(const QList<SlurmJobRow> &queue, const QStringList &accountingIds,
+                          const std::function<void(const Result<SlurmPoll> &)> &done) {
+    auto poll = std::make_shared<SlurmPoll>();
+    poll->queue = queue;
+    if (accountingIds.isEmpty())
+        return done(*poll);
+    // One question per job, all at once: few jobs leave the queue between two polls.
+    auto left = std::make_shared<qsizetype>(accountingIds.size());
+    for (const QString &id : accountingIds) {
+        send("GET", u"/slurmdb/%1/job/"_s + QString::fromLatin1(QUrl::toPercentEncoding(id)), {},
+             [poll, left, done](const Result<QByteArray> &answer) {
+                 const auto rows = answer ? parseSlurmRestAccounting(*answer)
+                                          : Result<QList<SlurmJobRow>>(answer.failure());
+                 if (rows)
+                     poll->accounting << *rows;
+                 else
+                     poll->accountingFailed = true;
+                 if (--*left == 0)
+                     done(*poll);
+             });
+    }
 }
 
 void SlurmRestClient::submit(const QString &script, const SlurmRestSubmission &job,

@@ -49,8 +49,17 @@ Result<QJsonObject> slurmRestSubmitBody(const QString &script, const SlurmRestSu
 class SlurmRestClient final : public QObject {
     Q_OBJECT
 public:
-    // Refuses (in every answer) a token sent in clear: http is for this computer only.
+    // Refuses (in every answer) a token sent in clear: http is for this computer only, unless
+    // the requests go through a tunnel.
     SlurmRestClient(const QUrl &base, const QString &user, QObject *parent = nullptr);
+
+    // Sends each request as raw HTTP/1.1 bytes another way (through the login node's SSH, to
+    // the URL's host and port as seen from there, or to the socket of a "unix:/path" URL) and
+    // takes the raw reply; `done` is to be called on this client's thread, or never once the
+    // client is gone.
+    using Tunnel = std::function<void(const QByteArray &request,
+                                      std::function<void(const Result<QByteArray> &)> done)>;
+    void setTunnel(Tunnel tunnel);
 
     QString user() const { return m_user; }
     bool hasToken() const { return !m_token.isEmpty(); }
@@ -70,18 +79,25 @@ private:
     using Done = std::function<void(const Result<QByteArray> &)>;
     // PATH has "%1" where the version goes ("/slurm/%1/jobs").
     void send(const QByteArray &verb, const QString &path, const QByteArray &body, Done done);
+    // One request, straight or through the tunnel: the status (0 when none came) and body.
+    using Answer = std::function<void(int status, const QByteArray &body, const QString &error)>;
+    void transmit(const QByteArray &verb, const QString &path, const QByteArray &body, Answer done);
+    // The body, or why the status refuses it; a refused token is dropped.
+    Result<QByteArray> answer(int status, const QByteArray &body, const QString &networkError);
+    QString refusal() const; // why no request may be sent; empty if they may
+    // The poll's second step: accounting's rows of the jobs that have just left the queue.
+    void ask(const QList<SlurmJobRow> &queue, const QStringList &accountingIds,
+             const std::function<void(const Result<SlurmPoll> &)> &done);
     // Calls `then` once the version is known (at once if it is), or with why it is not.
     void whenReady(std::function<void(const Status &)> then);
     void detectVersion(int next, std::function<void(const Status &)> done);
-    QNetworkReply *start(const QByteArray &verb, const QString &path, const QByteArray &body);
-    Result<QByteArray> answer(QNetworkReply *reply) const;
 
     QNetworkAccessManager m_network;
     QUrl m_base;
     QString m_user;
     QString m_token;
-    QString m_version;                                    // empty until found
-    QString m_refused;                                    // why no request is sent
+    QString m_version; // empty until found
+    Tunnel m_tunnel;
     QList<std::function<void(const Status &)>> m_waiting; // requests waiting for the version
 };
 

@@ -312,6 +312,47 @@ Result<ExecResult> SshSession::run(const QString &command, const QByteArray &inp
     return result;
 }
 
+Result<QByteArray>
+SshSession::exchange(const QString &host, int port, const QByteArray &data,
+                     const std::function<Result<bool>(const QByteArray &, bool)> &whole,
+                     int timeoutMs) {
+    ssh_channel channel = ssh_channel_new(m_session);
+    if (!channel)
+        return fail(u"cannot open a channel: %1"_s.arg(lastError()));
+    const auto cleanup = qScopeGuard([channel] {
+        ssh_channel_close(channel);
+        ssh_channel_free(channel);
+    });
+    const QByteArray to = host.toUtf8();
+    const int opened = port > 0
+                           ? ssh_channel_open_forward(channel, to.constData(), port, "127.0.0.1", 0)
+                           : ssh_channel_open_forward_unix(channel, to.constData(), "127.0.0.1", 0);
+    if (opened != SSH_OK)
+        return fail(u"the node did not open a channel to %1: %2"_s.arg(
+            port > 0 ? u"%1:%2"_s.arg(host).arg(port) : host, lastError()));
+    if (ssh_channel_write(channel, data.constData(), static_cast<uint32_t>(data.size())) !=
+        static_cast<int>(data.size()))
+        return fail(u"cannot send: %1"_s.arg(lastError()));
+    QByteArray answer;
+    QByteArray unused;
+    const QDeadlineTimer deadline(timeoutMs);
+    while (true) {
+        if (ssh_channel_poll_timeout(channel, 100, 0) == SSH_ERROR ||
+            !drain(channel, &answer, &unused))
+            return fail(u"the connection broke: %1"_s.arg(lastError()));
+        const bool ended = ssh_channel_is_eof(channel) || ssh_channel_is_closed(channel);
+        const auto done = whole(answer, ended);
+        if (!done)
+            return done.failure();
+        if (*done)
+            return answer;
+        if (ended)
+            return fail(u"the peer closed the channel after %1 bytes"_s.arg(answer.size()));
+        if (deadline.hasExpired())
+            return fail(u"no whole answer within %1 s"_s.arg(timeoutMs / 1000.0));
+    }
+}
+
 Result<std::unique_ptr<SshStream>> SshSession::stream(const QString &command) {
     ssh_channel channel = openExec(m_session, command);
     if (!channel)

@@ -79,6 +79,13 @@ public:
     Result<ExecResult> run(const QString &command, const QByteArray &input = {},
                            int timeoutMs = 15000);
     Result<std::unique_ptr<SshStream>> stream(const QString &command);
+    // What `ssh -L` does for one exchange: opens a channel from the node to `host:port` (or to
+    // the Unix socket `host` when `port` is 0), sends `data`, and reads the answer until the
+    // peer closes it or `whole` says it is complete. `whole` answers an error to give up.
+    Result<QByteArray>
+    exchange(const QString &host, int port, const QByteArray &data,
+             const std::function<Result<bool>(const QByteArray &, bool ended)> &whole,
+             int timeoutMs = 30000);
     // Copies a file to the node over SFTP, creating it with `mode`.
     Status upload(const QString &localPath, const QString &remotePath, int mode = 0644);
     // Regular files under `directory` (a path on the node; relative ones start at the home)

@@ -2,7 +2,8 @@
 // (tests/harness/slurmcluster.py) shown in the jobs table through the login node's sshd, side by
 // side with `ssh login squeue` in a terminal; then the load on slurmctld (RPCs counted by sdiag)
 // of one Signalbox following the queue for 30 s, side by side with `watch -n 2 squeue`, what
-// terminal tools such as turm do. Prints figures; asserts nothing about time.
+// terminal tools such as turm do; then the same two figures through slurmrestd (as root, where
+// the harness can run it). Prints figures; asserts nothing about time.
 #include "../support/SshNodes.h"
 #include "jobs/JobsModel.h"
 #include "jobs/SlurmBackend.h"
@@ -15,6 +16,7 @@
 #include <QTimer>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -63,7 +65,8 @@ long long rpcs(const QString &slurmConf) {
 
 int main(int argc, char **argv) {
     QCoreApplication app(argc, argv);
-    SshNodes cluster({}, u"slurmcluster.py"_s);
+    SshNodes cluster(geteuid() == 0 ? QStringList{u"--rest"_s} : QStringList{},
+                     u"slurmcluster.py"_s);
     if (!cluster.error().isEmpty() || !cluster.trustAll()) {
         std::fprintf(stderr, "bench_slurm: %s\n", qPrintable(cluster.error()));
         return 1;
@@ -135,6 +138,40 @@ int main(int argc, char **argv) {
                 "squeues (%.2fx)\n",
                 kJobs, kWindowSeconds, ours, ours * 60.0 / kWindowSeconds, cpu, watch, squeues,
                 watch > 0 ? static_cast<double>(ours) / static_cast<double>(watch) : 0.0);
+
+    const QJsonObject harness = cluster.description();
+    if (harness.contains(u"rest"_s)) {
+        backend.setClusters({}); // it polls no more
+        // Everyone's jobs (the queued ones are root's), as "All jobs on the clusters" shows them.
+        QTemporaryDir restData;
+        sb::NodeMonitor restMonitor({cluster.knownHostsFile()});
+        sb::SlurmBackend rest(&restMonitor, {restData.path(), 2000});
+        sb::JobsModel restModel;
+        restModel.addBackend(&rest);
+        sb::NodeConfig restLogin = cluster.config(u"login"_s);
+        restLogin.user = harness.value(u"restUser"_s).toString();
+        clock.restart();
+        restMonitor.setNodes({restLogin});
+        rest.setClusters({{.name = u"lab"_s,
+                           .login = u"login"_s,
+                           .allUsers = true,
+                           .restUrl = harness.value(u"rest"_s).toString()}});
+        while (restModel.rowCount() < kJobs && clock.elapsed() < 120000)
+            runFor(5);
+        const double filled = clock.elapsed() / 1000.0;
+        run(u"sdiag"_s, {u"--reset"_s}, conf);
+        const double restCpuBefore = cpuSeconds();
+        runFor(kWindowSeconds * 1000);
+        const long long restRpcs = rpcs(conf);
+        std::printf("bench_slurm: through slurmrestd: %d rows in %.2f s (token and connection "
+                    "included; %.1fx the SSH transport's), following them for %d s: %lld "
+                    "slurmctld RPCs (%.0f per minute, %.2fx `watch -n 2 squeue`) and %.2f CPU-s "
+                    "of Signalbox's own\n",
+                    restModel.rowCount(), filled, filled / signalbox, kWindowSeconds, restRpcs,
+                    restRpcs * 60.0 / kWindowSeconds,
+                    watch > 0 ? static_cast<double>(restRpcs) / static_cast<double>(watch) : 0.0,
+                    cpuSeconds() - restCpuBefore);
+    }
     run(u"scancel"_s, {u"--user=root"_s}, conf);
     return 0;
 }

@@ -16,8 +16,9 @@ With --rest (as root only): slurmrestd on a loopback port with JWT authenticatio
 beside munge), serving REST v0.0.38 as "nobody". Slurm 22.05 refuses root's tokens, so the jobs
 it takes belong to a user of their own, "sbrest" (made with useradd if missing), a Slurm user of
 the account who may also log in to the login node with the same key. The JSON line then has
-"rest" (the URL), "restUser", "restToken" (from `scontrol token`) and "restWorkspace", a
-directory on the shared filesystem that user owns.
+"rest" (the URL), "restSocket" (its Unix socket, which slurmrestd also listens on), "restUser",
+"restToken" (from `scontrol token`) and "restWorkspace", a directory on the shared filesystem
+that user owns.
 
 MinJobAge is 2 s unless given (Slurm's default is 300), so finished jobs leave `squeue` quickly
 and must come from `sacct`.
@@ -206,16 +207,20 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
         os.chmod(w, 0o755)  # the REST user reads slurm.conf
         os.makedirs(f"{w}/rest-workspace", exist_ok=True)
         shutil.chown(f"{w}/rest-workspace", REST_USER)
+        os.makedirs(f"{w}/rest-run", exist_ok=True)  # slurmrestd binds as nobody
+        shutil.chown(f"{w}/rest-run", "nobody")
         rest, log = self.spawn("slurmrestd", [
             "slurmrestd", "-a", "rest_auth/jwt", "-s", "openapi/v0.0.38,openapi/dbv0.0.38",
-            "-u", "nobody", "-g", "nogroup", f"127.0.0.1:{self.ports['rest']}"],
+            "-u", "nobody", "-g", "nogroup", f"127.0.0.1:{self.ports['rest']}",
+            f"unix:{w}/rest-run/rest.sock"],
             env=dict(self.env, SLURM_JWT="daemon"))
         wait_for("slurmrestd", lambda: listening(self.ports["rest"]), rest, log)
+        os.chmod(f"{w}/rest-run/rest.sock", 0o666)  # the REST user's SSH sessions forward to it
         token = subprocess.run(["scontrol", "token", f"username={REST_USER}", "lifespan=86400"],
                                env=self.env, check=True, capture_output=True, text=True)
         return {"rest": f"http://127.0.0.1:{self.ports['rest']}", "restUser": REST_USER,
                 "restToken": token.stdout.strip().removeprefix("SLURM_JWT="),
-                "restWorkspace": f"{w}/rest-workspace"}
+                "restWorkspace": f"{w}/rest-workspace", "restSocket": f"{w}/rest-run/rest.sock"}
 
     def stop(self):
         # Jobs first: with proctrack/linuxproc, a job's processes outlive a stopped slurmd.

@@ -488,6 +488,21 @@ void TestSlurmBackend::throughSlurmrestd() {
     QVERIFY(!refused);
     QVERIFY2(refused.error().contains(u"--exclusive"_s), qPrintable(refused.error()));
 
+    // Through the login node's SSH connection: to slurmrestd's Unix socket there, and to its
+    // TCP port as seen from there (no token in clear on the way).
+    for (const QString &url : {QString(u"unix:"_s + harness.value(u"restSocket"_s).toString()),
+                               harness.value(u"rest"_s).toString()}) {
+        sb::SlurmClusterConfig tunnelled = rest;
+        tunnelled.restUrl = url;
+        tunnelled.restViaLogin = true;
+        app.backend.setClusters({tunnelled});
+        const auto through = app.backend.submit(
+            slurmJob(u"through ssh"_s, {u"sh"_s, u"-c"_s, u"echo tunnelled $SIGNALBOX_RUN"_s}));
+        QVERIFY(through);
+        QTRY_COMPARE_WITH_TIMEOUT(app.state(*through), sb::JobState::Succeeded, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(app.log(*through).contains(u"tunnelled "_s + *through), 10000);
+    }
+
     // A token that is not the user's: every job says so, and nothing else is lost.
     QFile token(data.filePath(u"token"_s));
     QVERIFY(token.open(QIODevice::WriteOnly));
