@@ -459,6 +459,14 @@ QString SlurmRestClient::refusal() const {
 
 void SlurmRestClient::transmit(const QByteArray &verb, const QString &path, const QByteArray &body,
                                Answer done) {
+    // A line break in a header value would start a header of its own.
+    static const QRegularExpression control(u"[\\x00-\\x1f\\x7f]"_s);
+    if (m_user.contains(control) || m_token.contains(control)) {
+        QTimer::singleShot(0, this, [done = std::move(done)] {
+            done(0, {}, u"the user name or token holds control characters"_s);
+        });
+        return;
+    }
     const bool socket = m_base.scheme() == "unix"_L1;
     const QString prefix = socket ? QString() : m_base.path().chopped(m_base.path().endsWith(u'/'));
     if (m_tunnel) { // the same request as bytes, over the login node's SSH connection
@@ -469,7 +477,7 @@ void SlurmRestClient::transmit(const QByteArray &verb, const QString &path, cons
             "\r\nX-SLURM-USER-TOKEN: " + m_token.toUtf8() +
             "\r\nContent-Type: application/json\r\nContent-Length: " +
             QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
-        m_tunnel(request, [this, done = std::move(done)](const Result<QByteArray> &raw) {
+        m_tunnel(request, [done = std::move(done)](const Result<QByteArray> &raw) {
             const auto reply =
                 raw ? parseHttpReply(*raw, true) : Result<std::optional<HttpReply>>(raw.failure());
             if (!reply || !*reply)

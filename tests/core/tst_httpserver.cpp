@@ -1,5 +1,6 @@
 // The collector's HTTP server against raw sockets: what a polite client gets, and what a hostile
 // one (huge, slow, idle, many, malformed) cannot take from the others.
+#include "util/HttpReply.h"
 #include "util/HttpServer.h"
 
 #include <QDeadlineTimer>
@@ -140,6 +141,35 @@ public:
 class TestHttpServer : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The client side: replies read from raw bytes, as they come over an SSH channel.
+    void repliesAreReadFromRawBytes() {
+        const QByteArray sized = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        for (qsizetype cut = 0; cut < sized.size(); ++cut) { // more to come until the last byte
+            const auto part = sb::parseHttpReply(sized.first(cut), false);
+            QVERIFY(part && !part->has_value());
+        }
+        const auto whole = sb::parseHttpReply(sized + "trailing junk", false);
+        QVERIFY(whole && whole->has_value());
+        QCOMPARE((*whole)->status, 200);
+        QCOMPARE((*whole)->body, "hello"_ba);
+        const auto chunked = sb::parseHttpReply("HTTP/1.1 404 Not Found\r\nTransfer-Encoding: "
+                                                "chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+                                                false);
+        QVERIFY(chunked && chunked->has_value());
+        QCOMPARE((*chunked)->status, 404);
+        QCOMPARE((*chunked)->body, "abc"_ba);
+        // No length: the end of the stream ends it; a cut-off sized reply is an error.
+        const QByteArray open = "HTTP/1.1 500 Internal\r\n\r\n{\"errors\": []}";
+        QVERIFY(!sb::parseHttpReply(open, false)->has_value());
+        QCOMPARE(sb::parseHttpReply(open, true).value()->body, "{\"errors\": []}"_ba);
+        const auto cut = sb::parseHttpReply(sized.first(sized.size() - 1), true);
+        QVERIFY(!cut);
+        QVERIFY2(cut.error().contains(u"before it was whole"_s), qPrintable(cut.error()));
+        const auto garbage = sb::parseHttpReply("SSH-2.0-OpenSSH\r\n", false);
+        QVERIFY(!garbage);
+        QVERIFY2(garbage.error().contains(u"not an HTTP reply"_s), qPrintable(garbage.error()));
+    }
+
     void pipelinedRequestsAreAnsweredInOrder() {
         Fixture f;
         auto socket = f.connect();

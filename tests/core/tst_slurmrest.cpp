@@ -292,6 +292,13 @@ void TestSlurmRest::neverSendsATokenInClear() {
                   [&](const sb::Status &done) { error = done ? u"done"_s : done.error(); });
     QTRY_VERIFY(!error.isEmpty());
     QVERIFY2(error.contains(u"not an http(s) URL"_s), qPrintable(error));
+    // A user name that would smuggle a header of its own is never sent.
+    sb::SlurmRestClient smuggler(QUrl(u"http://127.0.0.1:9"_s), u"alice\r\nX-Evil: 1"_s);
+    error.clear();
+    smuggler.cancel(u"12"_s,
+                    [&](const sb::Status &done) { error = done ? u"done"_s : done.error(); });
+    QTRY_VERIFY(!error.isEmpty());
+    QVERIFY2(error.contains(u"control characters"_s), qPrintable(error));
     // A port nothing listens on: said, not hung.
     sb::SlurmRestClient closed(QUrl(u"http://127.0.0.1:9"_s), u"alice"_s);
     error.clear();

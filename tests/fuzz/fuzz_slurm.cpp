@@ -1,9 +1,10 @@
 // libFuzzer target: what Signalbox reads from a Slurm cluster on arbitrary bytes: the poll's
-// squeue/sacct/log output, sinfo and sshare, slurmrestd's JSON answers, and a batch script read
-// into a REST job description. A bad input may only produce an error value: no crash, no
-// sanitizer report, no hang.
+// squeue/sacct/log output, sinfo and sshare, slurmrestd's JSON answers and raw HTTP replies (as
+// they come through an SSH channel), and a batch script read into a REST job description. A bad
+// input may only produce an error value: no crash, no sanitizer report, no hang.
 #include "jobs/SlurmCommands.h"
 #include "jobs/SlurmRest.h"
+#include "util/HttpReply.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
     (void)sb::parseSlurmRestAccounting(input);
     (void)sb::slurmRestErrors(input);
+    (void)sb::parseHttpReply(input, false);
+    (void)sb::parseHttpReply(input, true);
     for (const char *version : {"v0.0.38", "v0.0.41"})
         (void)sb::slurmRestSubmitBody(QString::fromUtf8(input), {}, QString::fromLatin1(version));
     return 0;
