@@ -19,7 +19,9 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <utility>
@@ -409,11 +411,23 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         update();
     });
     connect(m_where, &QComboBox::currentIndexChanged, this, &NewRunDialog::askClusterState);
+    connect(m_where, &QComboBox::currentIndexChanged, this,
+            [this] { QTimer::singleShot(0, this, &NewRunDialog::keepOnScreen); });
     askClusterState();
     connect(m_name, &QLineEdit::textChanged, this, [this] { m_jobName.clear(); });
     prepareCode();
     update();
     resize(680, sizeHint().height());
+}
+
+void NewRunDialog::keepOnScreen() {
+    if (!isVisible() || !screen())
+        return;
+    const QRect room = screen()->availableGeometry();
+    const QRect frame = frameGeometry();
+    const int top = std::max(room.top(), std::min(frame.top(), room.bottom() - frame.height()));
+    if (top != frame.top())
+        move(pos().x(), pos().y() + top - frame.top());
 }
 
 void NewRunDialog::askClusterState() {

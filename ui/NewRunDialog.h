@@ -43,6 +43,8 @@ private:
     bool onSlurm() const;
     void regenerateManifest();
     void askClusterState();
+    // A target with more fields (a Slurm cluster's) grows the dialog: it stays on the screen.
+    void keepOnScreen();
     void prepareCode();
     void run();
 
