@@ -1,5 +1,7 @@
 #include "CurvesView.h"
 
+#include "Remembered.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -80,6 +82,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_filtered->setSortRole(RunsModel::SortRole);
 
     m_filter = new QLineEdit;
+    m_filter->setObjectName(u"filter"_s);
     m_filter->setPlaceholderText(tr("Filter runs (name, status, hyperparameters)"));
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, m_filtered,
@@ -117,6 +120,11 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_xAxis->addItem(tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));
     m_xAxis->addItem(tr("Wall time"), static_cast<int>(XAxis::WallTime));
     m_logY = new QCheckBox(tr("Log y"));
+    m_smoothing->setObjectName(u"smoothing"_s);
+    m_xAxis->setObjectName(u"xAxis"_s);
+    m_logY->setObjectName(u"logY"_s);
+    for (QWidget *choice : std::initializer_list<QWidget *>{m_smoothing, m_xAxis, m_logY})
+        remember(choice);
     m_openLogdir = new QPushButton(tr("Open TensorBoard logdir…"));
     m_openLogdir->setObjectName(u"openLogdir"_s);
     m_openLogdir->setToolTip(
@@ -166,6 +174,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     rightLayout->addWidget(scroll);
 
     auto *splitter = new QSplitter;
+    splitter->setObjectName(u"curvesSplitter"_s);
     splitter->addWidget(left);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 3);

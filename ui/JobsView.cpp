@@ -84,6 +84,7 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     buttons->addWidget(m_allJobs);
 
     auto *splitter = new QSplitter(Qt::Vertical);
+    splitter->setObjectName(u"jobsSplitter"_s);
     splitter->addWidget(m_table);
     splitter->addWidget(m_log);
     splitter->setSizes({300, 300});

@@ -21,6 +21,8 @@ class JobsView final : public QWidget {
 public:
     explicit JobsView(JobsModel *jobs, QWidget *parent = nullptr);
     void selectJob(const QString &id);
+    // Opens the New-run dialog, filled in from `preset` (a job to resubmit).
+    void newRun(const JobSpec &preset = {});
     // The SSH nodes a new run may go to.
     void setNodeNames(std::function<QStringList()> names) { m_nodeNames = std::move(names); }
 
@@ -30,7 +32,6 @@ Q_SIGNALS:
 private:
     void showLog();
     void updatePlaceholder();
-    void newRun(const JobSpec &preset);
     void updateButtons();
     void describe();
     const Job *selected() const;

@@ -4,16 +4,23 @@
 #include "JobsView.h"
 #include "LogdirsDialog.h"
 #include "NodesView.h"
+#include "Remembered.h"
 #include "SweepsView.h"
 #include "jobs/LocalBackend.h"
+#include "kube/KubeClient.h"
 #include "metrics/CollectorClient.h"
+#include "ssh/SshSession.h"
 
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUrl>
@@ -92,7 +99,95 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
             names << node.name;
         return names;
     });
+    createMenus();
     resize(1400, 860);
+    QSettings settings;
+    restoreGeometry(settings.value(u"window/geometry"_s).toByteArray());
+    m_tabs->setCurrentIndex(settings.value(u"window/tab"_s, 0).toInt());
+    restoreRemembered(this, settings);
+}
+
+MainWindow::~MainWindow() {
+    QSettings settings;
+    settings.setValue(u"window/geometry"_s, saveGeometry());
+    settings.setValue(u"window/tab"_s, m_tabs->currentIndex());
+    saveRemembered(this, settings);
+}
+
+void MainWindow::createMenus() {
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New run…"), QKeySequence::New, this, [this] {
+        showView(tr("Jobs"));
+        m_jobs->newRun();
+    });
+    file->addAction(tr("&Open sweep…"), QKeySequence::Open, this, [this] {
+        showView(tr("Sweeps"));
+        m_sweeps->chooseFile();
+    });
+    QAction *logdir = file->addAction(tr("Open TensorBoard &logdir…"), this, [this] {
+        if (LogdirsDialog *dialog = logdirsDialog()) {
+            dialog->show();
+            dialog->raise();
+        }
+    });
+    connect(file, &QMenu::aboutToShow, this, [this, logdir] { logdir->setEnabled(m_feeds); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        view->addAction(m_tabs->tabText(i), QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this,
+                        [this, i] { m_tabs->setCurrentIndex(i); });
+    }
+    view->addSeparator();
+    // The filter of the view on screen; the curves' when it has none.
+    view->addAction(tr("&Find"), QKeySequence::Find, this, [this] {
+        auto *filter = m_tabs->currentWidget()->findChild<QLineEdit *>(u"filter"_s);
+        if (!filter) {
+            m_tabs->setCurrentWidget(m_curves);
+            filter = m_curves->findChild<QLineEdit *>(u"filter"_s);
+        }
+        filter->setFocus(Qt::ShortcutFocusReason);
+        filter->selectAll();
+    });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("How to &log metrics"), QKeySequence::HelpContents, this,
+                    &MainWindow::showHowToLog);
+    help->addAction(tr("&About Signalbox"), this, &MainWindow::showAbout);
+}
+
+void MainWindow::showHowToLog() {
+    QMessageBox box(QMessageBox::Information, tr("How to log metrics"),
+                    tr("<p>From Python, with the client that ships with Signalbox "
+                       "(<code>clients/python/signalbox.py</code>, standard library only):</p>"
+                       "<pre>import signalbox\n"
+                       "signalbox.init(config={\"lr\": 0.01})\n"
+                       "signalbox.log({\"train/loss\": loss}, step=step)</pre>"
+                       "<p>From any language, print a metric line; every other line is left "
+                       "alone:</p>"
+                       "<pre>@signalbox {\"step\": 12, \"loss\": 0.25}</pre>"
+                       "<p>Runs started from Signalbox get <code>SIGNALBOX_RUN</code> and "
+                       "<code>SIGNALBOX_COLLECTOR</code>. TensorBoard event files are read too: "
+                       "File ▸ Open TensorBoard logdir.</p>"),
+                    QMessageBox::Close, this);
+    box.setObjectName(u"howToLog"_s);
+    box.setTextFormat(Qt::RichText);
+    box.exec();
+}
+
+void MainWindow::showAbout() {
+    QMessageBox box(QMessageBox::NoIcon, tr("About Signalbox"),
+                    tr("<h3>Signalbox %1</h3><p>One window on all the compute you train on: "
+                       "runs here, on SSH nodes, Kubernetes and Slurm; GPUs; learning curves; "
+                       "sweeps.</p><p>Qt %2 · %3<br>%4</p>")
+                        .arg(QCoreApplication::applicationVersion(),
+                             QString::fromLatin1(qVersion()), libsshVersion().toHtmlEscaped(),
+                             libcurlVersion().toHtmlEscaped()),
+                    QMessageBox::Close, this);
+    box.setObjectName(u"about"_s);
+    box.setIconPixmap(windowIcon().pixmap(64, 64));
+    box.exec();
 }
 
 void MainWindow::showView(const QString &name) {

@@ -28,6 +28,8 @@ public:
     // `configPath`: the YAML file node edits are saved to.
     MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
                const QString &configPath, QWidget *parent = nullptr);
+    // Remembers the window, its splitters and view options for the next start.
+    ~MainWindow() override;
 
     CurvesView *curves() const { return m_curves; }
     JobsView *jobs() const { return m_jobs; }
@@ -48,6 +50,10 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void createMenus();
+    void showAbout();
+    void showHowToLog();
+
     LocalBackend *m_local;
     QTabWidget *m_tabs;
     void updateBanner();

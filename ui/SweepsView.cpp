@@ -93,6 +93,7 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
     bar->addWidget(m_extend);
     bar->addWidget(m_curves);
     auto *split = new QSplitter(Qt::Vertical);
+    split->setObjectName(u"sweepsSplitter"_s);
     split->addWidget(m_table);
     split->addWidget(m_chart);
     split->setStretchFactor(0, 3);

@@ -36,6 +36,8 @@ public:
     void resumeAll();
     // Reads the sweep file, starts the sweep and shows it; the error says file, line and key.
     Result<Sweep *> open(const QString &file, quint64 seed);
+    // Asks for a sweep file and opens it.
+    void chooseFile();
 
     QList<Sweep *> sweeps() const;
     Sweep *current() const;
@@ -52,7 +54,6 @@ private:
     void add(Sweep *sweep);
     void showSweep(int index);
     void refresh();
-    void chooseFile();
 
     SweepRegistry *m_registry;
     TrialsModel *m_model;

@@ -442,4 +442,8 @@ void KubeClient::cancel(quint64 id) {
     m_worker->cancel(id);
 }
 
+QString libcurlVersion() {
+    return QString::fromLatin1(curl_version());
+}
+
 } // namespace sb

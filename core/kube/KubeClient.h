@@ -65,5 +65,7 @@ private:
 
 // The message of a refused request: the Status object's message when the server sent one.
 QString kubeErrorMessage(int status, const QByteArray &body);
+// "libcurl/7.88.1 OpenSSL/3.0.15 ...", for the About box.
+QString libcurlVersion();
 
 } // namespace sb

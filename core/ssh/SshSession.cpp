@@ -116,6 +116,10 @@ Result<QString> proxyCommand(const QString &proxyJump) {
     return shellCommand(arguments);
 }
 
+QString libsshVersion() {
+    return u"libssh %1"_s.arg(QString::fromLatin1(ssh_version(0)));
+}
+
 QString defaultKnownHostsFile() {
     return QDir::homePath() + u"/.ssh/known_hosts"_s;
 }

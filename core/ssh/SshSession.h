@@ -110,5 +110,7 @@ private:
 // Appends `entry` (from SshFailure::knownHostsEntry) to a known_hosts file, creating it.
 Status trustHostKey(const QString &knownHostsFile, const QString &entry);
 QString defaultKnownHostsFile();
+// "libssh 0.10.6", for the About box.
+QString libsshVersion();
 
 } // namespace sb

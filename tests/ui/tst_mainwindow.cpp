@@ -14,15 +14,21 @@
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSplitter>
 #include <QSysInfo>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -38,11 +44,20 @@ using namespace Qt::StringLiterals;
 class TestMainWindow final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase();
     void rendersEveryView();
     void refusedCollectorShowsBannerThenRecovers();
     void opensATensorBoardLogdir();
     void closingWithRunsGoingAsks();
+    void menusShortcutsAndWhatIsRemembered();
+
+private:
+    QTemporaryDir m_settings; // this run's QSettings, not the user's
 };
+
+void TestMainWindow::initTestCase() {
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settings.path());
+}
 
 void TestMainWindow::rendersEveryView() {
     QTemporaryDir dir;
@@ -327,6 +342,100 @@ void TestMainWindow::closingWithRunsGoingAsks() {
     QTRY_VERIFY_WITH_TIMEOUT(local.jobs().front().state == sb::JobState::Stopped, 10000);
     QVERIFY(window.close()); // nothing going: no question
     QTRY_COMPARE(log->placeholderText(), u"It printed nothing (stopped)"_s);
+}
+
+void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
+    QTemporaryDir dir;
+    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
+    sb::LocalBackend local({dir.path(), 2000, {}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::NodeMonitor monitor;
+    const QString config = dir.path() + u"/signalbox.yaml"_s;
+    {
+        sb::MainWindow window(&client, &jobs, &monitor, config);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // Every action has its place in a menu, with the usual shortcuts.
+        QStringList menus;
+        QHash<QString, QKeySequence> shortcuts;
+        for (QAction *menu : window.menuBar()->actions()) {
+            menus << menu->text().remove(u'&');
+            for (QAction *action : menu->menu()->actions())
+                shortcuts.insert(action->text().remove(u'&'), action->shortcut());
+        }
+        QCOMPARE(menus, (QStringList{u"File"_s, u"View"_s, u"Help"_s}));
+        QCOMPARE(shortcuts.value(u"New run…"_s), QKeySequence(QKeySequence::New));
+        QCOMPARE(shortcuts.value(u"Quit"_s), QKeySequence(QKeySequence::Quit));
+        QCOMPARE(shortcuts.value(u"Find"_s), QKeySequence(QKeySequence::Find));
+        QCOMPARE(shortcuts.value(u"How to log metrics"_s),
+                 QKeySequence(QKeySequence::HelpContents));
+        QVERIFY(shortcuts.contains(u"About Signalbox"_s));
+        auto *tabs = window.findChild<QTabWidget *>();
+        QTest::keyClick(&window, Qt::Key_3, Qt::ControlModifier);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window.nodes()));
+        QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier); // the curves' filter, focused
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window.curves()));
+        QTRY_COMPARE(QApplication::focusWidget(),
+                     static_cast<QWidget *>(window.curves()->findChild<QLineEdit *>(u"filter"_s)));
+        // F1 explains how to log metrics; the About box names the versions.
+        for (const auto &[key, name, says] :
+             {std::tuple{Qt::Key_F1, u"howToLog"_s, u"@signalbox"_s}}) {
+            QTimer::singleShot(200, [name, says] {
+                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+                QVERIFY(box && box->objectName() == name);
+                QVERIFY2(box->text().contains(says), qPrintable(box->text()));
+                box->close();
+            });
+            QTest::keyClick(&window, key);
+        }
+        QTimer::singleShot(200, [] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            QVERIFY(box && box->objectName() == u"about"_s);
+            QVERIFY2(box->text().contains(u"libssh"_s) && box->text().contains(u"libcurl"_s) &&
+                         box->text().contains(QString::fromLatin1(qVersion())),
+                     qPrintable(box->text()));
+            box->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/about.png"_s);
+            box->close();
+        });
+        for (QAction *menu : window.menuBar()->actions()) {
+            for (QAction *action : menu->menu()->actions()) {
+                if (action->text().remove(u'&') == u"About Signalbox"_s)
+                    action->trigger();
+            }
+        }
+        // Set up as a researcher likes it, then closed.
+        window.curves()->findChild<QSlider *>(u"smoothing"_s)->setValue(85);
+        window.curves()->findChild<QComboBox *>(u"xAxis"_s)->setCurrentIndex(2);
+        window.curves()->findChild<QCheckBox *>(u"logY"_s)->setChecked(true);
+        window.jobs()->findChild<QSplitter *>(u"jobsSplitter"_s)->setSizes({100, 500});
+        window.resize(1000, 700);
+        window.activateWindow(); // the boxes took it
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_2, Qt::ControlModifier);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window.jobs()));
+    }
+    // The next start is as it was left.
+    sb::MainWindow again(&client, &jobs, &monitor, config);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QCOMPARE(again.size(), QSize(1000, 700));
+    QCOMPARE(again.findChild<QTabWidget *>()->currentWidget(),
+             static_cast<QWidget *>(again.jobs()));
+    QCOMPARE(again.curves()->findChild<QSlider *>(u"smoothing"_s)->value(), 85);
+    QCOMPARE(again.curves()->findChild<QComboBox *>(u"xAxis"_s)->currentIndex(), 2);
+    QVERIFY(again.curves()->findChild<QCheckBox *>(u"logY"_s)->isChecked());
+    const QList<int> sizes = again.jobs()->findChild<QSplitter *>(u"jobsSplitter"_s)->sizes();
+    QVERIFY2(sizes.size() == 2 && sizes[0] < sizes[1], qPrintable(QString::number(sizes.value(0))));
+    // A settings file from elsewhere with nonsense in it changes nothing and breaks nothing.
+    {
+        QSettings settings;
+        settings.setValue(u"remembered/xAxis"_s, 99);
+        settings.setValue(u"remembered/jobsSplitter"_s, QByteArray("garbage"));
+        settings.setValue(u"window/geometry"_s, QByteArray("\x00\x01"));
+    }
+    sb::MainWindow odd(&client, &jobs, &monitor, config);
+    QCOMPARE(odd.curves()->findChild<QComboBox *>(u"xAxis"_s)->currentIndex(), 0);
 }
 
 QTEST_MAIN(TestMainWindow)
