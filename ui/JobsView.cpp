@@ -9,10 +9,14 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLineEdit>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -36,14 +40,61 @@ QByteArray onlyTrial(const QByteArray &log, const QByteArray &prefix) {
     return lines;
 }
 
+// A state's colour, as a swatch beside its words: readable on light and dark palettes alike.
+class StateDelegate final : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() != JobsModel::State)
+            return;
+        const auto state = static_cast<JobState>(index.data(JobsModel::StateRole).toInt());
+        option->features |= QStyleOptionViewItem::HasDecoration;
+        option->icon = swatch(state);
+        option->decorationSize = QSize(10, 10);
+    }
+
+private:
+    static QIcon swatch(JobState state) {
+        static const QHash<JobState, QColor> colours{
+            {JobState::Queued, QColor(0xe6, 0x9f, 0x00)},    // amber
+            {JobState::Running, QColor(0x00, 0x72, 0xb2)},   // blue
+            {JobState::Succeeded, QColor(0x00, 0x9e, 0x73)}, // green
+            {JobState::Failed, QColor(0xd5, 0x5e, 0x00)},    // vermilion
+            {JobState::Stopped, QColor(0x99, 0x99, 0x99)},   // grey
+        };
+        static QHash<JobState, QIcon> icons;
+        auto it = icons.find(state);
+        if (it == icons.end()) {
+            QPixmap pixmap(20, 20);
+            pixmap.fill(Qt::transparent);
+            QPainter painter(&pixmap);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setBrush(colours.value(state, Qt::gray));
+            painter.setPen(Qt::NoPen);
+            painter.drawEllipse(2, 2, 16, 16);
+            it = icons.insert(state, QIcon(pixmap));
+        }
+        return *it;
+    }
+};
+
 } // namespace
 
 JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     : QWidget(parent)
     , m_jobs(jobs)
+    , m_filtered(new QSortFilterProxyModel(this))
     , m_table(new QTreeView)
     , m_log(new QPlainTextEdit) {
-    m_table->setModel(jobs);
+    m_filtered->setSourceModel(jobs);
+    m_filtered->setFilterKeyColumn(-1); // name, state and its reason, node, GPUs, command
+    m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_filtered->setRecursiveFilteringEnabled(true); // a matching trial keeps its job
+    m_table->setModel(m_filtered);
+    m_table->setItemDelegate(new StateDelegate(m_table));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setUniformRowHeights(true); // thousands of cluster jobs
@@ -52,6 +103,14 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     m_table->setWordWrap(false);
     m_table->setColumnWidth(JobsModel::Name, 240);
     m_table->setColumnWidth(JobsModel::State, 420); // with the reason a job waits or failed
+    for (const auto &[column, width] : {std::pair{JobsModel::Backend, 70},
+                                        {JobsModel::Node, 90},
+                                        {JobsModel::Gpus, 90},
+                                        {JobsModel::Submitted, 140},
+                                        {JobsModel::Waited, 60},
+                                        {JobsModel::Duration, 70},
+                                        {JobsModel::ExitCode, 45}})
+        m_table->setColumnWidth(column, width);
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(kMaxLogBlocks);
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -68,6 +127,12 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
                              "namespace, every user's on a Slurm cluster (your own are always "
                              "shown)"));
     m_allJobs->setObjectName(u"allJobs"_s);
+    auto *filter = new QLineEdit;
+    filter->setObjectName(u"filter"_s);
+    filter->setPlaceholderText(tr("Filter (name, state, node, GPUs, command)"));
+    filter->setClearButtonEnabled(true);
+    connect(filter, &QLineEdit::textChanged, m_filtered,
+            &QSortFilterProxyModel::setFilterFixedString);
     QList<JobBackend *> foreign; // backends that can show jobs not submitted from Signalbox
     for (JobBackend *backend : m_jobs->backends()) {
         if (backend->capabilities().foreignJobs)
@@ -80,7 +145,7 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     buttons->addWidget(m_stop);
     buttons->addWidget(m_resubmit);
     buttons->addWidget(m_describe);
-    buttons->addStretch();
+    buttons->addWidget(filter, 1);
     buttons->addWidget(m_allJobs);
 
     auto *splitter = new QSplitter(Qt::Vertical);
@@ -98,6 +163,18 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
             newRun(job->spec);
     });
     connect(m_describe, &QPushButton::clicked, this, &JobsView::describe);
+    connect(m_table, &QTreeView::doubleClicked, this, [this](const QModelIndex &index) {
+        const Job *job = m_jobs->job(m_filtered->mapToSource(index));
+        if (!job || job->foreign)
+            return; // another user's job logs no runs here
+        // A run is named as its row is: a job's after the job, a trial's as its row; a job of
+        // trials shows all of its trials.
+        const QModelIndex name = index.siblingAtColumn(JobsModel::Name);
+        QStringList runs;
+        for (int trial = 0; trial < m_filtered->rowCount(name); ++trial)
+            runs << m_filtered->index(trial, JobsModel::Name, name).data().toString();
+        Q_EMIT curvesRequested(runs.isEmpty() ? QStringList{name.data().toString()} : runs);
+    });
     connect(m_allJobs, &QCheckBox::toggled, this, [foreign](bool all) {
         for (JobBackend *backend : foreign)
             backend->setAllJobs(all);
@@ -126,7 +203,7 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
 
 const Job *JobsView::selected() const {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    return rows.isEmpty() ? nullptr : m_jobs->job(rows.front());
+    return rows.isEmpty() ? nullptr : m_jobs->job(m_filtered->mapToSource(rows.front()));
 }
 
 int JobsView::selectedTrial() const {
@@ -135,8 +212,8 @@ int JobsView::selectedTrial() const {
 }
 
 void JobsView::selectJob(const QString &id) {
-    for (int row = 0; row < m_jobs->rowCount(); ++row) {
-        const QModelIndex index = m_jobs->index(row, 0);
+    for (int row = 0; row < m_filtered->rowCount(); ++row) {
+        const QModelIndex index = m_filtered->index(row, 0);
         if (index.data(JobsModel::JobIdRole).toString() == id)
             m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
                                                                   QItemSelectionModel::Rows);

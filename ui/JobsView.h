@@ -9,6 +9,7 @@
 class QCheckBox;
 class QPlainTextEdit;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTreeView;
 
 namespace sb {
@@ -28,6 +29,8 @@ public:
 
 Q_SIGNALS:
     void error(const QString &message);
+    // A run double-clicked: its curves, alone.
+    void curvesRequested(const QStringList &runs);
 
 private:
     void showLog();
@@ -38,6 +41,7 @@ private:
     int selectedTrial() const; // the selected trial's index, or -1
 
     JobsModel *m_jobs;
+    QSortFilterProxyModel *m_filtered; // by the filter box, trials kept under their job
     QTreeView *m_table;
     QPlainTextEdit *m_log;
     QPushButton *m_stop;

@@ -89,10 +89,12 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
-    connect(m_sweeps, &SweepsView::curvesRequested, this, [this](const QStringList &runs) {
+    const auto showCurves = [this](const QStringList &runs) {
         m_curves->showOnly(runs);
         showView(tr("Curves"));
-    });
+    };
+    connect(m_jobs, &JobsView::curvesRequested, this, showCurves);
+    connect(m_sweeps, &SweepsView::curvesRequested, this, showCurves);
     m_jobs->setNodeNames([monitor] {
         QStringList names;
         for (const NodeConfig &node : monitor->nodes())

@@ -6,11 +6,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QString duration(const Job &job) {
-    if (!job.started.isValid())
-        return {};
-    const QDateTime end = job.finished.isValid() ? job.finished : QDateTime::currentDateTime();
-    const qint64 s = job.started.secsTo(end);
+// "4:05", "1:02:03".
+QString clock(qint64 s) {
+    s = std::max<qint64>(0, s);
     if (s < 3600)
         return u"%1:%2"_s.arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
     return u"%1:%2:%3"_s.arg(s / 3600)
@@ -18,16 +16,43 @@ QString duration(const Job &job) {
         .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+QString duration(const Job &job) {
+    if (!job.started.isValid())
+        return {};
+    const QDateTime end = job.finished.isValid() ? job.finished : QDateTime::currentDateTime();
+    return clock(job.started.secsTo(end));
+}
+
+// How long it waited for a place to run: until it started, or until now while it waits.
+QString waited(const Job &job) {
+    if (!job.submitted.isValid())
+        return {};
+    const QDateTime end = job.started.isValid()    ? job.started
+                          : job.finished.isValid() ? job.finished
+                                                   : QDateTime::currentDateTime();
+    return clock(job.submitted.secsTo(end));
+}
+
+QString gpus(const Job &job) {
+    if (job.gpuIds.isEmpty())
+        return job.spec.gpus > 0 && !job.finishedState() ? u"asks %1"_s.arg(job.spec.gpus)
+                                                         : QString();
+    // On a node, which of its GPUs; on a cluster, what the scheduler says it allocated.
+    const bool onNode = job.backend == "local"_L1 || job.backend == "ssh"_L1;
+    return onNode ? u"%1: %2"_s.arg(job.node, job.gpuIds) : job.gpuIds;
+}
+
 } // namespace
 
 JobsModel::JobsModel(QObject *parent)
     : QAbstractItemModel(parent) {
-    // Once a second, one signal for the whole column: views repaint only the rows they show.
+    // Once a second, one signal for the clock columns: views repaint only the rows they show.
     m_tick.setInterval(1000);
     connect(&m_tick, &QTimer::timeout, this, [this] {
-        if (std::any_of(m_jobs.begin(), m_jobs.end(),
-                        [](const Job &job) { return job.state == JobState::Running; }))
-            Q_EMIT dataChanged(index(0, Duration), index(rowCount() - 1, Duration),
+        if (std::any_of(m_jobs.begin(), m_jobs.end(), [](const Job &job) {
+                return job.state == JobState::Running || job.state == JobState::Queued;
+            }))
+            Q_EMIT dataChanged(index(0, Waited), index(rowCount() - 1, Duration),
                                {Qt::DisplayRole});
     });
     m_tick.start();
@@ -190,8 +215,12 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const {
         return j->backend;
     case Node:
         return j->node;
-    case Started:
-        return j->started.isValid() ? j->started.toString(u"yyyy-MM-dd hh:mm:ss"_s) : QString();
+    case Gpus:
+        return gpus(*j);
+    case Submitted:
+        return j->submitted.isValid() ? j->submitted.toString(u"yyyy-MM-dd hh:mm:ss"_s) : QString();
+    case Waited:
+        return waited(*j);
     case Duration:
         return duration(*j);
     case ExitCode:
@@ -233,8 +262,9 @@ QVariant JobsModel::trialData(const Job &job, const QModelIndex &index, int role
 QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const QStringList names{tr("Run"),     tr("State"),    tr("Backend"), tr("Node"),
-                                   tr("Started"), tr("Duration"), tr("Exit"),    tr("Command")};
+    static const QStringList names{tr("Run"),  tr("State"),     tr("Backend"), tr("Node"),
+                                   tr("GPUs"), tr("Submitted"), tr("Waited"),  tr("Elapsed"),
+                                   tr("Exit"), tr("Command")};
     return names.value(section);
 }
 

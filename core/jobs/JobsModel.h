@@ -13,7 +13,19 @@ namespace sb {
 class JobsModel final : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { Name, State, Backend, Node, Started, Duration, ExitCode, Command, ColumnCount };
+    enum Column {
+        Name,
+        State,
+        Backend,
+        Node,
+        Gpus, // what it got ("box: 3,7", "gpu:2"), or what it asks for while it waits
+        Submitted,
+        Waited,   // from submitted to started, ticking while it waits
+        Duration, // from started to finished, ticking while it runs
+        ExitCode,
+        Command,
+        ColumnCount
+    };
     // JobIdRole: the job's id on a trial's row too; TrialRole: the trial's index, or -1.
     enum Role { JobIdRole = Qt::UserRole + 1, BackendRole, StateRole, TrialRole };
 

@@ -101,6 +101,11 @@ void TestModels::jobsModel() {
     QTRY_COMPARE(model.index(1, sb::JobsModel::State).data().toString(), u"succeeded"_s);
     QCOMPARE(model.index(1, sb::JobsModel::Backend).data().toString(), u"local"_s);
     QCOMPARE(model.index(1, 0).data(sb::JobsModel::JobIdRole).toString(), *first);
+    // When it was submitted, how long it waited and ran; a run that asked for no GPU shows none.
+    QVERIFY(!model.index(1, sb::JobsModel::Submitted).data().toString().isEmpty());
+    QTRY_COMPARE(model.index(1, sb::JobsModel::Waited).data().toString(), u"0:00"_s);
+    QCOMPARE(model.index(1, sb::JobsModel::Gpus).data().toString(), QString());
+    QCOMPARE(model.headerData(sb::JobsModel::Waited, Qt::Horizontal).toString(), u"Waited"_s);
 
     // A backend that stops showing a job (a cluster's watch narrowed): its row goes, the rest
     // keep their order and still take changes.
@@ -147,7 +152,8 @@ void TestModels::jobsModel() {
     QTRY_COMPARE(model.index(0, sb::JobsModel::State).data().toString(), u"running"_s);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QTRY_VERIFY(std::any_of(changed.begin(), changed.end(), [](const QList<QVariant> &args) {
-        return args[0].toModelIndex().column() == sb::JobsModel::Duration;
+        return args[0].toModelIndex().column() <= sb::JobsModel::Duration &&
+               args[1].toModelIndex().column() >= sb::JobsModel::Duration;
     }));
     QVERIFY(backend.stop(*running));
 }

@@ -35,6 +35,7 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 #include <cmath>
 #include <csignal>
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void opensATensorBoardLogdir();
     void closingWithRunsGoingAsks();
     void menusShortcutsAndWhatIsRemembered();
+    void jobsFilterAndDoubleClickToCurves();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -436,6 +438,48 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
     }
     sb::MainWindow odd(&client, &jobs, &monitor, config);
     QCOMPARE(odd.curves()->findChild<QComboBox *>(u"xAxis"_s)->currentIndex(), 0);
+}
+
+void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
+    QTemporaryDir dir;
+    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
+    sb::LocalBackend local({dir.path(), 2000, {}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::NodeMonitor monitor;
+    const auto alpha = local.submit({.name = u"alpha"_s, .command = {u"true"_s}});
+    const auto beta = local.submit({.name = u"beta"_s, .command = {u"false"_s}});
+    QVERIFY(alpha && beta);
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showView(u"jobs"_s);
+    auto *table = window.jobs()->findChild<QTreeView *>();
+    QTRY_COMPARE(table->model()->rowCount(), 2);
+    // Ctrl+F finds the jobs' own filter; it narrows the table to what matches anywhere in a row.
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+    auto *filter = window.jobs()->findChild<QLineEdit *>(u"filter"_s);
+    QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget *>(filter));
+    QTest::keyClicks(filter, u"ALPHA"_s);
+    QCOMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, sb::JobsModel::Name).data().toString(), *alpha);
+    QTRY_VERIFY(table->model()->index(0, sb::JobsModel::State).data().toString() == u"succeeded"_s);
+    filter->setText(u"failed"_s); // a state's words match too
+    QCOMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, sb::JobsModel::Name).data().toString(), *beta);
+    // Selecting through the filter picks the right job (the Stop button's target).
+    table->setCurrentIndex(table->model()->index(0, 0));
+    QSignalSpy curves(window.jobs(), &sb::JobsView::curvesRequested);
+    const QRect cell = table->visualRect(table->model()->index(0, sb::JobsModel::Name));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center()); // as a hand does
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(curves.size(), 1);
+    QCOMPARE(curves.first().first().toStringList(), QStringList{*beta});
+    QCOMPARE(window.findChild<QTabWidget *>()->currentWidget(),
+             static_cast<QWidget *>(window.curves()));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/jobs-filter.png"_s);
 }
 
 QTEST_MAIN(TestMainWindow)
