@@ -14,6 +14,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyledItemDelegate>
@@ -140,11 +141,16 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     }
     m_allJobs->setVisible(!foreign.isEmpty());
     m_allJobs->setChecked(!foreign.isEmpty() && foreign.front()->allJobs());
+    m_remove = new QPushButton(tr("Remove"));
+    m_remove->setObjectName(u"remove"_s);
+    m_remove->setToolTip(tr("Remove this ended run from the history, with its saved output "
+                            "(Delete); its curves stay"));
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(run);
     buttons->addWidget(m_stop);
     buttons->addWidget(m_resubmit);
     buttons->addWidget(m_describe);
+    buttons->addWidget(m_remove);
     buttons->addWidget(filter, 1);
     buttons->addWidget(m_allJobs);
 
@@ -163,6 +169,17 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
             newRun(job->spec);
     });
     connect(m_describe, &QPushButton::clicked, this, &JobsView::describe);
+    // Delete in the table only: elsewhere it edits text.
+    auto *removeKey = new QShortcut(QKeySequence::Delete, m_table, nullptr, nullptr,
+                                    Qt::WidgetWithChildrenShortcut);
+    connect(removeKey, &QShortcut::activated, m_remove, &QPushButton::click);
+    connect(m_remove, &QPushButton::clicked, this, [this] {
+        const Job *job = selected();
+        if (!job || !m_remove->isEnabled())
+            return;
+        if (Status removed = m_jobs->backend(job->backend)->forget(job->id); !removed)
+            Q_EMIT error(removed.error());
+    });
     connect(m_table, &QTreeView::doubleClicked, this, [this](const QModelIndex &index) {
         const Job *job = m_jobs->job(m_filtered->mapToSource(index));
         if (!job || job->foreign)
@@ -229,6 +246,7 @@ void JobsView::updateButtons() {
     m_stop->setText(trial < 0 ? tr("Stop") : tr("Stop trial"));
     m_resubmit->setEnabled(job != nullptr);
     m_describe->setEnabled(job != nullptr);
+    m_remove->setEnabled(job && trial < 0 && !job->foreign && job->finishedState());
 }
 
 void JobsView::describe() {

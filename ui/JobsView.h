@@ -47,6 +47,7 @@ private:
     QPushButton *m_stop;
     QPushButton *m_resubmit;
     QPushButton *m_describe;
+    QPushButton *m_remove;
     QCheckBox *m_allJobs;
     QString m_following;
     QByteArray m_followingPrefix; // a trial's lines start with it ("[3] "); empty: every line

@@ -1,6 +1,8 @@
 #include "JobBackend.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTimer>
 
 namespace sb {
@@ -14,6 +16,31 @@ void JobBackend::appendLog(const Job &job, const QByteArray &data) {
     if (log.open(QIODevice::WriteOnly | QIODevice::Append))
         log.write(data);
     Q_EMIT logAppended(job.id, data);
+}
+
+Status JobBackend::forget(const QString &id) {
+    return fail(u"%1 stays as long as its cluster keeps it"_s.arg(id));
+}
+
+Status JobBackend::forgetEnded(QList<Job> &jobs, const QString &id, const QString &historyFile,
+                               const QStringList &files) {
+    const auto it =
+        std::find_if(jobs.begin(), jobs.end(), [&id](const Job &j) { return j.id == id; });
+    if (it == jobs.end())
+        return fail(u"no job %1"_s.arg(id));
+    if (!it->finishedState())
+        return fail(u"%1 has not ended: stop it first"_s.arg(id));
+    jobs.erase(it);
+    if (Status saved = saveJobs(historyFile, jobs); !saved)
+        return saved;
+    for (const QString &path : files) {
+        if (QFileInfo(path).isDir())
+            QDir(path).removeRecursively();
+        else
+            QFile::remove(path);
+    }
+    Q_EMIT jobRemoved(id);
+    return success();
 }
 
 QString describeJob(const Job &job) {

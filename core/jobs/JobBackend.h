@@ -56,6 +56,9 @@ public:
     // With Capabilities::foreignJobs: every job where it looks, or only Signalbox's (default).
     virtual void setAllJobs(bool all) { Q_UNUSED(all); }
     virtual bool allJobs() const { return false; }
+    // Removes an ended job from the history, with its local copy of the output (its curves
+    // stay in the collector); jobRemoved() says so. Jobs a cluster keeps stay as long as it does.
+    virtual Status forget(const QString &id);
 
     // Why the history kept from an earlier start could not be read (the broken file was kept
     // aside), or empty; for the window's banner.
@@ -70,6 +73,10 @@ Q_SIGNALS:
 protected:
     // Appends to the local copy of a job's output and says so (logAppended).
     void appendLog(const Job &job, const QByteArray &data);
+    // forget() for a backend that keeps its history in `jobs`, saved to `historyFile`: the job,
+    // if ended, leaves both, and `files` (its output, and whatever else is its alone) are removed.
+    Status forgetEnded(QList<Job> &jobs, const QString &id, const QString &historyFile,
+                       const QStringList &files);
 
     QString m_restoreProblem;
 };

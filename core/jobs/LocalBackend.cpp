@@ -223,6 +223,15 @@ Job *LocalBackend::find(const QString &id) {
     return findJob(m_jobs, id);
 }
 
+Status LocalBackend::forget(const QString &id) {
+    const Job *job = findJob(m_jobs, id);
+    // A detached run's directory is its alone (spec, log, exit code); an older child's log too.
+    const QString files = job && detached(*job) ? runDirectory(*job)
+                          : job                 ? job->logPath
+                                                : QString();
+    return forgetEnded(m_jobs, id, m_options.dataDir + u"/jobs.json"_s, {files});
+}
+
 void LocalBackend::update(const Job &job) {
     save();
     Q_EMIT jobChanged(job);

@@ -27,6 +27,7 @@ public:
     Result<QString> submit(const JobSpec &spec) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
+    Status forget(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
     // The runs still going (for the question on quitting), and stopping them all.
     int unfinished() const;

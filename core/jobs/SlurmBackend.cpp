@@ -939,4 +939,15 @@ void SlurmBackend::showForeign(const QString &clusterName, const QList<SlurmJobR
     }
 }
 
+Status SlurmBackend::forget(const QString &id) {
+    const Job *job = find(id);
+    QStringList files;
+    if (job) {
+        files << job->logPath;
+        for (auto it = job->indexStates.cbegin(); it != job->indexStates.cend(); ++it)
+            files << taskLogPath(*job, it.key());
+    }
+    return forgetEnded(m_jobs, id, m_options.dataDir + u"/slurm-jobs.json"_s, files);
+}
+
 } // namespace sb

@@ -56,6 +56,8 @@ public:
     Status stopIndex(const QString &id, int index) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
+    // Its directory in the cluster's workspace stays, as Slurm's own output files would.
+    Status forget(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
     void describe(const QString &id, QObject *receiver,
                   std::function<void(const QString &text)> done) const override;

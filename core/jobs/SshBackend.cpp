@@ -369,4 +369,10 @@ QHash<qint64, QString> SshBackend::runsOn(const QString &node) const {
     return runs;
 }
 
+Status SshBackend::forget(const QString &id) {
+    const Job *job = findJob(m_jobs, id);
+    return forgetEnded(m_jobs, id, m_options.dataDir + u"/ssh-jobs.json"_s,
+                       {job ? job->logPath : QString()});
+}
+
 } // namespace sb

@@ -30,6 +30,8 @@ public:
     Result<QString> submit(const JobSpec &spec) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;
+    // Its run directory on the node stays: the node may be away, and it is the researcher's.
+    Status forget(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
     // Process group -> run name of the unfinished runs on a node (for GPU insights).
     QHash<qint64, QString> runsOn(const QString &node) const;

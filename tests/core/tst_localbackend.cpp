@@ -54,6 +54,7 @@ private Q_SLOTS:
     void brokenHistoryIsKeptAside();
     void argumentsAreNeverShellText();
     void forwarderKeepsOnlyMetricLines();
+    void endedRunsLeaveTheHistory();
 
 private:
     sb::LocalBackend::Options options(int graceMs = 5000) const {
@@ -235,6 +236,39 @@ void TestLocalBackend::forwarderKeepsOnlyMetricLines() {
              QByteArray("@signalbox {\"loss\": 1}\n"));
     QCOMPARE(forwarder.takeMetricLines(u"other"_s, "@signalbox {\"a\": 2}\r\n"),
              QByteArray("@signalbox {\"a\": 2}\r\n"));
+}
+
+void TestLocalBackend::endedRunsLeaveTheHistory() {
+    QString running; // started by an earlier Signalbox: it goes on without one
+    {
+        sb::LocalBackend earlier(options());
+        const auto id = earlier.submit(shell(u"sleep 30"_s));
+        QVERIFY(id);
+        running = *id;
+        QTRY_VERIFY(sb::findJob(earlier.jobs(), running)->state == JobState::Running);
+    }
+    sb::LocalBackend backend(options());
+    const auto ended = backend.submit(shell(u"echo bye"_s));
+    QVERIFY(ended);
+    const Job done = waitFinished(backend, *ended);
+    const QString directory = QFileInfo(done.logPath).path();
+    QVERIFY(QFileInfo::exists(directory));
+    // A run still going is not forgotten: it would go on unseen.
+    const sb::Status refused = backend.forget(running);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().contains(u"stop it first"_s), qPrintable(refused.error()));
+    QVERIFY(!backend.forget(u"no-such-run"_s));
+    QSignalSpy removed(&backend, &sb::JobBackend::jobRemoved);
+    QVERIFY(backend.forget(*ended));
+    QCOMPARE(removed.size(), 1);
+    QVERIFY(!sb::findJob(backend.jobs(), *ended));
+    QVERIFY(!QFileInfo::exists(directory)); // its output and exit code went with it
+    // And it stays gone at the next start; the other run is still followed.
+    sb::LocalBackend again(options());
+    QVERIFY(!sb::findJob(again.jobs(), *ended));
+    QVERIFY(sb::findJob(again.jobs(), running));
+    QVERIFY(again.stop(running));
+    QTRY_VERIFY(sb::findJob(again.jobs(), running)->finishedState());
 }
 
 QTEST_GUILESS_MAIN(TestLocalBackend)

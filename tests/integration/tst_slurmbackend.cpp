@@ -115,6 +115,11 @@ void TestSlurmBackend::runsOnAGpuNodeAndEndsFromAccounting() {
     bad.slurm.partition.clear();
     bad.environment.insert(u"A B"_s, u"1"_s);
     QVERIFY(!app.backend.submit(bad));
+
+    // Removed from the history with its local output; the cluster's files are the cluster's.
+    QVERIFY(app.backend.forget(*id));
+    QVERIFY(!app.job(*id) && !QFile::exists(done.logPath));
+    QVERIFY(!app.backend.forget(*id));
 }
 
 void TestSlurmBackend::exitCodesAndRefusals() {

@@ -17,6 +17,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
@@ -480,6 +481,23 @@ void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
     QCOMPARE(window.findChild<QTabWidget *>()->currentWidget(),
              static_cast<QWidget *>(window.curves()));
     window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/jobs-filter.png"_s);
+
+    // Delete in the table removes the ended run from the history; its output goes with it.
+    window.showView(u"jobs"_s);
+    filter->clear();
+    QTRY_COMPARE(table->model()->rowCount(), 2);
+    const QString log = sb::findJob(local.jobs(), *beta)->logPath;
+    QVERIFY(QFileInfo::exists(log));
+    for (int row = 0; row < 2; ++row) {
+        if (table->model()->index(row, 0).data().toString() == *beta)
+            table->setCurrentIndex(table->model()->index(row, 0));
+    }
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_Delete);
+    QTRY_COMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, 0).data().toString(), *alpha);
+    QVERIFY(!sb::findJob(local.jobs(), *beta));
+    QVERIFY(!QFileInfo::exists(log));
 }
 
 QTEST_MAIN(TestMainWindow)
