@@ -4,6 +4,7 @@
 #include "JobsView.h"
 #include "LogdirsDialog.h"
 #include "NodesView.h"
+#include "Notifier.h"
 #include "Remembered.h"
 #include "SweepsView.h"
 #include "jobs/LocalBackend.h"
@@ -22,6 +23,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -43,7 +45,8 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     , m_curves(new CurvesView(collector))
     , m_jobs(new JobsView(jobs))
     , m_nodes(new NodesView(monitor, configPath))
-    , m_sweeps(new SweepsView(jobs, collector)) {
+    , m_sweeps(new SweepsView(jobs, collector))
+    , m_notifier(new Notifier(jobs, {}, this)) {
     setWindowTitle(u"Signalbox"_s);
     setWindowIcon(QIcon(u":/icons/signalbox.svg"_s));
 
@@ -89,6 +92,22 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
+    connect(m_notifier, &Notifier::openRun, this, [this](const QString &, const QString &id) {
+        showView(tr("Jobs"));
+        m_jobs->selectJob(id);
+        showNormal();
+        raise();
+        activateWindow();
+    });
+    connect(m_notifier, &Notifier::notified, this, [this](Notifier::Kind, const QString &title) {
+        statusBar()->showMessage(title, 10000);
+    });
+    if (m_notifier->tray())
+        connect(m_notifier->tray(), &QSystemTrayIcon::activated, this, [this] {
+            showNormal();
+            raise();
+            activateWindow();
+        });
     const auto showCurves = [this](const QStringList &runs) {
         m_curves->showOnly(runs);
         showView(tr("Curves"));
@@ -152,6 +171,21 @@ void MainWindow::createMenus() {
         filter->setFocus(Qt::ShortcutFocusReason);
         filter->selectAll();
     });
+
+    // What the desktop is told, kind by kind; remembered.
+    QMenu *notifications = view->addMenu(tr("&Notifications"));
+    QSettings settings;
+    for (const Notifier::Kind kind : Notifier::kinds()) {
+        const QString key = u"notify/%1"_s.arg(static_cast<int>(kind));
+        QAction *action = notifications->addAction(Notifier::describe(kind));
+        action->setCheckable(true);
+        action->setChecked(settings.value(key, true).toBool());
+        m_notifier->setEnabled(kind, action->isChecked());
+        connect(action, &QAction::toggled, this, [this, kind, key](bool on) {
+            m_notifier->setEnabled(kind, on);
+            QSettings().setValue(key, on);
+        });
+    }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("How to &log metrics"), QKeySequence::HelpContents, this,

@@ -18,6 +18,7 @@ class LogdirFeeds;
 class LogdirsDialog;
 class NodeMonitor;
 class NodesView;
+class Notifier;
 class SweepsView;
 
 // The one window: curves, jobs, nodes and sweeps as tabs, with a banner for anything that went
@@ -35,6 +36,7 @@ public:
     JobsView *jobs() const { return m_jobs; }
     NodesView *nodes() const { return m_nodes; }
     SweepsView *sweeps() const { return m_sweeps; }
+    Notifier *notifier() const { return m_notifier; }
     void showView(const QString &name);
     // Offers "Open TensorBoard logdir…" in the curves view.
     void setLogdirFeeds(LogdirFeeds *feeds);
@@ -66,6 +68,7 @@ private:
     SweepsView *m_sweeps;
     LogdirFeeds *m_feeds = nullptr;
     LogdirsDialog *m_logdirs = nullptr;
+    Notifier *m_notifier;
 };
 
 } // namespace sb
