@@ -1,5 +1,7 @@
 #include "LogdirsDialog.h"
 
+#include "Theme.h"
+
 #include "tensorboard/LogdirFeeds.h"
 
 #include <QDir>
@@ -29,7 +31,7 @@ LogdirsDialog::LogdirsDialog(LogdirFeeds *feeds, QWidget *parent)
     followButton->setDefault(true); // Return in the field follows
     m_message->setObjectName(u"message"_s);
     m_message->setWordWrap(true);
-    m_message->setStyleSheet(u"color:#611a15;"_s);
+    m_message->setStyleSheet(u"color:%1;"_s.arg(problemColor(palette()).name()));
     m_message->hide();
 
     m_table->setHorizontalHeaderLabels(
@@ -104,7 +106,7 @@ void LogdirsDialog::refresh() {
         for (int column = 0; column < cells.size(); ++column) {
             auto *item = new QTableWidgetItem(cells[column]);
             if (column == 5 && !feed.error.isEmpty())
-                item->setForeground(QColor(u"#b3261e"_s));
+                item->setForeground(problemColor(palette()));
             if (column >= 2 && column <= 4)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row, column, item);

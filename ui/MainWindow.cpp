@@ -7,11 +7,13 @@
 #include "Notifier.h"
 #include "Remembered.h"
 #include "SweepsView.h"
+#include "Theme.h"
 #include "jobs/LocalBackend.h"
 #include "kube/KubeClient.h"
 #include "metrics/CollectorClient.h"
 #include "ssh/SshSession.h"
 
+#include <QActionGroup>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -186,6 +188,27 @@ void MainWindow::createMenus() {
             QSettings().setValue(key, on);
         });
     }
+
+    // Light or dark: the desktop's, or chosen here; remembered.
+    QMenu *themes = view->addMenu(tr("&Theme"));
+    auto *themeGroup = new QActionGroup(themes);
+    const auto chosen =
+        static_cast<Theme>(std::clamp(settings.value(u"window/theme"_s, 0).toInt(), 0, 2));
+    for (const auto &[theme, name] :
+         {std::pair{Theme::System, tr("As the &system")}, std::pair{Theme::Light, tr("&Light")},
+          std::pair{Theme::Dark, tr("&Dark")}}) {
+        QAction *action = themes->addAction(name);
+        action->setCheckable(true);
+        action->setChecked(theme == chosen);
+        action->setData(static_cast<int>(theme));
+        themeGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [theme] {
+            applyTheme(theme);
+            QSettings().setValue(u"window/theme"_s, static_cast<int>(theme));
+        });
+    }
+    if (chosen != Theme::System)
+        applyTheme(chosen);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("How to &log metrics"), QKeySequence::HelpContents, this,

@@ -1,5 +1,7 @@
 #include "NewRunDialog.h"
 
+#include "Theme.h"
+
 #include "config/YamlJson.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/KubeJobs.h"
@@ -376,7 +378,9 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
                     m_packing = false;
                     m_codeStatus->setText(error.isEmpty() ? m_kube->packedSummary(directory)
                                                           : error);
-                    m_codeStatus->setStyleSheet(error.isEmpty() ? QString() : u"color: #b3261e"_s);
+                    m_codeStatus->setStyleSheet(
+                        error.isEmpty() ? QString()
+                                        : u"color: %1"_s.arg(problemColor(palette()).name()));
                     update();
                     if (std::exchange(m_runAfterPacking, false) && error.isEmpty())
                         run();
@@ -493,7 +497,7 @@ void NewRunDialog::regenerateManifest() {
 void NewRunDialog::run() {
     auto showVerdict = [this](const QString &text) {
         m_verdict->setText(text);
-        m_verdict->setStyleSheet(u"color: #b3261e"_s);
+        m_verdict->setStyleSheet(u"color: %1"_s.arg(problemColor(palette()).name()));
         m_verdict->setVisible(true);
     };
     if (onSlurm()) { // sbatch --test-only first; the dialog stays open with its answer if refused

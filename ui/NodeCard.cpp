@@ -1,5 +1,7 @@
 #include "NodeCard.h"
 
+#include "Theme.h"
+
 #include <QContextMenuEvent>
 #include <QDateTime>
 #include <QHeaderView>
@@ -257,7 +259,7 @@ protected:
                 y += line;
             }
             if (insight != m_insights.end()) {
-                p.setPen(QColor(0x9c5700));
+                p.setPen(warningColor(palette()));
                 p.drawText(QRect(12, y, width() - 12, line * 2), Qt::AlignLeft | Qt::TextWordWrap,
                            u"⚠ "_s + insight->text);
                 y += line * 2;
@@ -265,7 +267,7 @@ protected:
             y += 4;
         }
         if (!m_sample.gpuError.isEmpty()) {
-            p.setPen(QColor(0xc03030));
+            p.setPen(problemColor(palette()));
             p.drawText(QRect(0, y, width(), line * 2), Qt::AlignLeft | Qt::TextWordWrap,
                        QObject::tr("GPUs: %1").arg(m_sample.gpuError));
         }

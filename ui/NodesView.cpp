@@ -1,5 +1,7 @@
 #include "NodesView.h"
 
+#include "Theme.h"
+
 #include "NodeCard.h"
 #include "util/Files.h"
 
@@ -55,7 +57,7 @@ std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
     interval->setSuffix(u" s"_s);
     interval->setValue(initial.intervalSeconds);
     auto *problem = new QLabel;
-    problem->setStyleSheet(u"color:#c03030"_s);
+    problem->setStyleSheet(u"color:%1"_s.arg(problemColor(dialog.palette()).name()));
     auto *form = new QFormLayout(&dialog);
     form->addRow(QObject::tr("Name"), name);
     form->addRow(QObject::tr("Host"), host);

@@ -37,7 +37,7 @@ protected:
         QStyledItemDelegate::initStyleOption(option, index);
         if (index.data(TrialsModel::BestRole).toBool()) {
             option->font.setBold(true);
-            option->backgroundBrush = QColor(0xdf, 0xf2, 0xdc);
+            option->backgroundBrush = QColor(0x59, 0xa1, 0x4f, 70); // green on light and dark
         }
     }
 };

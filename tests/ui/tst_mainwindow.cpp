@@ -5,6 +5,8 @@
 #include "LogdirsDialog.h"
 #include "MainWindow.h"
 #include "NodesView.h"
+#include "Theme.h"
+#include "charts/CurveChart.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void closingWithRunsGoingAsks();
     void menusShortcutsAndWhatIsRemembered();
     void jobsFilterAndDoubleClickToCurves();
+    void darkAndLightThemes();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -498,6 +501,41 @@ void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
     QCOMPARE(table->model()->index(0, 0).data().toString(), *alpha);
     QVERIFY(!sb::findJob(local.jobs(), *beta));
     QVERIFY(!QFileInfo::exists(log));
+}
+
+void TestMainWindow::darkAndLightThemes() {
+    QTemporaryDir dir;
+    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    sb::CurveChart chart(u"loss"_s);
+    auto choose = [&window](const QString &name) {
+        for (QAction *menu : window.menuBar()->actions()) {
+            for (QAction *item : menu->menu()->actions()) {
+                if (!item->menu() || item->text().remove(u'&') != u"Theme"_s)
+                    continue;
+                for (QAction *theme : item->menu()->actions()) {
+                    if (theme->text().remove(u'&') == name)
+                        theme->trigger();
+                }
+            }
+        }
+    };
+    choose(u"Dark"_s);
+    QVERIFY(sb::isDark(QApplication::palette()));
+    // The charts follow: their background, labels and grid come from the palette.
+    QTRY_COMPARE(chart.chart()->backgroundBrush().color(),
+                 QApplication::palette().color(QPalette::Base));
+    QVERIFY(chart.chart()->axes().first()->labelsBrush().color().lightnessF() > 0.5);
+    QCOMPARE(QSettings().value(u"window/theme"_s).toInt(), static_cast<int>(sb::Theme::Dark));
+    choose(u"Light"_s);
+    QVERIFY(!sb::isDark(QApplication::palette()));
+    QTRY_VERIFY(chart.chart()->axes().first()->labelsBrush().color().lightnessF() < 0.5);
+    // Errors stay readable on both.
+    QVERIFY(sb::problemColor(QApplication::palette()).lightnessF() < 0.5);
+    choose(u"As the system"_s);
+    QSettings().remove(u"window/theme"_s);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -194,6 +194,7 @@ void CurveChart::rebuildYAxis() {
         m_yAxis = axis;
     }
     chart()->addAxis(m_yAxis, Qt::AlignLeft);
+    applyPalette();
 }
 
 void CurveChart::setLogY(bool logY) {
@@ -230,6 +231,38 @@ void CurveChart::rebuildXAxis() {
     }
     m_xAxis->setTitleText(title);
     chart()->addAxis(m_xAxis, Qt::AlignBottom);
+    applyPalette();
+}
+
+void CurveChart::applyPalette() {
+    const QPalette p = palette();
+    // A grid line is the text colour faintly over the background, whichever is light.
+    const auto faint = [&p](double amount) {
+        const QColor base = p.color(QPalette::Base), text = p.color(QPalette::Text);
+        return QColor::fromRgbF(base.redF() + (text.redF() - base.redF()) * amount,
+                                base.greenF() + (text.greenF() - base.greenF()) * amount,
+                                base.blueF() + (text.blueF() - base.blueF()) * amount);
+    };
+    QChart *c = chart();
+    c->setBackgroundBrush(p.base());
+    c->setBackgroundPen(Qt::NoPen);
+    c->setTitleBrush(p.text());
+    setBackgroundBrush(p.window());
+    for (QAbstractAxis *axis : {m_xAxis, m_yAxis}) {
+        if (!axis)
+            continue;
+        axis->setLabelsBrush(p.text());
+        axis->setTitleBrush(p.text());
+        axis->setLinePenColor(faint(0.45));
+        axis->setGridLineColor(faint(0.15));
+        axis->setMinorGridLineColor(faint(0.07));
+    }
+}
+
+void CurveChart::changeEvent(QEvent *event) {
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
 }
 
 void CurveChart::setXTitle(const QString &title) {

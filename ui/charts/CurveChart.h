@@ -60,8 +60,11 @@ protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void changeEvent(QEvent *event) override; // a new palette: light or dark
 
 private:
+    // The chart's background, title, axes and grid from the widget's palette.
+    void applyPalette();
     void rebuildXAxis();
     void rebuildYAxis();
     void fitAxes();
