@@ -200,11 +200,10 @@ void MainWindow::createMenus() {
         QAction *action = themes->addAction(name);
         action->setCheckable(true);
         action->setChecked(theme == chosen);
-        action->setData(static_cast<int>(theme));
         themeGroup->addAction(action);
-        connect(action, &QAction::triggered, this, [theme] {
-            applyTheme(theme);
-            QSettings().setValue(u"window/theme"_s, static_cast<int>(theme));
+        connect(action, &QAction::triggered, this, [chose = theme] {
+            applyTheme(chose);
+            QSettings().setValue(u"window/theme"_s, static_cast<int>(chose));
         });
     }
     if (chosen != Theme::System)

@@ -385,16 +385,13 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
         QTRY_COMPARE(QApplication::focusWidget(),
                      static_cast<QWidget *>(window.curves()->findChild<QLineEdit *>(u"filter"_s)));
         // F1 explains how to log metrics; the About box names the versions.
-        for (const auto &[key, name, says] :
-             {std::tuple{Qt::Key_F1, u"howToLog"_s, u"@signalbox"_s}}) {
-            QTimer::singleShot(200, [name, says] {
-                auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
-                QVERIFY(box && box->objectName() == name);
-                QVERIFY2(box->text().contains(says), qPrintable(box->text()));
-                box->close();
-            });
-            QTest::keyClick(&window, key);
-        }
+        QTimer::singleShot(200, [] {
+            auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+            QVERIFY(box && box->objectName() == u"howToLog"_s);
+            QVERIFY2(box->text().contains(u"@signalbox"_s), qPrintable(box->text()));
+            box->close();
+        });
+        QTest::keyClick(&window, Qt::Key_F1);
         QTimer::singleShot(200, [] {
             auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
             QVERIFY(box && box->objectName() == u"about"_s);
