@@ -9,11 +9,13 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonDocument>
 #include <QLineEdit>
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -325,7 +327,20 @@ void JobsView::showLog() {
 
 void JobsView::newRun(const JobSpec &preset) {
     auto *kube = m_jobs->backendOfType<KubeBackend>();
-    NewRunDialog dialog(preset, m_nodeNames ? m_nodeNames() : QStringList(), kube,
+    // A new run starts from the last one's choices (where, GPUs, command, directory, the
+    // cluster's options), under a name of its own.
+    JobSpec start = preset;
+    if (preset.command.isEmpty()) {
+        const QJsonObject last =
+            QJsonDocument::fromJson(QSettings().value(u"newRun/last"_s).toByteArray()).object();
+        if (!last.isEmpty()) {
+            start = JobSpec::fromJson(last);
+            start.name.clear();
+            start.slurm.script.clear(); // a hand-edited script was for that run
+            start.trials = 0;
+        }
+    }
+    NewRunDialog dialog(start, m_nodeNames ? m_nodeNames() : QStringList(), kube,
                         m_jobs->backendOfType<SlurmBackend>(), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
@@ -342,6 +357,8 @@ void JobsView::newRun(const JobSpec &preset) {
         Q_EMIT error(id.error());
         return;
     }
+    QSettings().setValue(u"newRun/last"_s,
+                         QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
     selectJob(*id);
 }
 

@@ -415,6 +415,11 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
         update();
     });
     connect(m_where, &QComboBox::currentIndexChanged, this, &NewRunDialog::askClusterState);
+    // "Any node with enough free GPUs" means at least one.
+    connect(m_where, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_where->currentData().toString() == JobSpec::kAnyNode && m_gpus->value() == 0)
+            m_gpus->setValue(1);
+    });
     connect(m_where, &QComboBox::currentIndexChanged, this,
             [this] { QTimer::singleShot(0, this, &NewRunDialog::keepOnScreen); });
     askClusterState();

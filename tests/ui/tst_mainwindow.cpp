@@ -31,6 +31,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QSysInfo>
 #include <QTabWidget>
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void menusShortcutsAndWhatIsRemembered();
     void jobsFilterAndDoubleClickToCurves();
     void darkAndLightThemes();
+    void aNewRunStartsFromTheLastOnesChoices();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -533,6 +535,48 @@ void TestMainWindow::darkAndLightThemes() {
     QVERIFY(sb::problemColor(QApplication::palette()).lightnessF() < 0.5);
     choose(u"As the system"_s);
     QSettings().remove(u"window/theme"_s);
+}
+
+void TestMainWindow::aNewRunStartsFromTheLastOnesChoices() {
+    QTemporaryDir dir;
+    sb::LocalBackend local({dir.path(), 2000, {}});
+    sb::JobsModel jobs;
+    jobs.addBackend(&local);
+    sb::JobsView view(&jobs);
+    view.setNodeNames([] { return QStringList{u"gpu-box"_s}; });
+    QSettings().remove(u"newRun/last"_s);
+    // Fills in and runs, through the dialog as a person would; then opens it again.
+    QString seen;
+    auto runWith = [&](const QString &command) {
+        QTimer::singleShot(100, [&seen, command] {
+            auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            auto *commandField = dialog->findChild<QLineEdit *>(u"command"_s);
+            seen = commandField->text() + u'|' + dialog->findChild<QLineEdit *>(u"name"_s)->text();
+            if (command.isEmpty())
+                return dialog->reject();
+            commandField->setText(command);
+            dialog->findChild<QLineEdit *>(u"name"_s)->setText(u"first"_s);
+            dialog->accept();
+        });
+        view.newRun();
+    };
+    runWith(u"sh -c 'echo one'"_s);
+    QCOMPARE(seen, u"|"_s); // nothing yet
+    QTRY_COMPARE(local.jobs().size(), 1);
+    runWith({});
+    QCOMPARE(seen, u"sh -c 'echo one'|"_s); // the same command, a name of its own
+    // "Any node" asks for at least one GPU.
+    QTimer::singleShot(100, [] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        auto *where = dialog->findChild<QComboBox *>(u"where"_s);
+        where->setCurrentIndex(where->findData(sb::JobSpec::kAnyNode.toString()));
+        QCOMPARE(dialog->findChild<QSpinBox *>(u"gpus"_s)->value(), 1);
+        dialog->reject();
+    });
+    view.newRun();
+    QSettings().remove(u"newRun/last"_s);
 }
 
 QTEST_MAIN(TestMainWindow)
