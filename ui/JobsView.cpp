@@ -3,6 +3,7 @@
 #include "NewRunDialog.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/SlurmBackend.h"
+#include "jobs/SshBackend.h"
 
 #include <QCheckBox>
 #include <QDialog>
@@ -342,6 +343,8 @@ void JobsView::newRun(const JobSpec &preset) {
     }
     NewRunDialog dialog(start, m_nodeNames ? m_nodeNames() : QStringList(), kube,
                         m_jobs->backendOfType<SlurmBackend>(), this);
+    if (const auto *ssh = m_jobs->backendOfType<SshBackend>())
+        dialog.describeNodes([ssh](const QString &node) { return ssh->availability(node); });
     if (dialog.exec() != QDialog::Accepted)
         return;
     const JobSpec spec = dialog.spec();

@@ -429,6 +429,17 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     resize(680, sizeHint().height());
 }
 
+void NewRunDialog::describeNodes(const std::function<QString(const QString &)> &availability) {
+    for (int i = 0; i < m_where->count(); ++i) {
+        const QString node = m_where->itemData(i).toString();
+        if (m_where->itemData(i, kBackendRole).toString() != "ssh"_L1 || node == JobSpec::kAnyNode)
+            continue;
+        const QString now = availability(node);
+        m_where->setItemText(i, now.isEmpty() ? tr("Node %1").arg(node)
+                                              : tr("Node %1 — %2").arg(node, now));
+    }
+}
+
 void NewRunDialog::keepOnScreen() {
     if (!isVisible() || !screen())
         return;

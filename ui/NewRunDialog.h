@@ -6,6 +6,8 @@
 #include <QDialog>
 #include <QJsonObject>
 
+#include <functional>
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -34,6 +36,8 @@ public:
     NewRunDialog(const JobSpec &preset, const QStringList &nodes, KubeBackend *kube = nullptr,
                  SlurmBackend *slurm = nullptr, QWidget *parent = nullptr);
     JobSpec spec() const;
+    // Says beside each SSH node what it offers now ("3 of 8 GPUs free", "unreachable: ...").
+    void describeNodes(const std::function<QString(const QString &node)> &availability);
     // For a cluster: the manifests the API server accepted in its dry run, to submit as they are.
     // What the API server accepted in a dry run (perhaps edited), with the code it fetches.
     KubeManifests manifests() const { return {m_accepted, m_shownCode}; }

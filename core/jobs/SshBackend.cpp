@@ -102,6 +102,19 @@ Result<QString> SshBackend::submit(const JobSpec &spec) {
     return job.id;
 }
 
+QString SshBackend::availability(const QString &node) const {
+    const NodeStatus status = m_monitor->status(node);
+    if (status.state != NodeStatus::State::Connected)
+        return status.message.isEmpty() ? status.stateName()
+                                        : u"%1: %2"_s.arg(status.stateName(), status.message);
+    const auto sample = m_samples.constFind(node);
+    if (sample == m_samples.constEnd())
+        return tr("connected");
+    if (sample->gpus.empty())
+        return tr("no GPUs");
+    return tr("%1 of %2 GPUs free").arg(freeGpus(node).size()).arg(sample->gpus.size());
+}
+
 QStringList SshBackend::freeGpus(const QString &node) const {
     const auto sample = m_samples.constFind(node);
     if (sample == m_samples.constEnd())

@@ -38,6 +38,9 @@ public:
 
     // The remote poll program (the launch is detachedLaunchScript()).
     static QString pollScript();
+    // What a researcher weighs before choosing a node: "3 of 8 GPUs free", "no GPUs",
+    // "unreachable: ...", by the same free-GPU rule the scheduler goes by.
+    QString availability(const QString &node) const;
 
 private:
     Job *find(const QString &id);

@@ -9,6 +9,9 @@ using namespace Qt::StringLiterals;
 NodeMonitor::NodeMonitor(NodeConnection::Options options, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options)) {
+    connect(
+        this, &NodeMonitor::statusChanged, this,
+        [this](const QString &node, const NodeStatus &status) { m_statuses.insert(node, status); });
     m_localThread.setObjectName(u"local-sampler"_s);
 }
 
@@ -43,10 +46,14 @@ void NodeMonitor::setNodes(const QList<NodeConfig> &nodes) {
         connect(connection.get(), &NodeConnection::sampled, this, &NodeMonitor::sampled);
         connect(connection.get(), &NodeConnection::statusChanged, this,
                 &NodeMonitor::statusChanged);
+        m_statuses.remove(node.name); // a changed node starts over
         connection->start();
         m_connections[node.name] = std::move(connection);
     }
     std::erase_if(m_connections, [&](const auto &entry) { return !keep.contains(entry.first); });
+    m_statuses.removeIf([&](const auto &entry) {
+        return !keep.contains(entry.key()) && entry.key() != kLocalNode;
+    });
     Q_EMIT nodesChanged();
 }
 

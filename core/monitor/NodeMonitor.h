@@ -3,6 +3,7 @@
 #include "config/Config.h"
 #include "monitor/NodeConnection.h"
 
+#include <QHash>
 #include <QObject>
 #include <QThread>
 
@@ -28,6 +29,8 @@ public:
     void setNodes(const QList<NodeConfig> &nodes);
     QList<NodeConfig> nodes() const;
     NodeConnection *connection(const QString &node) const; // null for this computer or unknown
+    // The node's last known status (Connecting until one came).
+    NodeStatus status(const QString &node) const { return m_statuses.value(node); }
 
 Q_SIGNALS:
     void sampled(const QString &node, const sb::NodeSample &sample);
@@ -39,6 +42,7 @@ private:
     std::map<QString, std::unique_ptr<NodeConnection>> m_connections;
     QThread m_localThread;
     LocalSampler *m_local = nullptr;
+    QHash<QString, NodeStatus> m_statuses;
 };
 
 } // namespace sb

@@ -82,6 +82,10 @@ void TestSshBackend::runsWithGpusAndExitCodes() {
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*a)->state, sb::JobState::Running, 20000);
     QCOMPARE(app.job(*a)->node, u"gpu"_s);
     QCOMPARE(app.job(*a)->gpuIds, u"0"_s);
+    // What the New-run dialog says beside each node, by the scheduler's own rule.
+    QCOMPARE(app.backend.availability(u"gpu"_s), u"0 of 1 GPUs free"_s);
+    QCOMPARE(app.backend.availability(u"box"_s), u"no GPUs"_s);
+    QCOMPARE(app.backend.availability(u"elsewhere"_s), u"connecting"_s);
     const auto b = app.backend.submit(second);
     QVERIFY(b);
     QTRY_VERIFY_WITH_TIMEOUT(
