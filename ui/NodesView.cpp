@@ -3,7 +3,9 @@
 #include "Theme.h"
 
 #include "NodeCard.h"
+#include "ssh/SshSession.h"
 #include "util/Files.h"
+#include "util/OffThread.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,6 +14,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -37,8 +40,33 @@ namespace {
 const QString kKeychainService = u"io.signalbox.Signalbox"_s;
 
 // Add or edit one node; never asks for a password (keys and the agent only).
+// Tries a node's settings as the monitor would connect (host key checked against
+// `knownHostsFile`, agent or key), off the GUI thread, and says how it went in `result`.
+void testConnection(const NodeConfig &node, const QString &knownHostsFile, QLabel *result) {
+    result->setText(QObject::tr("Connecting to %1…").arg(node.host));
+    SshTarget target{.host = node.host,
+                     .port = node.port,
+                     .user = node.user,
+                     .identityFile = node.identityFile,
+                     .proxyJump = node.proxyJump,
+                     .knownHostsFile = knownHostsFile};
+    runOffThread(
+        result,
+        [target] {
+            SshFailure failure;
+            auto session = SshSession::connect(target, {}, &failure);
+            return session ? QObject::tr("Connected; host key %1.").arg(session->fingerprint())
+                   : failure.kind == SshFailure::Kind::HostKeyUnknown
+                       ? QObject::tr("Reached. Its host key %1 is not trusted yet: you "
+                                     "will be asked when the node is added.")
+                             .arg(failure.fingerprint)
+                       : failure.message;
+        },
+        [result](const QString &said) { result->setText(said); });
+}
+
 std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
-                                     const QStringList &takenNames) {
+                                     const QStringList &takenNames, const QString &knownHostsFile) {
     QDialog dialog(parent);
     dialog.setWindowTitle(initial.name.isEmpty() ? QObject::tr("Add node")
                                                  : QObject::tr("Edit node"));
@@ -48,8 +76,23 @@ std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
     port->setRange(1, 65535);
     port->setValue(initial.port);
     auto *user = new QLineEdit(initial.user);
+    for (auto [field, objectName] :
+         {std::pair<QWidget *, const char *>{host, "host"}, {port, "port"}, {user, "user"}})
+        field->setObjectName(QString::fromLatin1(objectName));
     auto *key = new QLineEdit(initial.identityFile);
+    key->setObjectName(u"keyFile"_s);
     key->setPlaceholderText(QObject::tr("ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa"));
+    auto *browse = new QPushButton(QObject::tr("Browse…"));
+    QObject::connect(browse, &QPushButton::clicked, &dialog, [&dialog, key] {
+        const QString file = QFileDialog::getOpenFileName(
+            &dialog, QObject::tr("Key file"),
+            key->text().isEmpty() ? QDir::homePath() + u"/.ssh"_s : key->text());
+        if (!file.isEmpty())
+            key->setText(file);
+    });
+    auto *keyRow = new QHBoxLayout;
+    keyRow->addWidget(key, 1);
+    keyRow->addWidget(browse);
     auto *jump = new QLineEdit(initial.proxyJump);
     jump->setPlaceholderText(QObject::tr("[user@]bastion[:port]"));
     auto *interval = new QDoubleSpinBox;
@@ -63,11 +106,18 @@ std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
     form->addRow(QObject::tr("Host"), host);
     form->addRow(QObject::tr("Port"), port);
     form->addRow(QObject::tr("User"), user);
-    form->addRow(QObject::tr("Key file"), key);
+    form->addRow(QObject::tr("Key file"), keyRow);
     form->addRow(QObject::tr("ProxyJump"), jump);
     form->addRow(QObject::tr("Sample every"), interval);
     form->addRow(problem);
+    auto *tested = new QLabel;
+    tested->setObjectName(u"tested"_s);
+    tested->setWordWrap(true);
+    form->addRow(tested);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    QPushButton *test =
+        buttons->addButton(QObject::tr("Test connection"), QDialogButtonBox::ActionRole);
+    test->setObjectName(u"testConnection"_s);
     form->addRow(buttons);
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
@@ -80,17 +130,25 @@ std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
         else
             dialog.accept();
     });
+    const auto read = [&] {
+        NodeConfig node;
+        node.host = host->text().trimmed();
+        node.name = name->text().trimmed().isEmpty() ? node.host : name->text().trimmed();
+        node.port = port->value();
+        node.user = user->text().trimmed();
+        node.identityFile = key->text().trimmed();
+        node.proxyJump = jump->text().trimmed();
+        node.intervalSeconds = interval->value();
+        return node;
+    };
+    QObject::connect(test, &QPushButton::clicked, &dialog, [&] {
+        if (host->text().trimmed().isEmpty())
+            return tested->setText(QObject::tr("A node needs a host."));
+        testConnection(read(), knownHostsFile, tested);
+    });
     if (dialog.exec() != QDialog::Accepted)
         return std::nullopt;
-    NodeConfig node;
-    node.host = host->text().trimmed();
-    node.name = name->text().trimmed().isEmpty() ? node.host : name->text().trimmed();
-    node.port = port->value();
-    node.user = user->text().trimmed();
-    node.identityFile = key->text().trimmed();
-    node.proxyJump = jump->text().trimmed();
-    node.intervalSeconds = interval->value();
-    return node;
+    return read();
 }
 
 } // namespace
@@ -112,6 +170,7 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     m_sort->addItem(tr("Most free GPUs first"), u"free"_s);
     m_sort->addItem(tr("Busiest GPUs first"), u"busy"_s);
     auto *add = new QPushButton(tr("Add node…"));
+    add->setObjectName(u"addNode"_s);
     auto *import = new QPushButton(tr("Import from ~/.ssh/config…"));
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_filter, 1);
@@ -308,7 +367,7 @@ void NodesView::editNode(const QString &name) {
         if (node.name == name)
             initial = node;
     }
-    const auto edited = nodeDialog(this, initial, names);
+    const auto edited = nodeDialog(this, initial, names, m_monitor->options().knownHostsFile);
     if (!edited)
         return;
     nodes.removeIf([&](const NodeConfig &n) { return n.name == name; });

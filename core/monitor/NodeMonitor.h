@@ -31,6 +31,7 @@ public:
     NodeConnection *connection(const QString &node) const; // null for this computer or unknown
     // The node's last known status (Connecting until one came).
     NodeStatus status(const QString &node) const { return m_statuses.value(node); }
+    const NodeConnection::Options &options() const { return m_options; }
 
 Q_SIGNALS:
     void sampled(const QString &node, const sb::NodeSample &sample);

@@ -5,8 +5,15 @@
 #include "NodesView.h"
 #include "monitor/NodeMonitor.h"
 
+#include <QApplication>
+#include <QDialog>
 #include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTest>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -14,6 +21,7 @@ class TestNodesView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void dashboardOfRealNodes();
+    void addingANodeTestsTheConnection();
 };
 
 void TestNodesView::dashboardOfRealNodes() {
@@ -90,6 +98,42 @@ void TestNodesView::dashboardOfRealNodes() {
     QDir().mkpath(shots);
     QVERIFY(view.grab().save(shots + u"/nodes-dashboard.png"_s));
     qInfo("saved %s", qPrintable(shots + u"/nodes-dashboard.png"_s));
+}
+
+void TestNodesView::addingANodeTestsTheConnection() {
+    SshNodes harness({u"box"_s});
+    QVERIFY2(harness.error().isEmpty(), qPrintable(harness.error()));
+    QVERIFY(harness.trustAll());
+    sb::NodeMonitor monitor({harness.knownHostsFile()});
+    sb::NodesView view(&monitor, harness.dir() + u"/signalbox.yaml"_s);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const sb::NodeConfig box = harness.config(u"box"_s);
+    // Filled in as a person would, tested twice (the real node, then a port nobody listens on).
+    QStringList said;
+    QTimer::singleShot(200, [&] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog);
+        dialog->findChild<QLineEdit *>(u"host"_s)->setText(box.host);
+        dialog->findChild<QSpinBox *>(u"port"_s)->setValue(box.port);
+        dialog->findChild<QLineEdit *>(u"user"_s)->setText(box.user);
+        dialog->findChild<QLineEdit *>(u"keyFile"_s)->setText(box.identityFile);
+        auto *tested = dialog->findChild<QLabel *>(u"tested"_s);
+        auto *test = dialog->findChild<QPushButton *>(u"testConnection"_s);
+        test->click();
+        QTRY_VERIFY_WITH_TIMEOUT(tested->text().startsWith(u"Connected"_s), 15000);
+        said << tested->text();
+        dialog->findChild<QSpinBox *>(u"port"_s)->setValue(1);
+        test->click();
+        QTRY_VERIFY_WITH_TIMEOUT(!tested->text().startsWith(u"Connecting"_s), 15000);
+        said << tested->text();
+        dialog->reject();
+    });
+    view.findChild<QPushButton *>(u"addNode"_s)->click();
+    QCOMPARE(said.size(), 2);
+    QVERIFY2(said[0].contains(u"SHA256:"_s), qPrintable(said[0]));
+    QVERIFY2(said[1].contains(u"cannot connect"_s), qPrintable(said[1]));
+    QVERIFY(monitor.nodes().isEmpty()); // cancelled: nothing added
 }
 
 QTEST_MAIN(TestNodesView)
