@@ -16,6 +16,7 @@
 #include <QActionGroup>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
@@ -188,6 +189,34 @@ void MainWindow::createMenus() {
             QSettings().setValue(key, on);
         });
     }
+    // How long a wait or a silence must last to be news, chosen and remembered.
+    notifications->addSeparator();
+    const auto chooseMinutes = [this, notifications](const QString &key, const QString &label,
+                                                     int current, auto apply) {
+        QAction *action = notifications->addAction(QString());
+        const auto show = [action, label](int minutes) {
+            action->setText(tr("%1 %2 min…").arg(label).arg(minutes));
+        };
+        show(current);
+        apply(current);
+        connect(action, &QAction::triggered, this, [this, key, label, show, apply] {
+            bool ok = false;
+            const int minutes =
+                QInputDialog::getInt(this, tr("Notifications"), label,
+                                     QSettings().value(key, 30).toInt(), 1, 7 * 24 * 60, 5, &ok);
+            if (!ok)
+                return;
+            QSettings().setValue(key, minutes);
+            apply(minutes);
+            show(minutes);
+        });
+    };
+    chooseMinutes(u"notify/waitMinutes"_s, tr("Waiting counts as long after"),
+                  std::max(1, settings.value(u"notify/waitMinutes"_s, 30).toInt()),
+                  [this](int minutes) { m_notifier->setWaitMinutes(minutes); });
+    chooseMinutes(u"notify/stallMinutes"_s, tr("Silence counts as a stall after"),
+                  std::max(1, settings.value(u"notify/stallMinutes"_s, 30).toInt()),
+                  [this](int minutes) { m_notifier->setStallMinutes(minutes); });
 
     // Light or dark: the desktop's, or chosen here; remembered.
     QMenu *themes = view->addMenu(tr("&Theme"));

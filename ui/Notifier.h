@@ -33,6 +33,10 @@ public:
     Notifier(JobsModel *jobs, Options options, QObject *parent = nullptr);
 
     void setEnabled(Kind kind, bool enabled);
+    // The chosen times (minutes, at least 1) after which a wait or a silence is news.
+    void setWaitMinutes(int minutes) { m_options.waitMinutes = std::max(1, minutes); }
+    void setStallMinutes(int minutes) { m_options.stallMinutes = std::max(1, minutes); }
+    const Options &options() const { return m_options; }
     bool isEnabled(Kind kind) const { return !m_off.contains(kind); }
     QSystemTrayIcon *tray() const { return m_tray; }
 

@@ -5,6 +5,7 @@
 #include "LogdirsDialog.h"
 #include "MainWindow.h"
 #include "NodesView.h"
+#include "Notifier.h"
 #include "Theme.h"
 #include "charts/CurveChart.h"
 #include "collector/EmbeddedCollector.h"
@@ -360,10 +361,18 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
     jobs.addBackend(&local);
     sb::NodeMonitor monitor;
     const QString config = dir.path() + u"/signalbox.yaml"_s;
+    QSettings().setValue(u"notify/waitMinutes"_s, 45);
+    QSettings().setValue(u"notify/2"_s, false); // "a run was stopped": off
     {
         sb::MainWindow window(&client, &jobs, &monitor, config);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        // The notifications as chosen before: times and kinds.
+        QCOMPARE(window.notifier()->options().waitMinutes, 45);
+        QCOMPARE(window.notifier()->options().stallMinutes, 30);
+        QVERIFY(!window.notifier()->isEnabled(sb::Notifier::Kind::Stopped));
+        QVERIFY(window.notifier()->isEnabled(sb::Notifier::Kind::Failed));
+        QSettings().remove(u"notify"_s);
         // Every action has its place in a menu, with the usual shortcuts.
         QStringList menus;
         QHash<QString, QKeySequence> shortcuts;
