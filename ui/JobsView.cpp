@@ -5,6 +5,7 @@
 #include "jobs/SlurmBackend.h"
 #include "jobs/SshBackend.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QDialog>
 #include <QFontDatabase>
@@ -72,7 +73,9 @@ private:
         static QHash<JobState, QIcon> icons;
         auto it = icons.find(state);
         if (it == icons.end()) {
-            QPixmap pixmap(20, 20);
+            const qreal scale = qApp->devicePixelRatio(); // sharp on high-DPI screens
+            QPixmap pixmap(QSize(20, 20) * scale);
+            pixmap.setDevicePixelRatio(scale);
             pixmap.fill(Qt::transparent);
             QPainter painter(&pixmap);
             painter.setRenderHint(QPainter::Antialiasing);

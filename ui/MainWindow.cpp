@@ -24,6 +24,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
@@ -124,9 +125,11 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         return names;
     });
     createMenus();
-    resize(1400, 860);
     QSettings settings;
-    restoreGeometry(settings.value(u"window/geometry"_s).toByteArray());
+    // The first time, as large as fits well: on a scaled (high-DPI) laptop screen 1400×860
+    // logical pixels can be more than the screen.
+    if (!restoreGeometry(settings.value(u"window/geometry"_s).toByteArray()))
+        resize(QSize(1400, 860).boundedTo(screen()->availableGeometry().size() * 0.9));
     m_tabs->setCurrentIndex(settings.value(u"window/tab"_s, 0).toInt());
     restoreRemembered(this, settings);
 }

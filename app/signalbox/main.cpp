@@ -214,6 +214,8 @@ int main(int argc, char *argv[]) {
 
     if (parser.isSet(demo))
         startDemo(&backends.local(), &window);
+    if (parser.isSet(screenshot))
+        window.resize(1400, 860); // a picture's size, whatever the screen (offscreen: 800×600)
     window.show();
 
     if (parser.isSet(screenshot)) {
