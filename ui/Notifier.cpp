@@ -63,9 +63,17 @@ Notifier::Notifier(JobsModel *jobs, Options options, QObject *parent)
     , m_jobs(jobs)
     , m_options(options) {
     for (JobBackend *backend : jobs->backends()) {
-        for (const Job &job : backend->jobs()) // what happened before this start is not news
-            m_known.insert(keyOf(job), job);
+        for (const Job &job : backend->jobs()) { // what happened before this start is not news
+            if (!job.foreign)
+                m_known.insert(keyOf(job), job);
+        }
         connect(backend, &JobBackend::jobChanged, this, &Notifier::changed);
+        connect(backend, &JobBackend::jobRemoved, this, [this, backend](const QString &id) {
+            const QString key = backend->name() + u'/' + id;
+            m_known.remove(key);
+            m_lastOutput.remove(key);
+            updateTray();
+        });
         connect(backend, &JobBackend::logAppended, this, [this, backend](const QString &id) {
             const QString key = backend->name() + u'/' + id;
             m_lastOutput.insert(key, QDateTime::currentDateTime());
@@ -92,15 +100,17 @@ void Notifier::setEnabled(Kind kind, bool enabled) {
 }
 
 void Notifier::changed(const Job &job) {
+    if (job.foreign)
+        return; // someone else's cluster job: never news here (and thousands of them)
     const QString key = keyOf(job);
     const auto before = m_known.constFind(key);
     const bool wasEnded = before != m_known.cend() && ended(before->state);
     const bool isNew = before == m_known.cend();
     m_known.insert(key, job);
     updateTray();
-    if (job.foreign || wasEnded || !ended(job.state) ||
+    if (wasEnded || !ended(job.state) ||
         (isNew && job.finished.isValid() && job.finished.secsTo(QDateTime::currentDateTime()) > 60))
-        return; // someone else's, old news, or not an ending
+        return; // old news, or not an ending
     const QString ran = job.started.isValid() ? clock(job.started.secsTo(job.finished)) : QString();
     switch (job.state) {
     case JobState::Succeeded:
@@ -122,8 +132,6 @@ void Notifier::check() {
     const QDateTime now = QDateTime::currentDateTime();
     for (const Job &job : std::as_const(m_known)) {
         const QString key = keyOf(job);
-        if (job.foreign)
-            continue;
         if (job.state == JobState::Queued && job.submitted.isValid() &&
             job.submitted.secsTo(now) >= m_options.waitMinutes * 60 &&
             !m_toldWaiting.contains(key)) {
@@ -186,8 +194,10 @@ void Notifier::updateTray() {
     if (!m_tray)
         return;
     const auto running = std::count_if(m_known.cbegin(), m_known.cend(), [](const Job &job) {
-        return !job.foreign && job.state == JobState::Running;
+        return job.state == JobState::Running;
     });
+    if (running == std::exchange(m_trayCount, running))
+        return; // a job's words changed, not the count
     m_tray->setToolTip(running == 0 ? tr("Signalbox: nothing running")
                                     : tr("Signalbox: %n running", nullptr, int(running)));
     QPixmap icon = QApplication::windowIcon().pixmap(64, 64);

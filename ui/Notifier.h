@@ -63,6 +63,7 @@ private:
     QSet<QString> m_toldWaiting, m_toldStalled;
     QHash<uint, QString> m_byNotification; // D-Bus notification id -> backend/id
     QSystemTrayIcon *m_tray = nullptr;
+    qsizetype m_trayCount = -1; // what the tray shows
     QTimer m_check;
 };
 
