@@ -85,6 +85,7 @@ void SlurmBackend::setClusters(const QList<SlurmClusterConfig> &clusters) {
              now->restViaLogin != old.restViaLogin)) {
             m_rest.take(old.name)->deleteLater(); // its answers in flight never come
             m_polling.remove(old.name);
+            ++m_restClients[old.name]; // what its rounds in flight bring is dropped
         }
     }
     for (const SlurmClusterConfig &c : clusters) {
@@ -580,11 +581,12 @@ void SlurmBackend::pollRest(const SlurmClusterConfig &where, const QStringList &
         int left = 2;
     };
     auto round = std::make_shared<Round>();
+    const int generation = m_restClients.value(where.name);
     const QString name = where.name;
     const bool all = m_allUsers || where.allUsers;
     m_polling.insert(name);
-    const auto finish = [this, name, round] {
-        if (--round->left > 0 || !m_polling.remove(name))
+    const auto finish = [this, name, round, generation] {
+        if (--round->left > 0 || generation != m_restClients.value(name) || !m_polling.remove(name))
             return; // not both yet, or the cluster's config changed meanwhile
         round->poll.queueFailed = !round->restError.isEmpty();
         received(name, round->read, round->poll, round->restError);

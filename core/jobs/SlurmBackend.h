@@ -105,6 +105,7 @@ private:
     QList<Job> m_jobs;                             // submitted from Signalbox, kept in the history
     QHash<QString, QHash<QString, Job>> m_foreign; // per cluster, by Slurm job id
     QSet<QString> m_polling;                       // clusters with a poll in flight
+    QHash<QString, int> m_restClients;             // per cluster: how many REST clients it has had
     QSet<QString> m_askAccounting;                 // ours that ended or left squeue: ask sacct
     QSet<QString> m_tail; // ended jobs (id) and tasks (id/index) whose log's end is to fetch
     QHash<QString, QByteArray> m_taskLines; // per id/index: a task's output after its last line
