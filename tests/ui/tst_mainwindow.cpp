@@ -47,6 +47,16 @@
 
 using namespace Qt::StringLiterals;
 
+// A window's parts with no collector to reach (a refused port) and runs on this computer.
+struct Offline {
+    QTemporaryDir dir;
+    sb::CollectorClient client{QUrl(u"http://127.0.0.1:9"_s), {}};
+    sb::LocalBackend local{{dir.path(), 2000, {}}};
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    Offline() { jobs.addBackend(&local); }
+};
+
 class TestMainWindow final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -298,12 +308,12 @@ void TestMainWindow::opensATensorBoardLogdir() {
 // Closing the window with a run going on this computer asks: cancel keeps the window, keep
 // lets the run go on without Signalbox, stop ends it.
 void TestMainWindow::closingWithRunsGoingAsks() {
-    QTemporaryDir dir;
-    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
-    sb::LocalBackend local({dir.path(), 2000, {}});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
-    sb::NodeMonitor monitor;
+    Offline offline; // named as the other tests name their parts
+    QTemporaryDir &dir = offline.dir;
+    sb::CollectorClient &client = offline.client;
+    sb::LocalBackend &local = offline.local;
+    sb::JobsModel &jobs = offline.jobs;
+    sb::NodeMonitor &monitor = offline.monitor;
     const auto id = local.submit({.name = u"long"_s, .command = {u"sleep"_s, u"300"_s}});
     QVERIFY(id);
     auto group = [&] {
@@ -354,12 +364,11 @@ void TestMainWindow::closingWithRunsGoingAsks() {
 }
 
 void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
-    QTemporaryDir dir;
-    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
-    sb::LocalBackend local({dir.path(), 2000, {}});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
-    sb::NodeMonitor monitor;
+    Offline offline; // named as the other tests name their parts
+    QTemporaryDir &dir = offline.dir;
+    sb::CollectorClient &client = offline.client;
+    sb::JobsModel &jobs = offline.jobs;
+    sb::NodeMonitor &monitor = offline.monitor;
     const QString config = dir.path() + u"/signalbox.yaml"_s;
     QSettings().setValue(u"notify/waitMinutes"_s, 45);
     QSettings().setValue(u"notify/2"_s, false); // "a run was stopped": off
@@ -453,12 +462,12 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
 }
 
 void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
-    QTemporaryDir dir;
-    sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
-    sb::LocalBackend local({dir.path(), 2000, {}});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
-    sb::NodeMonitor monitor;
+    Offline offline; // named as the other tests name their parts
+    QTemporaryDir &dir = offline.dir;
+    sb::CollectorClient &client = offline.client;
+    sb::LocalBackend &local = offline.local;
+    sb::JobsModel &jobs = offline.jobs;
+    sb::NodeMonitor &monitor = offline.monitor;
     const auto alpha = local.submit({.name = u"alpha"_s, .command = {u"true"_s}});
     const auto beta = local.submit({.name = u"beta"_s, .command = {u"false"_s}});
     QVERIFY(alpha && beta);
