@@ -308,16 +308,11 @@ void TestMainWindow::opensATensorBoardLogdir() {
 // Closing the window with a run going on this computer asks: cancel keeps the window, keep
 // lets the run go on without Signalbox, stop ends it.
 void TestMainWindow::closingWithRunsGoingAsks() {
-    Offline offline; // named as the other tests name their parts
-    QTemporaryDir &dir = offline.dir;
-    sb::CollectorClient &client = offline.client;
-    sb::LocalBackend &local = offline.local;
-    sb::JobsModel &jobs = offline.jobs;
-    sb::NodeMonitor &monitor = offline.monitor;
-    const auto id = local.submit({.name = u"long"_s, .command = {u"sleep"_s, u"300"_s}});
+    Offline offline;
+    const auto id = offline.local.submit({.name = u"long"_s, .command = {u"sleep"_s, u"300"_s}});
     QVERIFY(id);
     auto group = [&] {
-        for (const sb::Job &job : local.jobs()) {
+        for (const sb::Job &job : offline.local.jobs()) {
             if (job.id == *id)
                 return job.state == sb::JobState::Running ? job.processGroup : qint64(0);
         }
@@ -339,7 +334,8 @@ void TestMainWindow::closingWithRunsGoingAsks() {
         });
     };
     for (const QString &choice : {u"Cancel"_s, u"Keep them running"_s}) {
-        sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+        sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                              offline.dir.path() + u"/signalbox.yaml"_s);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         answer(choice);
@@ -348,7 +344,8 @@ void TestMainWindow::closingWithRunsGoingAsks() {
         QCOMPARE(window.isVisible(), !closed);
         QCOMPARE(::kill(static_cast<pid_t>(group()), 0), 0); // it goes on either way
     }
-    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                          offline.dir.path() + u"/signalbox.yaml"_s);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     // The empty log pane says why it is empty.
@@ -358,22 +355,18 @@ void TestMainWindow::closingWithRunsGoingAsks() {
     QCOMPARE(log->placeholderText(), u"No output yet"_s);
     answer(u"Stop them and quit"_s);
     QVERIFY(window.close());
-    QTRY_VERIFY_WITH_TIMEOUT(local.jobs().front().state == sb::JobState::Stopped, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(offline.local.jobs().front().state == sb::JobState::Stopped, 10000);
     QVERIFY(window.close()); // nothing going: no question
     QTRY_COMPARE(log->placeholderText(), u"It printed nothing (stopped)"_s);
 }
 
 void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
-    Offline offline; // named as the other tests name their parts
-    QTemporaryDir &dir = offline.dir;
-    sb::CollectorClient &client = offline.client;
-    sb::JobsModel &jobs = offline.jobs;
-    sb::NodeMonitor &monitor = offline.monitor;
-    const QString config = dir.path() + u"/signalbox.yaml"_s;
+    Offline offline;
+    const QString config = offline.dir.path() + u"/signalbox.yaml"_s;
     QSettings().setValue(u"notify/waitMinutes"_s, 45);
     QSettings().setValue(u"notify/2"_s, false); // "a run was stopped": off
     {
-        sb::MainWindow window(&client, &jobs, &monitor, config);
+        sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor, config);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         // The notifications as chosen before: times and kinds.
@@ -439,7 +432,7 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
         QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window.jobs()));
     }
     // The next start is as it was left.
-    sb::MainWindow again(&client, &jobs, &monitor, config);
+    sb::MainWindow again(&offline.client, &offline.jobs, &offline.monitor, config);
     again.show();
     QVERIFY(QTest::qWaitForWindowExposed(&again));
     QCOMPARE(again.size(), QSize(1000, 700));
@@ -457,27 +450,24 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
         settings.setValue(u"remembered/jobsSplitter"_s, QByteArray("garbage"));
         settings.setValue(u"window/geometry"_s, QByteArray("\x00\x01"));
     }
-    sb::MainWindow odd(&client, &jobs, &monitor, config);
+    sb::MainWindow odd(&offline.client, &offline.jobs, &offline.monitor, config);
     QCOMPARE(odd.curves()->findChild<QComboBox *>(u"xAxis"_s)->currentIndex(), 0);
 }
 
 void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
-    Offline offline; // named as the other tests name their parts
-    QTemporaryDir &dir = offline.dir;
-    sb::CollectorClient &client = offline.client;
-    sb::LocalBackend &local = offline.local;
-    sb::JobsModel &jobs = offline.jobs;
-    sb::NodeMonitor &monitor = offline.monitor;
-    const auto alpha = local.submit({.name = u"alpha"_s, .command = {u"true"_s}});
-    const auto beta = local.submit({.name = u"beta"_s, .command = {u"false"_s}});
+    Offline offline;
+    const auto alpha = offline.local.submit({.name = u"alpha"_s, .command = {u"true"_s}});
+    const auto beta = offline.local.submit({.name = u"beta"_s, .command = {u"false"_s}});
     QVERIFY(alpha && beta);
-    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                          offline.dir.path() + u"/signalbox.yaml"_s);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     window.showView(u"jobs"_s);
     auto *table = window.jobs()->findChild<QTreeView *>();
     QTRY_COMPARE(table->model()->rowCount(), 2);
-    // Ctrl+F finds the jobs' own filter; it narrows the table to what matches anywhere in a row.
+    // Ctrl+F finds the offline.jobs' own filter; it narrows the table to what matches anywhere in a
+    // row.
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
@@ -500,13 +490,14 @@ void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
     QCOMPARE(curves.first().first().toStringList(), QStringList{*beta});
     QCOMPARE(window.findChild<QTabWidget *>()->currentWidget(),
              static_cast<QWidget *>(window.curves()));
-    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/jobs-filter.png"_s);
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +
+                       u"/screenshots/offline.jobs-filter.png"_s);
 
     // Delete in the table removes the ended run from the history; its output goes with it.
     window.showView(u"jobs"_s);
     filter->clear();
     QTRY_COMPARE(table->model()->rowCount(), 2);
-    const QString log = sb::findJob(local.jobs(), *beta)->logPath;
+    const QString log = sb::findJob(offline.local.jobs(), *beta)->logPath;
     QVERIFY(QFileInfo::exists(log));
     for (int row = 0; row < 2; ++row) {
         if (table->model()->index(row, 0).data().toString() == *beta)
@@ -516,7 +507,7 @@ void TestMainWindow::jobsFilterAndDoubleClickToCurves() {
     QTest::keyClick(table, Qt::Key_Delete);
     QTRY_COMPARE(table->model()->rowCount(), 1);
     QCOMPARE(table->model()->index(0, 0).data().toString(), *alpha);
-    QVERIFY(!sb::findJob(local.jobs(), *beta));
+    QVERIFY(!sb::findJob(offline.local.jobs(), *beta));
     QVERIFY(!QFileInfo::exists(log));
 }
 
