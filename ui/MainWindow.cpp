@@ -12,10 +12,13 @@
 #include "kube/KubeClient.h"
 #include "metrics/CollectorClient.h"
 #include "ssh/SshSession.h"
+#include "util/Log.h"
 
 #include <QActionGroup>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDesktopServices>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -54,6 +57,11 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     setWindowTitle(u"Signalbox"_s);
     setWindowIcon(QIcon(u":/icons/signalbox.svg"_s));
 
+    // Views are found by these names (--view, showView), never by their translated titles.
+    m_curves->setObjectName(u"curves"_s);
+    m_jobs->setObjectName(u"jobs"_s);
+    m_nodes->setObjectName(u"nodes"_s);
+    m_sweeps->setObjectName(u"sweeps"_s);
     m_tabs->addTab(m_curves, tr("Curves"));
     m_tabs->addTab(m_jobs, tr("Jobs"));
     m_tabs->addTab(m_nodes, tr("Nodes"));
@@ -97,7 +105,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
     connect(m_notifier, &Notifier::openRun, this, [this](const QString &, const QString &id) {
-        showView(tr("Jobs"));
+        showView(u"jobs"_s);
         m_jobs->selectJob(id);
         showNormal();
         raise();
@@ -114,7 +122,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         });
     const auto showCurves = [this](const QStringList &runs) {
         m_curves->showOnly(runs);
-        showView(tr("Curves"));
+        showView(u"curves"_s);
     };
     connect(m_jobs, &JobsView::curvesRequested, this, showCurves);
     connect(m_sweeps, &SweepsView::curvesRequested, this, showCurves);
@@ -144,11 +152,11 @@ MainWindow::~MainWindow() {
 void MainWindow::createMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New run…"), QKeySequence::New, this, [this] {
-        showView(tr("Jobs"));
+        showView(u"jobs"_s);
         m_jobs->newRun();
     });
     file->addAction(tr("&Open sweep…"), QKeySequence::Open, this, [this] {
-        showView(tr("Sweeps"));
+        showView(u"sweeps"_s);
         m_sweeps->chooseFile();
     });
     QAction *logdir = file->addAction(tr("Open TensorBoard &logdir…"), this, [this] {
@@ -244,6 +252,13 @@ void MainWindow::createMenus() {
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("How to &log metrics"), QKeySequence::HelpContents, this,
                     &MainWindow::showHowToLog);
+    help->addAction(tr("Open log &folder"), this, [this] {
+        if (LogFile::path().isEmpty())
+            showError(tr("This session writes no log file."));
+        else
+            QDesktopServices::openUrl(
+                QUrl::fromLocalFile(QFileInfo(LogFile::path()).absolutePath()));
+    });
     help->addAction(tr("&About Signalbox"), this, &MainWindow::showAbout);
 }
 
@@ -282,7 +297,7 @@ void MainWindow::showAbout() {
 
 void MainWindow::showView(const QString &name) {
     for (int i = 0; i < m_tabs->count(); ++i) {
-        if (m_tabs->tabText(i).compare(name, Qt::CaseInsensitive) == 0)
+        if (m_tabs->widget(i)->objectName().compare(name, Qt::CaseInsensitive) == 0)
             m_tabs->setCurrentIndex(i);
     }
 }
@@ -309,6 +324,10 @@ void MainWindow::showError(const QString &message) {
 void MainWindow::showProblem(const QString &topic, const QString &message) {
     const auto it = std::find_if(m_problems.begin(), m_problems.end(),
                                  [&topic](const auto &problem) { return problem.first == topic; });
+    if (!message.isEmpty() && (it == m_problems.end() || it->second != message))
+        qCWarning(lcUi).noquote() << message; // what the banner said, for a bug report
+    else if (message.isEmpty() && it != m_problems.end())
+        qCInfo(lcUi).noquote() << u"cleared:"_s << it->second;
     if (it != m_problems.end() && message.isEmpty())
         m_problems.erase(it);
     else if (it != m_problems.end())

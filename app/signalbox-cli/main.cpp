@@ -16,6 +16,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QLoggingCategory>
 #include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QFile>
@@ -322,6 +323,8 @@ int planSweep(const QString &path, quint64 seed, int count) {
 int main(int argc, char *argv[]) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(u"signalbox-cli"_s);
+    // Its output is for scripts: only warnings unless QT_LOGGING_RULES asks for more.
+    QLoggingCategory::setFilterRules(u"signalbox.*.info=false"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
 
     QCommandLineParser parser;

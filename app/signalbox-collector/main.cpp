@@ -6,6 +6,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QLoggingCategory>
 
 #include <cstdio>
 
@@ -14,6 +15,8 @@ using namespace Qt::StringLiterals;
 int main(int argc, char *argv[]) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(u"signalbox-collector"_s);
+    // Its output is for scripts: only warnings unless QT_LOGGING_RULES asks for more.
+    QLoggingCategory::setFilterRules(u"signalbox.*.info=false"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
 
     QCommandLineParser parser;

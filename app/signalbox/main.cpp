@@ -10,6 +10,7 @@
 #include "metrics/CollectorClient.h"
 #include "tensorboard/LogdirFeeds.h"
 #include "util/Files.h"
+#include "util/Log.h"
 #include "util/Paths.h"
 #include "util/QuitOnSignal.h"
 
@@ -120,6 +121,11 @@ int main(int argc, char *argv[]) {
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
+    // A log a user can attach to a bug report; without it, messages still reach stderr.
+    if (const sb::Status logging = sb::LogFile::install(data + u"/logs"_s); !logging)
+        std::fprintf(stderr, "signalbox: %s\n", qPrintable(logging.error()));
+    qCInfo(lcUi).noquote() << u"Signalbox"_s << QApplication::applicationVersion()
+                           << u"starting with data in"_s << data;
     std::unique_ptr<sb::EmbeddedCollector> embedded;
     std::unique_ptr<sb::KubeClient> collectorCluster; // for a collector in a cluster
     std::unique_ptr<sb::CollectorClient> collectorClient;

@@ -1,4 +1,5 @@
 #include "Collector.h"
+#include "util/Log.h"
 
 #include "CollectorHttpApi.h"
 #include "DirectoryIngestor.h"
@@ -79,6 +80,8 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
         url.setHost(options.address.toString());
         url.setPort(collector->m_http->port());
         collector->m_url = url;
+        qCInfo(lcCollector).noquote()
+            << u"listening on"_s << url.toString() << u"with data in"_s << options.dataDir;
     }
     if (!options.watchDirs.isEmpty()) {
         collector->m_directories = std::make_unique<DirectoryIngestor>(

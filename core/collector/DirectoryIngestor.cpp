@@ -1,4 +1,5 @@
 #include "DirectoryIngestor.h"
+#include "util/Log.h"
 
 #include "Collector.h"
 #include "util/Files.h"
@@ -171,7 +172,7 @@ QJsonArray DirectoryIngestor::sourcesJson() const {
 void DirectoryIngestor::loadState() {
     const auto document = readStateFile(m_statePath);
     if (!document) {
-        qWarning("%s", qPrintable(document.error())); // files are read again from the start
+        qCWarning(lcCollector).noquote() << document.error(); // files are read again from the start
         return;
     }
     const QJsonObject state = document->object();
@@ -197,7 +198,7 @@ void DirectoryIngestor::saveState() const {
     if (Status saved =
             writeFileAtomically(m_statePath, QJsonDocument(state).toJson(QJsonDocument::Compact));
         !saved)
-        qWarning("%s", qPrintable(saved.error()));
+        qCWarning(lcCollector).noquote() << saved.error();
 }
 
 } // namespace sb

@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "kube/KubeConfig.h"
+#include "util/Log.h"
 
 namespace sb {
 
@@ -61,10 +62,12 @@ Backends::Backends(CollectorClient *collector, const Options &options)
     }
 
     const auto kubeconfig = KubeConfig::load();
-    if (!kubeconfig) {
+    if (!kubeconfig)
         m_problems << u"The kubeconfig was not loaded: %1"_s.arg(kubeconfig.error());
+    for (const QString &problem : std::as_const(m_problems))
+        qCWarning(lcConfig).noquote() << problem;
+    if (!kubeconfig)
         return;
-    }
     QStringList contexts = options.clusters;
     if (contexts.isEmpty() && !kubeconfig->currentContext.isEmpty())
         contexts << kubeconfig->currentContext;

@@ -1,4 +1,5 @@
 #include "JobsModel.h"
+#include "util/Log.h"
 
 namespace sb {
 
@@ -129,6 +130,11 @@ void JobsModel::reindex() {
 
 void JobsModel::upsert(const Job &job) {
     const auto it = m_index.constFind(keyOf(job.backend, job.id));
+    // Every backend's jobs pass here: one place to log their lives.
+    if (it == m_index.cend() ? !job.finishedState() : m_jobs[*it].state != job.state)
+        qCInfo(lcJobs).noquote() << u"%1/%2 %3 on %4%5"_s.arg(
+            job.backend, job.id, jobStateName(job.state), job.node,
+            job.message.isEmpty() ? QString() : u": "_s + job.message);
     if (it == m_index.cend()) {
         beginInsertRows({}, 0, 0);
         m_index.insert(keyOf(job.backend, job.id), m_jobs.size());

@@ -1,4 +1,5 @@
 #include "LocalBackend.h"
+#include "util/Log.h"
 
 #include "DetachedRun.h"
 #include "ssh/ShellQuote.h"
@@ -198,7 +199,7 @@ int LocalBackend::unfinished() const {
 void LocalBackend::stopAll() {
     for (const Job &job : std::as_const(m_jobs)) {
         if (Status stopped = job.finishedState() ? success() : stop(job.id); !stopped)
-            qWarning("%s", qPrintable(stopped.error()));
+            qCWarning(lcJobs).noquote() << stopped.error();
     }
 }
 
@@ -239,7 +240,7 @@ void LocalBackend::update(const Job &job) {
 
 void LocalBackend::save() const {
     if (Status saved = saveJobs(m_options.dataDir + u"/jobs.json"_s, m_jobs); !saved)
-        qWarning("%s", qPrintable(saved.error()));
+        qCWarning(lcJobs).noquote() << saved.error();
 }
 
 } // namespace sb

@@ -1,4 +1,5 @@
 #include "SlurmBackend.h"
+#include "util/Log.h"
 
 #include "CodeSync.h"
 #include "ssh/ShellQuote.h"
@@ -197,7 +198,7 @@ Job *SlurmBackend::find(const QString &id) {
 
 void SlurmBackend::update(const Job &job) {
     if (Status saved = saveJobs(m_options.dataDir + u"/slurm-jobs.json"_s, m_jobs); !saved)
-        qWarning("%s", qPrintable(saved.error()));
+        qCWarning(lcSlurm).noquote() << saved.error();
     Q_EMIT jobChanged(job);
 }
 
@@ -623,6 +624,7 @@ void SlurmBackend::pollRest(const SlurmClusterConfig &where, const QStringList &
 }
 
 void SlurmBackend::unreachable(const QString &clusterName, const QString &message) {
+    qCWarning(lcSlurm).noquote() << clusterName << u':' << message;
     // By index: a receiver of an update may submit a job (a sweep), growing m_jobs.
     for (qsizetype i = 0; i < m_jobs.size(); ++i) {
         Job &job = m_jobs[i];
@@ -861,7 +863,7 @@ void SlurmBackend::appendTaskLog(const Job &job, int index, const QByteArray &da
     if (!data.isEmpty()) {
         QFile file(path);
         if (!file.open(QIODevice::Append) || file.write(data) != data.size())
-            qWarning("cannot write %s: %s", qPrintable(path), qPrintable(file.errorString()));
+            qCWarning(lcSlurm).noquote() << u"cannot write %1: %2"_s.arg(path, file.errorString());
     }
     partial->append(data);
     if (complete && !partial->isEmpty() && !partial->endsWith('\n'))

@@ -1,4 +1,5 @@
 #include "SshBackend.h"
+#include "util/Log.h"
 
 #include "CodeSync.h"
 #include "DetachedRun.h"
@@ -67,7 +68,7 @@ Job *SshBackend::find(const QString &id) {
 
 void SshBackend::update(const Job &job) {
     if (Status saved = saveJobs(m_options.dataDir + u"/ssh-jobs.json"_s, m_jobs); !saved)
-        qWarning("%s", qPrintable(saved.error()));
+        qCWarning(lcJobs).noquote() << saved.error();
     Q_EMIT jobChanged(job);
 }
 

@@ -1,5 +1,7 @@
 #include "KubeInformer.h"
 
+#include "util/Log.h"
+
 #include <QJsonArray>
 #include <QRandomGenerator>
 #include <QUrl>
@@ -91,8 +93,10 @@ void KubeInformer::list(const QString &continueToken) {
             if (!m_listing.contains(it.key()))
                 removed << it.key();
         }
-        if (m_synced)
+        if (m_synced) {
             ++m_relists;
+            qCInfo(lcKube).noquote() << m_collection << u"listed again after its watch expired"_s;
+        }
         m_objects = std::exchange(m_listing, {});
         m_resourceVersion = meta[u"resourceVersion"_s].toString();
         m_synced = true;
@@ -178,6 +182,10 @@ void KubeInformer::setError(const QString &error) {
     if (error == m_error)
         return;
     m_error = error;
+    if (error.isEmpty())
+        qCInfo(lcKube).noquote() << m_collection << u"reachable again"_s;
+    else
+        qCWarning(lcKube).noquote() << m_collection << error;
     Q_EMIT errorChanged(error);
 }
 

@@ -1,4 +1,5 @@
 #include "NodeConnection.h"
+#include "util/Log.h"
 
 #include "SampleScript.h"
 #include "ssh/ShellQuote.h"
@@ -180,14 +181,20 @@ void NodeConnection::waitForWake(int ms, int socket) {
 
 void NodeConnection::setStatus(State state, const QString &message, const SshFailure *failure) {
     NodeStatus status;
+    bool changed = false;
     {
         QMutexLocker lock(&m_mutex);
+        changed = m_status.state != state || m_status.message != message;
         m_status.state = state;
         m_status.message = message;
         m_status.fingerprint = failure ? failure->fingerprint : QString();
         m_status.keyFile = failure ? failure->keyFile : QString();
         status = m_status;
     }
+    if (changed && state == State::Connected)
+        qCInfo(lcSsh).noquote() << m_node.name << u"connected"_s;
+    else if (changed && state != State::Connecting)
+        qCWarning(lcSsh).noquote() << m_node.name << status.stateName() << message;
     Q_EMIT statusChanged(m_node.name, status);
 }
 

@@ -1,6 +1,7 @@
 #include "NodeMonitor.h"
 
 #include "LocalSampler.h"
+#include "util/Log.h"
 
 namespace sb {
 
@@ -12,6 +13,17 @@ NodeMonitor::NodeMonitor(NodeConnection::Options options, QObject *parent)
     connect(
         this, &NodeMonitor::statusChanged, this,
         [this](const QString &node, const NodeStatus &status) { m_statuses.insert(node, status); });
+    connect(this, &NodeMonitor::sampled, this, [this](const QString &node, const NodeSample &s) {
+        // A node that cannot be read is logged when it starts and when it ends, not per sample.
+        const QString problem = s.error.isEmpty() ? s.gpuError : s.error;
+        if (problem == m_sampleProblems.value(node))
+            return;
+        if (problem.isEmpty())
+            qCInfo(lcMonitor).noquote() << node << u"is read again"_s;
+        else
+            qCWarning(lcMonitor).noquote() << node << problem;
+        m_sampleProblems.insert(node, problem);
+    });
     m_localThread.setObjectName(u"local-sampler"_s);
 }
 

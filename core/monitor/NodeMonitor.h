@@ -44,6 +44,7 @@ private:
     QThread m_localThread;
     LocalSampler *m_local = nullptr;
     QHash<QString, NodeStatus> m_statuses;
+    QHash<QString, QString> m_sampleProblems; // what the last sample of a node could not read
 };
 
 } // namespace sb

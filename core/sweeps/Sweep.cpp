@@ -1,4 +1,5 @@
 #include "Sweep.h"
+#include "util/Log.h"
 
 #include "Hyperband.h"
 #include "SweepSearch.h"
@@ -414,6 +415,8 @@ void Sweep::launchOne() {
     }
     trial.jobId = *id;
     trial.run = *id;
+    qCInfo(lcSweeps).noquote() << m_spec.name << u"trial"_s << trial.number << u"started as"_s
+                               << trial.backend + u'/' + trial.jobId;
     m_trials << trial;
     m_unread.insert(trial.number, 0);
     save();
@@ -590,6 +593,7 @@ void Sweep::applyHyperband() {
         Trial &trial = m_trials[number.toInt()];
         trial.earlyStopped = true;
         trial.message = tr("stopped early by hyperband after %1 values").arg(trial.values.size());
+        qCInfo(lcSweeps).noquote() << m_spec.name << u"trial"_s << number << trial.message;
         const Status stopped = trial.index >= 0 ? backend()->stopIndex(trial.jobId, trial.index)
                                                 : backend()->stop(trial.jobId);
         if (!stopped)
@@ -600,6 +604,8 @@ void Sweep::applyHyperband() {
 void Sweep::finishIfDone() {
     if (m_state == State::Running && active() == 0 && !mayDrawMore() && m_unread.isEmpty()) {
         m_state = State::Finished;
+        qCInfo(lcSweeps).noquote()
+            << m_spec.name << u"finished after"_s << m_trials.size() << u"trials"_s;
         m_poll.stop();
         save();
         Q_EMIT changed();

@@ -1,4 +1,5 @@
 #include "LogdirFeeds.h"
+#include "util/Log.h"
 
 #include "SftpLogdir.h"
 #include "metrics/CollectorClient.h"
@@ -236,7 +237,7 @@ void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_
 void LogdirFeeds::load() {
     const auto document = readStateFile(m_statePath);
     if (!document) {
-        qWarning("%s", qPrintable(document.error()));
+        qCWarning(lcTensorboard).noquote() << document.error();
         return;
     }
     const QJsonArray feeds = document->object()[u"feeds"_s].toArray();
@@ -269,7 +270,7 @@ void LogdirFeeds::save() const {
     if (Status saved = writeFileAtomically(
             m_statePath, QJsonDocument(QJsonObject{{u"feeds"_s, feeds}}).toJson());
         !saved)
-        qWarning("%s", qPrintable(saved.error()));
+        qCWarning(lcTensorboard).noquote() << saved.error();
 }
 
 } // namespace sb
