@@ -1,6 +1,7 @@
 #include "CurvesView.h"
 
 #include "Remembered.h"
+#include "util/Paths.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -151,14 +152,18 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
 
     m_chartArea = new QWidget;
     m_grid = new QGridLayout(m_chartArea);
+    const QString client = sharedFile(u"clients/python"_s);
     m_emptyHint = new QLabel(
         tr("<h3>No curves yet</h3>"
-           "<p>Log from a training script with the Python client:</p>"
+           "<p>Log from a training script with the Python client (standard library only):</p>"
            "<pre>import signalbox\nsignalbox.init(config={\"lr\": 0.01})\n"
            "signalbox.log({\"loss\": loss}, step=step)</pre>"
-           "<p>or print metric lines, <code>@signalbox {\"step\": 1, \"loss\": 0.5}</code>, from a "
-           "run started in the Jobs tab. Collector: %1</p>")
-            .arg(collector->url().toString().toHtmlEscaped()));
+           "<p>and run it with</p><pre>PYTHONPATH=%2 SIGNALBOX_COLLECTOR=%1 python3 train.py</pre>"
+           "<p>Runs started from the Jobs tab get both, and their metric lines "
+           "(<code>@signalbox {\"step\": 1, \"loss\": 0.5}</code>) are read from their output. "
+           "TensorBoard event files: File ▸ Open TensorBoard logdir.</p>")
+            .arg(collector->url().toString().toHtmlEscaped(),
+                 (client.isEmpty() ? u"clients/python"_s : client).toHtmlEscaped()));
     m_emptyHint->setAlignment(Qt::AlignCenter);
     m_emptyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_grid->setColumnStretch(0, 1);

@@ -1,9 +1,11 @@
 #include "JobsView.h"
 
+#include "EmptyState.h"
 #include "NewRunDialog.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/SlurmBackend.h"
 #include "jobs/SshBackend.h"
+#include "kube/KubeConfig.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -90,7 +92,26 @@ private:
 
 } // namespace
 
-JobsView::JobsView(JobsModel *jobs, QWidget *parent)
+QString JobsView::emptyHint(const QString &configPath) const {
+    QString hint = tr("<p><b>No runs yet</b></p><p><a href=\"new\">New run…</a> (Ctrl+N) starts "
+                      "a script on this computer, on an SSH node's free GPUs or on a cluster, "
+                      "and follows its output here.</p>");
+    const auto *kube = m_jobs->backendOfType<KubeBackend>();
+    const auto *slurm = m_jobs->backendOfType<SlurmBackend>();
+    if (kube && kube->clusters().isEmpty()) {
+        hint += tr("<p>No Kubernetes cluster: clusters come from the kubeconfig's current "
+                   "context (%1; <code>--cluster CONTEXT</code> picks others).</p>")
+                    .arg(KubeConfig::defaultPaths().join(u", "_s).toHtmlEscaped());
+    }
+    if (slurm && slurm->clusters().isEmpty()) {
+        hint += tr("<p>No Slurm cluster: name one under <code>slurm_clusters:</code> in %1, with "
+                   "its login node among the config's nodes.</p>")
+                    .arg(configPath.isEmpty() ? tr("the config") : configPath.toHtmlEscaped());
+    }
+    return hint;
+}
+
+JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
     : QWidget(parent)
     , m_jobs(jobs)
     , m_filtered(new QSortFilterProxyModel(this))
@@ -169,6 +190,12 @@ JobsView::JobsView(JobsModel *jobs, QWidget *parent)
     layout->addLayout(buttons);
     layout->addWidget(splitter);
 
+    auto *empty = new EmptyState(m_table, [this, filter, configPath] {
+        if (m_jobs->rowCount() > 0)
+            return tr("No run matches “%1”.").arg(filter->text().toHtmlEscaped());
+        return emptyHint(configPath);
+    });
+    connect(empty, &QLabel::linkActivated, this, [this] { newRun({}); });
     connect(run, &QPushButton::clicked, this, [this] { newRun({}); });
     connect(m_resubmit, &QPushButton::clicked, this, [this] {
         if (const Job *job = selected())

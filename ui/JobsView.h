@@ -20,7 +20,8 @@ namespace sb {
 class JobsView final : public QWidget {
     Q_OBJECT
 public:
-    explicit JobsView(JobsModel *jobs, QWidget *parent = nullptr);
+    // configPath: the YAML config, named where the jobs table tells how to add a Slurm cluster.
+    explicit JobsView(JobsModel *jobs, QString configPath = {}, QWidget *parent = nullptr);
     void selectJob(const QString &id);
     // Opens the New-run dialog, filled in from `preset` (a job to resubmit).
     void newRun(const JobSpec &preset = {});
@@ -33,6 +34,8 @@ Q_SIGNALS:
     void curvesRequested(const QStringList &runs);
 
 private:
+    // What the empty table says: how to start a run, and where clusters come from.
+    QString emptyHint(const QString &configPath) const;
     void showLog();
     void updatePlaceholder();
     void updateButtons();

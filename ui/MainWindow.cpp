@@ -50,7 +50,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     , m_tabs(new QTabWidget)
     , m_banner(new QLabel)
     , m_curves(new CurvesView(collector))
-    , m_jobs(new JobsView(jobs))
+    , m_jobs(new JobsView(jobs, configPath))
     , m_nodes(new NodesView(monitor, configPath))
     , m_sweeps(new SweepsView(jobs, collector))
     , m_notifier(new Notifier(jobs, {}, this)) {

@@ -161,7 +161,8 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     , m_gridLayout(new QGridLayout(m_grid))
     , m_filter(new QLineEdit)
     , m_show(new QComboBox)
-    , m_sort(new QComboBox) {
+    , m_sort(new QComboBox)
+    , m_hint(new QLabel) {
     m_filter->setPlaceholderText(tr("Filter nodes, GPUs, users, commands…"));
     m_filter->setClearButtonEnabled(true);
     m_show->addItem(tr("All nodes"), u"all"_s);
@@ -179,12 +180,23 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     bar->addWidget(add);
     bar->addWidget(import);
 
+    m_hint->setObjectName(u"emptyState"_s);
+    m_hint->setWordWrap(true);
+    m_hint->setTextFormat(Qt::RichText);
+    m_hint->setContentsMargins(8, 4, 8, 4);
+    connect(m_hint, &QLabel::linkActivated, this, [this](const QString &link) {
+        if (link == u"import"_s)
+            importSshConfig();
+        else
+            editNode({});
+    });
     auto *scroll = new QScrollArea;
     scroll->setWidgetResizable(true);
     scroll->setWidget(m_grid);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addLayout(bar);
+    layout->addWidget(m_hint);
     layout->addWidget(scroll);
 
     m_relayout.setSingleShot(true);
@@ -459,6 +471,7 @@ QList<NodeCard *> NodesView::visibleCards() const {
 
 void NodesView::relayout() {
     const QList<NodeCard *> shown = visibleCards();
+    updateHint(shown.isEmpty());
     if (shown == m_shown)
         return;
     m_shown = shown;
@@ -473,6 +486,20 @@ void NodesView::relayout() {
                                 static_cast<int>(i % m_columns));
     // Cards keep their natural height; the space left goes below the last row.
     m_gridLayout->setRowStretch(static_cast<int>((shown.size() + m_columns - 1) / m_columns), 1);
+}
+
+void NodesView::updateHint(bool noneShown) {
+    QString hint;
+    if (noneShown)
+        hint = tr("No node matches the filter.");
+    else if (m_monitor->nodes().isEmpty())
+        hint = tr("<b>No SSH nodes yet.</b> <a href=\"add\">Add a node…</a> or <a "
+                  "href=\"import\">import hosts from ~/.ssh/config</a> to watch the lab's GPU "
+                  "boxes beside this computer and run on their free GPUs. Nodes are kept in %1.")
+                   .arg(m_configPath.toHtmlEscaped());
+    if (hint != m_hint->text())
+        m_hint->setText(hint);
+    m_hint->setVisible(!hint.isEmpty());
 }
 
 void NodesView::resizeEvent(QResizeEvent *event) {

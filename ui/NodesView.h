@@ -12,6 +12,7 @@
 
 class QComboBox;
 class QGridLayout;
+class QLabel;
 class QLineEdit;
 
 namespace sb {
@@ -45,6 +46,7 @@ protected:
 private:
     NodeCard *card(const QString &node, const QString &address = {});
     void relayout();
+    void updateHint(bool noneShown);
     void saveNodes(const QList<NodeConfig> &nodes);
     void editNode(const QString &node);
     void importSshConfig();
@@ -62,6 +64,7 @@ private:
     QLineEdit *m_filter;
     QComboBox *m_show;
     QComboBox *m_sort;
+    QLabel *m_hint; // the next step when there is no SSH node, or none matches the filter
     int m_columns = 1;
     QList<NodeCard *> m_shown; // in grid order
     QTimer m_relayout;

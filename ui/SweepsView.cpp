@@ -1,5 +1,7 @@
 #include "SweepsView.h"
 
+#include "EmptyState.h"
+
 #include "charts/ParallelCoordinates.h"
 #include "sweeps/Sweep.h"
 #include "sweeps/SweepRegistry.h"
@@ -103,6 +105,17 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
     layout->addWidget(m_status);
     layout->addWidget(split, 1);
 
+    auto *empty = new EmptyState(m_table, [this] {
+        if (m_list->count() > 0)
+            return tr("No trial has started yet.");
+        return tr("<p><b>No sweeps yet</b></p><p><a href=\"open\">Open a sweep…</a> (Ctrl+O): "
+                  "a Weights &amp; Biases sweep YAML with a <code>signalbox:</code> section that "
+                  "says where its trials run (this computer, SSH nodes' free GPUs, a Kubernetes "
+                  "or Slurm cluster). Examples: %1</p>")
+            .arg(sharedFile(u"examples/sweeps"_s).toHtmlEscaped());
+    });
+    connect(m_list, &QComboBox::currentIndexChanged, empty, &EmptyState::refresh);
+    connect(empty, &QLabel::linkActivated, this, &SweepsView::chooseFile);
     connect(open, &QPushButton::clicked, this, &SweepsView::chooseFile);
     connect(m_list, &QComboBox::currentIndexChanged, this, &SweepsView::showSweep);
     connect(m_stop, &QPushButton::clicked, this, [this] {

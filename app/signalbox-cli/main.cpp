@@ -16,12 +16,12 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QLoggingCategory>
 #include <QDeadlineTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLoggingCategory>
 #include <QMap>
 #include <QRandomGenerator>
 #include <QSet>

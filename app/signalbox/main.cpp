@@ -29,21 +29,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// Where the examples and the Python client are: installed beside the binary, or in the source tree.
-QString findShared(const QString &relative) {
-    const QStringList candidates{QCoreApplication::applicationDirPath() +
-                                     u"/../share/signalbox/"_s + relative,
-                                 QStringLiteral(SIGNALBOX_SOURCE_DIR) + u"/"_s + relative};
-    for (const QString &path : candidates) {
-        if (QFileInfo::exists(path))
-            return QDir::cleanPath(path);
-    }
-    return {};
-}
-
 void startDemo(sb::JobBackend *backend, sb::MainWindow *window) {
-    const QString script = findShared(u"examples/train_mlp.py"_s);
-    const QString client = findShared(u"clients/python"_s);
+    const QString script = sb::sharedFile(u"examples/train_mlp.py"_s);
+    const QString client = sb::sharedFile(u"clients/python"_s);
     const QString python = QStandardPaths::findExecutable(u"python3"_s);
     if (script.isEmpty() || python.isEmpty()) {
         window->showError(

@@ -1,5 +1,8 @@
 #include "Paths.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QStandardPaths>
 
 namespace sb {
@@ -18,6 +21,17 @@ QUrl defaultCollectorUrl() {
     if (!fromEnv.isEmpty())
         return QUrl::fromUserInput(fromEnv);
     return QUrl(u"http://127.0.0.1:%1"_s.arg(kDefaultCollectorPort));
+}
+
+QString sharedFile(const QString &relative) {
+    const QStringList candidates{QCoreApplication::applicationDirPath() +
+                                     u"/../share/signalbox/"_s + relative,
+                                 QStringLiteral(SIGNALBOX_SOURCE_DIR) + u"/"_s + relative};
+    for (const QString &path : candidates) {
+        if (QFileInfo::exists(path))
+            return QDir::cleanPath(path);
+    }
+    return {};
 }
 
 } // namespace sb

@@ -13,5 +13,8 @@ inline constexpr quint16 kDefaultCollectorPort = 7410;
 QString defaultDataDir();
 // $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410.
 QUrl defaultCollectorUrl();
+// A file shipped with Signalbox ("examples/train_mlp.py", "clients/python"): installed beside the
+// binary (../share/signalbox), else in the source tree; empty if neither has it.
+QString sharedFile(const QString &relative);
 
 } // namespace sb

@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 #include "NodesView.h"
 #include "Notifier.h"
+#include "SweepsView.h"
 #include "Theme.h"
 #include "charts/CurveChart.h"
 #include "collector/EmbeddedCollector.h"
@@ -16,6 +17,7 @@
 #include "monitor/LocalSampler.h"
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
+#include "util/Log.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -69,6 +71,7 @@ private Q_SLOTS:
     void jobsFilterAndDoubleClickToCurves();
     void darkAndLightThemes();
     void aNewRunStartsFromTheLastOnesChoices();
+    void emptyViewsSayTheNextStep();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -586,6 +589,55 @@ void TestMainWindow::aNewRunStartsFromTheLastOnesChoices() {
     });
     view.newRun();
     QSettings().remove(u"newRun/last"_s);
+}
+
+void TestMainWindow::emptyViewsSayTheNextStep() {
+    Offline offline;
+    sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                          offline.dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1200, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // Jobs: how to start a run, and where clusters would come from.
+    auto *jobsHint = window.jobs()->findChild<QLabel *>(u"emptyState"_s);
+    QVERIFY(jobsHint && !jobsHint->isHidden());
+    QVERIFY2(jobsHint->text().contains(u"No runs yet"_s), qPrintable(jobsHint->text()));
+    // A link starts the New-run dialog, as the button does.
+    QTimer::singleShot(200, [] {
+        QWidget *dialog = QApplication::activeModalWidget();
+        QVERIFY(dialog && dialog->inherits("sb::NewRunDialog"));
+        dialog->close();
+    });
+    Q_EMIT jobsHint->linkActivated(u"new"_s);
+    const auto id = offline.local.submit({.name = u"one"_s, .command = {u"true"_s}});
+    QVERIFY(id);
+    QTRY_VERIFY(jobsHint->isHidden());
+    window.jobs()->findChild<QLineEdit *>(u"filter"_s)->setText(u"<nothing>"_s);
+    QTRY_VERIFY(!jobsHint->isHidden());
+    QCOMPARE(jobsHint->text(), u"No run matches “&lt;nothing&gt;”."_s);
+    // Nodes: add or import, and where nodes are kept.
+    window.showView(u"nodes"_s);
+    auto *nodesHint = window.nodes()->findChild<QLabel *>(u"emptyState"_s);
+    QVERIFY(nodesHint && nodesHint->isVisible());
+    QVERIFY(nodesHint->text().contains(u"href=\"import\""_s));
+    QVERIFY(nodesHint->text().contains(offline.dir.path() + u"/signalbox.yaml"_s));
+    // Sweeps: how to open one, with the examples' folder.
+    window.showView(u"sweeps"_s);
+    auto *sweepsHint = window.sweeps()->findChild<QLabel *>(u"emptyState"_s);
+    QVERIFY(sweepsHint && sweepsHint->isVisible());
+    QVERIFY(sweepsHint->text().contains(u"examples/sweeps"_s));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/empty-sweeps.png"_s);
+    // Help ▸ Open log folder: said plainly when this session writes no log.
+    sb::LogFile::uninstall();
+    QAction *logFolder = nullptr;
+    for (QAction *action : window.menuBar()->findChildren<QAction *>()) {
+        if (action->text().remove(u'&') == u"Open log folder"_s)
+            logFolder = action;
+    }
+    QVERIFY(logFolder);
+    logFolder->trigger();
+    auto *banner = window.findChild<QLabel *>(u"banner"_s);
+    QVERIFY(banner->text().contains(u"This session writes no log file."_s));
 }
 
 QTEST_MAIN(TestMainWindow)
