@@ -121,11 +121,13 @@ JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
     m_filtered->setFilterKeyColumn(-1); // name, state and its reason, node, GPUs, command
     m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_filtered->setRecursiveFilteringEnabled(true); // a matching trial keeps its job
+    m_filtered->setAutoAcceptChildRows(true);       // a matching sweep shows all of its jobs
     m_table->setModel(m_filtered);
     m_table->setItemDelegate(new StateDelegate(m_table));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setUniformRowHeights(true); // thousands of cluster jobs
+    m_table->setUniformRowHeights(true);     // thousands of cluster jobs
+    m_table->setExpandsOnDoubleClick(false); // a double-click opens curves; the arrow unfolds
     m_table->header()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
@@ -214,16 +216,9 @@ JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
             Q_EMIT error(removed.error());
     });
     connect(m_table, &QTreeView::doubleClicked, this, [this](const QModelIndex &index) {
-        const Job *job = m_jobs->job(m_filtered->mapToSource(index));
-        if (!job || job->foreign)
-            return; // another user's job logs no runs here
-        // A run is named as its row is: a job's after the job, a trial's as its row; a job of
-        // trials shows all of its trials.
-        const QModelIndex name = index.siblingAtColumn(JobsModel::Name);
-        QStringList runs;
-        for (int trial = 0; trial < m_filtered->rowCount(name); ++trial)
-            runs << m_filtered->index(trial, JobsModel::Name, name).data().toString();
-        Q_EMIT curvesRequested(runs.isEmpty() ? QStringList{name.data().toString()} : runs);
+        const QStringList runs = runsOf(index.siblingAtColumn(JobsModel::Name));
+        if (!runs.isEmpty())
+            Q_EMIT curvesRequested(runs);
     });
     connect(m_allJobs, &QCheckBox::toggled, this, [foreign](bool all) {
         for (JobBackend *backend : foreign)
@@ -261,12 +256,28 @@ int JobsView::selectedTrial() const {
     return rows.isEmpty() ? -1 : rows.front().data(JobsModel::TrialRole).toInt();
 }
 
+QStringList JobsView::runsOf(const QModelIndex &name) const {
+    // A run is named as its row is: a job's after the job, a trial's as its row; a job of trials
+    // or a sweep shows all of its runs.
+    if (m_filtered->rowCount(name) == 0) {
+        const Job *job = m_jobs->job(m_filtered->mapToSource(name));
+        return job && !job->foreign ? QStringList{name.data().toString()} : QStringList();
+    }
+    QStringList runs;
+    for (int row = 0; row < m_filtered->rowCount(name); ++row)
+        runs << runsOf(m_filtered->index(row, JobsModel::Name, name));
+    return runs;
+}
+
 void JobsView::selectJob(const QString &id) {
-    for (int row = 0; row < m_filtered->rowCount(); ++row) {
-        const QModelIndex index = m_filtered->index(row, 0);
-        if (index.data(JobsModel::JobIdRole).toString() == id)
-            m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
-                                                                  QItemSelectionModel::Rows);
+    for (const JobBackend *backend : m_jobs->backends()) {
+        const QModelIndex index = m_filtered->mapFromSource(m_jobs->indexOf(backend->name(), id));
+        if (!index.isValid())
+            continue;
+        m_table->expand(index.parent()); // its sweep's row
+        m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                              QItemSelectionModel::Rows);
+        m_table->scrollTo(index);
     }
 }
 

@@ -36,6 +36,8 @@ Q_SIGNALS:
 private:
     // What the empty table says: how to start a run, and where clusters come from.
     QString emptyHint(const QString &configPath) const;
+    // The runs of a row, as the curves name them: its own, or its trials' or jobs' (a sweep).
+    QStringList runsOf(const QModelIndex &name) const;
     void showLog();
     void updatePlaceholder();
     void updateButtons();

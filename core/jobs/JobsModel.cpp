@@ -55,6 +55,14 @@ JobsModel::JobsModel(QObject *parent)
             }))
             Q_EMIT dataChanged(index(0, Waited), index(rowCount() - 1, Duration),
                                {Qt::DisplayRole});
+        for (auto sweep = m_sweeps.cbegin(); sweep != m_sweeps.cend(); ++sweep) {
+            const QModelIndex row = indexOfItem(sweep.key());
+            if (std::any_of(sweep->jobs.begin(), sweep->jobs.end(),
+                            [this](quintptr item) { return !jobOfItem(item)->finishedState(); }))
+                Q_EMIT dataChanged(index(0, Waited, row),
+                                   index(static_cast<int>(sweep->jobs.size() - 1), Duration, row),
+                                   {Qt::DisplayRole});
+        }
     });
     m_tick.start();
 }
@@ -76,55 +84,103 @@ JobBackend *JobsModel::backend(const QString &name) const {
     return nullptr;
 }
 
-const Job *JobsModel::job(const QModelIndex &index) const {
-    if (!index.isValid())
-        return nullptr;
-    if (index.internalId() != 0) { // a trial's row: its job by serial
-        const auto it = m_bySerial.constFind(index.internalId());
-        return it != m_bySerial.cend() ? &m_jobs[*it] : nullptr;
-    }
-    return index.row() < m_jobs.size() ? &m_jobs[positionOf(index.row())] : nullptr;
-}
-
 namespace {
 
 QString keyOf(const QString &backend, const QString &id) {
     return backend + u'/' + id;
 }
 
+// The sweep a job is a trial of, as the sweep put it in the trial's environment.
+QString sweepOf(const Job &job) {
+    return job.spec.environment.value(u"SIGNALBOX_SWEEP"_s);
+}
+
 } // namespace
+
+const QList<quintptr> &JobsModel::childrenOf(quintptr parent) const {
+    static const QList<quintptr> none;
+    if (parent == 0)
+        return m_top;
+    const auto sweep = m_sweeps.constFind(parent);
+    return sweep == m_sweeps.cend() ? none : sweep->jobs;
+}
+
+quintptr JobsModel::itemAt(const QModelIndex &index) const {
+    if (!index.isValid() || (index.internalId() != 0 && !m_sweeps.contains(index.internalId())))
+        return 0; // a trial's row
+    const QList<quintptr> &siblings = childrenOf(index.internalId());
+    return index.row() < siblings.size() ? siblings[siblings.size() - 1 - index.row()] : 0;
+}
+
+QModelIndex JobsModel::indexOfItem(quintptr item, int column) const {
+    const quintptr parent = parentOf(item);
+    const auto slot = m_slot.constFind(item);
+    if (slot == m_slot.cend())
+        return {};
+    return createIndex(static_cast<int>(childrenOf(parent).size() - 1 - *slot), column, parent);
+}
+
+const Job *JobsModel::jobOfItem(quintptr item) const {
+    const auto it = m_bySerial.constFind(item);
+    return it == m_bySerial.cend() ? nullptr : &m_jobs[*it];
+}
+
+const Job *JobsModel::job(const QModelIndex &index) const {
+    if (!index.isValid())
+        return nullptr;
+    if (const quintptr item = itemAt(index))
+        return jobOfItem(item);
+    return jobOfItem(index.internalId()); // a trial's row: its parent's job
+}
+
+QList<const Job *> JobsModel::sweepJobs(const QModelIndex &index) const {
+    QList<const Job *> jobs;
+    const auto sweep = m_sweeps.constFind(itemAt(index));
+    if (sweep != m_sweeps.cend()) {
+        for (const quintptr item : sweep->jobs)
+            jobs << jobOfItem(item);
+    }
+    return jobs;
+}
 
 QModelIndex JobsModel::indexOf(const QString &backend, const QString &id) const {
     const auto it = m_index.constFind(keyOf(backend, id));
-    return it == m_index.cend() ? QModelIndex() : index(rowOf(*it), 0);
+    return it == m_index.cend() ? QModelIndex() : indexOfItem(m_serials[*it]);
 }
 
 QModelIndex JobsModel::index(int row, int column, const QModelIndex &parent) const {
     if (row < 0 || column < 0 || column >= ColumnCount)
         return {};
     if (!parent.isValid())
-        return row < m_jobs.size() ? createIndex(row, column, quintptr(0)) : QModelIndex();
-    if (parent.internalId() != 0 || parent.row() >= m_jobs.size())
+        return row < m_top.size() ? createIndex(row, column, quintptr(0)) : QModelIndex();
+    const quintptr item = itemAt(parent);
+    if (item == 0 || parent.column() != 0)
         return {}; // trials have no rows of their own
-    const qsizetype position = positionOf(parent.row());
-    if (row >= m_jobs[position].indexStates.size())
-        return {};
-    return createIndex(row, column, m_serials[position]);
+    if (m_sweeps.contains(item))
+        return row < m_sweeps[item].jobs.size() ? createIndex(row, column, item) : QModelIndex();
+    const Job *j = jobOfItem(item);
+    return j && row < j->indexStates.size() ? createIndex(row, column, item) : QModelIndex();
 }
 
 QModelIndex JobsModel::parent(const QModelIndex &child) const {
     if (!child.isValid() || child.internalId() == 0)
         return {};
-    const auto it = m_bySerial.constFind(child.internalId());
-    return it == m_bySerial.cend() ? QModelIndex() : createIndex(rowOf(*it), 0, quintptr(0));
+    return indexOfItem(child.internalId());
 }
 
 void JobsModel::reindex() {
     m_index.clear();
     m_bySerial.clear();
+    m_slot.clear();
     for (qsizetype i = 0; i < m_jobs.size(); ++i) {
         m_index.insert(keyOf(m_jobs[i].backend, m_jobs[i].id), i);
         m_bySerial.insert(m_serials[i], i);
+    }
+    for (qsizetype i = 0; i < m_top.size(); ++i)
+        m_slot.insert(m_top[i], i);
+    for (const Sweep &sweep : std::as_const(m_sweeps)) {
+        for (qsizetype i = 0; i < sweep.jobs.size(); ++i)
+            m_slot.insert(sweep.jobs[i], i);
     }
 }
 
@@ -136,16 +192,36 @@ void JobsModel::upsert(const Job &job) {
             job.backend, job.id, jobStateName(job.state), job.node,
             job.message.isEmpty() ? QString() : u": "_s + job.message);
     if (it == m_index.cend()) {
-        beginInsertRows({}, 0, 0);
+        const quintptr item = m_nextSerial++;
+        const QString sweepId = sweepOf(job);
+        quintptr sweep = m_sweepById.value(sweepId, 0);
+        if (!sweepId.isEmpty() && sweep == 0) { // the sweep's first job: its row first
+            sweep = m_nextSerial++;
+            beginInsertRows({}, 0, 0);
+            m_slot.insert(sweep, m_top.size());
+            m_top.append(sweep);
+            m_sweeps.insert(sweep, Sweep{sweepId, {}});
+            m_sweepById.insert(sweepId, sweep);
+            endInsertRows();
+        }
+        beginInsertRows(sweep ? indexOfItem(sweep) : QModelIndex(), 0, 0);
+        QList<quintptr> &siblings = sweep ? m_sweeps[sweep].jobs : m_top;
+        m_slot.insert(item, siblings.size());
+        siblings.append(item);
+        if (sweep)
+            m_sweepOf.insert(item, sweep);
         m_index.insert(keyOf(job.backend, job.id), m_jobs.size());
-        m_bySerial.insert(m_nextSerial, m_jobs.size());
-        m_serials.append(m_nextSerial++);
+        m_bySerial.insert(item, m_jobs.size());
+        m_serials.append(item);
         m_jobs.append(job);
         endInsertRows();
+        if (sweep)
+            Q_EMIT dataChanged(indexOfItem(sweep), indexOfItem(sweep, ColumnCount - 1));
         return;
     }
     const qsizetype position = *it;
-    const QModelIndex row = index(rowOf(position), 0);
+    const quintptr item = m_serials[position];
+    const QModelIndex row = indexOfItem(item);
     const QList<int> before = m_jobs[position].indexStates.keys();
     if (before != job.indexStates.keys()) { // trials came or went: their rows anew
         if (!before.isEmpty()) {
@@ -164,7 +240,9 @@ void JobsModel::upsert(const Job &job) {
             Q_EMIT dataChanged(index(0, 0, row),
                                index(static_cast<int>(before.size() - 1), ColumnCount - 1, row));
     }
-    Q_EMIT dataChanged(row, index(row.row(), ColumnCount - 1));
+    Q_EMIT dataChanged(row, row.siblingAtColumn(ColumnCount - 1));
+    if (const quintptr sweep = parentOf(item))
+        Q_EMIT dataChanged(indexOfItem(sweep), indexOfItem(sweep, ColumnCount - 1));
 }
 
 void JobsModel::remove(const QString &backend, const QString &id) {
@@ -172,20 +250,39 @@ void JobsModel::remove(const QString &backend, const QString &id) {
     if (it == m_index.cend())
         return;
     const qsizetype position = *it;
-    const int row = rowOf(position);
-    beginRemoveRows({}, row, row);
+    const quintptr item = m_serials[position];
+    const quintptr sweep = parentOf(item);
+    const QModelIndex row = indexOfItem(item);
+    beginRemoveRows(row.parent(), row.row(), row.row());
+    (sweep ? m_sweeps[sweep].jobs : m_top).removeAt(m_slot.value(item));
+    m_sweepOf.remove(item);
     m_jobs.removeAt(position);
     m_serials.removeAt(position);
     reindex(); // positions after it moved; removals are rare
     endRemoveRows();
+    if (sweep && m_sweeps[sweep].jobs.isEmpty()) { // its last job: the sweep's row goes too
+        const QModelIndex sweepRow = indexOfItem(sweep);
+        beginRemoveRows({}, sweepRow.row(), sweepRow.row());
+        m_top.removeAt(m_slot.value(sweep));
+        m_sweepById.remove(m_sweeps[sweep].id);
+        m_sweeps.remove(sweep);
+        reindex();
+        endRemoveRows();
+    } else if (sweep) {
+        Q_EMIT dataChanged(indexOfItem(sweep), indexOfItem(sweep, ColumnCount - 1));
+    }
 }
 
 int JobsModel::rowCount(const QModelIndex &parent) const {
     if (!parent.isValid())
-        return static_cast<int>(m_jobs.size());
-    if (parent.internalId() != 0 || parent.column() != 0 || parent.row() >= m_jobs.size())
+        return static_cast<int>(m_top.size());
+    const quintptr item = itemAt(parent);
+    if (item == 0 || parent.column() != 0)
         return 0;
-    return static_cast<int>(m_jobs[positionOf(parent.row())].indexStates.size());
+    if (const auto sweep = m_sweeps.constFind(item); sweep != m_sweeps.cend())
+        return static_cast<int>(sweep->jobs.size());
+    const Job *j = jobOfItem(item);
+    return j ? static_cast<int>(j->indexStates.size()) : 0;
 }
 
 int JobsModel::columnCount(const QModelIndex &) const {
@@ -193,13 +290,18 @@ int JobsModel::columnCount(const QModelIndex &) const {
 }
 
 QVariant JobsModel::data(const QModelIndex &index, int role) const {
+    const quintptr item = itemAt(index);
+    if (const auto sweep = m_sweeps.constFind(item); item && sweep != m_sweeps.cend())
+        return sweepData(*sweep, index, role);
     const Job *j = job(index);
     if (!j)
         return {};
-    if (index.internalId() != 0)
+    if (item == 0)
         return trialData(*j, index, role);
     if (role == TrialRole)
         return -1;
+    if (role == SweepRole)
+        return sweepOf(*j);
     if (role == JobIdRole)
         return j->id;
     if (role == BackendRole)
@@ -242,6 +344,8 @@ QVariant JobsModel::trialData(const Job &job, const QModelIndex &index, int role
     const auto it = std::next(job.indexStates.cbegin(), index.row());
     if (role == TrialRole)
         return it.key();
+    if (role == SweepRole)
+        return sweepOf(job);
     if (role == JobIdRole)
         return job.id;
     if (role == BackendRole)
@@ -260,6 +364,67 @@ QVariant JobsModel::trialData(const Job &job, const QModelIndex &index, int role
         return job.backend;
     case Node:
         return job.node;
+    default:
+        return {};
+    }
+}
+
+QVariant JobsModel::sweepData(const Sweep &sweep, const QModelIndex &index, int role) const {
+    QList<const Job *> jobs;
+    for (const quintptr item : sweep.jobs)
+        jobs << jobOfItem(item);
+    const auto count = [&jobs](JobState state) {
+        return std::count_if(jobs.begin(), jobs.end(),
+                             [state](const Job *j) { return j->state == state; });
+    };
+    if (role == TrialRole)
+        return -1;
+    if (role == SweepRole)
+        return sweep.id;
+    if (role == JobIdRole)
+        return QString();
+    if (role == BackendRole)
+        return jobs.constLast()->backend;
+    if (role == StateRole) { // the swatch: what most needs the eye
+        for (const JobState state :
+             {JobState::Running, JobState::Queued, JobState::Failed, JobState::Stopped})
+            if (count(state) > 0)
+                return static_cast<int>(state);
+        return static_cast<int>(JobState::Succeeded);
+    }
+    const QString size = jobs.size() == 1 ? tr("1 job") : tr("%1 jobs").arg(jobs.size());
+    if (role == Qt::ToolTipRole)
+        return tr("Sweep %1: %2; the Sweeps tab follows it").arg(sweep.id, size);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case Name:
+        return tr("%1 (sweep, %2)").arg(sweep.id, size);
+    case State: {
+        QStringList parts;
+        for (const JobState state : {JobState::Running, JobState::Queued, JobState::Succeeded,
+                                     JobState::Failed, JobState::Stopped}) {
+            if (const auto n = count(state))
+                parts << u"%1 %2"_s.arg(n).arg(jobStateName(state));
+        }
+        return parts.join(u" · "_s);
+    }
+    case Backend:
+        return jobs.constLast()->backend;
+    case Node: {
+        QStringList nodes;
+        for (const Job *j : jobs) {
+            if (!j->node.isEmpty() && !nodes.contains(j->node))
+                nodes << j->node;
+        }
+        return nodes.join(u", "_s);
+    }
+    case Submitted:
+        return jobs.constFirst()->submitted.isValid()
+                   ? jobs.constFirst()->submitted.toString(u"yyyy-MM-dd hh:mm:ss"_s)
+                   : QString();
+    case Command:
+        return jobs.constLast()->spec.command.join(u' ');
     default:
         return {};
     }

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void runsModel();
     void runsAreNamedAfterTheirScript();
     void jobsModel();
+    void sweepsFoldTheirJobs();
     void jobSpecsNameTheirBackend();
 };
 
@@ -156,6 +157,65 @@ void TestModels::jobsModel() {
                args[1].toModelIndex().column() >= sb::JobsModel::Duration;
     }));
     QVERIFY(backend.stop(*running));
+}
+
+// A sweep's jobs sit under one row of the sweep, newest first; the user's own jobs stay at the top
+// level; a sweep's row says how its jobs stand and goes with its last job.
+void TestModels::sweepsFoldTheirJobs() {
+    QTemporaryDir dir;
+    sb::LocalBackend backend({dir.path(), 1000, {}});
+    sb::JobsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.addBackend(&backend);
+    auto trial = [&](const QString &sweep, const QStringList &command) {
+        sb::JobSpec spec{.name = u"t"_s, .command = command};
+        spec.environment.insert(u"SIGNALBOX_SWEEP"_s, sweep);
+        const auto id = backend.submit(spec);
+        return id ? *id : QString();
+    };
+    const QString a0 = trial(u"lr-grid-1a2b3c"_s, {u"/bin/true"_s});
+    const auto own = backend.submit({.name = u"mine"_s, .command = {u"sleep"_s, u"30"_s}});
+    const QString a1 = trial(u"lr-grid-1a2b3c"_s, {u"/bin/false"_s});
+    const QString b0 = trial(u"other-9f8e7d"_s, {u"sleep"_s, u"30"_s});
+    QCOMPARE(model.rowCount(), 3); // other's row, my job, lr-grid's row
+    const QModelIndex grid = model.index(2, 0);
+    QCOMPARE(grid.data(sb::JobsModel::SweepRole).toString(), u"lr-grid-1a2b3c"_s);
+    QCOMPARE(grid.data(sb::JobsModel::JobIdRole).toString(), QString());
+    QCOMPARE(model.job(grid), nullptr);
+    QCOMPARE(model.sweepJobs(grid).size(), 2);
+    QCOMPARE(model.rowCount(grid), 2);
+    QCOMPARE(model.index(0, 0, grid).data(sb::JobsModel::JobIdRole).toString(), a1);
+    QCOMPARE(model.index(1, 0, grid).data(sb::JobsModel::JobIdRole).toString(), a0);
+    QCOMPARE(model.index(1, 0, grid).data(sb::JobsModel::SweepRole).toString(),
+             u"lr-grid-1a2b3c"_s);
+    QCOMPARE(model.indexOf(u"local"_s, a0), model.index(1, 0, grid));
+    QCOMPARE(model.parent(model.indexOf(u"local"_s, a0)), grid);
+    QCOMPARE(model.index(1, 0).data(sb::JobsModel::JobIdRole).toString(), *own);
+    QVERIFY(model.index(0, sb::JobsModel::Name).data().toString().startsWith(u"other-9f8e7d"_s));
+    QTRY_COMPARE(grid.siblingAtColumn(sb::JobsModel::State).data().toString(),
+                 u"1 succeeded · 1 failed"_s);
+    QCOMPARE(grid.data(sb::JobsModel::StateRole).toInt(), int(sb::JobState::Failed));
+    QCOMPARE(grid.siblingAtColumn(sb::JobsModel::Name).data().toString(),
+             u"lr-grid-1a2b3c (sweep, 2 jobs)"_s);
+    // A sweep run as one job of trials (an Indexed Job): the trials' rows under the job's row
+    // under the sweep's row (the model tester checks the three levels).
+    sb::Job indexed = *model.job(model.index(0, 0, grid));
+    indexed.indexStates = {{0, sb::JobState::Running}, {1, sb::JobState::Succeeded}};
+    Q_EMIT backend.jobChanged(indexed);
+    const QModelIndex job = model.index(0, 0, grid);
+    QCOMPARE(model.rowCount(job), 2);
+    QCOMPARE(model.parent(model.index(1, 0, job)), job);
+    QCOMPARE(model.index(1, sb::JobsModel::Name, job).data().toString(), a1 + u"-1"_s);
+    QCOMPARE(model.job(model.index(1, 0, job))->id, a1);
+    // Removed one by one: the sweep's row goes with its last job; the others keep their rows.
+    QVERIFY(backend.forget(a0));
+    QCOMPARE(model.rowCount(model.index(2, 0)), 1);
+    QVERIFY(backend.forget(a1));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, 0).data(sb::JobsModel::JobIdRole).toString(), *own);
+    QCOMPARE(model.indexOf(u"local"_s, b0).parent(), model.index(0, 0));
+    QVERIFY(backend.stop(b0));
+    QVERIFY(backend.stop(*own));
 }
 
 // Each backend's options travel with the spec, and the flat form that histories (and cluster

@@ -72,6 +72,7 @@ private Q_SLOTS:
     void darkAndLightThemes();
     void aNewRunStartsFromTheLastOnesChoices();
     void emptyViewsSayTheNextStep();
+    void sweepTrialsFoldUnderOneRow();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -638,6 +639,58 @@ void TestMainWindow::emptyViewsSayTheNextStep() {
     logFolder->trigger();
     auto *banner = window.findChild<QLabel *>(u"banner"_s);
     QVERIFY(banner->text().contains(u"This session writes no log file."_s));
+}
+
+void TestMainWindow::sweepTrialsFoldUnderOneRow() {
+    Offline offline;
+    QStringList trials;
+    for (int i = 0; i < 3; ++i) {
+        sb::JobSpec spec{.name = u"lr-grid-abc123-%1"_s.arg(i), .command = {u"true"_s}};
+        spec.environment.insert(u"SIGNALBOX_SWEEP"_s, u"lr-grid-abc123"_s);
+        const auto id = offline.local.submit(spec);
+        QVERIFY(id);
+        trials << *id;
+    }
+    const auto own = offline.local.submit({.name = u"mine"_s, .command = {u"true"_s}});
+    QVERIFY(own);
+    sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                          offline.dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1200, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showView(u"jobs"_s);
+    auto *table = window.jobs()->findChild<QTreeView *>();
+    QAbstractItemModel *rows = table->model();
+    // The user's own run on top, the sweep's three under one folded row.
+    QCOMPARE(rows->rowCount(), 2);
+    QCOMPARE(rows->index(0, 0).data(sb::JobsModel::JobIdRole).toString(), *own);
+    const QModelIndex sweep = rows->index(1, 0);
+    QCOMPARE(rows->rowCount(sweep), 3);
+    QVERIFY(!table->isExpanded(sweep));
+    QTRY_COMPARE(sweep.siblingAtColumn(sb::JobsModel::State).data().toString(), u"3 succeeded"_s);
+    // A double-click on the sweep opens every trial's curves.
+    QSignalSpy curves(window.jobs(), &sb::JobsView::curvesRequested);
+    const QRect cell = table->visualRect(sweep);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center()); // as a hand does
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(curves.size(), 1);
+    QStringList newestFirst = trials;
+    std::reverse(newestFirst.begin(), newestFirst.end());
+    QCOMPARE(curves.first().first().toStringList(), newestFirst);
+    // Opening a trial (from a notification) unfolds its sweep and selects it.
+    window.showView(u"jobs"_s);
+    window.jobs()->selectJob(trials[1]);
+    QVERIFY(table->isExpanded(rows->index(1, 0)));
+    QCOMPARE(table->currentIndex().data(sb::JobsModel::JobIdRole).toString(), trials[1]);
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/jobs-sweep.png"_s);
+    // The filter finds the sweep by name and keeps all of its trials; a trial keeps its sweep.
+    auto *filter = window.jobs()->findChild<QLineEdit *>(u"filter"_s);
+    filter->setText(u"lr-grid"_s);
+    QCOMPARE(rows->rowCount(), 1);
+    QCOMPARE(rows->rowCount(rows->index(0, 0)), 3);
+    filter->setText(trials[2]);
+    QCOMPARE(rows->rowCount(), 1);
+    QCOMPARE(rows->rowCount(rows->index(0, 0)), 1);
 }
 
 QTEST_MAIN(TestMainWindow)
