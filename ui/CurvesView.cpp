@@ -3,6 +3,7 @@
 #include "Remembered.h"
 #include "util/Paths.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -98,6 +99,16 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_runsTable->setAlternatingRowColors(true);
     connect(m_runs, &QAbstractItemModel::modelReset, m_runsTable,
             [this] { m_runsTable->resizeColumnsToContents(); });
+    // From a run to the job that made it and its output: a double-click, or the context menu.
+    m_runsTable->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *showJob = new QAction(tr("Show its job and output"), m_runsTable);
+    m_runsTable->addAction(showJob);
+    connect(showJob, &QAction::triggered, this, [this] {
+        const QModelIndex current = m_runsTable->currentIndex();
+        if (current.isValid())
+            Q_EMIT jobRequested(current.data(RunsModel::RunNameRole).toString());
+    });
+    connect(m_runsTable, &QTableView::doubleClicked, showJob, &QAction::trigger);
 
     m_metrics = new QListWidget;
     m_metrics->setMaximumHeight(160);

@@ -42,6 +42,7 @@ public:
 Q_SIGNALS:
     void collectorError(const QString &message); // empty: the collector answers again
     void logdirsRequested();                     // "TensorBoard logdirs…" was clicked
+    void jobRequested(const QString &run);       // the job that made a run, and its output
 
 private:
     void rebuildCharts();

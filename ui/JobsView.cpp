@@ -269,16 +269,31 @@ QStringList JobsView::runsOf(const QModelIndex &name) const {
     return runs;
 }
 
-void JobsView::selectJob(const QString &id) {
+bool JobsView::selectRun(const QString &run) {
+    // A job's own run, else a trial's: "<job>-<index>" is the index's row under the job's.
+    const qsizetype dash = run.lastIndexOf(u'-');
+    bool isNumber = false;
+    const int trial = dash > 0 ? run.mid(dash + 1).toInt(&isNumber) : -1;
     for (const JobBackend *backend : m_jobs->backends()) {
-        const QModelIndex index = m_filtered->mapFromSource(m_jobs->indexOf(backend->name(), id));
+        QModelIndex index = m_jobs->indexOf(backend->name(), run);
+        if (!index.isValid() && isNumber) {
+            const QModelIndex job = m_jobs->indexOf(backend->name(), run.left(dash));
+            for (int row = 0; row < m_jobs->rowCount(job); ++row) {
+                if (m_jobs->index(row, 0, job).data(JobsModel::TrialRole).toInt() == trial)
+                    index = m_jobs->index(row, 0, job);
+            }
+        }
+        index = m_filtered->mapFromSource(index);
         if (!index.isValid())
             continue;
-        m_table->expand(index.parent()); // its sweep's row
+        for (QModelIndex parent = index.parent(); parent.isValid(); parent = parent.parent())
+            m_table->expand(parent);
         m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
                                                               QItemSelectionModel::Rows);
         m_table->scrollTo(index);
+        return true;
     }
+    return false;
 }
 
 void JobsView::updateButtons() {
@@ -323,8 +338,11 @@ void JobsView::updatePlaceholder() {
     const JobState state =
         !job || trial < 0 ? (job ? job->state : JobState::Queued) : job->indexStates.value(trial);
     const QString message = job ? job->message : QString();
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    const bool sweep = !job && !rows.isEmpty();
     m_log->setPlaceholderText(
-        !job ? tr("Select a run to follow its output")
+        sweep  ? tr("A sweep: select one of its jobs to follow its output")
+        : !job ? tr("Select a run to follow its output")
         : state == JobState::Queued
             ? tr("No output yet: %1").arg(message.isEmpty() ? tr("waiting to start") : message)
         : state == JobState::Running ? tr("No output yet")
@@ -403,7 +421,7 @@ void JobsView::newRun(const JobSpec &preset) {
     }
     QSettings().setValue(u"newRun/last"_s,
                          QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
-    selectJob(*id);
+    selectRun(*id);
 }
 
 } // namespace sb

@@ -22,7 +22,9 @@ class JobsView final : public QWidget {
 public:
     // configPath: the YAML config, named where the jobs table tells how to add a Slurm cluster.
     explicit JobsView(JobsModel *jobs, QString configPath = {}, QWidget *parent = nullptr);
-    void selectJob(const QString &id);
+    // Selects the row of a run as the curves name it (a job's id, or "<job>-<trial>"); false if
+    // no job of this table made it.
+    bool selectRun(const QString &run);
     // Opens the New-run dialog, filled in from `preset` (a job to resubmit).
     void newRun(const JobSpec &preset = {});
     // The SSH nodes a new run may go to.

@@ -104,9 +104,18 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
+    connect(m_curves, &CurvesView::jobRequested, this, [this](const QString &run) {
+        if (!m_jobs->selectRun(run)) {
+            statusBar()->showMessage(
+                tr("No job in the Jobs tab made %1: it was logged from outside Signalbox").arg(run),
+                8000);
+            return;
+        }
+        showView(u"jobs"_s);
+    });
     connect(m_notifier, &Notifier::openRun, this, [this](const QString &, const QString &id) {
         showView(u"jobs"_s);
-        m_jobs->selectJob(id);
+        m_jobs->selectRun(id);
         showNormal();
         raise();
         activateWindow();

@@ -372,7 +372,7 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY(window.grab().save(shots + u"/jobs-cluster-and-local.png"_s));
 
     // Describe asks the cluster for the pods and events: why the big one waits.
-    window.jobs()->selectJob(*big);
+    window.jobs()->selectRun(*big);
     auto *describe = [&]() -> QPushButton * {
         for (auto *button : window.jobs()->findChildren<QPushButton *>()) {
             if (button->text() == u"Describe"_s)

@@ -36,6 +36,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStatusBar>
 #include <QSysInfo>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -189,7 +190,7 @@ void TestMainWindow::rendersEveryView() {
     QVERIFY(window.grab().save(shots + u"/main-window.png"_s));
     QVERIFY(curves->grab().save(shots + u"/curves-view.png"_s));
     window.showView(u"Jobs"_s);
-    window.jobs()->selectJob(*job);
+    window.jobs()->selectRun(*job);
     QTest::qWait(300);
     QVERIFY(window.grab().save(shots + u"/jobs-view.png"_s));
     window.showView(u"Nodes"_s);
@@ -355,7 +356,7 @@ void TestMainWindow::closingWithRunsGoingAsks() {
     // The empty log pane says why it is empty.
     auto *log = window.jobs()->findChild<QPlainTextEdit *>();
     QCOMPARE(log->placeholderText(), u"Select a run to follow its output"_s);
-    window.jobs()->selectJob(*id);
+    window.jobs()->selectRun(*id);
     QCOMPARE(log->placeholderText(), u"No output yet"_s);
     answer(u"Stop them and quit"_s);
     QVERIFY(window.close());
@@ -679,7 +680,7 @@ void TestMainWindow::sweepTrialsFoldUnderOneRow() {
     QCOMPARE(curves.first().first().toStringList(), newestFirst);
     // Opening a trial (from a notification) unfolds its sweep and selects it.
     window.showView(u"jobs"_s);
-    window.jobs()->selectJob(trials[1]);
+    window.jobs()->selectRun(trials[1]);
     QVERIFY(table->isExpanded(rows->index(1, 0)));
     QCOMPARE(table->currentIndex().data(sb::JobsModel::JobIdRole).toString(), trials[1]);
     window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/jobs-sweep.png"_s);
@@ -691,6 +692,18 @@ void TestMainWindow::sweepTrialsFoldUnderOneRow() {
     filter->setText(trials[2]);
     QCOMPARE(rows->rowCount(), 1);
     QCOMPARE(rows->rowCount(rows->index(0, 0)), 1);
+    filter->clear();
+    // From the curves: a run's job and output; a run logged from elsewhere is said so.
+    window.showView(u"curves"_s);
+    Q_EMIT window.curves()->jobRequested(trials[0]);
+    QCOMPARE(window.findChild<QTabWidget *>()->currentWidget(),
+             static_cast<QWidget *>(window.jobs()));
+    QCOMPARE(table->currentIndex().data(sb::JobsModel::JobIdRole).toString(), trials[0]);
+    window.showView(u"curves"_s);
+    Q_EMIT window.curves()->jobRequested(u"from-a-notebook"_s);
+    QCOMPARE(window.findChild<QTabWidget *>()->currentWidget(),
+             static_cast<QWidget *>(window.curves()));
+    QVERIFY(window.statusBar()->currentMessage().contains(u"from-a-notebook"_s));
 }
 
 QTEST_MAIN(TestMainWindow)
