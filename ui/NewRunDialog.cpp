@@ -197,7 +197,7 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     m_gpus->setValue(preset.gpus);
     m_gpus->setToolTip(tr("Picked among the node's free GPUs and passed as CUDA_VISIBLE_DEVICES"));
     m_command->setPlaceholderText(u"python3 train.py --lr 0.01"_s);
-    m_environment->setPlaceholderText(u"KEY=value, one per line"_s);
+    m_environment->setPlaceholderText(tr("KEY=value, one per line"));
     QStringList env;
     for (auto it = preset.environment.begin(); it != preset.environment.end(); ++it)
         env << it.key() + u'=' + it.value();

@@ -198,19 +198,19 @@ protected:
                                                 .arg(*gpu.powerLimitW, 0, 'f', 0)
                                           : u"%1 W"_s.arg(*gpu.powerDrawW, 0, 'f', 0));
             if (gpu.smClockMHz)
-                facts << u"SM %1 MHz"_s.arg(*gpu.smClockMHz, 0, 'f', 0);
+                facts << NodeCard::tr("SM %1 MHz").arg(*gpu.smClockMHz, 0, 'f', 0);
             if (gpu.memoryClockMHz)
-                facts << u"mem %1 MHz"_s.arg(*gpu.memoryClockMHz, 0, 'f', 0);
+                facts << NodeCard::tr("memory %1 MHz").arg(*gpu.memoryClockMHz, 0, 'f', 0);
             if (gpu.fanPercent)
-                facts << u"fan %1%"_s.arg(*gpu.fanPercent, 0, 'f', 0);
+                facts << NodeCard::tr("fan %1%").arg(*gpu.fanPercent, 0, 'f', 0);
             if (!gpu.pstate.isEmpty())
                 facts << gpu.pstate;
             if (gpu.fields.value(u"mig.mode.current"_s).toString() == u"Enabled"_s)
                 facts << u"MIG"_s;
             if (gpu.eccUncorrectedVolatile && *gpu.eccUncorrectedVolatile > 0)
-                facts << u"ECC errors: %1"_s.arg(*gpu.eccUncorrectedVolatile);
+                facts << NodeCard::tr("ECC errors: %1").arg(*gpu.eccUncorrectedVolatile);
             if (!gpu.clockEventReasons.isEmpty())
-                facts << u"throttled: "_s + gpu.clockEventReasons.join(u", "_s);
+                facts << NodeCard::tr("throttled: %1").arg(gpu.clockEventReasons.join(u", "_s));
             QFont bold = font();
             bold.setBold(true);
             p.setFont(bold);

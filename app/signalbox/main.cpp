@@ -4,6 +4,7 @@
 #include "MainWindow.h"
 #include "NodesView.h"
 #include "SweepsView.h"
+#include "Translations.h"
 #include "collector/EmbeddedCollector.h"
 #include "config/Config.h"
 #include "jobs/Backends.h"
@@ -34,8 +35,8 @@ void startDemo(sb::JobBackend *backend, sb::MainWindow *window) {
     const QString client = sb::sharedFile(u"clients/python"_s);
     const QString python = QStandardPaths::findExecutable(u"python3"_s);
     if (script.isEmpty() || python.isEmpty()) {
-        window->showError(
-            u"The demo needs python3 and examples/train_mlp.py; neither run started."_s);
+        window->showError(QCoreApplication::translate(
+            "main", "The demo needs python3 and examples/train_mlp.py; neither run started."));
         return;
     }
     // Two learning rates, so the curves view shows runs overlaid.
@@ -58,6 +59,7 @@ int main(int argc, char *argv[]) {
     QApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
     QApplication::setOrganizationDomain(u"signalbox.io"_s);
     QApplication::setDesktopFileName(QStringLiteral(SIGNALBOX_APP_ID));
+    sb::installTranslations(); // the system's language, where Signalbox has it
     qRegisterMetaType<sb::NodeSample>();
     qRegisterMetaType<sb::Job>();
 
@@ -153,7 +155,8 @@ int main(int argc, char *argv[]) {
             std::fprintf(stderr, "signalbox: %s\n", qPrintable(started.error()));
             QMessageBox::critical(
                 nullptr, u"Signalbox"_s,
-                u"The embedded collector could not start:\n%1"_s.arg(started.error()));
+                QCoreApplication::translate("main", "The embedded collector could not start:\n%1")
+                    .arg(started.error()));
             return 1;
         }
         embedded = std::move(started).value();
@@ -193,7 +196,8 @@ int main(int argc, char *argv[]) {
         if (const auto started =
                 window.sweeps()->open(file, QRandomGenerator::global()->generate64());
             !started)
-            window.showError(u"Sweep not started: %1"_s.arg(started.error()));
+            window.showError(
+                QCoreApplication::translate("main", "Sweep not started: %1").arg(started.error()));
         else
             window.showView(u"sweeps"_s);
     }
@@ -203,7 +207,8 @@ int main(int argc, char *argv[]) {
         // Already followed from an earlier start is fine; anything else is worth saying.
         if (const sb::Status followed = logdirs.follow(source);
             !followed && followed.errorCode() != sb::ErrorCode::AlreadyExists)
-            window.showError(u"TensorBoard logdir: %1"_s.arg(followed.error()));
+            window.showError(QCoreApplication::translate("main", "TensorBoard logdir: %1")
+                                 .arg(followed.error()));
     }
 
     if (parser.isSet(demo))

@@ -1,8 +1,8 @@
 #include "Collector.h"
-#include "util/Log.h"
 
 #include "CollectorHttpApi.h"
 #include "DirectoryIngestor.h"
+#include "util/Log.h"
 
 #include <QDateTime>
 #include <QJsonArray>

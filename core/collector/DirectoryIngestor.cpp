@@ -1,8 +1,8 @@
 #include "DirectoryIngestor.h"
-#include "util/Log.h"
 
 #include "Collector.h"
 #include "util/Files.h"
+#include "util/Log.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -2,6 +2,7 @@
 
 #include "util/Files.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -27,6 +28,15 @@ QString jobStateName(JobState state) {
         return u"stopped"_s;
     }
     return {};
+}
+
+QString jobStateText(JobState state) {
+    // The stored names, marked for translation (lupdate reads these) and translated when shown.
+    static constexpr const char *kShown[] = {
+        QT_TRANSLATE_NOOP("sb::JobState", "queued"), QT_TRANSLATE_NOOP("sb::JobState", "running"),
+        QT_TRANSLATE_NOOP("sb::JobState", "succeeded"), QT_TRANSLATE_NOOP("sb::JobState", "failed"),
+        QT_TRANSLATE_NOOP("sb::JobState", "stopped")};
+    return QCoreApplication::translate("sb::JobState", kShown[static_cast<int>(state)]);
 }
 
 JobState jobStateFromName(const QString &name) {

@@ -14,7 +14,8 @@ namespace sb {
 
 enum class JobState { Queued, Running, Succeeded, Failed, Stopped };
 
-QString jobStateName(JobState state);
+QString jobStateName(JobState state);           // as stored and sent: "queued", "running", …
+QString jobStateText(JobState state);           // as shown: the name in the user's language
 JobState jobStateFromName(const QString &name); // Queued for a name it does not know
 
 // The options only a Kubernetes cluster reads.

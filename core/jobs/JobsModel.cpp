@@ -1,4 +1,5 @@
 #include "JobsModel.h"
+
 #include "util/Log.h"
 
 namespace sb {
@@ -317,8 +318,8 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const {
         return j->id;
     case State:
         return j->message.isEmpty() || j->state == JobState::Stopped
-                   ? jobStateName(j->state)
-                   : u"%1: %2"_s.arg(jobStateName(j->state), j->message);
+                   ? jobStateText(j->state)
+                   : u"%1: %2"_s.arg(jobStateText(j->state), j->message);
     case Backend:
         return j->backend;
     case Node:
@@ -359,7 +360,7 @@ QVariant JobsModel::trialData(const Job &job, const QModelIndex &index, int role
         return job.foreign ? u"%1_%2"_s.arg(job.clusterJobId).arg(it.key())
                            : u"%1-%2"_s.arg(job.id).arg(it.key());
     case State:
-        return jobStateName(it.value());
+        return jobStateText(it.value());
     case Backend:
         return job.backend;
     case Node:
@@ -405,7 +406,7 @@ QVariant JobsModel::sweepData(const Sweep &sweep, const QModelIndex &index, int 
         for (const JobState state : {JobState::Running, JobState::Queued, JobState::Succeeded,
                                      JobState::Failed, JobState::Stopped}) {
             if (const auto n = count(state))
-                parts << u"%1 %2"_s.arg(n).arg(jobStateName(state));
+                parts << u"%1 %2"_s.arg(n).arg(jobStateText(state));
         }
         return parts.join(u" · "_s);
     }

@@ -1,8 +1,9 @@
 #include "LocalBackend.h"
-#include "util/Log.h"
 
 #include "DetachedRun.h"
 #include "ssh/ShellQuote.h"
+#include "util/Files.h"
+#include "util/Log.h"
 
 #include <QDir>
 #include <QFile>
@@ -30,6 +31,12 @@ QString runDirectory(const Job &job) {
 // Whether a job is a detached run (its log in runs/<id>/); older histories kept children.
 bool detached(const Job &job) {
     return job.logPath.endsWith(u"/runs/"_s + job.id + u"/log"_s);
+}
+
+// Written when a run is asked to stop, so that a run stopped just before the app quit still reads
+// "stopped" (not "killed by signal 15") when the next start finds it ended.
+QString stopMarker(const Job &job) {
+    return runDirectory(job) + u"/stop-requested"_s;
 }
 
 } // namespace
@@ -129,7 +136,8 @@ void LocalBackend::launched(const QString &id, qint64 processGroup) {
     job->processGroup = processGroup;
     job->started = QDateTime::currentDateTime();
     update(*job);
-    if (m_stopRequested.contains(id)) // stopped before it was known to run
+    if (m_stopRequested.contains(id) || QFileInfo::exists(stopMarker(*job)))
+        // stopped before it was known to run
         signalStop(processGroup);
 }
 
@@ -182,8 +190,8 @@ void LocalBackend::finish(const QString &id, std::optional<int> exitCode, bool l
     m_offsets.remove(id);
     m_lostReads.remove(id);
     // A launcher that failed left its words in the message.
-    endDetachedRun(*job, exitCode, m_stopRequested.remove(id),
-                   !exitCode && !lost ? job->message : QString());
+    const bool stopped = m_stopRequested.remove(id) || QFileInfo::exists(stopMarker(*job));
+    endDetachedRun(*job, exitCode, stopped, !exitCode && !lost ? job->message : QString());
     update(*job);
 }
 
@@ -208,6 +216,10 @@ Status LocalBackend::stop(const QString &id) {
     if (!job || job->finishedState())
         return fail(u"%1 is not running"_s.arg(id));
     m_stopRequested.insert(id);
+    if (detached(*job)) {
+        if (Status marked = writeFileAtomically(stopMarker(*job), {}); !marked)
+            qCWarning(lcJobs).noquote() << marked.error(); // this session still knows
+    }
     const qint64 group = job->processGroup;
     if (group > 0)
         signalStop(group);

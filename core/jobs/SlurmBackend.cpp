@@ -1,9 +1,9 @@
 #include "SlurmBackend.h"
-#include "util/Log.h"
 
 #include "CodeSync.h"
 #include "ssh/ShellQuote.h"
 #include "util/HttpReply.h"
+#include "util/Log.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,9 +1,9 @@
 #include "SshBackend.h"
-#include "util/Log.h"
 
 #include "CodeSync.h"
 #include "DetachedRun.h"
 #include "ssh/ShellQuote.h"
+#include "util/Log.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,9 +1,10 @@
 #include "NodeConnection.h"
-#include "util/Log.h"
 
 #include "SampleScript.h"
 #include "ssh/ShellQuote.h"
+#include "util/Log.h"
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -28,23 +29,15 @@ constexpr qint64 kUnwatchedRequestLimitMs = 120'000;
 } // namespace
 
 QString NodeStatus::stateName() const {
-    switch (state) {
-    case State::Connecting:
-        return u"connecting"_s;
-    case State::Connected:
-        return u"connected"_s;
-    case State::Unreachable:
-        return u"unreachable"_s;
-    case State::HostKeyUnknown:
-        return u"unknown host key"_s;
-    case State::HostKeyChanged:
-        return u"host key changed"_s;
-    case State::NeedsPassphrase:
-        return u"needs passphrase"_s;
-    case State::AuthFailed:
-        return u"login refused"_s;
-    }
-    return {};
+    static constexpr const char *kNames[] = {
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "connecting"),
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "connected"),
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "unreachable"),
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "unknown host key"),
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "host key changed"),
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "needs passphrase"),
+        QT_TRANSLATE_NOOP("sb::NodeStatus", "login refused")};
+    return QCoreApplication::translate("sb::NodeStatus", kNames[static_cast<int>(state)]);
 }
 
 NodeConnection::NodeConnection(NodeConfig node, Options options, QObject *parent)

@@ -1,5 +1,4 @@
 #include "Sweep.h"
-#include "util/Log.h"
 
 #include "Hyperband.h"
 #include "SweepSearch.h"
@@ -7,6 +6,7 @@
 #include "jobs/JobsModel.h"
 #include "metrics/CollectorClient.h"
 #include "ssh/ShellQuote.h"
+#include "util/Log.h"
 
 #include <QDir>
 #include <QFileInfo>

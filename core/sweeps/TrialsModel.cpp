@@ -100,7 +100,7 @@ QVariant TrialsModel::data(const QModelIndex &index, int role) const {
     if (column == Number)
         return trial.number;
     if (column == State) {
-        const QString state = jobStateName(trial.state);
+        const QString state = jobStateText(trial.state);
         return trial.earlyStopped ? tr("stopped early") : state;
     }
     const int parameter = column - ColumnCount;

@@ -1,5 +1,4 @@
 #include "LogdirFeeds.h"
-#include "util/Log.h"
 
 #include "SftpLogdir.h"
 #include "metrics/CollectorClient.h"
@@ -7,6 +6,7 @@
 #include "monitor/NodeConnection.h"
 #include "monitor/NodeMonitor.h"
 #include "util/Files.h"
+#include "util/Log.h"
 #include "util/OffThread.h"
 
 #include <QDir>

@@ -48,6 +48,7 @@ private Q_SLOTS:
     void recordsFailure();
     void stopTerminatesTheProcessGroup();
     void stopEscalatesToKill();
+    void stoppedJustBeforeQuittingReadsStopped();
     void refusesBadSpecs();
     void runsOutliveSignalbox();
     void brokenHistoryIsKeptAside_data();
@@ -116,6 +117,23 @@ void TestLocalBackend::stopEscalatesToKill() {
     QVERIFY(backend.stop(*id).ok());
     const Job job = waitFinished(backend, *id);
     QCOMPARE(job.state, JobState::Stopped);
+}
+
+// "Stop them and quit": the app is gone before the run ends; the next start still says stopped.
+void TestLocalBackend::stoppedJustBeforeQuittingReadsStopped() {
+    QTemporaryDir own;
+    const sb::LocalBackend::Options ownOptions{own.path(), 5000, {}};
+    QString id;
+    {
+        sb::LocalBackend backend(ownOptions);
+        id = *backend.submit(shell(u"echo ready; sleep 300"_s));
+        QTRY_VERIFY(backend.log(id)->contains("ready"));
+        QVERIFY(backend.stop(id));
+    } // quits at once
+    sb::LocalBackend reopened(ownOptions);
+    const Job job = waitFinished(reopened, id);
+    QCOMPARE(job.state, JobState::Stopped);
+    QCOMPARE(job.exitCode.value_or(-1), 128 + SIGTERM);
 }
 
 void TestLocalBackend::refusesBadSpecs() {
