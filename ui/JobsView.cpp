@@ -151,7 +151,7 @@ JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
     m_resubmit = new QPushButton(tr("Resubmit…"));
     m_describe = new QPushButton(tr("Describe"));
     m_describe->setToolTip(tr("Everything known about the run; on a cluster also its conditions, "
-                              "pods and events"));
+                              "pods and events (Ctrl+I)"));
     m_allJobs = new QCheckBox(tr("All jobs on the clusters (every user's)"));
     m_allJobs->setToolTip(tr("Also jobs not submitted from Signalbox: every job of a Kubernetes "
                              "namespace, every user's on a Slurm cluster (your own are always "
@@ -172,6 +172,12 @@ JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
     m_allJobs->setChecked(!foreign.isEmpty() && foreign.front()->allJobs());
     m_remove = new QPushButton(tr("Remove"));
     m_remove->setObjectName(u"remove"_s);
+    // The keyboard's way through a run's life; the buttons' shortcuts work while they show.
+    m_stop->setShortcut(Qt::CTRL | Qt::Key_Period);
+    m_stop->setToolTip(tr("Stop the run, or cancel it while it waits (Ctrl+.)"));
+    m_resubmit->setShortcut(Qt::CTRL | Qt::Key_R);
+    m_resubmit->setToolTip(tr("A new run from this one's settings, to edit first (Ctrl+R)"));
+    m_describe->setShortcut(Qt::CTRL | Qt::Key_I);
     m_remove->setToolTip(tr("Remove this ended run from the history, with its saved output "
                             "(Delete); its curves stay"));
     auto *buttons = new QHBoxLayout;
@@ -215,7 +221,8 @@ JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
         if (Status removed = m_jobs->backend(job->backend)->forget(job->id); !removed)
             Q_EMIT error(removed.error());
     });
-    connect(m_table, &QTreeView::doubleClicked, this, [this](const QModelIndex &index) {
+    // Double-click or Return: the row's curves.
+    connect(m_table, &QTreeView::activated, this, [this](const QModelIndex &index) {
         const QStringList runs = runsOf(index.siblingAtColumn(JobsModel::Name));
         if (!runs.isEmpty())
             Q_EMIT curvesRequested(runs);
@@ -422,6 +429,7 @@ void JobsView::newRun(const JobSpec &preset) {
     QSettings().setValue(u"newRun/last"_s,
                          QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
     selectRun(*id);
+    m_table->setFocus(); // the new run, ready for the keyboard: Return for curves, Ctrl+. to stop
 }
 
 } // namespace sb

@@ -66,6 +66,9 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     m_tabs->addTab(m_jobs, tr("Jobs"));
     m_tabs->addTab(m_nodes, tr("Nodes"));
     m_tabs->addTab(m_sweeps, tr("Sweeps"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        qCDebug(lcUi).noquote() << u"view"_s << m_tabs->currentWidget()->objectName();
+    });
 
     m_banner->setObjectName(u"banner"_s);
     m_banner->setWordWrap(true);
@@ -130,6 +133,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
             activateWindow();
         });
     const auto showCurves = [this](const QStringList &runs) {
+        qCDebug(lcUi).noquote() << u"curves of"_s << runs.join(u", "_s);
         m_curves->showOnly(runs);
         showView(u"curves"_s);
     };

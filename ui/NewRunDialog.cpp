@@ -427,6 +427,8 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     prepareCode();
     update();
     resize(680, sizeHint().height());
+    m_command->setFocus(); // what one types first; the rest keeps the last run's choices
+    m_command->selectAll();
 }
 
 void NewRunDialog::describeNodes(const std::function<QString(const QString &)> &availability) {

@@ -332,10 +332,6 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <translation>详情</translation>
     </message>
     <message>
-        <source>Everything known about the run; on a cluster also its conditions, pods and events</source>
-        <translation>关于该运行的全部信息；在集群上还包括其状况、Pod 和事件</translation>
-    </message>
-    <message>
         <source>All jobs on the clusters (every user&apos;s)</source>
         <translation>集群上的所有作业（所有用户的）</translation>
     </message>
@@ -398,6 +394,18 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>No %1 backend to run this on</source>
         <translation>没有可运行此任务的 %1 后端</translation>
+    </message>
+    <message>
+        <source>Everything known about the run; on a cluster also its conditions, pods and events (Ctrl+I)</source>
+        <translation>关于该运行的全部信息；在集群上还包括其状况、Pod 和事件（Ctrl+I）</translation>
+    </message>
+    <message>
+        <source>Stop the run, or cancel it while it waits (Ctrl+.)</source>
+        <translation>停止该运行，或在其等待时取消（Ctrl+.）</translation>
+    </message>
+    <message>
+        <source>A new run from this one&apos;s settings, to edit first (Ctrl+R)</source>
+        <translation>以此运行的设置新建一个运行，可先编辑（Ctrl+R）</translation>
     </message>
 </context>
 <context>

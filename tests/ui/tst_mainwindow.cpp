@@ -8,6 +8,7 @@
 #include "Notifier.h"
 #include "SweepsView.h"
 #include "Theme.h"
+#include "Translations.h"
 #include "charts/CurveChart.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
@@ -74,6 +75,7 @@ private Q_SLOTS:
     void aNewRunStartsFromTheLastOnesChoices();
     void emptyViewsSayTheNextStep();
     void sweepTrialsFoldUnderOneRow();
+    void readsInSimplifiedChinese();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -704,6 +706,31 @@ void TestMainWindow::sweepTrialsFoldUnderOneRow() {
     QCOMPARE(window.findChild<QTabWidget *>()->currentWidget(),
              static_cast<QWidget *>(window.curves()));
     QVERIFY(window.statusBar()->currentMessage().contains(u"from-a-notebook"_s));
+}
+
+void TestMainWindow::readsInSimplifiedChinese() {
+    QVERIFY(sb::installTranslations(QLocale(u"zh_CN"_s)));
+    Offline offline;
+    const auto id = offline.local.submit({.name = u"train"_s, .command = {u"true"_s}});
+    QVERIFY(id);
+    {
+        sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                              offline.dir.path() + u"/signalbox.yaml"_s);
+        window.resize(1200, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *tabs = window.findChild<QTabWidget *>();
+        QCOMPARE(tabs->tabText(0), u"曲线"_s);
+        QCOMPARE(window.menuBar()->actions().first()->text(), u"文件(&F)"_s);
+        window.showView(u"jobs"_s); // by its stable name, whatever the language
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window.jobs()));
+        QCOMPARE(offline.jobs.headerData(sb::JobsModel::State, Qt::Horizontal).toString(),
+                 u"状态"_s);
+        QTRY_COMPARE(offline.jobs.index(0, sb::JobsModel::State).data().toString(), u"已成功"_s);
+        window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/zh_CN-jobs.png"_s);
+    }
+    QVERIFY(!sb::installTranslations(QLocale(QLocale::English))); // English is the source
+    QCOMPARE(offline.jobs.index(0, sb::JobsModel::State).data().toString(), u"succeeded"_s);
 }
 
 QTEST_MAIN(TestMainWindow)
