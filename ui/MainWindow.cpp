@@ -6,6 +6,7 @@
 #include "NodesView.h"
 #include "Notifier.h"
 #include "Remembered.h"
+#include "SettingsDialog.h"
 #include "SweepsView.h"
 #include "Theme.h"
 #include "jobs/LocalBackend.h"
@@ -19,7 +20,6 @@
 #include <QCoreApplication>
 #include <QDesktopServices>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
@@ -180,6 +180,9 @@ void MainWindow::createMenus() {
     });
     connect(file, &QMenu::aboutToShow, this, [this, logdir] { logdir->setEnabled(m_feeds); });
     file->addSeparator();
+    file->addAction(tr("&Settings…"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
+                    [this] { SettingsDialog(m_notifier, m_themes, this).exec(); });
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
@@ -199,58 +202,19 @@ void MainWindow::createMenus() {
         filter->selectAll();
     });
 
-    // What the desktop is told, kind by kind; remembered.
-    QMenu *notifications = view->addMenu(tr("&Notifications"));
-    QSettings settings;
-    for (const Notifier::Kind kind : Notifier::kinds()) {
-        const QString key = u"notify/%1"_s.arg(static_cast<int>(kind));
-        QAction *action = notifications->addAction(Notifier::describe(kind));
-        action->setCheckable(true);
-        action->setChecked(settings.value(key, true).toBool());
-        m_notifier->setEnabled(kind, action->isChecked());
-        connect(action, &QAction::toggled, this, [this, kind, key](bool on) {
-            m_notifier->setEnabled(kind, on);
-            QSettings().setValue(key, on);
-        });
-    }
-    // How long a wait or a silence must last to be news, chosen and remembered.
-    notifications->addSeparator();
-    const auto chooseMinutes = [this, notifications](const QString &key, const QString &label,
-                                                     int current, auto apply) {
-        QAction *action = notifications->addAction(QString());
-        const auto show = [action, label](int minutes) {
-            action->setText(tr("%1 %2 min…").arg(label).arg(minutes));
-        };
-        show(current);
-        apply(current);
-        connect(action, &QAction::triggered, this, [this, key, label, show, apply] {
-            bool ok = false;
-            const int minutes =
-                QInputDialog::getInt(this, tr("Notifications"), label,
-                                     QSettings().value(key, 30).toInt(), 1, 7 * 24 * 60, 5, &ok);
-            if (!ok)
-                return;
-            QSettings().setValue(key, minutes);
-            apply(minutes);
-            show(minutes);
-        });
-    };
-    chooseMinutes(u"notify/waitMinutes"_s, tr("Waiting counts as long after"),
-                  std::max(1, settings.value(u"notify/waitMinutes"_s, 30).toInt()),
-                  [this](int minutes) { m_notifier->setWaitMinutes(minutes); });
-    chooseMinutes(u"notify/stallMinutes"_s, tr("Silence counts as a stall after"),
-                  std::max(1, settings.value(u"notify/stallMinutes"_s, 30).toInt()),
-                  [this](int minutes) { m_notifier->setStallMinutes(minutes); });
+    // What the desktop is told, and when: chosen in Settings, remembered.
+    m_notifier->loadSettings();
 
     // Light or dark: the desktop's, or chosen here; remembered.
     QMenu *themes = view->addMenu(tr("&Theme"));
     auto *themeGroup = new QActionGroup(themes);
     const auto chosen =
-        static_cast<Theme>(std::clamp(settings.value(u"window/theme"_s, 0).toInt(), 0, 2));
+        static_cast<Theme>(std::clamp(QSettings().value(u"window/theme"_s, 0).toInt(), 0, 2));
     for (const auto &[theme, name] :
          {std::pair{Theme::System, tr("As the &system")}, std::pair{Theme::Light, tr("&Light")},
           std::pair{Theme::Dark, tr("&Dark")}}) {
         QAction *action = themes->addAction(name);
+        m_themes << action;
         action->setCheckable(true);
         action->setChecked(theme == chosen);
         themeGroup->addAction(action);

@@ -2,6 +2,7 @@
 
 #include <QMainWindow>
 
+class QAction;
 class QCloseEvent;
 
 class QLabel;
@@ -69,6 +70,7 @@ private:
     LogdirFeeds *m_feeds = nullptr;
     LogdirsDialog *m_logdirs = nullptr;
     Notifier *m_notifier;
+    QList<QAction *> m_themes; // View ▸ Theme: system, light, dark
 };
 
 } // namespace sb

@@ -385,10 +385,10 @@ void NodeCard::setStatus(const NodeStatus &status) {
     m_statusLabel->setToolTip(status.message);
     m_statusLabel->setWordWrap(status.message.size() > 60);
     m_statusLabel->setMaximumWidth(720);
-    static const QHash<State, QString> actions{{State::HostKeyUnknown, tr("Trust host key…")},
-                                               {State::NeedsPassphrase, tr("Enter passphrase…")},
-                                               {State::Unreachable, tr("Retry now")},
-                                               {State::AuthFailed, tr("Retry")}};
+    const QHash<State, QString> actions{{State::HostKeyUnknown, tr("Trust host key…")},
+                                        {State::NeedsPassphrase, tr("Enter passphrase…")},
+                                        {State::Unreachable, tr("Retry now")},
+                                        {State::AuthFailed, tr("Retry")}};
     m_action->setText(actions.value(status.state));
     m_action->setVisible(actions.contains(status.state));
 }

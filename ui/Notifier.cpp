@@ -8,6 +8,7 @@
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
 #include <QPainter>
+#include <QSettings>
 #include <QSystemTrayIcon>
 
 namespace sb {
@@ -56,6 +57,18 @@ QString Notifier::describe(Kind kind) {
         return tr("A run stopped printing (stalled)");
     }
     return {};
+}
+
+QString Notifier::settingsKey(Kind kind) {
+    return u"notify/%1"_s.arg(static_cast<int>(kind));
+}
+
+void Notifier::loadSettings() {
+    const QSettings settings;
+    for (const Kind kind : kinds())
+        setEnabled(kind, settings.value(settingsKey(kind), true).toBool());
+    setWaitMinutes(settings.value(u"notify/waitMinutes"_s, 30).toInt());
+    setStallMinutes(settings.value(u"notify/stallMinutes"_s, 30).toInt());
 }
 
 Notifier::Notifier(JobsModel *jobs, Options options, QObject *parent)

@@ -38,6 +38,10 @@ public:
     void setStallMinutes(int minutes) { m_options.stallMinutes = std::max(1, minutes); }
     const Options &options() const { return m_options; }
     bool isEnabled(Kind kind) const { return !m_off.contains(kind); }
+    // The choices of Settings ▸ Notifications, as remembered (QSettings "notify/…"): kinds on or
+    // off, and the two times. Called at start and whenever they change.
+    void loadSettings();
+    static QString settingsKey(Kind kind);
     QSystemTrayIcon *tray() const { return m_tray; }
 
 Q_SIGNALS:

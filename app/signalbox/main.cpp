@@ -3,6 +3,7 @@
 #include "JobsView.h"
 #include "MainWindow.h"
 #include "NodesView.h"
+#include "SettingsDialog.h"
 #include "SweepsView.h"
 #include "Translations.h"
 #include "collector/EmbeddedCollector.h"
@@ -59,7 +60,9 @@ int main(int argc, char *argv[]) {
     QApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
     QApplication::setOrganizationDomain(u"signalbox.io"_s);
     QApplication::setDesktopFileName(QStringLiteral(SIGNALBOX_APP_ID));
-    sb::installTranslations(); // the system's language, where Signalbox has it
+    // The language chosen in Settings, else the system's, where Signalbox has it.
+    const QString language = sb::SettingsDialog::language();
+    sb::installTranslations(language.isEmpty() ? QLocale::system() : QLocale(language));
     qRegisterMetaType<sb::NodeSample>();
     qRegisterMetaType<sb::Job>();
 

@@ -434,9 +434,9 @@ QVariant JobsModel::sweepData(const Sweep &sweep, const QModelIndex &index, int 
 QVariant JobsModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const QStringList names{tr("Run"),  tr("State"),     tr("Backend"), tr("Node"),
-                                   tr("GPUs"), tr("Submitted"), tr("Waited"),  tr("Elapsed"),
-                                   tr("Exit"), tr("Command")};
+    const QStringList names{tr("Run"),  tr("State"),     tr("Backend"), tr("Node"),
+                            tr("GPUs"), tr("Submitted"), tr("Waited"),  tr("Elapsed"),
+                            tr("Exit"), tr("Command")};
     return names.value(section);
 }
 

@@ -620,26 +620,6 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <translation>查找(&amp;F)</translation>
     </message>
     <message>
-        <source>&amp;Notifications</source>
-        <translation>通知(&amp;N)</translation>
-    </message>
-    <message>
-        <source>%1 %2 min…</source>
-        <translation>%1 %2 分钟…</translation>
-    </message>
-    <message>
-        <source>Notifications</source>
-        <translation>通知</translation>
-    </message>
-    <message>
-        <source>Waiting counts as long after</source>
-        <translation>等待多久算作过长</translation>
-    </message>
-    <message>
-        <source>Silence counts as a stall after</source>
-        <translation>静默多久算作停滞</translation>
-    </message>
-    <message>
         <source>&amp;Theme</source>
         <translation>主题(&amp;T)</translation>
     </message>
@@ -722,6 +702,10 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
     <message>
         <source>Stop them and quit</source>
         <translation>停止它们并退出</translation>
+    </message>
+    <message>
+        <source>&amp;Settings…</source>
+        <translation>设置(&amp;S)…</translation>
     </message>
 </context>
 <context>
@@ -1420,6 +1404,65 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>Host</source>
         <translation>主机</translation>
+    </message>
+</context>
+<context>
+    <name>sb::SettingsDialog</name>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>As the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Signalbox speaks it from its next start.</source>
+        <translation>Signalbox 将从下次启动起使用该语言。</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Desktop notifications</source>
+        <translation>桌面通知</translation>
+    </message>
+    <message>
+        <source>A wait is long after</source>
+        <translation>等待多久算作过长</translation>
+    </message>
+    <message>
+        <source>A silence is a stall after</source>
+        <translation>静默多久算作停滞</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>none in this session</source>
+        <translation>本次会话没有日志文件</translation>
+    </message>
+    <message>
+        <source>Open log folder</source>
+        <translation>打开日志文件夹</translation>
+    </message>
+    <message>
+        <source>Written to</source>
+        <translation>写入位置</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 #include "NodesView.h"
 #include "Notifier.h"
+#include "SettingsDialog.h"
 #include "SweepsView.h"
 #include "Theme.h"
 #include "Translations.h"
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void emptyViewsSayTheNextStep();
     void sweepTrialsFoldUnderOneRow();
     void readsInSimplifiedChinese();
+    void settingsApplyAtOnceAndAreRemembered();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -731,6 +733,58 @@ void TestMainWindow::readsInSimplifiedChinese() {
     }
     QVERIFY(!sb::installTranslations(QLocale(QLocale::English))); // English is the source
     QCOMPARE(offline.jobs.index(0, sb::JobsModel::State).data().toString(), u"succeeded"_s);
+}
+
+void TestMainWindow::settingsApplyAtOnceAndAreRemembered() {
+    Offline offline;
+    sb::MainWindow window(&offline.client, &offline.jobs, &offline.monitor,
+                          offline.dir.path() + u"/signalbox.yaml"_s);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QAction *settings = nullptr;
+    for (QAction *action : window.menuBar()->actions().first()->menu()->actions()) {
+        if (action->text().remove(u'&') == u"Settings…"_s)
+            settings = action;
+    }
+    QVERIFY(settings);
+    QCOMPARE(settings->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    bool checked = false;
+    QTimer::singleShot(200, [&] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        QVERIFY(dialog && dialog->objectName() == u"settings"_s);
+        // A kind of notification off, a time changed: the notifier has them at once.
+        for (auto *box : dialog->findChildren<QCheckBox *>()) {
+            if (box->text() == sb::Notifier::describe(sb::Notifier::Kind::Succeeded))
+                box->setChecked(false);
+        }
+        dialog->findChild<QSpinBox *>(u"stallMinutes"_s)->setValue(90);
+        QVERIFY(!window.notifier()->isEnabled(sb::Notifier::Kind::Succeeded));
+        QCOMPARE(window.notifier()->options().stallMinutes, 90);
+        // The theme as View ▸ Theme has it, and the menu agrees after a change here.
+        auto *theme = dialog->findChild<QComboBox *>(u"theme"_s);
+        theme->setCurrentIndex(2);
+        QVERIFY(sb::isDark(QApplication::palette()));
+        // The language: remembered for the next start.
+        auto *language = dialog->findChild<QComboBox *>(u"language"_s);
+        language->setCurrentIndex(language->findData(u"zh_CN"_s));
+        QCOMPARE(sb::SettingsDialog::language(), u"zh_CN"_s);
+        dialog->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/settings.png"_s);
+        theme->setCurrentIndex(1);
+        language->setCurrentIndex(0);
+        checked = true;
+        dialog->close();
+    });
+    settings->trigger();
+    QVERIFY(checked);
+    QVERIFY(!sb::isDark(QApplication::palette()));
+    QCOMPARE(sb::SettingsDialog::language(), QString());
+    // A new window reads them back.
+    sb::MainWindow again(&offline.client, &offline.jobs, &offline.monitor,
+                         offline.dir.path() + u"/signalbox.yaml"_s);
+    QVERIFY(!again.notifier()->isEnabled(sb::Notifier::Kind::Succeeded));
+    QCOMPARE(again.notifier()->options().stallMinutes, 90);
+    QSettings().remove(u"notify"_s);
+    QSettings().remove(u"window/theme"_s);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,130 @@
+#include "SettingsDialog.h"
+
+#include "Notifier.h"
+#include "util/Log.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDesktopServices>
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QUrl>
+#include <QVBoxLayout>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr char kLanguageKey[] = "window/language";
+
+// Minutes, from one to a week.
+QSpinBox *minutesBox(const QString &key) {
+    auto *box = new QSpinBox;
+    box->setRange(1, 7 * 24 * 60);
+    box->setSingleStep(5);
+    box->setSuffix(SettingsDialog::tr(" min"));
+    box->setValue(std::max(1, QSettings().value(key, 30).toInt()));
+    return box;
+}
+
+} // namespace
+
+QString SettingsDialog::language() {
+    return QSettings().value(QLatin1StringView(kLanguageKey)).toString();
+}
+
+SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &themes, QWidget *parent)
+    : QDialog(parent) {
+    setObjectName(u"settings"_s);
+    setWindowTitle(tr("Settings"));
+
+    auto *theme = new QComboBox;
+    theme->setObjectName(u"theme"_s);
+    for (QAction *action : themes) {
+        theme->addItem(action->text().remove(u'&'));
+        if (action->isChecked())
+            theme->setCurrentIndex(theme->count() - 1);
+    }
+    connect(theme, &QComboBox::currentIndexChanged, this, [themes](int index) {
+        if (index >= 0 && index < themes.size())
+            themes[index]->trigger();
+    });
+    auto *language = new QComboBox;
+    language->setObjectName(u"language"_s);
+    // Each language in its own words, so that whoever reads them finds theirs.
+    for (const auto &[name, code] :
+         {std::pair{tr("As the system"), QString()}, std::pair{u"English"_s, u"en"_s},
+          std::pair{u"简体中文"_s, u"zh_CN"_s}}) {
+        language->addItem(name, code);
+        if (code == SettingsDialog::language())
+            language->setCurrentIndex(language->count() - 1);
+    }
+    auto *languageNote = new QLabel;
+    languageNote->setForegroundRole(QPalette::PlaceholderText);
+    languageNote->setWordWrap(true);
+    connect(language, &QComboBox::currentIndexChanged, this, [language, languageNote] {
+        QSettings().setValue(QLatin1StringView(kLanguageKey), language->currentData());
+        languageNote->setText(tr("Signalbox speaks it from its next start."));
+    });
+    auto *look = new QGroupBox(tr("Appearance"));
+    auto *lookForm = new QFormLayout(look);
+    lookForm->addRow(tr("Theme"), theme);
+    lookForm->addRow(tr("Language"), language);
+    lookForm->addRow(QString(), languageNote);
+
+    auto *notifications = new QGroupBox(tr("Desktop notifications"));
+    auto *notifyForm = new QFormLayout(notifications);
+    for (const Notifier::Kind kind : Notifier::kinds()) {
+        auto *box = new QCheckBox(Notifier::describe(kind));
+        box->setChecked(notifier->isEnabled(kind));
+        notifyForm->addRow(box);
+        connect(box, &QCheckBox::toggled, this, [notifier, kind](bool on) {
+            QSettings().setValue(Notifier::settingsKey(kind), on);
+            notifier->loadSettings();
+        });
+    }
+    for (const auto &[key, label] :
+         {std::pair{u"notify/waitMinutes"_s, tr("A wait is long after")},
+          std::pair{u"notify/stallMinutes"_s, tr("A silence is a stall after")}}) {
+        QSpinBox *box = minutesBox(key);
+        box->setObjectName(key.section(u'/', 1));
+        notifyForm->addRow(label, box);
+        connect(box, &QSpinBox::valueChanged, this, [notifier, key](int minutes) {
+            QSettings().setValue(key, minutes);
+            notifier->loadSettings();
+        });
+    }
+
+    auto *logs = new QGroupBox(tr("Log"));
+    auto *logsForm = new QFormLayout(logs);
+    const QString path = LogFile::path();
+    auto *where = new QLabel(path.isEmpty() ? tr("none in this session") : path);
+    where->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *open = new QPushButton(tr("Open log folder"));
+    open->setEnabled(!path.isEmpty());
+    connect(open, &QPushButton::clicked, this, [path] {
+        QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath()));
+    });
+    logsForm->addRow(tr("Written to"), where);
+    logsForm->addRow(QString(), open);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::accept);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(look);
+    layout->addWidget(notifications);
+    layout->addWidget(logs);
+    layout->addWidget(buttons);
+    setMinimumWidth(480);
+}
+
+} // namespace sb
