@@ -111,7 +111,7 @@ QString JobsView::emptyHint(const QString &configPath) const {
     return hint;
 }
 
-JobsView::JobsView(JobsModel *jobs, QString configPath, QWidget *parent)
+JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
     : QWidget(parent)
     , m_jobs(jobs)
     , m_filtered(new QSortFilterProxyModel(this))

@@ -21,7 +21,7 @@ class JobsView final : public QWidget {
     Q_OBJECT
 public:
     // configPath: the YAML config, named where the jobs table tells how to add a Slurm cluster.
-    explicit JobsView(JobsModel *jobs, QString configPath = {}, QWidget *parent = nullptr);
+    explicit JobsView(JobsModel *jobs, const QString &configPath = {}, QWidget *parent = nullptr);
     // Selects the row of a run as the curves name it (a job's id, or "<job>-<trial>"); false if
     // no job of this table made it.
     bool selectRun(const QString &run);

@@ -92,12 +92,13 @@ SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &theme
             notifier->loadSettings();
         });
     }
-    for (const auto &[key, label] :
+    for (const auto &time :
          {std::pair{u"notify/waitMinutes"_s, tr("A wait is long after")},
           std::pair{u"notify/stallMinutes"_s, tr("A silence is a stall after")}}) {
+        const QString &key = time.first;
         QSpinBox *box = minutesBox(key);
         box->setObjectName(key.section(u'/', 1));
-        notifyForm->addRow(label, box);
+        notifyForm->addRow(time.second, box);
         connect(box, &QSpinBox::valueChanged, this, [notifier, key](int minutes) {
             QSettings().setValue(key, minutes);
             notifier->loadSettings();
