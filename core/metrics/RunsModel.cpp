@@ -1,5 +1,6 @@
 #include "RunsModel.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 
 namespace sb {
@@ -102,6 +103,23 @@ int RunsModel::columnCount(const QModelIndex &parent) const {
                             : kFixedColumns + static_cast<int>(m_metrics.size() + m_params.size());
 }
 
+namespace {
+
+// The statuses clients send, in the user's language; any other as it came.
+QString statusText(const QString &status) {
+    static constexpr const char *kKnown[] = {QT_TRANSLATE_NOOP("sb::RunStatus", "running"),
+                                             QT_TRANSLATE_NOOP("sb::RunStatus", "finished"),
+                                             QT_TRANSLATE_NOOP("sb::RunStatus", "failed"),
+                                             QT_TRANSLATE_NOOP("sb::RunStatus", "stopped")};
+    for (const char *known : kKnown) {
+        if (status == QLatin1StringView(known))
+            return QCoreApplication::translate("sb::RunStatus", known);
+    }
+    return status;
+}
+
+} // namespace
+
 QVariant RunsModel::data(const QModelIndex &index, int role) const {
     if (!index.isValid() || index.row() >= m_runs.size())
         return {};
@@ -117,7 +135,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
     case 0:
         return name(run);
     case 1:
-        return run.info.status;
+        return statusText(run.info.status);
     case 2:
         return run.info.host;
     default:

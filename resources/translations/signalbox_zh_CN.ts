@@ -1392,6 +1392,25 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     </message>
 </context>
 <context>
+    <name>sb::RunStatus</name>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>已失败</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+</context>
+<context>
     <name>sb::RunsModel</name>
     <message>
         <source>Run</source>
