@@ -183,7 +183,9 @@ void MainWindow::createMenus() {
     file->addAction(tr("&Settings…"), QKeySequence(Qt::CTRL | Qt::Key_Comma), this,
                     [this] { SettingsDialog(m_notifier, m_themes, this).exec(); });
     file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    // Ctrl+W closes the one window too: the same question when runs are going.
+    quit->setShortcuts({QKeySequence(QKeySequence::Quit), QKeySequence(QKeySequence::Close)});
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i) {

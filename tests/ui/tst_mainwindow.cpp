@@ -395,6 +395,9 @@ void TestMainWindow::menusShortcutsAndWhatIsRemembered() {
         QCOMPARE(menus, (QStringList{u"File"_s, u"View"_s, u"Help"_s}));
         QCOMPARE(shortcuts.value(u"New run…"_s), QKeySequence(QKeySequence::New));
         QCOMPARE(shortcuts.value(u"Quit"_s), QKeySequence(QKeySequence::Quit));
+        QCOMPARE(
+            window.menuBar()->actions().first()->menu()->actions().last()->shortcuts().value(1),
+            QKeySequence(QKeySequence::Close)); // Ctrl+W: the one window closes, asking
         QCOMPARE(shortcuts.value(u"Find"_s), QKeySequence(QKeySequence::Find));
         QCOMPARE(shortcuts.value(u"How to log metrics"_s),
                  QKeySequence(QKeySequence::HelpContents));
