@@ -1,19 +1,25 @@
 #include "CurvesView.h"
 
 #include "Remembered.h"
+#include "Swatches.h"
+#include "Theme.h"
+#include "metrics/RunColors.h"
 #include "util/Paths.h"
 
 #include <QAction>
 #include <QCheckBox>
+#include <QColorDialog>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSlider>
@@ -51,28 +57,6 @@ QByteArray csvField(const QString &text) {
 
 } // namespace
 
-QColor CurvesView::colorFor(const QString &run) {
-    // Tableau 10: distinguishable. A run keeps its colour; the hash picks the one it prefers, so
-    // a run tends to get the same colour in every session, and a taken colour goes to the next.
-    static const QList<QColor> palette{
-        QColor(0x4e79a7), QColor(0xf28e2b), QColor(0xe15759), QColor(0x76b7b2), QColor(0x59a14f),
-        QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f), QColor(0xbab0ac)};
-    static QHash<QString, int> assigned;
-    static QList<int> uses(palette.size(), 0);
-    if (const auto it = assigned.constFind(run); it != assigned.constEnd())
-        return palette[*it];
-    const int preferred = static_cast<int>(qHash(run, 0x5b) % palette.size());
-    int chosen = preferred;
-    for (int k = 0; k < palette.size(); ++k) {
-        const int candidate = (preferred + k) % palette.size();
-        if (uses[candidate] < uses[chosen])
-            chosen = candidate;
-    }
-    ++uses[chosen];
-    assigned.insert(run, chosen);
-    return palette[chosen];
-}
-
 CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     : QWidget(parent)
     , m_collector(collector)
@@ -87,11 +71,21 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_filter->setObjectName(u"filter"_s);
     m_filter->setPlaceholderText(tr("Filter runs (name, status, hyperparameters)"));
     m_filter->setClearButtonEnabled(true);
-    connect(m_filter, &QLineEdit::textChanged, m_filtered,
-            &QSortFilterProxyModel::setFilterFixedString);
+    // Plain text, or a regular expression as TensorBoard's filter (the ".*" toggle).
+    m_regex = new QToolButton;
+    m_regex->setObjectName(u"regex"_s);
+    m_regex->setText(u".*"_s);
+    m_regex->setCheckable(true);
+    m_regex->setToolTip(tr("Filter with a regular expression"));
+    connect(m_filter, &QLineEdit::textChanged, this, &CurvesView::applyFilter);
+    connect(m_regex, &QToolButton::toggled, this, &CurvesView::applyFilter);
 
     m_runsTable = new QTableView;
     m_runsTable->setModel(m_filtered);
+    m_runsTable->setItemDelegateForColumn(
+        0, new RunSwatchDelegate(m_runsTable, [](const QModelIndex &index) {
+            return index.data(RunsModel::RunNameRole).toString();
+        }));
     m_runsTable->setSortingEnabled(true);
     m_runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_runsTable->verticalHeader()->hide();
@@ -109,6 +103,26 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
             Q_EMIT jobRequested(current.data(RunsModel::RunNameRole).toString());
     });
     connect(m_runsTable, &QTableView::doubleClicked, showJob, &QAction::trigger);
+    // A run's colour, as the user wants it: every view and every later session follow.
+    auto *recolor = new QAction(tr("Change its colour…"), m_runsTable);
+    m_runsTable->addAction(recolor);
+    connect(recolor, &QAction::triggered, this, [this] {
+        const QString run = m_runsTable->currentIndex().data(RunsModel::RunNameRole).toString();
+        if (run.isEmpty())
+            return;
+        const QColor chosen =
+            QColorDialog::getColor(runColor(run), this, tr("Colour of %1").arg(run));
+        if (chosen.isValid())
+            (void)RunColors::shared().setColor(run, chosen.name());
+    });
+    connect(&RunColors::shared(), &RunColors::changed, this, [this](const QString &run) {
+        for (auto chart = m_cache.begin(); chart != m_cache.end(); ++chart) {
+            if (const auto it = chart->runs.find(run); it != chart->runs.end()) {
+                it->curve.color = runColor(run);
+                showCached(chart.key());
+            }
+        }
+    });
 
     m_metrics = new QListWidget;
     m_metrics->setMaximumHeight(160);
@@ -117,7 +131,10 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     auto *left = new QWidget;
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(m_filter);
+    auto *filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_regex);
+    leftLayout->addLayout(filterRow);
     leftLayout->addWidget(m_runsTable, 3);
     leftLayout->addWidget(new QLabel(tr("Metrics")));
     leftLayout->addWidget(m_metrics, 1);
@@ -135,7 +152,12 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothing->setObjectName(u"smoothing"_s);
     m_xAxis->setObjectName(u"xAxis"_s);
     m_logY->setObjectName(u"logY"_s);
-    for (QWidget *choice : std::initializer_list<QWidget *>{m_smoothing, m_xAxis, m_logY})
+    m_showLegend = new QCheckBox(tr("Legend"));
+    m_showLegend->setObjectName(u"showLegend"_s);
+    m_showLegend->setChecked(true);
+    m_showLegend->setToolTip(tr("Which colour is which run, above the charts"));
+    for (QWidget *choice :
+         std::initializer_list<QWidget *>{m_smoothing, m_xAxis, m_logY, m_showLegend})
         remember(choice);
     m_openLogdir = new QPushButton(tr("Open TensorBoard logdir…"));
     m_openLogdir->setObjectName(u"openLogdir"_s);
@@ -155,6 +177,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     controls->addWidget(new QLabel(tr("X axis")));
     controls->addWidget(m_xAxis);
     controls->addWidget(m_logY);
+    controls->addWidget(m_showLegend);
     controls->addStretch();
     controls->addWidget(m_openLogdir);
     controls->addWidget(reset);
@@ -164,7 +187,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_chartArea = new QWidget;
     m_grid = new QGridLayout(m_chartArea);
     const QString client = sharedFile(u"clients/python"_s);
-    m_emptyHint = new QLabel(
+    m_noCurvesYet =
         tr("<h3>No curves yet</h3>"
            "<p>Log from a training script with the Python client (standard library only):</p>"
            "<pre>import signalbox\nsignalbox.init(config={\"lr\": 0.01})\n"
@@ -174,7 +197,8 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
            "(<code>@signalbox {\"step\": 1, \"loss\": 0.5}</code>) are read from their output. "
            "TensorBoard event files: File ▸ Open TensorBoard logdir.</p>")
             .arg(collector->url().toString().toHtmlEscaped(),
-                 (client.isEmpty() ? u"clients/python"_s : client).toHtmlEscaped()));
+                 (client.isEmpty() ? u"clients/python"_s : client).toHtmlEscaped());
+    m_emptyHint = new QLabel(m_noCurvesYet);
     m_emptyHint->setAlignment(Qt::AlignCenter);
     m_emptyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_grid->setColumnStretch(0, 1);
@@ -183,10 +207,20 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     scroll->setWidgetResizable(true);
     scroll->setWidget(m_chartArea);
 
+    // One legend for every chart: the runs drawn, each in its colour, in the table's order.
+    m_legend = new QLabel;
+    m_legend->setObjectName(u"legend"_s);
+    m_legend->setWordWrap(true);
+    m_legend->setTextFormat(Qt::RichText);
+    m_legend->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    connect(m_showLegend, &QCheckBox::toggled, this, &CurvesView::updateLegend);
+    connect(&RunColors::shared(), &RunColors::changed, this, &CurvesView::updateLegend);
+
     auto *right = new QWidget;
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addLayout(controls);
+    rightLayout->addWidget(m_legend);
     rightLayout->addWidget(scroll);
 
     auto *splitter = new QSplitter;
@@ -229,6 +263,22 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     connect(m_openLogdir, &QPushButton::clicked, this, &CurvesView::logdirsRequested);
     connect(csv, &QPushButton::clicked, this, &CurvesView::exportCsv);
     connect(m_runs, &RunsModel::checkedRunsChanged, this, refetchAll);
+    // The charts draw what the table shows: checked runs that pass the filter; a chart whose
+    // metric none of them logs goes.
+    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_filtered, signal, this, [this] { m_chartSet.start(); });
+    connect(m_filtered, &QAbstractItemModel::modelReset, this, [this] { m_chartSet.start(); });
+    connect(m_runs, &RunsModel::checkedRunsChanged, this, [this] { m_chartSet.start(); });
+    m_legendUpdate.setSingleShot(true); // once for all the charts that changed together
+    m_legendUpdate.setInterval(0);
+    connect(&m_legendUpdate, &QTimer::timeout, this, &CurvesView::updateLegend);
+    m_chartSet.setSingleShot(true);
+    m_chartSet.setInterval(0);
+    connect(&m_chartSet, &QTimer::timeout, this, [this, refetchAll] {
+        rebuildCharts();
+        refetchAll();
+        m_legendUpdate.start();
+    });
 
     m_redraw.setSingleShot(true);
     m_redraw.setInterval(40);
@@ -300,11 +350,43 @@ void CurvesView::refresh() {
     });
 }
 
+QStringList CurvesView::shownRuns() const {
+    QStringList runs;
+    for (int row = 0; row < m_filtered->rowCount(); ++row) {
+        const QModelIndex index = m_filtered->index(row, 0);
+        if (index.data(Qt::CheckStateRole).toInt() == Qt::Checked)
+            runs << index.data(RunsModel::RunNameRole).toString();
+    }
+    return runs;
+}
+
+void CurvesView::applyFilter() {
+    const QString text = m_filter->text();
+    if (!m_regex->isChecked()) {
+        m_filtered->setFilterFixedString(text);
+        m_filter->setToolTip({});
+        m_filter->setStyleSheet({});
+        return;
+    }
+    const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
+    // A pattern that does not parse matches nothing, and says why where the cursor is.
+    m_filter->setToolTip(pattern.isValid() ? QString() : pattern.errorString());
+    m_filter->setStyleSheet(
+        pattern.isValid() ? QString()
+                          : u"QLineEdit { color: %1; }"_s.arg(problemColor(palette()).name()));
+    m_filtered->setFilterRegularExpression(pattern);
+}
+
 void CurvesView::rebuildCharts() {
+    const QStringList shown = shownRuns();
     QStringList wanted;
     for (int i = 0; i < m_metrics->count(); ++i) {
-        if (m_metrics->item(i)->checkState() == Qt::Checked)
-            wanted << m_metrics->item(i)->text();
+        const QString metric = m_metrics->item(i)->text();
+        if (m_metrics->item(i)->checkState() == Qt::Checked &&
+            std::any_of(shown.begin(), shown.end(), [this, &metric](const QString &run) {
+                return m_runs->pointCount(run, metric) > 0;
+            }))
+            wanted << metric;
     }
     for (auto it = m_charts.begin(); it != m_charts.end();) {
         if (wanted.contains(it.key())) {
@@ -319,6 +401,10 @@ void CurvesView::rebuildCharts() {
     }
     while (m_grid->count() > 0)
         m_grid->takeAt(0);
+    m_emptyHint->setText(m_runs->rowCount() == 0 ? m_noCurvesYet
+                                                 : tr("<h3>No curves for the runs shown</h3><p>"
+                                                      "Check a run in the table, or change the "
+                                                      "filter.</p>"));
     m_emptyHint->setVisible(wanted.isEmpty());
     if (wanted.isEmpty())
         m_grid->addWidget(m_emptyHint, 0, 0, 1, 2);
@@ -363,7 +449,7 @@ void CurvesView::requestChart(CurveChart *chart) {
         return;
     }
     const SeriesWindow window = windowFor(chart);
-    const QStringList checked = m_runs->checkedRuns();
+    const QStringList checked = shownRuns();
     // Raw curves behind the smoothed ones help with a few runs; with many they are a muddy band
     // that costs most of the redraw, so they are left out.
     const bool withRaw = checked.size() <= kMaxRunsWithRawCurves;
@@ -412,7 +498,7 @@ void CurvesView::applySeries(CurveChart *chart, const SeriesReplies &reply,
             continue; // this run does not log this metric
         cache.runs.insert(series.run,
                           {counts.value(series.run),
-                           {series.run, colorFor(series.run), pointsFrom(series.x, series.y),
+                           {series.run, runColor(series.run), pointsFrom(series.x, series.y),
                             pointsFrom(series.rawX, series.rawY)}});
     }
     showCached(chart);
@@ -421,12 +507,34 @@ void CurvesView::applySeries(CurveChart *chart, const SeriesReplies &reply,
 void CurvesView::showCached(CurveChart *chart) {
     const ChartCache &cache = m_cache[chart];
     QList<Curve> curves;
-    for (const QString &run : m_runs->checkedRuns()) {
+    for (const QString &run : shownRuns()) {
         const auto it = cache.runs.constFind(run);
         if (it != cache.runs.constEnd())
             curves.append(it->curve);
     }
     chart->setCurves(curves);
+    m_legendUpdate.start();
+}
+
+void CurvesView::updateLegend() {
+    constexpr int kMostNamed = 40; // beyond, the table says the rest
+    QStringList entries;
+    int drawn = 0;
+    for (const QString &run : shownRuns()) {
+        const bool onAChart = std::any_of(m_cache.cbegin(), m_cache.cend(),
+                                          [&run](const auto &c) { return c.runs.contains(run); });
+        if (!onAChart)
+            continue;
+        if (++drawn <= kMostNamed)
+            entries << u"<span style=\"color:%1\">■</span>&nbsp;%2"_s.arg(runColor(run).name(),
+                                                                          run.toHtmlEscaped());
+    }
+    if (drawn > kMostNamed)
+        entries << tr("and %1 more").arg(drawn - kMostNamed);
+    const QString text = entries.join(u"&nbsp;&nbsp; "_s);
+    if (text != m_legend->text())
+        m_legend->setText(text);
+    m_legend->setVisible(m_showLegend->isChecked() && !entries.isEmpty());
 }
 
 void CurvesView::exportPng() {
@@ -449,7 +557,7 @@ void CurvesView::exportCsv() {
     };
     auto job = std::make_shared<Export>();
     job->path = path;
-    for (const QString &run : m_runs->checkedRuns()) {
+    for (const QString &run : shownRuns()) {
         for (const QString &metric : m_charts.keys())
             job->todo.append({run, metric});
     }

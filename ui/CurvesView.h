@@ -18,6 +18,7 @@ class QPushButton;
 class QSlider;
 class QSortFilterProxyModel;
 class QTableView;
+class QToolButton;
 
 namespace sb {
 
@@ -32,7 +33,6 @@ public:
 
     RunsModel *runsModel() const { return m_runs; }
     QList<CurveChart *> charts() const { return m_charts.values(); }
-    static QColor colorFor(const QString &run);
     void refresh();
     void setSmoothing(double weight);
     // Charts these runs alone (others are unchecked), and lists them first.
@@ -45,12 +45,16 @@ Q_SIGNALS:
     void jobRequested(const QString &run);       // the job that made a run, and its output
 
 private:
+    // The runs the charts draw: checked, and passing the filter.
+    QStringList shownRuns() const;
+    void applyFilter();
     void rebuildCharts();
     void reportCollector(const QString &error);
     void requestChart(CurveChart *chart);
     void applySeries(CurveChart *chart, const SeriesReplies &reply,
                      const QHash<QString, qint64> &counts);
     void showCached(CurveChart *chart);
+    void updateLegend();
     void exportPng();
     void exportCsv();
     SeriesWindow windowFor(CurveChart *chart) const;
@@ -66,9 +70,15 @@ private:
     QPushButton *m_openLogdir;
     QComboBox *m_xAxis;
     QCheckBox *m_logY;
+    QCheckBox *m_showLegend;
+    QLabel *m_legend;
+    QTimer m_legendUpdate;
     QWidget *m_chartArea;
     QGridLayout *m_grid;
     QLabel *m_emptyHint;
+    QString m_noCurvesYet; // the hint while no run has logged anything
+    QToolButton *m_regex;  // the filter is a regular expression
+    QTimer m_chartSet;     // the shown runs changed: charts come and go, once per event loop
     QHash<QString, CurveChart *> m_charts;
     QHash<CurveChart *, int> m_pending; // 1: a request is out; 2: and another is wanted
     // What each chart shows, per run, with the point count it was fetched at: a refresh asks the

@@ -2,6 +2,7 @@
 
 #include "EmptyState.h"
 #include "NewRunDialog.h"
+#include "Swatches.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/SlurmBackend.h"
 #include "jobs/SshBackend.h"
@@ -72,21 +73,7 @@ private:
             {JobState::Failed, QColor(0xd5, 0x5e, 0x00)},    // vermilion
             {JobState::Stopped, QColor(0x99, 0x99, 0x99)},   // grey
         };
-        static QHash<JobState, QIcon> icons;
-        auto it = icons.find(state);
-        if (it == icons.end()) {
-            const qreal scale = qApp->devicePixelRatio(); // sharp on high-DPI screens
-            QPixmap pixmap(QSize(20, 20) * scale);
-            pixmap.setDevicePixelRatio(scale);
-            pixmap.fill(Qt::transparent);
-            QPainter painter(&pixmap);
-            painter.setRenderHint(QPainter::Antialiasing);
-            painter.setBrush(colours.value(state, Qt::gray));
-            painter.setPen(Qt::NoPen);
-            painter.drawEllipse(2, 2, 16, 16);
-            it = icons.insert(state, QIcon(pixmap));
-        }
-        return *it;
+        return swatchIcon(colours.value(state, Qt::gray), SwatchShape::Dot);
     }
 };
 
@@ -124,6 +111,13 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
     m_filtered->setAutoAcceptChildRows(true);       // a matching sweep shows all of its jobs
     m_table->setModel(m_filtered);
     m_table->setItemDelegate(new StateDelegate(m_table));
+    // A run's colour beside its name, as the curves draw it: rows that are runs (not a sweep's,
+    // not a job of trials').
+    m_table->setItemDelegateForColumn(
+        JobsModel::Name, new RunSwatchDelegate(m_table, [this](const QModelIndex &index) {
+            return m_filtered->rowCount(index.siblingAtColumn(0)) == 0 ? index.data().toString()
+                                                                       : QString();
+        }));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setUniformRowHeights(true);     // thousands of cluster jobs

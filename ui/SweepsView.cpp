@@ -1,8 +1,10 @@
 #include "SweepsView.h"
 
 #include "EmptyState.h"
+#include "Swatches.h"
 
 #include "charts/ParallelCoordinates.h"
+#include "metrics/RunColors.h"
 #include "sweeps/Sweep.h"
 #include "sweeps/SweepRegistry.h"
 #include "sweeps/TrialCommand.h"
@@ -32,16 +34,24 @@ namespace {
 // The best trial's row: bold on a pale green.
 class BestRowDelegate final : public QStyledItemDelegate {
 public:
-    using QStyledItemDelegate::QStyledItemDelegate;
+    // runOf: the run of a trial's row, for its colour's swatch beside its number.
+    BestRowDelegate(QObject *parent, std::function<QString(const QModelIndex &)> runOf)
+        : QStyledItemDelegate(parent)
+        , m_runOf(std::move(runOf)) {}
 
 protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override {
         QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() == TrialsModel::Number)
+            addRunSwatch(option, m_runOf(index));
         if (index.data(TrialsModel::BestRole).toBool()) {
             option->font.setBold(true);
             option->backgroundBrush = QColor(0x59, 0xa1, 0x4f, 70); // green on light and dark
         }
     }
+
+private:
+    std::function<QString(const QModelIndex &)> m_runOf;
 };
 
 // A value for a summary line: numbers to six digits.
@@ -69,7 +79,14 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
     m_table->setModel(m_sorted);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(TrialsModel::Number, Qt::AscendingOrder);
-    m_table->setItemDelegate(new BestRowDelegate(m_table));
+    m_table->setItemDelegate(new BestRowDelegate(m_table, [this](const QModelIndex &index) {
+        const Sweep *sweep = current();
+        const int trial = index.data(TrialsModel::TrialRole).toInt();
+        return sweep && trial >= 0 && trial < sweep->trials().size() ? sweep->trials()[trial].run
+                                                                     : QString();
+    }));
+    connect(&RunColors::shared(), &RunColors::changed, m_table->viewport(),
+            qOverload<>(&QWidget::update));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);

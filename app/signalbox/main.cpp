@@ -10,6 +10,7 @@
 #include "config/Config.h"
 #include "jobs/Backends.h"
 #include "metrics/CollectorClient.h"
+#include "metrics/RunColors.h"
 #include "tensorboard/LogdirFeeds.h"
 #include "util/Files.h"
 #include "util/Log.h"
@@ -179,6 +180,10 @@ int main(int argc, char *argv[]) {
 
     sb::LogdirFeeds logdirs(&client, &backends.monitor(), data + u"/logdirs.json"_s);
     sb::MainWindow window(&client, &backends.jobs(), &backends.monitor(), configPath);
+    // Each run's colour, the same in every view and session.
+    if (const sb::Status colors = sb::RunColors::shared().load(data + u"/run-colors.json"_s);
+        !colors)
+        window.showError(colors.error());
     window.setLogdirFeeds(&logdirs);
     window.nodes()->setRunLookup(
         [&backends](const QString &node) { return backends.ssh().runsOn(node); });
@@ -231,5 +236,7 @@ int main(int argc, char *argv[]) {
         });
     }
     sb::quitOnTerminationSignals();
-    return QApplication::exec();
+    const int code = QApplication::exec();
+    (void)sb::RunColors::shared().flush(); // colours handed out in the last second
+    return code;
 }

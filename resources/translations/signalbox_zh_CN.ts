@@ -199,6 +199,34 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
+    <message>
+        <source>Filter with a regular expression</source>
+        <translation>用正则表达式筛选</translation>
+    </message>
+    <message>
+        <source>Change its colour…</source>
+        <translation>更改其颜色…</translation>
+    </message>
+    <message>
+        <source>Colour of %1</source>
+        <translation>%1 的颜色</translation>
+    </message>
+    <message>
+        <source>Legend</source>
+        <translation>图例</translation>
+    </message>
+    <message>
+        <source>Which colour is which run, above the charts</source>
+        <translation>在图表上方显示各运行对应的颜色</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;No curves for the runs shown&lt;/h3&gt;&lt;p&gt;Check a run in the table, or change the filter.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;所显示的运行没有曲线&lt;/h3&gt;&lt;p&gt;在表格中勾选一个运行，或更改筛选条件。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>and %1 more</source>
+        <translation>以及另外 %1 个</translation>
+    </message>
 </context>
 <context>
     <name>sb::JobBackend</name>

@@ -2,6 +2,7 @@
 // width (M4), then handed to the chart and painted. Prints figures; asserts nothing.
 #include "BenchUtil.h"
 #include "CurvesView.h"
+#include "Swatches.h"
 #include "charts/CurveChart.h"
 #include "metrics/MetricStore.h"
 
@@ -75,7 +76,7 @@ int main(int argc, char *argv[]) {
                 };
                 const auto shown = store->query(run, u"loss"_s, window);
                 curves.append(
-                    {run, sb::CurvesView::colorFor(run), toPoints(*shown),
+                    {run, sb::runColor(run), toPoints(*shown),
                      c.raw ? toPoints(*store->query(run, u"loss"_s, raw)) : QList<QPointF>()});
             }
         };

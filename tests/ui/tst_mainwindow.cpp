@@ -16,6 +16,7 @@
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
+#include "metrics/RunColors.h"
 #include "monitor/LocalSampler.h"
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
@@ -45,6 +46,7 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeView>
 
 #include <cmath>
@@ -78,6 +80,7 @@ private Q_SLOTS:
     void sweepTrialsFoldUnderOneRow();
     void readsInSimplifiedChinese();
     void settingsApplyAtOnceAndAreRemembered();
+    void theFilterDrivesTheChartsAndColoursStay();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -788,6 +791,105 @@ void TestMainWindow::settingsApplyAtOnceAndAreRemembered() {
     QCOMPARE(again.notifier()->options().stallMinutes, 90);
     QSettings().remove(u"notify"_s);
     QSettings().remove(u"window/theme"_s);
+}
+
+void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
+    QTemporaryDir dir;
+    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
+    sb::CollectorClient client((*embedded)->url(), {});
+    // alpha logs loss and accuracy, beta loss, gamma bleu.
+    const QList<std::pair<QString, QStringList>> runs{{u"alpha"_s, {u"loss"_s, u"accuracy"_s}},
+                                                      {u"beta"_s, {u"loss"_s}},
+                                                      {u"gamma"_s, {u"bleu"_s}}};
+    for (const auto &[run, metrics] : runs) {
+        QJsonObject series;
+        for (const QString &metric : metrics)
+            series.insert(metric, QJsonObject{{u"step"_s, QJsonArray{0, 1, 2}},
+                                              {u"value"_s, QJsonArray{1.0, 0.5, 0.25}}});
+        bool done = false;
+        client.push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"series"_s, series}}).toJson(),
+                    this, [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1400, 860);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    sb::CurvesView *curves = window.curves();
+    auto charted = [curves] {
+        QStringList metrics;
+        for (const sb::CurveChart *chart : curves->charts())
+            metrics << chart->metricName();
+        metrics.sort();
+        return metrics;
+    };
+    auto drawnOn = [curves](const QString &metric) {
+        QStringList drawn;
+        for (const sb::CurveChart *chart : curves->charts()) {
+            for (const sb::Curve &curve : chart->curves()) {
+                if (chart->metricName() == metric)
+                    drawn << curve.run;
+            }
+        }
+        drawn.sort();
+        return drawn;
+    };
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"bleu"_s, u"loss"_s}));
+    QTRY_COMPARE(drawnOn(u"loss"_s), (QStringList{u"alpha"_s, u"beta"_s}));
+    QTRY_COMPARE(drawnOn(u"bleu"_s), QStringList{u"gamma"_s});
+    // Three runs, three of the palette's colours, kept in the data dir.
+    QSet<QString> colours;
+    for (const QString &run : {u"alpha"_s, u"beta"_s, u"gamma"_s}) {
+        const auto colour = sb::RunColors::shared().existing(run);
+        QVERIFY2(colour && sb::RunColors::palette().mid(0, 3).contains(*colour), qPrintable(run));
+        colours << *colour;
+    }
+    QCOMPARE(colours.size(), 3);
+    auto *legend = curves->findChild<QLabel *>(u"legend"_s);
+    QTRY_VERIFY(legend->isVisible() && legend->text().contains(u"gamma"_s));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-legend.png"_s);
+
+    // A regular expression: the charts draw what the table shows; a chart none of them logs goes.
+    auto *filter = curves->findChild<QLineEdit *>(u"filter"_s);
+    auto *regex = curves->findChild<QToolButton *>(u"regex"_s);
+    regex->setChecked(true);
+    filter->setText(u"^(alpha|beta)$"_s);
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"loss"_s}));
+    QTRY_VERIFY(!legend->text().contains(u"gamma"_s));
+    // One that does not parse matches nothing, and says why.
+    filter->setText(u"(alpha"_s);
+    QTRY_COMPARE(charted(), QStringList());
+    QVERIFY(!filter->toolTip().isEmpty());
+    QTRY_VERIFY(legend->isHidden());
+    // Plain text again: "gamma" alone, its one chart.
+    regex->setChecked(false);
+    filter->setText(u"gamma"_s);
+    QTRY_COMPARE(charted(), QStringList{u"bleu"_s});
+    QVERIFY(filter->toolTip().isEmpty());
+    // The legend can be put away.
+    curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(false);
+    QVERIFY(legend->isHidden());
+    filter->clear();
+    QTRY_COMPARE(charted().size(), 3);
+    // The user's colour: every chart repaints with it, and it is kept.
+    QVERIFY(sb::RunColors::shared().setColor(u"beta"_s, u"#000000"_s));
+    auto blackBeta = [curves] {
+        const QList<sb::CurveChart *> charts = curves->charts(); // a copy: iterated once
+        return std::any_of(charts.cbegin(), charts.cend(), [](const sb::CurveChart *chart) {
+            return std::any_of(chart->curves().cbegin(), chart->curves().cend(),
+                               [](const sb::Curve &c) {
+                                   return c.run == u"beta"_s && c.color == QColor(Qt::black);
+                               });
+        });
+    };
+    QTRY_VERIFY(blackBeta());
+    curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(true);
 }
 
 QTEST_MAIN(TestMainWindow)

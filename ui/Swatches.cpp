@@ -1,0 +1,61 @@
+#include "Swatches.h"
+
+#include "metrics/RunColors.h"
+
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QHash>
+#include <QPainter>
+
+namespace sb {
+
+QIcon swatchIcon(const QColor &color, SwatchShape shape) {
+    static QHash<QPair<QRgb, int>, QIcon> icons;
+    const QPair<QRgb, int> key{color.rgba(), static_cast<int>(shape)};
+    auto it = icons.find(key);
+    if (it == icons.end()) {
+        const qreal scale = qApp->devicePixelRatio();
+        QPixmap pixmap(QSize(20, 20) * scale);
+        pixmap.setDevicePixelRatio(scale);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setBrush(color);
+        painter.setPen(Qt::NoPen);
+        if (shape == SwatchShape::Dot)
+            painter.drawEllipse(2, 2, 16, 16);
+        else
+            painter.drawRoundedRect(1, 1, 18, 18, 3, 3);
+        it = icons.insert(key, QIcon(pixmap));
+    }
+    return *it;
+}
+
+QColor runColor(const QString &run) {
+    return QColor(RunColors::shared().colorOf(run));
+}
+
+void addRunSwatch(QStyleOptionViewItem *option, const QString &run) {
+    const auto color = run.isEmpty() ? std::nullopt : RunColors::shared().existing(run);
+    if (!color)
+        return;
+    option->features |= QStyleOptionViewItem::HasDecoration;
+    option->icon = swatchIcon(QColor(*color), SwatchShape::Square);
+    option->decorationSize = QSize(10, 10);
+}
+
+RunSwatchDelegate::RunSwatchDelegate(QAbstractItemView *view,
+                                     std::function<QString(const QModelIndex &)> runOf)
+    : QStyledItemDelegate(view)
+    , m_runOf(std::move(runOf)) {
+    connect(&RunColors::shared(), &RunColors::changed, view->viewport(),
+            qOverload<>(&QWidget::update));
+}
+
+void RunSwatchDelegate::initStyleOption(QStyleOptionViewItem *option,
+                                        const QModelIndex &index) const {
+    QStyledItemDelegate::initStyleOption(option, index);
+    addRunSwatch(option, m_runOf(index));
+}
+
+} // namespace sb
