@@ -360,6 +360,16 @@ QStringList CurvesView::shownRuns() const {
     return runs;
 }
 
+void CurvesView::selectRun(const QString &run) {
+    for (int row = 0; row < m_filtered->rowCount(); ++row) {
+        const QModelIndex index = m_filtered->index(row, 0);
+        if (index.data(RunsModel::RunNameRole).toString() == run) {
+            m_runsTable->selectRow(row);
+            m_runsTable->scrollTo(index);
+        }
+    }
+}
+
 void CurvesView::applyFilter() {
     const QString text = m_filter->text();
     if (!m_regex->isChecked()) {
@@ -416,6 +426,7 @@ void CurvesView::rebuildCharts() {
             chart->setXTitle(m_xAxis->currentText());
             chart->setTimeAxis(m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime));
             chart->setLogY(m_logY->isChecked());
+            connect(chart, &CurveChart::runClicked, this, &CurvesView::selectRun);
             connect(chart, &CurveChart::viewportChanged, this, [this, chart] {
                 m_dirty.insert(chart);
                 m_redraw.start();

@@ -48,6 +48,8 @@ private:
     // The runs the charts draw: checked, and passing the filter.
     QStringList shownRuns() const;
     void applyFilter();
+    // A run's row in the table, selected and in sight (a click on its curve).
+    void selectRun(const QString &run);
     void rebuildCharts();
     void reportCollector(const QString &error);
     void requestChart(CurveChart *chart);

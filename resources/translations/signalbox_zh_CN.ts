@@ -110,6 +110,13 @@
     </message>
 </context>
 <context>
+    <name>sb::CurveChart</name>
+    <message>
+        <source>and %1 more</source>
+        <translation>以及另外 %1 个</translation>
+    </message>
+</context>
+<context>
     <name>sb::CurvesView</name>
     <message>
         <source>Filter runs (name, status, hyperparameters)</source>

@@ -30,6 +30,8 @@ private Q_SLOTS:
     void logYDropsNonPositivePoints();
     void wallClockAxis();
     void valuesNearTheDoubleRangeStillDraw();
+    void readoutListsEveryRunAtTheCursorHighestFirst();
+    void hoverEmphasisesACurveAndAClickNamesIt();
 };
 
 void TestCurveChart::fitsAndReplacesSeries() {
@@ -134,6 +136,62 @@ void TestCurveChart::valuesNearTheDoubleRangeStillDraw() {
     QVERIFY(y->min() <= -1e308 && y->max() >= 1.7e308);
     QCOMPARE(chart.drawnPoints(), 8);
     chart.grab(); // paints without trouble
+}
+
+void TestCurveChart::readoutListsEveryRunAtTheCursorHighestFirst() {
+    // "short" ended at step 99; "long" goes on to 999; "raw" has a raw curve behind.
+    const QList<sb::Curve> curves{{u"short"_s, Qt::red, line(100, 1, 500), {}},
+                                  {u"long"_s, Qt::blue, line(1000, 1), {}},
+                                  {u"raw"_s, Qt::green, line(1000, 0, 50), line(1000, 0, 60)}};
+    auto at = [&curves](double x) {
+        QStringList rows;
+        for (const sb::ReadoutRow &row : sb::CurveChart::readoutAt(curves, x, 0.5))
+            rows << u"%1=%2%3"_s.arg(row.run)
+                        .arg(row.smoothed.y())
+                        .arg(row.raw ? u"(%1)"_s.arg(*row.raw) : QString());
+        return rows;
+    };
+    QCOMPARE(at(50), (QStringList{u"short=550"_s, u"long=50"_s, u"raw=50(60)"_s}));
+    QCOMPARE(at(400), (QStringList{u"long=400"_s, u"raw=50(60)"_s})); // not past short's end
+    QCOMPARE(at(99.4), (QStringList{u"short=599"_s, u"long=99"_s, u"raw=50(60)"_s}));
+    QCOMPARE(at(-3), QStringList());
+}
+
+void TestCurveChart::hoverEmphasisesACurveAndAClickNamesIt() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QList<sb::Curve> curves;
+    for (int i = 0; i < 20; ++i) // more runs than the readout lists
+        curves.append({u"run-%1"_s.arg(i), Qt::darkCyan, line(100, 0, i * 10), {}});
+    chart.setCurves(curves);
+    const QRectF plot = chart.chart()->plotArea();
+    // On run-7's flat line at y = 70, at mid-plot.
+    const double fy = (70.0 - 0) / 190.0;
+    QPointF on(plot.center().x(), plot.bottom() - fy * plot.height());
+    // The axis may be padded: find the pixel of y = 70 by scanning for the hovered run.
+    for (int dy = -20; dy <= 20 && chart.hoveredRun() != u"run-7"_s; ++dy) {
+        QMouseEvent move(QEvent::MouseMove, on + QPointF(0, dy), chart.mapToGlobal(on),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(chart.viewport(), &move);
+        if (chart.hoveredRun() == u"run-7"_s)
+            on += QPointF(0, dy);
+    }
+    QCOMPARE(chart.hoveredRun(), u"run-7"_s);
+    const QString text = chart.readoutText();
+    QVERIFY2(text.contains(u"run-7"_s) && text.contains(u"and 8 more"_s), qPrintable(text));
+    // Highest first: run-13 is listed above run-7 (the twelve nearest to the cursor are shown).
+    QVERIFY(text.indexOf(u"run-13"_s) < text.indexOf(u"run-7"_s));
+    QVERIFY(!text.contains(u"run-19"_s));
+    QSignalSpy clicked(&chart, &sb::CurveChart::runClicked);
+    QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, on.toPoint());
+    QCOMPARE(clicked.size(), 1);
+    QCOMPARE(clicked.first().first().toString(), u"run-7"_s);
+    QVERIFY(!chart.xRange()); // a click is not a zoom
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(&chart, &leave);
+    QVERIFY(chart.hoveredRun().isEmpty());
 }
 
 QTEST_MAIN(TestCurveChart)

@@ -4,8 +4,10 @@
 
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QFontMetrics>
+#include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
-#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QRubberBand>
@@ -72,9 +74,12 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     m_readoutBox->setZValue(9);
     m_readoutBox->setPen(Qt::NoPen);
     m_readoutBox->hide();
-    m_readout = new QGraphicsSimpleTextItem(c);
+    m_readout = new QGraphicsTextItem(c);
     m_readout->setZValue(10);
     m_readout->hide();
+    m_crosshair = new QGraphicsLineItem(c);
+    m_crosshair->setZValue(8);
+    m_crosshair->hide();
 }
 
 void CurveChart::setCurves(const QList<Curve> &curves) {
@@ -345,7 +350,9 @@ void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
         const QRect band = QRect(*m_zoomFrom, event->pos()).normalized();
         m_zoomFrom.reset();
         m_zoomBand->hide();
-        if (band.width() > 4 && band.height() > 4) {
+        if (band.width() <= 4 && band.height() <= 4 && !m_hovered.isEmpty()) {
+            Q_EMIT runClicked(m_hovered); // a click, not a drag: the run under the cursor
+        } else if (band.width() > 4 && band.height() > 4) {
             const QPointF a = valueAt(band.topLeft());
             const QPointF b = valueAt(band.bottomRight());
             m_userYRange = std::make_pair(std::min(a.y(), b.y()), std::max(a.y(), b.y()));
@@ -364,41 +371,125 @@ void CurveChart::resizeEvent(QResizeEvent *event) {
 }
 
 void CurveChart::leaveEvent(QEvent *event) {
-    m_readout->hide();
-    m_readoutBox->hide();
+    hideReadout();
     QChartView::leaveEvent(event);
 }
 
-void CurveChart::showReadout(const QPointF &position) {
-    if (!chart()->plotArea().contains(position) || m_curves.isEmpty()) {
-        m_readout->hide();
-        m_readoutBox->hide();
+QList<ReadoutRow> CurveChart::readoutAt(const QList<Curve> &curves, double x, double slack) {
+    QList<ReadoutRow> rows;
+    for (const Curve &curve : curves) {
+        if (curve.points.isEmpty() || x < curve.points.front().x() - slack ||
+            x > curve.points.back().x() + slack)
+            continue; // not read past a run's ends
+        ReadoutRow row{curve.run, curve.color, *nearest(curve.points, x), std::nullopt};
+        if (const auto raw = nearest(curve.rawPoints, x))
+            row.raw = raw->y();
+        rows << row;
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const ReadoutRow &a, const ReadoutRow &b) {
+        return a.smoothed.y() > b.smoothed.y();
+    });
+    return rows;
+}
+
+QString CurveChart::readoutText() const {
+    return m_readout->isVisible() ? m_readout->toPlainText() : QString();
+}
+
+void CurveChart::hideReadout() {
+    m_readout->hide();
+    m_readoutBox->hide();
+    m_crosshair->hide();
+    setHovered({});
+}
+
+void CurveChart::setHovered(const QString &run) {
+    if (run == m_hovered)
         return;
-    }
-    const double x = valueAt(position).x();
-    QStringList lines{u"x = %1"_s.arg(x, 0, 'g', 6)};
-    for (const Curve &curve :
-         std::as_const(m_curves).first(std::min<qsizetype>(m_curves.size(), 8))) {
-        if (const auto p = nearest(curve.points, x))
-            lines
-                << u"%1: %2 (at %3)"_s.arg(curve.run).arg(p->y(), 0, 'g', 6).arg(p->x(), 0, 'g', 6);
-    }
-    m_readout->setText(lines.join(u'\n'));
-    QPointF at = position + QPointF(12, 12);
+    m_hovered = run;
+    m_layer->setEmphasis(run);
+}
+
+void CurveChart::showReadout(const QPointF &position) {
     const QRectF plot = chart()->plotArea();
-    const QRectF box = m_readout->boundingRect();
-    if (at.x() + box.width() > plot.right())
-        at.setX(position.x() - box.width() - 12);
-    if (at.y() + box.height() > plot.bottom())
-        at.setY(position.y() - box.height() - 12);
+    if (!plot.contains(position) || m_curves.isEmpty())
+        return hideReadout();
+    constexpr int kMostRows = 12;
+    const QPointF value = valueAt(position);
+    const double slack = (m_xHi - m_xLo) / std::max(1.0, plot.width()) * 3; // three pixels
+    QList<ReadoutRow> rows = readoutAt(m_curves, value.x(), slack);
+    if (rows.isEmpty())
+        return hideReadout();
+    // The run under the cursor: the nearest curve within 8 pixels, bold; the others dimmed.
+    const auto [yMin, yMax] = yRange();
+    const auto scaled = [this](double y) {
+        return m_logY ? std::log10(std::max(y, 1e-300)) : y;
+    };
+    const double pixelsPerY = plot.height() / std::max(1e-300, scaled(yMax) - scaled(yMin));
+    auto distance = [&](const ReadoutRow &row) {
+        return std::abs(scaled(row.smoothed.y()) - scaled(value.y())) * pixelsPerY;
+    };
+    const auto closest =
+        std::min_element(rows.begin(), rows.end(),
+                         [&](const auto &a, const auto &b) { return distance(a) < distance(b); });
+    setHovered(distance(*closest) <= 8 ? closest->run : QString());
+    // With many runs, the ones nearest the cursor, still highest first.
+    const qsizetype hidden = std::max<qsizetype>(0, rows.size() - kMostRows);
+    if (hidden > 0) {
+        QList<ReadoutRow> near = rows;
+        std::stable_sort(near.begin(), near.end(),
+                         [&](const auto &a, const auto &b) { return distance(a) < distance(b); });
+        near.resize(kMostRows);
+        rows.removeIf([&near](const ReadoutRow &row) {
+            return std::none_of(near.begin(), near.end(),
+                                [&row](const ReadoutRow &n) { return n.run == row.run; });
+        });
+    }
+    const QFontMetrics metrics(font());
+    const auto number = [](double v) {
+        return QString::number(v, 'g', 6);
+    };
+    QString html = u"<div style=\"white-space:nowrap\"><b>%1</b>"_s.arg(
+        m_wallClock ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(value.x() * 1000))
+                          .toString(u"yyyy-MM-dd hh:mm:ss"_s)
+                    : u"%1 = %2"_s.arg(chart()->axes(Qt::Horizontal).value(0)
+                                           ? chart()->axes(Qt::Horizontal).first()->titleText()
+                                           : u"x"_s,
+                                       number(value.x())));
+    for (const ReadoutRow &row : std::as_const(rows)) {
+        const QString name = metrics.elidedText(row.run, Qt::ElideMiddle, 220).toHtmlEscaped();
+        // The smoothed value, and the raw one beside it where they differ.
+        html += u"<br><span style=\"color:%1\">■</span> %2&nbsp; %3%4"_s.arg(
+            row.color.name(), row.run == m_hovered ? u"<b>"_s + name + u"</b>"_s : name,
+            number(row.smoothed.y()),
+            row.raw && *row.raw != row.smoothed.y()
+                ? u" <span style=\"color:gray\">(%1)</span>"_s.arg(number(*row.raw))
+                : QString());
+    }
+    if (hidden > 0)
+        html += u"<br><i>%1</i>"_s.arg(tr("and %1 more").arg(hidden));
+    html += u"</div>"_s;
+    m_readout->setDefaultTextColor(palette().color(QPalette::ToolTipText));
+    m_readout->setHtml(html);
+    // Kept inside the plot: right of the cursor, else left; clamped top and bottom.
+    const QSizeF size = m_readout->boundingRect().size();
+    QPointF at = position + QPointF(14, -size.height() / 2);
+    if (at.x() + size.width() > plot.right())
+        at.setX(position.x() - size.width() - 14);
+    at.setX(std::max(at.x(), plot.left()));
+    at.setY(std::clamp(at.y(), plot.top(), std::max(plot.top(), plot.bottom() - size.height())));
     m_readout->setPos(at);
-    m_readout->setBrush(palette().color(QPalette::ToolTipText));
     m_readout->show();
     QColor background = palette().color(QPalette::ToolTipBase);
-    background.setAlphaF(0.9);
+    background.setAlphaF(0.92);
     m_readoutBox->setBrush(background);
-    m_readoutBox->setRect(QRectF(at, box.size()).adjusted(-4, -3, 4, 3));
+    m_readoutBox->setRect(QRectF(at, size));
     m_readoutBox->show();
+    QColor line = palette().color(QPalette::Text);
+    line.setAlphaF(0.35);
+    m_crosshair->setPen(QPen(line, 0));
+    m_crosshair->setLine(QLineF(position.x(), plot.top(), position.x(), plot.bottom()));
+    m_crosshair->show();
 }
 
 } // namespace sb

@@ -10,7 +10,8 @@
 class QAbstractAxis;
 class QValueAxis;
 class QGraphicsRectItem;
-class QGraphicsSimpleTextItem;
+class QGraphicsLineItem;
+class QGraphicsTextItem;
 class QRubberBand;
 
 namespace sb {
@@ -23,6 +24,14 @@ struct Curve {
     QColor color;
     QList<QPointF> points;    // what is drawn solid
     QList<QPointF> rawPoints; // drawn faint behind; empty when there is no smoothing
+};
+
+// One run's values where the cursor is, for the hover readout.
+struct ReadoutRow {
+    QString run;
+    QColor color;
+    QPointF smoothed;          // the drawn curve's point nearest the cursor's x
+    std::optional<double> raw; // the raw curve's value there, when it is drawn
 };
 
 // A line chart for learning curves. Data arrives already downsampled to the plot's width (M4);
@@ -48,10 +57,19 @@ public:
     // Lines and points on screen, after log-y dropped what it cannot show.
     int drawnLines() const;
     qsizetype drawnPoints() const;
+    // Every curve's value at x, highest first: only curves whose points span x (a finished run
+    // is not read past its end), within `slack` either side.
+    static QList<ReadoutRow> readoutAt(const QList<Curve> &curves, double x, double slack);
+    // The run under the cursor: drawn bold, the others dimmed; empty: none.
+    QString hoveredRun() const { return m_hovered; }
+    // What the readout says now, as text.
+    QString readoutText() const;
 
 Q_SIGNALS:
     // The visible x range or the plot width changed: fetch data for it.
     void viewportChanged();
+    // A click on a run's curve.
+    void runClicked(const QString &run);
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -74,6 +92,8 @@ private:
     QPointF valueAt(const QPointF &position) const;
     void setXRange(double lo, double hi, bool byUser);
     void showReadout(const QPointF &position);
+    void hideReadout();
+    void setHovered(const QString &run);
 
     QString m_metric;
     QAbstractAxis *m_xAxis = nullptr; // shows m_xLo..m_xHi, the range the curves are drawn in
@@ -89,8 +109,10 @@ private:
     std::optional<QPoint> m_panFrom;
     std::optional<QPoint> m_zoomFrom;
     QRubberBand *m_zoomBand;
-    QGraphicsSimpleTextItem *m_readout;
+    QGraphicsTextItem *m_readout;
     QGraphicsRectItem *m_readoutBox; // keeps the readout legible over the curves
+    QGraphicsLineItem *m_crosshair;  // the cursor's x, across the plot
+    QString m_hovered;
 };
 
 } // namespace sb

@@ -102,10 +102,10 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
         const QColor faint = QColor::fromRgbF(0.75f * base.redF() + 0.25f * c.redF(),
                                               0.75f * base.greenF() + 0.25f * c.greenF(),
                                               0.75f * base.blueF() + 0.25f * c.blueF());
-        m_lines.append({QPen(faint, 0), {}, columnSpans(map(curve.rawPoints))});
+        m_lines.append({curve.run, QPen(faint, 0), {}, columnSpans(map(curve.rawPoints))});
     }
     for (const Curve &curve : *m_curves)
-        m_lines.append({QPen(curve.color, 0), map(curve.points), {}});
+        m_lines.append({curve.run, QPen(curve.color, 0), map(curve.points), {}});
     update();
 }
 
@@ -120,16 +120,38 @@ QRectF CurveLayer::boundingRect() const {
     return m_chart->plotArea();
 }
 
+void CurveLayer::setEmphasis(const QString &run) {
+    m_emphasis = run;
+    update();
+}
+
 void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) {
     painter->save();
     painter->setClipRect(m_chart->plotArea());
     painter->setRenderHint(QPainter::Antialiasing, false); // cosmetic 1 px lines: the fast path
+    const QColor base = backgroundOf(m_chart);
+    const Line *emphasized = nullptr;
     for (const Line &line : std::as_const(m_lines)) {
-        painter->setPen(line.pen);
+        QPen pen = line.pen;
+        if (!m_emphasis.isEmpty() && line.run != m_emphasis) {
+            const QColor c = pen.color(); // dimmed: two thirds of the way to the background
+            pen.setColor(QColor::fromRgbF(0.67f * base.redF() + 0.33f * c.redF(),
+                                          0.67f * base.greenF() + 0.33f * c.greenF(),
+                                          0.67f * base.blueF() + 0.33f * c.blueF()));
+        } else if (!m_emphasis.isEmpty() && line.columns.isEmpty()) {
+            emphasized = &line; // drawn last, on top of all
+            continue;
+        }
+        painter->setPen(pen);
         if (line.columns.isEmpty())
             painter->drawPolyline(line.pixels);
         else
             painter->drawLines(line.columns);
+    }
+    if (emphasized) {
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(QPen(emphasized->pen.color(), 2.5));
+        painter->drawPolyline(emphasized->pixels);
     }
     painter->restore();
 }

@@ -21,6 +21,9 @@ public:
     // Maps the curves to pixels again; call when the axes' ranges or the plot area change.
     void remap(double xMin, double xMax, double yMin, double yMax);
 
+    // One run drawn bold and the others dimmed (the hovered one); empty: all as they are.
+    void setEmphasis(const QString &run);
+
     int lineCount() const { return static_cast<int>(m_lines.size()); }
     qsizetype pointCount() const;
 
@@ -29,6 +32,7 @@ public:
 
 private:
     struct Line {
+        QString run;
         QPen pen;
         QPolygonF pixels;      // a polyline, or
         QList<QLineF> columns; // one vertical span per pixel column (the faint raw curves)
@@ -37,6 +41,7 @@ private:
     const QList<Curve> *m_curves = nullptr;
     bool m_logY = false;
     QList<Line> m_lines;
+    QString m_emphasis;
 };
 
 } // namespace sb
