@@ -143,6 +143,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothing->setRange(0, 99);
     m_smoothing->setValue(60);
     m_smoothing->setMaximumWidth(180);
+    m_smoothing->setMinimumWidth(90); // never squeezed away by a narrow window
     m_smoothingLabel = new QLabel;
     m_xAxis = new QComboBox;
     m_xAxis->addItem(tr("Step"), static_cast<int>(XAxis::Step));
