@@ -449,13 +449,18 @@ void CurveChart::showReadout(const QPointF &position) {
     const auto number = [](double v) {
         return QString::number(v, 'g', 6);
     };
+    // The x of the data point nearest the cursor: a step that was logged, not one in between.
+    const double x =
+        std::min_element(rows.cbegin(), rows.cend(), [&value](const auto &a, const auto &b) {
+            return std::abs(a.smoothed.x() - value.x()) < std::abs(b.smoothed.x() - value.x());
+        })->smoothed.x();
     QString html = u"<div style=\"white-space:nowrap\"><b>%1</b>"_s.arg(
-        m_wallClock ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(value.x() * 1000))
+        m_wallClock ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(x * 1000))
                           .toString(u"yyyy-MM-dd hh:mm:ss"_s)
                     : u"%1 = %2"_s.arg(chart()->axes(Qt::Horizontal).value(0)
                                            ? chart()->axes(Qt::Horizontal).first()->titleText()
                                            : u"x"_s,
-                                       number(value.x())));
+                                       number(x)));
     for (const ReadoutRow &row : std::as_const(rows)) {
         const QString name = metrics.elidedText(row.run, Qt::ElideMiddle, 220).toHtmlEscaped();
         // The smoothed value, and the raw one beside it where they differ.
