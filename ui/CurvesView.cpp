@@ -22,11 +22,13 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -253,8 +255,11 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         refetchAll();
     });
     connect(m_logY, &QCheckBox::toggled, this, [this](bool on) {
-        for (CurveChart *chart : std::as_const(m_charts))
+        QSettings settings; // every chart, whatever each had chosen
+        for (CurveChart *chart : std::as_const(m_charts)) {
             chart->setLogY(on);
+            settings.remove(chartKey(chart->metricName(), u"logY"_s));
+        }
     });
     connect(reset, &QPushButton::clicked, this, [this] {
         for (CurveChart *chart : std::as_const(m_charts))
@@ -351,6 +356,11 @@ void CurvesView::refresh() {
     });
 }
 
+QString CurvesView::chartKey(const QString &metric, const QString &option) {
+    // A metric's name may hold '/' (train/loss): encoded, so that it stays one key.
+    return u"charts/%1/%2"_s.arg(QString::fromLatin1(QUrl::toPercentEncoding(metric)), option);
+}
+
 QStringList CurvesView::shownRuns() const {
     QStringList runs;
     for (int row = 0; row < m_filtered->rowCount(); ++row) {
@@ -419,14 +429,27 @@ void CurvesView::rebuildCharts() {
     m_emptyHint->setVisible(wanted.isEmpty());
     if (wanted.isEmpty())
         m_grid->addWidget(m_emptyHint, 0, 0, 1, 2);
-    int position = 0;
+    QList<CurveChart *> placed;
     for (const QString &metric : std::as_const(wanted)) {
         CurveChart *chart = m_charts.value(metric);
         if (!chart) {
             chart = new CurveChart(metric);
             chart->setXTitle(m_xAxis->currentText());
             chart->setTimeAxis(m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime));
-            chart->setLogY(m_logY->isChecked());
+            // Its own choices from an earlier session; log y as the toolbar says unless chosen.
+            const QSettings settings;
+            chart->setLogY(
+                settings.value(chartKey(metric, u"logY"_s), m_logY->isChecked()).toBool());
+            chart->setFullWidth(settings.value(chartKey(metric, u"fullWidth"_s)).toBool());
+            chart->setPinned(settings.value(chartKey(metric, u"pinned"_s)).toBool());
+            connect(chart, &CurveChart::optionsChanged, this, [this, chart] {
+                QSettings remembered;
+                const QString name = chart->metricName();
+                remembered.setValue(chartKey(name, u"logY"_s), chart->logY());
+                remembered.setValue(chartKey(name, u"fullWidth"_s), chart->fullWidth());
+                remembered.setValue(chartKey(name, u"pinned"_s), chart->pinned());
+                rebuildCharts(); // arranged anew: pinned first, full width across
+            });
             connect(chart, &CurveChart::runClicked, this, &CurvesView::selectRun);
             connect(chart, &CurveChart::viewportChanged, this, [this, chart] {
                 m_dirty.insert(chart);
@@ -435,8 +458,24 @@ void CurvesView::rebuildCharts() {
             m_charts.insert(metric, chart);
             m_dirty.insert(chart);
         }
-        m_grid->addWidget(chart, position / 2, position % 2);
-        ++position;
+        placed << chart;
+    }
+    // Pinned charts first; a full-width one takes a row of its own.
+    std::stable_partition(placed.begin(), placed.end(),
+                          [](const CurveChart *chart) { return chart->pinned(); });
+    int row = 0;
+    int column = 0;
+    for (CurveChart *chart : std::as_const(placed)) {
+        if (chart->fullWidth() && column > 0) {
+            ++row;
+            column = 0;
+        }
+        m_grid->addWidget(chart, row, column, 1, chart->fullWidth() ? 2 : 1);
+        column += chart->fullWidth() ? 2 : 1;
+        if (column >= 2) {
+            ++row;
+            column = 0;
+        }
     }
     m_redraw.start();
 }

@@ -45,6 +45,8 @@ Q_SIGNALS:
     void jobRequested(const QString &run);       // the job that made a run, and its output
 
 private:
+    // Where a chart's own options are remembered (QSettings).
+    static QString chartKey(const QString &metric, const QString &option);
     // The runs the charts draw: checked, and passing the filter.
     QStringList shownRuns() const;
     void applyFilter();

@@ -115,6 +115,30 @@
         <source>and %1 more</source>
         <translation>以及另外 %1 个</translation>
     </message>
+    <message>
+        <source>Log y</source>
+        <translation>对数 y 轴</translation>
+    </message>
+    <message>
+        <source>Full width</source>
+        <translation>占满整行</translation>
+    </message>
+    <message>
+        <source>Pin to the top</source>
+        <translation>置顶</translation>
+    </message>
+    <message>
+        <source>Lock the y range</source>
+        <translation>锁定 y 轴范围</translation>
+    </message>
+    <message>
+        <source>Fit to the data (right-click)</source>
+        <translation>适应数据（右键单击）</translation>
+    </message>
+    <message>
+        <source>This chart&apos;s options</source>
+        <translation>此图表的选项</translation>
+    </message>
 </context>
 <context>
     <name>sb::CurvesView</name>

@@ -22,14 +22,17 @@
 #include "tensorboard/LogdirFeeds.h"
 #include "util/Log.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -892,6 +895,45 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
     };
     QTRY_VERIFY(blackBeta());
     curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(true);
+
+    // Each chart's own options: log y on one chart alone; another pinned first, full width.
+    auto chartOf = [curves](const QString &metric) {
+        for (sb::CurveChart *chart : curves->charts()) {
+            if (chart->metricName() == metric)
+                return chart;
+        }
+        return static_cast<sb::CurveChart *>(nullptr);
+    };
+    auto choose = [](sb::CurveChart *chart, const QString &option) {
+        Q_EMIT chart->optionsMenu()->aboutToShow();
+        chart->optionsMenu()->findChild<QAction *>(option)->trigger();
+    };
+    choose(chartOf(u"loss"_s), u"logY"_s);
+    QVERIFY(chartOf(u"loss"_s)->logY());
+    QVERIFY(!chartOf(u"accuracy"_s)->logY());
+    choose(chartOf(u"bleu"_s), u"pinned"_s);
+    choose(chartOf(u"bleu"_s), u"fullWidth"_s);
+    auto place = [curves](sb::CurveChart *chart) {
+        auto *grid = qobject_cast<QGridLayout *>(chart->parentWidget()->layout());
+        int row = -1, column = -1, rows = 0, columns = 0;
+        grid->getItemPosition(grid->indexOf(chart), &row, &column, &rows, &columns);
+        return QList<int>{row, column, columns};
+    };
+    QTRY_COMPARE(place(chartOf(u"bleu"_s)), (QList<int>{0, 0, 2})); // first, across both
+    QCOMPARE(place(chartOf(u"accuracy"_s)), (QList<int>{1, 0, 1}));
+    QCOMPARE(place(chartOf(u"loss"_s)), (QList<int>{1, 1, 1}));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-pinned.png"_s);
+    // Remembered: a new window arranges them so again.
+    {
+        sb::MainWindow again(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+        again.show();
+        QTRY_COMPARE(again.curves()->charts().size(), 3);
+        for (sb::CurveChart *chart : again.curves()->charts()) {
+            QCOMPARE(chart->logY(), chart->metricName() == u"loss"_s);
+            QCOMPARE(chart->pinned(), chart->metricName() == u"bleu"_s);
+        }
+    }
+    QSettings().remove(u"charts"_s);
 }
 
 QTEST_MAIN(TestMainWindow)

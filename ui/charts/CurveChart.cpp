@@ -9,8 +9,10 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsTextItem>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QRubberBand>
+#include <QToolButton>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -80,6 +82,57 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     m_crosshair = new QGraphicsLineItem(c);
     m_crosshair->setZValue(8);
     m_crosshair->hide();
+
+    // The chart's own options, in a menu at its top right corner.
+    m_options = new QMenu(this);
+    const auto option = [this](const QString &text, const QString &name, auto apply) {
+        QAction *action = m_options->addAction(text);
+        action->setObjectName(name);
+        action->setCheckable(true);
+        connect(action, &QAction::triggered, this, [this, apply](bool on) {
+            apply(on);
+            Q_EMIT optionsChanged();
+        });
+        return action;
+    };
+    QAction *logY = option(tr("Log y"), u"logY"_s, [this](bool on) { setLogY(on); });
+    QAction *full = option(tr("Full width"), u"fullWidth"_s, [this](bool on) { setFullWidth(on); });
+    QAction *pin = option(tr("Pin to the top"), u"pinned"_s, [this](bool on) { setPinned(on); });
+    QAction *lock =
+        option(tr("Lock the y range"), u"yLocked"_s, [this](bool on) { setYLocked(on); });
+    m_options->addSeparator();
+    m_options->addAction(tr("Fit to the data (right-click)"), this, &CurveChart::resetZoom);
+    connect(m_options, &QMenu::aboutToShow, this, [this, logY, full, pin, lock] {
+        logY->setChecked(m_logY);
+        full->setChecked(m_fullWidth);
+        pin->setChecked(m_pinned);
+        lock->setChecked(m_yLocked);
+    });
+    m_optionsButton = new QToolButton(this);
+    m_optionsButton->setObjectName(u"chartOptions"_s);
+    m_optionsButton->setText(u"⋯"_s);
+    m_optionsButton->setToolTip(tr("This chart's options"));
+    m_optionsButton->setAutoRaise(true);
+    m_optionsButton->setPopupMode(QToolButton::InstantPopup);
+    m_optionsButton->setMenu(m_options);
+}
+
+void CurveChart::setFullWidth(bool on) {
+    m_fullWidth = on;
+}
+
+void CurveChart::setPinned(bool on) {
+    m_pinned = on;
+}
+
+void CurveChart::setYLocked(bool on) {
+    m_yLocked = on;
+    if (on) {
+        m_userYRange = yRange();
+    } else {
+        m_userYRange.reset();
+        fitAxes();
+    }
 }
 
 void CurveChart::setCurves(const QList<Curve> &curves) {
@@ -206,6 +259,8 @@ void CurveChart::setLogY(bool logY) {
     if (logY == m_logY)
         return;
     m_logY = logY;
+    m_yLocked = false; // a range on the other scale means nothing
+    m_userYRange.reset();
     rebuildYAxis();
     setCurves(m_curves);
 }
@@ -276,6 +331,7 @@ void CurveChart::setXTitle(const QString &title) {
 
 void CurveChart::resetZoom() {
     m_userRange.reset();
+    m_yLocked = false;
     m_userYRange.reset();
     fitAxes();
     Q_EMIT viewportChanged();
@@ -367,6 +423,7 @@ void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
 
 void CurveChart::resizeEvent(QResizeEvent *event) {
     QChartView::resizeEvent(event);
+    m_optionsButton->move(width() - m_optionsButton->sizeHint().width() - 6, 4);
     Q_EMIT viewportChanged();
 }
 

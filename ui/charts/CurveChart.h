@@ -12,7 +12,9 @@ class QValueAxis;
 class QGraphicsRectItem;
 class QGraphicsLineItem;
 class QGraphicsTextItem;
+class QMenu;
 class QRubberBand;
+class QToolButton;
 
 namespace sb {
 
@@ -45,6 +47,16 @@ public:
 
     void setCurves(const QList<Curve> &curves);
     void setLogY(bool logY);
+    bool logY() const { return m_logY; }
+    // This chart's own arrangement, chosen from its "⋯" menu: across both columns, first of all,
+    // and a y range that stays as it is while points arrive (zooming in x included).
+    void setFullWidth(bool on);
+    bool fullWidth() const { return m_fullWidth; }
+    void setPinned(bool on);
+    bool pinned() const { return m_pinned; }
+    void setYLocked(bool on);
+    bool yLocked() const { return m_yLocked; }
+    QMenu *optionsMenu() const { return m_options; }
     void setXTitle(const QString &title);
     // x values are seconds since the epoch: label them as clock time.
     void setTimeAxis(bool wallClock);
@@ -70,6 +82,8 @@ Q_SIGNALS:
     void viewportChanged();
     // A click on a run's curve.
     void runClicked(const QString &run);
+    // Log y, full width, pinned or the y lock changed from the chart's own menu.
+    void optionsChanged();
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -113,6 +127,11 @@ private:
     QGraphicsRectItem *m_readoutBox; // keeps the readout legible over the curves
     QGraphicsLineItem *m_crosshair;  // the cursor's x, across the plot
     QString m_hovered;
+    bool m_fullWidth = false;
+    bool m_pinned = false;
+    bool m_yLocked = false;
+    QToolButton *m_optionsButton;
+    QMenu *m_options;
 };
 
 } // namespace sb
