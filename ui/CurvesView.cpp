@@ -3,6 +3,7 @@
 #include "Remembered.h"
 #include "Swatches.h"
 #include "Theme.h"
+#include "metrics/ConfigDiff.h"
 #include "metrics/RunColors.h"
 #include "util/Paths.h"
 
@@ -10,6 +11,7 @@
 #include <QCheckBox>
 #include <QColorDialog>
 #include <QComboBox>
+#include <QDialog>
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -27,6 +29,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTableWidget>
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -105,6 +108,12 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
             Q_EMIT jobRequested(current.data(RunsModel::RunNameRole).toString());
     });
     connect(m_runsTable, &QTableView::doubleClicked, showJob, &QAction::trigger);
+    // The hyperparameters in which the selected runs differ, side by side.
+    m_runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    auto *compare = new QAction(tr("Compare their configs…"), m_runsTable);
+    compare->setObjectName(u"compareConfigs"_s);
+    m_runsTable->addAction(compare);
+    connect(compare, &QAction::triggered, this, &CurvesView::compareConfigs);
     // A run's colour, as the user wants it: every view and every later session follow.
     auto *recolor = new QAction(tr("Change its colour…"), m_runsTable);
     m_runsTable->addAction(recolor);
@@ -369,6 +378,49 @@ QStringList CurvesView::shownRuns() const {
             runs << index.data(RunsModel::RunNameRole).toString();
     }
     return runs;
+}
+
+void CurvesView::compareConfigs() {
+    QList<RunInfo> runs;
+    for (const QModelIndex &row : m_runsTable->selectionModel()->selectedRows())
+        runs << m_runs->info(row.data(RunsModel::RunNameRole).toString());
+    if (runs.size() < 2) {
+        Q_EMIT collectorError(tr("Select two runs or more in the table to compare their configs"));
+        return;
+    }
+    const ConfigDiff diff = diffConfigs(runs);
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(u"configDiff"_s);
+    dialog->setWindowTitle(tr("How %1 runs differ").arg(diff.runs.size()));
+    auto *table =
+        new QTableWidget(static_cast<int>(diff.keys.size()), static_cast<int>(diff.runs.size()));
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setVerticalHeaderLabels(diff.keys);
+    for (int column = 0; column < diff.runs.size(); ++column) {
+        const QString &run = diff.runs[column];
+        auto *header = new QTableWidgetItem(run);
+        if (const auto color = RunColors::shared().existing(run))
+            header->setIcon(swatchIcon(QColor(*color), SwatchShape::Square));
+        table->setHorizontalHeaderItem(column, header);
+        for (int row = 0; row < diff.keys.size(); ++row) {
+            const QString value = diff.values.value(diff.keys[row]).value(column);
+            auto *item = new QTableWidgetItem(value.isEmpty() ? tr("(none)") : value);
+            if (value.isEmpty())
+                item->setForeground(palette().color(QPalette::PlaceholderText));
+            table->setItem(row, column, item);
+        }
+    }
+    table->resizeColumnsToContents();
+    auto *same = new QLabel(
+        diff.keys.isEmpty()  ? tr("Their configs are the same (%1 keys).").arg(diff.sameKeys)
+        : diff.sameKeys == 1 ? tr("1 more key is the same in all of them.")
+                             : tr("%1 more keys are the same in all of them.").arg(diff.sameKeys));
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addWidget(table);
+    layout->addWidget(same);
+    dialog->resize(760, 420);
+    dialog->show();
 }
 
 void CurvesView::selectRun(const QString &run) {

@@ -50,6 +50,8 @@ private:
     // The runs the charts draw: checked, and passing the filter.
     QStringList shownRuns() const;
     void applyFilter();
+    // The selected runs' configs, only the keys that differ, side by side.
+    void compareConfigs();
     // A run's row in the table, selected and in sight (a click on its curve).
     void selectRun(const QString &run);
     void rebuildCharts();

@@ -88,6 +88,13 @@ QString RunsModel::runAt(int row) const {
     return row >= 0 && row < m_runs.size() ? name(m_runs[row]) : QString();
 }
 
+RunInfo RunsModel::info(const QString &run) const {
+    const auto row = m_rowOf.constFind(run);
+    RunInfo found = row == m_rowOf.constEnd() ? RunInfo{} : m_runs[*row].info;
+    found.name = run;
+    return found;
+}
+
 qint64 RunsModel::pointCount(const QString &run, const QString &metric) const {
     const auto row = m_rowOf.constFind(run);
     if (row == m_rowOf.constEnd())

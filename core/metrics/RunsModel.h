@@ -25,6 +25,8 @@ public:
     void checkOnly(const QStringList &runs);
     QStringList metricNames() const { return m_metrics; }
     QString runAt(int row) const;
+    // What the collector knows of a run (its config among it); only the name if not listed.
+    RunInfo info(const QString &run) const;
     // Points of `metric` the collector holds for `run`; 0 when the run does not log it.
     qint64 pointCount(const QString &run, const QString &metric) const;
 

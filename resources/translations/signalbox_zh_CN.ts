@@ -258,6 +258,34 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>and %1 more</source>
         <translation>以及另外 %1 个</translation>
     </message>
+    <message>
+        <source>Compare their configs…</source>
+        <translation>比较它们的配置…</translation>
+    </message>
+    <message>
+        <source>Select two runs or more in the table to compare their configs</source>
+        <translation>在表格中选择两个或更多运行以比较其配置</translation>
+    </message>
+    <message>
+        <source>How %1 runs differ</source>
+        <translation>%1 个运行的差异</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Their configs are the same (%1 keys).</source>
+        <translation>它们的配置相同（%1 个键）。</translation>
+    </message>
+    <message>
+        <source>%1 more keys are the same in all of them.</source>
+        <translation>另有 %1 个键在所有运行中相同。</translation>
+    </message>
+    <message>
+        <source>1 more key is the same in all of them.</source>
+        <translation>另有 1 个键在所有运行中相同。</translation>
+    </message>
 </context>
 <context>
     <name>sb::JobBackend</name>

@@ -1,5 +1,6 @@
 #include "jobs/JobsModel.h"
 #include "jobs/LocalBackend.h"
+#include "metrics/ConfigDiff.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunsModel.h"
 
@@ -29,11 +30,33 @@ class TestModels final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void runsModel();
+    void configDiffShowsOnlyWhatDiffers();
     void runsAreNamedAfterTheirScript();
     void jobsModel();
     void sweepsFoldTheirJobs();
     void jobSpecsNameTheirBackend();
 };
+
+void TestModels::configDiffShowsOnlyWhatDiffers() {
+    auto run = [](const QString &name, const char *config) {
+        sb::RunInfo info;
+        info.name = name;
+        info.config = QJsonDocument::fromJson(config).object();
+        return info;
+    };
+    const sb::ConfigDiff diff = sb::diffConfigs(
+        {run(u"a"_s, R"({"lr": 0.001, "seed": 1, "optimizer": {"name": "adam", "beta": 0.9},
+                        "layers": [64, 64], "amp": true})"),
+         run(u"b"_s, R"({"lr": 0.01, "seed": 1, "optimizer": {"name": "adam", "beta": 0.99},
+                        "layers": [64, 64]})")});
+    QCOMPARE(diff.runs, (QStringList{u"a"_s, u"b"_s}));
+    QCOMPARE(diff.keys, (QStringList{u"amp"_s, u"lr"_s, u"optimizer.beta"_s}));
+    QCOMPARE(diff.values.value(u"lr"_s), (QStringList{u"0.001"_s, u"0.01"_s}));
+    QCOMPARE(diff.values.value(u"amp"_s), (QStringList{u"true"_s, QString()})); // b lacks it
+    QCOMPARE(diff.sameKeys, 3); // seed, optimizer.name, layers
+    QCOMPARE(sb::configValueText(QJsonArray{1, u"x"_s}), u"[1,\"x\"]"_s);
+    QCOMPARE(sb::diffConfigs({run(u"only"_s, R"({"lr": 1})")}).keys, QStringList());
+}
 
 void TestModels::runsModel() {
     sb::RunsModel model;

@@ -17,6 +17,7 @@
 #include "jobs/MetricLineForwarder.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/RunColors.h"
+#include "metrics/RunsModel.h"
 #include "monitor/LocalSampler.h"
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
@@ -25,6 +26,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
 #include <QDir>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -45,6 +47,7 @@
 #include <QStatusBar>
 #include <QSysInfo>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -895,6 +898,35 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
     };
     QTRY_VERIFY(blackBeta());
     curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(true);
+
+    // Two runs selected: the keys of their configs that differ, side by side.
+    for (const auto &[run, lr] : {std::pair{u"alpha"_s, 0.1}, std::pair{u"beta"_s, 0.2}}) {
+        const QJsonObject info{{u"config"_s, QJsonObject{{u"lr"_s, lr}, {u"seed"_s, 7}}}};
+        bool done = false;
+        client.push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(), this,
+                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    auto *runsTable = curves->findChild<QTableView *>();
+    QTRY_VERIFY(!curves->runsModel()->info(u"beta"_s).config.isEmpty());
+    runsTable->clearSelection();
+    for (int row = 0; row < runsTable->model()->rowCount(); ++row) {
+        const QModelIndex index = runsTable->model()->index(row, 0);
+        if (index.data(sb::RunsModel::RunNameRole).toString() != u"gamma"_s)
+            runsTable->selectionModel()->select(index, QItemSelectionModel::Select |
+                                                           QItemSelectionModel::Rows);
+    }
+    runsTable->findChild<QAction *>(u"compareConfigs"_s)->trigger();
+    auto *diff = window.findChild<QDialog *>(u"configDiff"_s);
+    QVERIFY(diff);
+    auto *table = diff->findChild<QTableWidget *>();
+    QCOMPARE(table->rowCount(), 1); // lr; seed is the same
+    QCOMPARE(table->verticalHeaderItem(0)->text(), u"lr"_s);
+    QStringList values{table->item(0, 0)->text(), table->item(0, 1)->text()};
+    values.sort();
+    QCOMPARE(values, (QStringList{u"0.1"_s, u"0.2"_s}));
+    diff->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/config-diff.png"_s);
+    diff->close();
 
     // Each chart's own options: log y on one chart alone; another pinned first, full width.
     auto chartOf = [curves](const QString &metric) {
