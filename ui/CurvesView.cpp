@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -156,6 +157,13 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothing->setMaximumWidth(180);
     m_smoothing->setMinimumWidth(90); // never squeezed away by a narrow window
     m_smoothingLabel = new QLabel;
+    m_smoothingKind = new QComboBox;
+    m_smoothingKind->setObjectName(u"smoothingKind"_s);
+    m_smoothingKind->addItem(tr("EMA"), static_cast<int>(SmoothingKind::Ema));
+    m_smoothingKind->addItem(tr("Running average"),
+                             static_cast<int>(SmoothingKind::RunningAverage));
+    m_smoothingKind->setToolTip(tr("TensorBoard's exponential moving average, or a running "
+                                   "average over as many points as it weighs"));
     m_xAxis = new QComboBox;
     m_xAxis->addItem(tr("Step"), static_cast<int>(XAxis::Step));
     m_xAxis->addItem(tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));
@@ -168,8 +176,8 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_showLegend->setObjectName(u"showLegend"_s);
     m_showLegend->setChecked(true);
     m_showLegend->setToolTip(tr("Which colour is which run, above the charts"));
-    for (QWidget *choice :
-         std::initializer_list<QWidget *>{m_smoothing, m_xAxis, m_logY, m_showLegend})
+    for (QWidget *choice : std::initializer_list<QWidget *>{m_smoothing, m_smoothingKind, m_xAxis,
+                                                            m_logY, m_showLegend})
         remember(choice);
     m_openLogdir = new QPushButton(tr("Open TensorBoard logdir…"));
     m_openLogdir->setObjectName(u"openLogdir"_s);
@@ -177,14 +185,23 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         tr("Follow the event files of a logdir on this computer or on a node"));
     m_openLogdir->hide();
     auto *reset = new QPushButton(tr("Reset zoom"));
-    auto *png = new QPushButton(tr("Export PNG…"));
-    auto *csv = new QPushButton(tr("Export CSV…"));
+    // One button for the ways out, so the toolbar fits a small screen.
+    auto *exportButton = new QToolButton;
+    exportButton->setObjectName(u"export"_s);
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto *exportMenu = new QMenu(exportButton);
+    exportMenu->addAction(tr("Charts as PNG…"), this, &CurvesView::exportPng);
+    exportMenu->addAction(tr("Raw points as CSV…"), this, &CurvesView::exportCsv);
+    exportButton->setMenu(exportMenu);
     reset->setToolTip(tr("Fit every chart to its data (or right-click a chart)"));
 
     auto *controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Smoothing")));
     controls->addWidget(m_smoothing);
     controls->addWidget(m_smoothingLabel);
+    controls->addWidget(m_smoothingKind);
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("X axis")));
     controls->addWidget(m_xAxis);
@@ -193,8 +210,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     controls->addStretch();
     controls->addWidget(m_openLogdir);
     controls->addWidget(reset);
-    controls->addWidget(png);
-    controls->addWidget(csv);
+    controls->addWidget(exportButton);
 
     m_chartArea = new QWidget;
     m_grid = new QGridLayout(m_chartArea);
@@ -254,6 +270,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         refetchAll();
     });
     m_smoothingLabel->setText(QString::number(m_smoothing->value() / 100.0, 'f', 2));
+    connect(m_smoothingKind, &QComboBox::currentIndexChanged, this, refetchAll);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this, refetchAll] {
         const bool wallClock = m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime);
         for (CurveChart *chart : std::as_const(m_charts)) {
@@ -274,9 +291,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         for (CurveChart *chart : std::as_const(m_charts))
             chart->resetZoom();
     });
-    connect(png, &QPushButton::clicked, this, &CurvesView::exportPng);
     connect(m_openLogdir, &QPushButton::clicked, this, &CurvesView::logdirsRequested);
-    connect(csv, &QPushButton::clicked, this, &CurvesView::exportCsv);
     connect(m_runs, &RunsModel::checkedRunsChanged, this, refetchAll);
     // The charts draw what the table shows: checked runs that pass the filter; a chart whose
     // metric none of them logs goes.
@@ -537,6 +552,7 @@ SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
     window.axis = static_cast<XAxis>(m_xAxis->currentData().toInt());
     window.width = chart->plotWidth();
     window.smoothing = m_smoothing->value() / 100.0;
+    window.smoothingKind = static_cast<SmoothingKind>(m_smoothingKind->currentData().toInt());
     if (const auto range = chart->xRange()) {
         // A margin either side, so lines run to the plot's edges when zoomed.
         const double margin = (range->second - range->first) * 0.02;
@@ -556,11 +572,12 @@ void CurvesView::requestChart(CurveChart *chart) {
     // Raw curves behind the smoothed ones help with a few runs; with many they are a muddy band
     // that costs most of the redraw, so they are left out.
     const bool withRaw = checked.size() <= kMaxRunsWithRawCurves;
-    const QString key = u"%1|%2|%3|%4|%5|%6"_s.arg(xAxisName(window.axis))
+    const QString key = u"%1|%2|%3|%4|%5|%6|%7"_s.arg(xAxisName(window.axis))
                             .arg(window.from.value_or(qQNaN()))
                             .arg(window.to.value_or(qQNaN()))
                             .arg(window.width)
                             .arg(window.smoothing)
+                            .arg(smoothingKindName(window.smoothingKind))
                             .arg(withRaw);
     ChartCache &cache = m_cache[chart];
     if (cache.window != key) {

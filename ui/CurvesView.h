@@ -73,6 +73,7 @@ private:
     QListWidget *m_metrics;
     QSlider *m_smoothing;
     QLabel *m_smoothingLabel;
+    QComboBox *m_smoothingKind;
     QPushButton *m_openLogdir;
     QComboBox *m_xAxis;
     QCheckBox *m_logY;

@@ -162,6 +162,8 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
         query.append({u"to"_s, QString::number(*window.to, 'g', 17)});
     if (window.smoothing > 0)
         query.append({u"smoothing"_s, QString::number(window.smoothing)});
+    if (window.smoothing > 0 && window.smoothingKind != SmoothingKind::Ema)
+        query.append({u"smoothing_kind"_s, smoothingKindName(window.smoothingKind)});
     if (window.smoothing > 0 && !withRaw)
         query.append({u"raw"_s, u"0"_s});
     exchangeJson<SeriesReplies>(

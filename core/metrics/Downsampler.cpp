@@ -182,7 +182,7 @@ Downsampled streamed(const PointSource &source, const SeriesSummary &summary,
     Downsampled out;
     out.total = source.size();
     std::vector<Column> bins(columns.width());
-    EmaSmoother smoother(window.smoothing, summary.constantValues());
+    Smoother smoother(window.smoothingKind, window.smoothing, summary.constantValues());
     // Smoothing depends on every earlier point, so it starts from the series' beginning.
     const qint64 start = window.smoothing > 0 ? 0 : first;
     constexpr qint64 chunk = 8192;

@@ -2,6 +2,7 @@
 
 #include "PointSource.h"
 #include "SeriesSummary.h"
+#include "Smoothing.h"
 
 #include <optional>
 #include <vector>
@@ -15,7 +16,8 @@ struct SeriesWindow {
     std::optional<double> from; // in axis units; unset: the series' first x
     std::optional<double> to;   // unset: the series' last x
     int width = 1000;
-    double smoothing = 0; // TensorBoard EMA weight in [0, 1); 0 is raw
+    double smoothing = 0;                             // TensorBoard EMA weight in [0, 1); 0 is raw
+    SmoothingKind smoothingKind = SmoothingKind::Ema; // or a running average as smooth
 };
 
 struct Downsampled {

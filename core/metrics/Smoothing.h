@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QString>
+
 #include <cmath>
 #include <vector>
 
@@ -31,6 +33,45 @@ private:
     bool m_passThrough;
     double m_last = 0;
     double m_debias = 1; // weight^n, updated incrementally
+};
+
+// A trailing running average (W&B's "running average") over as many points as an EMA of the same
+// weight averages over: N = (1 + w) / (1 - w), so one slider means about as smooth in both.
+// Non-finite values pass through and stay out of the window. The sum is recomputed each time the
+// window has turned over, so no error piles up across millions of points or after a huge value.
+class RunningAverageSmoother final {
+public:
+    explicit RunningAverageSmoother(double weight);
+    static qsizetype windowFor(double weight);
+    double next(double value);
+
+private:
+    std::vector<double> m_window; // a ring
+    qsizetype m_next = 0;
+    qsizetype m_filled = 0;
+    double m_sum = 0;
+};
+
+enum class SmoothingKind { Ema, RunningAverage };
+// "ema", "average"; false for a name it does not know.
+bool parseSmoothingKind(QStringView name, SmoothingKind *kind);
+QString smoothingKindName(SmoothingKind kind);
+
+// The smoother a query asks for.
+class Smoother final {
+public:
+    Smoother(SmoothingKind kind, double weight, bool constantSeries)
+        : m_kind(kind)
+        , m_ema(weight, constantSeries)
+        , m_average(kind == SmoothingKind::RunningAverage && weight > 0 ? weight : 0) {}
+    double next(double value) {
+        return m_kind == SmoothingKind::Ema ? m_ema.next(value) : m_average.next(value);
+    }
+
+private:
+    SmoothingKind m_kind;
+    EmaSmoother m_ema;
+    RunningAverageSmoother m_average;
 };
 
 std::vector<double> smoothEma(const std::vector<double> &values, double weight);

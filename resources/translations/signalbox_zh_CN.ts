@@ -183,14 +183,6 @@
         <translation>重置缩放</translation>
     </message>
     <message>
-        <source>Export PNG…</source>
-        <translation>导出 PNG…</translation>
-    </message>
-    <message>
-        <source>Export CSV…</source>
-        <translation>导出 CSV…</translation>
-    </message>
-    <message>
         <source>Fit every chart to its data (or right-click a chart)</source>
         <translation>让每个图表适应其数据（或右键单击图表）</translation>
     </message>
@@ -285,6 +277,30 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>1 more key is the same in all of them.</source>
         <translation>另有 1 个键在所有运行中相同。</translation>
+    </message>
+    <message>
+        <source>EMA</source>
+        <translation>EMA</translation>
+    </message>
+    <message>
+        <source>Running average</source>
+        <translation>移动平均</translation>
+    </message>
+    <message>
+        <source>TensorBoard&apos;s exponential moving average, or a running average over as many points as it weighs</source>
+        <translation>TensorBoard 的指数移动平均，或覆盖同样多数据点的移动平均</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Charts as PNG…</source>
+        <translation>图表导出为 PNG…</translation>
+    </message>
+    <message>
+        <source>Raw points as CSV…</source>
+        <translation>原始数据点导出为 CSV…</translation>
     </message>
 </context>
 <context>

@@ -110,6 +110,16 @@ void TestCollector::pushQueryExport() {
     QCOMPARE(send(url, u"/api/v1/export?run=r1&metric=nope"_s).status, 404);
     QCOMPARE(send(url, u"/api/v1/nothing"_s).status, 404);
     QCOMPARE(send(url, u"/api/v1/series?run=r1&metric=loss&x=sideways"_s).status, 400);
+    // A running average instead of the EMA: over 3 points at 0.5; NaN passes, 1.5 averages 3, 2.
+    r = send(url, u"/api/v1/series?run=r1&metric=loss&smoothing=0.5&smoothing_kind=average"_s);
+    const QJsonArray averaged =
+        r.json().toObject().value(u"series"_s).toArray().at(0).toObject().value(u"y"_s).toArray();
+    QCOMPARE(averaged.size(), 4);
+    QCOMPARE(averaged.at(1).toDouble(), 2.5);
+    QCOMPARE(averaged.at(3).toDouble(), (3 + 2 + 1.5) / 3);
+    QCOMPARE(
+        send(url, u"/api/v1/series?run=r1&metric=loss&smoothing=0.5&smoothing_kind=x"_s).status,
+        400);
 }
 
 void TestCollector::rejectsMalformedPushes_data() {

@@ -11,6 +11,7 @@ private Q_SLOTS:
     void zeroWeightIsIdentity();
     void constantSeriesUnchanged();
     void nonFinitePassThrough();
+    void runningAverageOverTheEmasWindow();
 };
 
 // Values worked out by hand from the formula: last = w*last + (1-w)*v; smoothed = last/(1-w^n).
@@ -41,6 +42,46 @@ void TestSmoothing::nonFinitePassThrough() {
     QVERIFY(std::isinf(s[3]));
     // The NaN did not count: the third value is the second point of the average.
     QVERIFY(std::abs(s[2] - (0.25 + 1.5) / 0.75) < 1e-12);
+}
+
+void TestSmoothing::runningAverageOverTheEmasWindow() {
+    // As many points as an EMA of the weight averages over: (1 + w) / (1 - w).
+    QCOMPARE(sb::RunningAverageSmoother::windowFor(0), qsizetype(1));
+    QCOMPARE(sb::RunningAverageSmoother::windowFor(0.5), qsizetype(3));
+    QCOMPARE(sb::RunningAverageSmoother::windowFor(0.6), qsizetype(4));
+    QCOMPARE(sb::RunningAverageSmoother::windowFor(0.99), qsizetype(199));
+    auto run = [](double weight, const std::vector<double> &values) {
+        sb::Smoother smoother(sb::SmoothingKind::RunningAverage, weight, false);
+        std::vector<double> out;
+        for (double v : values)
+            out.push_back(smoother.next(v));
+        return out;
+    };
+    const auto out = run(0.5, {3, 6, 9, 12, qQNaN(), 15});
+    QCOMPARE(out[0], 3.0);
+    QCOMPARE(out[1], 4.5);
+    QCOMPARE(out[2], 6.0);
+    QCOMPARE(out[3], 9.0);       // 6, 9, 12
+    QVERIFY(std::isnan(out[4])); // passes through, and stays out of the window
+    QCOMPARE(out[5], 12.0);      // 9, 12, 15
+    QVERIFY(run(0, {1, 5}) == (std::vector<double>{1, 5}));
+    // A huge value leaves the window without taking the others' precision with it.
+    const auto huge = run(0.5, {1e300, 1, 1, 1, 2, 3});
+    QCOMPARE(huge[3], 1.0);
+    QCOMPARE(huge[4], 4.0 / 3);
+    QCOMPARE(huge[5], 2.0);
+    // Millions of points: no error piles up.
+    sb::Smoother smoother(sb::SmoothingKind::RunningAverage, 0.9, false);
+    double last = 0;
+    for (int i = 0; i < 3'000'000; ++i)
+        last = smoother.next(0.1 + (i % 7) * 1e-3);
+    double expected = 0;
+    for (int i = 3'000'000 - 19; i < 3'000'000; ++i)
+        expected += 0.1 + (i % 7) * 1e-3;
+    QVERIFY(std::abs(last - expected / 19) < 1e-12);
+    sb::SmoothingKind kind{};
+    QVERIFY(sb::parseSmoothingKind(u"average", &kind) && kind == sb::SmoothingKind::RunningAverage);
+    QVERIFY(!sb::parseSmoothingKind(u"gaussian", &kind));
 }
 
 QTEST_APPLESS_MAIN(TestSmoothing)
