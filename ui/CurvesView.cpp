@@ -159,6 +159,8 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothingLabel = new QLabel;
     m_smoothingKind = new QComboBox;
     m_smoothingKind->setObjectName(u"smoothingKind"_s);
+    m_smoothingKind->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_smoothingKind->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     m_smoothingKind->addItem(tr("EMA"), static_cast<int>(SmoothingKind::Ema));
     m_smoothingKind->addItem(tr("Running average"),
                              static_cast<int>(SmoothingKind::RunningAverage));
