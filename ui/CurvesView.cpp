@@ -316,8 +316,12 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_redraw.setInterval(40);
     connect(&m_redraw, &QTimer::timeout, this, [this] {
         const QSet<CurveChart *> dirty = std::exchange(m_dirty, {});
-        for (CurveChart *chart : dirty)
-            requestChart(chart);
+        for (CurveChart *chart : dirty) {
+            if (chart->isVisibleTo(m_chartArea))
+                requestChart(chart);
+            else
+                m_cache.remove(chart); // a folded section: fetched afresh when it opens
+        }
     });
     rebuildCharts();         // shows the hint until the first metric arrives
     m_poll.setInterval(500); // with the client flushing every 0.25 s, points show within a second
@@ -529,12 +533,48 @@ void CurvesView::rebuildCharts() {
         }
         placed << chart;
     }
-    // Pinned charts first; a full-width one takes a row of its own.
-    std::stable_partition(placed.begin(), placed.end(),
-                          [](const CurveChart *chart) { return chart->pinned(); });
+    // Pinned charts first, then a section per prefix ("train/", "val/") that folds away when
+    // there is more than one; a full-width chart takes a row of its own.
+    auto prefixOf = [](const CurveChart *chart) {
+        const QString metric = chart->metricName();
+        const qsizetype slash = metric.indexOf(u'/');
+        return chart->pinned() ? QString() : slash > 0 ? metric.left(slash) : QString();
+    };
+    std::stable_sort(placed.begin(), placed.end(), [&](const CurveChart *a, const CurveChart *b) {
+        return a->pinned() != b->pinned() ? a->pinned() : prefixOf(a) < prefixOf(b);
+    });
+    QSet<QString> prefixes;
+    for (const CurveChart *chart : std::as_const(placed))
+        prefixes.insert(prefixOf(chart));
+    const bool sections = prefixes.size() > 1;
+    for (auto it = m_sections.begin(); it != m_sections.end();) { // sections that went
+        if (prefixes.contains(it.key()) && sections) {
+            ++it;
+            continue;
+        }
+        it.value()->deleteLater();
+        it = m_sections.erase(it);
+    }
     int row = 0;
     int column = 0;
+    QString section = u"\n"_s; // no prefix is this
     for (CurveChart *chart : std::as_const(placed)) {
+        const QString prefix = prefixOf(chart);
+        if (sections && prefix != section && !prefix.isEmpty()) {
+            section = prefix;
+            row += column > 0 ? 1 : 0;
+            column = 0;
+            QToolButton *header = sectionHeader(prefix);
+            const auto members = std::count_if(placed.cbegin(), placed.cend(),
+                                               [&](auto *c) { return prefixOf(c) == prefix; });
+            header->setText(u"%1/  (%2)"_s.arg(prefix).arg(members));
+            m_grid->addWidget(header, row++, 0, 1, 2);
+        }
+        const bool folded =
+            sections && !prefix.isEmpty() && m_sections[prefix]->isChecked() == false;
+        chart->setVisible(!folded);
+        if (folded)
+            continue; // not drawn, not fetched
         if (chart->fullWidth() && column > 0) {
             ++row;
             column = 0;
@@ -547,6 +587,28 @@ void CurvesView::rebuildCharts() {
         }
     }
     m_redraw.start();
+}
+
+QToolButton *CurvesView::sectionHeader(const QString &prefix) {
+    if (QToolButton *existing = m_sections.value(prefix))
+        return existing;
+    auto *header = new QToolButton;
+    header->setObjectName(u"section:"_s + prefix);
+    header->setCheckable(true); // checked: open
+    header->setChecked(!QSettings().value(chartKey(prefix, u"folded"_s)).toBool());
+    header->setArrowType(header->isChecked() ? Qt::DownArrow : Qt::RightArrow);
+    header->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    header->setAutoRaise(true);
+    QFont bold = header->font();
+    bold.setBold(true);
+    header->setFont(bold);
+    connect(header, &QToolButton::toggled, this, [this, header, prefix](bool open) {
+        header->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        QSettings().setValue(chartKey(prefix, u"folded"_s), !open);
+        rebuildCharts();
+    });
+    m_sections.insert(prefix, header);
+    return header;
 }
 
 SeriesWindow CurvesView::windowFor(CurveChart *chart) const {

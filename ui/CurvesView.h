@@ -55,6 +55,8 @@ private:
     // A run's row in the table, selected and in sight (a click on its curve).
     void selectRun(const QString &run);
     void rebuildCharts();
+    // The header of a section of charts (a metric prefix), made once; checked: open.
+    QToolButton *sectionHeader(const QString &prefix);
     void reportCollector(const QString &error);
     void requestChart(CurveChart *chart);
     void applySeries(CurveChart *chart, const SeriesReplies &reply,
@@ -87,7 +89,8 @@ private:
     QToolButton *m_regex;  // the filter is a regular expression
     QTimer m_chartSet;     // the shown runs changed: charts come and go, once per event loop
     QHash<QString, CurveChart *> m_charts;
-    QHash<CurveChart *, int> m_pending; // 1: a request is out; 2: and another is wanted
+    QHash<QString, QToolButton *> m_sections; // by prefix, while there is more than one
+    QHash<CurveChart *, int> m_pending;       // 1: a request is out; 2: and another is wanted
     // What each chart shows, per run, with the point count it was fetched at: a refresh asks the
     // collector only for runs that grew, so finished runs cost nothing while live ones update.
     struct CachedCurve {

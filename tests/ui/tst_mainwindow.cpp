@@ -965,6 +965,28 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
             QCOMPARE(chart->pinned(), chart->metricName() == u"bleu"_s);
         }
     }
+    // Metrics with prefixes come in sections that fold away (and are not fetched while folded).
+    QJsonObject prefixed;
+    for (const QString &metric : {u"train/loss"_s, u"train/acc"_s, u"val/loss"_s})
+        prefixed.insert(
+            metric, QJsonObject{{u"step"_s, QJsonArray{0, 1}}, {u"value"_s, QJsonArray{1.0, 0.5}}});
+    bool pushed = false;
+    client.push(
+        QJsonDocument(QJsonObject{{u"run"_s, u"delta"_s}, {u"series"_s, prefixed}}).toJson(), this,
+        [&pushed](const sb::Result<qint64> &reply) { pushed = reply.ok(); });
+    QTRY_VERIFY(pushed);
+    QTRY_COMPARE(curves->charts().size(), 6);
+    auto *train = curves->findChild<QToolButton *>(u"section:train"_s);
+    QVERIFY(train && curves->findChild<QToolButton *>(u"section:val"_s));
+    QVERIFY(train->text().startsWith(u"train/"_s) && train->text().contains(u"(2)"_s));
+    QVERIFY(!chartOf(u"train/acc"_s)->isHidden());
+    train->click(); // folded
+    QVERIFY(chartOf(u"train/acc"_s)->isHidden() && chartOf(u"train/loss"_s)->isHidden());
+    QVERIFY(!chartOf(u"val/loss"_s)->isHidden());
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +
+                       u"/screenshots/curves-sections.png"_s);
+    train->click();
+    QVERIFY(!chartOf(u"train/acc"_s)->isHidden());
     QSettings().remove(u"charts"_s);
 }
 
