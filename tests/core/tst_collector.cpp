@@ -204,7 +204,7 @@ void TestCollector::watchedDirectory() {
         QTRY_COMPARE(collector->store().series(u"sweep/a"_s).at(0).count, 3);
         const QJsonArray sources = collector->health().sources;
         bool sawError = false;
-        for (const QJsonValue &s : sources)
+        for (const auto &s : sources)
             sawError |= s.toObject().value(u"lastError"_s).toString().contains(u"oops"_s);
         QVERIFY(sawError);
     }

@@ -2,6 +2,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 class TestSmoothing final : public QObject {
@@ -52,9 +53,9 @@ void TestSmoothing::runningAverageOverTheEmasWindow() {
     QCOMPARE(sb::RunningAverageSmoother::windowFor(0.99), qsizetype(199));
     auto run = [](double weight, const std::vector<double> &values) {
         sb::Smoother smoother(sb::SmoothingKind::RunningAverage, weight, false);
-        std::vector<double> out;
-        for (double v : values)
-            out.push_back(smoother.next(v));
+        std::vector<double> out(values.size());
+        std::transform(values.begin(), values.end(), out.begin(),
+                       [&smoother](double v) { return smoother.next(v); });
         return out;
     };
     const auto out = run(0.5, {3, 6, 9, 12, qQNaN(), 15});

@@ -945,7 +945,7 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
     QVERIFY(!chartOf(u"accuracy"_s)->logY());
     choose(chartOf(u"bleu"_s), u"pinned"_s);
     choose(chartOf(u"bleu"_s), u"fullWidth"_s);
-    auto place = [curves](sb::CurveChart *chart) {
+    auto place = [](sb::CurveChart *chart) {
         auto *grid = qobject_cast<QGridLayout *>(chart->parentWidget()->layout());
         int row = -1, column = -1, rows = 0, columns = 0;
         grid->getItemPosition(grid->indexOf(chart), &row, &column, &rows, &columns);
