@@ -72,8 +72,9 @@ void handle(QtMsgType type, const QMessageLogContext &context, const QString &me
                 LogFile::format(type, context.category, message, QDateTime::currentDateTimeUtc());
             if (s.file->size() + record.size() > s.maxBytes)
                 rotate(s);
-            // A full disk loses log lines, never the app.
-            if (s.file->write(record) == record.size())
+            // A full disk loses log lines, never the app. Not written to a file that did not
+            // reopen: QIODevice would warn, and the warning would come back here.
+            if (s.file->isOpen() && s.file->write(record) == record.size())
                 s.file->flush();
         }
     }
