@@ -494,7 +494,7 @@ void CurvesView::rebuildCharts() {
         it = m_charts.erase(it);
     }
     while (m_grid->count() > 0)
-        m_grid->takeAt(0);
+        delete m_grid->takeAt(0); // the layout's item, not its widget
     m_emptyHint->setText(m_runs->rowCount() == 0 ? m_noCurvesYet
                                                  : tr("<h3>No curves for the runs shown</h3><p>"
                                                       "Check a run in the table, or change the "
