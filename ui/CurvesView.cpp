@@ -17,6 +17,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -54,11 +56,37 @@ QList<QPointF> pointsFrom(const std::vector<double> &xs, const std::vector<doubl
     return points;
 }
 
+// One exported point from a line of the collector's CSV ("step,value,wall_time"), as a line of
+// the long CSV or of JSON Lines (a value that is not finite is null there).
+QByteArray exportLine(const QByteArray &csvLine, const QString &run, const QString &metric,
+                      bool jsonLines);
+
 QByteArray csvField(const QString &text) {
     QByteArray field = text.toUtf8();
     if (field.contains(',') || field.contains('"') || field.contains('\n'))
         field = '"' + field.replace("\"", "\"\"") + '"';
     return field;
+}
+
+QByteArray exportLine(const QByteArray &csvLine, const QString &run, const QString &metric,
+                      bool jsonLines) {
+    const QList<QByteArray> fields = csvLine.split(',');
+    if (fields.size() < 2)
+        return {}; // the last, empty line
+    if (!jsonLines)
+        return csvField(run) + ',' + csvField(metric) + ',' + csvLine + '\n';
+    auto number = [](const QByteArray &field) {
+        bool ok = false;
+        const double value = field.toDouble(&ok);
+        return ok && std::isfinite(value) ? QJsonValue(value) : QJsonValue(QJsonValue::Null);
+    };
+    QJsonObject point{{u"run"_s, run},
+                      {u"metric"_s, metric},
+                      {u"step"_s, number(fields[0])},
+                      {u"value"_s, number(fields[1])}};
+    if (fields.size() > 2 && !fields[2].isEmpty())
+        point.insert(u"wall_time"_s, number(fields[2]));
+    return QJsonDocument(point).toJson(QJsonDocument::Compact) + '\n';
 }
 
 } // namespace
@@ -195,7 +223,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     exportButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
     auto *exportMenu = new QMenu(exportButton);
     exportMenu->addAction(tr("Charts as PNG…"), this, &CurvesView::exportPng);
-    exportMenu->addAction(tr("Raw points as CSV…"), this, &CurvesView::exportCsv);
+    exportMenu->addAction(tr("Raw points, CSV or JSON Lines…"), this, [this] { exportPoints(); });
     exportButton->setMenu(exportMenu);
     reset->setToolTip(tr("Fit every chart to its data (or right-click a chart)"));
 
@@ -728,45 +756,57 @@ void CurvesView::exportPng() {
         Q_EMIT collectorError(tr("Could not write %1").arg(path));
 }
 
-void CurvesView::exportCsv() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export raw points"),
-                                                      u"curves.csv"_s, tr("CSV files (*.csv)"));
+void CurvesView::exportPoints(const QString &chosen) {
+    QString format;
+    const QString path =
+        !chosen.isEmpty()
+            ? chosen
+            : QFileDialog::getSaveFileName(this, tr("Export raw points"), u"curves.csv"_s,
+                                           tr("CSV, one point a line (*.csv)") + u";;"_s +
+                                               tr("JSON Lines (*.jsonl)"),
+                                           &format);
     if (path.isEmpty())
         return;
-    // Every point of every checked run and shown metric, fetched one after another.
+    const bool jsonLines = path.endsWith(u".jsonl"_s) || format.contains(u"jsonl"_s);
+    // Every point of every shown run and metric, fetched one pair after another and written as
+    // it comes: the file never waits in memory whole.
     struct Export {
-        QByteArray csv = "run,metric,step,value,wall_time\n";
+        QSaveFile file;
         QList<std::pair<QString, QString>> todo;
-        QString path;
+        bool failed = false;
     };
     auto job = std::make_shared<Export>();
-    job->path = path;
+    job->file.setFileName(path);
+    if (!job->file.open(QIODevice::WriteOnly)) {
+        Q_EMIT collectorError(tr("Could not write %1").arg(path));
+        return;
+    }
+    if (!jsonLines)
+        job->file.write("run,metric,step,value,wall_time\n");
     for (const QString &run : shownRuns()) {
         for (const QString &metric : m_charts.keys())
             job->todo.append({run, metric});
     }
     auto next = std::make_shared<std::function<void()>>();
-    *next = [this, job, next] {
+    *next = [this, job, next, path, jsonLines] {
         if (job->todo.isEmpty()) {
-            QSaveFile file(job->path);
-            if (!file.open(QIODevice::WriteOnly) || file.write(job->csv) != job->csv.size() ||
-                !file.commit())
-                Q_EMIT collectorError(tr("Could not write %1").arg(job->path));
+            if (job->failed || !job->file.commit())
+                Q_EMIT collectorError(tr("Could not write %1").arg(path));
+            else
+                Q_EMIT exported(path);
             *next = nullptr; // breaks the self-reference
             return;
         }
-        const std::pair<QString, QString> item = job->todo.takeFirst();
-        const QString run = item.first;
-        const QString metric = item.second;
+        const auto [run, metric] = job->todo.takeFirst();
         m_collector->exportCsv(
-            run, metric, this, [job, next, run, metric](const Result<QByteArray> &csv) {
+            run, metric, this,
+            [job, next, run = run, metric = metric, jsonLines](const Result<QByteArray> &csv) {
                 if (csv) {
-                    const QByteArray prefix = csvField(run) + ',' + csvField(metric) + ',';
-                    const QList<QByteArray> lines = csv->split('\n');
-                    for (qsizetype i = 1; i < lines.size(); ++i) {
-                        if (!lines[i].isEmpty())
-                            job->csv += prefix + lines[i] + '\n';
-                    }
+                    QByteArray lines;
+                    const QList<QByteArray> rows = csv->split('\n');
+                    for (qsizetype i = 1; i < rows.size(); ++i) // after the header
+                        lines += exportLine(rows[i], run, metric, jsonLines);
+                    job->failed |= job->file.write(lines) != lines.size();
                 }
                 (*next)();
             });

@@ -34,6 +34,9 @@ public:
     RunsModel *runsModel() const { return m_runs; }
     QList<CurveChart *> charts() const { return m_charts.values(); }
     void refresh();
+    // Every point of the shown runs and charted metrics, streamed to a CSV or JSON Lines file (by
+    // its name's ending); with no path, asks where. exported() says when it is written.
+    void exportPoints(const QString &path = {});
     void setSmoothing(double weight);
     // Charts these runs alone (others are unchecked), and lists them first.
     void showOnly(const QStringList &runs);
@@ -43,6 +46,7 @@ Q_SIGNALS:
     void collectorError(const QString &message); // empty: the collector answers again
     void logdirsRequested();                     // "TensorBoard logdirs…" was clicked
     void jobRequested(const QString &run);       // the job that made a run, and its output
+    void exported(const QString &path);          // exportPoints() wrote its file
 
 private:
     // Where a chart's own options are remembered (QSettings).
@@ -64,7 +68,6 @@ private:
     void showCached(CurveChart *chart);
     void updateLegend();
     void exportPng();
-    void exportCsv();
     SeriesWindow windowFor(CurveChart *chart) const;
 
     CollectorClient *m_collector;

@@ -219,10 +219,6 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <translation>导出原始数据点</translation>
     </message>
     <message>
-        <source>CSV files (*.csv)</source>
-        <translation>CSV 文件 (*.csv)</translation>
-    </message>
-    <message>
         <source>Filter with a regular expression</source>
         <translation>用正则表达式筛选</translation>
     </message>
@@ -299,8 +295,16 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <translation>图表导出为 PNG…</translation>
     </message>
     <message>
-        <source>Raw points as CSV…</source>
-        <translation>原始数据点导出为 CSV…</translation>
+        <source>Raw points, CSV or JSON Lines…</source>
+        <translation>原始数据点，CSV 或 JSON Lines…</translation>
+    </message>
+    <message>
+        <source>CSV, one point a line (*.csv)</source>
+        <translation>CSV，每行一个数据点 (*.csv)</translation>
+    </message>
+    <message>
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines (*.jsonl)</translation>
     </message>
 </context>
 <context>

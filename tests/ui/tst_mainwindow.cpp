@@ -988,6 +988,34 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
     train->click();
     QVERIFY(!chartOf(u"train/acc"_s)->isHidden());
     QSettings().remove(u"charts"_s);
+
+    // Export: every point of the shown runs and charted metrics, as JSON Lines or long CSV.
+    filter->setText(u"alpha"_s);
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"loss"_s}));
+    QSignalSpy exported(curves, &sb::CurvesView::exported);
+    curves->exportPoints(dir.filePath(u"points.jsonl"_s));
+    QTRY_COMPARE(exported.size(), 1);
+    QFile jsonl(dir.filePath(u"points.jsonl"_s));
+    QVERIFY(jsonl.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = jsonl.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 6); // 2 metrics x 3 points
+    QSet<QString> metrics;
+    for (const QByteArray &line : lines) {
+        const QJsonObject point = QJsonDocument::fromJson(line).object();
+        QCOMPARE(point.value(u"run"_s).toString(), u"alpha"_s);
+        QVERIFY(point.value(u"value"_s).isDouble() && point.value(u"step"_s).isDouble());
+        metrics.insert(point.value(u"metric"_s).toString());
+    }
+    QCOMPARE(metrics, (QSet<QString>{u"accuracy"_s, u"loss"_s}));
+    curves->exportPoints(dir.filePath(u"points.csv"_s));
+    QTRY_COMPARE(exported.size(), 2);
+    QFile csv(dir.filePath(u"points.csv"_s));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
+    QCOMPARE(rows.first(), QByteArray("run,metric,step,value,wall_time"));
+    QCOMPARE(rows.size(), 7);
+    QVERIFY(rows[1].startsWith("alpha,"));
+    filter->clear();
 }
 
 QTEST_MAIN(TestMainWindow)
