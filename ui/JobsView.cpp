@@ -59,13 +59,11 @@ protected:
         if (index.column() != JobsModel::State)
             return;
         const auto state = static_cast<JobState>(index.data(JobsModel::StateRole).toInt());
-        option->features |= QStyleOptionViewItem::HasDecoration;
-        option->icon = swatch(state);
-        option->decorationSize = QSize(10, 10);
+        addSwatch(option, colour(state), SwatchShape::Dot);
     }
 
 private:
-    static QIcon swatch(JobState state) {
+    static QColor colour(JobState state) {
         static const QHash<JobState, QColor> colours{
             {JobState::Queued, QColor(0xe6, 0x9f, 0x00)},    // amber
             {JobState::Running, QColor(0x00, 0x72, 0xb2)},   // blue
@@ -73,7 +71,7 @@ private:
             {JobState::Failed, QColor(0xd5, 0x5e, 0x00)},    // vermilion
             {JobState::Stopped, QColor(0x99, 0x99, 0x99)},   // grey
         };
-        return swatchIcon(colours.value(state, Qt::gray), SwatchShape::Dot);
+        return colours.value(state, Qt::gray);
     }
 };
 

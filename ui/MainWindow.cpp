@@ -18,8 +18,6 @@
 #include <QActionGroup>
 #include <QCloseEvent>
 #include <QCoreApplication>
-#include <QDesktopServices>
-#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
@@ -235,8 +233,7 @@ void MainWindow::createMenus() {
         if (LogFile::path().isEmpty())
             showError(tr("This session writes no log file."));
         else
-            QDesktopServices::openUrl(
-                QUrl::fromLocalFile(QFileInfo(LogFile::path()).absolutePath()));
+            SettingsDialog::openLogFolder();
     });
     help->addAction(tr("&About Signalbox"), this, &MainWindow::showAbout);
 }

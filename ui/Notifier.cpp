@@ -67,8 +67,9 @@ void Notifier::loadSettings() {
     const QSettings settings;
     for (const Kind kind : kinds())
         setEnabled(kind, settings.value(settingsKey(kind), true).toBool());
-    setWaitMinutes(settings.value(u"notify/waitMinutes"_s, 30).toInt());
-    setStallMinutes(settings.value(u"notify/stallMinutes"_s, 30).toInt());
+    const Options defaults;
+    setWaitMinutes(settings.value(u"notify/waitMinutes"_s, defaults.waitMinutes).toInt());
+    setStallMinutes(settings.value(u"notify/stallMinutes"_s, defaults.stallMinutes).toInt());
 }
 
 Notifier::Notifier(JobsModel *jobs, Options options, QObject *parent)

@@ -27,16 +27,22 @@ namespace {
 constexpr char kLanguageKey[] = "window/language";
 
 // Minutes, from one to a week.
-QSpinBox *minutesBox(const QString &key) {
+QSpinBox *minutesBox(int minutes) {
     auto *box = new QSpinBox;
     box->setRange(1, 7 * 24 * 60);
     box->setSingleStep(5);
     box->setSuffix(SettingsDialog::tr(" min"));
-    box->setValue(std::max(1, QSettings().value(key, 30).toInt()));
+    box->setValue(minutes);
     return box;
 }
 
 } // namespace
+
+bool SettingsDialog::openLogFolder() {
+    const QString path = LogFile::path();
+    return !path.isEmpty() &&
+           QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath()));
+}
 
 QString SettingsDialog::language() {
     return QSettings().value(QLatin1StringView(kLanguageKey)).toString();
@@ -92,13 +98,16 @@ SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &theme
             notifier->loadSettings();
         });
     }
+    // As the notifier has them now: one source for their defaults.
+    const Notifier::Options &now = notifier->options();
     for (const auto &time :
-         {std::pair{u"notify/waitMinutes"_s, tr("A wait is long after")},
-          std::pair{u"notify/stallMinutes"_s, tr("A silence is a stall after")}}) {
-        const QString &key = time.first;
-        QSpinBox *box = minutesBox(key);
+         {std::tuple{u"notify/waitMinutes"_s, tr("A wait is long after"), now.waitMinutes},
+          std::tuple{u"notify/stallMinutes"_s, tr("A silence is a stall after"),
+                     now.stallMinutes}}) {
+        const QString &key = std::get<0>(time);
+        QSpinBox *box = minutesBox(std::get<2>(time));
         box->setObjectName(key.section(u'/', 1));
-        notifyForm->addRow(time.second, box);
+        notifyForm->addRow(std::get<1>(time), box);
         connect(box, &QSpinBox::valueChanged, this, [notifier, key](int minutes) {
             QSettings().setValue(key, minutes);
             notifier->loadSettings();
@@ -112,9 +121,7 @@ SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &theme
     where->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *open = new QPushButton(tr("Open log folder"));
     open->setEnabled(!path.isEmpty());
-    connect(open, &QPushButton::clicked, this, [path] {
-        QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath()));
-    });
+    connect(open, &QPushButton::clicked, this, &SettingsDialog::openLogFolder);
     logsForm->addRow(tr("Written to"), where);
     logsForm->addRow(QString(), open);
 

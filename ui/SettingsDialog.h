@@ -19,6 +19,8 @@ public:
 
     // The language chosen here ("" for the system's), for main() to load before any window.
     static QString language();
+    // Shows the log's folder in the desktop's file manager; false when there is no log file.
+    static bool openLogFolder();
 };
 
 } // namespace sb

@@ -35,13 +35,15 @@ QColor runColor(const QString &run) {
     return QColor(RunColors::shared().colorOf(run));
 }
 
-void addRunSwatch(QStyleOptionViewItem *option, const QString &run) {
-    const auto color = run.isEmpty() ? std::nullopt : RunColors::shared().existing(run);
-    if (!color)
-        return;
+void addSwatch(QStyleOptionViewItem *option, const QColor &color, SwatchShape shape) {
     option->features |= QStyleOptionViewItem::HasDecoration;
-    option->icon = swatchIcon(QColor(*color), SwatchShape::Square);
+    option->icon = swatchIcon(color, shape);
     option->decorationSize = QSize(10, 10);
+}
+
+void addRunSwatch(QStyleOptionViewItem *option, const QString &run) {
+    if (const auto color = run.isEmpty() ? std::nullopt : RunColors::shared().existing(run))
+        addSwatch(option, QColor(*color), SwatchShape::Square);
 }
 
 RunSwatchDelegate::RunSwatchDelegate(QAbstractItemView *view,

@@ -16,6 +16,8 @@ QIcon swatchIcon(const QColor &color, SwatchShape shape);
 
 // A run's colour as a QColor, handed out now if it has none (RunColors).
 QColor runColor(const QString &run);
+// Puts a swatch before a cell's text.
+void addSwatch(QStyleOptionViewItem *option, const QColor &color, SwatchShape shape);
 // Puts the run's colour before a cell's text, if the run has one.
 void addRunSwatch(QStyleOptionViewItem *option, const QString &run);
 
