@@ -179,10 +179,10 @@ int main(int argc, char *argv[]) {
     sb::KubeBackend &kube = backends.kube();
 
     sb::LogdirFeeds logdirs(&client, &backends.monitor(), data + u"/logdirs.json"_s);
+    // Each run's colour, the same in every view and session: read before any view hands one out.
+    const sb::Status colors = sb::RunColors::shared().load(data + u"/run-colors.json"_s);
     sb::MainWindow window(&client, &backends.jobs(), &backends.monitor(), configPath);
-    // Each run's colour, the same in every view and session.
-    if (const sb::Status colors = sb::RunColors::shared().load(data + u"/run-colors.json"_s);
-        !colors)
+    if (!colors)
         window.showError(colors.error());
     window.setLogdirFeeds(&logdirs);
     window.nodes()->setRunLookup(
