@@ -15,6 +15,7 @@ class Collector;
 //   GET  /api/v1/series?run=A&run=B&metric=M&x=step|relative|wall&from=&to=&width=&smoothing=
 //        &smoothing_kind=ema|average (TensorBoard's EMA, the default, or a running average)
 //        (with smoothing, each series also carries the raw curve as rawX/rawY, unless raw=0)
+//   POST /api/v1/groups               body: GroupRequest (JSON); each group's centre line and band
 //   GET  /api/v1/export?run=A&metric=M   (text/csv)
 //   POST /api/v1/recovery/acknowledge    health stops repeating the recovery notes
 // With a token configured, every request needs "Authorization: Bearer TOKEN".

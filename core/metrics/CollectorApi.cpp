@@ -2,6 +2,7 @@
 
 #include "MetricLineParser.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sb {
@@ -108,6 +109,103 @@ SeriesReplies SeriesReplies::fromJson(const QJsonObject &json) {
         reply.rawX = numbers(s.value(u"rawX"_s));
         reply.rawY = numbers(s.value(u"rawY"_s));
         replies.series.push_back(std::move(reply));
+    }
+    return replies;
+}
+
+QJsonObject GroupRequest::toJson() const {
+    QJsonArray list;
+    for (const Group &group : groups)
+        list.append(QJsonObject{{u"name"_s, group.name},
+                                {u"runs"_s, QJsonArray::fromStringList(group.runs)}});
+    QJsonObject json{{u"metric"_s, metric},
+                     {u"x"_s, xAxisName(window.axis)},
+                     {u"width"_s, window.width},
+                     {u"smoothing"_s, window.smoothing},
+                     {u"smoothing_kind"_s, smoothingKindName(window.smoothingKind)},
+                     {u"center"_s, groupCenterName(center)},
+                     {u"band"_s, groupBandName(band)},
+                     {u"groups"_s, list}};
+    if (window.from)
+        json[u"from"_s] = *window.from;
+    if (window.to)
+        json[u"to"_s] = *window.to;
+    return json;
+}
+
+Result<GroupRequest> GroupRequest::fromJson(const QJsonObject &json) {
+    GroupRequest request;
+    request.metric = json.value(u"metric"_s).toString();
+    if (request.metric.isEmpty())
+        return fail(u"a metric is required"_s);
+    if (!parseXAxis(json.value(u"x"_s).toString(u"step"_s), &request.window.axis))
+        return fail(u"x must be step, relative or wall"_s);
+    if (!parseSmoothingKind(json.value(u"smoothing_kind"_s).toString(u"ema"_s),
+                            &request.window.smoothingKind))
+        return fail(u"smoothing_kind must be ema or average"_s);
+    if (!parseGroupCenter(json.value(u"center"_s).toString(u"mean"_s), &request.center))
+        return fail(u"center must be mean or median"_s);
+    if (!parseGroupBand(json.value(u"band"_s).toString(u"std"_s), &request.band))
+        return fail(u"band must be none, std, stderr or minmax"_s);
+    auto finite = [&](const QString &key) -> std::optional<double> {
+        const double v = json.value(key).toDouble(qQNaN());
+        return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+    };
+    request.window.from = finite(u"from"_s);
+    request.window.to = finite(u"to"_s);
+    request.window.width =
+        static_cast<int>(std::clamp(finite(u"width"_s).value_or(1000), 1.0, 20000.0));
+    request.window.smoothing = std::clamp(finite(u"smoothing"_s).value_or(0), 0.0, 0.999);
+    for (const auto &value : json.value(u"groups"_s).toArray()) {
+        const QJsonObject group = value.toObject();
+        Group &g = request.groups.emplace_back();
+        g.name = group.value(u"name"_s).toString();
+        for (const auto &run : group.value(u"runs"_s).toArray())
+            g.runs << run.toString();
+        g.runs.removeDuplicates(); // a run counts once in its group
+    }
+    return request;
+}
+
+QJsonObject GroupReplies::toJson() const {
+    QJsonArray list;
+    for (const GroupReply &group : groups) {
+        QJsonArray members;
+        for (int n : group.curve.members)
+            members.append(n);
+        list.append(QJsonObject{{u"name"_s, group.name},
+                                {u"runs"_s, QJsonArray::fromStringList(group.runs)},
+                                {u"missing"_s, QJsonArray::fromStringList(group.missing)},
+                                {u"x"_s, numbers(group.curve.x)},
+                                {u"center"_s, numbers(group.curve.center)},
+                                {u"lower"_s, numbers(group.curve.lower)},
+                                {u"upper"_s, numbers(group.curve.upper)},
+                                {u"members"_s, members}});
+    }
+    return {{u"metric"_s, metric}, {u"groups"_s, list}};
+}
+
+GroupReplies GroupReplies::fromJson(const QJsonObject &json) {
+    GroupReplies replies;
+    replies.metric = json.value(u"metric"_s).toString();
+    auto strings = [](const QJsonValue &value) {
+        QStringList out;
+        for (const auto &s : value.toArray())
+            out << s.toString();
+        return out;
+    };
+    for (const auto &value : json.value(u"groups"_s).toArray()) {
+        const QJsonObject g = value.toObject();
+        GroupReply &group = replies.groups.emplace_back();
+        group.name = g.value(u"name"_s).toString();
+        group.runs = strings(g.value(u"runs"_s));
+        group.missing = strings(g.value(u"missing"_s));
+        group.curve.x = numbers(g.value(u"x"_s));
+        group.curve.center = numbers(g.value(u"center"_s));
+        group.curve.lower = numbers(g.value(u"lower"_s));
+        group.curve.upper = numbers(g.value(u"upper"_s));
+        for (const auto &n : g.value(u"members"_s).toArray())
+            group.curve.members.push_back(n.toInt());
     }
     return replies;
 }

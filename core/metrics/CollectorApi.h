@@ -1,7 +1,10 @@
 #pragma once
 
+#include "Downsampler.h"
 #include "MetricPoint.h"
+#include "RunGroups.h"
 #include "RunInfo.h"
+#include "util/Result.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -22,6 +25,7 @@ inline constexpr char kLines[] = "/api/v1/lines";
 inline constexpr char kRuns[] = "/api/v1/runs";
 inline constexpr char kMetrics[] = "/api/v1/metrics";
 inline constexpr char kSeries[] = "/api/v1/series";
+inline constexpr char kGroups[] = "/api/v1/groups";
 inline constexpr char kExport[] = "/api/v1/export";
 inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
 } // namespace CollectorApi
@@ -61,6 +65,38 @@ struct SeriesReplies {
     std::vector<SeriesReply> series;
     QJsonObject toJson() const;
     static SeriesReplies fromJson(const QJsonObject &json);
+};
+
+// The body of POST /groups: one metric, and runs put in groups, each drawn as one centre line
+// with a band. Every group is computed on the same columns: the window's from..to, or where all
+// members' points lie, in `window.width` columns.
+struct GroupRequest {
+    struct Group {
+        QString name;
+        QStringList runs;
+    };
+    QString metric;
+    SeriesWindow window;
+    GroupCenter center = GroupCenter::Mean;
+    GroupBand band = GroupBand::StdDev;
+    std::vector<Group> groups;
+    QJsonObject toJson() const;
+    // A clear refusal for a body that is not one (unknown x axis, centre or band, no metric).
+    static Result<GroupRequest> fromJson(const QJsonObject &json);
+};
+
+// One group's curve in the answer to /groups, and which of its runs have the metric.
+struct GroupReply {
+    QString name;
+    QStringList runs;    // members with points of the metric
+    QStringList missing; // members without
+    GroupCurve curve;
+};
+struct GroupReplies {
+    QString metric;
+    std::vector<GroupReply> groups;
+    QJsonObject toJson() const;
+    static GroupReplies fromJson(const QJsonObject &json);
 };
 
 // The answer to /lines: what was stored, what was a batch stored before, and each bad line.

@@ -172,6 +172,15 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
         std::move(done));
 }
 
+void CollectorClient::groups(const GroupRequest &request, QObject *context,
+                             Callback<GroupReplies> done) {
+    exchangeJson<GroupReplies>(
+        "POST", QString::fromLatin1(CollectorApi::kGroups), {},
+        QJsonDocument(request.toJson()).toJson(QJsonDocument::Compact), u"application/json"_s,
+        context, [](const QJsonDocument &json) { return GroupReplies::fromJson(json.object()); },
+        std::move(done));
+}
+
 void CollectorClient::exportCsv(const QString &run, const QString &metric, QObject *context,
                                 Callback<QByteArray> done) {
     QueryItems query;

@@ -43,6 +43,8 @@ public:
     // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).
     void series(const QStringList &runs, const QString &metric, const SeriesWindow &window,
                 bool withRaw, QObject *context, Callback<SeriesReplies> done);
+    // Runs put in groups, each as a centre line and band on columns shared by all groups.
+    void groups(const GroupRequest &request, QObject *context, Callback<GroupReplies> done);
     // Every point of a series as CSV (step,value,wall_time).
     void exportCsv(const QString &run, const QString &metric, QObject *context,
                    Callback<QByteArray> done);

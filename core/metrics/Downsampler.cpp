@@ -1,5 +1,6 @@
 #include "Downsampler.h"
 
+#include "SeriesScan.h"
 #include "Smoothing.h"
 
 #include <algorithm>
@@ -11,45 +12,15 @@ namespace sb {
 
 namespace {
 
+using scan::BlockReader;
+using scan::Columns;
+using scan::firstWhere;
+using scan::xOf;
+
 struct Indexed {
     qint64 index = -1;
     double x = 0;
     double y = 0;
-};
-
-// Maps x to a pixel column. Both code paths below use this one function, so they agree exactly.
-// Works on halves, so the span of any two finite doubles stays finite; NaN falls in column 0.
-class Columns {
-public:
-    Columns(double x0, double x1, int width)
-        : m_x0(x0)
-        , m_x1(x1)
-        , m_half0(x0 / 2)
-        , m_halfSpan(x1 / 2 - x0 / 2)
-        , m_width(std::max(1, width)) {}
-    int width() const { return m_width; }
-    bool contains(double x) const { return x >= m_x0 && x <= m_x1; }
-    int column(double x) const {
-        if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan))
-            return 0;
-        const double c = std::floor((x / 2 - m_half0) / m_halfSpan * m_width);
-        return c >= 0 ? static_cast<int>(std::min(c, m_width - 1.0)) : 0;
-    }
-    // Every x below this value lies in column c or before it (a hair under the exact edge, so
-    // rounding never disagrees with column()); lets a sorted scan skip the division per point.
-    double safelyBelowNext(int c) const {
-        if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan) || c >= m_width - 1)
-            return std::numeric_limits<double>::infinity();
-        const double edge = 2 * (m_half0 + m_halfSpan * (c + 1) / m_width);
-        return edge - 1e-9 * std::max({std::abs(edge), std::abs(m_x0), std::abs(m_x1), 1.0});
-    }
-
-private:
-    double m_x0;
-    double m_x1;
-    double m_half0;
-    double m_halfSpan;
-    int m_width;
 };
 
 // First, last (by x, then index), minimum and maximum (finite values) of one pixel column.
@@ -91,90 +62,6 @@ struct Column {
         }
     }
 };
-
-double xOf(const MetricPoint &p, const SeriesWindow &window) {
-    switch (window.axis) {
-    case XAxis::Step:
-        return p.step;
-    case XAxis::RelativeTime:
-        return p.wall - window.origin;
-    case XAxis::WallTime:
-        return p.wall;
-    }
-    return p.step;
-}
-
-// Reads single points through a two-block cache: a column's edges fall into the block its
-// neighbour just read, and scanning a column's head and tail alternates between two blocks.
-class BlockReader {
-public:
-    explicit BlockReader(const PointSource &source)
-        : m_source(source) {
-        for (Slot &slot : m_slots)
-            slot.points.resize(SeriesSummary::kBlockSize);
-    }
-
-    const MetricPoint &at(qint64 index) {
-        const qint64 block = index / SeriesSummary::kBlockSize;
-        int used = m_slots[0].block == block ? 0 : 1;
-        if (m_slots[used].block != block) {
-            used = 1 - m_lastUsed; // the least recently used slot
-            const qint64 first = block * SeriesSummary::kBlockSize;
-            m_source.read(first, std::min(SeriesSummary::kBlockSize, m_source.size() - first),
-                          m_slots[used].points.data());
-            m_slots[used].block = block;
-        }
-        m_lastUsed = used;
-        return m_slots[used].points[index % SeriesSummary::kBlockSize];
-    }
-
-    MetricPoint single(qint64 index) const {
-        MetricPoint p;
-        m_source.read(index, 1, &p);
-        return p;
-    }
-
-private:
-    struct Slot {
-        qint64 block = -1;
-        std::vector<MetricPoint> points;
-    };
-    const PointSource &m_source;
-    Slot m_slots[2];
-    int m_lastUsed = 0;
-};
-
-// First index in [lo, hi) whose x satisfies `reached` (monotone along a sorted series), or hi.
-template <typename Pred>
-qint64 firstWhere(const SeriesSummary &summary, BlockReader &reader, const SeriesWindow &window,
-                  qint64 lo, qint64 hi, Pred reached) {
-    const auto &blocks = summary.blocks();
-    const qint64 k = SeriesSummary::kBlockSize;
-    // Narrow to one block using each block's first x, then search inside it.
-    qint64 blo = lo / k;
-    qint64 bhi = (hi + k - 1) / k;
-    auto firstX = [&](qint64 b) {
-        MetricPoint p{blocks[b].firstStep, 0, blocks[b].firstWall};
-        return xOf(p, window);
-    };
-    while (blo < bhi) {
-        const qint64 mid = blo + (bhi - blo) / 2;
-        if (reached(firstX(mid)))
-            bhi = mid;
-        else
-            blo = mid + 1;
-    }
-    qint64 a = std::max(lo, (blo - 1) * k);
-    qint64 b = std::min(hi, blo * k);
-    while (a < b) {
-        const qint64 mid = a + (b - a) / 2;
-        if (reached(xOf(reader.at(mid), window)))
-            b = mid;
-        else
-            a = mid + 1;
-    }
-    return a;
-}
 
 Downsampled streamed(const PointSource &source, const SeriesSummary &summary,
                      const SeriesWindow &window, const Columns &columns, qint64 first, qint64 last,

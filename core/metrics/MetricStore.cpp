@@ -699,19 +699,26 @@ Result<std::unique_ptr<PointSource>> MetricStore::reader(const QString &run, con
     return std::unique_ptr<PointSource>(new SeriesFileSource(fd, (*series)->count));
 }
 
-Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
-                                       SeriesWindow window) {
+Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric) {
     Series *series = nullptr;
     auto opened = reader(run, metric, &series);
     if (!opened)
         return fail(opened.error());
-    const PointSource &source = **opened;
     if (!series->summary)
         series->summary.emplace();
-    series->summary->update(source);
+    series->summary->update(**opened);
+    const double origin = m_runs.value(run).start.value_or(series->summary->minX(XAxis::WallTime));
+    return Opened{std::move(opened).value(), &*series->summary, origin};
+}
+
+Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
+                                       SeriesWindow window) {
+    auto series = openSeries(run, metric);
+    if (!series)
+        return fail(series.error());
     if (window.axis == XAxis::RelativeTime)
-        window.origin = m_runs.value(run).start.value_or(series->summary->minX(XAxis::WallTime));
-    return downsampleM4(source, *series->summary, window);
+        window.origin = series->origin;
+    return downsampleM4(*series->points, *series->summary, window);
 }
 
 QByteArray CsvExport::next() {

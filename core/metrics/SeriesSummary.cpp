@@ -26,10 +26,12 @@ void SeriesSummary::add(const MetricPoint &point) {
     const qint64 offset = m_count % kBlockSize;
     if (offset == 0) {
         m_blocks.push_back({point.step, point.wall, std::numeric_limits<double>::infinity(),
-                            -std::numeric_limits<double>::infinity(), 0, 0});
+                            -std::numeric_limits<double>::infinity(), 0, 0, 0, 0});
     }
     Block &block = m_blocks.back();
     if (std::isfinite(point.value)) {
+        block.sum += point.value;
+        ++block.finite;
         if (point.value < block.minValue) {
             block.minValue = point.value;
             block.minAt = static_cast<std::uint16_t>(offset);

@@ -65,6 +65,7 @@ private Q_SLOTS:
     void pushQueryExport();
     void rejectsMalformedPushes_data();
     void rejectsMalformedPushes();
+    void groups();
     void metricLines();
     void tokenRequired();
     void refusesOpenNetworkWithoutToken();
@@ -120,6 +121,56 @@ void TestCollector::pushQueryExport() {
     QCOMPARE(
         send(url, u"/api/v1/series?run=r1&metric=loss&smoothing=0.5&smoothing_kind=x"_s).status,
         400);
+}
+
+void TestCollector::groups() {
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path());
+    const QUrl url = collector->url();
+    // Two seeds whose steps do not line up, and a third run that stops at step 4.
+    QCOMPARE(send(url, u"/api/v1/push"_s,
+                  R"({"run": "s1", "series": {"loss": {"step": [0, 2, 4, 6, 8],
+                      "value": [5, 4, 3, 2, 1], "time": [0, 1, 2, 3, 4]}}})")
+                 .status,
+             200);
+    QCOMPARE(send(url, u"/api/v1/push"_s,
+                  R"({"run": "s2", "series": {"loss": {"step": [1, 3, 5, 7],
+                      "value": [6, 4, 2, 0], "time": [0, 1, 2, 3]}}})")
+                 .status,
+             200);
+    QCOMPARE(send(url, u"/api/v1/push"_s,
+                  R"({"run": "short", "series": {"loss": {"step": [0, 4], "value": [9, 9],
+                      "time": [0, 1]}}})")
+                 .status,
+             200);
+    Reply r = send(url, u"/api/v1/groups"_s,
+                   R"({"metric": "loss", "width": 4, "center": "mean", "band": "minmax",
+                       "groups": [{"name": "seeds", "runs": ["s1", "s2", "ghost", "s1"]},
+                                  {"name": "alone", "runs": ["short"]}]})");
+    QCOMPARE(r.status, 200);
+    const sb::GroupReplies replies = sb::GroupReplies::fromJson(r.json().toObject());
+    QCOMPARE(replies.groups.size(), std::size_t(2));
+    const sb::GroupReply &seeds = replies.groups[0];
+    QCOMPARE(seeds.runs, QStringList({u"s1"_s, u"s2"_s})); // s1 counts once
+    QCOMPARE(seeds.missing, QStringList({u"ghost"_s}));
+    // Columns of width 2 over 0..8: s1 has 5, 4, 3, then (2 + 1) / 2 (steps 6 and 8 share the
+    // last); s2 has 6, 4, 2, 0.
+    QCOMPARE(seeds.curve.x, std::vector<double>({1, 3, 5, 7}));
+    QCOMPARE(seeds.curve.center, std::vector<double>({5.5, 4, 2.5, 0.75}));
+    QCOMPARE(seeds.curve.lower, std::vector<double>({5, 4, 2, 0}));
+    QCOMPARE(seeds.curve.upper, std::vector<double>({6, 4, 3, 1.5}));
+    QCOMPARE(seeds.curve.members, std::vector<int>({2, 2, 2, 2}));
+    // The short run ends in the third column: it is not drawn past its end.
+    QCOMPARE(replies.groups[1].curve.x, std::vector<double>({1, 3, 5}));
+
+    QCOMPARE(send(url, u"/api/v1/groups"_s, "[1, 2]").status, 400);
+    QCOMPARE(send(url, u"/api/v1/groups"_s, R"({"metric": "loss", "band": "quartiles"})").status,
+             400);
+    QCOMPARE(send(url, u"/api/v1/groups"_s, R"({"groups": []})").status, 400);
+    r = send(url, u"/api/v1/groups"_s, R"({"metric": "nothing", "groups": [{"runs": ["s1"]}]})");
+    QCOMPARE(r.status, 200);
+    QCOMPARE(sb::GroupReplies::fromJson(r.json().toObject()).groups.at(0).missing,
+             QStringList({u"s1"_s}));
 }
 
 void TestCollector::rejectsMalformedPushes_data() {

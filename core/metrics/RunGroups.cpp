@@ -1,0 +1,257 @@
+#include "RunGroups.h"
+
+#include "SeriesScan.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sb {
+
+using scan::BlockReader;
+using scan::Columns;
+using scan::firstWhere;
+using scan::xOf;
+
+bool parseGroupCenter(QStringView name, GroupCenter *center) {
+    if (name == u"mean")
+        *center = GroupCenter::Mean;
+    else if (name == u"median")
+        *center = GroupCenter::Median;
+    else
+        return false;
+    return true;
+}
+
+bool parseGroupBand(QStringView name, GroupBand *band) {
+    if (name == u"none")
+        *band = GroupBand::None;
+    else if (name == u"std")
+        *band = GroupBand::StdDev;
+    else if (name == u"stderr")
+        *band = GroupBand::StdErr;
+    else if (name == u"minmax")
+        *band = GroupBand::MinMax;
+    else
+        return false;
+    return true;
+}
+
+QString groupCenterName(GroupCenter center) {
+    return center == GroupCenter::Mean ? QStringLiteral("mean") : QStringLiteral("median");
+}
+
+QString groupBandName(GroupBand band) {
+    switch (band) {
+    case GroupBand::None:
+        return QStringLiteral("none");
+    case GroupBand::StdDev:
+        return QStringLiteral("std");
+    case GroupBand::StdErr:
+        return QStringLiteral("stderr");
+    case GroupBand::MinMax:
+        return QStringLiteral("minmax");
+    }
+    return {};
+}
+
+namespace {
+
+// The mean of finite values that may be as large as the double range: a plain sum first, and on
+// overflow a running mean of halves, whose steps stay finite.
+class MeanOf {
+public:
+    void add(double v) {
+        m_sum += v;
+        ++m_count;
+    }
+    void addSum(double sum, qint64 count) {
+        m_sum += sum;
+        m_count += count;
+    }
+    qint64 count() const { return m_count; }
+    bool overflowed() const { return !std::isfinite(m_sum); }
+    double mean() const { return m_count > 0 ? m_sum / static_cast<double>(m_count) : qQNaN(); }
+
+private:
+    double m_sum = 0;
+    qint64 m_count = 0;
+};
+
+double safeMean(const double *values, std::size_t n) {
+    MeanOf plain;
+    for (std::size_t i = 0; i < n; ++i)
+        plain.add(values[i]);
+    if (!plain.overflowed())
+        return plain.mean();
+    double half = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        half += (values[i] / 2 - half) / static_cast<double>(i + 1);
+    return 2 * half;
+}
+
+// Sums the finite values of points [a, e) of a sorted series into `mean`: whole blocks from the
+// summary, the partial blocks at either end point by point.
+void addRange(const SeriesSummary &summary, BlockReader &reader, qint64 a, qint64 e, MeanOf *mean) {
+    const qint64 k = SeriesSummary::kBlockSize;
+    auto scanPoints = [&](qint64 from, qint64 to) {
+        for (qint64 i = from; i < to; ++i) {
+            if (const double v = reader.at(i).value; std::isfinite(v))
+                mean->add(v);
+        }
+    };
+    const qint64 headEnd = std::min(e, (a / k + 1) * k);
+    scanPoints(a, headEnd);
+    if (headEnd == e)
+        return;
+    const qint64 tailStart = std::max(headEnd, ((e - 1) / k) * k);
+    for (qint64 b = headEnd / k; b < tailStart / k; ++b) {
+        const auto &block = summary.blocks()[static_cast<std::size_t>(b)];
+        mean->addSum(block.sum, block.finite);
+    }
+    scanPoints(tailStart, e);
+}
+
+} // namespace
+
+std::vector<double> resampleOnGrid(const PointSource &source, const SeriesSummary &summary,
+                                   const SeriesWindow &window, const ColumnGrid &grid) {
+    const Columns columns(grid.x0, grid.x1, grid.width);
+    const auto width = static_cast<std::size_t>(columns.width());
+    std::vector<MeanOf> bins(width);
+    const qint64 total = source.size();
+    const XAxis stored = window.axis == XAxis::Step ? XAxis::Step : XAxis::WallTime;
+
+    // Every point of [first, last), one by one.
+    auto stream = [&](qint64 first, qint64 last, auto &&add) {
+        constexpr qint64 chunk = 8192;
+        std::vector<MetricPoint> buffer(chunk);
+        for (qint64 i = first; i < last; i += chunk) {
+            const qint64 n = std::min(chunk, last - i);
+            source.read(i, n, buffer.data());
+            for (qint64 j = 0; j < n; ++j) {
+                const double x = xOf(buffer[j], window);
+                if (columns.contains(x) && std::isfinite(buffer[j].value))
+                    add(static_cast<std::size_t>(columns.column(x)), buffer[j].value);
+            }
+        }
+    };
+    auto addToBin = [&](std::size_t c, double v) {
+        bins[c].add(v);
+    };
+
+    qint64 first = 0;
+    qint64 last = total;
+    if (total > 0 && summary.sortedBy(stored)) {
+        BlockReader reader(source);
+        const double x0 = grid.x0;
+        const double x1 = grid.x1;
+        first = firstWhere(summary, reader, window, 0, total, [&](double x) { return x >= x0; });
+        last = firstWhere(summary, reader, window, first, total, [&](double x) { return x > x1; });
+        if (last - first <= 16 * SeriesSummary::kBlockSize) {
+            stream(first, last, addToBin);
+        } else {
+            for (qint64 a = first; a < last;) {
+                const int c = columns.column(xOf(reader.at(a), window));
+                const qint64 e = firstWhere(summary, reader, window, a, last,
+                                            [&](double x) { return columns.column(x) > c; });
+                addRange(summary, reader, a, e, &bins[static_cast<std::size_t>(c)]);
+                a = e;
+            }
+        }
+    } else {
+        stream(first, last, addToBin);
+    }
+
+    std::vector<double> values(width, qQNaN());
+    bool overflowed = false;
+    for (std::size_t c = 0; c < width; ++c) {
+        values[c] = bins[c].mean();
+        overflowed = overflowed || bins[c].overflowed();
+    }
+    if (overflowed) {
+        // Values near the double range: the columns' means again, as running means of halves.
+        std::vector<double> halves(width, 0);
+        std::vector<qint64> seen(width, 0);
+        stream(first, last, [&](std::size_t c, double v) {
+            halves[c] += (v / 2 - halves[c]) / static_cast<double>(++seen[c]);
+        });
+        for (std::size_t c = 0; c < width; ++c) {
+            if (bins[c].overflowed())
+                values[c] = 2 * halves[c];
+        }
+    }
+
+    // Columns without points, between two that have some, on the line between them.
+    std::size_t previous = width;
+    for (std::size_t c = 0; c < width; ++c) {
+        if (bins[c].count() == 0)
+            continue;
+        if (previous < width && c > previous + 1) {
+            for (std::size_t g = previous + 1; g < c; ++g) {
+                const double t =
+                    static_cast<double>(g - previous) / static_cast<double>(c - previous);
+                values[g] = (1 - t) * values[previous] + t * values[c];
+            }
+        }
+        previous = c;
+    }
+
+    if (window.smoothing > 0) {
+        Smoother smoother(window.smoothingKind, window.smoothing, summary.constantValues());
+        for (double &v : values)
+            v = smoother.next(v); // NaN outside the run passes through untouched
+    }
+    return values;
+}
+
+GroupCurve combineRuns(const std::vector<std::vector<double>> &members, const ColumnGrid &grid,
+                       GroupCenter center, GroupBand band) {
+    const Columns columns(grid.x0, grid.x1, grid.width);
+    GroupCurve curve;
+    std::vector<double> column;
+    column.reserve(members.size());
+    for (int c = 0; c < columns.width(); ++c) {
+        column.clear();
+        for (const auto &member : members) {
+            if (const auto i = static_cast<std::size_t>(c);
+                i < member.size() && std::isfinite(member[i]))
+                column.push_back(member[i]);
+        }
+        if (column.empty())
+            continue;
+        const std::size_t n = column.size();
+        const double mean = safeMean(column.data(), n);
+        double middle = mean;
+        if (center == GroupCenter::Median) {
+            const auto mid = column.begin() + static_cast<std::ptrdiff_t>(n / 2);
+            std::nth_element(column.begin(), mid, column.end());
+            middle = *mid;
+            if (n % 2 == 0)
+                middle = middle / 2 + *std::max_element(column.begin(), mid) / 2;
+        }
+        double lower = middle;
+        double upper = middle;
+        if (band == GroupBand::MinMax) {
+            const auto [lo, hi] = std::minmax_element(column.begin(), column.end());
+            lower = *lo;
+            upper = *hi;
+        } else if (band != GroupBand::None) {
+            double squares = 0;
+            for (double v : column)
+                squares += (v - mean) * (v - mean);
+            double spread = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0;
+            if (band == GroupBand::StdErr)
+                spread /= std::sqrt(static_cast<double>(n));
+            lower = middle - spread;
+            upper = middle + spread;
+        }
+        curve.x.push_back(columns.centre(c));
+        curve.center.push_back(middle);
+        curve.lower.push_back(lower);
+        curve.upper.push_back(upper);
+        curve.members.push_back(static_cast<int>(n));
+    }
+    return curve;
+}
+
+} // namespace sb
