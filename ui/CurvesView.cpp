@@ -8,14 +8,17 @@
 #include "util/Paths.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QCheckBox>
 #include <QColorDialog>
 #include <QComboBox>
 #include <QDialog>
+#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -143,6 +146,16 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     compare->setObjectName(u"compareConfigs"_s);
     m_runsTable->addAction(compare);
     connect(compare, &QAction::triggered, this, &CurvesView::compareConfigs);
+    // A grouped run's group, drawn as its runs one by one, or folded back into one curve.
+    auto *unfold = new QAction(tr("Show its group's runs one by one, or as one"), m_runsTable);
+    unfold->setObjectName(u"toggleGroup"_s);
+    m_runsTable->addAction(unfold);
+    connect(unfold, &QAction::triggered, this, [this] {
+        const QString group = m_grouping.groupOf(
+            m_runs->info(m_runsTable->currentIndex().data(RunsModel::RunNameRole).toString()));
+        if (!group.isEmpty())
+            setGroupExpanded(group, !m_expanded.contains(group));
+    });
     // A run's colour, as the user wants it: every view and every later session follow.
     auto *recolor = new QAction(tr("Change its colour…"), m_runsTable);
     m_runsTable->addAction(recolor);
@@ -156,12 +169,18 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
             (void)RunColors::shared().setColor(run, chosen.name());
     });
     connect(&RunColors::shared(), &RunColors::changed, this, [this](const QString &run) {
-        for (auto chart = m_cache.begin(); chart != m_cache.end(); ++chart) {
-            if (const auto it = chart->runs.find(run); it != chart->runs.end()) {
-                it->curve.color = runColor(run);
-                showCached(chart.key());
+        for (auto chart = m_groupCache.begin(); chart != m_groupCache.end(); ++chart) {
+            for (Curve &curve : chart->curves) {
+                if (curve.members.value(0) == run) // a group wears its first run's colour
+                    curve.color = runColor(run);
             }
         }
+        for (auto chart = m_cache.begin(); chart != m_cache.end(); ++chart) {
+            if (const auto it = chart->runs.find(run); it != chart->runs.end())
+                it->curve.color = runColor(run);
+        }
+        for (CurveChart *chart : std::as_const(m_charts))
+            showCached(chart);
     });
 
     m_metrics = new QListWidget;
@@ -209,6 +228,58 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     for (QWidget *choice : std::initializer_list<QWidget *>{m_smoothing, m_smoothingKind, m_xAxis,
                                                             m_logY, m_showLegend})
         remember(choice);
+    // Runs drawn as groups: seeds of one configuration as their mean and spread.
+    m_groupButton = new QToolButton;
+    m_groupButton->setObjectName(u"group"_s);
+    m_groupButton->setPopupMode(QToolButton::InstantPopup);
+    m_groupButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_groupButton->setToolTip(tr("Draw runs as groups: the mean or median of each group's runs, "
+                                 "with a band for their spread"));
+    auto *groupMenu = new QMenu(m_groupButton);
+    auto *groupBy = new QActionGroup(groupMenu);
+    const std::pair<RunGrouping::By, QString> ways[] = {
+        {RunGrouping::By::Nothing, tr("No groups")},
+        {RunGrouping::By::Keys, tr("By config keys…")},
+        {RunGrouping::By::Pattern, tr("By name pattern…")},
+        {RunGrouping::By::Sweep, tr("By sweep")}};
+    for (const auto &[by, text] : ways) {
+        QAction *action = groupMenu->addAction(text, this, [this, by = by] { chooseGrouping(by); });
+        action->setCheckable(true);
+        action->setData(static_cast<int>(by));
+        action->setObjectName(u"groupBy%1"_s.arg(static_cast<int>(by)));
+        groupBy->addAction(action);
+    }
+    groupMenu->addSection(tr("Line"));
+    auto *centers = new QActionGroup(groupMenu);
+    for (const auto &[center, text] :
+         {std::pair{GroupCenter::Mean, tr("Mean")}, std::pair{GroupCenter::Median, tr("Median")}}) {
+        QAction *action = groupMenu->addAction(text, this, [this, center = center] {
+            RunGrouping grouping = m_grouping;
+            grouping.center = center;
+            setGrouping(grouping);
+        });
+        action->setCheckable(true);
+        action->setData(static_cast<int>(center));
+        action->setObjectName(u"center:"_s + groupCenterName(center));
+        centers->addAction(action);
+    }
+    groupMenu->addSection(tr("Band"));
+    auto *bands = new QActionGroup(groupMenu);
+    for (const auto &[band, text] : {std::pair{GroupBand::StdDev, tr("± standard deviation")},
+                                     std::pair{GroupBand::StdErr, tr("± standard error")},
+                                     std::pair{GroupBand::MinMax, tr("Minimum to maximum")},
+                                     std::pair{GroupBand::None, tr("No band")}}) {
+        QAction *action = groupMenu->addAction(text, this, [this, band = band] {
+            RunGrouping grouping = m_grouping;
+            grouping.band = band;
+            setGrouping(grouping);
+        });
+        action->setCheckable(true);
+        action->setData(static_cast<int>(band));
+        action->setObjectName(u"band:"_s + groupBandName(band));
+        bands->addAction(action);
+    }
+    m_groupButton->setMenu(groupMenu);
     m_openLogdir = new QPushButton(tr("Open TensorBoard logdir…"));
     m_openLogdir->setObjectName(u"openLogdir"_s);
     m_openLogdir->setToolTip(
@@ -237,6 +308,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     controls->addWidget(m_xAxis);
     controls->addWidget(m_logY);
     controls->addWidget(m_showLegend);
+    controls->addWidget(m_groupButton);
     controls->addStretch();
     controls->addWidget(m_openLogdir);
     controls->addWidget(reset);
@@ -270,7 +342,12 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_legend->setObjectName(u"legend"_s);
     m_legend->setWordWrap(true);
     m_legend->setTextFormat(Qt::RichText);
-    m_legend->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_legend->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+    // A group's name is a link: it unfolds the group into its runs, and folds it back.
+    connect(m_legend, &QLabel::linkActivated, this, [this](const QString &link) {
+        const QString group = QUrl::fromPercentEncoding(link.mid(6).toUtf8()); // "group:NAME"
+        setGroupExpanded(group, !m_expanded.contains(group));
+    });
     connect(m_showLegend, &QCheckBox::toggled, this, &CurvesView::updateLegend);
     connect(&RunColors::shared(), &RunColors::changed, this, &CurvesView::updateLegend);
 
@@ -351,6 +428,20 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
                 m_cache.remove(chart); // a folded section: fetched afresh when it opens
         }
     });
+    {
+        const QSettings settings;
+        RunGrouping grouping;
+        grouping.by =
+            static_cast<RunGrouping::By>(std::clamp(settings.value(u"curves/groupBy"_s).toInt(), 0,
+                                                    static_cast<int>(RunGrouping::By::Sweep)));
+        grouping.keys = settings.value(u"curves/groupKeys"_s).toStringList();
+        grouping.pattern = settings.value(u"curves/groupPattern"_s).toString();
+        (void)parseGroupCenter(settings.value(u"curves/groupCenter"_s).toString(),
+                               &grouping.center);
+        (void)parseGroupBand(settings.value(u"curves/groupBand"_s).toString(), &grouping.band);
+        m_grouping = grouping;
+        updateGroupButton();
+    }
     rebuildCharts();         // shows the hint until the first metric arrives
     m_poll.setInterval(500); // with the client flushing every 0.25 s, points show within a second
     connect(&m_poll, &QTimer::timeout, this, &CurvesView::refresh);
@@ -372,6 +463,119 @@ void CurvesView::showOnly(const QStringList &runs) {
     }
     m_filter->setText(prefix);
     refresh();
+}
+
+void CurvesView::setGrouping(const RunGrouping &grouping) {
+    m_grouping = grouping;
+    m_expanded.clear();
+    QSettings settings;
+    settings.setValue(u"curves/groupBy"_s, static_cast<int>(grouping.by));
+    settings.setValue(u"curves/groupKeys"_s, grouping.keys);
+    settings.setValue(u"curves/groupPattern"_s, grouping.pattern);
+    settings.setValue(u"curves/groupCenter"_s, groupCenterName(grouping.center));
+    settings.setValue(u"curves/groupBand"_s, groupBandName(grouping.band));
+    updateGroupButton();
+    m_chartSet.start(); // groups come and go, and every chart is asked again
+}
+
+void CurvesView::setGroupExpanded(const QString &group, bool expanded) {
+    if (expanded)
+        m_expanded.insert(group);
+    else
+        m_expanded.remove(group);
+    m_chartSet.start();
+}
+
+void CurvesView::chooseGrouping(RunGrouping::By by) {
+    RunGrouping grouping = m_grouping;
+    grouping.by = by;
+    if (by == RunGrouping::By::Keys) {
+        // The hyperparameters the runs have, to tick; the ones chosen before come ticked.
+        QDialog dialog(this);
+        dialog.setWindowTitle(tr("Group by config keys"));
+        auto *keys = new QListWidget;
+        keys->setObjectName(u"groupKeys"_s);
+        QMap<QString, QSet<QString>> values; // each key's values among the shown runs
+        for (const QString &run : shownRuns()) {
+            const QJsonObject config = flattenConfig(m_runs->info(run).config);
+            for (auto it = config.begin(); it != config.end(); ++it)
+                values[it.key()].insert(configValueText(it.value()));
+        }
+        for (auto it = values.cbegin(); it != values.cend(); ++it) {
+            const QString &key = it.key();
+            auto *item = new QListWidgetItem(
+                tr("%1  (%n value(s))", nullptr, static_cast<int>(it->size())).arg(key), keys);
+            item->setData(Qt::UserRole, key);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            item->setCheckState(m_grouping.keys.contains(key) ? Qt::Checked : Qt::Unchecked);
+        }
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+        connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+        connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+        auto *layout = new QVBoxLayout(&dialog);
+        layout->addWidget(new QLabel(tr("Runs with the same values of the ticked keys are one "
+                                        "group (leave the seed unticked):")));
+        layout->addWidget(keys);
+        layout->addWidget(buttons);
+        if (dialog.exec() != QDialog::Accepted)
+            return updateGroupButton();
+        grouping.keys.clear();
+        for (int i = 0; i < keys->count(); ++i) {
+            if (keys->item(i)->checkState() == Qt::Checked)
+                grouping.keys << keys->item(i)->data(Qt::UserRole).toString();
+        }
+        if (grouping.keys.isEmpty())
+            grouping.by = RunGrouping::By::Nothing;
+    } else if (by == RunGrouping::By::Pattern) {
+        bool ok = false;
+        const QString pattern = QInputDialog::getText(
+            this, tr("Group by name pattern"),
+            tr("A regular expression on run names; its first group in parentheses names the "
+               "group (the whole match without one):"),
+            QLineEdit::Normal,
+            m_grouping.pattern.isEmpty() ? u"(.*)[-_]seed\\d+"_s : m_grouping.pattern, &ok);
+        if (!ok)
+            return updateGroupButton();
+        if (const QRegularExpression check(pattern); !check.isValid()) {
+            Q_EMIT collectorError(tr("Not a regular expression: %1").arg(check.errorString()));
+            return updateGroupButton();
+        }
+        grouping.pattern = pattern;
+    }
+    setGrouping(grouping);
+}
+
+void CurvesView::updateGroupButton() {
+    const QString what = m_grouping.describe();
+    m_groupButton->setText(
+        what.isEmpty()
+            ? tr("Group")
+            : tr("Grouped: %1")
+                  .arg(QFontMetrics(m_groupButton->font()).elidedText(what, Qt::ElideMiddle, 160)));
+    for (QAction *action : m_groupButton->menu()->actions()) {
+        const QString name = action->objectName();
+        if (name.startsWith(u"groupBy"_s))
+            action->setChecked(action->data().toInt() == static_cast<int>(m_grouping.by));
+        else if (name.startsWith(u"center:"_s))
+            action->setChecked(action->data().toInt() == static_cast<int>(m_grouping.center));
+        else if (name.startsWith(u"band:"_s))
+            action->setChecked(action->data().toInt() == static_cast<int>(m_grouping.band));
+    }
+}
+
+GroupedRuns CurvesView::drawnGroups() const {
+    QList<RunInfo> infos;
+    for (const QString &run : shownRuns())
+        infos << m_runs->info(run);
+    GroupedRuns grouped = groupRuns(infos, m_grouping);
+    // A group of one, or one the user unfolded, is drawn as its runs.
+    grouped.groups.removeIf([&](const RunGroup &group) {
+        if (group.runs.size() > 1 && !m_expanded.contains(group.name))
+            return false;
+        grouped.alone << group.runs;
+        return true;
+    });
+    return grouped;
 }
 
 void CurvesView::setSmoothing(double weight) {
@@ -472,14 +676,26 @@ void CurvesView::compareConfigs() {
     dialog->show();
 }
 
-void CurvesView::selectRun(const QString &run) {
-    for (int row = 0; row < m_filtered->rowCount(); ++row) {
-        const QModelIndex index = m_filtered->index(row, 0);
-        if (index.data(RunsModel::RunNameRole).toString() == run) {
-            m_runsTable->selectRow(row);
-            m_runsTable->scrollTo(index);
+void CurvesView::selectRuns(const QStringList &runs) {
+    // A group's curve names the group: its runs are selected.
+    QStringList wanted = runs;
+    for (const GroupCache &cache : std::as_const(m_groupCache)) {
+        for (const Curve &curve : cache.curves) {
+            if (runs.contains(curve.run))
+                wanted << curve.members;
         }
     }
+    QItemSelection selection;
+    for (int row = 0; row < m_filtered->rowCount(); ++row) {
+        const QModelIndex index = m_filtered->index(row, 0);
+        if (wanted.contains(index.data(RunsModel::RunNameRole).toString())) {
+            selection.select(index, index);
+            if (selection.size() == 1)
+                m_runsTable->scrollTo(index);
+        }
+    }
+    m_runsTable->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
 }
 
 void CurvesView::applyFilter() {
@@ -518,6 +734,8 @@ void CurvesView::rebuildCharts() {
         m_dirty.remove(it.value());
         m_pending.remove(it.value());
         m_cache.remove(it.value());
+        m_groupsPending.remove(it.value());
+        m_groupCache.remove(it.value());
         it.value()->deleteLater();
         it = m_charts.erase(it);
     }
@@ -659,8 +877,9 @@ void CurvesView::requestChart(CurveChart *chart) {
         m_pending[chart] = 2; // one more when the current answer arrives
         return;
     }
+    requestGroups(chart);
     const SeriesWindow window = windowFor(chart);
-    const QStringList checked = shownRuns();
+    const QStringList checked = drawnGroups().alone;
     // Raw curves behind the smoothed ones help with a few runs; with many they are a muddy band
     // that costs most of the redraw, so they are left out.
     const bool withRaw = checked.size() <= kMaxRunsWithRawCurves;
@@ -702,6 +921,66 @@ void CurvesView::requestChart(CurveChart *chart) {
                         });
 }
 
+void CurvesView::requestGroups(CurveChart *chart) {
+    GroupRequest request;
+    request.metric = chart->metricName();
+    request.window = windowFor(chart);
+    request.center = m_grouping.center;
+    request.band = m_grouping.band;
+    QByteArray counts; // a member that grew makes the request another one
+    for (const RunGroup &group : drawnGroups().groups) {
+        GroupRequest::Group &asked = request.groups.emplace_back();
+        asked.name = group.name;
+        for (const QString &run : group.runs) {
+            if (const qint64 count = m_runs->pointCount(run, request.metric); count > 0) {
+                asked.runs << run;
+                counts += QByteArray::number(count) + ',';
+            }
+        }
+        if (asked.runs.isEmpty())
+            request.groups.pop_back();
+    }
+    GroupCache &cache = m_groupCache[chart];
+    if (request.groups.empty()) {
+        cache = {};
+        return;
+    }
+    const QByteArray key = QJsonDocument(request.toJson()).toJson(QJsonDocument::Compact) + counts;
+    if (cache.request == key)
+        return;
+    if (m_groupsPending.value(chart) > 0) {
+        m_groupsPending[chart] = 2; // once more when the answer arrives
+        return;
+    }
+    m_groupsPending[chart] = 1;
+    m_collector->groups(request, chart, [this, chart, key](const Result<GroupReplies> &reply) {
+        const bool again = m_groupsPending.take(chart) == 2;
+        reportCollector(reply.error());
+        if (reply) {
+            GroupCache &fetched = m_groupCache[chart];
+            fetched.request = key;
+            fetched.curves.clear();
+            for (const GroupReply &group : reply->groups) {
+                if (group.runs.isEmpty())
+                    continue;
+                Curve curve{group.name,
+                            runColor(group.runs.first()), // a group wears its first run's colour
+                            pointsFrom(group.curve.x, group.curve.center),
+                            {},
+                            pointsFrom(group.curve.x, group.curve.lower),
+                            pointsFrom(group.curve.x, group.curve.upper),
+                            group.runs};
+                if (m_grouping.band == GroupBand::None)
+                    curve.lower = curve.upper = {};
+                fetched.curves.append(curve);
+            }
+            showCached(chart);
+        }
+        if (again)
+            requestChart(chart);
+    });
+}
+
 void CurvesView::applySeries(CurveChart *chart, const SeriesReplies &reply,
                              const QHash<QString, qint64> &counts) {
     ChartCache &cache = m_cache[chart];
@@ -718,11 +997,18 @@ void CurvesView::applySeries(CurveChart *chart, const SeriesReplies &reply,
 
 void CurvesView::showCached(CurveChart *chart) {
     const ChartCache &cache = m_cache[chart];
+    const GroupedRuns drawn = drawnGroups();
     QList<Curve> curves;
-    for (const QString &run : shownRuns()) {
+    for (const QString &run : drawn.alone) {
         const auto it = cache.runs.constFind(run);
         if (it != cache.runs.constEnd())
             curves.append(it->curve);
+    }
+    // Groups drawn still (the grouping may have changed since they were fetched).
+    for (const Curve &group : m_groupCache.value(chart).curves) {
+        if (std::any_of(drawn.groups.cbegin(), drawn.groups.cend(),
+                        [&group](const RunGroup &g) { return g.name == group.run; }))
+            curves.append(group);
     }
     chart->setCurves(curves);
     m_legendUpdate.start();
@@ -732,7 +1018,30 @@ void CurvesView::updateLegend() {
     constexpr int kMostNamed = 40; // beyond, the table says the rest
     QStringList entries;
     int drawn = 0;
-    for (const QString &run : shownRuns()) {
+    const GroupedRuns grouped = drawnGroups();
+    // Groups first, each a link that unfolds it; then unfolded groups, a link that folds them.
+    auto link = [](const QString &group, const QString &text) {
+        return u"<a href=\"group:%1\">%2</a>"_s.arg(
+            QString::fromLatin1(QUrl::toPercentEncoding(group)), text);
+    };
+    for (const RunGroup &group : grouped.groups) {
+        const bool onAChart =
+            std::any_of(m_groupCache.cbegin(), m_groupCache.cend(), [&group](const GroupCache &c) {
+                return std::any_of(
+                    c.curves.cbegin(), c.curves.cend(),
+                    [&group](const Curve &curve) { return curve.run == group.name; });
+            });
+        if (onAChart && ++drawn <= kMostNamed)
+            entries << u"<span style=\"color:%1\">■</span>&nbsp;%2"_s.arg(
+                runColor(group.runs.first()).name(),
+                link(group.name,
+                     tr("%1 (%2 runs)").arg(group.name.toHtmlEscaped()).arg(group.runs.size())));
+    }
+    for (const QString &group : std::as_const(m_expanded)) {
+        if (m_grouping.by != RunGrouping::By::Nothing)
+            entries << link(group, tr("%1: as one").arg(group.toHtmlEscaped()));
+    }
+    for (const QString &run : grouped.alone) {
         const bool onAChart = std::any_of(m_cache.cbegin(), m_cache.cend(),
                                           [&run](const auto &c) { return c.runs.contains(run); });
         if (!onAChart)

@@ -2,6 +2,7 @@
 
 #include "charts/CurveChart.h"
 #include "metrics/CollectorClient.h"
+#include "metrics/RunGrouping.h"
 #include "metrics/RunsModel.h"
 
 #include <QHash>
@@ -40,6 +41,11 @@ public:
     void setSmoothing(double weight);
     // Charts these runs alone (others are unchecked), and lists them first.
     void showOnly(const QStringList &runs);
+    // Runs drawn as groups (a centre line and band each); By::Nothing draws every run alone.
+    void setGrouping(const RunGrouping &grouping);
+    const RunGrouping &grouping() const { return m_grouping; }
+    // A group drawn as its runs, one by one, or folded back into one curve.
+    void setGroupExpanded(const QString &group, bool expanded);
     void offerLogdirs(); // shows "Open TensorBoard logdir…", which emits logdirsRequested
 
 Q_SIGNALS:
@@ -53,11 +59,19 @@ private:
     static QString chartKey(const QString &metric, const QString &option);
     // The runs the charts draw: checked, and passing the filter.
     QStringList shownRuns() const;
+    // The shown runs in groups: the groups drawn as one curve (two runs or more, not expanded),
+    // and the runs drawn on their own.
+    GroupedRuns drawnGroups() const;
+    void chooseGrouping(RunGrouping::By by);
+    void updateGroupButton();
+    void requestGroups(CurveChart *chart);
+    // Selects these runs' rows (a click on a group's curve selects its runs).
+    void selectRuns(const QStringList &runs);
     void applyFilter();
     // The selected runs' configs, only the keys that differ, side by side.
     void compareConfigs();
     // A run's row in the table, selected and in sight (a click on its curve).
-    void selectRun(const QString &run);
+    void selectRun(const QString &run) { selectRuns({run}); }
     void rebuildCharts();
     // The header of a section of charts (a metric prefix), made once; checked: open.
     QToolButton *sectionHeader(const QString &prefix);
@@ -83,6 +97,9 @@ private:
     QComboBox *m_xAxis;
     QCheckBox *m_logY;
     QCheckBox *m_showLegend;
+    QToolButton *m_groupButton;
+    RunGrouping m_grouping;
+    QSet<QString> m_expanded; // groups drawn as their runs
     QLabel *m_legend;
     QTimer m_legendUpdate;
     QWidget *m_chartArea;
@@ -105,6 +122,14 @@ private:
         QHash<QString, CachedCurve> runs;
     };
     QHash<CurveChart *, ChartCache> m_cache;
+    // The groups each chart draws, and the request (with its members' point counts) they answer:
+    // asked again only when a member grew or the request changed.
+    struct GroupCache {
+        QByteArray request;
+        QList<Curve> curves;
+    };
+    QHash<CurveChart *, GroupCache> m_groupCache;
+    QHash<CurveChart *, int> m_groupsPending; // as m_pending, for /groups
     QTimer m_poll;
     QTimer m_redraw; // batches viewport changes into one request per chart
     QSet<CurveChart *> m_dirty;

@@ -114,6 +114,8 @@ class Run:
         self._info = {"status": "running", "host": socket.gethostname(), "start": time.time()}
         if config:
             self._info["config"] = dict(config)
+        if os.environ.get("SIGNALBOX_SWEEP"):  # a trial: the curves view can group by its sweep
+            self._info["sweep"] = os.environ["SIGNALBOX_SWEEP"]
         self._pending_info = dict(self._info)
         self._thread = threading.Thread(target=self._sender, name="signalbox-sender", daemon=True)
         self._thread.start()

@@ -40,17 +40,18 @@ void MetricLineForwarder::watch(JobBackend *backend) {
             return;
         if (job.spec.trials > 0)
             m_trialJobs.insert(job.id);
+        const QString sweep = job.spec.environment.value(u"SIGNALBOX_SWEEP"_s);
         for (auto it = job.indexStates.begin(); it != job.indexStates.end(); ++it) {
             const QString run = job.id + u'-' + QString::number(it.key());
             if (it.value() >= JobState::Succeeded && !m_ended.contains(run)) {
                 m_ended.insert(run);
-                finishRun(run, it.value(), job.node, QDateTime::currentDateTime());
+                finishRun(run, it.value(), job.node, QDateTime::currentDateTime(), sweep);
             }
         }
         if (job.finishedState()) {
             m_partial.remove(job.id);
             if (job.spec.trials == 0) // a job of trials is no run itself
-                finishRun(job.id, job.state, job.node, job.finished);
+                finishRun(job.id, job.state, job.node, job.finished, sweep);
         }
     });
 }
@@ -67,13 +68,15 @@ void MetricLineForwarder::push(const QString &run, const QByteArray &lines) {
 }
 
 void MetricLineForwarder::finishRun(const QString &run, JobState state, const QString &host,
-                                    const QDateTime &end) {
+                                    const QDateTime &end, const QString &sweep) {
     const QString status = state == JobState::Succeeded ? u"finished"_s
                            : state == JobState::Stopped ? u"stopped"_s
                                                         : u"failed"_s;
-    const QJsonObject info{{u"status"_s, status},
-                           {u"host"_s, host},
-                           {u"end"_s, static_cast<double>(end.toMSecsSinceEpoch()) / 1000.0}};
+    QJsonObject info{{u"status"_s, status},
+                     {u"host"_s, host},
+                     {u"end"_s, static_cast<double>(end.toMSecsSinceEpoch()) / 1000.0}};
+    if (!sweep.isEmpty()) // a trial that logged by metric lines: grouped by its sweep too
+        info[u"sweep"_s] = sweep;
     m_collector->push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(), this,
                       [](const Result<qint64> &) {});
 }

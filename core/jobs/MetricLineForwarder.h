@@ -32,7 +32,8 @@ Q_SIGNALS:
 
 private:
     void push(const QString &run, const QByteArray &lines);
-    void finishRun(const QString &run, JobState state, const QString &host, const QDateTime &end);
+    void finishRun(const QString &run, JobState state, const QString &host, const QDateTime &end,
+                   const QString &sweep);
 
     CollectorClient *m_collector;
     QHash<QString, LineBuffer> m_partial;

@@ -1,5 +1,7 @@
 #include "RunInfo.h"
 
+#include <QJsonArray>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -16,6 +18,12 @@ QJsonObject RunInfo::toJson() const {
         json[u"start"_s] = *start;
     if (end)
         json[u"end"_s] = *end;
+    if (!sweep.isEmpty())
+        json[u"sweep"_s] = sweep;
+    if (tags)
+        json[u"tags"_s] = QJsonArray::fromStringList(*tags);
+    if (note)
+        json[u"note"_s] = *note;
     return json;
 }
 
@@ -29,6 +37,18 @@ RunInfo RunInfo::fromJson(const QString &name, const QJsonObject &json) {
         info.start = json.value(u"start"_s).toDouble();
     if (json.value(u"end"_s).isDouble())
         info.end = json.value(u"end"_s).toDouble();
+    info.sweep = json.value(u"sweep"_s).toString();
+    if (json.value(u"tags"_s).isArray()) {
+        QStringList tags;
+        for (const auto &tag : json.value(u"tags"_s).toArray()) {
+            if (const QString text = tag.toString().trimmed(); !text.isEmpty())
+                tags << text;
+        }
+        tags.removeDuplicates();
+        info.tags = tags;
+    }
+    if (json.value(u"note"_s).isString())
+        info.note = json.value(u"note"_s).toString();
     return info;
 }
 
@@ -43,6 +63,12 @@ void RunInfo::merge(const RunInfo &update) {
         start = update.start;
     if (update.end)
         end = update.end;
+    if (!update.sweep.isEmpty())
+        sweep = update.sweep;
+    if (update.tags)
+        tags = update.tags;
+    if (update.note)
+        note = update.note;
 }
 
 } // namespace sb

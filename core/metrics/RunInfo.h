@@ -2,6 +2,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -15,6 +16,10 @@ struct RunInfo {
     QString status;              // running, finished, failed, stopped
     std::optional<double> start; // seconds since the epoch
     std::optional<double> end;
+    QString sweep; // the id of the sweep that made it (SIGNALBOX_SWEEP), if one did
+    // The researcher's own words on it; unset in an update: left as they are.
+    std::optional<QStringList> tags;
+    std::optional<QString> note;
     bool operator==(const RunInfo &) const = default;
 
     QJsonObject toJson() const;

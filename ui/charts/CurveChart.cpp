@@ -179,7 +179,7 @@ void CurveChart::fitAxes() {
     double xMin = std::numeric_limits<double>::infinity(), xMax = -xMin;
     double yMin = xMin, yMax = -xMin;
     for (const Curve &curve : std::as_const(m_curves)) {
-        for (const auto *points : {&curve.points, &curve.rawPoints}) {
+        for (const auto *points : {&curve.points, &curve.rawPoints, &curve.lower, &curve.upper}) {
             for (const QPointF &p : *points) {
                 if (!std::isfinite(p.y()) || (m_logY && p.y() <= 0))
                     continue;
@@ -438,9 +438,14 @@ QList<ReadoutRow> CurveChart::readoutAt(const QList<Curve> &curves, double x, do
         if (curve.points.isEmpty() || x < curve.points.front().x() - slack ||
             x > curve.points.back().x() + slack)
             continue; // not read past a run's ends
-        ReadoutRow row{curve.run, curve.color, *nearest(curve.points, x), std::nullopt};
+        ReadoutRow row{curve.run,    curve.color,  *nearest(curve.points, x),
+                       std::nullopt, std::nullopt, curve.members.size()};
         if (const auto raw = nearest(curve.rawPoints, x))
             row.raw = raw->y();
+        const auto lower = nearest(curve.lower, x);
+        const auto upper = nearest(curve.upper, x);
+        if (lower && upper && lower->y() != upper->y())
+            row.band = std::make_pair(lower->y(), upper->y());
         rows << row;
     }
     std::stable_sort(rows.begin(), rows.end(), [](const ReadoutRow &a, const ReadoutRow &b) {
@@ -519,14 +524,18 @@ void CurveChart::showReadout(const QPointF &position) {
                                            : u"x"_s,
                                        number(x)));
     for (const ReadoutRow &row : std::as_const(rows)) {
-        const QString name = metrics.elidedText(row.run, Qt::ElideMiddle, 220).toHtmlEscaped();
-        // The smoothed value, and the raw one beside it where they differ.
+        QString name = metrics.elidedText(row.run, Qt::ElideMiddle, 220).toHtmlEscaped();
+        if (row.members > 0)
+            name += u" <span style=\"color:gray\">×%1</span>"_s.arg(row.members);
+        // The smoothed value, and the raw one (or a group's band) beside it where they differ.
+        const QString aside =
+            row.band ? u"%1 – %2"_s.arg(number(row.band->first), number(row.band->second))
+            : row.raw && *row.raw != row.smoothed.y() ? number(*row.raw)
+                                                      : QString();
         html += u"<br><span style=\"color:%1\">■</span> %2&nbsp; %3%4"_s.arg(
             row.color.name(), row.run == m_hovered ? u"<b>"_s + name + u"</b>"_s : name,
             number(row.smoothed.y()),
-            row.raw && *row.raw != row.smoothed.y()
-                ? u" <span style=\"color:gray\">(%1)</span>"_s.arg(number(*row.raw))
-                : QString());
+            aside.isEmpty() ? QString() : u" <span style=\"color:gray\">(%1)</span>"_s.arg(aside));
     }
     if (hidden > 0)
         html += u"<br><i>%1</i>"_s.arg(tr("and %1 more").arg(hidden));

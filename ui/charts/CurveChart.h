@@ -21,19 +21,25 @@ namespace sb {
 class CurveLayer;
 
 // One run's line on a chart: the smoothed curve in its colour and, behind it, the raw one faint.
+// A group of runs is one too: its centre line, with its band filled translucent behind.
 struct Curve {
-    QString run;
+    QString run; // for a group, its name
     QColor color;
     QList<QPointF> points;    // what is drawn solid
     QList<QPointF> rawPoints; // drawn faint behind; empty when there is no smoothing
+    QList<QPointF> lower;     // a group's band, at the same x as its points; empty for a run
+    QList<QPointF> upper;
+    QStringList members; // a group's runs; empty for a run
 };
 
 // One run's values where the cursor is, for the hover readout.
 struct ReadoutRow {
     QString run;
     QColor color;
-    QPointF smoothed;          // the drawn curve's point nearest the cursor's x
-    std::optional<double> raw; // the raw curve's value there, when it is drawn
+    QPointF smoothed;                              // the drawn curve's point nearest the cursor's x
+    std::optional<double> raw;                     // the raw curve's value there, when it is drawn
+    std::optional<std::pair<double, double>> band; // a group's band there
+    qsizetype members = 0;                         // a group's runs
 };
 
 // A line chart for learning curves. Data arrives already downsampled to the plot's width (M4);
@@ -80,7 +86,7 @@ public:
 Q_SIGNALS:
     // The visible x range or the plot width changed: fetch data for it.
     void viewportChanged();
-    // A click on a run's curve.
+    // A click on a run's curve, or on a group's (its name).
     void runClicked(const QString &run);
     // Log y, full width, pinned or the y lock changed from the chart's own menu.
     void optionsChanged();

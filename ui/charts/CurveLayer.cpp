@@ -5,7 +5,9 @@
 #include <QChart>
 #include <QPainter>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace sb {
 
@@ -69,6 +71,7 @@ void CurveLayer::setCurves(const QList<Curve> *curves, bool logY) {
 void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
     prepareGeometryChange();
     m_lines.clear();
+    m_bands.clear();
     const QRectF plot = m_chart->plotArea();
     if (!m_curves || !(xMax > xMin) || !(yMax > yMin) || plot.isEmpty())
         return;
@@ -92,6 +95,17 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
         }
         return pixels;
     };
+    // Groups' bands beneath everything; translucent, so that where bands overlap both show.
+    for (const Curve &curve : *m_curves) {
+        if (curve.lower.isEmpty())
+            continue;
+        QPolygonF area = map(curve.upper);
+        const QPolygonF lower = map(curve.lower);
+        std::copy(lower.crbegin(), lower.crend(), std::back_inserter(area));
+        QColor fill = curve.color;
+        fill.setAlphaF(0.22f);
+        m_bands.append({curve.run, fill, area});
+    }
     // Faint raw curves first, so every solid one is on top. Faint is the colour mixed with the
     // background rather than drawn translucent: opaque lines take the raster engine's fast path.
     const QColor base = backgroundOf(m_chart);
@@ -104,8 +118,11 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
                                               0.75f * base.blueF() + 0.25f * c.blueF());
         m_lines.append({curve.run, QPen(faint, 0), {}, columnSpans(map(curve.rawPoints))});
     }
-    for (const Curve &curve : *m_curves)
-        m_lines.append({curve.run, QPen(curve.color, 0), map(curve.points), {}});
+    for (const Curve &curve : *m_curves) {
+        // A group's centre line a little heavier than its runs' lines would be.
+        QPen pen(curve.color, curve.members.isEmpty() ? 0 : 2);
+        m_lines.append({curve.run, pen, map(curve.points), {}});
+    }
     update();
 }
 
@@ -131,6 +148,15 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setRenderHint(QPainter::Antialiasing, false); // cosmetic 1 px lines: the fast path
     const QColor base = backgroundOf(m_chart);
     const Line *emphasized = nullptr;
+    painter->setPen(Qt::NoPen);
+    for (const Band &band : std::as_const(m_bands)) {
+        QColor fill = band.color;
+        if (!m_emphasis.isEmpty() && band.run != m_emphasis)
+            fill.setAlphaF(fill.alphaF() / 3);
+        painter->setBrush(fill);
+        painter->drawPolygon(band.area);
+    }
+    painter->setBrush(Qt::NoBrush);
     for (const Line &line : std::as_const(m_lines)) {
         QPen pen = line.pen;
         if (!m_emphasis.isEmpty() && line.run != m_emphasis) {

@@ -37,10 +37,16 @@ private:
         QPolygonF pixels;      // a polyline, or
         QList<QLineF> columns; // one vertical span per pixel column (the faint raw curves)
     };
+    struct Band {
+        QString run;
+        QColor color;
+        QPolygonF area; // along the upper edge, back along the lower
+    };
     QChart *m_chart;
     const QList<Curve> *m_curves = nullptr;
     bool m_logY = false;
     QList<Line> m_lines;
+    QList<Band> m_bands;
     QString m_emphasis;
 };
 
