@@ -503,8 +503,10 @@ void CurvesView::chooseGrouping(RunGrouping::By by) {
         }
         for (auto it = values.cbegin(); it != values.cend(); ++it) {
             const QString &key = it.key();
-            auto *item = new QListWidgetItem(
-                tr("%1  (%n value(s))", nullptr, static_cast<int>(it->size())).arg(key), keys);
+            auto *item = new QListWidgetItem(it->size() == 1
+                                                 ? tr("%1  (1 value)").arg(key)
+                                                 : tr("%1  (%2 values)").arg(key).arg(it->size()),
+                                             keys);
             item->setData(Qt::UserRole, key);
             item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
             item->setCheckState(m_grouping.keys.contains(key) ? Qt::Checked : Qt::Unchecked);

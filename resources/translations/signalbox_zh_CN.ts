@@ -306,6 +306,106 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines (*.jsonl)</translation>
     </message>
+    <message>
+        <source>Show its group&apos;s runs one by one, or as one</source>
+        <translation>逐个显示其所在组的运行，或合为一条</translation>
+    </message>
+    <message>
+        <source>Draw runs as groups: the mean or median of each group&apos;s runs, with a band for their spread</source>
+        <translation>按组绘制运行：每组运行的均值或中位数，并以色带表示其离散程度</translation>
+    </message>
+    <message>
+        <source>No groups</source>
+        <translation>不分组</translation>
+    </message>
+    <message>
+        <source>By config keys…</source>
+        <translation>按配置键…</translation>
+    </message>
+    <message>
+        <source>By name pattern…</source>
+        <translation>按名称模式…</translation>
+    </message>
+    <message>
+        <source>By sweep</source>
+        <translation>按扫描</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>中心线</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>Median</source>
+        <translation>中位数</translation>
+    </message>
+    <message>
+        <source>Band</source>
+        <translation>色带</translation>
+    </message>
+    <message>
+        <source>± standard deviation</source>
+        <translation>± 标准差</translation>
+    </message>
+    <message>
+        <source>± standard error</source>
+        <translation>± 标准误</translation>
+    </message>
+    <message>
+        <source>Minimum to maximum</source>
+        <translation>最小值到最大值</translation>
+    </message>
+    <message>
+        <source>No band</source>
+        <translation>无色带</translation>
+    </message>
+    <message>
+        <source>Group by config keys</source>
+        <translation>按配置键分组</translation>
+    </message>
+    <message>
+        <source>%1  (1 value)</source>
+        <translation>%1  (1 个取值)</translation>
+    </message>
+    <message>
+        <source>%1  (%2 values)</source>
+        <translation>%1  (%2 个取值)</translation>
+    </message>
+    <message>
+        <source>Runs with the same values of the ticked keys are one group (leave the seed unticked):</source>
+        <translation>所勾选键取值相同的运行归为一组（不要勾选随机种子）：</translation>
+    </message>
+    <message>
+        <source>Group by name pattern</source>
+        <translation>按名称模式分组</translation>
+    </message>
+    <message>
+        <source>A regular expression on run names; its first group in parentheses names the group (the whole match without one):</source>
+        <translation>匹配运行名称的正则表达式；第一个括号分组即为组名（没有分组时取整个匹配）：</translation>
+    </message>
+    <message>
+        <source>Not a regular expression: %1</source>
+        <translation>不是有效的正则表达式：%1</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Grouped: %1</source>
+        <translation>已分组：%1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 runs)</source>
+        <translation>%1（%2 个运行）</translation>
+    </message>
+    <message>
+        <source>%1: as one</source>
+        <translation>%1：合为一条</translation>
+    </message>
 </context>
 <context>
     <name>sb::JobBackend</name>

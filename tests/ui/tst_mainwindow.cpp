@@ -27,6 +27,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -34,6 +35,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -87,6 +89,7 @@ private Q_SLOTS:
     void readsInSimplifiedChinese();
     void settingsApplyAtOnceAndAreRemembered();
     void theFilterDrivesTheChartsAndColoursStay();
+    void groupedRunsDrawAsOneCurveWithABand();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -1020,3 +1023,145 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
 
 QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
+
+void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
+    QSettings().remove(u"curves"_s);
+    QSettings().remove(u"remembered"_s);
+    QTemporaryDir dir;
+    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY(embedded.ok());
+    sb::CollectorClient client((*embedded)->url(), {});
+    // Two learning rates, three seeds each, their steps not aligned; and a run of no config.
+    auto push = [&](const QString &run, const QJsonObject &config, int offset) {
+        QJsonArray steps, values;
+        for (int i = 0; i < 50; ++i) {
+            steps.append(i * 10 + offset);
+            values.append(config.value(u"lr"_s).toDouble() * 10 - i * 0.01 + offset * 0.1);
+        }
+        const QJsonObject body{
+            {u"run"_s, run},
+            {u"info"_s, QJsonObject{{u"config"_s, config}}},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, values}}}}}};
+        bool done = false;
+        client.push(QJsonDocument(body).toJson(), this,
+                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    };
+    for (int seed = 0; seed < 3; ++seed) {
+        for (const double lr : {0.1, 0.3})
+            push(u"lr%1-seed%2"_s.arg(lr).arg(seed), QJsonObject{{u"lr"_s, lr}, {u"seed"_s, seed}},
+                 seed);
+    }
+    push(u"baseline"_s, {}, 0);
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1400, 860);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showView(u"curves"_s);
+    sb::CurvesView *curves = window.curves();
+    auto loss = [curves]() -> const sb::CurveChart * {
+        for (const sb::CurveChart *chart : curves->charts()) {
+            if (chart->metricName() == u"loss"_s)
+                return chart;
+        }
+        return nullptr;
+    };
+    auto drawn = [&loss] {
+        QStringList names;
+        if (loss()) {
+            for (const sb::Curve &curve : loss()->curves())
+                names << curve.run + (curve.members.isEmpty()
+                                          ? u""_s
+                                          : u" ×%1"_s.arg(curve.members.size()));
+        }
+        names.sort();
+        return names;
+    };
+    QTRY_COMPARE(drawn().size(), 7);
+
+    // Grouped by the key "lr", ticked in the menu's dialog: two groups of three, and the baseline.
+    auto *button = curves->findChild<QToolButton *>(u"group"_s);
+    QTimer::singleShot(0, this, [curves] {
+        auto *keys = curves->findChild<QListWidget *>(u"groupKeys"_s);
+        QVERIFY(keys);
+        QCOMPARE(keys->count(), 2); // lr, seed
+        QVERIFY(keys->item(0)->text().contains(u"2 values"_s));
+        keys->item(0)->setCheckState(Qt::Checked);
+        keys->parentWidget()
+            ->findChild<QDialogButtonBox *>()
+            ->button(QDialogButtonBox::Ok)
+            ->click();
+    });
+    button->menu()->findChild<QAction *>(u"groupBy1"_s)->trigger();
+    const QStringList grouped{u"baseline"_s, u"lr=0.1 ×3"_s, u"lr=0.3 ×3"_s};
+    QTRY_COMPARE(drawn(), grouped);
+    QVERIFY(button->text().contains(u"lr"_s));
+    const sb::Curve group = *std::find_if(loss()->curves().cbegin(), loss()->curves().cend(),
+                                          [](const auto &c) { return c.run == u"lr=0.1"_s; });
+    QVERIFY(!group.lower.isEmpty() && group.lower.size() == group.upper.size());
+    QVERIFY(group.lower.last().y() < group.points.last().y() &&
+            group.points.last().y() < group.upper.last().y());
+    QCOMPARE(group.color.name(), sb::RunColors::shared().colorOf(group.members.first()));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-groups.png"_s);
+
+    // The band's kind and the centre, midway where all three seeds are: ± stderr is narrower
+    // than ± std by √3, min–max of three evenly spread seeds as wide as ± std.
+    const qsizetype middle = group.points.size() / 2;
+    const double stdWidth = group.upper[middle].y() - group.lower[middle].y();
+    QVERIFY(stdWidth > 0.1);
+    auto firstWidth = [&loss, middle] {
+        for (const sb::Curve &curve : loss()->curves()) {
+            if (curve.run == u"lr=0.1"_s && curve.lower.size() > middle)
+                return curve.upper[middle].y() - curve.lower[middle].y();
+        }
+        return 0.0;
+    };
+    button->menu()->findChild<QAction *>(u"band:stderr"_s)->trigger();
+    QTRY_VERIFY(std::abs(firstWidth() - stdWidth / std::sqrt(3.0)) < 1e-9);
+    button->menu()->findChild<QAction *>(u"band:minmax"_s)->trigger();
+    button->menu()->findChild<QAction *>(u"center:median"_s)->trigger();
+    QTRY_VERIFY(std::abs(firstWidth() - stdWidth) < 1e-9);
+    QCOMPARE(curves->grouping().center, sb::GroupCenter::Median);
+    button->menu()->findChild<QAction *>(u"band:none"_s)->trigger();
+    QTRY_COMPARE(firstWidth(), 0.0);
+
+    // The legend's link unfolds a group into its runs, and folds it back.
+    auto *legend = curves->findChild<QLabel *>(u"legend"_s);
+    QTRY_VERIFY(legend->text().contains(u"group:lr%3D0.1"_s));
+    Q_EMIT legend->linkActivated(u"group:lr%3D0.1"_s);
+    QTRY_COMPARE(drawn(), (QStringList{u"baseline"_s, u"lr0.1-seed0"_s, u"lr0.1-seed1"_s,
+                                       u"lr0.1-seed2"_s, u"lr=0.3 ×3"_s}));
+    Q_EMIT legend->linkActivated(u"group:lr%3D0.1"_s);
+    QTRY_COMPARE(drawn(), grouped);
+    // A click on a group's curve selects its runs in the table.
+    Q_EMIT const_cast<sb::CurveChart *>(loss())->runClicked(u"lr=0.3"_s);
+    auto *table = curves->findChild<QTableView *>();
+    QStringList selected;
+    for (const QModelIndex &row : table->selectionModel()->selectedRows())
+        selected << row.data(sb::RunsModel::RunNameRole).toString();
+    selected.sort();
+    QCOMPARE(selected, (QStringList{u"lr0.3-seed0"_s, u"lr0.3-seed1"_s, u"lr0.3-seed2"_s}));
+    // The table's action unfolds the current run's group.
+    table->setCurrentIndex(table->selectionModel()->selectedRows().first());
+    table->findChild<QAction *>(u"toggleGroup"_s)->trigger();
+    QTRY_COMPARE(drawn().size(), 5);
+
+    // By a name pattern, and remembered by the next window; no groups again draws every run.
+    sb::RunGrouping byName;
+    byName.by = sb::RunGrouping::By::Pattern;
+    byName.pattern = u"(.*)-seed\\d"_s;
+    curves->setGrouping(byName);
+    QTRY_COMPARE(drawn(), (QStringList{u"baseline"_s, u"lr0.1 ×3"_s, u"lr0.3 ×3"_s}));
+    {
+        sb::MainWindow again(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+        QCOMPARE(again.curves()->grouping().pattern, byName.pattern);
+    }
+    button->menu()->findChild<QAction *>(u"groupBy0"_s)->trigger();
+    QTRY_COMPARE(drawn().size(), 7);
+}
