@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QtConcurrentMap>
 
 #include <cmath>
 #include <limits>
@@ -305,6 +306,72 @@ QList<RunSummary> Collector::runs(const QString &filter) const {
         out.append(run);
     }
     return out;
+}
+
+namespace {
+
+// Where a series lies on a request's x axis.
+std::pair<double, double> extentOf(const MetricStore::Opened &series, XAxis axis) {
+    const XAxis stored = axis == XAxis::Step ? XAxis::Step : XAxis::WallTime;
+    const double shift = axis == XAxis::RelativeTime ? series.origin : 0;
+    return {series.summary->minX(stored) - shift, series.summary->maxX(stored) - shift};
+}
+
+} // namespace
+
+GroupReplies Collector::groups(const GroupRequest &request) {
+    GroupReplies replies{request.metric, {}};
+    // First where every member lies, for columns shared by all groups; series are opened again
+    // to compute, so that thousands of runs never hold thousands of files open at once.
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -lo;
+    for (const GroupRequest::Group &group : request.groups) {
+        GroupReply &reply = replies.groups.emplace_back();
+        reply.name = group.name;
+        for (const QString &run : group.runs) {
+            auto series = m_store->openSeries(run, request.metric);
+            if (!series || series->points->size() == 0) {
+                reply.missing << run;
+                continue;
+            }
+            reply.runs << run;
+            const auto [from, to] = extentOf(*series, request.window.axis);
+            lo = std::min(lo, from);
+            hi = std::max(hi, to);
+        }
+    }
+    const ColumnGrid grid{request.window.from.value_or(lo), request.window.to.value_or(hi),
+                          request.window.width};
+    if (!std::isfinite(grid.x0) || !std::isfinite(grid.x1) || grid.x0 > grid.x1)
+        return replies; // no member has points there
+    // Runs are resampled on worker threads (the series are opened, and their summaries brought
+    // up to date, here first: the store is this thread's), a few hundred at a time so that the
+    // open files stay few.
+    constexpr qsizetype kBatch = 256;
+    for (GroupReply &reply : replies.groups) {
+        std::vector<std::vector<double>> members;
+        for (qsizetype first = 0; first < reply.runs.size(); first += kBatch) {
+            struct Member {
+                MetricStore::Opened series;
+                std::vector<double> values;
+            };
+            std::vector<Member> batch;
+            for (const QString &run : reply.runs.mid(first, kBatch)) {
+                if (auto series = m_store->openSeries(run, request.metric))
+                    batch.push_back({std::move(series).value(), {}});
+            }
+            QtConcurrent::blockingMap(batch, [&request, &grid](Member &member) {
+                SeriesWindow window = request.window;
+                window.origin = member.series.origin;
+                member.values =
+                    resampleOnGrid(*member.series.points, *member.series.summary, window, grid);
+            });
+            for (Member &member : batch)
+                members.push_back(std::move(member.values));
+        }
+        reply.curve = combineRuns(members, grid, request.center, request.band);
+    }
+    return replies;
 }
 
 Health Collector::health() const {

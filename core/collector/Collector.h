@@ -80,6 +80,8 @@ public:
 
     // Runs whose metadata mentions `filter` (all for an empty one), with their metrics.
     QList<RunSummary> runs(const QString &filter) const;
+    // Each group's centre line and band, on columns shared by all groups (see GroupRequest).
+    GroupReplies groups(const GroupRequest &request);
     Health health() const;
 
 private:

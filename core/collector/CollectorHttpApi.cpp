@@ -7,7 +7,6 @@
 #include <QJsonDocument>
 
 #include <cmath>
-#include <limits>
 
 namespace sb {
 
@@ -121,14 +120,7 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     return json(replies.toJson());
 }
 
-// Where a series lies on the request's x axis.
-std::pair<double, double> extentOf(const MetricStore::Opened &series, XAxis axis) {
-    const XAxis stored = axis == XAxis::Step ? XAxis::Step : XAxis::WallTime;
-    const double shift = axis == XAxis::RelativeTime ? series.origin : 0;
-    return {series.summary->minX(stored) - shift, series.summary->maxX(stored) - shift};
-}
-
-HttpResponse groupsReply(MetricStore &store, const QByteArray &body) {
+HttpResponse groupsReply(Collector &collector, const QByteArray &body) {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (!document.isObject())
@@ -137,43 +129,7 @@ HttpResponse groupsReply(MetricStore &store, const QByteArray &body) {
     auto request = GroupRequest::fromJson(document.object());
     if (!request)
         return error(request.error(), BadRequest);
-    GroupReplies replies{request->metric, {}};
-    // First where every member lies, for columns shared by all groups; series are opened again
-    // to compute, so that thousands of runs never hold thousands of files open at once.
-    double lo = std::numeric_limits<double>::infinity();
-    double hi = -lo;
-    for (const GroupRequest::Group &group : request->groups) {
-        GroupReply &reply = replies.groups.emplace_back();
-        reply.name = group.name;
-        for (const QString &run : group.runs) {
-            auto series = store.openSeries(run, request->metric);
-            if (!series || series->points->size() == 0) {
-                reply.missing << run;
-                continue;
-            }
-            reply.runs << run;
-            const auto [from, to] = extentOf(*series, request->window.axis);
-            lo = std::min(lo, from);
-            hi = std::max(hi, to);
-        }
-    }
-    const ColumnGrid grid{request->window.from.value_or(lo), request->window.to.value_or(hi),
-                          request->window.width};
-    if (!std::isfinite(grid.x0) || !std::isfinite(grid.x1) || grid.x0 > grid.x1)
-        return json(replies.toJson()); // no member has points there
-    for (GroupReply &reply : replies.groups) {
-        std::vector<std::vector<double>> members;
-        for (const QString &run : std::as_const(reply.runs)) {
-            auto series = store.openSeries(run, request->metric);
-            if (!series)
-                continue;
-            SeriesWindow window = request->window;
-            window.origin = series->origin;
-            members.push_back(resampleOnGrid(*series->points, *series->summary, window, grid));
-        }
-        reply.curve = combineRuns(members, grid, request->center, request->band);
-    }
-    return json(replies.toJson());
+    return json(collector.groups(*request).toJson());
 }
 
 } // namespace
@@ -249,7 +205,7 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     } else if (path == CollectorApi::kSeries && get) {
         respond(seriesReply(m_collector->store(), query));
     } else if (path == CollectorApi::kGroups && post) {
-        respond(groupsReply(m_collector->store(), request.body));
+        respond(groupsReply(*m_collector, request.body));
     } else if (path == CollectorApi::kExport && get) {
         auto exported =
             m_collector->store().exportCsv(query.value(u"run"_s), query.value(u"metric"_s));

@@ -1,10 +1,12 @@
 // Collector figures: ingest rate over HTTP on one core, query time for a 10M-point series, its
-// export's memory, health while a large push is decoded, and memory while serving 100 runs of 1M
-// points from disk. Prints figures; asserts nothing.
+// export's memory, health while a large push is decoded, memory while serving 100 runs of 1M
+// points from disk, and a group of 100 such runs as one band. Prints figures; asserts nothing.
 //
-// usage: bench_collector PATH/TO/signalbox-collector [--appends-only]
+// usage: bench_collector PATH/TO/signalbox-collector [SECTION...]
+//        sections: ingest query export memory groups appends (all when none is named)
 //        (SIGNALBOX_BENCH_SCALE=0.1 for a quick run)
 #include "BenchUtil.h"
+#include "metrics/CollectorApi.h"
 #include "metrics/MetricStore.h"
 
 #include <QCoreApplication>
@@ -250,6 +252,61 @@ void memory(const QString &binary, const QString &dir) {
         peakKb / 1024.0 / 50.0, runs, ms);
 }
 
+// A group of 100 runs x 1M points whose steps never line up (each its own start and stride; a
+// quarter end early) drawn as one mean with a band at 2000 px, against fetching the 100
+// downsampled curves the chart would otherwise draw; both over HTTP from one collector process.
+void groups(const QString &binary, const QString &dir) {
+    const int runs = 100;
+    const qint64 perRun = static_cast<qint64>(1'000'000 * scale());
+    QStringList names;
+    {
+        auto opened = sb::MetricStore::open(dir);
+        auto &store = *opened.value();
+        QRandomGenerator rng(3);
+        for (int r = 0; r < runs; ++r) {
+            const double start = r * 0.37;
+            const double stride = 1 + r * 0.001;
+            const qint64 count = r % 4 == 3 ? perRun * 3 / 4 : perRun;
+            sb::SeriesPoints points{u"loss"_s, {}};
+            points.points.resize(count);
+            for (qint64 i = 0; i < count; ++i)
+                points.points[i] = {start + stride * i,
+                                    std::exp(-i / 3e5) + rng.generateDouble() * 0.05,
+                                    1.7e9 + i * 0.01};
+            names << u"seed-%1"_s.arg(r, 3, 10, QLatin1Char('0'));
+            (void)store.append(names.last(), {points});
+        }
+    }
+    CollectorProcess collector(binary, dir);
+    HttpClient client(collector.port);
+    QByteArray seriesPath = "/api/v1/series?metric=loss&width=2000";
+    for (const QString &name : std::as_const(names))
+        seriesPath += "&run=" + name.toUtf8();
+    sb::GroupRequest request;
+    request.metric = u"loss"_s;
+    request.window.width = 2000;
+    request.groups.push_back({u"seeds"_s, names});
+    const QByteArray body = QJsonDocument(request.toJson()).toJson(QJsonDocument::Compact);
+    QElapsedTimer timer;
+    timer.start();
+    client.request("POST", "/api/v1/groups", body); // builds every run's summary
+    const double coldMs = static_cast<double>(timer.elapsed());
+    QByteArray answer;
+    const double groupMs =
+        bench::medianMs(9, [&] { answer = client.request("POST", "/api/v1/groups", body); });
+    const double seriesMs = bench::medianMs(9, [&] { client.request("GET", seriesPath); });
+    const sb::GroupReplies reply =
+        sb::GroupReplies::fromJson(QJsonDocument::fromJson(answer).object());
+    std::printf("groups: %d runs x %.1f M points (steps not aligned, a quarter ending early) as "
+                "one mean +- std at 2000 px, over HTTP:\n",
+                runs, perRun / 1e6);
+    std::printf("  group %.1f ms warm (%zu columns; first, building summaries: %.0f ms); the 100 "
+                "downsampled curves %.1f ms: ratio %.2f (target <= 2); target <= 50 ms: ratio "
+                "%.2f\n",
+                groupMs, reply.groups.empty() ? std::size_t(0) : reply.groups[0].curve.x.size(),
+                coldMs, seriesMs, groupMs / seriesMs, groupMs / 50.0);
+}
+
 // Export of the 10M-point series over HTTP, read by a client at full speed: the collector's RSS
 // stays flat (streamed), against the size of the CSV a whole-body answer would hold. Then health
 // round trips while a 60 MB push is decoded: a long request does not stop other clients.
@@ -370,14 +427,23 @@ int main(int argc, char *argv[]) {
     const QString binary = QString::fromLocal8Bit(argv[1]);
     QTemporaryDir dir;
     std::printf("== signalbox-collector benchmark (scale %.2f)\n", scale());
-    if (argc > 2 && qstrcmp(argv[2], "--appends-only") == 0) { // the store's metadata growth alone
+    QStringList sections;
+    for (int i = 2; i < argc; ++i)
+        sections << QString::fromLocal8Bit(argv[i]);
+    auto wanted = [&sections](const QString &section) {
+        return sections.isEmpty() || sections.contains(section);
+    };
+    if (wanted(u"ingest"_s))
+        ingest(binary, dir.path() + u"/ingest"_s);
+    if (wanted(u"query"_s) || wanted(u"export"_s))
+        query(dir.path() + u"/query"_s);
+    if (wanted(u"export"_s))
+        exportAndHealth(binary, dir.path() + u"/query"_s);
+    if (wanted(u"memory"_s))
+        memory(binary, dir.path() + u"/memory"_s);
+    if (wanted(u"groups"_s))
+        groups(binary, dir.path() + u"/groups"_s);
+    if (wanted(u"appends"_s)) // the store's metadata growth
         appendsAtScale(dir.path() + u"/scale"_s);
-        return 0;
-    }
-    ingest(binary, dir.path() + u"/ingest"_s);
-    query(dir.path() + u"/query"_s);
-    exportAndHealth(binary, dir.path() + u"/query"_s);
-    memory(binary, dir.path() + u"/memory"_s);
-    appendsAtScale(dir.path() + u"/scale"_s);
     return 0;
 }
