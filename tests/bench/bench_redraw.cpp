@@ -1,5 +1,6 @@
 // Curves view redraw: 50 runs of 1M points each, downsampled by the store to the chart's pixel
-// width (M4), then handed to the chart and painted. Prints figures; asserts nothing.
+// width (M4), then handed to the chart and painted; and frames while the mouse moves over 200
+// runs. Prints figures; asserts nothing.
 #include "BenchUtil.h"
 #include "CurvesView.h"
 #include "Swatches.h"
@@ -7,15 +8,64 @@
 #include "metrics/MetricStore.h"
 
 #include <QApplication>
+#include <QElapsedTimer>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPixmap>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 using namespace Qt::StringLiterals;
+
+// 200 shown runs, the mouse moving across the plot: each frame is the readout and emphasis
+// worked out for the cursor, then the chart painted. The curves are what M4 gives at the
+// chart's width (four points per column), without raw curves as the view draws that many.
+void hoverFrames(sb::CurveChart &chart) {
+    const int runs = 200;
+    const int width = chart.plotWidth();
+    QRandomGenerator rng(2);
+    QList<sb::Curve> curves;
+    for (int r = 0; r < runs; ++r) {
+        QList<QPointF> points;
+        double value = 2.0 + r * 0.002;
+        for (int c = 0; c < width * 4; ++c) {
+            value = 0.3 + (value - 0.3) * 0.999 + (rng.generateDouble() - 0.5) * 0.02;
+            points.append(QPointF(c * 250.0, value));
+        }
+        const QString run = u"run-%1"_s.arg(r);
+        curves.append({run, sb::runColor(run), points, {}, {}, {}, {}});
+    }
+    chart.setCurves(curves);
+    QPixmap target(chart.size());
+    const QRectF plot = chart.chart()->plotArea();
+    std::vector<double> frames;
+    for (int i = 0; i < 200; ++i) {
+        const QPointF at(plot.left() + plot.width() * (i + 0.5) / 200,
+                         plot.top() + plot.height() * (0.3 + 0.4 * (i % 17) / 17.0));
+        QElapsedTimer timer;
+        timer.start();
+        QMouseEvent move(QEvent::MouseMove, chart.mapFromScene(at), chart.mapToGlobal(at.toPoint()),
+                         Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(chart.viewport(), &move);
+        QPainter painter(&target);
+        chart.render(&painter);
+        painter.end();
+        frames.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
+    }
+    std::sort(frames.begin(), frames.end());
+    const double median = frames[frames.size() / 2];
+    const double p95 = frames[frames.size() * 95 / 100];
+    std::printf("hover: %d runs shown (%d points each), mouse moving over a %d px wide plot, 200 "
+                "frames (readout + emphasis + paint):\n",
+                runs, width * 4, width);
+    std::printf("  median %.1f ms, 95th percentile %.1f ms (target <= 16 ms: ratio %.2f)\n", median,
+                p95, p95 / 16.0);
+}
 
 int main(int argc, char *argv[]) {
     QApplication app(argc, argv);
@@ -98,5 +148,6 @@ int main(int argc, char *argv[]) {
             "them: %.1f ms\n",
             redrawMs, redrawMs / 33.0, queryMs);
     }
+    hoverFrames(chart);
     return 0;
 }

@@ -4,10 +4,12 @@
 
 #include <QChart>
 #include <QPainter>
+#include <QPixmap>
 
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 namespace sb {
 
@@ -72,6 +74,8 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
     prepareGeometryChange();
     m_lines.clear();
     m_bands.clear();
+    m_plain = m_dimmed = QPixmap();
+    m_paintedOnce = false;
     const QRectF plot = m_chart->plotArea();
     if (!m_curves || !(xMax > xMin) || !(yMax > yMin) || plot.isEmpty())
         return;
@@ -142,16 +146,13 @@ void CurveLayer::setEmphasis(const QString &run) {
     update();
 }
 
-void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) {
-    painter->save();
-    painter->setClipRect(m_chart->plotArea());
+void CurveLayer::draw(QPainter *painter, bool dimmed) const {
     painter->setRenderHint(QPainter::Antialiasing, false); // cosmetic 1 px lines: the fast path
     const QColor base = backgroundOf(m_chart);
-    const Line *emphasized = nullptr;
     painter->setPen(Qt::NoPen);
     for (const Band &band : std::as_const(m_bands)) {
         QColor fill = band.color;
-        if (!m_emphasis.isEmpty() && band.run != m_emphasis)
+        if (dimmed)
             fill.setAlphaF(fill.alphaF() / 3);
         painter->setBrush(fill);
         painter->drawPolygon(band.area);
@@ -159,14 +160,11 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     painter->setBrush(Qt::NoBrush);
     for (const Line &line : std::as_const(m_lines)) {
         QPen pen = line.pen;
-        if (!m_emphasis.isEmpty() && line.run != m_emphasis) {
-            const QColor c = pen.color(); // dimmed: two thirds of the way to the background
+        if (dimmed) {
+            const QColor c = pen.color(); // two thirds of the way to the background
             pen.setColor(QColor::fromRgbF(0.67f * base.redF() + 0.33f * c.redF(),
                                           0.67f * base.greenF() + 0.33f * c.greenF(),
                                           0.67f * base.blueF() + 0.33f * c.blueF()));
-        } else if (!m_emphasis.isEmpty() && line.columns.isEmpty()) {
-            emphasized = &line; // drawn last, on top of all
-            continue;
         }
         painter->setPen(pen);
         if (line.columns.isEmpty())
@@ -174,10 +172,52 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
         else
             painter->drawLines(line.columns);
     }
-    if (emphasized) {
-        painter->setRenderHint(QPainter::Antialiasing, true);
-        painter->setPen(QPen(emphasized->pen.color(), 2.5));
-        painter->drawPolyline(emphasized->pixels);
+}
+
+void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWidget *) {
+    // The first paint of new curves goes straight to the screen (the fastest way there). Paints
+    // again of the same curves come from the hover: those are painted once into a picture, all
+    // as they are or all dimmed, and a hover adds only the emphasised curve on top, so moving the
+    // mouse over 200 runs stays smooth.
+    const QRectF plot = m_chart->plotArea();
+    if (plot.isEmpty())
+        return;
+    const bool dimmed = !m_emphasis.isEmpty();
+    if (!dimmed && m_plain.isNull() && !std::exchange(m_paintedOnce, true)) {
+        painter->save();
+        painter->setClipRect(plot);
+        draw(painter, false);
+        painter->restore();
+        return;
+    }
+    QPixmap &cache = dimmed ? m_dimmed : m_plain;
+    const qreal ratio = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
+    if (cache.isNull() || cache.devicePixelRatio() != ratio) {
+        cache = QPixmap((plot.size() * ratio).toSize());
+        cache.setDevicePixelRatio(ratio);
+        cache.fill(Qt::transparent);
+        QPainter picture(&cache);
+        picture.translate(-plot.topLeft());
+        draw(&picture, dimmed);
+    }
+    painter->save();
+    painter->setClipRect(plot);
+    painter->drawPixmap(plot.topLeft(), cache);
+    if (dimmed) {
+        for (const Band &band : std::as_const(m_bands)) {
+            if (band.run == m_emphasis) {
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(band.color);
+                painter->drawPolygon(band.area);
+            }
+        }
+        for (const Line &line : std::as_const(m_lines)) {
+            if (line.run == m_emphasis && line.columns.isEmpty()) {
+                painter->setPen(QPen(line.pen.color(), 2.5));
+                painter->setBrush(Qt::NoBrush);
+                painter->drawPolyline(line.pixels);
+            }
+        }
     }
     painter->restore();
 }

@@ -2,6 +2,7 @@
 
 #include <QGraphicsItem>
 #include <QPen>
+#include <QPixmap>
 #include <QPolygonF>
 
 class QChart;
@@ -45,8 +46,14 @@ private:
     QChart *m_chart;
     const QList<Curve> *m_curves = nullptr;
     bool m_logY = false;
+    // Every band and line, dimmed (a curve is hovered) or as they are.
+    void draw(QPainter *painter, bool dimmed) const;
+
     QList<Line> m_lines;
     QList<Band> m_bands;
+    QPixmap m_plain; // what draw() painted, until the curves or the axes change
+    QPixmap m_dimmed;
+    bool m_paintedOnce = false; // these curves were painted: a paint again is a hover's
     QString m_emphasis;
 };
 
