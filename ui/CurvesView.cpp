@@ -15,6 +15,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -26,6 +27,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -156,6 +158,15 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         if (!group.isEmpty())
             setGroupExpanded(group, !m_expanded.contains(group));
     });
+    // The researcher's own tags and note on a run, kept by the collector and found by the filter.
+    auto *annotate = new QAction(tr("Tags and note…"), m_runsTable);
+    annotate->setObjectName(u"annotate"_s);
+    m_runsTable->addAction(annotate);
+    connect(annotate, &QAction::triggered, this, [this] {
+        const QString run = m_runsTable->currentIndex().data(RunsModel::RunNameRole).toString();
+        if (!run.isEmpty())
+            annotateRun(run);
+    });
     // A run's colour, as the user wants it: every view and every later session follow.
     auto *recolor = new QAction(tr("Change its colour…"), m_runsTable);
     m_runsTable->addAction(recolor);
@@ -190,9 +201,26 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     auto *left = new QWidget;
     auto *leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
+    // Which value of each metric the table shows: the last, or the run's smallest, largest, best.
+    auto *statistic = new QComboBox;
+    statistic->setObjectName(u"statistic"_s);
+    statistic->addItem(tr("Last"), static_cast<int>(RunsModel::Statistic::Last));
+    statistic->addItem(tr("Min"), static_cast<int>(RunsModel::Statistic::Min));
+    statistic->addItem(tr("Max"), static_cast<int>(RunsModel::Statistic::Max));
+    statistic->addItem(tr("Best"), static_cast<int>(RunsModel::Statistic::Best));
+    statistic->setToolTip(tr("The value of each metric in the table: its last, smallest or "
+                             "largest, or its best (smallest for losses, errors and times, "
+                             "largest otherwise)"));
+    statistic->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(statistic, &QComboBox::currentIndexChanged, this, [this, statistic] {
+        m_runs->setStatistic(static_cast<RunsModel::Statistic>(statistic->currentData().toInt()));
+    });
+    remember(statistic);
+    m_runs->setStatistic(static_cast<RunsModel::Statistic>(statistic->currentData().toInt()));
     auto *filterRow = new QHBoxLayout;
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_regex);
+    filterRow->addWidget(statistic);
     leftLayout->addLayout(filterRow);
     leftLayout->addWidget(m_runsTable, 3);
     leftLayout->addWidget(new QLabel(tr("Metrics")));
@@ -202,7 +230,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothing->setRange(0, 99);
     m_smoothing->setValue(60);
     m_smoothing->setMaximumWidth(180);
-    m_smoothing->setMinimumWidth(90); // never squeezed away by a narrow window
+    m_smoothing->setMinimumWidth(60); // never squeezed away by a narrow window
     m_smoothingLabel = new QLabel;
     m_smoothingKind = new QComboBox;
     m_smoothingKind->setObjectName(u"smoothingKind"_s);
@@ -303,7 +331,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     controls->addWidget(m_smoothing);
     controls->addWidget(m_smoothingLabel);
     controls->addWidget(m_smoothingKind);
-    controls->addSpacing(12);
+    controls->addSpacing(6);
     controls->addWidget(new QLabel(tr("X axis")));
     controls->addWidget(m_xAxis);
     controls->addWidget(m_logY);
@@ -553,7 +581,7 @@ void CurvesView::updateGroupButton() {
         what.isEmpty()
             ? tr("Group")
             : tr("Grouped: %1")
-                  .arg(QFontMetrics(m_groupButton->font()).elidedText(what, Qt::ElideMiddle, 160)));
+                  .arg(QFontMetrics(m_groupButton->font()).elidedText(what, Qt::ElideMiddle, 100)));
     for (QAction *action : m_groupButton->menu()->actions()) {
         const QString name = action->objectName();
         if (name.startsWith(u"groupBy"_s))
@@ -633,6 +661,47 @@ QStringList CurvesView::shownRuns() const {
             runs << index.data(RunsModel::RunNameRole).toString();
     }
     return runs;
+}
+
+void CurvesView::annotateRun(const QString &run) {
+    const RunInfo info = m_runs->info(run);
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(u"annotateRun"_s);
+    dialog->setWindowTitle(tr("Tags and note of %1").arg(run));
+    auto *tags = new QLineEdit(info.tags.value_or(QStringList()).join(u", "_s));
+    tags->setObjectName(u"tags"_s);
+    tags->setPlaceholderText(tr("baseline, ablation, paper"));
+    auto *note = new QPlainTextEdit(info.note.value_or(QString()));
+    note->setObjectName(u"note"_s);
+    note->setPlaceholderText(tr("What this run tried, and what came of it"));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
+    auto *form = new QFormLayout(dialog);
+    form->addRow(tr("Tags (comma-separated)"), tags);
+    form->addRow(tr("Note"), note);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, run, tags, note] {
+        QStringList list;
+        for (const QString &tag : tags->text().split(u',')) {
+            if (const QString text = tag.trimmed(); !text.isEmpty() && !list.contains(text))
+                list << text;
+        }
+        const QJsonObject words{{u"tags"_s, QJsonArray::fromStringList(list)},
+                                {u"note"_s, note->toPlainText()}};
+        m_collector->push(
+            QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, words}}).toJson(), this,
+            [this](const Result<qint64> &stored) {
+                if (stored)
+                    refresh(); // the table shows them, the filter finds them
+                else
+                    Q_EMIT collectorError(
+                        tr("The tags and note were not saved: %1").arg(stored.error()));
+            });
+        dialog->accept();
+    });
+    dialog->resize(480, 300);
+    dialog->show();
 }
 
 void CurvesView::compareConfigs() {

@@ -68,6 +68,8 @@ private:
     // Selects these runs' rows (a click on a group's curve selects its runs).
     void selectRuns(const QStringList &runs);
     void applyFilter();
+    // A dialog for the run's tags and note; saved in the collector.
+    void annotateRun(const QString &run);
     // The selected runs' configs, only the keys that differ, side by side.
     void compareConfigs();
     // A run's row in the table, selected and in sight (a click on its curve).

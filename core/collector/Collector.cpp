@@ -292,7 +292,10 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
     return result;
 }
 
-QList<RunSummary> Collector::runs(const QString &filter) const {
+QList<RunSummary> Collector::runs(const QString &filter) {
+    // Value ranges come from the series' summaries: read a few more of them each time asked, so
+    // a large store fills the table in over a few polls without holding this thread long.
+    m_store->summarize(QDeadlineTimer(20));
     QList<RunSummary> out;
     for (const RunInfo &info : m_store->runs()) {
         if (!filter.isEmpty()) {
@@ -302,7 +305,7 @@ QList<RunSummary> Collector::runs(const QString &filter) const {
         }
         RunSummary run{info, {}};
         for (const auto &series : m_store->series(info.name))
-            run.metrics.insert(series.metric, {series.count, series.last});
+            run.metrics.insert(series.metric, {series.count, series.last, series.range});
         out.append(run);
     }
     return out;

@@ -79,7 +79,8 @@ public:
     Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);
 
     // Runs whose metadata mentions `filter` (all for an empty one), with their metrics.
-    QList<RunSummary> runs(const QString &filter) const;
+    // Each metric's value range is there once its series was summarized (within a few calls).
+    QList<RunSummary> runs(const QString &filter);
     // Each group's centre line and band, on columns shared by all groups (see GroupRequest).
     GroupReplies groups(const GroupRequest &request);
     Health health() const;

@@ -35,10 +35,15 @@ QJsonObject RunSummary::toJson() const {
     QJsonObject out;
     for (auto it = metrics.begin(); it != metrics.end(); ++it) {
         // The last value may be a NaN or an infinity: as metric lines write them ("Infinity").
-        out[it.key()] = QJsonObject{{u"count"_s, it->count},
-                                    {u"step"_s, it->last.step},
-                                    {u"value"_s, metricJson(it->last.value)},
-                                    {u"time"_s, it->last.wall}};
+        QJsonObject metric{{u"count"_s, it->count},
+                           {u"step"_s, it->last.step},
+                           {u"value"_s, metricJson(it->last.value)},
+                           {u"time"_s, it->last.wall}};
+        if (it->range) {
+            metric[u"min"_s] = it->range->first;
+            metric[u"max"_s] = it->range->second;
+        }
+        out[it.key()] = metric;
     }
     json[u"metrics"_s] = out;
     return json;
@@ -50,10 +55,14 @@ RunSummary RunSummary::fromJson(const QJsonObject &json) {
     const QJsonObject metrics = json.value(u"metrics"_s).toObject();
     for (auto it = metrics.begin(); it != metrics.end(); ++it) {
         const QJsonObject metric = it->toObject();
+        std::optional<std::pair<double, double>> range;
+        if (metric.value(u"min"_s).isDouble() && metric.value(u"max"_s).isDouble())
+            range = std::pair(metric.value(u"min"_s).toDouble(), metric.value(u"max"_s).toDouble());
         run.metrics.insert(it.key(), {metric.value(u"count"_s).toInteger(),
                                       {metric.value(u"step"_s).toDouble(),
                                        metricValue(metric.value(u"value"_s)).value_or(qQNaN()),
-                                       metric.value(u"time"_s).toDouble()}});
+                                       metric.value(u"time"_s).toDouble()},
+                                      range});
     }
     return run;
 }

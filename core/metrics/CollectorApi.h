@@ -30,10 +30,12 @@ inline constexpr char kExport[] = "/api/v1/export";
 inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
 } // namespace CollectorApi
 
-// A metric of a run, as /runs lists it: how many points, and the last one.
+// A metric of a run, as /runs lists it: how many points, the last one, and the smallest and
+// largest finite values (once the collector has read the series; absent before).
 struct MetricSummary {
     qint64 count = 0;
     MetricPoint last;
+    std::optional<std::pair<double, double>> range;
     bool operator==(const MetricSummary &) const = default;
 };
 

@@ -667,7 +667,8 @@ std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) con
     if (it == m_byRun.constEnd())
         return out;
     for (const Series *s : *it)
-        out.push_back({s->metric, s->count, s->last});
+        out.push_back(
+            {s->metric, s->count, s->last, s->summary ? s->summary->valueRange() : std::nullopt});
     std::sort(out.begin(), out.end(),
               [](const SeriesInfo &a, const SeriesInfo &b) { return a.metric < b.metric; });
     return out;
@@ -678,6 +679,22 @@ qint64 MetricStore::totalPoints() const {
     for (const auto &s : m_series)
         total += s->count;
     return total;
+}
+
+bool MetricStore::summarize(QDeadlineTimer deadline) {
+    for (; m_summarized < m_series.size(); ++m_summarized) {
+        if (deadline.hasExpired())
+            return false;
+        Series *series = m_series[m_summarized].get();
+        if (series->summary)
+            continue;
+        Series *found = nullptr;
+        if (auto source = reader(series->run, series->metric, &found)) {
+            series->summary.emplace();
+            series->summary->update(**source);
+        }
+    }
+    return true;
 }
 
 std::size_t MetricStore::summaryBytes() const {

@@ -7,6 +7,7 @@
 #include "SeriesSummary.h"
 #include "util/Result.h"
 
+#include <QDeadlineTimer>
 #include <QHash>
 #include <QIODevice>
 #include <QMap>
@@ -55,6 +56,9 @@ public:
         QString metric;
         qint64 count = 0;
         MetricPoint last;
+        // The smallest and largest finite values, once the series was summarized (queried, or
+        // read by summarize()); unset before, and while it has no finite value.
+        std::optional<std::pair<double, double>> range;
     };
 
     static Result<std::unique_ptr<MetricStore>> open(const QString &directory);
@@ -107,6 +111,10 @@ public:
     Result<std::unique_ptr<CsvExport>> exportCsv(const QString &run, const QString &metric) const;
     // The same, written whole to `out`.
     Status exportCsv(const QString &run, const QString &metric, QIODevice *out) const;
+    // Summarizes series that were not yet (reading their files), until `deadline`: a store of
+    // any size gets every series' value range over a few calls, never holding its thread long.
+    // Returns whether every series is summarized.
+    bool summarize(QDeadlineTimer deadline);
     // Forces written data to the disk (power-loss durability); a process kill needs no sync.
     Status sync();
     std::size_t summaryBytes() const;
@@ -141,7 +149,8 @@ private:
     QStringList m_lossNotes; // this start's notes about stored data, kept until acknowledged
     QMap<QString, RunInfo> m_runs;
     std::vector<std::unique_ptr<Series>> m_series;
-    quint32 m_nextId = 0; // above every id the journal or the series directory ever held
+    std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
+    quint32 m_nextId = 0;         // above every id the journal or the series directory ever held
     QHash<QString, QHash<QString, Series *>> m_byRun;
     QSet<quint32> m_unsynced;
     QSet<QString> m_batches;          // ids of the last kRememberedBatches batches ("run\0id")

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 namespace sb {
 
@@ -145,6 +146,12 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
         return statusText(run.info.status);
     case 2:
         return run.info.host;
+    case kTagsColumn:
+        return run.info.tags.value_or(QStringList()).join(u", "_s);
+    case kNoteColumn:
+        // One line in the cell; the whole note in its tooltip.
+        return role == Qt::ToolTipRole ? run.info.note.value_or(QString())
+                                       : run.info.note.value_or(QString()).section(u'\n', 0, 0);
     default:
         break;
     }
@@ -153,9 +160,36 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
         const auto metric = run.metrics.constFind(m_metrics[m]);
         if (metric == run.metrics.constEnd())
             return {};
-        // A last value of +-Infinity or NaN reads as what it is ("inf"), never as 0.
-        const double last = metric->last.value;
-        return role == SortRole ? QVariant(last) : QVariant(QString::number(last, 'g', 5));
+        const auto range = metric->range;
+        if (role == Qt::ToolTipRole) {
+            QString tip = tr("last %1 at step %2")
+                              .arg(metric->last.value, 0, 'g', 6)
+                              .arg(metric->last.step, 0, 'g', 10);
+            if (range)
+                tip += tr("; smallest %1, largest %2")
+                           .arg(range->first, 0, 'g', 6)
+                           .arg(range->second, 0, 'g', 6);
+            return tip;
+        }
+        const bool lower = lowerIsBetter(m_metrics[m]);
+        std::optional<double> value;
+        switch (m_statistic) {
+        case Statistic::Last:
+            value = metric->last.value;
+            break;
+        case Statistic::Min:
+        case Statistic::Max:
+        case Statistic::Best:
+            if (range) // unknown until the collector has read the series: left empty
+                value = m_statistic == Statistic::Min || (m_statistic == Statistic::Best && lower)
+                            ? range->first
+                            : range->second;
+            break;
+        }
+        if (!value)
+            return {};
+        // A value of +-Infinity or NaN reads as what it is ("inf"), never as 0.
+        return role == SortRole ? QVariant(*value) : QVariant(QString::number(*value, 'g', 5));
     }
     const QJsonValue param = run.info.config.value(m_params.value(m - m_metrics.size()));
     if (param.isDouble())
@@ -166,6 +200,28 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
                ? QVariant()
                : QVariant(QString::fromUtf8(
                      QJsonDocument(param.toObject()).toJson(QJsonDocument::Compact)));
+}
+
+void RunsModel::setStatistic(Statistic statistic) {
+    if (statistic == m_statistic)
+        return;
+    m_statistic = statistic;
+    if (m_metrics.isEmpty())
+        return;
+    Q_EMIT headerDataChanged(Qt::Horizontal, kFixedColumns,
+                             kFixedColumns + static_cast<int>(m_metrics.size()) - 1);
+    if (!m_runs.isEmpty())
+        Q_EMIT dataChanged(
+            index(0, kFixedColumns),
+            index(rowCount() - 1, kFixedColumns + static_cast<int>(m_metrics.size()) - 1));
+}
+
+bool lowerIsBetter(QStringView metric) {
+    static const QRegularExpression lower(
+        u"loss|err|perplexity|ppl|mse|mae|rmse|nll|wer|cer|regret|distance|latency|time|"
+        "seconds|duration|cost|penalty|divergence|kl"_s,
+        QRegularExpression::CaseInsensitiveOption);
+    return lower.match(metric).hasMatch();
 }
 
 void RunsModel::checkOnly(const QStringList &runs) {
@@ -202,10 +258,21 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     if (section < kFixedColumns)
-        return QStringList{tr("Run"), tr("Status"), tr("Host")}.value(section);
+        return QStringList{tr("Run"), tr("Status"), tr("Host"), tr("Tags"), tr("Note")}.value(
+            section);
     const int m = section - kFixedColumns;
-    if (m < m_metrics.size())
-        return m_metrics[m];
+    if (m < m_metrics.size()) {
+        switch (m_statistic) {
+        case Statistic::Last:
+            return m_metrics[m];
+        case Statistic::Min:
+            return tr("%1 (min)").arg(m_metrics[m]);
+        case Statistic::Max:
+            return tr("%1 (max)").arg(m_metrics[m]);
+        case Statistic::Best:
+            return tr("%1 (best)").arg(m_metrics[m]);
+        }
+    }
     return m_params.value(m - m_metrics.size());
 }
 

@@ -9,8 +9,9 @@
 
 namespace sb {
 
-// The runs table of the curves view: name (checkable: shown on the charts), status, host, the
-// last value of every metric, then every hyperparameter. Runs without metrics are left out.
+// The runs table of the curves view: name (checkable: shown on the charts), status, host, tags,
+// note, a value of every metric (its last, smallest, largest or best), then every
+// hyperparameter. Runs without metrics are left out.
 // Rows are updated in place, so the selection and checks survive refreshes. New runs arrive
 // checked, as in TensorBoard.
 class RunsModel final : public QAbstractTableModel {
@@ -18,7 +19,14 @@ class RunsModel final : public QAbstractTableModel {
 public:
     enum Role { RunNameRole = Qt::UserRole + 1, SortRole };
 
+    // What a metric's column shows; Best is the smallest for metrics where lower is better.
+    enum class Statistic { Last, Min, Max, Best };
+    static constexpr int kTagsColumn = 3;
+    static constexpr int kNoteColumn = 4;
+
     explicit RunsModel(QObject *parent = nullptr);
+    void setStatistic(Statistic statistic);
+    Statistic statistic() const { return m_statistic; }
     void setRuns(const QList<RunSummary> &runs);
     QStringList checkedRuns() const;
     // Checks these runs and unchecks every other (runs that arrive later come checked).
@@ -42,12 +50,17 @@ Q_SIGNALS:
     void checkedRunsChanged();
 
 private:
-    static constexpr int kFixedColumns = 3; // name, status, host
+    static constexpr int kFixedColumns = 5; // name, status, host, tags, note
+    Statistic m_statistic = Statistic::Last;
     QList<RunSummary> m_runs;
     QHash<QString, qsizetype> m_rowOf; // run name -> row: refreshes stay linear in the runs
     QStringList m_metrics;
     QStringList m_params;
     QSet<QString> m_unchecked;
 };
+
+// Whether a smaller value of this metric is the better one: losses, errors, perplexities,
+// distances, times; otherwise (accuracy, BLEU, reward, F1…) larger is.
+bool lowerIsBetter(QStringView metric);
 
 } // namespace sb

@@ -32,6 +32,8 @@ void SeriesSummary::add(const MetricPoint &point) {
     if (std::isfinite(point.value)) {
         block.sum += point.value;
         ++block.finite;
+        m_minValue = std::min(m_minValue, point.value);
+        m_maxValue = std::max(m_maxValue, point.value);
         if (point.value < block.minValue) {
             block.minValue = point.value;
             block.minAt = static_cast<std::uint16_t>(offset);

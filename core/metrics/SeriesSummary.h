@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace sb {
@@ -37,6 +39,11 @@ public:
     double minX(XAxis axis) const { return axis == XAxis::Step ? m_minStep : m_minWall; }
     double maxX(XAxis axis) const { return axis == XAxis::Step ? m_maxStep : m_maxWall; }
     const MetricPoint &last() const { return m_last; }
+    // The smallest and largest finite values; unset while there is none.
+    std::optional<std::pair<double, double>> valueRange() const {
+        return m_minValue <= m_maxValue ? std::optional(std::pair(m_minValue, m_maxValue))
+                                        : std::nullopt;
+    }
     // Whether every value is the same finite number (smoothing leaves such a series alone).
     bool constantValues() const;
     std::size_t memoryBytes() const { return m_blocks.capacity() * sizeof(Block); }
@@ -54,6 +61,8 @@ private:
     double m_maxStep = -std::numeric_limits<double>::infinity();
     double m_minWall = std::numeric_limits<double>::infinity();
     double m_maxWall = -std::numeric_limits<double>::infinity();
+    double m_minValue = std::numeric_limits<double>::infinity();
+    double m_maxValue = -std::numeric_limits<double>::infinity();
 };
 
 } // namespace sb

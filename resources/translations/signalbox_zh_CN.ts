@@ -406,6 +406,54 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>%1: as one</source>
         <translation>%1：合为一条</translation>
     </message>
+    <message>
+        <source>Tags and note…</source>
+        <translation>标签与备注…</translation>
+    </message>
+    <message>
+        <source>Last</source>
+        <translation>最新</translation>
+    </message>
+    <message>
+        <source>Min</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>Max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>Best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>The value of each metric in the table: its last, smallest or largest, or its best (smallest for losses, errors and times, largest otherwise)</source>
+        <translation>表格中每个指标显示的值：最新值、最小值、最大值，或最佳值（损失、误差和时间取最小，其余取最大）</translation>
+    </message>
+    <message>
+        <source>Tags and note of %1</source>
+        <translation>%1 的标签与备注</translation>
+    </message>
+    <message>
+        <source>baseline, ablation, paper</source>
+        <translation>基线, 消融, 论文</translation>
+    </message>
+    <message>
+        <source>What this run tried, and what came of it</source>
+        <translation>这次运行尝试了什么，结果如何</translation>
+    </message>
+    <message>
+        <source>Tags (comma-separated)</source>
+        <translation>标签（逗号分隔）</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>The tags and note were not saved: %1</source>
+        <translation>标签与备注未能保存：%1</translation>
+    </message>
 </context>
 <context>
     <name>sb::JobBackend</name>
@@ -1630,6 +1678,34 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>Host</source>
         <translation>主机</translation>
+    </message>
+    <message>
+        <source>last %1 at step %2</source>
+        <translation>第 %2 步的最新值 %1</translation>
+    </message>
+    <message>
+        <source>; smallest %1, largest %2</source>
+        <translation>；最小 %1，最大 %2</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>%1 (min)</source>
+        <translation>%1（最小）</translation>
+    </message>
+    <message>
+        <source>%1 (max)</source>
+        <translation>%1（最大）</translation>
+    </message>
+    <message>
+        <source>%1 (best)</source>
+        <translation>%1（最佳）</translation>
     </message>
 </context>
 <context>

@@ -93,6 +93,25 @@ void TestCollector::pushQueryExport() {
         run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject().value(u"count"_s).toInt(),
         4);
     QCOMPARE(send(url, u"/api/v1/runs?filter=nomatch"_s).json().toArray().size(), 0);
+    // Each metric's smallest and largest finite values (the NaN is no value).
+    const QJsonObject loss = run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject();
+    QCOMPARE(loss.value(u"min"_s).toDouble(), 1.5);
+    QCOMPARE(loss.value(u"max"_s).toDouble(), 3.0);
+    // The researcher's tags and note: kept, found by the filter, left alone by later updates.
+    QCOMPARE(send(url, u"/api/v1/push"_s,
+                  R"({"run": "r1", "info": {"tags": ["baseline", " ", "baseline"],
+                      "note": "tried warmup"}})")
+                 .status,
+             200);
+    QCOMPARE(
+        send(url, u"/api/v1/push"_s, R"({"run": "r1", "info": {"status": "finished"}})").status,
+        200);
+    const QJsonArray tagged = send(url, u"/api/v1/runs?filter=warmup"_s).json().toArray();
+    QCOMPARE(tagged.size(), 1);
+    const sb::RunSummary annotated = sb::RunSummary::fromJson(tagged.at(0).toObject());
+    QCOMPARE(annotated.info.tags, QStringList{u"baseline"_s});
+    QCOMPARE(annotated.info.note, u"tried warmup"_s);
+    QCOMPARE(annotated.info.status, u"finished"_s);
 
     QCOMPARE(send(url, u"/api/v1/metrics"_s).json().toArray(), QJsonArray({u"acc"_s, u"loss"_s}));
     QCOMPARE(send(url, u"/api/v1/metrics?run=ghost"_s).json().toArray(), QJsonArray());

@@ -65,10 +65,11 @@ void TestModels::runsModel() {
                    sb::RunSummary::fromJson(
                        {{u"name"_s, u"no-metrics-yet"_s}, {u"metrics"_s, QJsonObject{}}})});
     QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.columnCount(), 5); // name, status, host, loss, lr
-    QCOMPARE(model.headerData(3, Qt::Horizontal).toString(), u"loss"_s);
-    QCOMPARE(model.headerData(4, Qt::Horizontal).toString(), u"lr"_s);
-    QCOMPARE(model.index(1, 4).data().toDouble(), 0.2);
+    QCOMPARE(model.columnCount(), 7); // name, status, host, tags, note, loss, lr
+    QCOMPARE(model.headerData(sb::RunsModel::kTagsColumn, Qt::Horizontal).toString(), u"Tags"_s);
+    QCOMPARE(model.headerData(5, Qt::Horizontal).toString(), u"loss"_s);
+    QCOMPARE(model.headerData(6, Qt::Horizontal).toString(), u"lr"_s);
+    QCOMPARE(model.index(1, 6).data().toDouble(), 0.2);
     QCOMPARE(model.checkedRuns(), (QStringList{u"a"_s, u"b"_s}));
 
     QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
@@ -82,17 +83,58 @@ void TestModels::runsModel() {
     QVERIFY(!changed.isEmpty());
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(model.checkedRuns(), (QStringList{u"b"_s, u"c"_s}));
-    QCOMPARE(model.index(0, 3).data(sb::RunsModel::SortRole).toDouble(), 0.5);
+    QCOMPARE(model.index(0, 5).data(sb::RunsModel::SortRole).toDouble(), 0.5);
     // A new hyperparameter changes the columns: a reset, and the check on "a" still holds.
     model.setRuns({run(u"a"_s, 0.5, {{u"seed"_s, 1}})});
     QCOMPARE(resets.size(), 1);
     QCOMPARE(model.checkedRuns(), QStringList());
     // A last value that is not finite reads as what it is (before: an Infinity showed as 0).
     model.setRuns({run(u"a"_s, qInf()), run(u"b"_s, -qInf()), run(u"c"_s, qQNaN())});
-    QCOMPARE(model.index(0, 3).data().toString(), u"inf"_s);
-    QCOMPARE(model.index(1, 3).data().toString(), u"-inf"_s);
-    QCOMPARE(model.index(2, 3).data().toString(), u"nan"_s);
-    QCOMPARE(model.index(0, 3).data(sb::RunsModel::SortRole).toDouble(), qInf());
+    QCOMPARE(model.index(0, 5).data().toString(), u"inf"_s);
+    QCOMPARE(model.index(1, 5).data().toString(), u"-inf"_s);
+    QCOMPARE(model.index(2, 5).data().toString(), u"nan"_s);
+    QCOMPARE(model.index(0, 5).data(sb::RunsModel::SortRole).toDouble(), qInf());
+
+    // The smallest, largest or best value instead of the last: best is the smallest of a loss,
+    // the largest of an accuracy; empty until the collector has read the series.
+    auto withRange = [](const QString &name) {
+        return sb::RunSummary::fromJson(
+            {{u"name"_s, name},
+             {u"tags"_s, QJsonArray{u"baseline"_s, u"paper"_s}},
+             {u"note"_s, u"first line\nsecond line"_s},
+             {u"metrics"_s,
+              QJsonObject{
+                  {u"loss"_s,
+                   QJsonObject{
+                       {u"value"_s, 0.5}, {u"count"_s, 9}, {u"min"_s, 0.25}, {u"max"_s, 4}}},
+                  {u"val/accuracy"_s,
+                   QJsonObject{
+                       {u"value"_s, 0.8}, {u"count"_s, 3}, {u"min"_s, 0.1}, {u"max"_s, 0.9}}},
+                  {u"unread"_s, QJsonObject{{u"value"_s, 1}, {u"count"_s, 3}}}}}});
+    };
+    model.setRuns({withRange(u"r"_s)});
+    QCOMPARE(model.index(0, sb::RunsModel::kTagsColumn).data().toString(), u"baseline, paper"_s);
+    QCOMPARE(model.index(0, sb::RunsModel::kNoteColumn).data().toString(), u"first line"_s);
+    QVERIFY(model.index(0, sb::RunsModel::kNoteColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(u"second"_s));
+    auto values = [&model] {
+        return QStringList{model.index(0, 5).data().toString(), model.index(0, 6).data().toString(),
+                           model.index(0, 7).data().toString()}; // loss, unread, val/accuracy
+    };
+    QCOMPARE(values(), (QStringList{u"0.5"_s, u"1"_s, u"0.8"_s}));
+    model.setStatistic(sb::RunsModel::Statistic::Min);
+    QCOMPARE(values(), (QStringList{u"0.25"_s, QString(), u"0.1"_s}));
+    QCOMPARE(model.headerData(5, Qt::Horizontal).toString(), u"loss (min)"_s);
+    model.setStatistic(sb::RunsModel::Statistic::Best);
+    QCOMPARE(values(), (QStringList{u"0.25"_s, QString(), u"0.9"_s}));
+    model.setStatistic(sb::RunsModel::Statistic::Max);
+    QCOMPARE(values(), (QStringList{u"4"_s, QString(), u"0.9"_s}));
+    QVERIFY(sb::lowerIsBetter(u"train/loss"));
+    QVERIFY(sb::lowerIsBetter(u"val/WER"));
+    QVERIFY(!sb::lowerIsBetter(u"val/accuracy"));
+    QVERIFY(!sb::lowerIsBetter(u"bleu"));
 }
 
 // A run is named after its script, not its interpreter or launcher.

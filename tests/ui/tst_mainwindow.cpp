@@ -90,6 +90,7 @@ private Q_SLOTS:
     void settingsApplyAtOnceAndAreRemembered();
     void theFilterDrivesTheChartsAndColoursStay();
     void groupedRunsDrawAsOneCurveWithABand();
+    void tagsNotesAndSummaryColumns();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -1034,11 +1035,11 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY(embedded.ok());
     sb::CollectorClient client((*embedded)->url(), {});
-    // Two learning rates, three seeds each, their steps not aligned; and a run of no config.
+    // Two learning rates, three seeds each; and a run of no config.
     auto push = [&](const QString &run, const QJsonObject &config, int offset) {
         QJsonArray steps, values;
-        for (int i = 0; i < 50; ++i) {
-            steps.append(i * 10 + offset);
+        for (int i = 0; i < 50; ++i) { // seeds 0.1 apart at every step
+            steps.append(i * 10);
             values.append(config.value(u"lr"_s).toDouble() * 10 - i * 0.01 + offset * 0.1);
         }
         const QJsonObject body{
@@ -1110,26 +1111,26 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
     QCOMPARE(group.color.name(), sb::RunColors::shared().colorOf(group.members.first()));
     window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-groups.png"_s);
 
-    // The band's kind and the centre, midway where all three seeds are: ± stderr is narrower
-    // than ± std by √3, min–max of three evenly spread seeds as wide as ± std.
+    // The band's kind and the centre: three seeds 0.1 apart are ± 0.1 (std), ± 0.1/√3 (stderr),
+    // and 0.2 wide from the smallest to the largest.
     const qsizetype middle = group.points.size() / 2;
-    const double stdWidth = group.upper[middle].y() - group.lower[middle].y();
-    QVERIFY(stdWidth > 0.1);
-    auto firstWidth = [&loss, middle] {
+    QVERIFY(std::abs(group.upper[middle].y() - group.lower[middle].y() - 0.2) < 1e-9);
+    auto middleWidth = [&loss] {
         for (const sb::Curve &curve : loss()->curves()) {
-            if (curve.run == u"lr=0.1"_s && curve.lower.size() > middle)
-                return curve.upper[middle].y() - curve.lower[middle].y();
+            const qsizetype at = curve.lower.size() / 2;
+            if (curve.run == u"lr=0.1"_s && !curve.lower.isEmpty())
+                return curve.upper[at].y() - curve.lower[at].y();
         }
         return 0.0;
     };
     button->menu()->findChild<QAction *>(u"band:stderr"_s)->trigger();
-    QTRY_VERIFY(std::abs(firstWidth() - stdWidth / std::sqrt(3.0)) < 1e-9);
+    QTRY_VERIFY(std::abs(middleWidth() - 0.2 / std::sqrt(3.0)) < 1e-9);
     button->menu()->findChild<QAction *>(u"band:minmax"_s)->trigger();
     button->menu()->findChild<QAction *>(u"center:median"_s)->trigger();
-    QTRY_VERIFY(std::abs(firstWidth() - stdWidth) < 1e-9);
+    QTRY_VERIFY(std::abs(middleWidth() - 0.2) < 1e-9);
     QCOMPARE(curves->grouping().center, sb::GroupCenter::Median);
     button->menu()->findChild<QAction *>(u"band:none"_s)->trigger();
-    QTRY_COMPARE(firstWidth(), 0.0);
+    QTRY_COMPARE(middleWidth(), 0.0);
 
     // The legend's link unfolds a group into its runs, and folds it back.
     auto *legend = curves->findChild<QLabel *>(u"legend"_s);
@@ -1164,4 +1165,66 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
     }
     button->menu()->findChild<QAction *>(u"groupBy0"_s)->trigger();
     QTRY_COMPARE(drawn().size(), 7);
+}
+
+void TestMainWindow::tagsNotesAndSummaryColumns() {
+    QSettings().remove(u"remembered"_s);
+    QSettings().remove(u"curves"_s);
+    QTemporaryDir dir;
+    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY(embedded.ok());
+    sb::CollectorClient client((*embedded)->url(), {});
+    for (const QString &run : {u"first"_s, u"second"_s}) {
+        const QJsonObject body{
+            {u"run"_s, run},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0, 1, 2}},
+                                                 {u"value"_s, QJsonArray{3.0, 0.5, 1.0}}}}}}};
+        bool done = false;
+        client.push(QJsonDocument(body).toJson(), this,
+                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1400, 860);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showView(u"curves"_s);
+    sb::CurvesView *curves = window.curves();
+    auto *table = curves->findChild<QTableView *>();
+    QTRY_COMPARE(table->model()->rowCount(), 2);
+    const int lossColumn = 5;
+    // The smallest value of each run's loss rather than its last.
+    auto *statistic = curves->findChild<QComboBox *>(u"statistic"_s);
+    statistic->setCurrentIndex(statistic->findData(int(sb::RunsModel::Statistic::Min)));
+    QCOMPARE(table->model()->headerData(lossColumn, Qt::Horizontal).toString(), u"loss (min)"_s);
+    QTRY_COMPARE(table->model()->index(0, lossColumn).data().toString(), u"0.5"_s);
+    statistic->setCurrentIndex(statistic->findData(int(sb::RunsModel::Statistic::Last)));
+    QCOMPARE(table->model()->index(0, lossColumn).data().toString(), u"1"_s);
+
+    // Tags and a note on a run, from its context menu: kept by the collector, found by the filter.
+    QModelIndex second;
+    for (int row = 0; row < 2; ++row) {
+        if (table->model()->index(row, 0).data(sb::RunsModel::RunNameRole) == u"second"_s)
+            second = table->model()->index(row, 0);
+    }
+    table->setCurrentIndex(second);
+    table->findChild<QAction *>(u"annotate"_s)->trigger();
+    auto *dialog = curves->findChild<QDialog *>(u"annotateRun"_s);
+    QVERIFY(dialog);
+    dialog->findChild<QLineEdit *>(u"tags"_s)->setText(u"ablation, , no-warmup, ablation"_s);
+    dialog->findChild<QPlainTextEdit *>(u"note"_s)->setPlainText(u"Warmup off: diverged twice"_s);
+    dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Save)->click();
+    QTRY_COMPARE(curves->runsModel()->info(u"second"_s).tags,
+                 (QStringList{u"ablation"_s, u"no-warmup"_s}));
+    QCOMPARE(curves->runsModel()->info(u"second"_s).note, u"Warmup off: diverged twice"_s);
+    curves->findChild<QLineEdit *>(u"filter"_s)->setText(u"diverged"_s);
+    QTRY_COMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(), u"second"_s);
+    curves->findChild<QLineEdit *>(u"filter"_s)->clear();
 }
