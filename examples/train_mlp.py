@@ -112,7 +112,9 @@ def main():
         lr = args.lr * 0.5 * (1 + math.cos(math.pi * step / args.steps))  # cosine decay
         batch = rng.sample(train, args.batch)
         loss, acc = model.step(batch, lr)
-        metrics = {"train/loss": loss, "train/accuracy": acc, "lr": lr}
+        # epoch: passes over the training set so far, an x axis to compare batch sizes on
+        metrics = {"train/loss": loss, "train/accuracy": acc, "lr": lr,
+                   "epoch": (step + 1) * args.batch / len(train)}
         if step % 50 == 0 or step == args.steps - 1:
             val_loss, val_acc = model.evaluate(val)
             metrics.update({"val/loss": val_loss, "val/accuracy": val_acc})

@@ -407,7 +407,10 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothingLabel->setText(QString::number(m_smoothing->value() / 100.0, 'f', 2));
     connect(m_smoothingKind, &QComboBox::currentIndexChanged, this, refetchAll);
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this, refetchAll] {
-        const bool wallClock = m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime);
+        // Another metric as x (below the separator) is remembered by name, as metrics come later.
+        QSettings().setValue(u"curves/xMetric"_s, xMetric());
+        const bool wallClock = xMetric().isEmpty() &&
+                               m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime);
         for (CurveChart *chart : std::as_const(m_charts)) {
             chart->setXTitle(m_xAxis->currentText());
             chart->setTimeAxis(wallClock);
@@ -642,6 +645,17 @@ void CurvesView::refresh() {
             m_metrics->sortItems();
             rebuildCharts();
         }
+        // Every metric can be another's x (tokens seen, epoch): listed after the time axes.
+        const QString rememberedX = QSettings().value(u"curves/xMetric"_s).toString();
+        for (const QString &metric : m_runs->metricNames()) {
+            if (m_xAxis->findData(metric) >= 0)
+                continue;
+            if (m_xAxis->count() == 3)
+                m_xAxis->insertSeparator(3);
+            m_xAxis->addItem(metric, metric);
+            if (metric == rememberedX)
+                m_xAxis->setCurrentIndex(m_xAxis->count() - 1);
+        }
         for (CurveChart *chart : std::as_const(m_charts))
             m_dirty.insert(chart);
         m_redraw.start();
@@ -825,7 +839,8 @@ void CurvesView::rebuildCharts() {
         if (!chart) {
             chart = new CurveChart(metric);
             chart->setXTitle(m_xAxis->currentText());
-            chart->setTimeAxis(m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime));
+            chart->setTimeAxis(xMetric().isEmpty() &&
+                               m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime));
             // Its own choices from an earlier session; log y as the toolbar says unless chosen.
             const QSettings settings;
             chart->setLogY(
@@ -928,9 +943,16 @@ QToolButton *CurvesView::sectionHeader(const QString &prefix) {
     return header;
 }
 
+QString CurvesView::xMetric() const {
+    const QVariant chosen = m_xAxis->currentData();
+    return chosen.typeId() == QMetaType::QString ? chosen.toString() : QString();
+}
+
 SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
     SeriesWindow window;
-    window.axis = static_cast<XAxis>(m_xAxis->currentData().toInt());
+    window.xMetric = xMetric();
+    window.axis =
+        window.xMetric.isEmpty() ? static_cast<XAxis>(m_xAxis->currentData().toInt()) : XAxis::Step;
     window.width = chart->plotWidth();
     window.smoothing = m_smoothing->value() / 100.0;
     window.smoothingKind = static_cast<SmoothingKind>(m_smoothingKind->currentData().toInt());
@@ -954,13 +976,14 @@ void CurvesView::requestChart(CurveChart *chart) {
     // Raw curves behind the smoothed ones help with a few runs; with many they are a muddy band
     // that costs most of the redraw, so they are left out.
     const bool withRaw = checked.size() <= kMaxRunsWithRawCurves;
-    const QString key = u"%1|%2|%3|%4|%5|%6|%7"_s.arg(xAxisName(window.axis))
-                            .arg(window.from.value_or(qQNaN()))
-                            .arg(window.to.value_or(qQNaN()))
-                            .arg(window.width)
-                            .arg(window.smoothing)
-                            .arg(smoothingKindName(window.smoothingKind))
-                            .arg(withRaw);
+    const QString key =
+        u"%1|%2|%3|%4|%5|%6|%7"_s.arg(xAxisName(window.axis) + u"/"_s + window.xMetric)
+            .arg(window.from.value_or(qQNaN()))
+            .arg(window.to.value_or(qQNaN()))
+            .arg(window.width)
+            .arg(window.smoothing)
+            .arg(smoothingKindName(window.smoothingKind))
+            .arg(withRaw);
     ChartCache &cache = m_cache[chart];
     if (cache.window != key) {
         cache.window = key;

@@ -85,6 +85,8 @@ private:
     void updateLegend();
     void exportPng();
     SeriesWindow windowFor(CurveChart *chart) const;
+    // The metric chosen as x, if one is (else a time axis or the step).
+    QString xMetric() const;
 
     CollectorClient *m_collector;
     RunsModel *m_runs;

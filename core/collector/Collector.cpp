@@ -322,7 +322,10 @@ std::pair<double, double> extentOf(const MetricStore::Opened &series, XAxis axis
 
 } // namespace
 
-GroupReplies Collector::groups(const GroupRequest &request) {
+GroupReplies Collector::groups(const GroupRequest &asked) {
+    GroupRequest request = asked;
+    if (!request.window.xMetric.isEmpty())
+        request.window.axis = XAxis::Step; // the steps mapped onto the x metric
     GroupReplies replies{request.metric, {}};
     // First where every member lies, for columns shared by all groups; series are opened again
     // to compute, so that thousands of runs never hold thousands of files open at once.
@@ -332,7 +335,7 @@ GroupReplies Collector::groups(const GroupRequest &request) {
         GroupReply &reply = replies.groups.emplace_back();
         reply.name = group.name;
         for (const QString &run : group.runs) {
-            auto series = m_store->openSeries(run, request.metric);
+            auto series = m_store->openSeries(run, request.metric, request.window.xMetric);
             if (!series || series->points->size() == 0) {
                 reply.missing << run;
                 continue;
@@ -360,7 +363,7 @@ GroupReplies Collector::groups(const GroupRequest &request) {
             };
             std::vector<Member> batch;
             for (const QString &run : reply.runs.mid(first, kBatch)) {
-                if (auto series = m_store->openSeries(run, request.metric))
+                if (auto series = m_store->openSeries(run, request.metric, request.window.xMetric))
                     batch.push_back({std::move(series).value(), {}});
             }
             QtConcurrent::blockingMap(batch, [&request, &grid](Member &member) {

@@ -86,6 +86,7 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     SeriesWindow window;
     if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s), &window.axis))
         return error(u"x must be step, relative or wall"_s, BadRequest);
+    window.xMetric = query.value(u"x_metric"_s); // another metric of each run as x
     window.from = query.number(u"from"_s);
     window.to = query.number(u"to"_s);
     window.width =

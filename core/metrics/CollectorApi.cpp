@@ -135,6 +135,8 @@ QJsonObject GroupRequest::toJson() const {
                      {u"center"_s, groupCenterName(center)},
                      {u"band"_s, groupBandName(band)},
                      {u"groups"_s, list}};
+    if (!window.xMetric.isEmpty())
+        json[u"x_metric"_s] = window.xMetric;
     if (window.from)
         json[u"from"_s] = *window.from;
     if (window.to)
@@ -149,6 +151,7 @@ Result<GroupRequest> GroupRequest::fromJson(const QJsonObject &json) {
         return fail(u"a metric is required"_s);
     if (!parseXAxis(json.value(u"x"_s).toString(u"step"_s), &request.window.axis))
         return fail(u"x must be step, relative or wall"_s);
+    request.window.xMetric = json.value(u"x_metric"_s).toString();
     if (!parseSmoothingKind(json.value(u"smoothing_kind"_s).toString(u"ema"_s),
                             &request.window.smoothingKind))
         return fail(u"smoothing_kind must be ema or average"_s);

@@ -155,6 +155,8 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
         query.append({u"run"_s, run});
     query.append({u"metric"_s, metric});
     query.append({u"x"_s, xAxisName(window.axis)});
+    if (!window.xMetric.isEmpty())
+        query.append({u"x_metric"_s, window.xMetric});
     query.append({u"width"_s, QString::number(window.width)});
     if (window.from)
         query.append({u"from"_s, QString::number(*window.from, 'g', 17)});

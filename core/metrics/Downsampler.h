@@ -4,6 +4,8 @@
 #include "SeriesSummary.h"
 #include "Smoothing.h"
 
+#include <QString>
+
 #include <optional>
 #include <vector>
 
@@ -18,6 +20,9 @@ struct SeriesWindow {
     int width = 1000;
     double smoothing = 0;                             // TensorBoard EMA weight in [0, 1); 0 is raw
     SmoothingKind smoothingKind = SmoothingKind::Ema; // or a running average as smooth
+    // Another metric of the run as x (with axis Step: its value at each point's step); empty:
+    // the axis as it is. Read by the store, which gives the downsampler the points so mapped.
+    QString xMetric;
 };
 
 struct Downsampled {

@@ -1,5 +1,6 @@
 #include "MetricStore.h"
 
+#include "MetricAxis.h"
 #include "util/Crc32c.h"
 #include "util/Files.h"
 
@@ -716,7 +717,8 @@ Result<std::unique_ptr<PointSource>> MetricStore::reader(const QString &run, con
     return std::unique_ptr<PointSource>(new SeriesFileSource(fd, (*series)->count));
 }
 
-Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric) {
+Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric,
+                                                    const QString &xMetric) {
     Series *series = nullptr;
     auto opened = reader(run, metric, &series);
     if (!opened)
@@ -725,14 +727,28 @@ Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QS
         series->summary.emplace();
     series->summary->update(**opened);
     const double origin = m_runs.value(run).start.value_or(series->summary->minX(XAxis::WallTime));
-    return Opened{std::move(opened).value(), &*series->summary, origin};
+    if (xMetric.isEmpty())
+        return Opened{std::move(opened).value(), &*series->summary, origin, nullptr};
+    Series *xSeries = nullptr;
+    auto x = reader(run, xMetric, &xSeries);
+    if (!x)
+        return fail(x.error());
+    std::vector<MetricPoint> xPoints(static_cast<std::size_t>((*x)->size()));
+    (*x)->read(0, (*x)->size(), xPoints.data());
+    auto mapped = std::make_unique<MetricAxisSource>(std::move(opened).value(), std::move(xPoints));
+    auto summary = std::make_unique<SeriesSummary>();
+    summary->update(*mapped);
+    const SeriesSummary *view = summary.get();
+    return Opened{std::move(mapped), view, origin, std::move(summary)};
 }
 
 Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
                                        SeriesWindow window) {
-    auto series = openSeries(run, metric);
+    auto series = openSeries(run, metric, window.xMetric);
     if (!series)
         return fail(series.error());
+    if (!window.xMetric.isEmpty())
+        window.axis = XAxis::Step; // the mapped steps
     if (window.axis == XAxis::RelativeTime)
         window.origin = series->origin;
     return downsampleM4(*series->points, *series->summary, window);

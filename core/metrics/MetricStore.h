@@ -100,13 +100,17 @@ public:
     // M4-downsampled series; an error names what is missing.
     Result<Downsampled> query(const QString &run, const QString &metric, SeriesWindow window);
     // A series to compute on: its points, its summary brought up to date, and where its run began
-    // (the origin of relative time). Valid until the next append.
+    // (the origin of relative time). With `xMetric`, each point's step is that metric's value at
+    // the step (see MetricAxisSource), and the summary is of the points so mapped. Valid until
+    // the next append.
     struct Opened {
         std::unique_ptr<PointSource> points;
         const SeriesSummary *summary = nullptr;
         double origin = 0;
+        std::unique_ptr<SeriesSummary> mappedSummary; // with an x metric: what `summary` is
     };
-    Result<Opened> openSeries(const QString &run, const QString &metric);
+    Result<Opened> openSeries(const QString &run, const QString &metric,
+                              const QString &xMetric = {});
     // Every point of a series as CSV, read piece by piece; an error names what is missing.
     Result<std::unique_ptr<CsvExport>> exportCsv(const QString &run, const QString &metric) const;
     // The same, written whole to `out`.

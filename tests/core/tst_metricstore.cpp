@@ -40,6 +40,8 @@ private Q_SLOTS:
     void compactionKeepsEverything();
     void relativeTimeUsesRunStart();
     void batchIdsMakeRetriesHarmless();
+    void anotherMetricAsX();
+    void valueRangesBySummarizing();
 };
 
 void TestMetricStore::appendQueryAndReopen() {
@@ -243,3 +245,46 @@ void TestMetricStore::batchIdsMakeRetriesHarmless() {
 
 QTEST_APPLESS_MAIN(TestMetricStore)
 #include "tst_metricstore.moc"
+
+void TestMetricStore::anotherMetricAsX() {
+    QTemporaryDir dir;
+    auto store = openStore(dir.path());
+    // loss at steps 0..9; tokens seen logged at steps 0, 5 and 8 only, out of order.
+    SeriesPoints tokens{u"tokens"_s, {{5, 1000, 0}, {0, 0, 0}, {8, 4000, 0}}};
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10), tokens}).ok());
+    QVERIFY(store->append(u"no-tokens"_s, {ramp(u"loss"_s, 0, 10)}).ok());
+    sb::SeriesWindow window;
+    window.xMetric = u"tokens"_s;
+    const auto q = store->query(u"r"_s, u"loss"_s, window);
+    QVERIFY(q.ok());
+    // Steps 0..8 on the line between the tokens' points; 9 is past their last: not drawn.
+    QCOMPARE(q->x, (std::vector<double>{0, 200, 400, 600, 800, 1000, 2000, 3000, 4000}));
+    QCOMPARE(q->y.front(), 0.0);
+    QCOMPARE(q->y.back(), 4.0);
+    const auto missing = store->query(u"no-tokens"_s, u"loss"_s, window);
+    QVERIFY(!missing.ok());
+    QVERIFY(missing.error().contains(u"tokens"_s));
+    // Zoomed in x: the range is in tokens.
+    window.from = 900;
+    window.to = 2100;
+    QCOMPARE(store->query(u"r"_s, u"loss"_s, window)->x, (std::vector<double>{1000, 2000}));
+}
+
+void TestMetricStore::valueRangesBySummarizing() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        SeriesPoints loss{u"loss"_s, {{0, 3, 0}, {1, qInf(), 0}, {2, -1, 0}, {3, qQNaN(), 0}}};
+        QVERIFY(store->append(u"r"_s, {loss, SeriesPoints{u"nan"_s, {{0, qQNaN(), 0}}}}).ok());
+    }
+    auto store = openStore(dir.path());
+    QVERIFY(!store->series(u"r"_s)[0].range);      // not read since the store opened
+    QVERIFY(!store->summarize(QDeadlineTimer(0))); // no time at all: nothing done
+    QVERIFY(store->summarize(QDeadlineTimer(10000)));
+    const auto series = store->series(u"r"_s);                      // sorted by metric: loss, nan
+    QCOMPARE(series[0].range, std::optional(std::pair(-1.0, 3.0))); // finite values only
+    QVERIFY(!series[1].range);
+    // Appends keep it up to date.
+    QVERIFY(store->append(u"r"_s, {SeriesPoints{u"loss"_s, {{4, 7, 0}}}}).ok());
+    QCOMPARE(store->series(u"r"_s)[0].range, std::optional(std::pair(-1.0, 7.0)));
+}

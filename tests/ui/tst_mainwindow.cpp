@@ -91,6 +91,7 @@ private Q_SLOTS:
     void theFilterDrivesTheChartsAndColoursStay();
     void groupedRunsDrawAsOneCurveWithABand();
     void tagsNotesAndSummaryColumns();
+    void anotherMetricAsTheXAxis();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -1227,4 +1228,63 @@ void TestMainWindow::tagsNotesAndSummaryColumns() {
     QTRY_COMPARE(table->model()->rowCount(), 1);
     QCOMPARE(table->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(), u"second"_s);
     curves->findChild<QLineEdit *>(u"filter"_s)->clear();
+}
+
+void TestMainWindow::anotherMetricAsTheXAxis() {
+    QSettings().remove(u"remembered"_s);
+    QSettings().remove(u"curves"_s);
+    QTemporaryDir dir;
+    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY(embedded.ok());
+    sb::CollectorClient client((*embedded)->url(), {});
+    // Two runs at different batch sizes: the same steps are different numbers of epochs.
+    for (const auto &[run, batch] : {std::pair{u"small"_s, 1.0}, std::pair{u"large"_s, 4.0}}) {
+        QJsonArray steps, losses, epochs;
+        for (int step = 0; step < 20; ++step) {
+            steps.append(step);
+            losses.append(1.0 / (1 + step * batch));
+            epochs.append(step * batch / 10);
+        }
+        const QJsonObject body{
+            {u"run"_s, run},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, losses}}},
+                         {u"epoch"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, epochs}}}}}};
+        bool done = false;
+        client.push(QJsonDocument(body).toJson(), this,
+                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1400, 860);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showView(u"curves"_s);
+    sb::CurvesView *curves = window.curves();
+    auto *xAxis = curves->findChild<QComboBox *>(u"xAxis"_s);
+    QTRY_VERIFY(xAxis->findData(u"epoch"_s) >= 0);
+    xAxis->setCurrentIndex(xAxis->findData(u"epoch"_s));
+    // On the loss chart, each run ends at its last epoch, not at step 19.
+    auto lastX = [curves](const QString &run) {
+        for (const sb::CurveChart *chart : curves->charts()) {
+            for (const sb::Curve &curve : chart->curves()) {
+                if (chart->metricName() == u"loss"_s && curve.run == run && !curve.points.isEmpty())
+                    return curve.points.last().x();
+            }
+        }
+        return -1.0;
+    };
+    QTRY_COMPARE(lastX(u"large"_s), 7.6);
+    QTRY_COMPARE(lastX(u"small"_s), 1.9);
+    // Remembered by name for the next window, whose metrics arrive later.
+    sb::MainWindow again(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    auto *againX = again.curves()->findChild<QComboBox *>(u"xAxis"_s);
+    QTRY_COMPARE(againX->currentData().toString(), u"epoch"_s);
+    xAxis->setCurrentIndex(0); // steps again
+    QTRY_COMPARE(lastX(u"small"_s), 19.0);
 }
