@@ -35,6 +35,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -856,6 +857,8 @@ void CurvesView::rebuildCharts() {
                 rebuildCharts(); // arranged anew: pinned first, full width across
             });
             connect(chart, &CurveChart::runClicked, this, &CurvesView::selectRun);
+            connect(chart, &CurveChart::exportRequested, this,
+                    [this, chart] { exportChart(chart); });
             connect(chart, &CurveChart::viewportChanged, this, [this, chart] {
                 m_dirty.insert(chart);
                 m_redraw.start();
@@ -1150,6 +1153,51 @@ void CurvesView::updateLegend() {
     if (text != m_legend->text())
         m_legend->setText(text);
     m_legend->setVisible(m_showLegend->isChecked() && !entries.isEmpty());
+}
+
+void CurvesView::exportChart(CurveChart *chart, const QString &chosen, QSize chosenSize) {
+    QSettings settings;
+    QSize size = chosenSize.isValid()
+                     ? chosenSize
+                     : settings.value(u"curves/exportSize"_s, QSize(1200, 750)).toSize();
+    QString path = chosen;
+    if (path.isEmpty()) {
+        // The size first (remembered: a paper's figures are alike), then where.
+        QDialog dialog(this);
+        dialog.setWindowTitle(tr("Export %1").arg(chart->metricName()));
+        auto *width = new QSpinBox;
+        auto *height = new QSpinBox;
+        for (QSpinBox *box : {width, height}) {
+            box->setRange(50, 20000);
+            box->setSuffix(tr(" px"));
+        }
+        width->setValue(size.width());
+        height->setValue(size.height());
+        auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
+        connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+        connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+        auto *form = new QFormLayout(&dialog);
+        form->addRow(tr("Width"), width);
+        form->addRow(tr("Height"), height);
+        form->addRow(new QLabel(tr("SVG keeps the curves as lines; PNG is drawn at twice the "
+                                   "size for sharp print.")));
+        form->addRow(buttons);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        size = QSize(width->value(), height->value());
+        settings.setValue(u"curves/exportSize"_s, size);
+        QString name = chart->metricName();
+        name.replace(u'/', u'-');
+        path = QFileDialog::getSaveFileName(
+            this, tr("Export %1").arg(chart->metricName()), name + u".svg"_s,
+            tr("SVG, vector (*.svg)") + u";;"_s + tr("PNG image (*.png)"));
+        if (path.isEmpty())
+            return;
+    }
+    if (const Status written = chart->exportImage(path, size); !written)
+        Q_EMIT collectorError(written.error());
+    else
+        Q_EMIT exported(path);
 }
 
 void CurvesView::exportPng() {

@@ -139,6 +139,22 @@
         <source>This chart&apos;s options</source>
         <translation>此图表的选项</translation>
     </message>
+    <message>
+        <source>Export as image (PNG, SVG)…</source>
+        <translation>导出为图片（PNG、SVG）…</translation>
+    </message>
+    <message>
+        <source>An image from 50 to 20,000 pixels a side, please</source>
+        <translation>图片每边需在 50 到 20,000 像素之间</translation>
+    </message>
+    <message>
+        <source>Exported by Signalbox</source>
+        <translation>由 Signalbox 导出</translation>
+    </message>
+    <message>
+        <source>Could not write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
 </context>
 <context>
     <name>sb::CurvesView</name>
@@ -453,6 +469,34 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>The tags and note were not saved: %1</source>
         <translation>标签与备注未能保存：%1</translation>
+    </message>
+    <message>
+        <source>Export %1</source>
+        <translation>导出 %1</translation>
+    </message>
+    <message>
+        <source> px</source>
+        <translation> 像素</translation>
+    </message>
+    <message>
+        <source>Width</source>
+        <translation>宽度</translation>
+    </message>
+    <message>
+        <source>Height</source>
+        <translation>高度</translation>
+    </message>
+    <message>
+        <source>SVG keeps the curves as lines; PNG is drawn at twice the size for sharp print.</source>
+        <translation>SVG 将曲线保留为矢量线条；PNG 以两倍尺寸绘制，打印更清晰。</translation>
+    </message>
+    <message>
+        <source>SVG, vector (*.svg)</source>
+        <translation>SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图片 (*.png)</translation>
     </message>
 </context>
 <context>

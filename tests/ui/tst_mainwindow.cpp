@@ -31,6 +31,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QGridLayout>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
@@ -1111,6 +1112,29 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
             group.points.last().y() < group.upper.last().y());
     QCOMPARE(group.color.name(), sb::RunColors::shared().colorOf(group.members.first()));
     window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-groups.png"_s);
+    // The chart for a paper: SVG keeps lines as vectors and says which curve is which; PNG at
+    // twice the asked size. Both laid out at the asked size, the chart on screen untouched.
+    {
+        QSignalSpy exported(curves, &sb::CurvesView::exported);
+        auto *chart = const_cast<sb::CurveChart *>(loss());
+        const QSize onScreen = chart->size();
+        const QString svgPath = dir.filePath(u"loss.svg"_s);
+        curves->exportChart(chart, svgPath, QSize(800, 500));
+        QCOMPARE(exported.size(), 1);
+        QFile svg(svgPath);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QVERIFY(text.contains("<svg") && text.contains("viewBox=\"0 0 800 500\""));
+        QVERIFY(text.contains("lr=0.3") && text.contains("baseline"));   // the legend
+        QVERIFY(text.contains("<polyline") && !text.contains("<image")); // vector curves
+        const QString pngPath =
+            QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-export.png"_s;
+        curves->exportChart(chart, pngPath, QSize(800, 500));
+        QCOMPARE(QImage(pngPath).size(), QSize(1600, 1000));
+        QCOMPARE(chart->size(), onScreen);
+        curves->exportChart(chart, dir.filePath(u"tiny.png"_s), QSize(10, 10));
+        QCOMPARE(exported.size(), 2); // refused, and said so
+    }
 
     // The band's kind and the centre: three seeds 0.1 apart are ± 0.1 (std), ± 0.1/√3 (stderr),
     // and 0.2 wide from the smallest to the largest.

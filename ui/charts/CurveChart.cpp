@@ -2,16 +2,21 @@
 
 #include "CurveLayer.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QFileInfo>
 #include <QFontMetrics>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsTextItem>
+#include <QImage>
 #include <QLogValueAxis>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QRubberBand>
+#include <QSvgGenerator>
 #include <QToolButton>
 #include <QValueAxis>
 
@@ -102,6 +107,8 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
         option(tr("Lock the y range"), u"yLocked"_s, [this](bool on) { setYLocked(on); });
     m_options->addSeparator();
     m_options->addAction(tr("Fit to the data (right-click)"), this, &CurveChart::resetZoom);
+    m_options->addAction(tr("Export as image (PNG, SVG)…"), this, &CurveChart::exportRequested)
+        ->setObjectName(u"exportImage"_s);
     connect(m_options, &QMenu::aboutToShow, this, [this, logY, full, pin, lock] {
         logY->setChecked(m_logY);
         full->setChecked(m_fullWidth);
@@ -327,6 +334,89 @@ void CurveChart::changeEvent(QEvent *event) {
 
 void CurveChart::setXTitle(const QString &title) {
     m_xAxis->setTitleText(title);
+}
+
+Status CurveChart::exportImage(const QString &path, QSize size) const {
+    if (size.width() < 50 || size.height() < 50 || size.width() > 20000 || size.height() > 20000)
+        return fail(tr("An image from 50 to 20,000 pixels a side, please"));
+    // A copy laid out at the asked size, never shown: the chart on screen is left as it is.
+    CurveChart copy(m_metric);
+    copy.setAttribute(Qt::WA_DontShowOnScreen);
+    copy.setPalette(palette());
+    copy.m_optionsButton->hide();
+    copy.setXTitle(chart()->axes(Qt::Horizontal).value(0)
+                       ? chart()->axes(Qt::Horizontal).first()->titleText()
+                       : QString());
+    copy.setTimeAxis(m_wallClock);
+    copy.setLogY(m_logY);
+    copy.m_userRange = m_userRange;
+    copy.m_userYRange = m_userYRange; // a y zoom or lock; else fitted, with round ticks
+    copy.setCurves(m_curves);
+    copy.m_layer->setExporting(true); // every curve as lines (SVG keeps them vector)
+    copy.resize(size);
+    copy.show();
+    QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents); // lays it out, ticks too
+    auto paint = [&copy, size](QPainter *painter) {
+        copy.render(painter, QRectF(QPointF(0, 0), size), copy.rect());
+        copy.paintLegend(painter);
+    };
+    if (path.endsWith(u".svg"_s, Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(m_metric);
+        svg.setDescription(tr("Exported by Signalbox"));
+        QPainter painter;
+        if (!painter.begin(&svg))
+            return fail(tr("Could not write %1").arg(path));
+        paint(&painter);
+        if (!painter.end())
+            return fail(tr("Could not write %1").arg(path));
+        return QFileInfo(path).size() > 0 ? success() : fail(tr("Could not write %1").arg(path));
+    }
+    QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(2);
+    image.fill(copy.palette().color(QPalette::Window));
+    {
+        QPainter painter(&image);
+        paint(&painter);
+    }
+    return image.save(path) ? success() : fail(tr("Could not write %1").arg(path));
+}
+
+void CurveChart::paintLegend(QPainter *painter) const {
+    constexpr int kMostNamed = 20;
+    if (m_curves.isEmpty())
+        return;
+    const QFontMetrics metrics(font());
+    const QRectF plot = chart()->plotArea();
+    const int rows = static_cast<int>(std::min<qsizetype>(m_curves.size(), kMostNamed));
+    int textWidth = 0;
+    for (int i = 0; i < rows; ++i)
+        textWidth = std::max(textWidth, metrics.horizontalAdvance(metrics.elidedText(
+                                            m_curves[i].run, Qt::ElideMiddle, 260)));
+    const int line = metrics.height();
+    const QRectF box(plot.right() - textWidth - 34, plot.top() + 6, textWidth + 28,
+                     line * (rows + (m_curves.size() > kMostNamed ? 1 : 0)) + 8);
+    painter->save();
+    QColor background = palette().color(QPalette::Base);
+    background.setAlphaF(0.85f);
+    painter->setPen(QPen(palette().color(QPalette::Mid), 0));
+    painter->setBrush(background);
+    painter->drawRect(box);
+    painter->setFont(font());
+    for (int i = 0; i < rows; ++i) {
+        const qreal y = box.top() + 4 + i * line;
+        painter->fillRect(QRectF(box.left() + 6, y + line / 2.0 - 1.5, 14, 3), m_curves[i].color);
+        painter->setPen(palette().color(QPalette::Text));
+        painter->drawText(QPointF(box.left() + 24, y + metrics.ascent()),
+                          metrics.elidedText(m_curves[i].run, Qt::ElideMiddle, 260));
+    }
+    if (m_curves.size() > kMostNamed)
+        painter->drawText(QPointF(box.left() + 24, box.top() + 4 + rows * line + metrics.ascent()),
+                          tr("and %1 more").arg(m_curves.size() - kMostNamed));
+    painter->restore();
 }
 
 void CurveChart::resetZoom() {

@@ -5,6 +5,8 @@
 #include <QList>
 #include <QPointF>
 
+#include "util/Result.h"
+
 #include <optional>
 
 class QAbstractAxis;
@@ -82,8 +84,14 @@ public:
     QString hoveredRun() const { return m_hovered; }
     // What the readout says now, as text.
     QString readoutText() const;
+    // The chart as a file for a paper or a slide: SVG (vector) or PNG by the name's ending, laid
+    // out anew at `size` pixels (PNG at twice that resolution), as it is shown (zoom, log y,
+    // theme) with a legend of its curves in the plot's corner.
+    Status exportImage(const QString &path, QSize size) const;
 
 Q_SIGNALS:
+    // "Export as image…" was chosen from the chart's menu.
+    void exportRequested();
     // The visible x range or the plot width changed: fetch data for it.
     void viewportChanged();
     // A click on a run's curve, or on a group's (its name).
@@ -113,6 +121,8 @@ private:
     void setXRange(double lo, double hi, bool byUser);
     void showReadout(const QPointF &position);
     void hideReadout();
+    // A legend of the curves in the plot's top right corner (for exported images).
+    void paintLegend(QPainter *painter) const;
     void setHovered(const QString &run);
 
     QString m_metric;

@@ -183,7 +183,7 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
     if (plot.isEmpty())
         return;
     const bool dimmed = !m_emphasis.isEmpty();
-    if (!dimmed && m_plain.isNull() && !std::exchange(m_paintedOnce, true)) {
+    if (m_exporting || (!dimmed && m_plain.isNull() && !std::exchange(m_paintedOnce, true))) {
         painter->save();
         painter->setClipRect(plot);
         draw(painter, false);

@@ -22,6 +22,8 @@ public:
     // Maps the curves to pixels again; call when the axes' ranges or the plot area change.
     void remap(double xMin, double xMax, double yMin, double yMax);
 
+    // Painting for a file: every curve drawn as lines each time, never from a cached picture.
+    void setExporting(bool on) { m_exporting = on; }
     // One run drawn bold and the others dimmed (the hovered one); empty: all as they are.
     void setEmphasis(const QString &run);
 
@@ -53,6 +55,7 @@ private:
     QList<Band> m_bands;
     QPixmap m_plain; // what draw() painted, until the curves or the axes change
     QPixmap m_dimmed;
+    bool m_exporting = false;
     bool m_paintedOnce = false; // these curves were painted: a paint again is a hover's
     QString m_emphasis;
 };
