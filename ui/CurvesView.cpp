@@ -240,8 +240,10 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_smoothingKind->addItem(tr("EMA"), static_cast<int>(SmoothingKind::Ema));
     m_smoothingKind->addItem(tr("Running average"),
                              static_cast<int>(SmoothingKind::RunningAverage));
-    m_smoothingKind->setToolTip(tr("TensorBoard's exponential moving average, or a running "
-                                   "average over as many points as it weighs"));
+    m_smoothingKind->addItem(tr("Gaussian"), static_cast<int>(SmoothingKind::Gaussian));
+    m_smoothingKind->setToolTip(tr("TensorBoard's exponential moving average; a running average "
+                                   "over as many points as it weighs; or a centred Gaussian "
+                                   "over as many, which does not lag behind the curve"));
     m_xAxis = new QComboBox;
     m_xAxis->addItem(tr("Step"), static_cast<int>(XAxis::Step));
     m_xAxis->addItem(tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));

@@ -94,7 +94,7 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     window.smoothing = std::clamp(query.number(u"smoothing"_s).value_or(0), 0.0, 0.999);
     if (const QString kind = query.value(u"smoothing_kind"_s);
         !kind.isEmpty() && !parseSmoothingKind(kind, &window.smoothingKind))
-        return error(u"smoothing_kind must be ema or average"_s, BadRequest);
+        return error(u"smoothing_kind must be ema, average or gaussian"_s, BadRequest);
     SeriesReplies replies{query.value(u"metric"_s), {}};
     for (const QString &run : query.values(u"run"_s)) {
         SeriesReply &reply = replies.series.emplace_back();

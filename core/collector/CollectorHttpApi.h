@@ -13,7 +13,8 @@ class Collector;
 //   GET  /api/v1/runs?filter=TEXT
 //   GET  /api/v1/metrics?run=A&run=B      metric names of these runs (all runs if none given)
 //   GET  /api/v1/series?run=A&run=B&metric=M&x=step|relative|wall&from=&to=&width=&smoothing=
-//        &smoothing_kind=ema|average (TensorBoard's EMA, the default, or a running average)
+//        &smoothing_kind=ema|average|gaussian (TensorBoard's EMA, the default; a running
+//        average; a centred Gaussian)
 //        &x_metric=NAME (x is each run's NAME at the point's step: tokens seen, epoch)
 //        (with smoothing, each series also carries the raw curve as rawX/rawY, unless raw=0)
 //   POST /api/v1/groups               body: GroupRequest (JSON); each group's centre line and band

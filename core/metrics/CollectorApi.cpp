@@ -154,7 +154,7 @@ Result<GroupRequest> GroupRequest::fromJson(const QJsonObject &json) {
     request.window.xMetric = json.value(u"x_metric"_s).toString();
     if (!parseSmoothingKind(json.value(u"smoothing_kind"_s).toString(u"ema"_s),
                             &request.window.smoothingKind))
-        return fail(u"smoothing_kind must be ema or average"_s);
+        return fail(u"smoothing_kind must be ema, average or gaussian"_s);
     if (!parseGroupCenter(json.value(u"center"_s).toString(u"mean"_s), &request.center))
         return fail(u"center must be mean or median"_s);
     if (!parseGroupBand(json.value(u"band"_s).toString(u"std"_s), &request.band))

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 namespace sb {
@@ -69,31 +70,50 @@ Downsampled streamed(const PointSource &source, const SeriesSummary &summary,
     Downsampled out;
     out.total = source.size();
     std::vector<Column> bins(columns.width());
+    int column = 0;
+    double columnEnd = -std::numeric_limits<double>::infinity();
+    auto place = [&](qint64 index, double x, double y) {
+        if (!columns.contains(x))
+            return;
+        if (!sorted || x >= columnEnd) {
+            column = columns.column(x);
+            columnEnd = sorted ? columns.safelyBelowNext(column) : columnEnd;
+        }
+        bins[column].add({index, x, y});
+        ++out.inRange;
+    };
+    const bool centred = window.smoothing > 0 && window.smoothingKind == SmoothingKind::Gaussian;
     Smoother smoother(window.smoothingKind, window.smoothing, summary.constantValues());
+    std::optional<GaussianSmoother> gaussian;
+    std::deque<std::pair<qint64, double>> waiting; // points in the Gaussian, by index and x
+    if (centred)
+        gaussian.emplace(window.smoothing);
     // Smoothing depends on every earlier point, so it starts from the series' beginning.
     const qint64 start = window.smoothing > 0 ? 0 : first;
     constexpr qint64 chunk = 8192;
     std::vector<MetricPoint> buffer(chunk);
-    int column = 0;
-    double columnEnd = -std::numeric_limits<double>::infinity();
     for (qint64 i = start; i < last; i += chunk) {
         const qint64 n = std::min(chunk, last - i);
         source.read(i, n, buffer.data());
-        qint64 j = 0;
-        for (; j < n && i + j < first; ++j)
-            smoother.next(buffer[j].value); // warming the average up before the window
-        for (; j < n; ++j) {
+        for (qint64 j = 0; j < n; ++j) {
             const MetricPoint &p = buffer[j];
-            const double y = smoother.next(p.value);
-            const double x = xOf(p, window);
-            if (!columns.contains(x))
-                continue;
-            if (!sorted || x >= columnEnd) {
-                column = columns.column(x);
-                columnEnd = sorted ? columns.safelyBelowNext(column) : columnEnd;
+            if (centred) { // a point's value comes out when the points after it went in
+                waiting.emplace_back(i + j, xOf(p, window));
+                if (const auto y = gaussian->push(p.value)) {
+                    place(waiting.front().first, waiting.front().second, *y);
+                    waiting.pop_front();
+                }
+            } else if (i + j < first) {
+                smoother.next(p.value); // warming the average up before the window
+            } else {
+                place(i + j, xOf(p, window), smoother.next(p.value));
             }
-            bins[column].add({i + j, x, y});
-            ++out.inRange;
+        }
+    }
+    if (centred) {
+        for (const double y : gaussian->flush()) {
+            place(waiting.front().first, waiting.front().second, y);
+            waiting.pop_front();
         }
     }
     for (const Column &c : bins) {
@@ -163,9 +183,15 @@ Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary
         firstWhere(summary, reader, window, 0, total, [&](double x) { return x >= x0; });
     const qint64 last =
         firstWhere(summary, reader, window, first, total, [&](double x) { return x > x1; });
-    // Small ranges and smoothed series are cheaper to stream than to search.
-    if (window.smoothing > 0 || last - first <= 16 * SeriesSummary::kBlockSize)
-        return streamed(source, summary, window, columns, first, last, true);
+    // Small ranges and smoothed series are cheaper to stream than to search. A centred smoothing
+    // reads as far past the window as it averages over.
+    if (window.smoothing > 0 || last - first <= 16 * SeriesSummary::kBlockSize) {
+        const qint64 reach = window.smoothing > 0 && window.smoothingKind == SmoothingKind::Gaussian
+                                 ? GaussianSmoother(window.smoothing).delay()
+                                 : 0;
+        return streamed(source, summary, window, columns, first, std::min(total, last + reach),
+                        true);
+    }
 
     Downsampled out;
     out.total = total;

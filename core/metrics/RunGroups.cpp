@@ -205,12 +205,8 @@ std::vector<double> resampleOnGrid(const PointSource &source, const SeriesSummar
         previous = c;
     }
 
-    if (window.smoothing > 0) {
-        Smoother smoother(window.smoothingKind, window.smoothing, summary.constantValues());
-        for (double &v : values)
-            v = smoother.next(v); // NaN outside the run passes through untouched
-    }
-    return values;
+    // NaN outside the run passes through untouched.
+    return smoothValues(values, window.smoothingKind, window.smoothing, summary.constantValues());
 }
 
 GroupCurve combineRuns(const std::vector<std::vector<double>> &members, const ColumnGrid &grid,

@@ -299,10 +299,6 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <translation>移动平均</translation>
     </message>
     <message>
-        <source>TensorBoard&apos;s exponential moving average, or a running average over as many points as it weighs</source>
-        <translation>TensorBoard 的指数移动平均，或覆盖同样多数据点的移动平均</translation>
-    </message>
-    <message>
         <source>Export</source>
         <translation>导出</translation>
     </message>
@@ -497,6 +493,14 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>PNG image (*.png)</source>
         <translation>PNG 图片 (*.png)</translation>
+    </message>
+    <message>
+        <source>Gaussian</source>
+        <translation>高斯</translation>
+    </message>
+    <message>
+        <source>TensorBoard&apos;s exponential moving average; a running average over as many points as it weighs; or a centred Gaussian over as many, which does not lag behind the curve</source>
+        <translation>TensorBoard 的指数移动平均；覆盖同样多点的滑动平均；或覆盖同样多点、不滞后于曲线的居中高斯平滑</translation>
     </message>
 </context>
 <context>

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void keepsEverySpike();
     void unsortedSeries();
     void smoothingAppliesToAllPriorPoints();
+    void gaussianReadsPastTheWindow();
     void emptyAndTiny();
     void nonFiniteValues();
     void summaryFollowsAppends();
@@ -200,6 +201,31 @@ void TestDownsampler::smoothingAppliesToAllPriorPoints() {
     QCOMPARE(out.x.size(), expected.x.size());
     for (std::size_t i = 0; i < out.y.size(); ++i)
         QVERIFY(std::abs(out.y[i] - expected.y[i]) < 1e-9);
+}
+
+void TestDownsampler::gaussianReadsPastTheWindow() {
+    const auto series = noisySeries(60000, 9);
+    SeriesWindow window;
+    window.width = 200;
+    window.smoothing = 0.95;
+    window.smoothingKind = sb::SmoothingKind::Gaussian;
+    window.from = 30000; // zoomed: the points either side of the window count
+    window.to = 31000;
+    const auto out = run(series, window);
+    const auto expected = referenceM4(
+        series, window, sb::smoothValues(valuesOf(series), sb::SmoothingKind::Gaussian, 0.95));
+    QCOMPARE(out.x, expected.x);
+    for (std::size_t i = 0; i < out.y.size(); ++i)
+        QVERIFY(std::abs(out.y[i] - expected.y[i]) < 1e-9);
+    // The whole series: its last points are smoothed with what there is after them.
+    window.from.reset();
+    window.to.reset();
+    const auto whole = run(series, window);
+    const auto wholeExpected = referenceM4(
+        series, window, sb::smoothValues(valuesOf(series), sb::SmoothingKind::Gaussian, 0.95));
+    QCOMPARE(whole.x, wholeExpected.x);
+    for (std::size_t i = 0; i < whole.y.size(); ++i)
+        QVERIFY(std::abs(whole.y[i] - wholeExpected.y[i]) < 1e-9);
 }
 
 void TestDownsampler::emptyAndTiny() {

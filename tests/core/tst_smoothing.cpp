@@ -13,6 +13,7 @@ private Q_SLOTS:
     void constantSeriesUnchanged();
     void nonFinitePassThrough();
     void runningAverageOverTheEmasWindow();
+    void gaussianIsCentred();
 };
 
 // Values worked out by hand from the formula: last = w*last + (1-w)*v; smoothed = last/(1-w^n).
@@ -82,7 +83,69 @@ void TestSmoothing::runningAverageOverTheEmasWindow() {
     QVERIFY(std::abs(last - expected / 19) < 1e-12);
     sb::SmoothingKind kind{};
     QVERIFY(sb::parseSmoothingKind(u"average", &kind) && kind == sb::SmoothingKind::RunningAverage);
-    QVERIFY(!sb::parseSmoothingKind(u"gaussian", &kind));
+    QVERIFY(sb::parseSmoothingKind(u"gaussian", &kind) && kind == sb::SmoothingKind::Gaussian);
+    QVERIFY(!sb::parseSmoothingKind(u"boxcar", &kind));
+}
+
+namespace {
+
+// Three centred running averages, the plain way: each value's window of 2r + 1 cut at the ends,
+// its non-finite values left out, and a non-finite value kept as it is.
+std::vector<double> referenceGaussian(std::vector<double> values, int r) {
+    for (int pass = 0; pass < 3; ++pass) {
+        std::vector<double> out(values.size());
+        for (std::size_t c = 0; c < values.size(); ++c) {
+            if (!std::isfinite(values[c])) {
+                out[c] = values[c];
+                continue;
+            }
+            double sum = 0;
+            int count = 0;
+            for (long i = long(c) - r; i <= long(c) + r; ++i) {
+                if (i >= 0 && i < long(values.size()) && std::isfinite(values[i])) {
+                    sum += values[i];
+                    ++count;
+                }
+            }
+            out[c] = sum / count;
+        }
+        values = out;
+    }
+    return values;
+}
+
+} // namespace
+
+void TestSmoothing::gaussianIsCentred() {
+    std::vector<double> values;
+    for (int i = 0; i < 5000; ++i)
+        values.push_back(i % 97 == 3    ? NAN
+                         : i % 211 == 7 ? INFINITY
+                                        : std::sin(i * 0.01) + (i % 13) * 0.1);
+    for (const double weight : {0.3, 0.6, 0.9, 0.99}) {
+        const int r = sb::GaussianSmoother::radiusFor(weight);
+        const auto smoothed = sb::smoothValues(values, sb::SmoothingKind::Gaussian, weight);
+        const auto expected = referenceGaussian(values, r);
+        QCOMPARE(smoothed.size(), values.size());
+        for (std::size_t i = 0; i < values.size(); ++i)
+            QVERIFY2(smoothed[i] == expected[i] || std::abs(smoothed[i] - expected[i]) < 1e-9 ||
+                         (std::isnan(smoothed[i]) && std::isnan(expected[i])),
+                     qPrintable(QString::number(i)));
+    }
+    // Centred: a spike spreads the same way both sides, and the peak stays where it was.
+    std::vector<double> spike(101, 0.0);
+    spike[50] = 1;
+    const auto spread = sb::smoothValues(spike, sb::SmoothingKind::Gaussian, 0.9);
+    for (int k = 1; k < 50; ++k)
+        QCOMPARE(spread[50 - k], spread[50 + k]);
+    QCOMPARE(std::max_element(spread.begin(), spread.end()) - spread.begin(), 50);
+    // Values near the double range do not overflow to infinity.
+    const auto huge =
+        sb::smoothValues(std::vector<double>(50, 1.6e308), sb::SmoothingKind::Gaussian, 0.9);
+    for (double v : huge)
+        QVERIFY(std::isfinite(v) && std::abs(v - 1.6e308) < 1e295);
+    QCOMPARE(sb::smoothValues({}, sb::SmoothingKind::Gaussian, 0.9).size(), std::size_t(0));
+    QCOMPARE(sb::smoothValues({2.0}, sb::SmoothingKind::Gaussian, 0.9), std::vector<double>{2.0});
 }
 
 QTEST_APPLESS_MAIN(TestSmoothing)
