@@ -322,7 +322,7 @@ std::pair<double, double> extentOf(const MetricStore::Opened &series, XAxis axis
 
 } // namespace
 
-GroupReplies Collector::groups(const GroupRequest &asked) {
+Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
     GroupRequest request = asked;
     if (!request.window.xMetric.isEmpty())
         request.window.axis = XAxis::Step; // the steps mapped onto the x metric
@@ -346,6 +346,16 @@ GroupReplies Collector::groups(const GroupRequest &asked) {
             hi = std::max(hi, to);
         }
     }
+    // Each member's columns are held until its group is combined (a median needs them all).
+    qint64 members = 0;
+    for (const GroupReply &reply : replies.groups)
+        members = std::max<qint64>(members, reply.runs.size());
+    if (members * request.window.width > kMostGroupCells)
+        return fail(u"%1 runs × %2 columns in one group is more than the collector computes at "
+                    "once (%3 values): ask for fewer columns or smaller groups"_s.arg(members)
+                        .arg(request.window.width)
+                        .arg(kMostGroupCells),
+                    ErrorCode::InvalidInput);
     const ColumnGrid grid{request.window.from.value_or(lo), request.window.to.value_or(hi),
                           request.window.width};
     if (!std::isfinite(grid.x0) || !std::isfinite(grid.x1) || grid.x0 > grid.x1)
@@ -355,7 +365,7 @@ GroupReplies Collector::groups(const GroupRequest &asked) {
     // open files stay few.
     constexpr qsizetype kBatch = 256;
     for (GroupReply &reply : replies.groups) {
-        std::vector<std::vector<double>> members;
+        std::vector<std::vector<double>> columns;
         for (qsizetype first = 0; first < reply.runs.size(); first += kBatch) {
             struct Member {
                 MetricStore::Opened series;
@@ -373,9 +383,9 @@ GroupReplies Collector::groups(const GroupRequest &asked) {
                     resampleOnGrid(*member.series.points, *member.series.summary, window, grid);
             });
             for (Member &member : batch)
-                members.push_back(std::move(member.values));
+                columns.push_back(std::move(member.values));
         }
-        reply.curve = combineRuns(members, grid, request.center, request.band);
+        reply.curve = combineRuns(columns, grid, request.center, request.band);
     }
     return replies;
 }

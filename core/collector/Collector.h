@@ -81,8 +81,10 @@ public:
     // Runs whose metadata mentions `filter` (all for an empty one), with their metrics.
     // Each metric's value range is there once its series was summarized (within a few calls).
     QList<RunSummary> runs(const QString &filter);
-    // Each group's centre line and band, on columns shared by all groups (see GroupRequest).
-    GroupReplies groups(const GroupRequest &request);
+    // Each group's centre line and band, on columns shared by all groups (see GroupRequest). A
+    // group's runs × columns above kMostGroupCells is refused (its values are held at once).
+    static constexpr qint64 kMostGroupCells = 20'000'000;
+    Result<GroupReplies> groups(const GroupRequest &request);
     Health health() const;
 
 private:

@@ -130,7 +130,9 @@ HttpResponse groupsReply(Collector &collector, const QByteArray &body) {
     auto request = GroupRequest::fromJson(document.object());
     if (!request)
         return error(request.error(), BadRequest);
-    return json(collector.groups(*request).toJson());
+    const auto groups = collector.groups(*request);
+    return groups ? json(groups->toJson())
+                  : error(groups.error(), failureStatus(groups.errorCode()));
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
 #include <QTemporaryDir>
@@ -186,6 +187,22 @@ void TestCollector::groups() {
     QCOMPARE(send(url, u"/api/v1/groups"_s, R"({"metric": "loss", "band": "quartiles"})").status,
              400);
     QCOMPARE(send(url, u"/api/v1/groups"_s, R"({"groups": []})").status, 400);
+    // A group's values are held at once: a request beyond what that allows is refused, clearly.
+    QByteArray lines;
+    QJsonArray many;
+    for (int i = 0; i < 1001; ++i) {
+        lines +=
+            "@signalbox {\"run\": \"m" + QByteArray::number(i) + "\", \"step\": 0, \"loss\": 1}\n";
+        many.append(u"m%1"_s.arg(i));
+    }
+    QCOMPARE(send(url, u"/api/v1/lines?run=m0"_s, lines).status, 200);
+    const QJsonObject huge{
+        {u"metric"_s, u"loss"_s},
+        {u"width"_s, 20000},
+        {u"groups"_s, QJsonArray{QJsonObject{{u"name"_s, u"all"_s}, {u"runs"_s, many}}}}};
+    r = send(url, u"/api/v1/groups"_s, QJsonDocument(huge).toJson());
+    QCOMPARE(r.status, 400);
+    QVERIFY(r.json().toObject().value(u"error"_s).toString().contains(u"fewer columns"_s));
     r = send(url, u"/api/v1/groups"_s, R"({"metric": "nothing", "groups": [{"runs": ["s1"]}]})");
     QCOMPARE(r.status, 200);
     QCOMPARE(sb::GroupReplies::fromJson(r.json().toObject()).groups.at(0).missing,
