@@ -1,5 +1,8 @@
+#include "metrics/RunGrouping.h"
 #include "metrics/RunGroups.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRandomGenerator>
 #include <QTest>
 
@@ -121,6 +124,7 @@ private Q_SLOTS:
     void hugeValuesStayFinite();
     void smoothingAppliesPerColumn();
     void namesRoundTrip();
+    void runsIntoGroups();
 };
 
 void TestRunGroups::columnMeansMatchReference_data() {
@@ -290,6 +294,48 @@ void TestRunGroups::namesRoundTrip() {
     }
     GroupBand band{};
     QVERIFY(!sb::parseGroupBand(u"quartiles", &band));
+}
+
+void TestRunGroups::runsIntoGroups() {
+    auto run = [](const QString &name, const char *config, const QString &sweep = {}) {
+        sb::RunInfo info;
+        info.name = name;
+        info.config = QJsonDocument::fromJson(config).object();
+        info.sweep = sweep;
+        return info;
+    };
+    const QList<sb::RunInfo> runs{
+        run(u"a-seed1"_s, R"({"lr": 0.1, "opt": {"name": "adam"}, "seed": 1})", u"sw1"_s),
+        run(u"a-seed2"_s, R"({"lr": 0.1, "opt": {"name": "adam"}, "seed": 2})", u"sw1"_s),
+        run(u"b-seed1"_s, R"({"lr": 0.3, "opt": {"name": "adam"}, "seed": 1})", u"sw2"_s),
+        run(u"plain"_s, R"({"seed": 1})")};
+    sb::RunGrouping grouping;
+    QCOMPARE(sb::groupRuns(runs, grouping).alone.size(), 4); // no grouping: all alone
+    // Several keys at once, nested ones by their flattened name; a key a run lacks reads "–".
+    grouping.by = sb::RunGrouping::By::Keys;
+    grouping.keys = QStringList{u"lr"_s, u"opt.name"_s};
+    sb::GroupedRuns grouped = sb::groupRuns(runs, grouping);
+    QCOMPARE(grouped.groups.size(), 3);
+    QCOMPARE(grouped.groups[0].name, u"lr=0.1, opt.name=adam"_s);
+    QCOMPARE(grouped.groups[0].runs, (QStringList{u"a-seed1"_s, u"a-seed2"_s}));
+    QCOMPARE(grouped.groups[2].name, u"lr=–, opt.name=–"_s);
+    // A pattern: its first capture names the group; a name it does not match stands alone.
+    grouping.by = sb::RunGrouping::By::Pattern;
+    grouping.pattern = u"^(.*)-seed\\d+$"_s;
+    grouped = sb::groupRuns(runs, grouping);
+    QCOMPARE(grouped.groups.size(), 2);
+    QCOMPARE(grouped.groups[1].name, u"b"_s);
+    QCOMPARE(grouped.alone, QStringList{u"plain"_s});
+    grouping.pattern = u"seed1"_s; // no capture: the whole match
+    QCOMPARE(sb::groupRuns(runs, grouping).groups.value(0).runs.size(), 2);
+    grouping.pattern = u"(unclosed"_s; // does not parse: nothing is grouped
+    QCOMPARE(sb::groupRuns(runs, grouping).alone.size(), 4);
+    // By sweep: a run of no sweep stands alone.
+    grouping.by = sb::RunGrouping::By::Sweep;
+    grouped = sb::groupRuns(runs, grouping);
+    QCOMPARE(grouped.groups.size(), 2);
+    QCOMPARE(grouped.groups[0].runs.size(), 2);
+    QCOMPARE(grouped.alone, QStringList{u"plain"_s});
 }
 
 QTEST_APPLESS_MAIN(TestRunGroups)

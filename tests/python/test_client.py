@@ -60,10 +60,12 @@ class ClientTest(unittest.TestCase):
         import os
         os.environ["SIGNALBOX_RUN"] = "from-env"
         os.environ["SIGNALBOX_COLLECTOR"] = UNREACHABLE
+        os.environ["SIGNALBOX_SWEEP"] = "lr-grid-1a2b"
         try:
             current = signalbox.init(config={"lr": 0.1}, out=io.StringIO(), flush_interval=0.01)
             self.assertIs(signalbox.run(), current)
             self.assertEqual(current.name, "from-env")
+            self.assertEqual(current._info["sweep"], "lr-grid-1a2b")  # the view groups by it
             self.assertEqual(current.collector, UNREACHABLE)
             signalbox.log({"loss": 1})
             signalbox.finish()
@@ -71,6 +73,7 @@ class ClientTest(unittest.TestCase):
         finally:
             del os.environ["SIGNALBOX_RUN"]
             del os.environ["SIGNALBOX_COLLECTOR"]
+            del os.environ["SIGNALBOX_SWEEP"]
 
 
 if __name__ == "__main__":
