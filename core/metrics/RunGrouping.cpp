@@ -16,7 +16,10 @@ QString RunGrouping::groupOf(const RunInfo &run) const {
     case By::Sweep:
         return run.sweep;
     case By::Pattern: {
-        const QRegularExpression expression(pattern);
+        // One expression for every run of a grouping (compiled once, on its first match).
+        thread_local QRegularExpression expression;
+        if (expression.pattern() != pattern)
+            expression = QRegularExpression(pattern);
         const QRegularExpressionMatch match =
             expression.isValid() ? expression.match(run.name) : QRegularExpressionMatch();
         if (!match.hasMatch())
