@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 #include <QtConcurrentMap>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -128,6 +129,16 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
     decoded.batch = batch.toString();
     if (push.value(u"info"_s).isObject())
         decoded.info = RunInfo::fromJson(decoded.run, push.value(u"info"_s).toObject());
+    // A run's words travel with every listing of runs: kept to what a person writes.
+    if (decoded.info && decoded.info->note && decoded.info->note->size() > kLongestNote)
+        return invalid(u"\"note\" is longer than %1 characters"_s.arg(kLongestNote));
+    if (decoded.info && decoded.info->tags &&
+        (decoded.info->tags->size() > kMostTags ||
+         std::any_of(decoded.info->tags->cbegin(), decoded.info->tags->cend(),
+                     [](const QString &tag) { return tag.size() > kLongestTag; })))
+        return invalid(
+            u"\"tags\" must be at most %1 tags of at most %2 characters each"_s.arg(kMostTags).arg(
+                kLongestTag));
 
     const double wallNow = now();
     const QJsonObject columns = push.value(u"series"_s).toObject();

@@ -50,6 +50,9 @@ public:
         std::vector<MetricRecord> records; // missing steps are filled in when stored
         qint64 points = 0;
     };
+    static constexpr qsizetype kLongestNote = 65536; // characters
+    static constexpr qsizetype kMostTags = 100;
+    static constexpr qsizetype kLongestTag = 200;
     static Result<Push> decodePush(QByteArrayView body);
     static Result<Push> decodePush(const QJsonObject &push);
     // Stores a push whole or not at all; returns the number of points it holds.

@@ -113,6 +113,22 @@ void TestCollector::pushQueryExport() {
     QCOMPARE(annotated.info.tags, QStringList{u"baseline"_s});
     QCOMPARE(annotated.info.note, u"tried warmup"_s);
     QCOMPARE(annotated.info.status, u"finished"_s);
+    // A note of a megabyte, or a thousand tags, would travel with every listing: refused.
+    const QJsonObject longNote{{u"run"_s, u"r1"_s},
+                               {u"info"_s, QJsonObject{{u"note"_s, QString(70000, u'x')}}}};
+    r = send(url, u"/api/v1/push"_s, QJsonDocument(longNote).toJson());
+    QCOMPARE(r.status, 400);
+    QVERIFY(r.json().toObject().value(u"error"_s).toString().contains(u"note"_s));
+    QJsonArray manyTags;
+    for (int i = 0; i < 101; ++i)
+        manyTags.append(u"t%1"_s.arg(i));
+    const QJsonObject tooManyTags{{u"run"_s, u"r1"_s},
+                                  {u"info"_s, QJsonObject{{u"tags"_s, manyTags}}}};
+    QCOMPARE(send(url, u"/api/v1/push"_s, QJsonDocument(tooManyTags).toJson()).status, 400);
+    QCOMPARE(sb::RunSummary::fromJson(
+                 send(url, u"/api/v1/runs?filter=warmup"_s).json().toArray().at(0).toObject())
+                 .info.note,
+             u"tried warmup"_s); // nothing of a refused push was kept
 
     QCOMPARE(send(url, u"/api/v1/metrics"_s).json().toArray(), QJsonArray({u"acc"_s, u"loss"_s}));
     QCOMPARE(send(url, u"/api/v1/metrics?run=ghost"_s).json().toArray(), QJsonArray());
