@@ -90,26 +90,19 @@ Downsampled streamed(const PointSource &source, const SeriesSummary &summary,
         gaussian.emplace(window.smoothing);
     // Smoothing depends on every earlier point, so it starts from the series' beginning.
     const qint64 start = window.smoothing > 0 ? 0 : first;
-    constexpr qint64 chunk = 8192;
-    std::vector<MetricPoint> buffer(chunk);
-    for (qint64 i = start; i < last; i += chunk) {
-        const qint64 n = std::min(chunk, last - i);
-        source.read(i, n, buffer.data());
-        for (qint64 j = 0; j < n; ++j) {
-            const MetricPoint &p = buffer[j];
-            if (centred) { // a point's value comes out when the points after it went in
-                waiting.emplace_back(i + j, xOf(p, window));
-                if (const auto y = gaussian->push(p.value)) {
-                    place(waiting.front().first, waiting.front().second, *y);
-                    waiting.pop_front();
-                }
-            } else if (i + j < first) {
-                smoother.next(p.value); // warming the average up before the window
-            } else {
-                place(i + j, xOf(p, window), smoother.next(p.value));
+    scan::forEachPoint(source, start, last, [&](qint64 index, const MetricPoint &p) {
+        if (centred) { // a point's value comes out when the points after it went in
+            waiting.emplace_back(index, xOf(p, window));
+            if (const auto y = gaussian->push(p.value)) {
+                place(waiting.front().first, waiting.front().second, *y);
+                waiting.pop_front();
             }
+        } else if (index < first) {
+            smoother.next(p.value); // warming the average up before the window
+        } else {
+            place(index, xOf(p, window), smoother.next(p.value));
         }
-    }
+    });
     if (centred) {
         for (const double y : gaussian->flush()) {
             place(waiting.front().first, waiting.front().second, y);

@@ -131,18 +131,13 @@ std::vector<double> resampleOnGrid(const PointSource &source, const SeriesSummar
     const XAxis stored = window.axis == XAxis::Step ? XAxis::Step : XAxis::WallTime;
 
     // Every point of [first, last), one by one.
+    // The finite points of [first, last) inside the grid, by column.
     auto stream = [&](qint64 first, qint64 last, auto &&add) {
-        constexpr qint64 chunk = 8192;
-        std::vector<MetricPoint> buffer(chunk);
-        for (qint64 i = first; i < last; i += chunk) {
-            const qint64 n = std::min(chunk, last - i);
-            source.read(i, n, buffer.data());
-            for (qint64 j = 0; j < n; ++j) {
-                const double x = xOf(buffer[j], window);
-                if (columns.contains(x) && std::isfinite(buffer[j].value))
-                    add(static_cast<std::size_t>(columns.column(x)), buffer[j].value);
-            }
-        }
+        scan::forEachPoint(source, first, last, [&](qint64, const MetricPoint &p) {
+            const double x = xOf(p, window);
+            if (columns.contains(x) && std::isfinite(p.value))
+                add(static_cast<std::size_t>(columns.column(x)), p.value);
+        });
     };
     auto addToBin = [&](std::size_t c, double v) {
         bins[c].add(v);

@@ -59,6 +59,20 @@ inline double xOf(const MetricPoint &p, const SeriesWindow &window) {
     return p.step;
 }
 
+// Every point of [first, last) in order, read a chunk at a time: visit(index, point).
+template <typename Visit>
+void forEachPoint(const PointSource &source, qint64 first, qint64 last, Visit &&visit) {
+    constexpr qint64 chunk = 8192;
+    std::vector<MetricPoint> buffer(
+        static_cast<std::size_t>(std::min(chunk, std::max<qint64>(0, last - first))));
+    for (qint64 i = first; i < last; i += chunk) {
+        const qint64 n = std::min(chunk, last - i);
+        source.read(i, n, buffer.data());
+        for (qint64 j = 0; j < n; ++j)
+            visit(i + j, buffer[static_cast<std::size_t>(j)]);
+    }
+}
+
 // Reads single points through a two-block cache: a column's edges fall into the block its
 // neighbour just read, and scanning a column's head and tail alternates between two blocks.
 class BlockReader {
