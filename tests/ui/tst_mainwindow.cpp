@@ -63,6 +63,46 @@
 
 using namespace Qt::StringLiterals;
 
+// A window's parts around a collector of their own (embedded, in a temporary data dir), with
+// the curves view shown: a fresh start for each test of the curves.
+struct CurvesFixture {
+    QTemporaryDir dir;
+    std::unique_ptr<sb::EmbeddedCollector> embedded;
+    std::unique_ptr<sb::CollectorClient> client;
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    CurvesFixture() {
+        QSettings().remove(u"curves"_s);
+        QSettings().remove(u"remembered"_s);
+        if (!sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)))
+            qFatal("cannot keep run colours");
+        sb::Collector::Options options;
+        options.dataDir = dir.path() + u"/collector"_s;
+        auto started = sb::EmbeddedCollector::start(options);
+        if (!started)
+            qFatal("no collector: %s", qPrintable(started.error()));
+        embedded = std::move(started).value();
+        client = std::make_unique<sb::CollectorClient>(embedded->url(), QString());
+    }
+    // A push body, stored before it returns; false if the collector refused it.
+    bool push(const QJsonObject &body) {
+        std::optional<bool> stored;
+        client->push(QJsonDocument(body).toJson(), client.get(),
+                     [&stored](const sb::Result<qint64> &reply) { stored = reply.ok(); });
+        return QTest::qWaitFor([&stored] { return stored.has_value(); }) && *stored;
+    }
+    std::unique_ptr<sb::MainWindow> window() {
+        auto made = std::make_unique<sb::MainWindow>(client.get(), &jobs, &monitor,
+                                                     dir.path() + u"/signalbox.yaml"_s);
+        made->resize(1400, 860);
+        made->show();
+        if (!QTest::qWaitForWindowExposed(made.get()))
+            qFatal("the window was never shown");
+        made->showView(u"curves"_s);
+        return made;
+    }
+};
+
 // A window's parts with no collector to reach (a refused port) and runs on this computer.
 struct Offline {
     QTemporaryDir dir;
@@ -1028,15 +1068,7 @@ QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
 
 void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
-    QSettings().remove(u"curves"_s);
-    QSettings().remove(u"remembered"_s);
-    QTemporaryDir dir;
-    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
-    sb::Collector::Options options;
-    options.dataDir = dir.path() + u"/collector"_s;
-    auto embedded = sb::EmbeddedCollector::start(options);
-    QVERIFY(embedded.ok());
-    sb::CollectorClient client((*embedded)->url(), {});
+    CurvesFixture fixture;
     // Two learning rates, three seeds each; and a run of no config.
     auto push = [&](const QString &run, const QJsonObject &config, int offset) {
         QJsonArray steps, values;
@@ -1049,10 +1081,7 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
             {u"info"_s, QJsonObject{{u"config"_s, config}}},
             {u"series"_s,
              QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, values}}}}}};
-        bool done = false;
-        client.push(QJsonDocument(body).toJson(), this,
-                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
-        QTRY_VERIFY(done);
+        QVERIFY(fixture.push(body));
     };
     for (int seed = 0; seed < 3; ++seed) {
         for (const double lr : {0.1, 0.3})
@@ -1060,13 +1089,8 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
                  seed);
     }
     push(u"baseline"_s, {}, 0);
-    sb::JobsModel jobs;
-    sb::NodeMonitor monitor;
-    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
-    window.resize(1400, 860);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.showView(u"curves"_s);
+    const auto shown = fixture.window();
+    sb::MainWindow &window = *shown;
     sb::CurvesView *curves = window.curves();
     auto loss = [curves]() -> const sb::CurveChart * {
         for (const sb::CurveChart *chart : curves->charts()) {
@@ -1118,7 +1142,7 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
         QSignalSpy exported(curves, &sb::CurvesView::exported);
         auto *chart = const_cast<sb::CurveChart *>(loss());
         const QSize onScreen = chart->size();
-        const QString svgPath = dir.filePath(u"loss.svg"_s);
+        const QString svgPath = fixture.dir.filePath(u"loss.svg"_s);
         curves->exportChart(chart, svgPath, QSize(800, 500));
         QCOMPARE(exported.size(), 1);
         QFile svg(svgPath);
@@ -1132,7 +1156,7 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
         curves->exportChart(chart, pngPath, QSize(800, 500));
         QCOMPARE(QImage(pngPath).size(), QSize(1600, 1000));
         QCOMPARE(chart->size(), onScreen);
-        curves->exportChart(chart, dir.filePath(u"tiny.png"_s), QSize(10, 10));
+        curves->exportChart(chart, fixture.dir.filePath(u"tiny.png"_s), QSize(10, 10));
         QCOMPARE(exported.size(), 2); // refused, and said so
     }
 
@@ -1184,43 +1208,23 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
     byName.pattern = u"(.*)-seed\\d"_s;
     curves->setGrouping(byName);
     QTRY_COMPARE(drawn(), (QStringList{u"baseline"_s, u"lr0.1 ×3"_s, u"lr0.3 ×3"_s}));
-    {
-        sb::MainWindow again(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
-        QCOMPARE(again.curves()->grouping().pattern, byName.pattern);
-    }
+    QCOMPARE(fixture.window()->curves()->grouping().pattern, byName.pattern);
     button->menu()->findChild<QAction *>(u"groupBy0"_s)->trigger();
     QTRY_COMPARE(drawn().size(), 7);
 }
 
 void TestMainWindow::tagsNotesAndSummaryColumns() {
-    QSettings().remove(u"remembered"_s);
-    QSettings().remove(u"curves"_s);
-    QTemporaryDir dir;
-    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
-    sb::Collector::Options options;
-    options.dataDir = dir.path() + u"/collector"_s;
-    auto embedded = sb::EmbeddedCollector::start(options);
-    QVERIFY(embedded.ok());
-    sb::CollectorClient client((*embedded)->url(), {});
+    CurvesFixture fixture;
     for (const QString &run : {u"first"_s, u"second"_s}) {
         const QJsonObject body{
             {u"run"_s, run},
             {u"series"_s,
              QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0, 1, 2}},
                                                  {u"value"_s, QJsonArray{3.0, 0.5, 1.0}}}}}}};
-        bool done = false;
-        client.push(QJsonDocument(body).toJson(), this,
-                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
-        QTRY_VERIFY(done);
+        QVERIFY(fixture.push(body));
     }
-    sb::JobsModel jobs;
-    sb::NodeMonitor monitor;
-    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
-    window.resize(1400, 860);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.showView(u"curves"_s);
-    sb::CurvesView *curves = window.curves();
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
     auto *table = curves->findChild<QTableView *>();
     QTRY_COMPARE(table->model()->rowCount(), 2);
     const int lossColumn = 5;
@@ -1255,15 +1259,7 @@ void TestMainWindow::tagsNotesAndSummaryColumns() {
 }
 
 void TestMainWindow::anotherMetricAsTheXAxis() {
-    QSettings().remove(u"remembered"_s);
-    QSettings().remove(u"curves"_s);
-    QTemporaryDir dir;
-    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
-    sb::Collector::Options options;
-    options.dataDir = dir.path() + u"/collector"_s;
-    auto embedded = sb::EmbeddedCollector::start(options);
-    QVERIFY(embedded.ok());
-    sb::CollectorClient client((*embedded)->url(), {});
+    CurvesFixture fixture;
     // Two runs at different batch sizes: the same steps are different numbers of epochs.
     for (const auto &[run, batch] : {std::pair{u"small"_s, 1.0}, std::pair{u"large"_s, 4.0}}) {
         QJsonArray steps, losses, epochs;
@@ -1277,19 +1273,10 @@ void TestMainWindow::anotherMetricAsTheXAxis() {
             {u"series"_s,
              QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, losses}}},
                          {u"epoch"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, epochs}}}}}};
-        bool done = false;
-        client.push(QJsonDocument(body).toJson(), this,
-                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
-        QTRY_VERIFY(done);
+        QVERIFY(fixture.push(body));
     }
-    sb::JobsModel jobs;
-    sb::NodeMonitor monitor;
-    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
-    window.resize(1400, 860);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.showView(u"curves"_s);
-    sb::CurvesView *curves = window.curves();
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
     auto *xAxis = curves->findChild<QComboBox *>(u"xAxis"_s);
     QTRY_VERIFY(xAxis->findData(u"epoch"_s) >= 0);
     xAxis->setCurrentIndex(xAxis->findData(u"epoch"_s));
@@ -1306,8 +1293,8 @@ void TestMainWindow::anotherMetricAsTheXAxis() {
     QTRY_COMPARE(lastX(u"large"_s), 7.6);
     QTRY_COMPARE(lastX(u"small"_s), 1.9);
     // Remembered by name for the next window, whose metrics arrive later.
-    sb::MainWindow again(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
-    auto *againX = again.curves()->findChild<QComboBox *>(u"xAxis"_s);
+    const auto again = fixture.window();
+    auto *againX = again->curves()->findChild<QComboBox *>(u"xAxis"_s);
     QTRY_COMPARE(againX->currentData().toString(), u"epoch"_s);
     xAxis->setCurrentIndex(0); // steps again
     QTRY_COMPARE(lastX(u"small"_s), 19.0);
