@@ -15,13 +15,14 @@ Environment: SIGNALBOX_COLLECTOR (default http://127.0.0.1:7410), SIGNALBOX_RUN 
 name; Signalbox sets both for the runs it launches), SIGNALBOX_TOKEN (a bearer token).
 """
 
+import array
 import atexit
-import collections
 import json
 import math
 import numbers
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -34,6 +35,7 @@ __all__ = ["init", "log", "finish", "run", "Run", "metric_line", "PREFIX"]
 PREFIX = "@signalbox "
 DEFAULT_COLLECTOR = "http://127.0.0.1:7410"
 MAX_COORDINATE = 2.0 ** 53  # a step or time must be finite and within +-2^53 (the collector's rule)
+BATCH_VALUES = 4_000_000  # numbers in one push at most (32 MB), well inside the collector's 64 MiB
 
 _current = None
 
@@ -42,9 +44,6 @@ def _json_number(value):
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     return value
-
-
-_PLAIN = (float, int)
 
 
 def _as_float(value):
@@ -94,9 +93,15 @@ class Run:
         self._on_ack = on_ack
         self._out = out or sys.stdout
         self._timeout = timeout
-        self._queue = collections.deque()  # append/popleft are atomic: no lock on the hot path
-        self._retry = []  # batches the collector failed to take: (id, records), oldest first
-        self._retry_records = 0
+        # What log() gathered since the last send, column by column: one block per stretch of
+        # calls that logged the same metrics, (names, steps, times, [values per name]).
+        self._lock = threading.Lock()
+        self._blocks = []
+        self._tail = None  # the block log() appends to
+        self._rows = 0  # log() calls in the blocks
+        self._columnar = True  # until a collector from before columnar pushes is met
+        self._retry = []  # batches the collector failed to take: (id, blocks), oldest first
+        self._retry_rows = 0
         self._backoff = 0.0
         self._batch_prefix = uuid.uuid4().hex[:16]
         self._batches = 0
@@ -129,7 +134,7 @@ class Run:
     def log(self, metrics, step=None):
         """Records metric values at `step` (default: the previous step + 1). Returns at once.
         A value that is not a number is dropped with a warning (once per metric); the others
-        are kept."""
+        are kept. The values are copied: the dict may be changed and passed again."""
         if step is None:
             step = self._step + 1
         elif type(step) is int and -MAX_COORDINATE <= step <= MAX_COORDINATE:
@@ -144,26 +149,58 @@ class Run:
                 return
             step = int(number) if number == int(number) else number
         self._step = step
-        if len(self._queue) >= self._max_queue:
+        if not metrics:
+            return
+        if self._rows >= self._max_queue:
             self.dropped += 1
             if self.dropped == 1:
                 self._warn("full", "the queue holds %d points and the collector is not taking "
                            "them: dropping new points (counted at finish)" % self._max_queue)
             return
-        for value in metrics.values():
-            if type(value) not in _PLAIN:  # anything but a float or an int: checked one by one
-                metrics = self._clean(metrics)
-                break
-        if metrics:
-            self._queue.append((step, time.time(), metrics))
+        if not self._append(tuple(metrics), metrics.values(), step):
+            metrics = self._clean(metrics)  # a value that is no float, or a bad name
+            if metrics:
+                self._append(tuple(metrics), metrics.values(), step)
+
+    def _append(self, keys, values, step):
+        """Appends one row to the block of rows with these metrics; False, having appended
+        nothing, when a value is no number or a name is not a non-empty string."""
+        wall = time.time()
+        with self._lock:
+            block = self._tail
+            if block is None or block[0] != keys:
+                if not all(isinstance(name, str) and name for name in keys):
+                    return False
+                block = self._tail = (keys, array.array("d"), array.array("d"),
+                                      [array.array("d") for _ in keys])
+                self._blocks.append(block)
+            columns = block[3]
+            try:
+                for column, value in zip(columns, values):
+                    column.append(value)
+            except (TypeError, ValueError, OverflowError):
+                rows = len(block[1])
+                for column in columns:
+                    if len(column) > rows:
+                        column.pop()
+                return False
+            block[1].append(step)
+            block[2].append(wall)
+            self._rows += 1
+        return True
 
     def _clean(self, metrics):
         values = {}
         for name, value in metrics.items():
+            if not isinstance(name, str) or not name:
+                self.invalid += 1
+                self._warn(("name", repr(name)), "metric name %r dropped: a name is a "
+                           "non-empty string" % (name,))
+                continue
             number = _as_float(value)
             if number is None:
                 self.invalid += 1
-                self._warn(("value", name), "metric %r: %r is not a number; dropped (said once "
+                self._warn(("value", name), "metric %r: %.80r is not a number; dropped (said once "
                            "per metric)" % (name, value))
                 continue
             values[name] = number
@@ -191,7 +228,7 @@ class Run:
             self._wake.clear()
             stopping = self._stop
             self._flush_safely()
-            while stopping and (self._queue or self._retry):  # finish() sends everything
+            while stopping and (self._blocks or self._retry):  # finish() sends everything
                 self._flush_safely(final=True)
             if stopping:
                 return
@@ -202,98 +239,110 @@ class Run:
         except Exception as error:  # the sender must never die: print what it holds instead
             self._warn(("sender", type(error).__name__), "sending failed (%r); printing metric "
                        "lines instead" % (error,))
-            for batch_id, records in self._retry:
-                self._print(records, batch_id)
-            self._retry, self._retry_records = [], 0
+            for batch_id, blocks in self._retry:
+                self._print(blocks, batch_id)
+            self._retry, self._retry_rows = [], 0
 
     def _flush(self, final=False):
         self._final = final
         while self._retry and (final or time.time() >= self._down_until):
-            batch_id, records = self._retry.pop(0)  # in order: what failed goes first
-            self._retry_records -= len(records)
-            outcome = self._send(batch_id, records, None)
+            batch_id, blocks = self._retry.pop(0)  # in order: what failed goes first
+            self._retry_rows -= _rows(blocks)
+            outcome = self._send(batch_id, blocks, None)
             if outcome == "retry" and not final:
-                self._retry.insert(0, (batch_id, records))
-                self._retry_records += len(records)
+                self._retry.insert(0, (batch_id, blocks))
+                self._retry_rows += _rows(blocks)
                 break
-            self._settle(batch_id, records, outcome)
-        records = []
-        while self._queue and len(records) < 100_000:
-            records.append(self._queue.popleft())
+            self._settle(batch_id, blocks, outcome)
+        with self._lock:  # what log() gathered since the last flush, taken whole
+            taken, self._blocks, self._tail, self._rows = self._blocks, [], None, 0
         info, self._pending_info = self._pending_info, None
-        if not records and not info:
-            return
-        self._batches += 1
-        batch_id = "%s-%d" % (self._batch_prefix, self._batches)
-        if self._retry or (time.time() < self._down_until and not final):
-            outcome = "retry" if self._backoff or self._retry else "print"
-            if info:
-                self._pending_info = info  # sent with a later batch
-        else:
-            outcome = self._send(batch_id, records, info)
-        self._settle(batch_id, records, outcome)
+        while taken or info:
+            blocks, taken = _split(taken, _rows_within(taken, BATCH_VALUES))
+            self._batches += 1
+            batch_id = "%s-%d" % (self._batch_prefix, self._batches)
+            if self._retry or (time.time() < self._down_until and not final):
+                outcome = "retry" if self._backoff or self._retry else "print"
+                if info:
+                    self._pending_info = info  # sent with a later batch
+            else:
+                outcome = self._send(batch_id, blocks, info)
+            info = None
+            self._settle(batch_id, blocks, outcome)
 
-    def _settle(self, batch_id, records, outcome):
+    def _settle(self, batch_id, blocks, outcome):
         """Keeps a batch for another try (bounded: past max_queue the oldest are printed), or
         prints it, as `outcome` says."""
         if outcome == "retry" and self._final:
             outcome = "print"
-        if outcome == "retry" and records:
-            self._retry.append((batch_id, records))
-            self._retry_records += len(records)
-            while self._retry_records > self._max_queue and self._retry:
+        if outcome == "retry" and blocks:
+            self._retry.append((batch_id, blocks))
+            self._retry_rows += _rows(blocks)
+            while self._retry_rows > self._max_queue and self._retry:
                 oldest_id, oldest = self._retry.pop(0)
-                self._retry_records -= len(oldest)
+                self._retry_rows -= _rows(oldest)
                 self._print(oldest, oldest_id)
         elif outcome == "print":
-            self._print(records, batch_id)
+            self._print(blocks, batch_id)
 
-    def _print(self, records, batch_id):
+    def _print(self, blocks, batch_id):
         # The job's output carries them instead. With the batch id, so that the collector skips
         # them if a try it never answered stored the batch after all.
-        for step, wall, metrics in records:
+        for step, wall, metrics in _records(blocks):
             print(metric_line(metrics, step, wall, batch_id), file=self._out, flush=False)
             self.printed += len(metrics)
         self._out.flush()
 
-    def _body(self, batch_id, records, info):
+    def _columns(self, batch_id, blocks, info):
+        """The batch as a columnar push (the collector's /api/v1/push/columns, version 1)."""
+        header = {"run": self.name, "batch": batch_id,
+                  "groups": [{"rows": len(b[1]), "metrics": list(b[0]), "time": True}
+                             for b in blocks]}
+        if info:
+            header["info"] = info
+        text = json.dumps(header, separators=(",", ":"), default=str).encode()
+        parts = [b"SBC1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8)]
+        for keys, steps, walls, columns in blocks:
+            for column in (steps, walls, *columns):
+                if sys.byteorder == "big":  # the format is little-endian
+                    column = array.array("d", column)
+                    column.byteswap()
+                parts.append(column)
+        return b"".join(parts)
+
+    def _json(self, batch_id, blocks, info):
+        """The batch as a JSON push, for a collector older than columnar pushes."""
         series = {}
-        for step, wall, metrics in records:
-            for name, value in metrics.items():
-                if not isinstance(name, str) or not name:
-                    self.invalid += 1
-                    self._warn(("name", repr(name)), "metric name %r dropped: a name is a "
-                               "non-empty string" % (name,))
-                    continue
-                column = series.get(name)
-                if column is None:
-                    column = series[name] = {"step": [], "value": [], "time": []}
-                column["step"].append(step)
-                column["value"].append(_json_number(value))
-                column["time"].append(wall)
+        for keys, steps, walls, columns in blocks:
+            for name, values in zip(keys, columns):
+                column = series.setdefault(name, {"step": [], "value": [], "time": []})
+                column["step"] += [int(s) if s.is_integer() else s for s in steps]
+                column["value"] += [_json_number(v) for v in values]
+                column["time"] += walls.tolist()
         body = {"run": self.name, "batch": batch_id, "series": series}
         if info:
             body["info"] = info
-        return body
+        return json.dumps(body, separators=(",", ":"), default=str).encode()
 
-    def _send(self, batch_id, records, info):
+    def _send(self, batch_id, blocks, info):
         """'acked', 'retry' (the collector failed: send again later), or 'print' (no collector
         answers). A batch refused for its content is split, and only bad records dropped."""
-        status, detail = self._post(self._body(batch_id, records, info))
+        status, detail = self._post(batch_id, blocks, info)
         if 200 <= status < 300:
             self._down_until, self._backoff = 0.0, 0.0
-            self.acknowledged += sum(len(m) for _, _, m in records)
-            if self._on_ack and records:
-                self._on_ack(records)
+            self.acknowledged += _values(blocks)
+            if self._on_ack and blocks:
+                self._on_ack(list(_records(blocks)))
             return "acked"
         if status in (400, 413):
-            if len(records) <= 1:
-                self.refused += sum(len(m) for _, _, m in records)
+            rows = _rows(blocks)
+            if rows <= 1:
+                self.refused += _values(blocks)
                 self._warn(("refused", detail), "the collector refused a record: %s (each such "
                            "refusal is said once; counted at finish)" % detail)
                 return "acked" if info is None else self._send(batch_id + "i", [], info)
-            half = len(records) // 2
-            for part, suffix in ((records[:half], "a"), (records[half:], "b")):
+            halves = _split(blocks, rows // 2)
+            for part, suffix in zip(halves, "ab"):
                 # Each half is settled on its own, under its own id: nothing is sent twice.
                 self._settle(batch_id + suffix, part,
                              self._send(batch_id + suffix, part, info if suffix == "a" else None))
@@ -308,12 +357,21 @@ class Run:
                    "backoff" % (self.collector, detail or status))
         return "retry"
 
-    def _post(self, body):
+    def _post(self, batch_id, blocks, info):
         """(HTTP status, error text); status 0 when nothing answered, -1 on a timeout."""
-        request = urllib.request.Request(
-            self.collector + "/api/v1/push",
-            data=json.dumps(body, separators=(",", ":"), default=str).encode(),
-            headers={"Content-Type": "application/json"}, method="POST")
+        if self._columnar:
+            status, detail = self._request("/api/v1/push/columns",
+                                           self._columns(batch_id, blocks, info),
+                                           "application/x-signalbox-columns")
+            if status != 404:
+                return status, detail
+            self._columnar = False  # a collector from before columnar pushes: JSON from now on
+        return self._request("/api/v1/push", self._json(batch_id, blocks, info),
+                             "application/json")
+
+    def _request(self, path, data, content_type):
+        request = urllib.request.Request(self.collector + path, data=data,
+                                         headers={"Content-Type": content_type}, method="POST")
         if self._token:
             request.add_header("Authorization", "Bearer " + self._token)
         try:
@@ -335,6 +393,51 @@ class Run:
             return 0, str(error.reason)
         except (OSError, ValueError) as error:
             return 0, str(error)
+
+
+def _rows(blocks):
+    return sum(len(block[1]) for block in blocks)
+
+
+def _values(blocks):
+    return sum(len(block[1]) * len(block[0]) for block in blocks)
+
+
+def _records(blocks):
+    """The rows of blocks as (step, wall, {metric: value}), steps that are whole as ints."""
+    for keys, steps, walls, columns in blocks:
+        for i, step in enumerate(steps):
+            yield (int(step) if step.is_integer() else step, walls[i],
+                   {name: column[i] for name, column in zip(keys, columns)})
+
+
+def _split(blocks, rows):
+    """The first `rows` rows of blocks, and the rest."""
+    first, rest = [], []
+    for block in blocks:
+        count = len(block[1])
+        if rows >= count:
+            first.append(block)
+        elif rows > 0:
+            keys, steps, walls, columns = block
+            first.append((keys, steps[:rows], walls[:rows], [c[:rows] for c in columns]))
+            rest.append((keys, steps[rows:], walls[rows:], [c[rows:] for c in columns]))
+        else:
+            rest.append(block)
+        rows -= count
+    return first, rest
+
+
+def _rows_within(blocks, values):
+    """How many leading rows of blocks hold at most `values` numbers (at least one row)."""
+    rows = 0
+    for keys, steps, _, _ in blocks:
+        width = len(keys) + 2  # a row's step and time travel with its values
+        if len(steps) * width > values:
+            return max(rows + values // width, 1)
+        rows += len(steps)
+        values -= len(steps) * width
+    return rows
 
 
 def init(run=None, config=None, collector=None, **options):

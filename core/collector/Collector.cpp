@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QtEndian>
 #include <QtConcurrentMap>
 
 #include <algorithm>
@@ -179,6 +180,89 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
         decoded.points += static_cast<qint64>(record.values.size());
         decoded.records.push_back(std::move(record));
     }
+    return decoded;
+}
+
+Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
+    auto invalid = [](const QString &message) {
+        return fail(message, ErrorCode::InvalidInput);
+    };
+    constexpr qsizetype kPrefix = 8;
+    if (body.size() < kPrefix || !body.startsWith(QByteArrayView(CollectorApi::kColumnsMagic)))
+        return invalid(u"the body is not a columnar push (it starts with \"%1\", version 1)"_s.arg(
+            QLatin1StringView(CollectorApi::kColumnsMagic)));
+    const qint64 headerSize = qFromLittleEndian<quint32>(body.data() + 4);
+    if (headerSize > body.size() - kPrefix)
+        return invalid(u"the header's length (%1 bytes) runs past the body"_s.arg(headerSize));
+    QJsonParseError error{};
+    const QJsonDocument header =
+        QJsonDocument::fromJson(body.sliced(kPrefix, headerSize).toByteArray(), &error);
+    if (error.error != QJsonParseError::NoError || !header.isObject())
+        return invalid(u"the header is not a JSON object: %1"_s.arg(error.errorString()));
+    QJsonObject fields = header.object();
+    const QJsonValue groups = fields.take(u"groups"_s);
+    for (const QString &key : {u"series"_s, u"records"_s}) {
+        if (fields.contains(key))
+            return invalid(u"a columnar push carries its points in columns, not \"%1\""_s.arg(key));
+    }
+    auto fromHeader = decodePush(fields); // run, batch and info, checked as for JSON
+    if (!fromHeader)
+        return fromHeader;
+    Push decoded = std::move(fromHeader).value();
+    if (!groups.isArray())
+        return invalid(u"the header needs \"groups\": [{\"rows\", \"metrics\", \"time\"}]"_s);
+
+    qint64 offset = (kPrefix + headerSize + 7) / 8 * 8;
+    auto column = [&](qint64 rows) {
+        const char *at = body.data() + offset;
+        offset += rows * 8;
+        return at;
+    };
+    auto f64 = [](const char *at, qint64 i) { return qFromLittleEndian<double>(at + 8 * i); };
+    QHash<QString, std::size_t> byMetric;
+    const double wallNow = now();
+    const QJsonArray list = groups.toArray();
+    for (qsizetype g = 0; g < list.size(); ++g) {
+        const QJsonObject group = list[g].toObject();
+        const double rowsValue = group.value(u"rows"_s).toDouble(-1);
+        const QJsonValue metrics = group.value(u"metrics"_s);
+        if (!list[g].isObject() || rowsValue < 0 || rowsValue != std::floor(rowsValue) ||
+            !metrics.isArray() || !group.value(u"time"_s).isBool())
+            return invalid(u"group %1 needs \"rows\" (a count), \"metrics\" (names) and "
+                           "\"time\" (true or false)"_s.arg(g));
+        const QJsonArray names = metrics.toArray();
+        const bool hasTime = group.value(u"time"_s).toBool();
+        const qint64 columns = 1 + (hasTime ? 1 : 0) + names.size();
+        // Checked before any multiplication: the body bounds every count.
+        if (rowsValue > double(body.size() - offset) / 8 ||
+            qint64(rowsValue) * 8 * columns > body.size() - offset)
+            return invalid(u"group %1's columns run past the body"_s.arg(g));
+        const auto rows = static_cast<qint64>(rowsValue);
+        const char *steps = column(rows);
+        const char *walls = hasTime ? column(rows) : nullptr;
+        QSet<QString> seen;
+        for (const QJsonValue name : names) {
+            const QString metric = name.toString();
+            if (!name.isString() || metric.isEmpty() || seen.contains(metric))
+                return invalid(u"group %1: a metric's name is a non-empty string, once per "
+                               "group"_s.arg(g));
+            seen.insert(metric);
+            const char *values = column(rows);
+            auto slot = byMetric.constFind(metric);
+            if (slot == byMetric.constEnd()) {
+                slot = byMetric.insert(metric, decoded.series.size());
+                decoded.series.push_back(SeriesPoints{metric, {}});
+            }
+            std::vector<MetricPoint> &points = decoded.series[*slot].points;
+            const std::size_t first = points.size();
+            points.resize(first + static_cast<std::size_t>(rows));
+            for (qint64 i = 0; i < rows; ++i)
+                points[first + i] = {f64(steps, i), f64(values, i), walls ? f64(walls, i) : wallNow};
+            decoded.points += rows;
+        }
+    }
+    if (offset != body.size())
+        return invalid(u"the body holds %1 bytes past its last column"_s.arg(body.size() - offset));
     return decoded;
 }
 

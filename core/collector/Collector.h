@@ -55,6 +55,15 @@ public:
     static constexpr qsizetype kLongestTag = 200;
     static Result<Push> decodePush(QByteArrayView body);
     static Result<Push> decodePush(const QJsonObject &push);
+    // A columnar push (POST /api/v1/push/columns), version 1, all little-endian:
+    //   "SBC1", a u32 header length H, H bytes of a JSON header, zeros to a multiple of 8 bytes;
+    //   then, for each of the header's groups in order, the step column, the time column (when
+    //   the group has one; else the time of arrival), and one value column per metric, each
+    //   `rows` f64 values. The body ends there.
+    // The header is a push's JSON ("run", "batch", "info") with "groups": [{"rows": N,
+    // "metrics": [names], "time": true}], one group per stretch of rows that logged the same
+    // metrics. A metric in several groups gets its points in group order.
+    static Result<Push> decodeColumns(QByteArrayView body);
     // Stores a push whole or not at all; returns the number of points it holds.
     Result<qint64> storePush(Push push);
     Result<qint64> ingestPush(const QJsonObject &push);

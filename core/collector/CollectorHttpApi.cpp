@@ -164,9 +164,12 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
 
     if (path == CollectorApi::kHealth && get) {
         respond(json(m_collector->health().toJson()));
-    } else if (path == CollectorApi::kPush && post) {
+    } else if ((path == CollectorApi::kPush || path == CollectorApi::kPushColumns) && post) {
         runOffThread(
-            this, [body = std::move(request.body)] { return Collector::decodePush(body); },
+            this,
+            [body = std::move(request.body), columns = path == CollectorApi::kPushColumns] {
+                return columns ? Collector::decodeColumns(body) : Collector::decodePush(body);
+            },
             [this, respond](Result<Collector::Push> push) {
                 const auto stored =
                     push ? m_collector->storePush(std::move(push).value()) : push.failure();

@@ -21,6 +21,10 @@ namespace sb {
 namespace CollectorApi {
 inline constexpr char kHealth[] = "/api/v1/health";
 inline constexpr char kPush[] = "/api/v1/push";
+// The same push as little-endian f64 columns (see Collector::decodeColumns): no number is
+// printed or parsed, so it costs about a copy.
+inline constexpr char kPushColumns[] = "/api/v1/push/columns";
+inline constexpr char kColumnsMagic[] = "SBC1"; // the format's version is its last byte
 inline constexpr char kLines[] = "/api/v1/lines";
 inline constexpr char kRuns[] = "/api/v1/runs";
 inline constexpr char kMetrics[] = "/api/v1/metrics";

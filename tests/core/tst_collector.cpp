@@ -2,6 +2,7 @@
 #include "collector/EmbeddedCollector.h"
 #include "metrics/CollectorClient.h"
 
+#include <QBuffer>
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -10,6 +11,7 @@
 #include <QNetworkReply>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
 
 using namespace Qt::StringLiterals;
 
@@ -58,6 +60,45 @@ Reply send(const QUrl &base, const QString &pathAndQuery, const QByteArray &post
     return out;
 }
 
+// A columnar push body: each group is {metrics, rows of {step, time, values...}}; `time` false
+// leaves the time column out.
+struct ColumnGroup {
+    QStringList metrics;
+    std::vector<std::vector<double>> rows; // step, [time], one value per metric
+    bool time = true;
+    QJsonValue declaredRows = QJsonValue::Null; // what the header says, when not rows.size()
+};
+// The magic, the header's length, the header and the padding before the columns.
+QByteArray columnsHeader(const QByteArray &text) {
+    QByteArray body = "SBC1";
+    char size[4];
+    qToLittleEndian<quint32>(quint32(text.size()), size);
+    body.append(size, 4).append(text);
+    return body.append(QByteArray((8 - body.size() % 8) % 8, '\0'));
+}
+QByteArray columnsBody(const QJsonObject &fields, const std::vector<ColumnGroup> &groups) {
+    QJsonObject header = fields;
+    QJsonArray list;
+    for (const ColumnGroup &g : groups)
+        list.append(QJsonObject{{u"rows"_s, g.declaredRows.isNull() ? QJsonValue(qint64(g.rows.size()))
+                                                                     : g.declaredRows},
+                                {u"metrics"_s, QJsonArray::fromStringList(g.metrics)},
+                                {u"time"_s, g.time}});
+    header[u"groups"_s] = list;
+    QByteArray body = columnsHeader(QJsonDocument(header).toJson(QJsonDocument::Compact));
+    for (const ColumnGroup &g : groups) {
+        const std::size_t columns = g.rows.empty() ? 0 : g.rows.front().size();
+        for (std::size_t c = 0; c < columns; ++c) {
+            for (const auto &row : g.rows) {
+                char value[8];
+                qToLittleEndian<double>(row[c], value);
+                body.append(value, 8);
+            }
+        }
+    }
+    return body;
+}
+
 } // namespace
 
 class TestCollector final : public QObject {
@@ -66,6 +107,7 @@ private Q_SLOTS:
     void pushQueryExport();
     void rejectsMalformedPushes_data();
     void rejectsMalformedPushes();
+    void columnarPush();
     void groups();
     void metricLines();
     void tokenRequired();
@@ -157,6 +199,82 @@ void TestCollector::pushQueryExport() {
     QCOMPARE(
         send(url, u"/api/v1/series?run=r1&metric=loss&smoothing=0.5&smoothing_kind=x"_s).status,
         400);
+}
+
+void TestCollector::columnarPush() {
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path());
+    const QUrl url = collector->url();
+    const QString path = QString::fromLatin1(sb::CollectorApi::kPushColumns);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    // Two stretches of rows with different metrics: "loss" gets its points in group order.
+    const QByteArray body = columnsBody(
+        {{u"run"_s, u"c1"_s}, {u"batch"_s, u"b1"_s}, {u"info"_s, QJsonObject{{u"status"_s, u"running"_s}}}},
+        {{{u"loss"_s, u"acc"_s}, {{0, 10, 3, 0.1}, {1, 11, 2, nan}}},
+         {{u"loss"_s}, {{2, 12, 1}}},
+         {{u"lr"_s}, {{5, 1e-3}}, false}});
+    Reply r = send(url, path, body);
+    QCOMPARE(r.status, 200);
+    QCOMPARE(r.json()[u"accepted"_s].toInteger(), 6);
+    QCOMPARE(send(url, path, body).json()[u"accepted"_s].toInteger(), 6); // a retry: stored once
+    QByteArray csv;
+    QBuffer out(&csv);
+    out.open(QIODevice::WriteOnly);
+    QVERIFY(collector->store().exportCsv(u"c1"_s, u"loss"_s, &out));
+    QCOMPARE(csv, QByteArray("step,value,wall_time\n0,3,10.000000\n1,2,11.000000\n2,1,12.000000\n"));
+    const auto series = collector->store().series(u"c1"_s);
+    QCOMPARE(series.size(), 3u);
+    QVERIFY(std::isnan(series[0].last.value)); // acc
+    QCOMPARE(series[1].metric, u"loss"_s);
+    QCOMPARE(series[1].count, 3);
+    QVERIFY(series[2].last.wall > 1.7e9); // lr: no time column, the time of arrival
+    QCOMPARE(collector->store().run(u"c1"_s)->status, u"running"_s);
+
+    // Hostile bodies: each refused with 400 and nothing stored.
+    QByteArray headerPastEnd = body;
+    qToLittleEndian<quint32>(0xFFFFFFF0u, headerPastEnd.data() + 4);
+    const QByteArray good =
+        columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{1, 2, 3}, {2, 3, 4}}}});
+    auto declaring = [](double rows) {
+        return columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{1, 2, 3}, {2, 3, 4}}, true, rows}});
+    };
+    const QByteArray hugeRows = declaring(9e18), negativeRows = declaring(-2),
+                     fractionalRows = declaring(1.5);
+    const struct {
+        const char *what;
+        QByteArray body;
+        const char *says;
+    } hostile[] = {
+        {"empty", QByteArray(""), "not a columnar push"},
+        {"JSON", "{\"run\":\"h\"}", "not a columnar push"},
+        {"header past the end", headerPastEnd, "runs past the body"},
+        {"truncated column", good.chopped(3), "run past the body"},
+        {"bytes past the end", good + QByteArray(8, '\0'), "past its last column"},
+        {"rows 9e18", hugeRows, "run past the body"},
+        {"negative rows", negativeRows, "needs \"rows\""},
+        {"fractional rows", fractionalRows, "needs \"rows\""},
+        {"no groups", columnsHeader("{\"run\":\"h\"}"), "needs \"groups\""},
+        {"a header that is no object", columnsHeader("[1]"), "not a JSON object"},
+        {"no run", columnsBody({}, {{{u"x"_s}, {{1, 2, 3}}}}), "names no \"run\""},
+        {"a name twice", columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s, u"x"_s}, {{1, 2, 3, 4}}}}),
+         "once per group"},
+        {"an empty name", columnsBody({{u"run"_s, u"h"_s}}, {{{u""_s}, {{1, 2, 3}}}}),
+         "non-empty string"},
+        {"series in the header",
+         columnsBody({{u"run"_s, u"h"_s}, {u"series"_s, QJsonObject()}}, {}), "in columns"},
+        {"a NaN step", columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{nan, 2, 3}}}}),
+         "step nan is not a finite number"},
+        {"a step past 2^53", columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{1e300, 2, 3}}}}),
+         "within +-2^53"},
+    };
+    for (const auto &h : hostile) {
+        r = send(url, path, h.body);
+        QVERIFY2(r.status == 400, h.what);
+        QVERIFY2(r.json()[u"error"_s].toString().contains(QLatin1StringView(h.says)),
+                 qPrintable(QLatin1StringView(h.what) + u": "_s + r.json()[u"error"_s].toString()));
+    }
+    QVERIFY(!collector->store().run(u"h"_s));
+    QCOMPARE(send(url, path, good).status, 200);
 }
 
 void TestCollector::groups() {

@@ -7,8 +7,10 @@ usage: test_collector_hostile.py SIGNALBOX_COLLECTOR SIGNALBOX_CLI (loopback onl
 
 import contextlib
 import fractions
+import http.server
 import io
 import json
+import math
 import os
 import resource
 import shutil
@@ -18,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.error
@@ -670,7 +673,75 @@ def stored_steps(collector, run, metric):
     return [float(line.split(",")[0]) for line in csv.splitlines()[1:]]
 
 
+def stored_points(collector, run, metric):
+    status, csv = collector.request("/api/v1/export?run=%s&metric=%s" % (q(run), q(metric)))
+    return [tuple(float(x) for x in line.split(",")[:2]) for line in csv.splitlines()[1:]] \
+        if status == 200 else []
+
+
+class OldCollector(http.server.ThreadingHTTPServer):
+    """Stands in for a collector from before columnar pushes (no such binary is kept to run):
+    404 for /api/v1/push/columns, and JSON pushes forwarded to a real collector."""
+
+    def __init__(self, real):
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.paths.append(self.path)
+                status, reply = (404, {"error": "no such endpoint"}) \
+                    if self.path != "/api/v1/push" else real.request(self.path, body)
+                text = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.paths = []
+        self.url = "http://127.0.0.1:%d" % self.server_address[1]
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
 class PythonClient(unittest.TestCase):
+    def test_columns_keep_each_call_and_an_old_collector_gets_json(self):
+        collector = Collector()
+        old = OldCollector(collector)
+        try:
+            for name, url in (("columns", collector.url), ("json", old.url)):
+                run = signalbox.Run(run=name, collector=url, flush_interval=0.01, out=io.StringIO())
+                metrics = {"loss": 0.0, "acc": 0.5}
+                for step in range(3000):  # one dict, changed between calls: each call's values kept
+                    metrics["loss"] = step / 2
+                    run.log(metrics, step=step)
+                    if step % 7 == 0:  # stretches of other metrics between
+                        run.log({"val": -step, "loss": step + 0.25}, step=step)
+                    if step % 1000 == 999:
+                        time.sleep(0.05)  # a send in between
+                run.log({"big": 10 ** 400, "inf": float("inf"), "none": None}, step=3000)
+                run.finish()
+                loss = stored_points(collector, name, "loss")
+                self.assertEqual(len(loss), 3000 + 429)
+                expected = []
+                for step in range(3000):
+                    expected.append((step, step / 2))
+                    if step % 7 == 0:
+                        expected.append((step, step + 0.25))
+                self.assertEqual(loss, expected, name)
+                self.assertEqual(stored_points(collector, name, "val")[-1], (2996, -2996))
+                self.assertEqual(stored_points(collector, name, "inf"), [(3000, math.inf)])
+                self.assertEqual(stored_points(collector, name, "big"), [])  # not a double
+                self.assertEqual((run.invalid, run.printed, run.refused), (2, 0, 0))
+            self.assertIn("/api/v1/push/columns", old.paths)  # tried once, then JSON
+            self.assertEqual(old.paths.count("/api/v1/push/columns"), 1)
+        finally:
+            old.shutdown()
+            collector.stop()
+
     def test_bad_values_never_kill_the_sender(self):
         collector = Collector()
         stderr = io.StringIO()
