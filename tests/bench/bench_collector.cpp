@@ -21,6 +21,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
+#include <QtEndian>
 
 #include <algorithm>
 #include <cmath>
@@ -130,6 +131,37 @@ QByteArray pushBody(const QString &run, int metrics, int points, int firstStep) 
         .toJson(QJsonDocument::Compact);
 }
 
+// The same points as a columnar push: one group of `points` rows, `metrics` value columns.
+QByteArray columnsBody(const QString &run, int metrics, int points, int firstStep) {
+    QJsonArray names;
+    for (int m = 0; m < metrics; ++m)
+        names.append(u"metric%1"_s.arg(m));
+    const QByteArray header =
+        QJsonDocument(QJsonObject{{u"run"_s, run},
+                                  {u"groups"_s, QJsonArray{QJsonObject{{u"rows"_s, points},
+                                                                       {u"metrics"_s, names},
+                                                                       {u"time"_s, true}}}}})
+            .toJson(QJsonDocument::Compact);
+    QByteArray body = "SBC1";
+    char size[4];
+    qToLittleEndian<quint32>(quint32(header.size()), size);
+    body.append(size, 4).append(header);
+    body.append(QByteArray((8 - body.size() % 8) % 8, '\0'));
+    auto column = [&](auto valueAt) {
+        for (int i = 0; i < points; ++i) {
+            char value[8];
+            qToLittleEndian<double>(valueAt(i), value);
+            body.append(value, 8);
+        }
+    };
+    QRandomGenerator rng(firstStep + 1);
+    column([&](int i) { return double(firstStep + i); });
+    column([&](int i) { return 1.7e9 + (firstStep + i) * 0.05; });
+    for (int m = 0; m < metrics; ++m)
+        column([&](int i) { return std::exp(-(firstStep + i) / 1e5) + rng.generateDouble() * 0.01; });
+    return body;
+}
+
 void ingest(const QString &binary, const QString &dir) {
     const int batches = std::max(10, static_cast<int>(200 * scale()));
     constexpr int distinct = 10, metrics = 10, points = 5000; // 50,000 points a batch
@@ -146,14 +178,21 @@ void ingest(const QString &binary, const QString &dir) {
 
     CollectorProcess collector(binary, dir);
     HttpClient client(collector.port);
-    const double cpuBefore = bench::cpuSeconds(collector.pid());
-    const double ms = bench::medianMs(1, [&] {
-        for (int b = 0; b < batches; ++b)
-            client.request("POST", "/api/v1/push", bodies[b % distinct]);
-    });
-    const double cpu = bench::cpuSeconds(collector.pid()) - cpuBefore;
-    const double wallRate = totalPoints / (ms / 1000);
-    const double cpuRate = totalPoints / cpu;
+    // Each format into a run of its own: points per collector CPU-second, and per wall second.
+    auto push = [&](const char *path, const std::vector<QByteArray> &sent) {
+        const double before = bench::cpuSeconds(collector.pid());
+        const double elapsed = bench::medianMs(1, [&] {
+            for (int b = 0; b < batches; ++b)
+                client.request("POST", path, sent[b % distinct]);
+        });
+        return std::pair(totalPoints / (bench::cpuSeconds(collector.pid()) - before),
+                         totalPoints / (elapsed / 1000));
+    };
+    const auto [cpuRate, wallRate] = push(sb::CollectorApi::kPush, bodies);
+    std::vector<QByteArray> columns;
+    for (int b = 0; b < distinct; ++b)
+        columns.push_back(columnsBody(u"columns-%1"_s.arg(b), metrics, points, b * points));
+    const auto [columnsCpuRate, columnsWallRate] = push(sb::CollectorApi::kPushColumns, columns);
     const double parseRate = totalPoints / (parseMs / 1000);
     std::printf("ingest: %.0f points in %d batched pushes of %d points (%.1f MB of JSON each)\n",
                 totalPoints, batches, metrics * points, bodies[0].size() / 1e6);
@@ -163,6 +202,10 @@ void ingest(const QString &binary, const QString &dir) {
     std::printf(
         "  target 1 M points/s: ratio %.2f; against parsing the same JSON alone (%.2f M/s): %.2f\n",
         cpuRate / 1e6, parseRate / 1e6, cpuRate / parseRate);
+    std::printf("  columnar push (%.1f MB each): %.2f M points/s wall, %.2f M points per collector "
+                "CPU-second (%.1fx JSON; target 20 M: ratio %.2f)\n",
+                columns[0].size() / 1e6, columnsWallRate / 1e6, columnsCpuRate / 1e6,
+                columnsCpuRate / cpuRate, columnsCpuRate / 20e6);
 }
 
 void query(const QString &dir) {
