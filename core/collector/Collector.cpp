@@ -2,13 +2,14 @@
 
 #include "CollectorHttpApi.h"
 #include "DirectoryIngestor.h"
+#include "PushJson.h"
 #include "util/Log.h"
 
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QtEndian>
 #include <QtConcurrentMap>
+#include <QtEndian>
 
 #include <algorithm>
 #include <cmath>
@@ -99,12 +100,17 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
 }
 
 Result<Collector::Push> Collector::decodePush(QByteArrayView body) {
-    QJsonParseError error{};
-    const QJsonDocument document = QJsonDocument::fromJson(body.toByteArray(), &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject())
-        return fail(u"the body is not a JSON object: %1"_s.arg(error.errorString()),
-                    ErrorCode::InvalidInput);
-    return decodePush(document.object());
+    auto split = splitPush(body, now());
+    if (!split)
+        return fail(split.error(), ErrorCode::InvalidInput);
+    SplitPush parts = std::move(split).value();
+    auto decoded = decodePush(parts.fields);
+    if (!decoded)
+        return decoded;
+    Push push = std::move(decoded).value();
+    push.points += parts.points;
+    push.series = std::move(parts.series);
+    return push;
 }
 
 Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
@@ -218,7 +224,9 @@ Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
         offset += rows * 8;
         return at;
     };
-    auto f64 = [](const char *at, qint64 i) { return qFromLittleEndian<double>(at + 8 * i); };
+    auto f64 = [](const char *at, qint64 i) {
+        return qFromLittleEndian<double>(at + 8 * i);
+    };
     QHash<QString, std::size_t> byMetric;
     const double wallNow = now();
     const QJsonArray list = groups.toArray();
@@ -257,7 +265,8 @@ Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
             const std::size_t first = points.size();
             points.resize(first + static_cast<std::size_t>(rows));
             for (qint64 i = 0; i < rows; ++i)
-                points[first + i] = {f64(steps, i), f64(values, i), walls ? f64(walls, i) : wallNow};
+                points[first + i] = {f64(steps, i), f64(values, i),
+                                     walls ? f64(walls, i) : wallNow};
             decoded.points += rows;
         }
     }

@@ -80,10 +80,11 @@ QByteArray columnsBody(const QJsonObject &fields, const std::vector<ColumnGroup>
     QJsonObject header = fields;
     QJsonArray list;
     for (const ColumnGroup &g : groups)
-        list.append(QJsonObject{{u"rows"_s, g.declaredRows.isNull() ? QJsonValue(qint64(g.rows.size()))
-                                                                     : g.declaredRows},
-                                {u"metrics"_s, QJsonArray::fromStringList(g.metrics)},
-                                {u"time"_s, g.time}});
+        list.append(
+            QJsonObject{{u"rows"_s, g.declaredRows.isNull() ? QJsonValue(qint64(g.rows.size()))
+                                                            : g.declaredRows},
+                        {u"metrics"_s, QJsonArray::fromStringList(g.metrics)},
+                        {u"time"_s, g.time}});
     header[u"groups"_s] = list;
     QByteArray body = columnsHeader(QJsonDocument(header).toJson(QJsonDocument::Compact));
     for (const ColumnGroup &g : groups) {
@@ -208,11 +209,13 @@ void TestCollector::columnarPush() {
     const QString path = QString::fromLatin1(sb::CollectorApi::kPushColumns);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     // Two stretches of rows with different metrics: "loss" gets its points in group order.
-    const QByteArray body = columnsBody(
-        {{u"run"_s, u"c1"_s}, {u"batch"_s, u"b1"_s}, {u"info"_s, QJsonObject{{u"status"_s, u"running"_s}}}},
-        {{{u"loss"_s, u"acc"_s}, {{0, 10, 3, 0.1}, {1, 11, 2, nan}}},
-         {{u"loss"_s}, {{2, 12, 1}}},
-         {{u"lr"_s}, {{5, 1e-3}}, false}});
+    const QByteArray body =
+        columnsBody({{u"run"_s, u"c1"_s},
+                     {u"batch"_s, u"b1"_s},
+                     {u"info"_s, QJsonObject{{u"status"_s, u"running"_s}}}},
+                    {{{u"loss"_s, u"acc"_s}, {{0, 10, 3, 0.1}, {1, 11, 2, nan}}},
+                     {{u"loss"_s}, {{2, 12, 1}}},
+                     {{u"lr"_s}, {{5, 1e-3}}, false}});
     Reply r = send(url, path, body);
     QCOMPARE(r.status, 200);
     QCOMPARE(r.json()[u"accepted"_s].toInteger(), 6);
@@ -221,7 +224,8 @@ void TestCollector::columnarPush() {
     QBuffer out(&csv);
     out.open(QIODevice::WriteOnly);
     QVERIFY(collector->store().exportCsv(u"c1"_s, u"loss"_s, &out));
-    QCOMPARE(csv, QByteArray("step,value,wall_time\n0,3,10.000000\n1,2,11.000000\n2,1,12.000000\n"));
+    QCOMPARE(csv,
+             QByteArray("step,value,wall_time\n0,3,10.000000\n1,2,11.000000\n2,1,12.000000\n"));
     const auto series = collector->store().series(u"c1"_s);
     QCOMPARE(series.size(), 3u);
     QVERIFY(std::isnan(series[0].last.value)); // acc
@@ -233,8 +237,7 @@ void TestCollector::columnarPush() {
     // Hostile bodies: each refused with 400 and nothing stored.
     QByteArray headerPastEnd = body;
     qToLittleEndian<quint32>(0xFFFFFFF0u, headerPastEnd.data() + 4);
-    const QByteArray good =
-        columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{1, 2, 3}, {2, 3, 4}}}});
+    const QByteArray good = columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{1, 2, 3}, {2, 3, 4}}}});
     auto declaring = [](double rows) {
         return columnsBody({{u"run"_s, u"h"_s}}, {{{u"x"_s}, {{1, 2, 3}, {2, 3, 4}}, true, rows}});
     };
