@@ -54,8 +54,10 @@ bool isLoopback(const QHostAddress &address) {
 } // namespace
 
 Collector::~Collector() {
-    if (m_store)
+    if (m_store) {
         (void)m_store->sync();
+        (void)m_store->saveSummaries();
+    }
 }
 
 Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
@@ -93,8 +95,13 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     }
     // Process kills lose nothing already written; this bounds what a power loss can take.
     collector->m_syncTimer.setInterval(1000);
+    // Summaries are a cache: every 30 s bounds what a kill makes the next start read again.
     connect(&collector->m_syncTimer, &QTimer::timeout, collector.get(),
-            [c = collector.get()] { (void)c->m_store->sync(); });
+            [c = collector.get(), ticks = 0]() mutable {
+                (void)c->m_store->sync();
+                if (++ticks % 30 == 0)
+                    (void)c->m_store->saveSummaries();
+            });
     collector->m_syncTimer.start();
     return collector;
 }

@@ -33,7 +33,7 @@ constexpr qint64 kHeaderSize = 16;
 constexpr qint64 kPointSize = sizeof(MetricPoint);
 constexpr qint64 kCompactJournalAt = 8 << 20;
 
-enum class RecordType : quint32 { Run = 1, SeriesCreated = 2, Commit = 3, Batch = 4 };
+enum class RecordType : quint32 { Run = 1, SeriesCreated = 2, Commit = 3, Batch = 4, Summary = 5 };
 // How many batch ids the store remembers (a retry comes within seconds; this is hours of them).
 constexpr qsizetype kRememberedBatches = 100'000;
 
@@ -150,6 +150,9 @@ struct MetricStore::Series {
     qint64 count = 0;
     MetricPoint last;
     std::optional<SeriesSummary> summary;
+    // What the summaries file holds: blocks before savedBlocks for good, the summary at savedCount.
+    std::size_t savedBlocks = 0;
+    qint64 savedCount = -1;
 };
 
 MetricStore::MetricStore(QString directory)
@@ -420,6 +423,7 @@ Status MetricStore::load() {
             return fail(systemError(u"cannot read %1"_s.arg(QString::fromLocal8Bit(path))));
     }
 
+    loadSummaries();
     m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
     if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty() ||
         !m_lossNotes.isEmpty()) {
@@ -431,6 +435,106 @@ Status MetricStore::load() {
         if (m_journalFd < 0)
             return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
     }
+    return success();
+}
+
+void MetricStore::loadSummaries() {
+    const QString path = m_directory + u"/summaries"_s;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadWrite))
+        return; // none yet, or unreadable: summaries are built again as series are read
+    const QByteArray bytes = file.readAll();
+    QHash<quint32, Series *> byId;
+    for (const auto &series : m_series)
+        byId.insert(series->id, series.get());
+    qint64 offset = 0;
+    for (qint64 length; (length = recordLength(bytes, offset)) > 0; offset += length) {
+        const char *header = bytes.constData() + offset;
+        const QByteArrayView payload(header + 16, length - 16);
+        if (qFromLittleEndian<quint32>(header + 4) != quint32(RecordType::Summary) ||
+            payload.size() < 4)
+            continue;
+        Series *series = byId.value(qFromLittleEndian<quint32>(payload.data()), nullptr);
+        if (!series)
+            continue;
+        SeriesSummary summary = series->summary.value_or(SeriesSummary());
+        if (summary.restore(payload.sliced(4)))
+            series->summary = std::move(summary);
+    }
+    // A torn tail (a write cut short) goes, so that later records follow whole ones.
+    if (offset < bytes.size())
+        (void)file.resize(offset);
+    m_summariesSize = offset;
+    for (const auto &series : m_series) {
+        // Longer than its series: the disk lost points; built again from what is there.
+        if (series->summary && series->summary->count() > series->count)
+            series->summary.reset();
+        if (series->summary) {
+            series->savedCount = series->summary->count();
+            series->savedBlocks = std::size_t(series->savedCount / SeriesSummary::kBlockSize);
+        }
+    }
+}
+
+Status MetricStore::saveSummaries() {
+    QByteArray records;
+    qint64 whole = 0; // the file's size were it written afresh
+    std::vector<Series *> saved;
+    for (const auto &series : m_series) {
+        if (!series->summary)
+            continue;
+        whole += 16 + 4 + series->summary->saved(series->summary->blocks().size()).size() +
+                 qint64(series->summary->blocks().size() * sizeof(SeriesSummary::Block));
+        if (series->summary->count() != series->savedCount)
+            saved.push_back(series.get());
+    }
+    if (saved.empty())
+        return success();
+    // Stale records (blocks saved again as they filled) past half the file: written afresh.
+    const bool afresh = m_summariesSize > whole + (1 << 20);
+    auto record = [&](Series *series, std::size_t fromBlock) {
+        char id[4];
+        qToLittleEndian<quint32>(series->id, id);
+        appendRecord(&records, RecordType::Summary,
+                     QByteArray(id, 4) + series->summary->saved(fromBlock));
+    };
+    if (afresh) {
+        saved.clear();
+        for (const auto &series : m_series) {
+            if (series->summary) {
+                record(series.get(), 0);
+                saved.push_back(series.get());
+            }
+        }
+    } else {
+        for (Series *series : saved)
+            record(series, series->savedBlocks);
+    }
+    if (Status written = writeSummaries(records, afresh); !written)
+        return written;
+    for (Series *series : saved) {
+        series->savedCount = series->summary->count();
+        series->savedBlocks = std::size_t(series->savedCount / SeriesSummary::kBlockSize);
+    }
+    return success();
+}
+
+// Appends records to the summaries file, or replaces it with them (`whole`). No fsync: the file
+// is a cache, and its records' checksums tell a torn or lost write.
+Status MetricStore::writeSummaries(const QByteArray &records, bool whole) {
+    const QString path = m_directory + u"/summaries"_s;
+    const QByteArray target = QFile::encodeName(whole ? path + u".new"_s : path);
+    Fd fd(::open(target.constData(), O_WRONLY | O_CREAT | O_CLOEXEC | (whole ? O_TRUNC : 0), 0600));
+    if (!fd.valid() ||
+        !writeAll(fd.get(), records.constData(), records.size(), whole ? 0 : m_summariesSize)) {
+        if (fd.valid() && !whole)
+            (void)::ftruncate(fd.get(), m_summariesSize); // never a torn record mid-file
+        return fail(systemError(u"cannot write %1"_s.arg(QString::fromLocal8Bit(target))),
+                    ErrorCode::StorageFailed);
+    }
+    if (whole && ::rename(target.constData(), QFile::encodeName(path).constData()) != 0)
+        return fail(systemError(u"cannot replace %1"_s.arg(path)), ErrorCode::StorageFailed);
+    m_summariesSize = (whole ? 0 : m_summariesSize) + records.size();
     return success();
 }
 

@@ -41,6 +41,8 @@ private:
 //   journal          CRC-framed records: run metadata, series creation, and commit records that
 //                    give every touched series' committed point count after each batch
 //   series/<id>.pts  a 16-byte header, then the series' points, 24 bytes each, append-only
+//   summaries        CRC-framed records of series' summaries (SeriesSummary::saved), each giving
+//                    a series' summary from some block on; rewritten whole when mostly stale
 // A batch is written to the series files first and acknowledged once its commit record is in
 // the journal. Opening the store cuts a torn journal tail and truncates every series file back
 // to its last committed length, so a batch is either wholly there or not at all, and nothing
@@ -121,12 +123,18 @@ public:
     bool summarize(QDeadlineTimer deadline);
     // Forces written data to the disk (power-loss durability); a process kill needs no sync.
     Status sync();
+    // Writes what changed in the series' summaries since the last call to the store's
+    // `summaries` file, so that the first query after a restart reads only points appended since.
+    // A cache: a summary that is missing, damaged or longer than its series is built again.
+    Status saveSummaries();
     std::size_t summaryBytes() const;
 
 private:
     struct Series;
     explicit MetricStore(QString directory);
     Status load();
+    void loadSummaries();
+    Status writeSummaries(const QByteArray &records, bool whole);
     Status compactJournal();
     // Compacts, or notes (once) why not and tries again after more appends.
     void compactOrNote();
@@ -147,6 +155,7 @@ private:
     QString m_directory;
     int m_lockFd = -1;
     int m_journalFd = -1;
+    qint64 m_summariesSize = 0; // bytes in the summaries file
     qint64 m_journalSize = 0;
     qint64 m_compactAt = 0; // journal size that triggers the next compaction
     QStringList m_recoveryNotes;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace sb {
 
@@ -55,6 +56,75 @@ void SeriesSummary::add(const MetricPoint &point) {
     m_maxWall = std::max(m_maxWall, point.wall);
     m_last = point;
     ++m_count;
+}
+
+namespace {
+
+// What saved() writes before the blocks (native byte order: the file is this machine's cache).
+struct SavedState {
+    std::uint64_t fromBlock;
+    std::uint64_t blocks; // how many follow
+    qint64 count;
+    qint64 nonFinite;
+    MetricPoint last;
+    double minStep, maxStep, minWall, maxWall, minValue, maxValue;
+    std::uint64_t sorted; // bit 0: by step, bit 1: by wall time
+};
+
+} // namespace
+
+QByteArray SeriesSummary::saved(std::size_t fromBlock) const {
+    fromBlock = std::min(fromBlock, m_blocks.size());
+    const SavedState state{fromBlock,  m_blocks.size() - fromBlock,
+                           m_count,    m_nonFinite,
+                           m_last,     m_minStep,
+                           m_maxStep,  m_minWall,
+                           m_maxWall,  m_minValue,
+                           m_maxValue, (m_stepSorted ? 1u : 0u) | (m_wallSorted ? 2u : 0u)};
+    QByteArray bytes(sizeof state + state.blocks * sizeof(Block), Qt::Uninitialized);
+    std::memcpy(bytes.data(), &state, sizeof state);
+    if (state.blocks > 0)
+        std::memcpy(bytes.data() + sizeof state, m_blocks.data() + fromBlock,
+                    state.blocks * sizeof(Block));
+    return bytes;
+}
+
+bool SeriesSummary::restore(QByteArrayView bytes) {
+    SavedState state{};
+    if (bytes.size() < qsizetype(sizeof state))
+        return false;
+    std::memcpy(&state, bytes.data(), sizeof state);
+    const auto blocks = std::uint64_t(bytes.size() - qsizetype(sizeof state)) / sizeof(Block);
+    // The blocks must follow on, and be exactly as many as the count needs.
+    if (state.fromBlock > m_blocks.size() || state.blocks != blocks ||
+        bytes.size() != qsizetype(sizeof state + blocks * sizeof(Block)) || state.count < 0 ||
+        std::uint64_t(state.count + kBlockSize - 1) / kBlockSize != state.fromBlock + blocks ||
+        state.nonFinite < 0 || state.nonFinite > state.count)
+        return false;
+    for (std::uint64_t i = 0; i < blocks; ++i) {
+        Block block;
+        std::memcpy(&block, bytes.data() + sizeof state + i * sizeof(Block), sizeof block);
+        const qint64 inBlock =
+            std::min<qint64>(kBlockSize, state.count - qint64(state.fromBlock + i) * kBlockSize);
+        if (block.minAt >= inBlock || block.maxAt >= inBlock || block.finite > inBlock)
+            return false; // never an offset past the series' points
+    }
+    m_blocks.resize(state.fromBlock + blocks);
+    if (blocks > 0)
+        std::memcpy(m_blocks.data() + state.fromBlock, bytes.data() + sizeof state,
+                    blocks * sizeof(Block));
+    m_count = state.count;
+    m_nonFinite = state.nonFinite;
+    m_last = state.last;
+    m_minStep = state.minStep;
+    m_maxStep = state.maxStep;
+    m_minWall = state.minWall;
+    m_maxWall = state.maxWall;
+    m_minValue = state.minValue;
+    m_maxValue = state.maxValue;
+    m_stepSorted = (state.sorted & 1u) != 0;
+    m_wallSorted = (state.sorted & 2u) != 0;
+    return true;
 }
 
 bool SeriesSummary::constantValues() const {

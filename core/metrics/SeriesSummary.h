@@ -2,6 +2,8 @@
 
 #include "PointSource.h"
 
+#include <QByteArray>
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -47,6 +49,13 @@ public:
     // Whether every value is the same finite number (smoothing leaves such a series alone).
     bool constantValues() const;
     std::size_t memoryBytes() const { return m_blocks.capacity() * sizeof(Block); }
+
+    // The summary as bytes with its blocks from `fromBlock` on (the reader has those before):
+    // what the store keeps on disk so that a restart need not read a series again.
+    QByteArray saved(std::size_t fromBlock) const;
+    // Takes bytes of saved(): their blocks replace this summary's from their first on. False,
+    // leaving the summary unchanged, when they do not follow on or do not add up.
+    bool restore(QByteArrayView bytes);
 
 private:
     void add(const MetricPoint &point);

@@ -222,8 +222,8 @@ void ingest(const QString &binary, const QString &dir) {
 
 void query(const QString &dir) {
     const qint64 total = static_cast<qint64>(10'000'000 * scale());
-    auto opened = sb::MetricStore::open(dir);
-    auto &store = *opened.value();
+    std::unique_ptr<sb::MetricStore> owned = sb::MetricStore::open(dir).value();
+    auto &store = *owned;
     QRandomGenerator rng(7);
     QElapsedTimer timer;
     timer.start();
@@ -266,6 +266,24 @@ void query(const QString &dir) {
     std::printf("  reading every point instead (smoothed path): %.1f ms, %.1fx slower than the "
                 "summary path\n",
                 scan, scan / warm);
+
+    // A restart: the first query with the summaries the store saved, and without them.
+    (void)store.saveSummaries();
+    owned.reset();
+    auto firstAfterRestart = [&](bool saved) {
+        if (!saved)
+            QFile::remove(dir + u"/summaries"_s);
+        std::unique_ptr<sb::MetricStore> reopened = sb::MetricStore::open(dir).value();
+        QElapsedTimer first;
+        first.start();
+        (void)reopened->query(u"big"_s, u"loss"_s, window);
+        return double(first.nsecsElapsed()) / 1e6;
+    };
+    const double restored = firstAfterRestart(true);
+    const double rebuilt = firstAfterRestart(false);
+    std::printf("  first query after a restart: %.2f ms with the saved summaries (%.2fx warm; "
+                "target <= 2), %.1f ms reading the series instead\n",
+                restored, restored / warm, rebuilt);
 }
 
 void memory(const QString &binary, const QString &dir) {

@@ -1,7 +1,9 @@
 #include "metrics/MetricStore.h"
 
 #include <QBuffer>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -42,6 +44,7 @@ private Q_SLOTS:
     void batchIdsMakeRetriesHarmless();
     void anotherMetricAsX();
     void valueRangesBySummarizing();
+    void summariesSurviveARestart();
 };
 
 void TestMetricStore::appendQueryAndReopen() {
@@ -287,4 +290,76 @@ void TestMetricStore::valueRangesBySummarizing() {
     // Appends keep it up to date.
     QVERIFY(store->append(u"r"_s, {SeriesPoints{u"loss"_s, {{4, 7, 0}}}}).ok());
     QCOMPARE(store->series(u"r"_s)[0].range, std::optional(std::pair(-1.0, 7.0)));
+}
+
+void TestMetricStore::summariesSurviveARestart() {
+    QTemporaryDir dir;
+    sb::SeriesWindow window;
+    window.width = 300;
+    const QString summaries = dir.path() + u"/summaries"_s;
+    auto query = [&](MetricStore &store, const QString &metric) {
+        auto result = store.query(u"r"_s, metric, window);
+        return result ? std::pair(result->x, result->y)
+                      : std::pair<std::vector<double>, std::vector<double>>();
+    };
+    {
+        auto store = openStore(dir.path());
+        SeriesPoints noisy = ramp(u"loss"_s, 0, 10'000);
+        noisy.points[777].value = qQNaN();
+        noisy.points[5000].value = -3;
+        noisy.points[6000].step = 10; // unsorted from here on
+        QVERIFY(store->append(u"r"_s, {noisy, ramp(u"acc"_s, 0, 300)}).ok());
+        QVERIFY(store->summarize(QDeadlineTimer(10000)));
+        QVERIFY(store->saveSummaries().ok());
+        // Appended after the save, and never saved: read from the series at the next start.
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 10'000, 1'000)}).ok());
+        QVERIFY(store->query(u"r"_s, u"loss"_s, window).ok());
+        const qint64 first = QFileInfo(summaries).size();
+        QVERIFY(store->saveSummaries().ok()); // only what changed is appended
+        QVERIFY(QFileInfo(summaries).size() - first < first / 4);
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 11'000, 10)}).ok());
+    }
+    const qint64 saved = QFileInfo(summaries).size();
+    QVERIFY(saved > 0);
+    {
+        auto store = openStore(dir.path());
+        // Ranges are there before any read: the summaries came from the file.
+        const auto series = store->series(u"r"_s);
+        QCOMPARE(series[1].range, std::optional(std::pair(-3.0, 5499.5)));
+        QCOMPARE(series[0].range, std::optional(std::pair(0.0, 149.5)));
+        auto after = query(*store, u"loss"_s);
+        auto fresh = [&] {
+            QTemporaryDir copy;
+            for (const QString &name : QDir(dir.path()).entryList(QDir::Files))
+                if (name != u"summaries"_s && name != u"lock"_s)
+                    QFile::copy(dir.filePath(name), copy.filePath(name));
+            QDir().mkpath(copy.filePath(u"series"_s));
+            for (const QString &name : QDir(dir.filePath(u"series"_s)).entryList(QDir::Files))
+                QFile::copy(dir.filePath(u"series/"_s + name), copy.filePath(u"series/"_s + name));
+            auto other = openStore(copy.path());
+            return query(*other, u"loss"_s);
+        }();
+        QCOMPARE(after, fresh); // exactly what a store that read every point answers
+    }
+    // Damage: a torn tail and flipped bytes cost the cache, never an answer.
+    QFile file(summaries);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QByteArray bytes = file.readAll();
+    bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x5A);
+    file.seek(0);
+    file.write(bytes.left(bytes.size() - 7));
+    file.resize(bytes.size() - 7);
+    file.close();
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(QFileInfo(summaries).size() < bytes.size()); // cut back to whole records
+        QCOMPARE(store->query(u"r"_s, u"loss"_s, window)->total, 11'010);
+    }
+    // A series that lost points on disk drops its longer summary.
+    QVERIFY(QFile::resize(dir.path() + u"/series/0.pts"_s, 16 + 24 * 100));
+    auto store = openStore(dir.path());
+    QCOMPARE(store->series(u"r"_s)[1].count, 100);
+    QVERIFY(!store->series(u"r"_s)[1].range); // not the summary of 11,010 points
+    QCOMPARE(store->query(u"r"_s, u"loss"_s, window)->total, 100);
+    QCOMPARE(store->series(u"r"_s)[1].range, std::optional(std::pair(0.0, 49.5)));
 }

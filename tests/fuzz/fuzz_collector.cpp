@@ -1,6 +1,7 @@
 // libFuzzer target: the collector from the outside. The first byte picks a surface, the rest is
-// the input: a raw HTTP request to a real listening collector, a push body, a /lines body, YAML
-// with anchors and aliases (every loader), or arbitrary stored points under the M4 query path.
+// the input: a raw HTTP request to a real listening collector, a push body (JSON or columns), a
+// /lines body, YAML with anchors and aliases (every loader), or arbitrary stored points under
+// the M4 query path.
 // Anything may be refused; nothing may crash, hang or trip a sanitizer.
 #include "collector/Collector.h"
 #include "config/Config.h"
@@ -89,6 +90,16 @@ void storedPoints(QByteArrayView bytes) {
     (void)sb::downsampleM4(source, summary, window);
 }
 
+// A push body as the HTTP API decodes it (JSON or columns), stored, and its run queried.
+void push(sb::Collector &c, QByteArrayView body, bool columns) {
+    auto decoded = columns ? sb::Collector::decodeColumns(body) : sb::Collector::decodePush(body);
+    if (!decoded)
+        return;
+    const QString run = decoded->run;
+    (void)c.storePush(std::move(decoded).value());
+    queryRun(c, run);
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
@@ -96,16 +107,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         return 0;
     const QByteArrayView input(reinterpret_cast<const char *>(data) + 1,
                                static_cast<qsizetype>(size - 1));
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
     case 0:
         rawHttp(collector(), input);
         break;
     case 1:
-        if (const auto document = QJsonDocument::fromJson(input.toByteArray());
-            document.isObject()) {
-            (void)collector().ingestPush(document.object());
-            queryRun(collector(), document.object().value(u"run"_s).toString());
-        }
+        push(collector(), input, false);
         break;
     case 2:
         (void)collector().ingestLines(u"fuzz"_s, input);
@@ -122,6 +129,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
     case 4:
         storedPoints(input);
+        break;
+    case 5:
+        push(collector(), input, true);
         break;
     }
     return 0;
