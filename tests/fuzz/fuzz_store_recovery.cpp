@@ -1,10 +1,14 @@
 // libFuzzer target: the store opened on an arbitrary journal (as a crash or a bad disk may leave
-// it) must recover to a consistent state that accepts appends and answers queries.
+// it) must recover to a consistent state that accepts appends and answers queries. An input that
+// starts with "summary:" is instead a saved summary of a real series, framed with a valid
+// checksum, so that what the store's summaries file may hold reaches SeriesSummary::restore.
 #include "metrics/MetricStore.h"
+#include "util/Crc32c.h"
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QtEndian>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +16,54 @@
 
 using namespace Qt::StringLiterals;
 
+namespace {
+
+// A store with one series of 1,000 points, and `payload` as its summary, checksummed.
+void restoredSummary(QByteArrayView payload) {
+    QTemporaryDir dir;
+    {
+        auto store = sb::MetricStore::open(dir.path());
+        if (!store)
+            std::abort();
+        sb::SeriesPoints points{u"m"_s, {}};
+        for (int i = 0; i < 1000; ++i)
+            points.points.push_back({double(i % 300), i * 0.5, 1.7e9 + i});
+        if (!(*store)->append(u"r"_s, {points}).ok())
+            std::abort();
+    }
+    const QByteArray body = QByteArray(4, '\0') + payload.toByteArray(); // series id 0
+    char header[16];
+    qToLittleEndian<quint32>(0x314A4253, header); // the store's record magic
+    qToLittleEndian<quint32>(5, header + 4);      // a summary
+    qToLittleEndian<quint32>(quint32(body.size()), header + 8);
+    qToLittleEndian<quint32>(sb::crc32c(body, sb::crc32c(QByteArrayView(header + 4, 4))),
+                             header + 12);
+    QFile file(dir.path() + u"/summaries"_s);
+    if (!file.open(QIODevice::WriteOnly))
+        return;
+    file.write(header, sizeof header);
+    file.write(body);
+    file.close();
+    auto store = sb::MetricStore::open(dir.path());
+    if (!store)
+        std::abort();
+    for (sb::XAxis axis : {sb::XAxis::Step, sb::XAxis::WallTime}) {
+        sb::SeriesWindow window;
+        window.axis = axis;
+        window.width = 13;
+        if (!(*store)->query(u"r"_s, u"m"_s, window).ok())
+            std::abort();
+    }
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+    const QByteArrayView input(reinterpret_cast<const char *>(data), qsizetype(size));
+    if (input.startsWith("summary:")) {
+        restoredSummary(input.sliced(8));
+        return 0;
+    }
     QTemporaryDir dir;
     QDir().mkpath(dir.path() + u"/series"_s);
     QFile journal(dir.path() + u"/journal"_s);
