@@ -441,8 +441,9 @@ Status MetricStore::load() {
 void MetricStore::loadSummaries() {
     const QString path = m_directory + u"/summaries"_s;
     QFile file(path);
-    if (!file.open(QIODevice::ReadWrite))
-        return; // none yet, or unreadable: summaries are built again as series are read
+    // None yet, or unreadable: summaries are built again as series are read.
+    if (!QFileInfo(path).isFile() || !file.open(QIODevice::ReadWrite))
+        return;
     const QByteArray bytes = file.readAll();
     QHash<quint32, Series *> byId;
     for (const auto &series : m_series)

@@ -449,9 +449,17 @@ class Corruption(unittest.TestCase):
 
     def test_store_files_are_private(self):
         data = self.store()
+        collector = Collector(data)  # a query, then a stop that saves the summaries
+        self.assertEqual(len(stored_steps(collector, "a", "loss")), 300)
+        collector.request("/api/v1/series?run=a&metric=loss")
+        collector.stop()
+        Collector(data).stop()  # and a start that reads them
         self.assertEqual(os.stat(data).st_mode & 0o777, 0o700)
-        for name in ("journal", "series/0.pts"):
-            self.assertEqual(os.stat(os.path.join(data, name)).st_mode & 0o077, 0, name)
+        self.assertIn("summaries", os.listdir(data))
+        for folder, _, names in os.walk(data):
+            for name in names:
+                path = os.path.join(folder, name)
+                self.assertEqual(os.stat(path).st_mode & 0o077, 0, path)
 
 
 class KillLoop(unittest.TestCase):
