@@ -94,12 +94,14 @@ bool SeriesSummary::restore(QByteArrayView bytes) {
     if (bytes.size() < qsizetype(sizeof state))
         return false;
     std::memcpy(&state, bytes.data(), sizeof state);
-    const auto blocks = std::uint64_t(bytes.size() - qsizetype(sizeof state)) / sizeof(Block);
+    const std::uint64_t blocks = (std::size_t(bytes.size()) - sizeof state) / sizeof(Block);
+    const std::uint64_t total = state.fromBlock + blocks;
     // The blocks must follow on, and be exactly as many as the count needs.
     if (state.fromBlock > m_blocks.size() || state.blocks != blocks ||
-        bytes.size() != qsizetype(sizeof state + blocks * sizeof(Block)) || state.count < 0 ||
-        std::uint64_t(state.count + kBlockSize - 1) / kBlockSize != state.fromBlock + blocks ||
-        state.nonFinite < 0 || state.nonFinite > state.count)
+        std::size_t(bytes.size()) != sizeof state + blocks * sizeof(Block) || state.count < 0 ||
+        std::uint64_t(state.count) > total * kBlockSize ||
+        std::uint64_t(state.count) + kBlockSize <= total * kBlockSize || state.nonFinite < 0 ||
+        state.nonFinite > state.count)
         return false;
     for (std::uint64_t i = 0; i < blocks; ++i) {
         Block block;
