@@ -167,9 +167,11 @@ QByteArray columnsBody(const QString &run, int metrics, int points, int firstSte
 void ingest(const QString &binary, const QString &dir) {
     const int batches = std::max(10, static_cast<int>(200 * scale()));
     constexpr int distinct = 10, metrics = 10, points = 5000; // 50,000 points a batch
-    std::vector<QByteArray> bodies;
-    for (int b = 0; b < distinct; ++b)
-        bodies.push_back(pushBody(u"ingest-%1"_s.arg(b), metrics, points, b * points));
+    std::vector<QByteArray> bodies(distinct), columns(distinct);
+    for (int b = 0; b < distinct; ++b) {
+        bodies[b] = pushBody(u"ingest-%1"_s.arg(b), metrics, points, b * points);
+        columns[b] = columnsBody(u"columns-%1"_s.arg(b), metrics, points, b * points);
+    }
     const double totalPoints = double(batches) * metrics * points;
 
     // Decoding alone, in this process: Qt's JSON reader (the collector's before simdjson) beside
@@ -201,9 +203,6 @@ void ingest(const QString &binary, const QString &dir) {
                          totalPoints / (elapsed / 1000));
     };
     const auto [cpuRate, wallRate] = push(sb::CollectorApi::kPush, bodies);
-    std::vector<QByteArray> columns;
-    for (int b = 0; b < distinct; ++b)
-        columns.push_back(columnsBody(u"columns-%1"_s.arg(b), metrics, points, b * points));
     const auto [columnsCpuRate, columnsWallRate] = push(sb::CollectorApi::kPushColumns, columns);
     std::printf("ingest: %.0f points in %d batched pushes of %d points (%.1f MB of JSON each)\n",
                 totalPoints, batches, metrics * points, bodies[0].size() / 1e6);
