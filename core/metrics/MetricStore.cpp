@@ -32,8 +32,21 @@ constexpr QByteArrayView kSeriesMagic = "SBPOINTS";
 constexpr qint64 kHeaderSize = 16;
 constexpr qint64 kPointSize = sizeof(MetricPoint);
 constexpr qint64 kCompactJournalAt = 8 << 20;
+constexpr QByteArrayView kDataMagic = "SBDATA01";
+constexpr quint32 kFormat = 2;                      // data files; 1 (no format record): series files
+constexpr qint64 kDataFileBytes = qint64(1) << 30; // extents go to a file up to this size
+constexpr qint64 kFirstExtent = 16;                // points
+constexpr qint64 kLargestExtent = qint64(1) << 20; // points (24 MiB)
 
-enum class RecordType : quint32 { Run = 1, SeriesCreated = 2, Commit = 3, Batch = 4, Summary = 5 };
+enum class RecordType : quint32 {
+    Run = 1,
+    SeriesCreated = 2,
+    Commit = 3,
+    Batch = 4,
+    Summary = 5, // in the summaries file
+    Format = 6,
+    Extent = 7,
+};
 // How many batch ids the store remembers (a retry comes within seconds; this is hours of them).
 constexpr qsizetype kRememberedBatches = 100'000;
 
@@ -81,6 +94,12 @@ void appendRecord(QByteArray *out, RecordType type, const QByteArray &payload) {
     out->append(payload);
 }
 
+QByteArray formatPayload() {
+    char version[4];
+    qToLittleEndian<quint32>(kFormat, version);
+    return QByteArray(version, 4);
+}
+
 QByteArray jsonPayload(const QJsonObject &object) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
@@ -108,40 +127,72 @@ private:
     int m_fd;
 };
 
-// A series file opened for reading with pread: the downsampler's and the exporter's source.
-class SeriesFileSource final : public PointSource {
-public:
-    SeriesFileSource(int fd, qint64 count)
-        : m_fd(fd)
-        , m_count(count) {}
-    ~SeriesFileSource() override {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-    SeriesFileSource(const SeriesFileSource &) = delete;
-    SeriesFileSource &operator=(const SeriesFileSource &) = delete;
-    qint64 size() const override { return m_count; }
-    void read(qint64 first, qint64 count, MetricPoint *out) const override {
-        if (!readAll(m_fd, reinterpret_cast<char *>(out), count * kPointSize,
-                     kHeaderSize + first * kPointSize))
-            std::fill_n(out, count, MetricPoint{});
-    }
-
-private:
-    int m_fd;
-    qint64 m_count;
-};
-
-// The 16 bytes every series file starts with: magic, format version, point size.
-QByteArray seriesHeader() {
+// The 16 bytes every file of points starts with: magic, format version, point size.
+QByteArray pointsHeader(QByteArrayView magic) {
     char header[kHeaderSize] = {};
-    std::memcpy(header, kSeriesMagic.data(), kSeriesMagic.size());
+    std::memcpy(header, magic.data(), magic.size());
     qToLittleEndian<quint32>(1, header + 8);
     qToLittleEndian<quint32>(kPointSize, header + 12);
     return QByteArray(header, kHeaderSize);
 }
 
+// A series' points across its extents, read with pread (on any thread): the downsampler's and
+// the exporter's source. Holds the data files open while it lives.
+class ExtentSource final : public PointSource {
+public:
+    struct Piece {
+        std::shared_ptr<const void> file; // keeps `fd` open
+        int fd;
+        qint64 offset; // bytes into the file
+        qint64 first;  // the series' index of its first point
+        qint64 capacity;
+    };
+    ExtentSource(std::vector<Piece> pieces, qint64 count)
+        : m_pieces(std::move(pieces))
+        , m_count(count) {}
+    qint64 size() const override { return m_count; }
+    void read(qint64 first, qint64 count, MetricPoint *out) const override {
+        auto piece = std::upper_bound(m_pieces.begin(), m_pieces.end(), first,
+                                      [](qint64 at, const Piece &p) { return at < p.first; });
+        if (piece != m_pieces.begin())
+            --piece;
+        for (; count > 0 && piece != m_pieces.end(); ++piece) {
+            const qint64 within = first - piece->first;
+            const qint64 n = std::min(count, piece->capacity - within);
+            if (within < 0 || n <= 0)
+                break;
+            if (!readAll(piece->fd, reinterpret_cast<char *>(out), n * kPointSize,
+                         piece->offset + within * kPointSize))
+                std::fill_n(out, n, MetricPoint{});
+            out += n;
+            first += n;
+            count -= n;
+        }
+        std::fill_n(out, std::max<qint64>(count, 0), MetricPoint{});
+    }
+
+private:
+    std::vector<Piece> m_pieces;
+    qint64 m_count;
+};
+
 } // namespace
+
+struct MetricStore::Extent {
+    quint32 file = 0;
+    qint64 offset = 0;   // bytes into the file
+    qint64 capacity = 0; // points
+};
+
+struct MetricStore::DataFile {
+    explicit DataFile(int descriptor)
+        : fd(descriptor) {}
+    ~DataFile() { ::close(fd); }
+    DataFile(const DataFile &) = delete;
+    DataFile &operator=(const DataFile &) = delete;
+    int fd;
+    qint64 end = kHeaderSize; // where the next extent goes
+};
 
 struct MetricStore::Series {
     quint32 id = 0;
@@ -150,6 +201,7 @@ struct MetricStore::Series {
     qint64 count = 0;
     MetricPoint last;
     std::optional<SeriesSummary> summary;
+    std::vector<Extent> extents; // in order; together the room for its points
     // What the summaries file holds: blocks before savedBlocks for good, the summary at savedCount.
     std::size_t savedBlocks = 0;
     qint64 savedCount = -1;
@@ -167,10 +219,10 @@ MetricStore::~MetricStore() {
 }
 
 Result<std::unique_ptr<MetricStore>> MetricStore::open(const QString &directory) {
-    if (!QDir().mkpath(directory + u"/series"_s))
+    if (!QDir().mkpath(directory + u"/data"_s))
         return fail(u"cannot create the store directory %1"_s.arg(directory));
     // Metrics are private: the store is the owner's alone.
-    for (const QString &path : {directory, QString(directory + u"/series"_s)})
+    for (const QString &path : {directory, QString(directory + u"/data"_s)})
         ::chmod(QFile::encodeName(path).constData(), 0700);
     std::unique_ptr<MetricStore> store(new MetricStore(QDir(directory).absolutePath()));
     const QByteArray lockPath = QFile::encodeName(directory + u"/lock"_s);
@@ -211,8 +263,8 @@ Status MetricStore::acknowledgeRecovery() {
     return success();
 }
 
-QString MetricStore::seriesPath(quint32 id) const {
-    return u"%1/series/%2.pts"_s.arg(m_directory).arg(id);
+QString MetricStore::dataPath(quint32 number) const {
+    return u"%1/data/%2.dat"_s.arg(m_directory).arg(number);
 }
 
 // The length of the whole, checksummed record at `offset`, or 0.
@@ -259,6 +311,8 @@ Status MetricStore::load() {
     // next whole record, so one bad byte costs one record, never the rest of the store.
     QHash<quint32, qint64> committed;
     QHash<quint32, Series *> byId;
+    std::vector<std::pair<quint32, Extent>> extents;
+    quint32 format = 1;
     qint64 offset = 0;
     qint64 readableEnd = 0; // where the last readable record ends
     while (offset < bytes.size()) {
@@ -340,6 +394,17 @@ Status MetricStore::load() {
             }
         } else if (type == static_cast<quint32>(RecordType::Batch)) {
             rememberBatch(QString::fromUtf8(payload));
+        } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
+            format = qFromLittleEndian<quint32>(payload.data());
+        } else if (type == static_cast<quint32>(RecordType::Extent) && payload.size() == 24) {
+            const Extent extent{qFromLittleEndian<quint32>(payload.data() + 4),
+                                qFromLittleEndian<qint64>(payload.data() + 8),
+                                qFromLittleEndian<qint64>(payload.data() + 16)};
+            // Never past what allocation makes: a larger one cannot be ours.
+            if (extent.file < kMaxSeriesId && extent.offset >= kHeaderSize &&
+                extent.capacity > 0 && extent.capacity <= kLargestExtent &&
+                extent.offset + extent.capacity * kPointSize <= kDataFileBytes)
+                extents.emplace_back(qFromLittleEndian<quint32>(payload.data()), extent);
         }
         offset += length;
         readableEnd = offset;
@@ -348,6 +413,50 @@ Status MetricStore::load() {
         return fail(u"cannot truncate %1: %2"_s.arg(journalPath, journal.errorString()));
     m_journalSize = readableEnd;
 
+    if (format > kFormat)
+        return fail(u"the store %1 was written by a newer Signalbox (format %2); this one reads "
+                    "format %3 and earlier"_s.arg(m_directory).arg(format).arg(kFormat));
+    const bool seriesFiles = QFileInfo(m_directory + u"/series"_s).isDir();
+    if (format < kFormat && (!byId.isEmpty() || seriesFiles)) {
+        if (Status loaded = loadSeriesFiles(committed, byId); !loaded)
+            return loaded;
+        if (Status moved = migrateSeriesFiles(); !moved)
+            return moved;
+    } else if (Status loaded = loadDataFiles(committed, extents, byId); !loaded) {
+        return loaded;
+    }
+    // After a damaged journal, extents it no longer names may hold data: none is written over.
+    if (!m_lossNotes.isEmpty())
+        m_fillFile = m_nextFile;
+
+    loadSummaries();
+    m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
+    if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty() ||
+        !m_lossNotes.isEmpty()) {
+        compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
+    }
+    if (m_journalFd < 0) {
+        const QByteArray path = QFile::encodeName(journalPath);
+        m_journalFd = ::open(path.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (m_journalFd < 0)
+            return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
+    }
+    if (m_journalSize == 0) { // a new store: its journal says its format first
+        QByteArray record;
+        appendRecord(&record, RecordType::Format, formatPayload());
+        if (!writeAll(m_journalFd, record.constData(), record.size()))
+            return fail(systemError(u"cannot write %1"_s.arg(journalPath)));
+        m_journalSize = record.size();
+    }
+    return success();
+}
+
+Status MetricStore::loadSeriesFiles(const QHash<quint32, qint64> &committedCounts,
+                                    const QHash<quint32, Series *> &byId) {
+    QHash<quint32, qint64> committed = committedCounts;
+    auto legacySeriesPath = [this](quint32 id) {
+        return u"%1/series/%2.pts"_s.arg(m_directory).arg(id);
+    };
     // A series file no journal record names (a lost or damaged journal) is kept aside, never
     // overwritten by a new series; and no new series takes its number.
     const QDir seriesDir(m_directory + u"/series"_s);
@@ -366,9 +475,9 @@ Status MetricStore::load() {
         m_lossNotes << u"series/%1 is named by no journal record: kept in %2"_s.arg(name, *kept);
     }
 
-    const QByteArray expectedHeader = seriesHeader();
+    const QByteArray expectedHeader = pointsHeader(kSeriesMagic);
     for (const auto &series : m_series) {
-        const QByteArray path = QFile::encodeName(seriesPath(series->id));
+        const QByteArray path = QFile::encodeName(legacySeriesPath(series->id));
         const QString where = u"series %1/%2"_s.arg(series->run, series->metric);
         Fd fd(::open(path.constData(), O_RDWR | O_CLOEXEC));
         struct stat info {};
@@ -422,20 +531,228 @@ Status MetricStore::load() {
                      kHeaderSize + (series->count - 1) * kPointSize))
             return fail(systemError(u"cannot read %1"_s.arg(QString::fromLocal8Bit(path))));
     }
-
-    loadSummaries();
-    m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
-    if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty() ||
-        !m_lossNotes.isEmpty()) {
-        compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
-    }
-    if (m_journalFd < 0) {
-        const QByteArray path = QFile::encodeName(journalPath);
-        m_journalFd = ::open(path.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-        if (m_journalFd < 0)
-            return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
-    }
     return success();
+}
+
+Status MetricStore::migrateSeriesFiles() {
+    // Data files no journal names: what a migration cut short had written. They go.
+    const QDir dataDir(m_directory + u"/data"_s);
+    for (const QString &name : dataDir.entryList(QDir::Files))
+        (void)QFile::remove(dataDir.filePath(name));
+    qint64 points = 0;
+    QByteArray unused; // the new journal is written whole below
+    for (const auto &series : m_series) {
+        const QString path = u"%1/series/%2.pts"_s.arg(m_directory).arg(series->id);
+        Fd from(::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC));
+        std::vector<MetricPoint> buffer;
+        for (qint64 copied = 0; copied < series->count;) {
+            auto extent = allocate(series.get(), series->count - copied, &unused);
+            if (!extent)
+                return extent.failure();
+            const qint64 n = std::min(series->count - copied, extent->capacity);
+            buffer.resize(std::size_t(n));
+            const char *bytes = reinterpret_cast<char *>(buffer.data());
+            if (!from.valid() ||
+                !readAll(from.get(), buffer.empty() ? nullptr : reinterpret_cast<char *>(buffer.data()),
+                         n * kPointSize, kHeaderSize + copied * kPointSize) ||
+                !writeAll(m_files[extent->file]->fd, bytes, n * kPointSize, extent->offset))
+                return fail(systemError(u"cannot move %1 into a data file"_s.arg(path)));
+            copied += n;
+        }
+        points += series->count;
+    }
+    // The points are on disk before the journal that names them replaces the old one.
+    if (Status written = compactJournal(); !written)
+        return written;
+    for (const auto &series : m_series)
+        (void)QFile::remove(u"%1/series/%2.pts"_s.arg(m_directory).arg(series->id));
+    (void)QDir().rmdir(m_directory + u"/series"_s);
+    m_recoveryNotes << u"moved %1 series (%2 points) from series files into data files, the "
+                       "store's new layout"_s.arg(m_series.size())
+                           .arg(points);
+    return success();
+}
+
+Status MetricStore::loadDataFiles(QHash<quint32, qint64> committed,
+                                  const std::vector<std::pair<quint32, Extent>> &extents,
+                                  const QHash<quint32, Series *> &byId) {
+    QSet<quint32> named;
+    for (const auto &[id, extent] : extents) {
+        if (byId.contains(id))
+            named.insert(extent.file);
+    }
+    // A data file no record names (a lost or damaged journal) is kept aside whole, never written
+    // over; one that holds only its header (a batch that failed) has nothing to keep.
+    const QDir dataDir(m_directory + u"/data"_s);
+    for (const QString &name : dataDir.entryList(QDir::Files)) {
+        bool numbered = false;
+        const qint64 number =
+            QStringView(name).chopped(name.endsWith(u".dat"_s) ? 4 : 0).toLongLong(&numbered);
+        if (numbered && number >= 0 && number < kMaxSeriesId) {
+            m_nextFile = std::max(m_nextFile, quint32(number + 1));
+            if (named.contains(quint32(number)) && name.endsWith(u".dat"_s))
+                continue;
+        }
+        if (QFileInfo(dataDir.filePath(name)).size() <= kHeaderSize &&
+            QFile::remove(dataDir.filePath(name)))
+            continue;
+        const auto kept = keepInLostFound(dataDir.filePath(name), u"data-"_s + name);
+        if (!kept)
+            return fail(kept.error());
+        m_lossNotes << u"data/%1 is named by no journal record: kept in %2"_s.arg(name, *kept);
+    }
+    // The named ones, opened; a foreign header is kept aside and its points are lost.
+    QHash<quint32, qint64> sizes;
+    const QByteArray expectedHeader = pointsHeader(kDataMagic);
+    for (const quint32 number : std::as_const(named)) {
+        m_nextFile = std::max(m_nextFile, number + 1);
+        const QString path = dataPath(number);
+        const int fd = ::open(QFile::encodeName(path).constData(), O_RDWR | O_CLOEXEC);
+        if (fd < 0 && errno != ENOENT)
+            return fail(systemError(u"cannot open %1"_s.arg(path)));
+        if (fd < 0) {
+            m_lossNotes << u"data/%1.dat is missing: the points it held are lost"_s.arg(number);
+            continue;
+        }
+        auto file = std::make_shared<DataFile>(fd);
+        struct stat info {};
+        char header[kHeaderSize];
+        if (::fstat(fd, &info) != 0 || info.st_size < kHeaderSize ||
+            !readAll(fd, header, kHeaderSize, 0) ||
+            QByteArrayView(header, kHeaderSize) != expectedHeader) {
+            file.reset();
+            const auto kept = keepInLostFound(path, u"data-%1.dat.bad-header"_s.arg(number));
+            if (!kept)
+                return fail(kept.error());
+            m_lossNotes << u"data/%1.dat does not start with a Signalbox data header; kept in "
+                           "%2, the points it held are lost"_s.arg(number)
+                               .arg(*kept);
+            continue;
+        }
+        sizes.insert(number, info.st_size);
+        if (m_files.size() <= number)
+            m_files.resize(number + 1);
+        m_files[number] = std::move(file);
+    }
+    // Every extent keeps its room taken, whatever it holds.
+    for (const auto &[id, extent] : extents) {
+        if (extent.file < m_files.size() && m_files[extent.file])
+            m_files[extent.file]->end = std::max(m_files[extent.file]->end,
+                                                 extent.offset + extent.capacity * kPointSize);
+        if (Series *series = byId.value(id, nullptr))
+            series->extents.push_back(extent);
+    }
+    for (const auto &series : m_series) {
+        const QString where = u"series %1/%2"_s.arg(series->run, series->metric);
+        const qint64 committedCount = committed.value(series->id, 0);
+        // Points readable in order: up to the first extent the disk lost, in part or whole.
+        qint64 readable = 0;
+        std::size_t kept = 0;
+        for (const Extent &extent : series->extents) {
+            if (readable >= committedCount)
+                break;
+            const bool open = extent.file < m_files.size() && m_files[extent.file];
+            const qint64 onDisk =
+                open ? std::clamp((sizes.value(extent.file) - extent.offset) / kPointSize,
+                                  qint64(0), extent.capacity)
+                     : 0;
+            if (!open)
+                break;
+            readable += onDisk;
+            ++kept;
+            if (onDisk < extent.capacity)
+                break;
+        }
+        series->count = std::min(readable, committedCount);
+        if (series->count < committedCount)
+            m_lossNotes << u"%1: %2 committed points were lost by the disk"_s.arg(where).arg(
+                committedCount - series->count);
+        series->extents.resize(kept); // later extents follow a gap: new points go to new ones
+        if (series->count > 0) {
+            Series *found = nullptr;
+            auto points = reader(series->run, series->metric, &found);
+            if (!points)
+                return points.failure();
+            (*points)->read(series->count - 1, 1, &series->last);
+        }
+    }
+    // Leftovers of a migration whose new journal was already in place: the points moved.
+    const QDir seriesDir(m_directory + u"/series"_s);
+    for (const QString &name : seriesDir.entryList(QDir::Files)) {
+        bool numbered = false;
+        const qint64 id = QStringView(name).chopped(name.endsWith(u".pts"_s) ? 4 : 0).toLongLong(&numbered);
+        if (numbered && byId.contains(quint32(id)) && name.endsWith(u".pts"_s)) {
+            (void)QFile::remove(seriesDir.filePath(name));
+            continue;
+        }
+        const auto kept = keepInLostFound(seriesDir.filePath(name), u"series-"_s + name);
+        if (!kept)
+            return fail(kept.error());
+        m_lossNotes << u"series/%1 is named by no journal record: kept in %2"_s.arg(name, *kept);
+    }
+    if (seriesDir.exists())
+        (void)QDir().rmdir(seriesDir.path());
+    m_fillFile = m_nextFile > 0 ? m_nextFile - 1 : 0;
+    return success();
+}
+
+Result<MetricStore::DataFile *> MetricStore::dataFile(quint32 number, bool create) {
+    if (number < m_files.size() && m_files[number])
+        return m_files[number].get();
+    if (!create)
+        return fail(u"data/%1.dat is not open"_s.arg(number), ErrorCode::StorageFailed);
+    const QByteArray path = QFile::encodeName(dataPath(number));
+    // O_EXCL: a file already there is someone's data, never written over.
+    int fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        if (const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
+                                              u"data-%1.dat.in-the-way"_s.arg(number)))
+            m_recoveryNotes << u"data/%1.dat was in the way of a new data file: kept in %2"_s
+                                   .arg(number)
+                                   .arg(*kept);
+        fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (fd < 0)
+        return fail(systemError(u"cannot create %1"_s.arg(dataPath(number))),
+                    ErrorCode::StorageFailed);
+    auto file = std::make_shared<DataFile>(fd);
+    const QByteArray header = pointsHeader(kDataMagic);
+    if (!writeAll(fd, header.constData(), kHeaderSize, 0))
+        return fail(systemError(u"cannot write %1"_s.arg(dataPath(number))),
+                    ErrorCode::StorageFailed);
+    if (m_files.size() <= number)
+        m_files.resize(number + 1);
+    m_files[number] = std::move(file);
+    m_nextFile = std::max(m_nextFile, number + 1);
+    return m_files[number].get();
+}
+
+Result<MetricStore::Extent> MetricStore::allocate(Series *series, qint64 points,
+                                                  QByteArray *journal) {
+    qint64 held = 0;
+    for (const Extent &extent : series->extents)
+        held += extent.capacity;
+    // Each new extent at least as large as all before it: a long series lies in few pieces.
+    const qint64 capacity =
+        std::clamp(std::max<qint64>(held, std::bit_ceil(quint64(points))), kFirstExtent,
+                   kLargestExtent);
+    auto file = dataFile(m_fillFile, true);
+    if (file && (*file)->end + capacity * kPointSize > kDataFileBytes) {
+        m_fillFile = m_nextFile;
+        file = dataFile(m_fillFile, true);
+    }
+    if (!file)
+        return file.failure();
+    const Extent extent{m_fillFile, (*file)->end, capacity};
+    (*file)->end += capacity * kPointSize;
+    series->extents.push_back(extent);
+    char payload[24];
+    qToLittleEndian<quint32>(series->id, payload);
+    qToLittleEndian<quint32>(extent.file, payload + 4);
+    qToLittleEndian<qint64>(extent.offset, payload + 8);
+    qToLittleEndian<qint64>(extent.capacity, payload + 16);
+    appendRecord(journal, RecordType::Extent, QByteArray(payload, sizeof payload));
+    return extent;
 }
 
 void MetricStore::loadSummaries() {
@@ -542,6 +859,7 @@ Status MetricStore::writeSummaries(const QByteArray &records, bool whole) {
 // Rewrites the journal as the current state (runs, series, one commit) and swaps it in atomically.
 Status MetricStore::compactJournal() {
     QByteArray snapshot;
+    appendRecord(&snapshot, RecordType::Format, formatPayload());
     for (const RunInfo &run : std::as_const(m_runs))
         appendRecord(&snapshot, RecordType::Run, jsonPayload(run.toJson()));
     QByteArray commit;
@@ -550,6 +868,14 @@ Status MetricStore::compactJournal() {
                      jsonPayload({{u"id"_s, static_cast<qint64>(series->id)},
                                   {u"run"_s, series->run},
                                   {u"metric"_s, series->metric}}));
+        for (const Extent &extent : series->extents) {
+            char payload[24];
+            qToLittleEndian<quint32>(series->id, payload);
+            qToLittleEndian<quint32>(extent.file, payload + 4);
+            qToLittleEndian<qint64>(extent.offset, payload + 8);
+            qToLittleEndian<qint64>(extent.capacity, payload + 16);
+            appendRecord(&snapshot, RecordType::Extent, QByteArray(payload, sizeof payload));
+        }
         char entry[12];
         qToLittleEndian<quint32>(series->id, entry);
         qToLittleEndian<qint64>(series->count, entry + 4);
@@ -604,20 +930,6 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
     series->id = m_nextId;
     series->run = run;
     series->metric = metric;
-    const QByteArray path = QFile::encodeName(seriesPath(series->id));
-    // O_EXCL: a file already there is someone's data, never overwritten.
-    Fd fd(::open(path.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (!fd.valid() && errno == EEXIST) {
-        if (const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
-                                              u"series-%1.pts.in-the-way"_s.arg(series->id)))
-            m_recoveryNotes << u"series/%1.pts was in the way of a new series: kept in %2"_s
-                                   .arg(series->id)
-                                   .arg(*kept);
-        fd.reset(::open(path.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    }
-    const QByteArray header = seriesHeader();
-    if (!fd.valid() || !writeAll(fd.get(), header.constData(), kHeaderSize))
-        return fail(systemError(u"cannot create %1"_s.arg(QString::fromLocal8Bit(path))));
     appendRecord(
         journal, RecordType::SeriesCreated,
         jsonPayload(
@@ -638,6 +950,33 @@ void MetricStore::rememberBatch(const QString &key) {
         m_batches.remove(m_batchOrder.front());
         m_batchOrder.pop_front();
     }
+}
+
+Status MetricStore::writePoints(Series *series, const std::vector<MetricPoint> &points,
+                               QByteArray *journal) {
+    const MetricPoint *next = points.data();
+    auto left = static_cast<qint64>(points.size());
+    qint64 at = series->count; // the series' index of the next point
+    qint64 start = 0;          // of the extent at hand
+    std::size_t index = 0;
+    for (; left > 0; start += series->extents[index++].capacity) {
+        if (index == series->extents.size()) {
+            if (auto added = allocate(series, left, journal); !added)
+                return added.failure();
+        }
+        const Extent &extent = series->extents[index];
+        if (at >= start + extent.capacity)
+            continue;
+        const qint64 n = std::min(left, start + extent.capacity - at);
+        if (!writeAll(m_files[extent.file]->fd, reinterpret_cast<const char *>(next),
+                      n * kPointSize, extent.offset + (at - start) * kPointSize))
+            return fail(systemError(u"cannot write %1"_s.arg(dataPath(extent.file))));
+        m_unsynced.insert(extent.file);
+        next += n;
+        left -= n;
+        at += n;
+    }
+    return success();
 }
 
 Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
@@ -670,19 +1009,25 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     if (isNew || info || merged.start != m_runs.value(run).start)
         appendRecord(&journal, RecordType::Run, jsonPayload(merged.toJson()));
 
-    // Write the points; on failure, cut what this batch already wrote.
+    // Write the points; on failure, forget the room this batch took (what it wrote past the
+    // committed counts is never read, and is written over by the next batch).
     std::vector<std::pair<Series *, const SeriesPoints *>> written;
     const std::size_t seriesBefore = m_series.size();
+    std::vector<std::pair<Series *, std::size_t>> extentsBefore;
+    std::vector<qint64> endsBefore;
+    for (const auto &file : m_files)
+        endsBefore.push_back(file ? file->end : 0);
+    const quint32 fillBefore = m_fillFile;
     auto rollBack = [&] {
-        for (const auto &entry : written) {
-            const Series *s = entry.first;
-            const QByteArray path = QFile::encodeName(seriesPath(s->id));
-            if (::truncate(path.constData(), kHeaderSize + s->count * kPointSize) != 0)
-                m_recoveryNotes << systemError(u"cannot roll back %1"_s.arg(seriesPath(s->id)));
+        for (const auto &[s, count] : extentsBefore)
+            s->extents.resize(count);
+        for (std::size_t i = 0; i < endsBefore.size(); ++i) {
+            if (m_files[i])
+                m_files[i]->end = endsBefore[i];
         }
-        // Series created by this batch were never journaled: forget them and their files.
+        m_fillFile = fillBefore;
+        // Series created by this batch were never journaled: forget them.
         while (m_series.size() > seriesBefore) {
-            ::unlink(QFile::encodeName(seriesPath(m_series.back()->id)).constData());
             m_byRun[m_series.back()->run].remove(m_series.back()->metric);
             m_series.pop_back();
         }
@@ -709,14 +1054,10 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
             }
             target = created.value();
         }
-        const QByteArray path = QFile::encodeName(seriesPath(target->id));
-        Fd fd(::open(path.constData(), O_WRONLY | O_CLOEXEC));
-        const auto bytes = static_cast<qint64>(points.points.size()) * kPointSize;
-        if (!fd.valid() || !writeAll(fd.get(), reinterpret_cast<const char *>(points.points.data()),
-                                     bytes, kHeaderSize + target->count * kPointSize)) {
+        extentsBefore.emplace_back(target, target->extents.size());
+        if (Status stored = writePoints(target, points.points, &journal); !stored) {
             rollBack();
-            return fail(systemError(u"cannot write %1"_s.arg(seriesPath(target->id))),
-                        ErrorCode::StorageFailed);
+            return fail(stored.error(), ErrorCode::StorageFailed);
         }
         written.emplace_back(target, &points);
         char entry[12];
@@ -751,7 +1092,6 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
         s->last = points->points.back();
         if (s->summary)
             s->summary->append(points->points.data(), added);
-        m_unsynced.insert(s->id);
     }
     // The batch is stored: a failed compaction is the store's own problem, retried later, and
     // never the writer's (an error reply must mean nothing was stored).
@@ -815,11 +1155,18 @@ Result<std::unique_ptr<PointSource>> MetricStore::reader(const QString &run, con
     *series = find(run, metric);
     if (!*series)
         return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
-    const QString path = seriesPath((*series)->id);
-    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return fail(systemError(u"cannot read %1"_s.arg(path)));
-    return std::unique_ptr<PointSource>(new SeriesFileSource(fd, (*series)->count));
+    std::vector<ExtentSource::Piece> pieces;
+    qint64 first = 0;
+    for (const Extent &extent : (*series)->extents) {
+        if (first >= (*series)->count)
+            break;
+        if (extent.file >= m_files.size() || !m_files[extent.file])
+            return fail(u"data/%1.dat is not open"_s.arg(extent.file));
+        const auto &file = m_files[extent.file];
+        pieces.push_back({file, file->fd, extent.offset, first, extent.capacity});
+        first += extent.capacity;
+    }
+    return std::unique_ptr<PointSource>(new ExtentSource(std::move(pieces), (*series)->count));
 }
 
 Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric,
@@ -902,10 +1249,9 @@ Status MetricStore::exportCsv(const QString &run, const QString &metric, QIODevi
 }
 
 Status MetricStore::sync() {
-    for (quint32 id : std::as_const(m_unsynced)) {
-        Fd fd(::open(QFile::encodeName(seriesPath(id)).constData(), O_WRONLY | O_CLOEXEC));
-        if (fd.valid())
-            ::fdatasync(fd.get());
+    for (const quint32 number : std::as_const(m_unsynced)) {
+        if (number < m_files.size() && m_files[number] && ::fdatasync(m_files[number]->fd) != 0)
+            return fail(systemError(u"cannot sync %1"_s.arg(dataPath(number))));
     }
     m_unsynced.clear();
     if (m_journalFd >= 0 && ::fdatasync(m_journalFd) != 0)

@@ -38,20 +38,28 @@ private:
 // The collector's on-disk store of runs and their metric series.
 //
 // Layout of a store directory:
-//   journal          CRC-framed records: run metadata, series creation, and commit records that
-//                    give every touched series' committed point count after each batch
-//   series/<id>.pts  a 16-byte header, then the series' points, 24 bytes each, append-only
+//   journal          CRC-framed records: the format, run metadata, series and the extents that
+//                    hold their points, and commit records that give every touched series'
+//                    committed point count after each batch
+//   data/<n>.dat     a 16-byte header, then extents: each a series' stretch of room for points,
+//                    24 bytes each, filled in order; a series has a few, each at least as large
+//                    as all its earlier ones together, so that a long series lies in few pieces
+//                    and a million short ones share a few files
 //   summaries        CRC-framed records of series' summaries (SeriesSummary::saved), each giving
 //                    a series' summary from some block on; rewritten whole when mostly stale
-// A batch is written to the series files first and acknowledged once its commit record is in
-// the journal. Opening the store cuts a torn journal tail and truncates every series file back
-// to its last committed length, so a batch is either wholly there or not at all, and nothing
-// acknowledged is lost when the process is killed. Recovery never destroys what it cannot read:
-// a damaged stretch of journal, a series file no record names, or one with a foreign header goes
-// to lost+found/, reading resumes at the next whole record, and a series id is never re-used.
+// A batch is written to its extents first and acknowledged once its commit record (with any new
+// extents and series) is in the journal. Opening the store cuts a torn journal tail; points past a
+// series' committed count are never read, and are written over by its next batch, so a batch is
+// either wholly there or not at all, and nothing acknowledged is lost when the process is killed.
+// Recovery never destroys what it cannot read: a damaged stretch of journal, a data file no record
+// names, or one with a foreign header goes to lost+found/, reading resumes at the next whole
+// record, and after a damaged journal new extents go to a new data file, never over old ones.
+// A store of the earlier layout (a file per series under series/) is moved into data files on
+// its first open, its series files removed only once the new journal is in place.
 //
-// Not thread-safe: one thread (the collector's) owns a store. Summaries for fast queries are built
-// on a series' first query and kept up to date by appends.
+// Not thread-safe: one thread (the collector's) owns a store; the point sources it hands out may
+// be read on other threads. Summaries for fast queries are built on a series' first query and
+// kept up to date by appends.
 class MetricStore final {
 public:
     struct SeriesInfo {
@@ -131,8 +139,24 @@ public:
 
 private:
     struct Series;
+    struct DataFile;
+    struct Extent;
     explicit MetricStore(QString directory);
     Status load();
+    // The earlier layout's series files: read as that layout's recovery did, then moved into
+    // data files under a new journal.
+    Status loadSeriesFiles(const QHash<quint32, qint64> &committed,
+                           const QHash<quint32, Series *> &byId);
+    Status migrateSeriesFiles();
+    Status loadDataFiles(QHash<quint32, qint64> committed,
+                         const std::vector<std::pair<quint32, Extent>> &extents,
+                         const QHash<quint32, Series *> &byId);
+    // Room for `points` more points of `series`, journaled into `journal` with the batch.
+    Result<Extent> allocate(Series *series, qint64 points, QByteArray *journal);
+    Result<DataFile *> dataFile(quint32 number, bool create);
+    // Writes points after the series' last, into its extents and new ones as needed.
+    Status writePoints(Series *series, const std::vector<MetricPoint> &points, QByteArray *journal);
+    QString dataPath(quint32 number) const;
     void loadSummaries();
     Status writeSummaries(const QByteArray &records, bool whole);
     Status compactJournal();
@@ -146,7 +170,6 @@ private:
     static qint64 recordLength(const QByteArray &bytes, qint64 offset);
     // Moves a file the store cannot use to lost+found/NAME; returns where it went.
     Result<QString> keepInLostFound(const QString &path, const QString &name);
-    QString seriesPath(quint32 id) const;
     Series *find(const QString &run, const QString &metric) const;
     Result<std::unique_ptr<PointSource>> reader(const QString &run, const QString &metric,
                                                 Series **series) const;
@@ -165,7 +188,10 @@ private:
     std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
     quint32 m_nextId = 0;         // above every id the journal or the series directory ever held
     QHash<QString, QHash<QString, Series *>> m_byRun;
-    QSet<quint32> m_unsynced;
+    std::vector<std::shared_ptr<DataFile>> m_files; // by number; null where none is open
+    quint32 m_nextFile = 0; // above every data file the journal or the data directory held
+    quint32 m_fillFile = 0; // the file new extents go to, while it has room
+    QSet<quint32> m_unsynced; // data files written since the last sync
     QSet<QString> m_batches;          // ids of the last kRememberedBatches batches ("run\0id")
     std::deque<QString> m_batchOrder; // the same, oldest first
 };

@@ -35,7 +35,9 @@ private Q_SLOTS:
     void appendQueryAndReopen();
     void runMetadataMerges();
     void tornJournalTailIsCut();
-    void uncommittedPointsAreCut();
+    void uncommittedPointsAreNeverRead();
+    void manySeriesShareAFewFiles();
+    void migratesAStoreOfSeriesFiles();
     void secondOpenIsRefused();
     void rejectsBadBatchesWhole();
     void exportsCsv();
@@ -120,25 +122,96 @@ void TestMetricStore::tornJournalTailIsCut() {
     QVERIFY(QFile(dir.path() + u"/journal"_s).size() >= goodSize);
 }
 
-void TestMetricStore::uncommittedPointsAreCut() {
+void TestMetricStore::uncommittedPointsAreNeverRead() {
     QTemporaryDir dir;
     {
         auto store = openStore(dir.path());
         QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 10)}).ok());
     }
-    // Points written to the series file whose commit record never made it (a crash mid-batch),
-    // plus half a point.
-    QFile series(dir.path() + u"/series/0.pts"_s);
-    QVERIFY(series.open(QIODevice::Append));
-    QByteArray junk(24 * 5 + 7, 'x');
-    series.write(junk);
-    series.close();
+    // Points written after the committed ones whose commit record never made it (a crash
+    // mid-batch), plus half a point: the series' extent is the data file's first.
+    QFile data(dir.path() + u"/data/0.dat"_s);
+    QVERIFY(data.open(QIODevice::ReadWrite));
+    QVERIFY(data.seek(16 + 24 * 10));
+    data.write(QByteArray(24 * 5 + 7, 'x'));
+    data.close();
     auto store = openStore(dir.path());
     QCOMPARE(store->totalPoints(), 10);
-    QVERIFY(store->recoveryNotes().join(u' ').contains(u"cut 5 uncommitted"_s));
-    QCOMPARE(QFile(dir.path() + u"/series/0.pts"_s).size(), 16 + 24 * 10);
+    QVERIFY(store->recoveryNotes().isEmpty()); // nothing acknowledged was touched
+    QCOMPARE(store->query(u"r"_s, u"loss"_s, {})->y.back(), 4.5);
+    // The next batch writes over them.
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 10, 3)}).ok());
     const auto q = store->query(u"r"_s, u"loss"_s, {});
-    QCOMPARE(q->y.back(), 4.5);
+    QCOMPARE(q->total, 13);
+    QCOMPARE(q->y, (std::vector<double>{0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6}));
+}
+
+void TestMetricStore::manySeriesShareAFewFiles() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        // 1,000 runs x 3 metrics, and one long series written a point at a time, interleaved.
+        for (int r = 0; r < 1000; ++r) {
+            const QString run = u"run-%1"_s.arg(r);
+            QVERIFY(store->append(run, {ramp(u"a"_s, 0, 200), ramp(u"b"_s, 0, 3), ramp(u"c"_s, 0, 1)})
+                        .ok());
+            QVERIFY(store->append(u"long"_s, {ramp(u"x"_s, r * 50, 50)}).ok());
+        }
+        QVERIFY(store->append(u"run-7"_s, {ramp(u"a"_s, 200, 5000)}).ok());
+        QVERIFY(store->sync().ok());
+    }
+    QCOMPARE(QDir(dir.path() + u"/data"_s).entryList(QDir::Files).size(), 1);
+    QVERIFY(!QDir(dir.path() + u"/series"_s).exists());
+    auto store = openStore(dir.path());
+    QVERIFY(store->recoveryNotes().isEmpty());
+    QCOMPARE(store->totalPoints(), 1000 * 204 + 50'000 + 5000);
+    // Every point where it was written, across extents.
+    QByteArray csv;
+    QBuffer out(&csv);
+    out.open(QIODevice::WriteOnly);
+    QVERIFY(store->exportCsv(u"long"_s, u"x"_s, &out).ok());
+    const QList<QByteArray> lines = csv.split('\n');
+    QCOMPARE(lines.size(), 50'000 + 2);
+    for (int i : {0, 15, 16, 17, 49'999})
+        QCOMPARE(lines[i + 1].split(',')[1].toDouble(), i * 0.5);
+    sb::SeriesWindow window;
+    window.width = 100;
+    const auto q = store->query(u"run-7"_s, u"a"_s, window);
+    QCOMPARE(q->total, 5200);
+    QCOMPARE(q->y.back(), 5199 * 0.5);
+}
+
+void TestMetricStore::migratesAStoreOfSeriesFiles() {
+    // Written by the release before data files (tests/data/store-v1, made by its MetricStore):
+    // run a (loss 1,000 points in two batches, acc 10; config, tags, a note), run b (loss 300),
+    // batch ids, and a saved summary of a/loss.
+    QTemporaryDir dir;
+    const QString from = QStringLiteral(SIGNALBOX_TEST_DATA) + u"/store-v1"_s;
+    QDir().mkpath(dir.filePath(u"series"_s));
+    for (const QString &name : {u"journal"_s, u"summaries"_s, u"series/0.pts"_s, u"series/1.pts"_s,
+                                u"series/2.pts"_s})
+        QVERIFY(QFile::copy(from + u'/' + name, dir.filePath(name)));
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->recoveryNotes().join(u' ').contains(u"moved 3 series (1310 points)"_s));
+        QVERIFY(!QDir(dir.filePath(u"series"_s)).exists());
+        QCOMPARE(store->run(u"a"_s)->note, std::optional(u"first try"_s));
+        QCOMPARE(store->run(u"a"_s)->tags, std::optional(QStringList{u"baseline"_s}));
+        QCOMPARE(store->run(u"a"_s)->config.value(u"lr"_s).toDouble(), 0.01);
+        QCOMPARE(store->series(u"a"_s)[1].range, std::optional(std::pair(0.0, 499.5))); // saved
+        QVERIFY(!store->append(u"a"_s, {ramp(u"loss"_s, 0, 1)}, nullptr, u"batch-2"_s).value());
+        QVERIFY(store->acknowledgeRecovery().ok());
+    }
+    auto store = openStore(dir.path());
+    QVERIFY(store->recoveryNotes().isEmpty());
+    QCOMPARE(store->totalPoints(), 1310);
+    const auto a = store->query(u"a"_s, u"loss"_s, {});
+    QCOMPARE(a->total, 1000);
+    QCOMPARE(a->y.back(), 999 * 0.5);
+    QCOMPARE(store->query(u"b"_s, u"loss"_s, {})->y.back(), -299.0);
+    QCOMPARE(store->series(u"a"_s)[0].last.value, 9 * 0.1);
+    QVERIFY(store->append(u"b"_s, {ramp(u"loss"_s, 300, 2)}).ok());
+    QCOMPARE(store->query(u"b"_s, u"loss"_s, {})->total, 302);
 }
 
 void TestMetricStore::secondOpenIsRefused() {
@@ -333,9 +406,9 @@ void TestMetricStore::summariesSurviveARestart() {
             for (const QString &name : QDir(dir.path()).entryList(QDir::Files))
                 if (name != u"summaries"_s && name != u"lock"_s)
                     QFile::copy(dir.filePath(name), copy.filePath(name));
-            QDir().mkpath(copy.filePath(u"series"_s));
-            for (const QString &name : QDir(dir.filePath(u"series"_s)).entryList(QDir::Files))
-                QFile::copy(dir.filePath(u"series/"_s + name), copy.filePath(u"series/"_s + name));
+            QDir().mkpath(copy.filePath(u"data"_s));
+            for (const QString &name : QDir(dir.filePath(u"data"_s)).entryList(QDir::Files))
+                QFile::copy(dir.filePath(u"data/"_s + name), copy.filePath(u"data/"_s + name));
             auto other = openStore(copy.path());
             return query(*other, u"loss"_s);
         }();
@@ -356,7 +429,7 @@ void TestMetricStore::summariesSurviveARestart() {
         QCOMPARE(store->query(u"r"_s, u"loss"_s, window)->total, 11'010);
     }
     // A series that lost points on disk drops its longer summary.
-    QVERIFY(QFile::resize(dir.path() + u"/series/0.pts"_s, 16 + 24 * 100));
+    QVERIFY(QFile::resize(dir.path() + u"/data/0.dat"_s, 16 + 24 * 100)); // loss' first extent
     auto store = openStore(dir.path());
     QCOMPARE(store->series(u"r"_s)[1].count, 100);
     QVERIFY(!store->series(u"r"_s)[1].range); // not the summary of 11,010 points
