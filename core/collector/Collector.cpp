@@ -403,16 +403,22 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
     return result;
 }
 
-QList<RunSummary> Collector::runs(const QString &filter) {
+QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit) {
     // Value ranges come from the series' summaries: read a few more of them each time asked, so
     // a large store fills the table in over a few polls without holding this thread long.
     m_store->summarize(QDeadlineTimer(20));
     QList<RunSummary> out;
-    for (const RunInfo &info : m_store->runs()) {
+    for (const RunInfo &info : m_store->runsByName()) {
+        if (limit >= 0 && out.size() >= limit)
+            break;
         if (!filter.isEmpty()) {
             const QString haystack = QString::fromUtf8(QJsonDocument(info.toJson()).toJson());
             if (!haystack.contains(filter, Qt::CaseInsensitive))
                 continue;
+        }
+        if (offset > 0) {
+            --offset;
+            continue;
         }
         RunSummary run{info, {}};
         for (const auto &series : m_store->series(info.name))

@@ -90,9 +90,10 @@ public:
     IngestResult ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
     Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);
 
-    // Runs whose metadata mentions `filter` (all for an empty one), with their metrics.
+    // Runs whose metadata mentions `filter` (all for an empty one), with their metrics, in
+    // name order: `limit` of them (all when negative) after the first `offset`.
     // Each metric's value range is there once its series was summarized (within a few calls).
-    QList<RunSummary> runs(const QString &filter);
+    QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1);
     // Each group's centre line and band, on columns shared by all groups (see GroupRequest). A
     // group's runs × columns above kMostGroupCells is refused (its values are held at once).
     static constexpr qint64 kMostGroupCells = 20'000'000;

@@ -193,7 +193,11 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         else
             respond(json(QJsonObject{{u"acknowledged"_s, notes}}));
     } else if (path == CollectorApi::kRuns && get) {
-        respond(json(toJson(m_collector->runs(query.value(u"filter"_s)))));
+        bool limited = false;
+        const qsizetype limit = query.value(u"limit"_s).toLongLong(&limited);
+        const qsizetype offset = std::max<qsizetype>(0, query.value(u"offset"_s).toLongLong());
+        respond(json(toJson(m_collector->runs(query.value(u"filter"_s), offset,
+                                              limited ? std::max<qsizetype>(0, limit) : -1))));
     } else if (path == CollectorApi::kMetrics && get) {
         QStringList runs = query.values(u"run"_s);
         if (runs.isEmpty()) {

@@ -103,6 +103,7 @@ public:
     }
 
     QList<RunInfo> runs() const { return m_runs.values(); }
+    const QMap<QString, RunInfo> &runsByName() const { return m_runs; }
     std::optional<RunInfo> run(const QString &name) const;
     std::vector<SeriesInfo> series(const QString &run) const;
     qint64 totalPoints() const;

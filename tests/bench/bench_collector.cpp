@@ -3,7 +3,7 @@
 // points from disk, and a group of 100 such runs as one band. Prints figures; asserts nothing.
 //
 // usage: bench_collector PATH/TO/signalbox-collector [SECTION...]
-//        sections: ingest query export memory groups appends (all when none is named)
+//        sections: ingest query export memory groups appends runs (all when none is named)
 //        (SIGNALBOX_BENCH_SCALE=0.1 for a quick run)
 #include "BenchUtil.h"
 #include "collector/Collector.h"
@@ -11,6 +11,7 @@
 #include "metrics/MetricStore.h"
 
 #include <QCoreApplication>
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -492,6 +493,61 @@ void appendsAtScale(const QString &dir) {
     }
 }
 
+// 100,000 runs x 10 metrics in one store (1 M series): its size on disk, the collector's start,
+// and a filtered page of /runs.
+void manyRuns(const QString &binary, const QString &dir) {
+    const int runs = std::max(1000, static_cast<int>(100'000 * scale()));
+    constexpr int metrics = 10, points = 10;
+    QElapsedTimer timer;
+    timer.start();
+    {
+        auto store = std::move(sb::MetricStore::open(dir)).value();
+        std::vector<sb::SeriesPoints> batch(metrics);
+        for (int r = 0; r < runs; ++r) {
+            for (int m = 0; m < metrics; ++m) {
+                batch[m].metric = u"metric/%1"_s.arg(m);
+                batch[m].points.resize(points);
+                for (int i = 0; i < points; ++i)
+                    batch[m].points[i] = {double(i), r * 1e-3 + m + i * 0.1, 1.7e9 + i};
+            }
+            sb::RunInfo info{u"run-%1"_s.arg(r, 6, 10, QLatin1Char('0')), {}, {}, {}, {}, {}};
+            info.config = QJsonObject{{u"lr"_s, 0.001 * (r % 97)}, {u"seed"_s, r % 5}};
+            (void)store->append(info.name, batch, &info);
+        }
+        (void)store->sync();
+    }
+    const double writeS = double(timer.elapsed()) / 1000;
+    qint64 bytes = 0;
+    int files = 0;
+    for (QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories); it.hasNext();) {
+        bytes += QFileInfo(it.next()).size();
+        ++files;
+    }
+    timer.restart();
+    CollectorProcess collector(binary, dir);
+    const double startS = double(timer.elapsed()) / 1000;
+    HttpClient client(collector.port);
+    std::size_t listed = 0;
+    const double filtered = bench::medianMs(11, [&] {
+        listed = QJsonDocument::fromJson(client.request("GET", "/api/v1/runs?filter=run-00042"))
+                     .array()
+                     .size();
+    });
+    std::size_t paged = 0;
+    const double page = bench::medianMs(11, [&] {
+        paged = QJsonDocument::fromJson(client.request("GET", "/api/v1/runs?limit=100&offset=5000"))
+                    .array()
+                    .size();
+    });
+    std::printf("\n-- %d runs x %d metrics x %d points (%d M series) in one store\n", runs, metrics,
+                points, runs * metrics / 1'000'000);
+    std::printf("  written in %.1f s: %d files, %.0f MB; the collector started in %.2f s\n", writeS,
+                files, bytes / 1e6, startS);
+    std::printf("  /runs?filter=run-00042: %.1f ms for %zu runs; a page of %zu (limit=100): %.1f ms "
+                "(target <= 100 ms: ratio %.2f)\n",
+                filtered, listed, paged, page, std::max(filtered, page) / 100);
+}
+
 int main(int argc, char *argv[]) {
     QCoreApplication app(argc, argv);
     if (argc < 2)
@@ -499,6 +555,7 @@ int main(int argc, char *argv[]) {
     const QString binary = QString::fromLocal8Bit(argv[1]);
     QTemporaryDir dir;
     std::printf("== signalbox-collector benchmark (scale %.2f)\n", scale());
+
     QStringList sections;
     for (int i = 2; i < argc; ++i)
         sections << QString::fromLocal8Bit(argv[i]);
@@ -517,5 +574,7 @@ int main(int argc, char *argv[]) {
         groups(binary, dir.path() + u"/groups"_s);
     if (wanted(u"appends"_s)) // the store's metadata growth
         appendsAtScale(dir.path() + u"/scale"_s);
+    if (wanted(u"runs"_s))
+        manyRuns(binary, dir.path() + u"/runs"_s);
     return 0;
 }

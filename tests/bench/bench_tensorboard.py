@@ -7,7 +7,8 @@ STEPS) is opened by each reader in turn, one after the other on the same warm fi
     (a reservoir of 1,000 points per curve)
   - tensorboard --load_fast=true (its Rust data server), likewise
 and the time from launch until every scalar is queryable and the peak resident memory are
-printed, with ratios to Signalbox. A reader is done when every run shows the tag its writer
+printed, with ratios to Signalbox. Then many small runs: 1,000 runs x 3 tags x 100 steps, five
+times each (Signalbox's store deleted in between), beside the Rust data server. A reader is done when every run shows the tag its writer
 logged last (each run's file is read in order); the point counts are then checked.
 
 TensorBoard's Python loader takes minutes on the full logdir (about 10 of the test command's
@@ -45,7 +46,7 @@ def warm(logdir):
                     pass
 
 
-def signalbox(logdir, data_dir):
+def signalbox(logdir, data_dir, runs=RUNS, tags=TAGS):
     port = peer.free_port()
     start = time.monotonic()
     proc = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir", data_dir,
@@ -55,11 +56,11 @@ def signalbox(logdir, data_dir):
 
     def done():
         try:
-            runs = peer.http_json(url)
+            found = peer.http_json(url)
         except OSError:
             return False
-        return len(runs) == RUNS and all(
-            LAST_TAG in r["metrics"] and len(r["metrics"]) == TAGS + 1 for r in runs)
+        return len(found) == runs and all(
+            LAST_TAG in r["metrics"] and len(r["metrics"]) == tags + 1 for r in found)
     peer.wait_until(done, timeout=3600, interval=0.1)
     seconds = time.monotonic() - start
     rss = peer.peak_rss_mib(proc.pid)
@@ -70,19 +71,19 @@ def signalbox(logdir, data_dir):
     return seconds, rss, counts
 
 
-def tensorboard(python, logdir, load_fast, samples):
+def tensorboard(python, logdir, load_fast, samples, runs=RUNS):
     start = time.monotonic()
     board = peer.TensorBoard(python, logdir, load_fast=load_fast, samples=samples)
 
     def done():
         tags = board.tags()
-        return tags and len(tags) == RUNS and all(LAST_TAG in t for t in tags.values())
+        return tags and len(tags) == runs and all(LAST_TAG in t for t in tags.values())
     try:
         peer.wait_until(done, timeout=3600, interval=0.25)
         seconds = time.monotonic() - start
         rss = peer.peak_rss_mib(board.proc.pid)
-        runs = sorted(board.tags())
-        counts = {len(points) for points in board.scalars("metric/00", runs).values()}
+        names = sorted(board.tags())
+        counts = {len(points) for points in board.scalars("metric/00", names).values()}
     finally:
         board.stop()
     return seconds, rss, counts
@@ -132,8 +133,37 @@ def compare(python, steps, peers):
           % (RUNS, TAGS, steps, points / 1e6, size / 1e6, points / ours_seconds / 1e6))
 
 
+def many_runs(python, runs=1000, tags=3, steps=100, repeats=5):
+    """Many small runs, where a store with a file per series was slow: each reader `repeats`
+    times, Signalbox on a new store each time."""
+    logdir = os.path.join(BUILD, "bench-tfevents-%dx%dx%d" % (runs, tags, steps))
+    if not os.path.exists(os.path.join(logdir, ".complete")):
+        log("writing %d runs x %d tags x %d steps with tensorboardX..." % (runs, tags, steps))
+        peer.write_logdir(python, logdir, runs, tags, steps)
+        open(os.path.join(logdir, ".complete"), "w").close()
+    ours, theirs = [], []
+    for _ in range(repeats):
+        warm(logdir)
+        with tempfile.TemporaryDirectory() as tmp:
+            ours.append(signalbox(logdir, os.path.join(tmp, "store"), runs, tags)[0])
+        warm(logdir)
+        theirs.append(tensorboard(python, logdir, True, None, runs)[0])
+    print()
+    print("| %d runs x %d tags x %d steps, until every scalar is queryable (%d times) | min | "
+          "median | max |" % (runs, tags, steps, repeats))
+    print("| --- | --- | --- | --- |")
+    for name, times in (("Signalbox collector (a new store each time)", ours),
+                        ("TensorBoard Rust data server", theirs)):
+        times = sorted(times)
+        print("| %s | %.2f s | %.2f s | %.2f s |" % (name, times[0], times[len(times) // 2],
+                                                     times[-1]))
+    print("(median ratio, TensorBoard / Signalbox: %.1fx)"
+          % (sorted(theirs)[repeats // 2] / sorted(ours)[repeats // 2]))
+
+
 def main():
     python = peer.ensure_venv(BUILD)
+    many_runs(python)
     rust = [("TensorBoard Rust data server, every point", True, peer.ALL_SAMPLES),
             ("TensorBoard Rust data server, default 1,000 per curve", True, None)]
     loader = [("TensorBoard Python loader, every point", False, peer.ALL_SAMPLES),

@@ -137,6 +137,23 @@ void TestCollector::pushQueryExport() {
         run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject().value(u"count"_s).toInt(),
         4);
     QCOMPARE(send(url, u"/api/v1/runs?filter=nomatch"_s).json().toArray().size(), 0);
+    // Pages in name order: r1 and five more runs.
+    for (const char *name : {"p1", "p2", "p3", "p4", "p5"})
+        QCOMPARE(send(url, u"/api/v1/push"_s,
+                      QByteArray("{\"run\": \"") + name + "\", \"info\": {\"host\": \"pager\"}}")
+                     .status,
+                 200);
+    auto names = [&](const QString &query) {
+        QStringList out;
+        for (const QJsonValue listed : send(url, u"/api/v1/runs?"_s + query).json().toArray())
+            out << listed[u"name"_s].toString();
+        return out;
+    };
+    QCOMPARE(names(u"limit=2"_s), (QStringList{u"p1"_s, u"p2"_s}));
+    QCOMPARE(names(u"limit=2&offset=4"_s), (QStringList{u"p5"_s, u"r1"_s}));
+    QCOMPARE(names(u"filter=pager&offset=3&limit=10"_s), (QStringList{u"p4"_s, u"p5"_s}));
+    QCOMPARE(names(u"limit=0"_s), QStringList());
+    QCOMPARE(names(u"limit=-5&offset=-3"_s).size(), 0); // a negative limit is none
     // Each metric's smallest and largest finite values (the NaN is no value).
     const QJsonObject loss = run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject();
     QCOMPARE(loss.value(u"min"_s).toDouble(), 1.5);

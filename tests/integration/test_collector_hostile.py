@@ -242,8 +242,9 @@ class StoredGarbage(unittest.TestCase):
             "step": list(range(2000)), "value": [0.5] * 2000}}})
         self.assertEqual(status, 200)
         collector.stop()
-        # Overwrite the stored points with every kind of extreme double, header kept.
-        path = os.path.join(collector.data, "series", "0.pts")
+        # Overwrite the stored points with every kind of extreme double, header kept (the series'
+        # first extent starts the data file).
+        path = os.path.join(collector.data, "data", "0.dat")
         specials = [float("inf"), float("-inf"), float("nan"), 1e308, -1e308, 5e-324, 0.0, 1.0]
         with open(path, "r+b") as f:
             f.seek(16)
@@ -384,8 +385,10 @@ class Corruption(unittest.TestCase):
             status, _ = collector.request("/api/v1/push", {"run": "c", "series": {
                 "new": {"step": [1], "value": [1]}}})
             self.assertEqual(status, 200)
-            files = set(os.listdir(os.path.join(data, "series"))) | set(self.lost_found(data))
-            self.assertGreaterEqual(len(files), 5)
+            self.assertEqual(stored_steps(collector, "c", "new"), [1.0])
+            # Its extent went to a new data file: none that the journal no longer names is
+            # written over.
+            self.assertIn("1.dat", os.listdir(os.path.join(data, "data")))
         finally:
             collector.stop()
         # Said at every start until acknowledged, then no more.
@@ -403,12 +406,12 @@ class Corruption(unittest.TestCase):
         finally:
             collector.stop()
 
-    def test_a_lost_journal_keeps_every_series_file(self):
+    def test_a_lost_journal_keeps_every_data_file(self):
         for damage in ("delete", "empty"):
             data = self.store()
             journal = os.path.join(data, "journal")
-            before = {name: open(os.path.join(data, "series", name), "rb").read()
-                      for name in os.listdir(os.path.join(data, "series"))}
+            before = {name: open(os.path.join(data, "data", name), "rb").read()
+                      for name in os.listdir(os.path.join(data, "data"))}
             if damage == "delete":
                 os.remove(journal)
             else:
@@ -416,34 +419,39 @@ class Corruption(unittest.TestCase):
             collector = Collector(data)
             try:
                 _, health = collector.request("/api/v1/health")
-                self.assertEqual(len([n for n in health["recovery"] if "no journal record" in n]), 4,
+                self.assertEqual(len([n for n in health["recovery"] if "no journal record" in n]), 1,
                                  health)
                 status, _ = collector.request("/api/v1/push", {"run": "a", "series": {
                     "loss": {"step": [1], "value": [1]}}})
                 self.assertEqual(status, 200)
-                kept = {name[len("series-"):]: open(os.path.join(data, "lost+found", name), "rb").read()
+                kept = {name[len("data-"):]: open(os.path.join(data, "lost+found", name), "rb").read()
                         for name in self.lost_found(data)}
-                self.assertEqual(kept, before)  # byte for byte, none overwritten
-                self.assertEqual(os.listdir(os.path.join(data, "series")), ["4.pts"])
+                self.assertEqual(kept, before)  # byte for byte, none written over
+                self.assertEqual(os.listdir(os.path.join(data, "data")), ["1.dat"])
             finally:
                 collector.stop()
             # Kept at the next start too.
             again = Collector(data)
             again.stop()
-            self.assertEqual(len(self.lost_found(data)), 4)
+            self.assertEqual(len(self.lost_found(data)), 1)
 
-    def test_a_foreign_series_header_is_never_served(self):
+    def test_a_foreign_data_header_is_never_served(self):
         data = self.store()
-        with open(os.path.join(data, "series", "0.pts"), "r+b") as f:
+        with open(os.path.join(data, "data", "0.dat"), "r+b") as f:
             f.write(os.urandom(16))
         collector = Collector(data)
         try:
             _, health = collector.request("/api/v1/health")
             self.assertTrue(any("header" in note for note in health["recovery"]), health)
-            # series 0 is a/loss (metrics are created in the order the push names them)
-            self.assertEqual(stored_steps(collector, "a", "loss"), [])
-            self.assertEqual(len(stored_steps(collector, "a", "acc")), 300)
+            # Every series had its points in that file: none serves another file's bytes.
+            for run in ("a", "b"):
+                for metric in ("loss", "acc"):
+                    self.assertEqual(stored_steps(collector, run, metric), [])
             self.assertTrue(any("bad-header" in name for name in self.lost_found(data)))
+            status, _ = collector.request("/api/v1/push", {"run": "a", "series": {
+                "loss": {"step": [7], "value": [1]}}})
+            self.assertEqual(status, 200)
+            self.assertEqual(stored_steps(collector, "a", "loss"), [7.0])
         finally:
             collector.stop()
 
