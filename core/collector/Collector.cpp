@@ -70,13 +70,6 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     if (!store)
         return fail(store.error());
     collector->m_store = std::move(store).value();
-    for (const RunInfo &run : collector->m_store->runs()) {
-        for (const auto &series : collector->m_store->series(run.name)) {
-            if (series.count > 0)
-                collector->m_lastStep[run.name] = std::max(
-                    collector->m_lastStep.value(run.name, series.last.step), series.last.step);
-        }
-    }
     if (options.listen) {
         collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
         if (Status listening = collector->m_http->listen(options.address, options.port); !listening)
@@ -288,7 +281,7 @@ Result<qint64> Collector::storePush(Push push) {
         return push.points;
     // Records join the same batch, so a push is stored whole or not at all. Their missing steps
     // follow the run's last one, which only this thread knows.
-    double lastStep = m_lastStep.value(push.run, -1);
+    double lastStep = storedLastStep(push.run).value_or(-1);
     for (const MetricRecord &record : push.records) {
         lastStep = record.step.value_or(lastStep + 1);
         appendRecord(record, lastStep, *record.wall, &push.series);
@@ -315,8 +308,21 @@ Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoint
     return success();
 }
 
+std::optional<double> Collector::storedLastStep(const QString &run) {
+    if (const auto known = m_lastStep.constFind(run); known != m_lastStep.constEnd())
+        return *known;
+    std::optional<double> last;
+    for (const auto &series : m_store->series(run)) {
+        if (series.count > 0)
+            last = std::max(last.value_or(series.last.step), series.last.step);
+    }
+    if (last)
+        m_lastStep[run] = *last;
+    return last;
+}
+
 void Collector::noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series) {
-    double last = m_lastStep.value(run, -std::numeric_limits<double>::infinity());
+    double last = storedLastStep(run).value_or(-std::numeric_limits<double>::infinity());
     for (const SeriesPoints &s : series) {
         for (const MetricPoint &p : s.points)
             last = std::max(last, p.step);
@@ -344,7 +350,7 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
         if (!groups.contains(key))
             order.emplace_back(target, record.batch);
         if (!lastStep.contains(target))
-            lastStep[target] = m_lastStep.value(target, -1);
+            lastStep[target] = storedLastStep(target).value_or(-1);
         double &last = lastStep[target];
         const double step = record.step.value_or(last + 1);
         last = std::max(last, step);
@@ -404,24 +410,34 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
 }
 
 QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit) {
-    // Value ranges come from the series' summaries: read a few more of them each time asked, so
-    // a large store fills the table in over a few polls without holding this thread long.
-    m_store->summarize(QDeadlineTimer(20));
-    QList<RunSummary> out;
+    const QByteArray needle = filter.toLower().toUtf8();
+    std::vector<const RunInfo *> listed;
     for (const RunInfo &info : m_store->runsByName()) {
-        if (limit >= 0 && out.size() >= limit)
+        if (limit >= 0 && qsizetype(listed.size()) >= limit)
             break;
-        if (!filter.isEmpty()) {
-            const QString haystack = QString::fromUtf8(QJsonDocument(info.toJson()).toJson());
-            if (!haystack.contains(filter, Qt::CaseInsensitive))
-                continue;
-        }
+        if (!needle.isEmpty() && !m_store->runMentions(info.name, needle))
+            continue;
         if (offset > 0) {
             --offset;
             continue;
         }
-        RunSummary run{info, {}};
-        for (const auto &series : m_store->series(info.name))
+        listed.push_back(&info);
+    }
+    // Value ranges come from the series' summaries: the listed runs' are read first, and then,
+    // for a listing of everything, the others', for up to 20 ms a call, so that a large store
+    // fills the table in over a few polls without holding this thread long.
+    const QDeadlineTimer deadline(20);
+    for (const RunInfo *info : listed) {
+        if (!m_store->summarize(info->name, deadline))
+            break;
+    }
+    if (limit < 0 && needle.isEmpty())
+        m_store->summarize(deadline);
+    QList<RunSummary> out;
+    out.reserve(qsizetype(listed.size()));
+    for (const RunInfo *info : listed) {
+        RunSummary run{*info, {}};
+        for (const auto &series : m_store->series(info->name))
             run.metrics.insert(series.metric, {series.count, series.last, series.range});
         out.append(run);
     }

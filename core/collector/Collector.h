@@ -103,6 +103,9 @@ public:
 private:
     Collector() = default;
     void noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series);
+    // The largest step stored for a run, read from the store the first time it is asked (a
+    // store of 100,000 runs starts without reading them all).
+    std::optional<double> storedLastStep(const QString &run);
     // The id under which metric lines of a client's batch are remembered.
     static QString linesBatch(const QString &batch);
 
@@ -111,7 +114,7 @@ private:
     std::unique_ptr<DirectoryIngestor> m_directories;
     QUrl m_url;
     QTimer m_syncTimer;
-    QHash<QString, double> m_lastStep;
+    QHash<QString, double> m_lastStep; // by run, once asked or written
 };
 
 } // namespace sb

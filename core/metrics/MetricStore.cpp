@@ -46,7 +46,27 @@ enum class RecordType : quint32 {
     Summary = 5, // in the summaries file
     Format = 6,
     Extent = 7,
+    Series = 8,     // binary: id, the run's length, run and metric (UTF-8)
+    Committed = 9,  // entries of id, count and the last point (36 bytes)
 };
+
+// A series record's payload, and reading it back.
+QByteArray seriesPayload(quint32 id, const QString &run, const QString &metric) {
+    const QByteArray runText = run.toUtf8();
+    char head[8];
+    qToLittleEndian<quint32>(id, head);
+    qToLittleEndian<quint32>(quint32(runText.size()), head + 4);
+    return QByteArray(head, 8) + runText + metric.toUtf8();
+}
+
+// One committed series: its count and last point, as a commit record holds it.
+void appendCommitted(QByteArray *out, quint32 id, qint64 count, const MetricPoint &last) {
+    char entry[36];
+    qToLittleEndian<quint32>(id, entry);
+    qToLittleEndian<qint64>(count, entry + 4);
+    std::memcpy(entry + 12, &last, sizeof last);
+    out->append(entry, sizeof entry);
+}
 // How many batch ids the store remembers (a retry comes within seconds; this is hours of them).
 constexpr qsizetype kRememberedBatches = 100'000;
 
@@ -312,7 +332,11 @@ Status MetricStore::load() {
     QHash<quint32, qint64> committed;
     QHash<quint32, Series *> byId;
     std::vector<std::pair<quint32, Extent>> extents;
+    QHash<quint32, MetricPoint> lastPoints;
     quint32 format = 1;
+    bool dataRecords = false; // any record only the data-file layout writes
+    QHash<QString, qint64> runRecordBytes; // the latest record of each run: what a snapshot holds
+    qint64 snapshotBytes = 0;              // of records other than runs'
     qint64 offset = 0;
     qint64 readableEnd = 0; // where the last readable record ends
     while (offset < bytes.size()) {
@@ -364,16 +388,33 @@ Status MetricStore::load() {
         const char *header = bytes.constData() + offset;
         const auto type = qFromLittleEndian<quint32>(header + 4);
         const QByteArrayView payload(header + 16, length - 16);
+        dataRecords = dataRecords || type >= static_cast<quint32>(RecordType::Format);
         if (type == static_cast<quint32>(RecordType::Run)) {
             const QJsonObject json = QJsonDocument::fromJson(payload.toByteArray()).object();
             const QString name = json.value(u"name"_s).toString();
-            if (!name.isEmpty())
+            if (!name.isEmpty()) {
                 m_runs[name] = RunInfo::fromJson(name, json);
-        } else if (type == static_cast<quint32>(RecordType::SeriesCreated)) {
-            const QJsonObject json = QJsonDocument::fromJson(payload.toByteArray()).object();
-            const qint64 id = json.value(u"id"_s).toInteger(-1);
-            const QString run = json.value(u"run"_s).toString();
-            const QString metric = json.value(u"metric"_s).toString();
+                runRecordBytes[name] = length;
+            }
+        } else if (type == static_cast<quint32>(RecordType::SeriesCreated) ||
+                   type == static_cast<quint32>(RecordType::Series)) {
+            qint64 id = -1;
+            QString run, metric;
+            if (type == static_cast<quint32>(RecordType::Series)) {
+                const quint32 runBytes =
+                    payload.size() >= 8 ? qFromLittleEndian<quint32>(payload.data() + 4) : 0;
+                if (payload.size() >= 8 && runBytes <= payload.size() - 8) {
+                    id = qFromLittleEndian<quint32>(payload.data());
+                    run = QString::fromUtf8(payload.sliced(8, runBytes));
+                    metric = QString::fromUtf8(payload.sliced(8 + runBytes));
+                }
+            } else {
+                const QJsonObject json = QJsonDocument::fromJson(payload.toByteArray()).object();
+                id = json.value(u"id"_s).toInteger(-1);
+                run = json.value(u"run"_s).toString();
+                metric = json.value(u"metric"_s).toString();
+            }
+            snapshotBytes += length;
             if (id >= 0 && id < kMaxSeriesId && !byId.contains(static_cast<quint32>(id)) &&
                 !run.isEmpty() && !metric.isEmpty() && !find(run, metric)) {
                 auto series = std::make_unique<Series>();
@@ -392,11 +433,21 @@ Status MetricStore::load() {
                 committed[qFromLittleEndian<quint32>(payload.data() + i)] =
                     std::max<qint64>(0, qFromLittleEndian<qint64>(payload.data() + i + 4));
             }
+        } else if (type == static_cast<quint32>(RecordType::Committed)) {
+            for (qint64 i = 0; i + 36 <= payload.size(); i += 36) {
+                const auto id = qFromLittleEndian<quint32>(payload.data() + i);
+                committed[id] = std::max<qint64>(0, qFromLittleEndian<qint64>(payload.data() + i + 4));
+                MetricPoint last;
+                std::memcpy(&last, payload.data() + i + 12, sizeof last);
+                lastPoints[id] = last;
+            }
         } else if (type == static_cast<quint32>(RecordType::Batch)) {
             rememberBatch(QString::fromUtf8(payload));
+            snapshotBytes += length;
         } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
             format = qFromLittleEndian<quint32>(payload.data());
         } else if (type == static_cast<quint32>(RecordType::Extent) && payload.size() == 24) {
+            snapshotBytes += length;
             const Extent extent{qFromLittleEndian<quint32>(payload.data() + 4),
                                 qFromLittleEndian<qint64>(payload.data() + 8),
                                 qFromLittleEndian<qint64>(payload.data() + 16)};
@@ -416,23 +467,30 @@ Status MetricStore::load() {
     if (format > kFormat)
         return fail(u"the store %1 was written by a newer Signalbox (format %2); this one reads "
                     "format %3 and earlier"_s.arg(m_directory).arg(format).arg(kFormat));
+    // The earlier layout: none of the records only data files write (one damaged record, the
+    // format's say, cannot make a store of data files look like one of series files).
     const bool seriesFiles = QFileInfo(m_directory + u"/series"_s).isDir();
-    if (format < kFormat && (!byId.isEmpty() || seriesFiles)) {
+    if (!dataRecords && (!byId.isEmpty() || seriesFiles)) {
         if (Status loaded = loadSeriesFiles(committed, byId); !loaded)
             return loaded;
         if (Status moved = migrateSeriesFiles(); !moved)
             return moved;
-    } else if (Status loaded = loadDataFiles(committed, extents, byId); !loaded) {
+    } else if (Status loaded = loadDataFiles(committed, lastPoints, extents, byId); !loaded) {
         return loaded;
     }
+    snapshotBytes += 16 + 36 * qint64(m_series.size());
+    for (const qint64 runBytes : std::as_const(runRecordBytes))
+        snapshotBytes += runBytes;
     // After a damaged journal, extents it no longer names may hold data: none is written over.
     if (!m_lossNotes.isEmpty())
         m_fillFile = m_nextFile;
 
     loadSummaries();
-    m_compactAt = std::max(kCompactJournalAt, 2 * m_journalSize);
-    if (m_journalSize > kCompactJournalAt / 8 || !m_recoveryNotes.isEmpty() ||
-        !m_lossNotes.isEmpty()) {
+    // Compacted when half of it or more is stale, or after a repair: a store of a million series
+    // is not written again at every start.
+    m_compactAt = std::max(kCompactJournalAt, 2 * snapshotBytes);
+    if (m_journalSize > std::max(kCompactJournalAt / 8, 2 * snapshotBytes) ||
+        !m_recoveryNotes.isEmpty() || !m_lossNotes.isEmpty()) {
         compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
     }
     if (m_journalFd < 0) {
@@ -573,7 +631,8 @@ Status MetricStore::migrateSeriesFiles() {
     return success();
 }
 
-Status MetricStore::loadDataFiles(QHash<quint32, qint64> committed,
+Status MetricStore::loadDataFiles(const QHash<quint32, qint64> &committed,
+                                  const QHash<quint32, MetricPoint> &lastPoints,
                                   const std::vector<std::pair<quint32, Extent>> &extents,
                                   const QHash<quint32, Series *> &byId) {
     QSet<quint32> named;
@@ -643,7 +702,6 @@ Status MetricStore::loadDataFiles(QHash<quint32, qint64> committed,
             series->extents.push_back(extent);
     }
     for (const auto &series : m_series) {
-        const QString where = u"series %1/%2"_s.arg(series->run, series->metric);
         const qint64 committedCount = committed.value(series->id, 0);
         // Points readable in order: up to the first extent the disk lost, in part or whole.
         qint64 readable = 0;
@@ -665,10 +723,14 @@ Status MetricStore::loadDataFiles(QHash<quint32, qint64> committed,
         }
         series->count = std::min(readable, committedCount);
         if (series->count < committedCount)
-            m_lossNotes << u"%1: %2 committed points were lost by the disk"_s.arg(where).arg(
-                committedCount - series->count);
+            m_lossNotes << u"series %1/%2: %3 committed points were lost by the disk"_s
+                               .arg(series->run, series->metric)
+                               .arg(committedCount - series->count);
         series->extents.resize(kept); // later extents follow a gap: new points go to new ones
-        if (series->count > 0) {
+        const auto last = lastPoints.constFind(series->id);
+        if (last != lastPoints.constEnd() && series->count == committedCount) {
+            series->last = *last;
+        } else if (series->count > 0) {
             Series *found = nullptr;
             auto points = reader(series->run, series->metric, &found);
             if (!points)
@@ -864,10 +926,8 @@ Status MetricStore::compactJournal() {
         appendRecord(&snapshot, RecordType::Run, jsonPayload(run.toJson()));
     QByteArray commit;
     for (const auto &series : m_series) {
-        appendRecord(&snapshot, RecordType::SeriesCreated,
-                     jsonPayload({{u"id"_s, static_cast<qint64>(series->id)},
-                                  {u"run"_s, series->run},
-                                  {u"metric"_s, series->metric}}));
+        appendRecord(&snapshot, RecordType::Series,
+                     seriesPayload(series->id, series->run, series->metric));
         for (const Extent &extent : series->extents) {
             char payload[24];
             qToLittleEndian<quint32>(series->id, payload);
@@ -876,12 +936,9 @@ Status MetricStore::compactJournal() {
             qToLittleEndian<qint64>(extent.capacity, payload + 16);
             appendRecord(&snapshot, RecordType::Extent, QByteArray(payload, sizeof payload));
         }
-        char entry[12];
-        qToLittleEndian<quint32>(series->id, entry);
-        qToLittleEndian<qint64>(series->count, entry + 4);
-        commit.append(entry, sizeof entry);
+        appendCommitted(&commit, series->id, series->count, series->last);
     }
-    appendRecord(&snapshot, RecordType::Commit, commit);
+    appendRecord(&snapshot, RecordType::Committed, commit);
     for (const QString &batch : std::as_const(m_batchOrder))
         appendRecord(&snapshot, RecordType::Batch, batch.toUtf8());
 
@@ -930,10 +987,7 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
     series->id = m_nextId;
     series->run = run;
     series->metric = metric;
-    appendRecord(
-        journal, RecordType::SeriesCreated,
-        jsonPayload(
-            {{u"id"_s, static_cast<qint64>(series->id)}, {u"run"_s, run}, {u"metric"_s, metric}}));
+    appendRecord(journal, RecordType::Series, seriesPayload(series->id, run, metric));
     Series *raw = series.get();
     ++m_nextId; // never re-used, even when this batch is rolled back
     m_byRun[run][metric] = raw;
@@ -1060,16 +1114,14 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
             return fail(stored.error(), ErrorCode::StorageFailed);
         }
         written.emplace_back(target, &points);
-        char entry[12];
-        qToLittleEndian<quint32>(target->id, entry);
-        qToLittleEndian<qint64>(target->count + static_cast<qint64>(points.points.size()),
-                                entry + 4);
-        commit.append(entry, sizeof entry);
+        appendCommitted(&commit, target->id,
+                        target->count + static_cast<qint64>(points.points.size()),
+                        points.points.back());
     }
     if (!key.isEmpty() && !known) // in the same write as the commit: both or neither survive
         appendRecord(&journal, RecordType::Batch, key.toUtf8());
     if (!commit.isEmpty())
-        appendRecord(&journal, RecordType::Commit, commit);
+        appendRecord(&journal, RecordType::Committed, commit);
     if (journal.isEmpty())
         return true;
     if (!writeAll(m_journalFd, journal.constData(), journal.size())) {
@@ -1085,6 +1137,8 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     // Committed: publish the new state.
     if (!key.isEmpty())
         rememberBatch(key);
+    if (isNew || merged != m_runs.value(run))
+        m_searchText.remove(run);
     m_runs[run] = merged;
     for (const auto &[s, points] : written) {
         const auto added = static_cast<qint64>(points->points.size());
@@ -1098,6 +1152,16 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     if (m_journalSize > m_compactAt)
         compactOrNote();
     return true;
+}
+
+bool MetricStore::runMentions(const QString &run, QByteArrayView lowered) const {
+    auto found = m_searchText.constFind(run);
+    if (found == m_searchText.constEnd())
+        found = m_searchText.insert(
+            run, QString::fromUtf8(QJsonDocument(m_runs.value(run).toJson()).toJson())
+                     .toLower()
+                     .toUtf8());
+    return found->contains(lowered);
 }
 
 std::optional<RunInfo> MetricStore::run(const QString &name) const {
@@ -1134,6 +1198,21 @@ bool MetricStore::summarize(QDeadlineTimer deadline) {
         Series *series = m_series[m_summarized].get();
         if (series->summary)
             continue;
+        Series *found = nullptr;
+        if (auto source = reader(series->run, series->metric, &found)) {
+            series->summary.emplace();
+            series->summary->update(**source);
+        }
+    }
+    return true;
+}
+
+bool MetricStore::summarize(const QString &run, QDeadlineTimer deadline) {
+    for (Series *series : m_byRun.value(run)) {
+        if (series->summary)
+            continue;
+        if (deadline.hasExpired())
+            return false;
         Series *found = nullptr;
         if (auto source = reader(series->run, series->metric, &found)) {
             series->summary.emplace();

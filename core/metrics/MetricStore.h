@@ -104,6 +104,10 @@ public:
 
     QList<RunInfo> runs() const { return m_runs.values(); }
     const QMap<QString, RunInfo> &runsByName() const { return m_runs; }
+    // Whether a run's metadata (as JSON: name, config, tags, note...) holds `lowered`, text in
+    // lower case as UTF-8. The text searched is kept until the run changes, so a filter over
+    // 100,000 runs does not write each one's JSON again.
+    bool runMentions(const QString &run, QByteArrayView lowered) const;
     std::optional<RunInfo> run(const QString &name) const;
     std::vector<SeriesInfo> series(const QString &run) const;
     qint64 totalPoints() const;
@@ -130,6 +134,8 @@ public:
     // any size gets every series' value range over a few calls, never holding its thread long.
     // Returns whether every series is summarized.
     bool summarize(QDeadlineTimer deadline);
+    // The same for one run's series.
+    bool summarize(const QString &run, QDeadlineTimer deadline);
     // Forces written data to the disk (power-loss durability); a process kill needs no sync.
     Status sync();
     // Writes what changed in the series' summaries since the last call to the store's
@@ -149,7 +155,8 @@ private:
     Status loadSeriesFiles(const QHash<quint32, qint64> &committed,
                            const QHash<quint32, Series *> &byId);
     Status migrateSeriesFiles();
-    Status loadDataFiles(QHash<quint32, qint64> committed,
+    Status loadDataFiles(const QHash<quint32, qint64> &committed,
+                         const QHash<quint32, MetricPoint> &lastPoints,
                          const std::vector<std::pair<quint32, Extent>> &extents,
                          const QHash<quint32, Series *> &byId);
     // Room for `points` more points of `series`, journaled into `journal` with the batch.
@@ -185,6 +192,7 @@ private:
     QStringList m_recoveryNotes;
     QStringList m_lossNotes; // this start's notes about stored data, kept until acknowledged
     QMap<QString, RunInfo> m_runs;
+    mutable QHash<QString, QByteArray> m_searchText; // by run, made when first searched
     std::vector<std::unique_ptr<Series>> m_series;
     std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
     quint32 m_nextId = 0;         // above every id the journal or the series directory ever held
