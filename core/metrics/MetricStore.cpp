@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QtEndian>
 
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -33,7 +34,7 @@ constexpr qint64 kHeaderSize = 16;
 constexpr qint64 kPointSize = sizeof(MetricPoint);
 constexpr qint64 kCompactJournalAt = 8 << 20;
 constexpr QByteArrayView kDataMagic = "SBDATA01";
-constexpr quint32 kFormat = 2;                      // data files; 1 (no format record): series files
+constexpr quint32 kFormat = 2;                     // data files; 1 (no format record): series files
 constexpr qint64 kDataFileBytes = qint64(1) << 30; // extents go to a file up to this size
 constexpr qint64 kFirstExtent = 16;                // points
 constexpr qint64 kLargestExtent = qint64(1) << 20; // points (24 MiB)
@@ -46,8 +47,8 @@ enum class RecordType : quint32 {
     Summary = 5, // in the summaries file
     Format = 6,
     Extent = 7,
-    Series = 8,     // binary: id, the run's length, run and metric (UTF-8)
-    Committed = 9,  // entries of id, count and the last point (36 bytes)
+    Series = 8,    // binary: id, the run's length, run and metric (UTF-8)
+    Committed = 9, // entries of id, count and the last point (36 bytes)
 };
 
 // A series record's payload, and reading it back.
@@ -334,7 +335,7 @@ Status MetricStore::load() {
     std::vector<std::pair<quint32, Extent>> extents;
     QHash<quint32, MetricPoint> lastPoints;
     quint32 format = 1;
-    bool dataRecords = false; // any record only the data-file layout writes
+    bool dataRecords = false;              // any record only the data-file layout writes
     QHash<QString, qint64> runRecordBytes; // the latest record of each run: what a snapshot holds
     qint64 snapshotBytes = 0;              // of records other than runs'
     qint64 offset = 0;
@@ -436,7 +437,8 @@ Status MetricStore::load() {
         } else if (type == static_cast<quint32>(RecordType::Committed)) {
             for (qint64 i = 0; i + 36 <= payload.size(); i += 36) {
                 const auto id = qFromLittleEndian<quint32>(payload.data() + i);
-                committed[id] = std::max<qint64>(0, qFromLittleEndian<qint64>(payload.data() + i + 4));
+                committed[id] =
+                    std::max<qint64>(0, qFromLittleEndian<qint64>(payload.data() + i + 4));
                 MetricPoint last;
                 std::memcpy(&last, payload.data() + i + 12, sizeof last);
                 lastPoints[id] = last;
@@ -452,8 +454,8 @@ Status MetricStore::load() {
                                 qFromLittleEndian<qint64>(payload.data() + 8),
                                 qFromLittleEndian<qint64>(payload.data() + 16)};
             // Never past what allocation makes: a larger one cannot be ours.
-            if (extent.file < kMaxSeriesId && extent.offset >= kHeaderSize &&
-                extent.capacity > 0 && extent.capacity <= kLargestExtent &&
+            if (extent.file < kMaxSeriesId && extent.offset >= kHeaderSize && extent.capacity > 0 &&
+                extent.capacity <= kLargestExtent &&
                 extent.offset + extent.capacity * kPointSize <= kDataFileBytes)
                 extents.emplace_back(qFromLittleEndian<quint32>(payload.data()), extent);
         }
@@ -466,7 +468,9 @@ Status MetricStore::load() {
 
     if (format > kFormat)
         return fail(u"the store %1 was written by a newer Signalbox (format %2); this one reads "
-                    "format %3 and earlier"_s.arg(m_directory).arg(format).arg(kFormat));
+                    "format %3 and earlier"_s.arg(m_directory)
+                        .arg(format)
+                        .arg(kFormat));
     // The earlier layout: none of the records only data files write (one damaged record, the
     // format's say, cannot make a store of data files look like one of series files).
     const bool seriesFiles = QFileInfo(m_directory + u"/series"_s).isDir();
@@ -609,12 +613,12 @@ Status MetricStore::migrateSeriesFiles() {
                 return extent.failure();
             const qint64 n = std::min(series->count - copied, extent->capacity);
             buffer.resize(std::size_t(n));
-            const char *bytes = reinterpret_cast<char *>(buffer.data());
+            char *bytes = reinterpret_cast<char *>(buffer.data());
             if (!from.valid() ||
-                !readAll(from.get(), buffer.empty() ? nullptr : reinterpret_cast<char *>(buffer.data()),
-                         n * kPointSize, kHeaderSize + copied * kPointSize) ||
+                !readAll(from.get(), bytes, n * kPointSize, kHeaderSize + copied * kPointSize) ||
                 !writeAll(m_files[extent->file]->fd, bytes, n * kPointSize, extent->offset))
                 return fail(systemError(u"cannot move %1 into a data file"_s.arg(path)));
+            m_unsynced.insert(extent->file);
             copied += n;
         }
         points += series->count;
@@ -696,8 +700,8 @@ Status MetricStore::loadDataFiles(const QHash<quint32, qint64> &committed,
     // Every extent keeps its room taken, whatever it holds.
     for (const auto &[id, extent] : extents) {
         if (extent.file < m_files.size() && m_files[extent.file])
-            m_files[extent.file]->end = std::max(m_files[extent.file]->end,
-                                                 extent.offset + extent.capacity * kPointSize);
+            m_files[extent.file]->end =
+                std::max(m_files[extent.file]->end, extent.offset + extent.capacity * kPointSize);
         if (Series *series = byId.value(id, nullptr))
             series->extents.push_back(extent);
     }
@@ -742,7 +746,8 @@ Status MetricStore::loadDataFiles(const QHash<quint32, qint64> &committed,
     const QDir seriesDir(m_directory + u"/series"_s);
     for (const QString &name : seriesDir.entryList(QDir::Files)) {
         bool numbered = false;
-        const qint64 id = QStringView(name).chopped(name.endsWith(u".pts"_s) ? 4 : 0).toLongLong(&numbered);
+        const qint64 id =
+            QStringView(name).chopped(name.endsWith(u".pts"_s) ? 4 : 0).toLongLong(&numbered);
         if (numbered && byId.contains(quint32(id)) && name.endsWith(u".pts"_s)) {
             (void)QFile::remove(seriesDir.filePath(name));
             continue;
@@ -769,9 +774,9 @@ Result<MetricStore::DataFile *> MetricStore::dataFile(quint32 number, bool creat
     if (fd < 0 && errno == EEXIST) {
         if (const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
                                               u"data-%1.dat.in-the-way"_s.arg(number)))
-            m_recoveryNotes << u"data/%1.dat was in the way of a new data file: kept in %2"_s
-                                   .arg(number)
-                                   .arg(*kept);
+            m_recoveryNotes
+                << u"data/%1.dat was in the way of a new data file: kept in %2"_s.arg(number).arg(
+                       *kept);
         fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     }
     if (fd < 0)
@@ -795,9 +800,8 @@ Result<MetricStore::Extent> MetricStore::allocate(Series *series, qint64 points,
     for (const Extent &extent : series->extents)
         held += extent.capacity;
     // Each new extent at least as large as all before it: a long series lies in few pieces.
-    const qint64 capacity =
-        std::clamp(std::max<qint64>(held, std::bit_ceil(quint64(points))), kFirstExtent,
-                   kLargestExtent);
+    const qint64 capacity = std::clamp(std::max<qint64>(held, std::bit_ceil(quint64(points))),
+                                       kFirstExtent, kLargestExtent);
     auto file = dataFile(m_fillFile, true);
     if (file && (*file)->end + capacity * kPointSize > kDataFileBytes) {
         m_fillFile = m_nextFile;
@@ -1007,7 +1011,7 @@ void MetricStore::rememberBatch(const QString &key) {
 }
 
 Status MetricStore::writePoints(Series *series, const std::vector<MetricPoint> &points,
-                               QByteArray *journal) {
+                                QByteArray *journal) {
     const MetricPoint *next = points.data();
     auto left = static_cast<qint64>(points.size());
     qint64 at = series->count; // the series' index of the next point

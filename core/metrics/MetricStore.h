@@ -198,10 +198,10 @@ private:
     quint32 m_nextId = 0;         // above every id the journal or the series directory ever held
     QHash<QString, QHash<QString, Series *>> m_byRun;
     std::vector<std::shared_ptr<DataFile>> m_files; // by number; null where none is open
-    quint32 m_nextFile = 0; // above every data file the journal or the data directory held
-    quint32 m_fillFile = 0; // the file new extents go to, while it has room
+    quint32 m_nextFile = 0;   // above every data file the journal or the data directory held
+    quint32 m_fillFile = 0;   // the file new extents go to, while it has room
     QSet<quint32> m_unsynced; // data files written since the last sync
-    QSet<QString> m_batches;          // ids of the last kRememberedBatches batches ("run\0id")
+    QSet<QString> m_batches;  // ids of the last kRememberedBatches batches ("run\0id")
     std::deque<QString> m_batchOrder; // the same, oldest first
 };
 

@@ -543,9 +543,10 @@ void manyRuns(const QString &binary, const QString &dir) {
                 points, runs * metrics / 1'000'000);
     std::printf("  written in %.1f s: %d files, %.0f MB; the collector started in %.2f s\n", writeS,
                 files, bytes / 1e6, startS);
-    std::printf("  /runs?filter=run-00042: %.1f ms for %zu runs; a page of %zu (limit=100): %.1f ms "
-                "(target <= 100 ms: ratio %.2f)\n",
-                filtered, listed, paged, page, std::max(filtered, page) / 100);
+    std::printf(
+        "  /runs?filter=run-00042: %.1f ms for %zu runs; a page of %zu (limit=100): %.1f ms "
+        "(target <= 100 ms: ratio %.2f)\n",
+        filtered, listed, paged, page, std::max(filtered, page) / 100);
 }
 
 int main(int argc, char *argv[]) {

@@ -153,8 +153,9 @@ void TestMetricStore::manySeriesShareAFewFiles() {
         // 1,000 runs x 3 metrics, and one long series written a point at a time, interleaved.
         for (int r = 0; r < 1000; ++r) {
             const QString run = u"run-%1"_s.arg(r);
-            QVERIFY(store->append(run, {ramp(u"a"_s, 0, 200), ramp(u"b"_s, 0, 3), ramp(u"c"_s, 0, 1)})
-                        .ok());
+            QVERIFY(
+                store->append(run, {ramp(u"a"_s, 0, 200), ramp(u"b"_s, 0, 3), ramp(u"c"_s, 0, 1)})
+                    .ok());
             QVERIFY(store->append(u"long"_s, {ramp(u"x"_s, r * 50, 50)}).ok());
         }
         QVERIFY(store->append(u"run-7"_s, {ramp(u"a"_s, 200, 5000)}).ok());
@@ -188,8 +189,8 @@ void TestMetricStore::migratesAStoreOfSeriesFiles() {
     QTemporaryDir dir;
     const QString from = QStringLiteral(SIGNALBOX_TEST_DATA) + u"/store-v1"_s;
     QDir().mkpath(dir.filePath(u"series"_s));
-    for (const QString &name : {u"journal"_s, u"summaries"_s, u"series/0.pts"_s, u"series/1.pts"_s,
-                                u"series/2.pts"_s})
+    for (const QString &name :
+         {u"journal"_s, u"summaries"_s, u"series/0.pts"_s, u"series/1.pts"_s, u"series/2.pts"_s})
         QVERIFY(QFile::copy(from + u'/' + name, dir.filePath(name)));
     {
         auto store = openStore(dir.path());
