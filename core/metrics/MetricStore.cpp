@@ -51,7 +51,7 @@ enum class RecordType : quint32 {
     Committed = 9, // entries of id, count and the last point (36 bytes)
 };
 
-// A series record's payload, and reading it back.
+// A series record's payload (load() reads it back).
 QByteArray seriesPayload(quint32 id, const QString &run, const QString &metric) {
     const QByteArray runText = run.toUtf8();
     char head[8];
@@ -113,6 +113,11 @@ void appendRecord(QByteArray *out, RecordType type, const QByteArray &payload) {
     qToLittleEndian<quint32>(crc32c(payload, crc32c(typeBytes)), header + 12);
     out->append(header, sizeof header);
     out->append(payload);
+}
+
+// Where the earlier layout kept a series' points.
+QString seriesFilePath(const QString &directory, quint32 id) {
+    return u"%1/series/%2.pts"_s.arg(directory).arg(id);
 }
 
 QByteArray formatPayload() {
@@ -516,9 +521,6 @@ Status MetricStore::load() {
 Status MetricStore::loadSeriesFiles(const QHash<quint32, qint64> &committedCounts,
                                     const QHash<quint32, Series *> &byId) {
     QHash<quint32, qint64> committed = committedCounts;
-    auto legacySeriesPath = [this](quint32 id) {
-        return u"%1/series/%2.pts"_s.arg(m_directory).arg(id);
-    };
     // A series file no journal record names (a lost or damaged journal) is kept aside, never
     // overwritten by a new series; and no new series takes its number.
     const QDir seriesDir(m_directory + u"/series"_s);
@@ -539,7 +541,7 @@ Status MetricStore::loadSeriesFiles(const QHash<quint32, qint64> &committedCount
 
     const QByteArray expectedHeader = pointsHeader(kSeriesMagic);
     for (const auto &series : m_series) {
-        const QByteArray path = QFile::encodeName(legacySeriesPath(series->id));
+        const QByteArray path = QFile::encodeName(seriesFilePath(m_directory, series->id));
         const QString where = u"series %1/%2"_s.arg(series->run, series->metric);
         Fd fd(::open(path.constData(), O_RDWR | O_CLOEXEC));
         struct stat info {};
@@ -604,7 +606,7 @@ Status MetricStore::migrateSeriesFiles() {
     qint64 points = 0;
     QByteArray unused; // the new journal is written whole below
     for (const auto &series : m_series) {
-        const QString path = u"%1/series/%2.pts"_s.arg(m_directory).arg(series->id);
+        const QString path = seriesFilePath(m_directory, series->id);
         Fd from(::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC));
         std::vector<MetricPoint> buffer;
         for (qint64 copied = 0; copied < series->count;) {
@@ -627,7 +629,7 @@ Status MetricStore::migrateSeriesFiles() {
     if (Status written = compactJournal(); !written)
         return written;
     for (const auto &series : m_series)
-        (void)QFile::remove(u"%1/series/%2.pts"_s.arg(m_directory).arg(series->id));
+        (void)QFile::remove(seriesFilePath(m_directory, series->id));
     (void)QDir().rmdir(m_directory + u"/series"_s);
     m_recoveryNotes << u"moved %1 series (%2 points) from series files into data files, the "
                        "store's new layout"_s.arg(m_series.size())
