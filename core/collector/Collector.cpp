@@ -410,18 +410,28 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
 }
 
 QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit) {
-    const QByteArray needle = filter.toLower().toUtf8();
+    if (limit == 0)
+        return {};
     std::vector<const RunInfo *> listed;
-    for (const RunInfo &info : m_store->runsByName()) {
-        if (limit >= 0 && qsizetype(listed.size()) >= limit)
-            break;
-        if (!needle.isEmpty() && !m_store->runMentions(info.name, needle))
-            continue;
+    auto take = [&](const RunInfo &info) { // whether more are wanted
         if (offset > 0) {
             --offset;
-            continue;
+            return true;
         }
         listed.push_back(&info);
+        return limit < 0 || qsizetype(listed.size()) < limit;
+    };
+    const auto &byName = m_store->runsByName();
+    if (filter.isEmpty()) {
+        for (const RunInfo &info : byName) {
+            if (!take(info))
+                break;
+        }
+    } else {
+        for (const QString &name : m_store->runsMentioning(filter.toLower().toUtf8())) {
+            if (!take(*byName.constFind(name)))
+                break;
+        }
     }
     // Value ranges come from the series' summaries: the listed runs' are read first, and then,
     // for a listing of everything, the others', for up to 20 ms a call, so that a large store
@@ -431,7 +441,7 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
         if (!m_store->summarize(info->name, deadline))
             break;
     }
-    if (limit < 0 && needle.isEmpty())
+    if (limit < 0 && filter.isEmpty())
         m_store->summarize(deadline);
     QList<RunSummary> out;
     out.reserve(qsizetype(listed.size()));

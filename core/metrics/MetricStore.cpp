@@ -1143,8 +1143,10 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     // Committed: publish the new state.
     if (!key.isEmpty())
         rememberBatch(key);
-    if (isNew || merged != m_runs.value(run))
+    if (isNew || merged != m_runs.value(run)) {
         m_searchText.remove(run);
+        m_searchIndexStale = true;
+    }
     m_runs[run] = merged;
     for (const auto &[s, points] : written) {
         const auto added = static_cast<qint64>(points->points.size());
@@ -1160,14 +1162,37 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     return true;
 }
 
-bool MetricStore::runMentions(const QString &run, QByteArrayView lowered) const {
-    auto found = m_searchText.constFind(run);
-    if (found == m_searchText.constEnd())
-        found = m_searchText.insert(
-            run, QString::fromUtf8(QJsonDocument(m_runs.value(run).toJson()).toJson())
-                     .toLower()
-                     .toUtf8());
-    return found->contains(lowered);
+QStringList MetricStore::runsMentioning(QByteArrayView lowered) const {
+    if (m_searchIndexStale) {
+        m_searchIndex.clear();
+        m_searchStarts.clear();
+        for (const RunInfo &info : m_runs) {
+            auto text = m_searchText.constFind(info.name);
+            if (text == m_searchText.constEnd())
+                text = m_searchText.insert(
+                    info.name,
+                    QString::fromUtf8(QJsonDocument(info.toJson()).toJson(QJsonDocument::Compact))
+                        .toLower()
+                        .toUtf8());
+            m_searchStarts.emplace_back(m_searchIndex.size(), info.name);
+            m_searchIndex += *text;
+            m_searchIndex += '\n';
+        }
+        m_searchIndexStale = false;
+    }
+    QStringList found;
+    if (lowered.isEmpty() || lowered.contains('\n'))
+        return found;
+    for (qsizetype at = 0; (at = m_searchIndex.indexOf(lowered, at)) >= 0;) {
+        // The run whose text holds `at`; the search goes on after that run's text.
+        auto run = std::upper_bound(
+                       m_searchStarts.begin(), m_searchStarts.end(), at,
+                       [](qsizetype offset, const auto &start) { return offset < start.first; }) -
+                   1;
+        found << run->second;
+        at = run + 1 == m_searchStarts.end() ? m_searchIndex.size() : (run + 1)->first;
+    }
+    return found;
 }
 
 std::optional<RunInfo> MetricStore::run(const QString &name) const {

@@ -104,10 +104,10 @@ public:
 
     QList<RunInfo> runs() const { return m_runs.values(); }
     const QMap<QString, RunInfo> &runsByName() const { return m_runs; }
-    // Whether a run's metadata (as JSON: name, config, tags, note...) holds `lowered`, text in
-    // lower case as UTF-8. The text searched is kept until the run changes, so a filter over
-    // 100,000 runs does not write each one's JSON again.
-    bool runMentions(const QString &run, QByteArrayView lowered) const;
+    // The runs whose metadata (as JSON: name, config, tags, note...) holds `lowered`, text in
+    // lower case as UTF-8, in name order. Each run's text is kept until the run changes, and all
+    // of them lie end to end in one index, so a filter over 100,000 runs is one scan of it.
+    QStringList runsMentioning(QByteArrayView lowered) const;
     std::optional<RunInfo> run(const QString &name) const;
     std::vector<SeriesInfo> series(const QString &run) const;
     qint64 totalPoints() const;
@@ -193,6 +193,11 @@ private:
     QStringList m_lossNotes; // this start's notes about stored data, kept until acknowledged
     QMap<QString, RunInfo> m_runs;
     mutable QHash<QString, QByteArray> m_searchText; // by run, made when first searched
+    // Every run's search text, in name order, each ending in a newline (JSON has none raw), and
+    // where each starts; made again when a run changed.
+    mutable QByteArray m_searchIndex;
+    mutable std::vector<std::pair<qsizetype, QString>> m_searchStarts;
+    mutable bool m_searchIndexStale = true;
     std::vector<std::unique_ptr<Series>> m_series;
     std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
     quint32 m_nextId = 0;         // above every id the journal or the series directory ever held

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void anotherMetricAsX();
     void valueRangesBySummarizing();
     void summariesSurviveARestart();
+    void runsFoundByTheirWords();
 };
 
 void TestMetricStore::appendQueryAndReopen() {
@@ -436,4 +438,33 @@ void TestMetricStore::summariesSurviveARestart() {
     QVERIFY(!store->series(u"r"_s)[1].range); // not the summary of 11,010 points
     QCOMPARE(store->query(u"r"_s, u"loss"_s, window)->total, 100);
     QCOMPARE(store->series(u"r"_s)[1].range, std::optional(std::pair(0.0, 49.5)));
+}
+
+void TestMetricStore::runsFoundByTheirWords() {
+    QTemporaryDir dir;
+    auto store = openStore(dir.path());
+    auto info = [](const QString &name, const QString &note) {
+        sb::RunInfo run{name, {}, {}, {}, {}, {}};
+        run.config = QJsonObject{{u"optimizer"_s, u"AdamW"_s}};
+        run.note = note;
+        return run;
+    };
+    for (const auto &[name, note] : {std::pair{u"b"_s, u"Ärger mit dem LR"_s},
+                                     std::pair{u"a"_s, u"warmup"_s}, std::pair{u"c"_s, u""_s}}) {
+        const sb::RunInfo run = info(name, note);
+        QVERIFY(store->append(name, {}, &run).ok());
+    }
+    auto find = [&](const QString &text) {
+        return store->runsMentioning(text.toLower().toUtf8());
+    };
+    QCOMPARE(find(u"adamw"_s), (QStringList{u"a"_s, u"b"_s, u"c"_s})); // name order, any case
+    QCOMPARE(find(u"ÄRGER"_s), QStringList{u"b"_s});                   // beyond ASCII too
+    QCOMPARE(find(u"warmup"_s), QStringList{u"a"_s});
+    QCOMPARE(find(u"\"b\""_s), QStringList{u"b"_s}); // JSON text: the name with its quotes
+    QVERIFY(find(u"}{"_s).isEmpty());                // never across two runs
+    QVERIFY(find(u"\n"_s).isEmpty());
+    // A run's change is found at once.
+    const sb::RunInfo changed = info(u"c"_s, u"warmup again"_s);
+    QVERIFY(store->append(u"c"_s, {}, &changed).ok());
+    QCOMPARE(find(u"warmup"_s), (QStringList{u"a"_s, u"c"_s}));
 }
