@@ -108,8 +108,10 @@ Result<Collector::Push> Collector::decodePush(QByteArrayView body) {
     if (!decoded)
         return decoded;
     Push push = std::move(decoded).value();
+    // Added to what decoding the fields gave: a body Qt read whole had its series there.
     push.points += parts.points;
-    push.series = std::move(parts.series);
+    for (SeriesPoints &series : parts.series)
+        push.series.push_back(std::move(series));
     return push;
 }
 

@@ -137,6 +137,12 @@ void TestCollector::pushQueryExport() {
         run.value(u"metrics"_s).toObject().value(u"loss"_s).toObject().value(u"count"_s).toInt(),
         4);
     QCOMPARE(send(url, u"/api/v1/runs?filter=nomatch"_s).json().toArray().size(), 0);
+    // An integer past 64 bits (simdjson refuses it; Qt reads it as a double) is stored too.
+    r = send(
+        url, u"/api/v1/push"_s,
+        R"({"run": "zz-huge", "series": {"loss": {"step": [1], "value": [123456789012345678901234567890]}}})");
+    QCOMPARE(r.json()[u"accepted"_s].toInteger(), 1);
+    QCOMPARE(collector->store().series(u"zz-huge"_s).at(0).last.value, 1.2345678901234568e29);
     // Pages in name order: r1 and five more runs.
     for (const char *name : {"p1", "p2", "p3", "p4", "p5"})
         QCOMPARE(send(url, u"/api/v1/push"_s,
