@@ -6,7 +6,6 @@ usage: bench_client.py PATH/TO/signalbox-collector"""
 
 import io
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,19 +13,10 @@ import time
 
 import signalbox
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from tensorboard_peer import cpu_seconds, free_port  # noqa: E402
+
 CALLS = int(300_000 * float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1")) or 1000)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():

@@ -12,14 +12,13 @@ usage: bench_peers.py SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR"""
 
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 COLLECTOR, BUILD, SOURCE = sys.argv[1:4]
+sys.path.insert(0, os.path.join(SOURCE, "tests", "harness"))
+import tensorboard_peer as peer  # noqa: E402 (its virtualenv, port and CPU helpers)
 PACKAGES = ["tensorboardX==2.6.5", "mlflow-skinny==3.17.2", "aim==3.29.1"]
 SCALE = float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1"))
 METRICS = 5
@@ -79,51 +78,25 @@ def log(message):
     print("bench_peers: " + message, file=sys.stderr, flush=True)
 
 
-def ensure_venv():
-    venv = os.path.join(BUILD, "venv-peers")
-    python = os.path.join(venv, "bin", "python")
-    marker = os.path.join(venv, ".installed-" + "-".join(PACKAGES))
-    if not os.path.exists(marker):
-        log("installing %s into %s..." % (" ".join(PACKAGES), venv))
-        shutil.rmtree(venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-                       + PACKAGES, check=True)
-        open(marker, "w").close()
-    return python
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def measure(python, kind, steps, tmp):
     """(seconds, script CPU-s, server CPU-s) of one logger logging `steps` steps."""
     env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "clients", "python"),
                MLFLOW_ENABLE_ASYNC_LOGGING="false")
     collector, where = None, os.path.join(tmp, kind)
     if kind == "signalbox":
-        port = free_port()
+        port = peer.free_port()
         collector = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir",
                                       where], stdout=subprocess.PIPE, text=True)
         collector.stdout.readline()
         where = "http://127.0.0.1:%d" % port
-        before = cpu_seconds(collector.pid)
+        before = peer.cpu_seconds(collector.pid)
     try:
         done = subprocess.run([python, "-c", SCRIPT, kind, str(steps), where], env=env,
                               capture_output=True, text=True, timeout=1800)
         if done.returncode != 0:
             raise RuntimeError("%s failed: %s" % (kind, done.stderr[-2000:]))
         result = json.loads(done.stdout.strip().splitlines()[-1])
-        server = cpu_seconds(collector.pid) - before if collector else 0.0
+        server = peer.cpu_seconds(collector.pid) - before if collector else 0.0
     finally:
         if collector:
             collector.terminate()
@@ -132,7 +105,8 @@ def measure(python, kind, steps, tmp):
 
 
 def main():
-    python = ensure_venv()
+    log("peers from PyPI: %s" % " ".join(PACKAGES))
+    python = peer.ensure_venv(BUILD, "venv-peers", PACKAGES)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind, steps in STEPS.items():

@@ -19,16 +19,16 @@ ALL_SAMPLES = 10**7
 WRITER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "write_tfevents.py")
 
 
-def ensure_venv(build_dir):
+def ensure_venv(build_dir, name="venv-tensorboard", packages=PACKAGES):
     """The virtualenv's python, created and filled on first use (never the system Python)."""
-    venv = os.path.join(build_dir, "venv-tensorboard")
+    venv = os.path.join(build_dir, name)
     python = os.path.join(venv, "bin", "python")
-    marker = os.path.join(venv, ".installed-" + "-".join(PACKAGES))
+    marker = os.path.join(venv, ".installed-" + "-".join(packages))
     if not os.path.exists(marker):
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
         subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-                       + PACKAGES, check=True)
+                       + packages, check=True)
         open(marker, "w").close()
     return python
 
@@ -60,6 +60,13 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    """User and system CPU a process has used so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def http_json(url, form=None, timeout=600):
