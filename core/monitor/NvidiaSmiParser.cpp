@@ -5,6 +5,9 @@
 #include <QList>
 #include <QRegularExpression>
 
+#include <algorithm>
+#include <cmath>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -209,6 +212,60 @@ Result<std::vector<GpuProcess>> parseComputeApps(QByteArrayView csv) {
         processes.push_back(std::move(process));
     }
     return processes;
+}
+
+Result<std::vector<PmonRow>> parsePmon(QByteArrayView text) {
+    QStringList columns;
+    std::vector<PmonRow> rows;
+    for (const QByteArray &raw : text.toByteArray().split('\n')) {
+        const QString line = QString::fromUtf8(raw).trimmed();
+        if (line.isEmpty())
+            continue;
+        if (line.startsWith(u'#')) {
+            if (columns.isEmpty()) // the names; the second comment line has their units
+                columns = line.mid(1).split(u' ', Qt::SkipEmptyParts);
+            continue;
+        }
+        const qsizetype gpu = columns.indexOf(u"gpu"_s);
+        const qsizetype pid = columns.indexOf(u"pid"_s);
+        if (gpu < 0 || pid < 0 || columns.last() != u"command"_s)
+            return fail(u"pmon: no header with gpu, pid and command columns before \"%1\""_s.arg(
+                line.left(80)));
+        // The command is last and may hold spaces ("NVIDIA Share.exe").
+        QStringList cells = line.split(u' ', Qt::SkipEmptyParts);
+        if (cells.size() < columns.size())
+            return fail(u"pmon: \"%1\" has fewer columns than its header"_s.arg(line.left(80)));
+        const QString command = cells.mid(columns.size() - 1).join(u' ');
+        cells = cells.mid(0, columns.size() - 1);
+        PmonRow row;
+        bool gpuOk = false;
+        bool pidOk = false;
+        row.gpuIndex = cells[gpu].toInt(&gpuOk);
+        row.pid = cells[pid].toLongLong(&pidOk);
+        if (!gpuOk)
+            return fail(u"pmon: \"%1\" is not a GPU index"_s.arg(cells[gpu].left(40)));
+        if (!pidOk || row.pid <= 0)
+            continue; // an idle GPU's row
+        auto percent = [&](const QString &name) -> std::optional<double> {
+            const qsizetype at = columns.indexOf(name);
+            bool ok = false;
+            const double value = at >= 0 ? cells[at].toDouble(&ok) : 0;
+            return ok && std::isfinite(value) ? std::optional(value) : std::nullopt;
+        };
+        const qsizetype type = columns.indexOf(u"type"_s);
+        row.type = type >= 0 ? cells[type] : QString();
+        row.smPercent = percent(u"sm"_s);
+        row.memoryPercent = percent(u"mem"_s);
+        row.command = command == u"-"_s ? QString() : command;
+        const auto same = std::find_if(rows.begin(), rows.end(), [&](const PmonRow &r) {
+            return r.pid == row.pid && r.gpuIndex == row.gpuIndex;
+        });
+        if (same != rows.end())
+            *same = std::move(row);
+        else
+            rows.push_back(std::move(row));
+    }
+    return rows;
 }
 
 } // namespace NvidiaSmi

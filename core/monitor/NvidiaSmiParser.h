@@ -48,6 +48,23 @@ struct GpuProcess {
     QString user;    // joined from ps on the node; empty when the process is not visible there
     QString command; // its full command line, likewise
     qint64 processGroup = 0; // likewise; a Signalbox run is its own process group
+    // From `nvidia-smi pmon`: the share of the GPU's SMs and memory bandwidth it used.
+    std::optional<double> smPercent;
+    std::optional<double> memoryBandwidthPercent;
+    // From ps and /proc on the node: CPU now (between two samples), resident set, age.
+    std::optional<double> cpuPercent;
+    std::optional<quint64> rssKiB;
+    std::optional<qint64> elapsedSeconds;
+};
+
+// One row of `nvidia-smi pmon`: a process's use of one GPU over the last sampling interval.
+struct PmonRow {
+    int gpuIndex = -1;
+    qint64 pid = 0;
+    QString type; // C (compute), G (graphics), C+G
+    std::optional<double> smPercent;
+    std::optional<double> memoryPercent; // memory bandwidth
+    QString command;
 };
 
 namespace NvidiaSmi {
@@ -57,6 +74,9 @@ namespace NvidiaSmi {
 // back as that message, for the node's status.
 Result<std::vector<GpuReading>> parseQueryGpu(QByteArrayView csv);
 Result<std::vector<GpuProcess>> parseComputeApps(QByteArrayView csv);
+// `nvidia-smi pmon` (any -s columns, any sample count; a process sampled twice keeps its last
+// row). Rows of idle GPUs ("-" for a pid) are skipped; an unreadable header is an error.
+Result<std::vector<PmonRow>> parsePmon(QByteArrayView text);
 
 } // namespace NvidiaSmi
 

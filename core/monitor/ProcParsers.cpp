@@ -2,6 +2,10 @@
 
 #include <QList>
 
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -132,21 +136,49 @@ std::vector<ProcessRow> parsePsRows(QByteArrayView text, int *skipped) {
 std::vector<ProcessRow> parsePsOwners(QByteArrayView text) {
     std::vector<ProcessRow> rows;
     for (const QByteArray &line : text.toByteArray().split('\n')) {
-        const QList<QByteArray> w = splitWords(line, 3);
-        bool pidOk = false;
-        bool groupOk = false;
+        const QList<QByteArray> w = splitWords(line, 5);
+        bool ok[4] = {};
         ProcessRow row;
-        if (w.size() == 4) {
-            row.pid = w[0].toLongLong(&pidOk);
-            row.processGroup = w[1].toLongLong(&groupOk);
+        if (w.size() == 6) {
+            row.pid = w[0].toLongLong(&ok[0]);
+            row.processGroup = w[1].toLongLong(&ok[1]);
+            row.elapsedSeconds = w[2].toLongLong(&ok[2]);
+            row.rssKiB = w[3].toULongLong(&ok[3]);
         }
-        if (!pidOk || !groupOk)
+        if (!std::all_of(std::begin(ok), std::end(ok), [](bool b) { return b; }))
             continue;
-        row.user = QString::fromUtf8(w[2]);
-        row.command = QString::fromUtf8(w[3]);
+        row.user = QString::fromUtf8(w[4]);
+        row.command = QString::fromUtf8(w[5]);
         rows.push_back(std::move(row));
     }
     return rows;
+}
+
+std::vector<ProcessTicks> parseProcessTicks(QByteArrayView text, double *ticksPerSecond) {
+    const QList<QByteArray> lines = text.toByteArray().split('\n');
+    bool rateOk = false;
+    const double rate = lines.value(0).trimmed().toDouble(&rateOk);
+    *ticksPerSecond = rateOk && rate > 0 && std::isfinite(rate) ? rate : 0;
+    std::vector<ProcessTicks> ticks;
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so fields count
+        // from the last ')'; utime and stime are the 12th and 13th after it.
+        const QByteArray &line = lines[i];
+        const qsizetype close = line.lastIndexOf(')');
+        if (close < 0)
+            continue;
+        bool pidOk = false;
+        ProcessTicks row;
+        row.pid = line.left(line.indexOf(' ')).toLongLong(&pidOk);
+        const QList<QByteArray> fields = line.mid(close + 1).simplified().split(' ');
+        bool userOk = false;
+        bool systemOk = false;
+        if (fields.size() > 12)
+            row.ticks = fields[11].toULongLong(&userOk) + fields[12].toULongLong(&systemOk);
+        if (pidOk && userOk && systemOk)
+            ticks.push_back(row);
+    }
+    return ticks;
 }
 
 std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,

@@ -35,9 +35,16 @@ struct ProcessRow {
     double cpuPercent = 0; // ps's: CPU time over the process's lifetime
     double memoryPercent = 0;
     quint64 rssKiB = 0;
-    QString cpuTime;         // [dd-]hh:mm:ss
-    QString command;         // the full command line
-    qint64 processGroup = 0; // only where asked for (parsePsOwners)
+    QString cpuTime;            // [dd-]hh:mm:ss
+    QString command;            // the full command line
+    qint64 processGroup = 0;    // only where asked for (parsePsOwners)
+    qint64 elapsedSeconds = -1; // likewise
+};
+
+// CPU time a process has used, from /proc/PID/stat, in clock ticks.
+struct ProcessTicks {
+    qint64 pid = 0;
+    quint64 ticks = 0; // user + system
 };
 
 // /proc/stat: element 0 is the aggregate "cpu" line, then cpu0, cpu1, ...
@@ -46,8 +53,12 @@ Result<MemInfo> parseMemInfo(QByteArrayView text);
 Result<LoadAverage> parseLoadAvg(QByteArrayView text);
 // The rows of that ps output; a line that does not parse is skipped and counted in `skipped`.
 std::vector<ProcessRow> parsePsRows(QByteArrayView text, int *skipped = nullptr);
-// `ps -o pid=,pgid=,user:32=,args=`: for joining nvidia-smi's processes with owner and run.
+// `ps -o pid=,pgid=,etimes=,rss=,user:32=,args=`: for joining nvidia-smi's processes with owner,
+// run, age and resident set.
 std::vector<ProcessRow> parsePsOwners(QByteArrayView text);
+// The clock tick rate (`getconf CLK_TCK`) on the first line, then /proc/PID/stat lines. Lines
+// that do not parse are skipped; `ticksPerSecond` is 0 when the first line is not a rate.
+std::vector<ProcessTicks> parseProcessTicks(QByteArrayView text, double *ticksPerSecond);
 // Busy percentage per CPU between two /proc/stat readings with the same CPUs.
 std::vector<double> cpuUsagePercent(const std::vector<CpuTimes> &before,
                                     const std::vector<CpuTimes> &after);

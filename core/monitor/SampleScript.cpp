@@ -1,6 +1,10 @@
 #include "SampleScript.h"
 
+#include "GpuSource.h"
+
 #include <QDateTime>
+
+#include <algorithm>
 
 namespace sb {
 
@@ -39,42 +43,42 @@ QStringList gpuFields() {
 
 QString text() {
     // Every section marker is echoed before its command runs, so a node that answers at all
-    // sends bytes at least every few seconds: silence longer than that means a hung node.
-    static const QString script = uR"sh(I=$1 S=$2 P=$3
+    // sends bytes at least every few seconds: silence longer than that means a hung node. A
+    // frame's own time is taken off the wait, so samples keep their interval.
+    static const QString script = [] {
+        QString gpu;
+        for (const GpuSource *source : gpuSources())
+            gpu += source->shellText();
+        return uR"sh(I=$1 S=$2 P=$3
 F='%1'
 B='%2'
 A='gpu_uuid,pid,process_name,used_gpu_memory'
 PS='pid=,user:32=,pcpu=,pmem=,rss=,time=,args='
+T=$(getconf CLK_TCK 2>/dev/null || echo 100)
 frame() {
-  echo "@sb:frame $(date +%s.%N)"
+  t0=$(date +%s.%N)
+  echo "@sb:frame $t0"
   echo @sb:stat; grep '^cpu' "$P/stat"
   echo @sb:meminfo; grep -E '^(MemTotal|MemAvailable|SwapTotal|SwapFree):' "$P/meminfo"
   echo @sb:loadavg; cat "$P/loadavg"
   echo @sb:top-cpu; ps -eo "$PS" --sort=-pcpu 2>&1 | head -n 12
   echo @sb:top-memory; ps -eo "$PS" --sort=-rss 2>&1 | head -n 12
-  if command -v "$S" >/dev/null 2>&1; then
-    echo @sb:gpu
-    out=$(timeout 3 "$S" --query-gpu="$F" --format=csv 2>&1); rc=$?
-    case $out in *"is not a valid field"*)
-      out=$(timeout 3 "$S" --query-gpu="$B" --format=csv 2>&1); rc=$? ;;
-    esac
-    printf '%s\n' "$out"
-    echo "@sb:gpu-exit"; echo $rc
-    echo @sb:apps
-    apps=$(timeout 3 "$S" --query-compute-apps="$A" --format=csv 2>&1)
-    printf '%s\n' "$apps"
-    pids=$(printf '%s\n' "$apps" | awk -F', *' '
-      NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pid") c = i }
-      NR > 1 && c && $c ~ /^[0-9]+$/ { printf "%s%s", s, $c; s = "," }')
+  found= pids=
+  %3
+  if [ -z "$found" ]; then echo @sb:no-gpu; fi
+  if [ -n "$pids" ]; then
     echo @sb:app-owners
-    [ -n "$pids" ] && ps -o pid=,pgid=,user:32=,args= -p "$pids" 2>/dev/null
-  else
-    echo @sb:no-gpu
+    ps -o pid=,pgid=,etimes=,rss=,user:32=,args= -p "$pids" 2>/dev/null
+    echo @sb:app-cpu; echo "$T"
+    for p in $(printf '%s' "$pids" | tr , ' '); do cat "$P/$p/stat" 2>/dev/null; done
   fi
   echo @sb:end
 }
-if [ "$I" = 0 ]; then frame; else while frame; do sleep "$I"; done; fi
-)sh"_s.arg(gpuFields().join(u','), basicGpuFields().join(u','));
+if [ "$I" = 0 ]; then frame; else while frame; do
+  sleep "$(date +%s.%N | awk -v i="$I" -v t="$t0" '{ w = i - ($1 - t); print (w > 0 ? w : 0) }')"
+done; fi
+)sh"_s.arg(gpuFields().join(u','), basicGpuFields().join(u','), gpu);
+    }();
     return script;
 }
 
@@ -121,6 +125,40 @@ std::optional<SampleFrame> SampleFrameReader::next() {
     return frame;
 }
 
+void NodeSampleBuilder::joinProcessDetail(const SampleFrame &frame, NodeSample &sample) {
+    if (sample.gpuProcesses.empty())
+        return;
+    const std::vector<ProcessRow> owners = parsePsOwners(frame.sections.value("app-owners"));
+    double ticksPerSecond = 0;
+    const std::vector<ProcessTicks> ticks =
+        parseProcessTicks(frame.sections.value("app-cpu"), &ticksPerSecond);
+    QHash<qint64, std::pair<quint64, double>> seen;
+    for (GpuProcess &process : sample.gpuProcesses) {
+        const auto owner = std::find_if(owners.begin(), owners.end(),
+                                        [&](const auto &row) { return row.pid == process.pid; });
+        if (owner != owners.end()) {
+            process.user = owner->user;
+            process.processGroup = owner->processGroup;
+            process.command = owner->command;
+            process.rssKiB = owner->rssKiB;
+            process.elapsedSeconds = owner->elapsedSeconds;
+        }
+        const auto now = std::find_if(ticks.begin(), ticks.end(),
+                                      [&](const auto &row) { return row.pid == process.pid; });
+        if (now == ticks.end() || ticksPerSecond <= 0)
+            continue;
+        seen.insert(process.pid, {now->ticks, sample.time});
+        // CPU now: ticks used since the last sample that saw this process (a reused pid whose
+        // count went back is read afresh).
+        const auto before = m_processTicks.constFind(process.pid);
+        if (before != m_processTicks.constEnd() && now->ticks >= before->first &&
+            sample.time > before->second)
+            process.cpuPercent = 100.0 * static_cast<double>(now->ticks - before->first) /
+                                 ticksPerSecond / (sample.time - before->second);
+    }
+    m_processTicks = std::move(seen);
+}
+
 NodeSample NodeSampleBuilder::build(const SampleFrame &frame) {
     NodeSample sample;
     sample.time = frame.time;
@@ -145,35 +183,9 @@ NodeSample NodeSampleBuilder::build(const SampleFrame &frame) {
     sample.topCpu = parsePsRows(frame.sections.value("top-cpu"));
     sample.topMemory = parsePsRows(frame.sections.value("top-memory"));
 
-    if (frame.sections.contains("no-gpu"))
-        return sample; // a CPU-only node
-    sample.hasNvidiaSmi = true;
-    const QByteArray gpuText = frame.sections.value("gpu");
-    if (frame.sections.value("gpu-exit").trimmed() == "124") {
-        sample.gpuError = u"nvidia-smi did not answer within 3 s"_s;
-        return sample;
-    }
-    auto gpus = NvidiaSmi::parseQueryGpu(gpuText);
-    if (!gpus) {
-        sample.gpuError = gpus.error();
-        return sample;
-    }
-    sample.gpus = std::move(gpus).value();
-    // Compute processes are extra: a node that cannot list them still shows its GPUs.
-    if (auto apps = NvidiaSmi::parseComputeApps(frame.sections.value("apps")); apps) {
-        const std::vector<ProcessRow> owners = parsePsOwners(frame.sections.value("app-owners"));
-        for (GpuProcess &process : apps.value()) {
-            const auto owner = std::find_if(owners.begin(), owners.end(), [&](const auto &row) {
-                return row.pid == process.pid;
-            });
-            if (owner != owners.end()) {
-                process.user = owner->user;
-                process.processGroup = owner->processGroup;
-                process.command = owner->command;
-            }
-        }
-        sample.gpuProcesses = std::move(apps).value();
-    }
+    for (const GpuSource *source : gpuSources())
+        source->read(frame, sample);
+    joinProcessDetail(frame, sample);
     return sample;
 }
 

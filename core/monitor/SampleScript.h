@@ -52,7 +52,10 @@ public:
     NodeSample build(const SampleFrame &frame);
 
 private:
+    // Each GPU process's owner, run, age and resident set, and its CPU since the last sample.
+    void joinProcessDetail(const SampleFrame &frame, NodeSample &sample);
     std::vector<CpuTimes> m_previous;
+    QHash<qint64, std::pair<quint64, double>> m_processTicks; // pid -> CPU ticks, sample time
 };
 
 } // namespace sb

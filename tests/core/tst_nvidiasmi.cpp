@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -40,6 +42,9 @@ private Q_SLOTS:
     void computeApps();
     void windowsProcessNamesWithCommas();
     void subsetAnyOrderAndOldFieldNames();
+    void pmonOnEveryCapture_data() { everyCapture_data(); }
+    void pmonOnEveryCapture();
+    void pmonColumnsAndBadRows();
     void badInput_data();
     void badInput();
 };
@@ -139,6 +144,66 @@ void TestNvidiaSmi::subsetAnyOrderAndOldFieldNames() {
     QVERIFY(!gpu.utilizationGpu);
     QCOMPARE(gpu.unavailable.value(u"utilization.gpu"_s).toString(), u"[Not Supported]"_s);
     QCOMPARE(gpu.clockEventReasons, QStringList{u"sw_power_cap"_s});
+}
+
+void TestNvidiaSmi::pmonOnEveryCapture() {
+    QFETCH(QString, file);
+    QFETCH(QByteArray, phase);
+    const QByteArray text = section(capture(file), phase + " :: pmon");
+    QVERIFY(!text.isEmpty());
+    const auto rows = sb::NvidiaSmi::parsePmon(text);
+    QVERIFY2(rows, qPrintable(rows.error()));
+    // The capture samples five times; each process is kept once, with its last row.
+    const auto apps =
+        sb::NvidiaSmi::parseComputeApps(section(capture(file), phase + " :: query-compute-apps"));
+    QVERIFY(apps);
+    for (const sb::PmonRow &row : *rows) {
+        QVERIFY(row.pid > 0);
+        QCOMPARE(std::count_if(
+                     rows->begin(), rows->end(),
+                     [&](const auto &r) { return r.pid == row.pid && r.gpuIndex == row.gpuIndex; }),
+                 1);
+    }
+    if (phase == "idle" && !file.startsWith(u"windows"_s) && !file.contains(u"2080"_s))
+        QVERIFY(rows->empty()); // "-" in every cell of an idle GPU
+    if (file.contains(u"h100-80gb"_s) && phase == "load") {
+        QCOMPARE(rows->size(), std::size_t(3));
+        const auto burn = std::find_if(rows->begin(), rows->end(),
+                                       [](const auto &r) { return r.command == u"gpu_burn"_s; });
+        QVERIFY(burn != rows->end());
+        QCOMPARE(burn->smPercent.value(), 99.0);
+        QCOMPARE(burn->memoryPercent.value(), 10.0);
+        QCOMPARE(burn->type, u"C"_s);
+        QVERIFY(!rows->front().smPercent); // memhog: "-"
+    }
+    if (file.startsWith(u"windows"_s) && phase == "load") {
+        QVERIFY(std::any_of(rows->begin(), rows->end(), [](const auto &r) {
+            return r.command == u"NVIDIA Share.exe"_s && r.type == u"C+G"_s;
+        }));
+    }
+}
+
+void TestNvidiaSmi::pmonColumnsAndBadRows() {
+    // -s um adds frame-buffer memory before the command; older drivers lack jpg and ofa.
+    const auto um = sb::NvidiaSmi::parsePmon(
+        "# gpu        pid  type    sm   mem   enc   dec    fb   command\n"
+        "# Idx          #   C/G     %     %     %     %    MB   name\n"
+        "    1      31337     C    42     7     -     -  8000   python train.py\n"
+        "    1      31337     C    44     8     -     -  8000   python train.py\n");
+    QVERIFY(um);
+    QCOMPARE(um->size(), std::size_t(1));
+    QCOMPARE(um->front().gpuIndex, 1);
+    QCOMPARE(um->front().smPercent.value(), 44.0);
+    QCOMPARE(um->front().command, u"python train.py"_s);
+    QVERIFY(!sb::NvidiaSmi::parsePmon("    0  12  C  5  5  x\n")); // no header
+    QVERIFY(!sb::NvidiaSmi::parsePmon("# gpu pid type sm command\n 0 12\n"));
+    QVERIFY(!sb::NvidiaSmi::parsePmon("# gpu pid type sm command\n x 12 C 5 y\n"));
+    const auto odd = sb::NvidiaSmi::parsePmon("# gpu pid type sm command\n 0 12 C nan y\n"
+                                              " 0 -1 C 5 y\n 0 13 C 1e999 z\n");
+    QVERIFY(odd);
+    QCOMPARE(odd->size(), std::size_t(2));
+    QVERIFY(!odd->front().smPercent && !odd->back().smPercent);
+    QVERIFY(sb::NvidiaSmi::parsePmon("").value().empty());
 }
 
 void TestNvidiaSmi::badInput_data() {

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void usage();
     void samplerReadsARoot();
     void samplerRunsNvidiaSmi();
+    void processTicks();
 };
 
 void TestProcParsers::stat() {
@@ -144,10 +145,27 @@ void TestProcParsers::samplerRunsNvidiaSmi() {
         return path;
     };
     const QString capture = QStringLiteral(SIGNALBOX_TEST_DATA) + u"/nvidia-smi-query-gpu.csv"_s;
+    // This test's own process stands for a training process on the GPU.
+    const QString pid = QString::number(QCoreApplication::applicationPid());
     const QString replay = script(
-        u"replay"_s, u"echo \"$@\" >> %1/args; case \"$*\" in *--query-gpu*) cat %2;; esac"_s.arg(
-                         dir.path(), capture));
-    const auto sample = sb::LocalSampler(u"/proc"_s, 1000, replay).sampleNow();
+        u"replay"_s,
+        u"echo \"$@\" >> %1/args; case \"$*\" in *--query-gpu*) cat %2;;\n"
+        "*--query-compute-apps*) printf 'gpu_uuid, pid, process_name, used_gpu_memory [MiB]\\n"
+        "GPU-00000000-0000-0000-0000-000000000000, %3, tst, 100 MiB\\n';;\n"
+        "pmon*) printf '# gpu pid type sm mem command\\n# Idx # C/G %% %% name\\n"
+        " 0 %3 C 55 12 tst\\n';; esac"_s.arg(dir.path(), capture, pid));
+    sb::LocalSampler sampler(u"/proc"_s, 1000, replay);
+    sampler.sampleNow();
+    const auto sample = sampler.sampleNow();
+    QCOMPARE(sample.gpuProcesses.size(), std::size_t(1));
+    const sb::GpuProcess &self = sample.gpuProcesses.front();
+    QCOMPARE(self.smPercent.value(), 55.0);
+    QCOMPARE(self.memoryBandwidthPercent.value(), 12.0);
+    QVERIFY(self.rssKiB.value() > 0);
+    QVERIFY(self.elapsedSeconds.value() >= 0);
+    QVERIFY(self.cpuPercent.value() >= 0); // read between the two samples
+    QVERIFY(!self.user.isEmpty());
+    QVERIFY(self.command.contains(u"tst_procparsers"_s));
     QVERIFY2(sample.gpuError.isEmpty(), qPrintable(sample.gpuError));
     QCOMPARE(sample.gpus.size(), std::size_t(1));
     QCOMPARE(sample.gpus.front().name, u"NVIDIA H200"_s);
@@ -169,6 +187,23 @@ void TestProcParsers::samplerRunsNvidiaSmi() {
     const QString hung = script(u"hung"_s, u"exec sleep 60"_s);
     const auto timedOut = sb::LocalSampler(u"/proc"_s, 1000, hung).sampleNow();
     QVERIFY(timedOut.gpuError.contains(u"did not answer"_s));
+}
+
+void TestProcParsers::processTicks() {
+    QFile self(u"/proc/self/stat"_s);
+    QVERIFY(self.open(QIODevice::ReadOnly));
+    double rate = 0;
+    const auto real = sb::parseProcessTicks(QByteArray("100\n").append(self.readAll()), &rate);
+    QCOMPARE(rate, 100.0);
+    QCOMPARE(real.size(), std::size_t(1));
+    QCOMPARE(real.front().pid, QCoreApplication::applicationPid());
+    // A command name with spaces and parentheses; garbage lines skipped; no rate.
+    const auto odd = sb::parseProcessTicks(
+        "x\n7 (a) b (c) R 1 7 7 0 -1 0 0 0 0 0 30 12 0 0 20 0 1 0 5 6 7\n(\n8 (z) R 1\n))\n",
+        &rate);
+    QCOMPARE(rate, 0.0);
+    QCOMPARE(odd.size(), std::size_t(1));
+    QCOMPARE(odd.front().ticks, quint64(42));
 }
 
 QTEST_GUILESS_MAIN(TestProcParsers)

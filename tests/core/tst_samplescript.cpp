@@ -64,22 +64,45 @@ void TestSampleScript::framesFromAStream() {
 void TestSampleScript::gpuProcessesJoinedWithOwners() {
     QFile capture(QStringLiteral(SIGNALBOX_TEST_DATA) + u"/nvidia-smi-query-gpu.csv"_s);
     QVERIFY(capture.open(QIODevice::ReadOnly));
-    const QByteArray gpu = "@sb:gpu\n" + capture.readAll() + "@sb:gpu-exit\n0\n" +
-                           "@sb:apps\ngpu_uuid, pid, process_name, used_gpu_memory [MiB]\n"
-                           "GPU-1, 4242, python, 1000 MiB\nGPU-1, 77, /opt/x, 10 MiB\n" +
-                           "@sb:app-owners\n 4242  4240 alice    python train.py --lr 0.1\n";
+    const QByteArray gpus = capture.readAll();
+    const QByteArray uuid = "GPU-00000000-0000-0000-0000-000000000000"; // index 0
+    // pmon's rows name the GPU by index; compute-apps by uuid.
+    auto gpu = [&](int ticks) -> QByteArray {
+        return "@sb:gpu\n" + gpus + "@sb:gpu-exit\n0\n" +
+               "@sb:apps\ngpu_uuid, pid, process_name, used_gpu_memory [MiB]\n" + uuid +
+               ", 4242, python, 1000 MiB\n" + uuid + ", 77, /opt/x, 10 MiB\n" +
+               "@sb:pmon\n# gpu         pid   type     sm    mem    enc    dec    command\n"
+               "# Idx           #    C/G      %      %      %      %    name\n"
+               "    0       4242     C     87     31      -      -    python\n" +
+               "@sb:app-owners\n 4242  4240   3723 2097152 alice    python train.py --lr 0.1\n" +
+               "@sb:app-cpu\n100\n4242 (py thon) R 1 4240 4240 0 -1 4194304 1 0 0 0 " +
+               QByteArray::number(ticks) + " 50 0 0 20 0 9 0 1 2 3\n";
+    };
     sb::SampleFrameReader reader;
-    reader.feed(frame(1, gpu));
-    const sb::NodeSample s = sb::NodeSampleBuilder().build(*reader.next());
+    sb::NodeSampleBuilder builder;
+    reader.feed(frame(1, gpu(1000)));
+    const sb::NodeSample first = builder.build(*reader.next());
+    QVERIFY(!first.gpuProcesses.empty());
+    QVERIFY(!first.gpuProcesses[0].cpuPercent); // no earlier reading yet
+    reader.feed(frame(3, gpu(1300)));
+    const sb::NodeSample s = builder.build(*reader.next());
     QVERIFY(s.hasNvidiaSmi);
     QVERIFY2(s.gpuError.isEmpty(), qPrintable(s.gpuError));
     QCOMPARE(s.gpus.size(), std::size_t(1));
     QCOMPARE(s.gpuProcesses.size(), std::size_t(2));
-    QCOMPARE(s.gpuProcesses[0].user, u"alice"_s);
-    QCOMPARE(s.gpuProcesses[0].command, u"python train.py --lr 0.1"_s);
-    QCOMPARE(s.gpuProcesses[0].processGroup, qint64(4240));
-    QCOMPARE(s.gpuProcesses[0].usedMemoryMiB.value(), 1000.0);
-    QVERIFY(s.gpuProcesses[1].user.isEmpty()); // in another container: no owner visible
+    const sb::GpuProcess &python = s.gpuProcesses[0];
+    QCOMPARE(python.user, u"alice"_s);
+    QCOMPARE(python.command, u"python train.py --lr 0.1"_s);
+    QCOMPARE(python.processGroup, qint64(4240));
+    QCOMPARE(python.usedMemoryMiB.value(), 1000.0);
+    QCOMPARE(python.smPercent.value(), 87.0);
+    QCOMPARE(python.memoryBandwidthPercent.value(), 31.0);
+    QCOMPARE(python.elapsedSeconds.value(), qint64(3723));
+    QCOMPARE(python.rssKiB.value(), quint64(2097152));
+    QCOMPARE(python.cpuPercent.value(), 150.0); // 300 ticks at 100 Hz over 2 s
+    const sb::GpuProcess &other = s.gpuProcesses[1];
+    QVERIFY(other.user.isEmpty()); // in another container: no owner visible
+    QVERIFY(!other.smPercent && !other.cpuPercent && !other.rssKiB);
 }
 
 void TestSampleScript::brokenPieces() {

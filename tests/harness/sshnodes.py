@@ -139,6 +139,7 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
         pid_at = header.index("pid")
         name_at = header.index("process_name")
         rows = [apps[0]]
+        renamed = {}  # captured pid -> placeholder pid
         for row in apps[1:] if phase != "free" else []:
             cells = row.split(", ")
             argv0 = cells[name_at].strip()
@@ -146,8 +147,17 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
             child = subprocess.Popen(["bash", "-c", f'exec -a "{command}" sleep 1000000'],
                                      start_new_session=True)
             self.placeholders.append(child)
+            renamed[cells[pid_at].strip()] = str(child.pid)
             cells[pid_at] = str(child.pid)
             rows.append(", ".join(cells))
+        # pmon's rows for the same processes, under the placeholders' pids.
+        pmon = []
+        for line in section(text, "load :: pmon").splitlines():
+            cells = line.split()
+            if line.startswith("#") or (len(cells) > 1 and cells[1] in renamed):
+                pmon.append(line if line.startswith("#") else line.replace(cells[1], renamed[cells[1]], 1))
+        with open(os.path.join(smi, "pmon.txt"), "w") as f:
+            f.write("\n".join(pmon) + "\n")
         with open(os.path.join(smi, "apps.csv"), "w") as f:
             f.write("\n".join(rows) + "\n")
         with open(os.path.join(self.dir, "bin", "nvidia-smi"), "w") as f:
@@ -156,6 +166,7 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
 d={smi}
 case "$*" in
   *--query-compute-apps*) cat "$d/apps.csv" ;;
+  pmon*) cat "$d/pmon.txt" ;;
   *--query-gpu=*)
     # The requested fields, in the requested order, under nvidia-smi's canonical names.
     fields=$(printf '%s\n' "$@" | sed -n 's/^--query-gpu=//p')
