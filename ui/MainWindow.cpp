@@ -137,6 +137,8 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     };
     connect(m_jobs, &JobsView::curvesRequested, this, showCurves);
     connect(m_sweeps, &SweepsView::curvesRequested, this, showCurves);
+    connect(m_nodes, &NodesView::runActivated, this,
+            [showCurves](const QString &run) { showCurves({run}); });
     m_jobs->setNodeNames([monitor] {
         QStringList names;
         for (const NodeConfig &node : monitor->nodes())

@@ -1,5 +1,6 @@
 #include "NodeCard.h"
 
+#include "GpuDrawing.h"
 #include "Theme.h"
 
 #include <QContextMenuEvent>
@@ -22,14 +23,6 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QColor usageColor(double percent) {
-    if (percent > 90)
-        return QColor(0xe15759);
-    if (percent > 60)
-        return QColor(0xf28e2b);
-    return QColor(0x59a14f);
-}
-
 double memoryPercent(const MemInfo &m) {
     return m.totalKiB ? 100.0 * static_cast<double>(m.totalKiB - m.availableKiB) /
                             static_cast<double>(m.totalKiB)
@@ -38,18 +31,6 @@ double memoryPercent(const MemInfo &m) {
 
 QString gib(double kib) {
     return QString::number(kib / (1024.0 * 1024.0), 'f', 1);
-}
-
-void drawBar(QPainter &p, const QRect &r, double percent, const QString &text,
-             const QPalette &palette) {
-    p.fillRect(r, palette.color(QPalette::AlternateBase));
-    QRect filled = r;
-    filled.setWidth(static_cast<int>(r.width() * std::clamp(percent, 0.0, 100.0) / 100.0));
-    p.fillRect(filled, usageColor(percent));
-    p.setPen(palette.color(QPalette::Mid));
-    p.drawRect(r.adjusted(0, 0, -1, -1));
-    p.setPen(palette.color(QPalette::Text));
-    p.drawText(r, Qt::AlignCenter, text);
 }
 
 } // namespace
@@ -168,9 +149,11 @@ public:
                                     total > 0 ? 100 * gpu.memoryUsedMiB.value_or(0) / total : 0);
         }
     }
-    void show(const NodeSample &sample, const std::vector<GpuInsight> &insights) {
+    void show(const NodeSample &sample, const std::vector<GpuInsight> &insights,
+              const QHash<qint64, QString> &runs) {
         m_sample = sample;
         m_insights = insights;
+        m_runs = runs;
         updateGeometry();
         update();
     }
@@ -243,17 +226,11 @@ protected:
             p.drawText(QRect(0, y, half, line), Qt::AlignLeft | Qt::AlignVCenter,
                        QObject::tr("history: busy (blue), memory (purple), 10 min"));
             y += line;
-            // Processes.
-            for (const GpuProcess &proc : m_sample.gpuProcesses) {
-                if (proc.gpuUuid != gpu.uuid &&
-                    !(m_sample.gpus.size() == 1 && proc.gpuUuid.isEmpty()))
-                    continue;
+            // Processes, each with what it uses.
+            for (const GpuProcess *proc : processesOn(m_sample, gpu)) {
                 p.setPen(palette().color(QPalette::Text));
-                const QString text =
-                    u"%1  %2  %3 MiB  %4"_s.arg(proc.pid, 7)
-                        .arg(proc.user.isEmpty() ? u"?"_s : proc.user, -10)
-                        .arg(proc.usedMemoryMiB.value_or(0), 6, 'f', 0)
-                        .arg(proc.command.isEmpty() ? proc.processName : proc.command);
+                const QString text = processLabel(*proc, m_runs.value(proc->processGroup)) +
+                                     u"  "_s + processFacts(*proc);
                 p.drawText(QRect(12, y, width() - 12, line), Qt::AlignLeft | Qt::AlignVCenter,
                            fm.elidedText(text, Qt::ElideRight, width() - 12));
                 y += line;
@@ -275,10 +252,7 @@ protected:
 
 private:
     int gpuHeight(const GpuReading &gpu, int line) const {
-        int processes = 0;
-        for (const GpuProcess &proc : m_sample.gpuProcesses)
-            processes +=
-                proc.gpuUuid == gpu.uuid || (m_sample.gpus.size() == 1 && proc.gpuUuid.isEmpty());
+        const auto processes = static_cast<int>(processesOn(m_sample, gpu).size());
         const bool insight = std::any_of(m_insights.begin(), m_insights.end(),
                                          [&](const auto &i) { return i.gpuUuid == gpu.uuid; });
         return line * (3 + processes + (insight ? 2 : 0)) + 4;
@@ -293,6 +267,7 @@ private:
 
     NodeSample m_sample;
     std::vector<GpuInsight> m_insights;
+    QHash<qint64, QString> m_runs; // process group -> our run
     QHash<QString, History> m_history;
 };
 
@@ -393,7 +368,9 @@ void NodeCard::setStatus(const NodeStatus &status) {
     m_action->setVisible(actions.contains(status.state));
 }
 
-void NodeCard::addSample(const NodeSample &sample, const std::vector<GpuInsight> &insights) {
+void NodeCard::addSample(const NodeSample &sample, const std::vector<GpuInsight> &insights,
+                         const QHash<qint64, QString> &runs) {
+    m_runs = runs;
     if (!sample.error.isEmpty()) {
         m_summary->setText(tr("cannot read the node: %1").arg(sample.error));
         return;
@@ -451,7 +428,7 @@ void NodeCard::refresh() {
             .arg(sample.load.five, 0, 'f', 2)
             .arg(sample.load.fifteen, 0, 'f', 2)
             .arg(gpuSummary));
-    m_gpus->show(sample, m_insights);
+    m_gpus->show(sample, m_insights, m_runs);
     m_cores->setUsage(sample.corePercent);
 
     const int rows = static_cast<int>(std::min<std::size_t>(sample.topCpu.size(), 8));

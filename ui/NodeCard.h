@@ -26,7 +26,10 @@ public:
 
     QString node() const { return m_node; }
     void setStatus(const NodeStatus &status);
-    void addSample(const NodeSample &sample, const std::vector<GpuInsight> &insights);
+    // `runs`: process group -> our run on this node, to name it beside its processes.
+    void addSample(const NodeSample &sample, const std::vector<GpuInsight> &insights,
+                   const QHash<qint64, QString> &runs = {});
+    const QHash<qint64, QString> &runs() const { return m_runs; }
 
     const NodeStatus &status() const { return m_status; }
     const NodeSample &lastSample() const { return m_last; }
@@ -53,6 +56,7 @@ private:
     NodeStatus m_status;
     NodeSample m_last;
     std::vector<GpuInsight> m_insights;
+    QHash<qint64, QString> m_runs;
     QLabel *m_title;
     QLabel *m_statusLabel;
     QPushButton *m_action;

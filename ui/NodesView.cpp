@@ -2,7 +2,9 @@
 
 #include "Theme.h"
 
+#include "FleetTable.h"
 #include "NodeCard.h"
+#include "Remembered.h"
 #include "ssh/SshSession.h"
 #include "util/Files.h"
 #include "util/OffThread.h"
@@ -26,6 +28,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include <qt6keychain/keychain.h>
@@ -162,6 +165,10 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     , m_filter(new QLineEdit)
     , m_show(new QComboBox)
     , m_sort(new QComboBox)
+    , m_layoutMode(new QComboBox)
+    , m_fleetSummary(new QLabel)
+    , m_pages(new QStackedWidget)
+    , m_fleet(new FleetTable)
     , m_hint(new QLabel) {
     m_filter->setPlaceholderText(tr("Filter nodes, GPUs, users, commands…"));
     m_filter->setClearButtonEnabled(true);
@@ -170,6 +177,15 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     m_sort->addItem(tr("Sort by name"), u"name"_s);
     m_sort->addItem(tr("Most free GPUs first"), u"free"_s);
     m_sort->addItem(tr("Busiest GPUs first"), u"busy"_s);
+    m_layoutMode->addItem(tr("Cards"), u"cards"_s);
+    m_layoutMode->addItem(tr("Compact"), u"compact"_s);
+    m_layoutMode->setObjectName(u"nodesLayout"_s);
+    m_layoutMode->setToolTip(tr("A card per node, or a row per GPU for many nodes"));
+    remember(m_layoutMode);
+    m_fleetSummary->setObjectName(u"fleetSummary"_s);
+    QFont summaryFont = m_fleetSummary->font();
+    summaryFont.setBold(true);
+    m_fleetSummary->setFont(summaryFont);
     auto *add = new QPushButton(tr("Add node…"));
     add->setObjectName(u"addNode"_s);
     auto *import = new QPushButton(tr("Import from ~/.ssh/config…"));
@@ -177,6 +193,7 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     bar->addWidget(m_filter, 1);
     bar->addWidget(m_show);
     bar->addWidget(m_sort);
+    bar->addWidget(m_layoutMode);
     bar->addWidget(add);
     bar->addWidget(import);
 
@@ -193,11 +210,18 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     auto *scroll = new QScrollArea;
     scroll->setWidgetResizable(true);
     scroll->setWidget(m_grid);
+    auto *compact = new QScrollArea;
+    compact->setWidgetResizable(true);
+    compact->setWidget(m_fleet);
+    m_pages->addWidget(scroll);
+    m_pages->addWidget(compact);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addLayout(bar);
+    layout->addWidget(m_fleetSummary);
     layout->addWidget(m_hint);
-    layout->addWidget(scroll);
+    layout->addWidget(m_pages);
+    connect(m_fleet, &FleetTable::runActivated, this, &NodesView::runActivated);
 
     m_relayout.setSingleShot(true);
     m_relayout.setInterval(500); // many nodes sampling: reorder at most twice a second
@@ -205,6 +229,10 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     connect(m_filter, &QLineEdit::textChanged, this, &NodesView::relayout);
     connect(m_show, &QComboBox::currentIndexChanged, this, &NodesView::relayout);
     connect(m_sort, &QComboBox::currentIndexChanged, this, &NodesView::relayout);
+    connect(m_layoutMode, &QComboBox::currentIndexChanged, this, [this] {
+        m_pages->setCurrentIndex(m_layoutMode->currentData() == u"compact"_s ? 1 : 0);
+        relayout();
+    });
     connect(add, &QPushButton::clicked, this, [this] { editNode({}); });
     connect(import, &QPushButton::clicked, this, &NodesView::importSshConfig);
     connect(m_monitor, &NodeMonitor::sampled, this, &NodesView::addSample);
@@ -260,15 +288,19 @@ NodeCard *NodesView::card(const QString &node, const QString &address) {
 
 void NodesView::addSample(const QString &node, const NodeSample &sample) {
     NodeCard *target = card(node);
-    const auto insights =
-        m_insights[node].update(sample, m_runLookup ? m_runLookup(node) : QHash<qint64, QString>());
-    target->addSample(sample, insights);
-    if (m_show->currentData() != u"all"_s || m_sort->currentData() != u"name"_s)
-        m_relayout.start(); // free GPUs and busy-ness change what is shown and in which order
+    const QHash<qint64, QString> runs = m_runLookup ? m_runLookup(node) : QHash<qint64, QString>();
+    const auto insights = m_insights[node].update(sample, runs);
+    target->addSample(sample, insights, runs);
+    // Free GPUs and busy-ness change what is shown, in which order, and the fleet's counts. A
+    // running timer is left to fire: fifty nodes' samples would otherwise keep restarting it.
+    if (!m_relayout.isActive())
+        m_relayout.start();
 }
 
 void NodesView::setStatus(const QString &node, const NodeStatus &status) {
     card(node)->setStatus(status);
+    if (!m_relayout.isActive())
+        m_relayout.start();
     // A key whose passphrase the user kept in the keychain: try it once, without asking.
     if (status.state == State::NeedsPassphrase && !m_keychainTried.contains(node)) {
         m_keychainTried.insert(node);
@@ -436,6 +468,14 @@ void NodesView::setSort(const QString &key) {
     relayout();
 }
 
+void NodesView::setLayoutMode(const QString &mode) {
+    m_layoutMode->setCurrentIndex(std::max(0, m_layoutMode->findData(mode)));
+}
+
+QString NodesView::fleetSummaryText() const {
+    return m_fleetSummary->text();
+}
+
 QList<NodeCard *> NodesView::visibleCards() const {
     const QString text = m_filter->text().trimmed();
     const bool freeOnly = m_show->currentData() == u"free"_s;
@@ -472,6 +512,17 @@ QList<NodeCard *> NodesView::visibleCards() const {
 void NodesView::relayout() {
     const QList<NodeCard *> shown = visibleCards();
     updateHint(shown.isEmpty());
+    std::vector<FleetTable::Node> everyNode;
+    for (const auto &[name, card] : m_cards)
+        everyNode.push_back({name, card->status(), card->lastSample(), card->insights(), {}});
+    m_fleetSummary->setText(fleetSummary(everyNode));
+    if (m_pages->currentIndex() == 1) {
+        std::vector<FleetTable::Node> rows;
+        for (NodeCard *card : shown)
+            rows.push_back(
+                {card->node(), card->status(), card->lastSample(), card->insights(), card->runs()});
+        m_fleet->setNodes(std::move(rows));
+    }
     if (shown == m_shown)
         return;
     m_shown = shown;

@@ -14,9 +14,11 @@ class QComboBox;
 class QGridLayout;
 class QLabel;
 class QLineEdit;
+class QStackedWidget;
 
 namespace sb {
 
+class FleetTable;
 class NodeCard;
 
 // The GPU dashboard: a grid of node cards, sorted and filtered, with the actions a node needs
@@ -35,10 +37,15 @@ public:
     // "all" or "free" (nodes with a free GPU); sort by "name", "free" or "busy".
     void setFilter(const QString &text, const QString &show);
     void setSort(const QString &key);
+    // "cards" (a card per node) or "compact" (a row per GPU).
+    void setLayoutMode(const QString &mode);
+    FleetTable *fleetTable() const { return m_fleet; }
+    QString fleetSummaryText() const;
     void addNodes(const QList<NodeConfig> &nodes);
 
 Q_SIGNALS:
     void error(const QString &message);
+    void runActivated(const QString &run); // one of our runs, clicked on a GPU
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
@@ -64,6 +71,10 @@ private:
     QLineEdit *m_filter;
     QComboBox *m_show;
     QComboBox *m_sort;
+    QComboBox *m_layoutMode;
+    QLabel *m_fleetSummary;  // "12 of 20 GPUs free on 6 nodes"
+    QStackedWidget *m_pages; // the cards, or the compact table
+    FleetTable *m_fleet;
     QLabel *m_hint; // the next step when there is no SSH node, or none matches the filter
     int m_columns = 1;
     QList<NodeCard *> m_shown; // in grid order

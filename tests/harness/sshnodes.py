@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Real sshd nodes on loopback for Signalbox's tests and benchmarks.
 
-    sshnodes.py WORKDIR NAME[=CAPTURE[@idle]] ...
+    sshnodes.py WORKDIR NAME[=CAPTURE[@idle][*GPUS]] ...
 
 Starts one OpenSSH server per node on 127.0.0.1 with its own host key, home directory and a
 fake `nvidia-smi` first on its PATH that replays a real capture from tests/data/nvidia-smi
 (utilization and power vary from second to second; compute processes are live placeholder
 processes with real pids, users and command lines). "@idle" replays the capture's idle GPUs
-while the processes still hold them; "@free" replays them idle with no processes at all. A node without CAPTURE is CPU-only.
+while the processes still hold them; "@free" replays them idle with no processes at all. "*8" makes a node of eight GPUs, the
+captured one over again, a quarter of them idle and free. A node without CAPTURE is CPU-only.
 
 Prints one JSON line describing the nodes, then takes commands on stdin, one per line, and
 answers each with "ok" or "error: ...":
@@ -125,11 +126,35 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
         self.start()
 
     def fake_nvidia_smi(self, capture):
+        capture, _, count = capture.partition("*")
         capture, _, phase = capture.partition("@")
+        gpus = int(count or 1)
         text = open(os.path.join(DATA, capture), encoding="utf-8").read()
         smi = os.path.join(self.dir, "smi")
         os.makedirs(smi, exist_ok=True)
         gpu = section(text, f"{'load' if phase in ('', 'load') else 'idle'} :: query-gpu")
+        # A node of N GPUs: the captured GPU N times over, each with its own index, uuid and bus
+        # id; the last quarter idle and free, the rest running copies of the captured processes.
+        busy = gpus - gpus // 4 if gpus > 1 else gpus
+        uuids = [None]
+        if gpus > 1:
+            rows = gpu.strip().splitlines()
+            idle_row = section(text, "idle :: query-gpu").strip().splitlines()[1]
+            header = [h.strip() for h in rows[0].split(",")]
+            out = [rows[0]]
+            uuids = []
+            for i in range(gpus):
+                cells = [c.strip() for c in (rows[1] if i < busy else idle_row).split(", ")]
+                for at, name in enumerate(header):
+                    if name == "index":
+                        cells[at] = str(i)
+                    elif name == "uuid":
+                        cells[at] = cells[at][:-2] + f"{i:02d}"
+                        uuids.append(cells[at])
+                    elif name == "pci.bus_id":
+                        cells[at] = cells[at][:-7] + f"{0x18 + i:02X}:00.0"
+                out.append(", ".join(cells))
+            gpu = "\n".join(out) + "\n"
         for frame in range(FRAMES):
             with open(os.path.join(smi, f"gpu.{frame}.csv"), "w") as f:
                 f.write(vary(gpu, frame))
@@ -137,25 +162,34 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
         apps = section(text, "load :: query-compute-apps").strip().splitlines()
         header = [h.strip() for h in apps[0].split(",")]
         pid_at = header.index("pid")
+        uuid_at = header.index("gpu_uuid")
         name_at = header.index("process_name")
         rows = [apps[0]]
-        renamed = {}  # captured pid -> placeholder pid
-        for row in apps[1:] if phase != "free" else []:
-            cells = row.split(", ")
-            argv0 = cells[name_at].strip()
-            command = f"{argv0} --config experiments/{self.name}.yaml"
-            child = subprocess.Popen(["bash", "-c", f'exec -a "{command}" sleep 1000000'],
-                                     start_new_session=True)
-            self.placeholders.append(child)
-            renamed[cells[pid_at].strip()] = str(child.pid)
-            cells[pid_at] = str(child.pid)
-            rows.append(", ".join(cells))
-        # pmon's rows for the same processes, under the placeholders' pids.
+        renamed = {}  # (captured pid, GPU index) -> placeholder pid
+        for index in range(busy if phase != "free" else 0):
+            for row in apps[1:]:
+                cells = row.split(", ")
+                argv0 = cells[name_at].strip()
+                command = f"{argv0} --config experiments/{self.name}.yaml"
+                child = subprocess.Popen(["bash", "-c", f'exec -a "{command}" sleep 1000000'],
+                                         start_new_session=True)
+                self.placeholders.append(child)
+                renamed[(cells[pid_at].strip(), index)] = str(child.pid)
+                cells[pid_at] = str(child.pid)
+                if uuids[0]:
+                    cells[uuid_at] = uuids[index]
+                rows.append(", ".join(cells))
+        # pmon's rows for the same processes, under the placeholders' pids and their GPUs.
         pmon = []
         for line in section(text, "load :: pmon").splitlines():
             cells = line.split()
-            if line.startswith("#") or (len(cells) > 1 and cells[1] in renamed):
-                pmon.append(line if line.startswith("#") else line.replace(cells[1], renamed[cells[1]], 1))
+            if line.startswith("#"):
+                pmon.append(line)
+                continue
+            for index in range(busy):
+                if len(cells) > 1 and (cells[1], index) in renamed:
+                    pmon.append(line.replace(f" {cells[0]} ", f" {index} ", 1)
+                                .replace(f" {cells[1]} ", f" {renamed[(cells[1], index)]} ", 1))
         with open(os.path.join(smi, "pmon.txt"), "w") as f:
             f.write("\n".join(pmon) + "\n")
         with open(os.path.join(smi, "apps.csv"), "w") as f:

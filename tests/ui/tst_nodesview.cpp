@@ -1,6 +1,7 @@
 // The GPU dashboard on real SSH nodes: an H100, an H100 with MIG, a CPU-only node, an H100 that
 // sits idle while processes hold it, and one that cannot be reached.
 #include "../support/SshNodes.h"
+#include "FleetTable.h"
 #include "NodeCard.h"
 #include "NodesView.h"
 #include "monitor/NodeMonitor.h"
@@ -11,6 +12,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
 #include <QTimer>
@@ -27,7 +30,8 @@ private Q_SLOTS:
 void TestNodesView::dashboardOfRealNodes() {
     SshNodes harness({u"h100=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt"_s,
                       u"h100-mig=linux-x86_64__nvidia-h100-mig__590.48.01.txt"_s, u"cpu-only"_s,
-                      u"h100-idle=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt@idle"_s});
+                      u"h100-idle=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt@idle"_s,
+                      u"h100x8=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt*8"_s});
     QVERIFY2(harness.error().isEmpty(), qPrintable(harness.error()));
     QVERIFY(harness.trustAll());
     QList<sb::NodeConfig> nodes;
@@ -42,6 +46,15 @@ void TestNodesView::dashboardOfRealNodes() {
     const QString configPath = harness.dir() + u"/signalbox.yaml"_s;
     sb::NodeMonitor monitor({harness.knownHostsFile()});
     sb::NodesView view(&monitor, configPath);
+    // The first placeholder on the 8-GPU node stands for one of our runs (its own group).
+    qint64 runGroup = 0;
+    for (const auto &n : harness.nodes())
+        if (n.name == u"h100x8"_s)
+            runGroup = n.gpuPids.value(0);
+    view.setRunLookup([runGroup](const QString &node) {
+        return node == u"h100x8"_s ? QHash<qint64, QString>{{runGroup, u"lr-0.1"_s}}
+                                   : QHash<qint64, QString>();
+    });
     monitor.startLocal();
     monitor.setNodes(nodes);
     view.resize(1500, 1900);
@@ -54,7 +67,9 @@ void TestNodesView::dashboardOfRealNodes() {
     QTRY_VERIFY_WITH_TIMEOUT(card(u"h100"_s) && card(u"h100-mig"_s) && card(u"cpu-only"_s) &&
                                  card(u"h100-idle"_s) && card(u"gpu-down"_s),
                              10000);
-    QTRY_VERIFY_WITH_TIMEOUT(card(u"h100"_s)->lastSample().gpus.size() == 1 &&
+    QTRY_VERIFY_WITH_TIMEOUT(card(u"h100x8"_s) &&
+                                 card(u"h100x8"_s)->lastSample().gpus.size() == 8 &&
+                                 card(u"h100"_s)->lastSample().gpus.size() == 1 &&
                                  card(u"h100-mig"_s)->lastSample().gpus.size() == 1 &&
                                  card(u"h100-idle"_s)->lastSample().gpus.size() == 1 &&
                                  card(u"cpu-only"_s)->lastSample().memory.totalKiB > 0,
@@ -72,19 +87,69 @@ void TestNodesView::dashboardOfRealNodes() {
              u"Enabled"_s);
 
     // Filter: by what runs there, and by free GPUs (the idle H100 is held by processes, so
-    // not free; none of these nodes has a free GPU).
+    // not free; only the 8-GPU node has free GPUs).
     view.setFilter(u"gpu_burn"_s, u"all"_s);
     QStringList shown;
     for (const sb::NodeCard *c : view.visibleCards())
         shown << c->node();
-    QCOMPARE(shown, (QStringList{u"h100"_s, u"h100-idle"_s, u"h100-mig"_s}));
+    QCOMPARE(shown, (QStringList{u"h100"_s, u"h100-idle"_s, u"h100-mig"_s, u"h100x8"_s}));
     view.setFilter({}, u"free"_s);
-    for (const sb::NodeCard *c : view.visibleCards())
-        QVERIFY(c->freeGpus() > 0);
+    QCOMPARE(view.visibleCards().size(), 1);
+    QCOMPARE(view.visibleCards().front()->freeGpus(), 2);
     view.setFilter({}, u"all"_s);
     view.setSort(u"busy"_s);
     QCOMPARE(view.visibleCards().front()->node(), u"h100"_s);
     view.setSort(u"name"_s);
+
+    // Each process in detail: pmon's SM share, and from the node's /proc and ps its CPU now,
+    // resident set and age.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const auto &processes = card(u"h100"_s)->lastSample().gpuProcesses;
+            const auto burn = std::find_if(processes.begin(), processes.end(), [](const auto &p) {
+                return p.command.contains(u"gpu_burn"_s);
+            });
+            return burn != processes.end() && burn->smPercent == 99.0 && burn->cpuPercent &&
+                   burn->rssKiB > 0u && burn->elapsedSeconds >= 0 && burn->user == u"root"_s;
+        }(),
+        10000);
+
+    // The compact dashboard: the model once per node, a row per GPU, the unreachable node as
+    // one line, and the fleet in one sentence by the one free-GPU rule.
+    view.setLayoutMode(u"compact"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(view.fleetSummaryText(),
+                              u"2 of 11 GPUs free on 6 nodes · 1 unreachable"_s, 10000);
+    sb::FleetTable *fleet = view.fleetTable();
+    QTRY_VERIFY(fleet->isVisible() && !fleet->rowTexts().isEmpty());
+    const QStringList rows = fleet->rowTexts();
+    const qsizetype eight = rows.indexOf(
+        QRegularExpression(u"^h100x8  8 × NVIDIA H100 80GB HBM3 · 2 of 8 free · CPU .*"_s));
+    QVERIFY2(eight >= 0, qPrintable(rows.join(u'\n')));
+    for (int gpu = 0; gpu < 8; ++gpu)
+        QVERIFY2(rows.value(eight + 1 + gpu).startsWith(QString::number(gpu) + u"  "_s),
+                 qPrintable(rows.value(eight + 1 + gpu)));
+    QVERIFY(rows.value(eight + 1).contains(u"run lr-0.1 (root) 2.5 GiB"_s));
+    QVERIFY(rows.value(eight + 1).contains(u"root:gpu_burn --config experiments/h…"_s));
+    QVERIFY(rows.value(eight + 8).endsWith(u"free"_s));
+    QVERIFY(!rows.value(eight + 9).startsWith(u"7  "_s)); // the next node
+    const QStringList downRows = rows.filter(u"gpu-down"_s);
+    QCOMPARE(downRows.size(), 1);
+    QVERIFY(downRows.front().contains(u"cannot connect"_s));
+    // gpustat's density: the 8-GPU node takes nine text lines.
+    QVERIFY(fleet->sizeHint().height() <= rows.size() * (fleet->fontMetrics().height() + 4) + 4);
+    // Our run is a link to its curves.
+    QSignalSpy opened(&view, &sb::NodesView::runActivated);
+    fleet->resize(1500, fleet->sizeHint().height());
+    fleet->repaint();
+    const int y = static_cast<int>(eight + 1) * (fleet->fontMetrics().height() + 4) + 2 +
+                  fleet->fontMetrics().height() / 2;
+    for (int x = 200; x < 1500 && opened.isEmpty(); x += 10)
+        QTest::mouseClick(fleet, Qt::LeftButton, {}, QPoint(x, y));
+    QCOMPARE(opened.value(0).value(0).toString(), u"lr-0.1"_s);
+    const QString compactShots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QDir().mkpath(compactShots);
+    QVERIFY(view.grab().save(compactShots + u"/nodes-compact.png"_s));
+    view.setLayoutMode(u"cards"_s);
 
     // After ten seconds of history, the idle-but-held GPU is pointed out.
     auto idleInsight = [&] {
