@@ -75,6 +75,7 @@ FleetTable::FleetTable(QWidget *parent)
     : QWidget(parent) {
     setMouseTracking(true);
     setObjectName(u"fleetTable"_s);
+    setToolTip(tr("Double-click a node for its history"));
 }
 
 void FleetTable::setNodes(std::vector<Node> nodes) {
@@ -273,6 +274,12 @@ void FleetTable::mouseMoveEvent(QMouseEvent *event) {
 void FleetTable::mousePressEvent(QMouseEvent *event) {
     if (const Hit *hit = hitAt(event->position().toPoint()); hit && !hit->run.isEmpty())
         Q_EMIT runActivated(hit->run);
+}
+
+void FleetTable::mouseDoubleClickEvent(QMouseEvent *event) {
+    const auto row = static_cast<size_t>((event->position().y() - 2) / rowHeight());
+    if (row < m_rows.size() && m_rows[row].kind == Row::Kind::Node)
+        Q_EMIT historyRequested(m_nodes[static_cast<size_t>(m_rows[row].node)].name);
 }
 
 } // namespace sb

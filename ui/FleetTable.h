@@ -33,8 +33,10 @@ public:
 
 Q_SIGNALS:
     void runActivated(const QString &run);
+    void historyRequested(const QString &node); // a node's line double-clicked
 
 protected:
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
     bool event(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;

@@ -474,11 +474,12 @@ double NodeCard::gpuBusyPercent() const {
 }
 
 void NodeCard::contextMenuEvent(QContextMenuEvent *event) {
-    if (m_node == u"localhost"_s)
-        return;
     QMenu menu(this);
-    menu.addAction(tr("Edit node…"), this, [this] { Q_EMIT editRequested(m_node); });
-    menu.addAction(tr("Remove node"), this, [this] { Q_EMIT removeRequested(m_node); });
+    menu.addAction(tr("History…"), this, [this] { Q_EMIT historyRequested(m_node); });
+    if (m_node != u"localhost"_s) {
+        menu.addAction(tr("Edit node…"), this, [this] { Q_EMIT editRequested(m_node); });
+        menu.addAction(tr("Remove node"), this, [this] { Q_EMIT removeRequested(m_node); });
+    }
     menu.exec(event->globalPos());
 }
 

@@ -42,6 +42,7 @@ Q_SIGNALS:
     void actionRequested(const QString &node, sb::NodeStatus::State state);
     void editRequested(const QString &node);
     void removeRequested(const QString &node);
+    void historyRequested(const QString &node);
 
 protected:
     void contextMenuEvent(QContextMenuEvent *event) override;

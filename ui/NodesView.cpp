@@ -4,6 +4,7 @@
 
 #include "FleetTable.h"
 #include "NodeCard.h"
+#include "NodeHistory.h"
 #include "Remembered.h"
 #include "ssh/SshSession.h"
 #include "util/Files.h"
@@ -222,6 +223,7 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     layout->addWidget(m_hint);
     layout->addWidget(m_pages);
     connect(m_fleet, &FleetTable::runActivated, this, &NodesView::runActivated);
+    connect(m_fleet, &FleetTable::historyRequested, this, &NodesView::showHistory);
 
     m_relayout.setSingleShot(true);
     m_relayout.setInterval(500); // many nodes sampling: reorder at most twice a second
@@ -271,6 +273,7 @@ NodeCard *NodesView::card(const QString &node, const QString &address) {
     auto *created = new NodeCard(node, address);
     connect(created, &NodeCard::actionRequested, this, &NodesView::act);
     connect(created, &NodeCard::editRequested, this, &NodesView::editNode);
+    connect(created, &NodeCard::historyRequested, this, &NodesView::showHistory);
     connect(created, &NodeCard::removeRequested, this, [this](const QString &name) {
         if (QMessageBox::question(
                 this, tr("Remove node"),
@@ -466,6 +469,15 @@ void NodesView::setFilter(const QString &text, const QString &show) {
 void NodesView::setSort(const QString &key) {
     m_sort->setCurrentIndex(std::max(0, m_sort->findData(key)));
     relayout();
+}
+
+NodeHistory *NodesView::showHistory(const QString &node) {
+    if (!m_collector)
+        return nullptr;
+    auto *history = new NodeHistory(m_collector, node, this);
+    history->setAttribute(Qt::WA_DeleteOnClose);
+    history->show();
+    return history;
 }
 
 void NodesView::setLayoutMode(const QString &mode) {

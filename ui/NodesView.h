@@ -18,7 +18,9 @@ class QStackedWidget;
 
 namespace sb {
 
+class CollectorClient;
 class FleetTable;
+class NodeHistory;
 class NodeCard;
 
 // The GPU dashboard: a grid of node cards, sorted and filtered, with the actions a node needs
@@ -30,6 +32,9 @@ public:
     NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent = nullptr);
 
     // Process group -> run name on a node, so insights can name our runs.
+    // Where node history is kept: "History…" on a node shows it.
+    void setHistory(CollectorClient *collector) { m_collector = collector; }
+    NodeHistory *showHistory(const QString &node);
     void setRunLookup(std::function<QHash<qint64, QString>(const QString &node)> lookup);
     void addSample(const QString &node, const sb::NodeSample &sample);
     void setStatus(const QString &node, const sb::NodeStatus &status);
@@ -61,6 +66,7 @@ private:
     void askPassphrase(const QString &node, const QString &keyFile);
 
     NodeMonitor *m_monitor;
+    CollectorClient *m_collector = nullptr;
     QString m_configPath;
     std::function<QHash<qint64, QString>(const QString &)> m_runLookup;
     std::map<QString, NodeCard *> m_cards;

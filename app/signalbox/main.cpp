@@ -9,6 +9,7 @@
 #include "collector/EmbeddedCollector.h"
 #include "config/Config.h"
 #include "jobs/Backends.h"
+#include "jobs/SystemHistory.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/RunColors.h"
 #include "tensorboard/LogdirFeeds.h"
@@ -185,8 +186,15 @@ int main(int argc, char *argv[]) {
     if (!colors)
         window.showError(colors.error());
     window.setLogdirFeeds(&logdirs);
-    window.nodes()->setRunLookup(
-        [&backends](const QString &node) { return backends.ssh().runsOn(node); });
+    const auto runsOn = [&backends](const QString &node) {
+        return backends.runsOn(node);
+    };
+    window.nodes()->setRunLookup(runsOn);
+    window.nodes()->setHistory(&client);
+    // GPU and node history, and our runs' system series, kept in the collector.
+    sb::SystemHistory history(&client, &backends.monitor(), runsOn);
+    QObject::connect(&history, &sb::SystemHistory::problem, &window,
+                     [&window](const QString &m) { window.showProblem(u"system history"_s, m); });
     QObject::connect(&backends.forwarder(), &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
     for (const QString &problem : backends.problems())

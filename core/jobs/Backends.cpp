@@ -79,4 +79,14 @@ Backends::Backends(CollectorClient *collector, const Options &options)
     }
 }
 
+QHash<qint64, QString> Backends::runsOn(const QString &node) const {
+    if (node != NodeMonitor::kLocalNode)
+        return m_ssh.runsOn(node);
+    QHash<qint64, QString> runs;
+    for (const Job &job : m_local.jobs())
+        if (job.state == JobState::Running && job.processGroup > 0)
+            runs.insert(job.processGroup, job.id);
+    return runs;
+}
+
 } // namespace sb

@@ -39,6 +39,8 @@ public:
     SlurmBackend &slurm() { return m_slurm; }
     NodeMonitor &monitor() { return m_monitor; }
     MetricLineForwarder &forwarder() { return m_forwarder; }
+    // Process group -> run of our unfinished runs on a node (this computer or an SSH node).
+    QHash<qint64, QString> runsOn(const QString &node) const;
     // What was not loaded (a broken config or node entry, the kubeconfig, run history), one
     // sentence each for the person; everything else is there.
     const QStringList &problems() const { return m_problems; }

@@ -378,7 +378,7 @@ QHash<qint64, QString> SshBackend::runsOn(const QString &node) const {
     QHash<qint64, QString> runs;
     for (const Job &job : m_jobs) {
         if (job.node == node && job.state == JobState::Running && job.processGroup > 0)
-            runs.insert(job.processGroup, job.spec.name.isEmpty() ? job.id : job.spec.name);
+            runs.insert(job.processGroup, job.id); // its run in the collector
     }
     return runs;
 }

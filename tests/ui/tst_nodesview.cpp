@@ -3,7 +3,12 @@
 #include "../support/SshNodes.h"
 #include "FleetTable.h"
 #include "NodeCard.h"
+#include "NodeHistory.h"
 #include "NodesView.h"
+#include "charts/CurveChart.h"
+#include "collector/EmbeddedCollector.h"
+#include "jobs/SystemHistory.h"
+#include "metrics/CollectorClient.h"
 #include "monitor/NodeMonitor.h"
 
 #include <QApplication>
@@ -15,6 +20,7 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -25,6 +31,7 @@ class TestNodesView : public QObject {
 private Q_SLOTS:
     void dashboardOfRealNodes();
     void addingANodeTestsTheConnection();
+    void historyKeptInTheCollectorAcrossARestart();
 };
 
 void TestNodesView::dashboardOfRealNodes() {
@@ -199,6 +206,63 @@ void TestNodesView::addingANodeTestsTheConnection() {
     QVERIFY2(said[0].contains(u"SHA256:"_s), qPrintable(said[0]));
     QVERIFY2(said[1].contains(u"cannot connect"_s), qPrintable(said[1]));
     QVERIFY(monitor.nodes().isEmpty()); // cancelled: nothing added
+}
+
+void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
+    // A real node's samples go into a real collector (embedded: its own thread, HTTP on
+    // loopback) as system series; the collector and the app's side stop; a new collector on the
+    // same store serves the node's history to the history window.
+    SshNodes harness({u"h100x8=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt*8"_s});
+    QVERIFY2(harness.error().isEmpty(), qPrintable(harness.error()));
+    QVERIFY(harness.trustAll());
+    QTemporaryDir store;
+    sb::Collector::Options options;
+    options.dataDir = store.path();
+    {
+        auto collector = sb::EmbeddedCollector::start(options);
+        QVERIFY2(collector, qPrintable(collector.error()));
+        sb::CollectorClient client((*collector)->url(), {});
+        sb::NodeMonitor monitor({harness.knownHostsFile()});
+        sb::SystemHistory history(&client, &monitor, {}, 1); // a point a second, for the test
+        monitor.setNodes({harness.config(u"h100x8"_s)});
+        QSignalSpy sampled(&monitor, &sb::NodeMonitor::sampled);
+        QTRY_VERIFY_WITH_TIMEOUT(sampled.size() >= 4, 20000);
+        history.flush(true);
+        QStringList stored;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                client.metrics({sb::nodeHistoryRun(u"h100x8"_s)}, &client,
+                               [&](sb::Result<QStringList> m) { stored = m ? *m : QStringList(); });
+                QTest::qWait(100);
+                return stored.contains(u"gpu7/utilization"_s);
+            }(),
+            10000);
+        QVERIFY(stored.contains(u"cpu"_s) && stored.contains(u"gpu0/temperature"_s) &&
+                stored.contains(u"gpu3/power"_s));
+    }
+    auto collector = sb::EmbeddedCollector::start(options);
+    QVERIFY2(collector, qPrintable(collector.error()));
+    sb::CollectorClient client((*collector)->url(), {});
+    sb::NodeHistory window(&client, u"h100x8"_s);
+    QSignalSpy refreshed(&window, &sb::NodeHistory::refreshed);
+    window.setSpan(604800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty() && window.charts().front()->curves().size() == 8,
+                             10000);
+    QCOMPARE(window.charts().front()->curves().front().run, u"GPU 0"_s);
+    QVERIFY(!window.charts().front()->curves().front().points.isEmpty());
+    QCOMPARE(window.charts().back()->curves().size(), 2); // CPU and memory
+    // A busy GPU and a free one, as the node said.
+    QVERIFY(window.charts().front()->curves().front().points.front().y() > 50);
+    QCOMPARE(window.charts().front()->curves().back().points.front().y(), 0.0);
+    const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QVERIFY(window.grab().save(shots + u"/node-history.png"_s));
+    // A node with no history yet says so.
+    sb::NodeHistory none(&client, u"never-seen"_s);
+    QSignalSpy noneRefreshed(&none, &sb::NodeHistory::refreshed);
+    QTRY_VERIFY(!noneRefreshed.isEmpty());
+    QVERIFY(none.statusText().startsWith(u"No history of never-seen yet"_s));
 }
 
 QTEST_MAIN(TestNodesView)
