@@ -1,5 +1,7 @@
 #include "CurvesView.h"
 
+#include "monitor/SystemSeries.h"
+
 #include "Remembered.h"
 #include "Swatches.h"
 #include "Theme.h"
@@ -412,11 +414,8 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     connect(m_xAxis, &QComboBox::currentIndexChanged, this, [this, refetchAll] {
         // Another metric as x (below the separator) is remembered by name, as metrics come later.
         QSettings().setValue(u"curves/xMetric"_s, xMetric());
-        const bool wallClock = xMetric().isEmpty() &&
-                               m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime);
         for (CurveChart *chart : std::as_const(m_charts)) {
-            chart->setXTitle(m_xAxis->currentText());
-            chart->setTimeAxis(wallClock);
+            setXAxisOf(chart);
             chart->resetZoom();
         }
         refetchAll();
@@ -632,7 +631,10 @@ void CurvesView::refresh() {
         reportCollector(runs.error());
         if (!runs)
             return;
-        m_runs->setRuns(*runs);
+        // Nodes' GPU history is the dashboard's, not a run of the researcher's.
+        QList<RunSummary> researchers = *runs;
+        researchers.removeIf([](const RunSummary &r) { return isNodeHistoryRun(r.info.name); });
+        m_runs->setRuns(researchers);
         // New metrics join the picker checked; the ones the user unchecked stay unchecked.
         QSignalBlocker block(m_metrics);
         bool changed = false;
@@ -841,9 +843,7 @@ void CurvesView::rebuildCharts() {
         CurveChart *chart = m_charts.value(metric);
         if (!chart) {
             chart = new CurveChart(metric);
-            chart->setXTitle(m_xAxis->currentText());
-            chart->setTimeAxis(xMetric().isEmpty() &&
-                               m_xAxis->currentData().toInt() == static_cast<int>(XAxis::WallTime));
+            setXAxisOf(chart);
             // Its own choices from an earlier session; log y as the toolbar says unless chosen.
             const QSettings settings;
             chart->setLogY(
@@ -877,8 +877,12 @@ void CurvesView::rebuildCharts() {
         const qsizetype slash = metric.indexOf(u'/');
         return chart->pinned() ? QString() : slash > 0 ? metric.left(slash) : QString();
     };
+    // The run's system charts (W&B's "system" panel) come after its own metrics.
+    auto order = [&](const CurveChart *c) {
+        return std::pair(!c->pinned() && isSystemMetric(c->metricName()), prefixOf(c));
+    };
     std::stable_sort(placed.begin(), placed.end(), [&](const CurveChart *a, const CurveChart *b) {
-        return a->pinned() != b->pinned() ? a->pinned() : prefixOf(a) < prefixOf(b);
+        return a->pinned() != b->pinned() ? a->pinned() : order(a) < order(b);
     });
     QSet<QString> prefixes;
     for (const CurveChart *chart : std::as_const(placed))
@@ -953,11 +957,32 @@ QString CurvesView::xMetric() const {
     return chosen.typeId() == QMetaType::QString ? chosen.toString() : QString();
 }
 
+bool CurvesView::isSystemMetric(const QString &metric) {
+    return metric.startsWith(QString::fromUtf16(SystemMetric::kPrefix));
+}
+
+void CurvesView::setXAxisOf(CurveChart *chart) const {
+    // A run's system charts follow the curves on relative time, and are on clock time otherwise.
+    const auto axis = static_cast<XAxis>(m_xAxis->currentData().toInt());
+    const bool relative = xMetric().isEmpty() && axis == XAxis::RelativeTime;
+    if (isSystemMetric(chart->metricName()) && !relative) {
+        chart->setXTitle(tr("Wall time"));
+        chart->setTimeAxis(true);
+        return;
+    }
+    chart->setXTitle(m_xAxis->currentText());
+    chart->setTimeAxis(xMetric().isEmpty() && axis == XAxis::WallTime);
+}
+
 SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
     SeriesWindow window;
     window.xMetric = xMetric();
     window.axis =
         window.xMetric.isEmpty() ? static_cast<XAxis>(m_xAxis->currentData().toInt()) : XAxis::Step;
+    if (isSystemMetric(chart->metricName()) && window.axis != XAxis::RelativeTime) {
+        window.axis = XAxis::WallTime; // system series are kept by time, not by step
+        window.xMetric.clear();
+    }
     window.width = chart->plotWidth();
     window.smoothing = m_smoothing->value() / 100.0;
     window.smoothingKind = static_cast<SmoothingKind>(m_smoothingKind->currentData().toInt());

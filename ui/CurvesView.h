@@ -86,6 +86,8 @@ private:
     void showCached(CurveChart *chart);
     void updateLegend();
     void exportPng();
+    static bool isSystemMetric(const QString &metric); // "system/…": kept by time
+    void setXAxisOf(CurveChart *chart) const;
     SeriesWindow windowFor(CurveChart *chart) const;
     // The metric chosen as x, if one is (else a time axis or the step).
     QString xMetric() const;

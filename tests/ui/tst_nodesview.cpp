@@ -2,6 +2,7 @@
 // sits idle while processes hold it, and one that cannot be reached.
 #include "../support/SshNodes.h"
 #include "FleetTable.h"
+#include "CurvesView.h"
 #include "NodeCard.h"
 #include "NodeHistory.h"
 #include "NodesView.h"
@@ -223,7 +224,12 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
         QVERIFY2(collector, qPrintable(collector.error()));
         sb::CollectorClient client((*collector)->url(), {});
         sb::NodeMonitor monitor({harness.knownHostsFile()});
-        sb::SystemHistory history(&client, &monitor, {}, 1); // a point a second, for the test
+        // Its first placeholder process stands for one of our runs.
+        const qint64 runGroup = harness.nodes().front().gpuPids.value(0);
+        sb::SystemHistory history(
+            &client, &monitor,
+            [runGroup](const QString &) { return QHash<qint64, QString>{{runGroup, u"lr-0.1"_s}}; },
+            1); // a point a second, for the test
         monitor.setNodes({harness.config(u"h100x8"_s)});
         QSignalSpy sampled(&monitor, &sb::NodeMonitor::sampled);
         QTRY_VERIFY_WITH_TIMEOUT(sampled.size() >= 4, 20000);
@@ -258,6 +264,27 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
     QCOMPARE(window.charts().front()->curves().back().points.front().y(), 0.0);
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QVERIFY(window.grab().save(shots + u"/node-history.png"_s));
+    // The run's system charts in the curves view, after its own metrics, on a time axis; the
+    // node's history run is not listed among the researcher's runs.
+    sb::CurvesView curves(&client);
+    curves.resize(1400, 900);
+    curves.show();
+    curves.refresh();
+    curves.showOnly({u"lr-0.1"_s});
+    auto chartOf = [&](const QString &metric) -> sb::CurveChart * {
+        for (sb::CurveChart *chart : curves.findChildren<sb::CurveChart *>())
+            if (chart->metricName() == metric && !chart->curves().isEmpty())
+                return chart;
+        return nullptr;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(chartOf(u"system/gpu0/utilization"_s) && chartOf(u"system/rss"_s) &&
+                                 chartOf(u"system/cpu"_s),
+                             15000);
+    QVERIFY(!chartOf(u"system/gpu1/utilization"_s)); // not its GPU
+    QVERIFY(chartOf(u"system/gpu0/utilization"_s)->curves().front().points.front().x() > 1.7e9);
+    QVERIFY(curves.findChildren<sb::CurveChart *>().size() >= 6);
+    QVERIFY(curves.grab().save(shots + u"/run-system.png"_s));
+
     // A node with no history yet says so.
     sb::NodeHistory none(&client, u"never-seen"_s);
     QSignalSpy noneRefreshed(&none, &sb::NodeHistory::refreshed);
