@@ -82,20 +82,21 @@ void NodeHistory::setSpan(int seconds) {
 
 void NodeHistory::refresh() {
     m_status->setText(tr("Loading…"));
-    m_collector->metrics({nodeHistoryRun(m_node)}, this, [this](Result<QStringList> metrics) {
-        if (!metrics) {
-            m_status->setText(tr("The collector could not be asked: %1").arg(metrics.error()));
-            return Q_EMIT refreshed();
-        }
-        if (metrics->isEmpty()) {
-            m_status->setText(tr("No history of %1 yet: it is kept from the first sample on, "
-                                 "a point every %2 s.")
-                                  .arg(m_node)
-                                  .arg(SystemSeries::kDefaultResolution));
-            return Q_EMIT refreshed();
-        }
-        load(*metrics);
-    });
+    m_collector->metrics(
+        {nodeHistoryRun(m_node)}, this, [this](const Result<QStringList> &metrics) {
+            if (!metrics) {
+                m_status->setText(tr("The collector could not be asked: %1").arg(metrics.error()));
+                return Q_EMIT refreshed();
+            }
+            if (metrics->isEmpty()) {
+                m_status->setText(tr("No history of %1 yet: it is kept from the first sample on, "
+                                     "a point every %2 s.")
+                                      .arg(m_node)
+                                      .arg(SystemSeries::kDefaultResolution));
+                return Q_EMIT refreshed();
+            }
+            load(*metrics);
+        });
 }
 
 void NodeHistory::load(const QStringList &metrics) {
@@ -129,7 +130,7 @@ void NodeHistory::load(const QStringList &metrics) {
         const Wanted want = it.value();
         m_collector->series(
             {nodeHistoryRun(m_node)}, it.key(), window, false, this,
-            [this, want, curves](Result<SeriesReplies> reply) {
+            [this, want, curves](const Result<SeriesReplies> &reply) {
                 if (reply && !reply->series.empty() && reply->series.front().error.isEmpty()) {
                     Curve curve{.run = want.name, .color = want.color};
                     const SeriesReply &s = reply->series.front();

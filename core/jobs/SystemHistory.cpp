@@ -13,7 +13,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr size_t kMaxUnsent = 360; // pushes: an hour at one a node every ten seconds, give or take
+// Pushes kept while the collector is away: over two hours of 50 nodes of 8 GPUs, days of a few.
+constexpr qsizetype kMaxUnsentBytes = 32 << 20;
 
 double now() {
     return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
@@ -60,11 +61,13 @@ void SystemHistory::flush(bool closeOpenBuckets) {
             push.insert(u"info"_s,
                         QJsonObject{{u"host"_s, host}, {u"tags"_s, QJsonArray{u"system"_s}}});
         m_unsent.push_back(QJsonDocument(push).toJson(QJsonDocument::Compact));
+        m_unsentBytes += m_unsent.back().size();
     }
-    while (m_unsent.size() > kMaxUnsent) {
+    while (m_unsentBytes > kMaxUnsentBytes && m_unsent.size() > 1 && !m_sending) {
+        m_unsentBytes -= m_unsent.front().size();
         m_unsent.pop_front();
-        Q_EMIT problem(
-            tr("GPU history: the collector has not taken it for an hour; the oldest is dropped"));
+        Q_EMIT problem(tr("GPU history: the collector has not taken it for hours; the oldest "
+                          "is dropped"));
     }
     if (!m_sending && !m_unsent.empty())
         send(m_unsent.front());
@@ -86,6 +89,7 @@ void SystemHistory::send(const QByteArray &body) {
         }
         if (std::exchange(m_failing, false))
             Q_EMIT problem({}); // stored again: the banner goes
+        m_unsentBytes -= m_unsent.front().size();
         m_unsent.pop_front();
         if (!m_unsent.empty())
             send(m_unsent.front());

@@ -19,7 +19,7 @@ class CollectorClient;
 // SystemSeries' resolution, go to the node's history run ("@node/NAME"), and those of our runs'
 // GPUs and processes to the runs themselves (under "system/"), so the dashboard shows days of
 // history and the curves view a run's system charts, across restarts. Pushes that fail are kept
-// (an hour's worth) and sent again.
+// (32 MiB of them) and sent again.
 class SystemHistory final : public QObject {
     Q_OBJECT
 public:
@@ -44,6 +44,7 @@ private:
     std::map<QString, GpuInsights> m_insights; // per node
     QHash<QString, QString> m_hosts;           // history run -> node, for its info
     std::deque<QByteArray> m_unsent;
+    qsizetype m_unsentBytes = 0;
     bool m_sending = false;
     bool m_failing = false; // said once until a push goes through
     QTimer m_timer;

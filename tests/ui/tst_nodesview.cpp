@@ -1,8 +1,8 @@
 // The GPU dashboard on real SSH nodes: an H100, an H100 with MIG, a CPU-only node, an H100 that
 // sits idle while processes hold it, and one that cannot be reached.
 #include "../support/SshNodes.h"
-#include "FleetTable.h"
 #include "CurvesView.h"
+#include "FleetTable.h"
 #include "NodeCard.h"
 #include "NodeHistory.h"
 #include "NodesView.h"
@@ -228,7 +228,9 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
         const qint64 runGroup = harness.nodes().front().gpuPids.value(0);
         sb::SystemHistory history(
             &client, &monitor,
-            [runGroup](const QString &) { return QHash<qint64, QString>{{runGroup, u"lr-0.1"_s}}; },
+            [runGroup](const QString &) {
+                return QHash<qint64, QString>{{runGroup, u"lr-0.1"_s}};
+            },
             1); // a point a second, for the test
         monitor.setNodes({harness.config(u"h100x8"_s)});
         QSignalSpy sampled(&monitor, &sb::NodeMonitor::sampled);
