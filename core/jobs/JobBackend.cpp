@@ -77,6 +77,12 @@ QString describeJob(const Job &job) {
     return text;
 }
 
+void JobBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const {
+    QTimer::singleShot(0, receiver, [done = std::move(done), id, backend = name()] {
+        done(fail(tr("%1 cannot read the GPUs of job %2 where it runs").arg(backend, id)));
+    });
+}
+
 void JobBackend::describe(const QString &id, QObject *receiver,
                           std::function<void(const QString &)> done) const {
     QString text = tr("No job %1 here").arg(id);

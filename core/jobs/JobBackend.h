@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Job.h"
+#include "monitor/NodeSample.h"
 #include "util/Result.h"
 
 #include <QObject>
@@ -11,6 +12,14 @@ namespace sb {
 
 // The part of describe() every backend shares: what ran where, its state, times and exit code.
 QString describeJob(const Job &job);
+
+// A running job's GPUs on one of its nodes (a Slurm node, a pod), read from inside its allocation
+// by the sampling script: only the job's own GPUs are in `sample`.
+struct JobNodeSample {
+    QString where; // the node or pod
+    NodeSample sample;
+};
+using JobSamplesDone = std::function<void(const Result<std::vector<JobNodeSample>> &)>;
 
 // Where jobs run: this computer, an SSH node, a Kubernetes or Slurm cluster. Every backend
 // lives on the GUI thread and never blocks it: slow work happens on its own workers, and
@@ -28,6 +37,8 @@ public:
         int trialsInOneJob = 0;
         // It can also show jobs not submitted from Signalbox (setAllJobs).
         bool foreignJobs = false;
+        // It can read a running job's GPUs from inside its allocation (sampleGpus).
+        bool jobGpus = false;
     };
 
     virtual QString name() const = 0;
@@ -44,6 +55,10 @@ public:
     // `receiver`'s thread, and not at all when the receiver is gone.
     virtual void describe(const QString &id, QObject *receiver,
                           std::function<void(const QString &text)> done) const;
+
+    // With Capabilities::jobGpus: a running job's GPUs, node by node, read where it runs (Slurm:
+    // a step beside the job's; Kubernetes: inside its pods). `done` on `receiver`'s thread.
+    virtual void sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const;
 
     // With Capabilities::trialsInOneJob: a job of trials (spec.trials > 0), `scripts[i]` being
     // what trial i runs, shell-quoted. Otherwise an error.

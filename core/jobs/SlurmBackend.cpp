@@ -255,6 +255,32 @@ void SlurmBackend::clusterState(const QString &clusterName, QObject *receiver,
         kCommandTimeoutMs);
 }
 
+void SlurmBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const {
+    const auto job =
+        std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job &j) { return j.id == id; });
+    const SlurmClusterConfig *where = job != m_jobs.end() ? cluster(job->node) : nullptr;
+    NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
+    QString problem;
+    if (job == m_jobs.end())
+        problem = u"no Slurm job %1"_s.arg(id);
+    else if (job->state != JobState::Running || job->clusterJobId.isEmpty())
+        problem = u"job %1 is not running"_s.arg(id);
+    else if (!login)
+        problem = u"Slurm cluster %1 has no login node"_s.arg(job->node);
+    if (!problem.isEmpty()) {
+        QTimer::singleShot(0, receiver, [done = std::move(done), problem] { done(fail(problem)); });
+        return;
+    }
+    login->exec(
+        shellCommand(slurmJobGpusCommand(slurmBaseJobId(job->clusterJobId))), receiver,
+        [done = std::move(done)](const Result<ExecResult> &result) {
+            if (!result)
+                return done(fail(result.error()));
+            done(parseSlurmJobGpus(result->out));
+        },
+        kCommandTimeoutMs);
+}
+
 Result<QString> SlurmBackend::submit(const JobSpec &spec) {
     if (spec.trials > 0)
         return fail(u"a job of trials is submitted by its sweep"_s);

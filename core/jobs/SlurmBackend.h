@@ -49,8 +49,10 @@ public:
     QString name() const override { return QStringLiteral("slurm"); }
     // A sweep's trials go as one job array; Slurm's default MaxArraySize allows 1001 tasks.
     Capabilities capabilities() const override {
-        return {.trialsInOneJob = 1001, .foreignJobs = true};
+        return {.trialsInOneJob = 1001, .foreignJobs = true, .jobGpus = true};
     }
+    // A step beside the job's (srun --overlap, a task per node) runs the sampling script once.
+    void sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const override;
     Result<QString> submit(const JobSpec &spec) override;
     Result<QString> submitTrials(const JobSpec &spec, const QList<QString> &scripts) override;
     Status stopIndex(const QString &id, int index) override;

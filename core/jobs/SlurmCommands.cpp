@@ -1,5 +1,6 @@
 #include "SlurmCommands.h"
 
+#include "monitor/SampleScript.h"
 #include "ssh/ShellQuote.h"
 
 #include <QHash>
@@ -427,6 +428,131 @@ QString SlurmClusterState::summary() const {
     if (!fairShare.isEmpty())
         parts << u"fair share "_s + fairShare.join(u", "_s);
     return parts.join(u" · "_s);
+}
+
+QStringList expandSlurmHostlist(const QString &hostlist) {
+    static constexpr int kMostNames = 10000;
+    QStringList names;
+    // Split at commas outside brackets.
+    QStringList parts;
+    int depth = 0;
+    QString part;
+    for (const QChar c : hostlist) {
+        depth += c == u'[' ? 1 : c == u']' ? -1 : 0;
+        if (c == u',' && depth == 0) {
+            parts << part;
+            part.clear();
+        } else {
+            part += c;
+        }
+    }
+    parts << part;
+    static const QRegularExpression bracket(u"^([^\\[]*)\\[([0-9,\\-]+)\\](.*)$"_s);
+    for (const QString &p : std::as_const(parts)) {
+        const auto match = bracket.match(p.trimmed());
+        if (!match.hasMatch()) {
+            if (!p.trimmed().isEmpty())
+                names << p.trimmed();
+            continue;
+        }
+        for (const QString &range : match.captured(2).split(u',', Qt::SkipEmptyParts)) {
+            const QString from = range.section(u'-', 0, 0);
+            const QString to = range.contains(u'-') ? range.section(u'-', 1, 1) : from;
+            bool okFrom = false;
+            bool okTo = false;
+            const int first = from.toInt(&okFrom);
+            const int last = to.toInt(&okTo);
+            if (!okFrom || !okTo || last < first || last - first >= kMostNames ||
+                names.size() + (last - first) >= kMostNames)
+                return {};
+            for (int i = first; i <= last; ++i) // zero padding as written ("gpu[01-02]")
+                names << match.captured(1) +
+                             u"%1"_s.arg(i, static_cast<int>(from.size()), 10, QChar(u'0')) +
+                             match.captured(3);
+        }
+    }
+    return names;
+}
+
+QStringList slurmJobGpusCommand(const QString &job) {
+    static const QString script = uR"sh(j=$1; shift
+scontrol show job -d "$j" 2>&1 | grep -E '^ +Nodes='
+echo @@steps
+n=$(squeue -h -j "$j" -t R -o %D 2>/dev/null)
+if [ -z "$n" ]; then echo @@not-running; exit 0; fi
+exec srun --overlap --jobid="$j" -N "$n" --ntasks-per-node=1 -l --quiet \
+  sh -c 'echo "@sb:host ${SLURMD_NODENAME:-$(hostname)}"; exec "$@"' sb-host "$@" 2>&1
+)sh"_s;
+    return QStringList{u"sh"_s, u"-c"_s, script, u"signalbox-job-gpus"_s, job} +
+           SampleScript::command(0);
+}
+
+Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output) {
+    const qsizetype steps = output.indexOf("@@steps\n");
+    if (steps < 0)
+        return fail(u"no answer from scontrol: %1"_s.arg(QString::fromUtf8(output.left(200))));
+    if (output.indexOf("@@not-running", steps) >= 0)
+        return fail(u"the job is not running"_s);
+    // The job's GPU indices per node: "Nodes=gpu[1-2] CPU_IDs=0 Mem=4000 GRES=gpu:h100:2(IDX:0-1)".
+    QHash<QString, QSet<int>> indices;
+    static const QRegularExpression gres(u"Nodes=(\\S+).*GRES=\\S*\\(IDX:([0-9,\\-]+)\\)"_s);
+    for (const QByteArray &line : output.left(steps).split('\n')) {
+        const auto match = gres.match(QString::fromUtf8(line));
+        if (!match.hasMatch())
+            continue;
+        QSet<int> set;
+        for (const QString &range : match.captured(2).split(u',', Qt::SkipEmptyParts)) {
+            const int first = range.section(u'-', 0, 0).toInt();
+            const int last = range.contains(u'-') ? range.section(u'-', 1, 1).toInt() : first;
+            for (int i = first; i <= last && i - first < 4096; ++i)
+                set.insert(i);
+        }
+        for (const QString &node : expandSlurmHostlist(match.captured(1)))
+            indices[node] = set;
+    }
+    // Each task's lines, by its label.
+    static const QRegularExpression labelled(u"^\\s*(\\d+): ?(.*)$"_s);
+    QMap<int, QByteArray> tasks;
+    QStringList unlabelled;
+    for (const QByteArray &line : output.mid(steps + 8).split('\n')) {
+        const auto match = labelled.match(QString::fromUtf8(line));
+        if (match.hasMatch())
+            tasks[match.captured(1).toInt()] += match.captured(2).toUtf8() + '\n';
+        else if (!line.trimmed().isEmpty())
+            unlabelled << QString::fromUtf8(line.trimmed());
+    }
+    if (tasks.isEmpty())
+        return fail(unlabelled.isEmpty() ? u"srun printed nothing"_s
+                                         : u"srun: %1"_s.arg(unlabelled.join(u' ').left(300)));
+    std::vector<JobNodeSample> samples;
+    for (const QByteArray &text : std::as_const(tasks)) {
+        const qsizetype host = text.indexOf("@sb:host ");
+        JobNodeSample node;
+        node.where =
+            host < 0 ? QString()
+                     : QString::fromUtf8(text.mid(host + 9, text.indexOf('\n', host) - host - 9))
+                           .trimmed();
+        SampleFrameReader reader;
+        reader.feed(text);
+        const auto frame = reader.next();
+        if (!frame) {
+            node.sample.error = u"no sample came back from %1"_s.arg(node.where);
+            samples.push_back(std::move(node));
+            continue;
+        }
+        node.sample = NodeSampleBuilder().build(*frame);
+        if (const auto mine = indices.constFind(node.where); mine != indices.constEnd()) {
+            std::erase_if(node.sample.gpus, [&](const GpuReading &gpu) {
+                return !gpu.index || !mine->contains(*gpu.index);
+            });
+            std::erase_if(node.sample.gpuProcesses, [&](const GpuProcess &p) {
+                return std::none_of(node.sample.gpus.begin(), node.sample.gpus.end(),
+                                    [&](const GpuReading &gpu) { return gpu.uuid == p.gpuUuid; });
+            });
+        }
+        samples.push_back(std::move(node));
+    }
+    return samples;
 }
 
 } // namespace sb

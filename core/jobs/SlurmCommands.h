@@ -1,6 +1,7 @@
 #pragma once
 
 #include "Job.h"
+#include "JobBackend.h"
 #include "config/Config.h"
 #include "util/Result.h"
 
@@ -106,5 +107,15 @@ struct SlurmClusterState {
 // cluster state: sinfo per node with its GRES and GRES in use, then "@@sshare" and sshare's rows.
 QString slurmClusterStateScript();
 SlurmClusterState parseSlurmClusterState(const QByteArray &output);
+
+// "gpu[1-3,7],login" -> gpu1 gpu2 gpu3 gpu7 login (Slurm's host lists, one bracket a name; a
+// range over 10,000 names is refused as empty).
+QStringList expandSlurmHostlist(const QString &hostlist);
+// A running job's GPUs read beside it: its GPUs per node from `scontrol show job -d`, then one
+// step (`srun --overlap`, a task per node, labelled) runs the sampling script once on each.
+// The argument vector for the login node; `job` is the Slurm job id.
+QStringList slurmJobGpusCommand(const QString &job);
+// That output as one sample per node, each with only the job's GPUs and their processes.
+Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output);
 
 } // namespace sb

@@ -10,6 +10,7 @@ using namespace Qt::StringLiterals;
 class TestSlurmCommands : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void hostlistsAndJobGpus();
     void readsSqueueAndSacct();
     void statesAndMessagesInPlainWords();
     void pollOutputWithLogs();
@@ -201,6 +202,44 @@ void TestSlurmCommands::clusterStateFromSinfoAndSshare() {
     QVERIFY2(state.summary().startsWith(u"gpu: 6 of 12 h100 GPUs free · "_s),
              qPrintable(state.summary()));
     QVERIFY(state.summary().endsWith(u"fair share root 0.00, lab-ml 0.50"_s));
+}
+
+void TestSlurmCommands::hostlistsAndJobGpus() {
+    QCOMPARE(sb::expandSlurmHostlist(u"gpu[1-3,7],login,n[08-10]x"_s),
+             (QStringList{u"gpu1"_s, u"gpu2"_s, u"gpu3"_s, u"gpu7"_s, u"login"_s, u"n08x"_s,
+                          u"n09x"_s, u"n10x"_s}));
+    QVERIFY(sb::expandSlurmHostlist(u"n[0-99999999]"_s).isEmpty()); // refused, not allocated
+    QVERIFY(sb::expandSlurmHostlist(u"n[5-1]"_s).isEmpty());
+    QVERIFY(sb::expandSlurmHostlist({}).isEmpty());
+
+    // Two nodes: the job holds GPUs 1 and 3 on gpu1; gpu2's task printed no frame.
+    const QByteArray frame = "@sb:frame 100.5\n@sb:stat\ncpu 1 2 3 4 5 6 7 8\n"
+                             "@sb:meminfo\nMemTotal: 100 kB\nMemAvailable: 50 kB\n"
+                             "SwapTotal: 0 kB\nSwapFree: 0 kB\n@sb:loadavg\n0.1 0.2 0.3 1/2 3\n"
+                             "@sb:gpu\nindex, uuid, utilization.gpu [%]\n0, GPU-a, 5 %\n"
+                             "1, GPU-b, 90 %\n2, GPU-c, 0 %\n3, GPU-d, 80 %\n@sb:gpu-exit\n0\n"
+                             "@sb:apps\ngpu_uuid, pid, process_name, used_gpu_memory [MiB]\n"
+                             "GPU-a, 7, other, 1 MiB\nGPU-b, 8, python, 2 MiB\n@sb:end\n";
+    QByteArray output = "   Nodes=gpu1 CPU_IDs=0 Mem=4000 GRES=gpu:h100:2(IDX:1,3)\n@@steps\n";
+    for (const QByteArray &line : QByteArray("@sb:host gpu1\n").append(frame).split('\n'))
+        output += "0: " + line + "\n";
+    output += "1: @sb:host gpu2\n1: slurmstepd: error: something\n";
+    const auto samples = sb::parseSlurmJobGpus(output);
+    QVERIFY2(samples, qPrintable(samples.error()));
+    QCOMPARE(samples->size(), std::size_t(2));
+    const sb::JobNodeSample &first = samples->front();
+    QCOMPARE(first.where, u"gpu1"_s);
+    QCOMPARE(first.sample.gpus.size(), std::size_t(2));
+    QCOMPARE(first.sample.gpus.front().uuid, u"GPU-b"_s);
+    QCOMPARE(first.sample.gpuProcesses.size(), std::size_t(1)); // the other user's GPU left out
+    QCOMPARE(samples->back().where, u"gpu2"_s);
+    QVERIFY(samples->back().sample.error.contains(u"no sample"_s));
+
+    QVERIFY(!sb::parseSlurmJobGpus("garbage"));
+    QVERIFY(sb::parseSlurmJobGpus("@@steps\n@@not-running\n").error().contains(u"not running"_s));
+    const auto refused = sb::parseSlurmJobGpus("@@steps\nsrun: error: Unable to create step\n");
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().contains(u"Unable to create step"_s), qPrintable(refused.error()));
 }
 
 QTEST_GUILESS_MAIN(TestSlurmCommands)

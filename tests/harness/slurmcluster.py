@@ -10,7 +10,8 @@ Starts, all under WORKDIR and on free loopback ports, as the current user:
 - slurmctld and two slurmd's ("gpu1", "gpu2", one host, distinct ports: Debian builds Slurm
   with multiple-slurmd support), each with four fake H100s (`gres.conf` File= plain files,
   AutoDetect=off), in partitions "gpu" (default) and "short" (a 1-minute time limit);
-- the login node "login": an sshd as in sshnodes.py whose sessions get SLURM_CONF.
+- the login node "login": an sshd as in sshnodes.py whose sessions get SLURM_CONF and a fake
+  nvidia-smi of four idle H100s on their PATH, which the jobs and steps they start inherit.
 
 With --rest (as root only): slurmrestd on a loopback port with JWT authentication (auth/jwt
 beside munge), serving REST v0.0.38 as "nobody". Slurm 22.05 refuses root's tokens, so the jobs
@@ -257,7 +258,10 @@ def main():
     try:
         cluster.start()
         identity, authorized = sshnodes.identity_and_authorized(work)
-        login = sshnodes.Node(work, "login", "", authorized,
+        # Its sessions, and so the jobs and steps they start, find a fake nvidia-smi of four
+        # idle H100s (the compute nodes' GPUs, for sampling a job's GPUs with srun).
+        login = sshnodes.Node(work, "login", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt@free*4",
+                              authorized,
                               env={"SLURM_CONF": cluster.env["SLURM_CONF"]})
     except BaseException:
         cluster.stop()

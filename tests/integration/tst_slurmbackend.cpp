@@ -189,6 +189,25 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
              qPrintable((*state)->summary()));
     QVERIFY2((*state)->summary().contains(u"fair share root "_s), qPrintable((*state)->summary()));
 
+    // The job's GPUs, read beside it (srun --overlap, a task per node): both nodes, each with
+    // the four GPUs the job holds there, from the nodes' nvidia-smi.
+    QVERIFY(app.backend.capabilities().jobGpus);
+    std::optional<sb::Result<std::vector<sb::JobNodeSample>>> gpus;
+    app.backend.sampleGpus(*big, this, [&](const auto &got) { gpus = got; });
+    QTRY_VERIFY_WITH_TIMEOUT(gpus.has_value(), 30000);
+    QVERIFY2(*gpus, qPrintable(gpus->error()));
+    QCOMPARE((*gpus)->size(), std::size_t(2));
+    QStringList where;
+    for (const sb::JobNodeSample &node : **gpus) {
+        where << node.where;
+        QVERIFY2(node.sample.error.isEmpty(), qPrintable(node.sample.error));
+        QCOMPARE(node.sample.gpus.size(), std::size_t(4));
+        QCOMPARE(node.sample.gpus.front().name, u"NVIDIA H100 80GB HBM3"_s);
+        QVERIFY(node.sample.memory.totalKiB > 0);
+    }
+    where.sort();
+    QCOMPARE(where, (QStringList{u"gpu1"_s, u"gpu2"_s}));
+
     // No GPU is left: the next job waits, and says why in plain words.
     const auto small = app.backend.submit(slurmJob(u"waits"_s, {u"true"_s}, 1));
     QVERIFY(small);
