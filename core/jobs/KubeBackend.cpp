@@ -525,6 +525,53 @@ QString podLine(const QJsonObject &pod) {
 
 } // namespace
 
+void KubeBackend::clusterGpus(const QString &cluster, QObject *receiver,
+                              std::function<void(const Result<KubeGpuInventory> &)> done) const {
+    const auto found = m_clusters.find(cluster);
+    if (found == m_clusters.end() || !found->second->client) {
+        QTimer::singleShot(0, receiver, [done = std::move(done), cluster] {
+            done(fail(u"no Kubernetes cluster named %1"_s.arg(cluster)));
+        });
+        return;
+    }
+    KubeClient *client = found->second->client.get();
+    // The three answers meet here; the first failure of nodes or pods is the answer.
+    struct Pending {
+        std::optional<KubeReply> nodes, pods, queues;
+        std::function<void(const Result<KubeGpuInventory> &)> done;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->done = std::move(done);
+    auto finish = [pending] {
+        if (!pending->nodes || !pending->pods || !pending->queues)
+            return;
+        for (const KubeReply *reply : {&*pending->nodes, &*pending->pods})
+            if (!reply->ok())
+                return pending->done(fail(reply->error));
+        KubeGpuInventory inventory;
+        inventory.nodes = kubeGpuNodes(pending->nodes->json.object(), pending->pods->json.object());
+        inventory.kueue = pending->queues->ok(); // 404: Kueue is not installed
+        if (inventory.kueue)
+            inventory.queues = kueueQueues(pending->queues->json.object());
+        pending->done(inventory);
+    };
+    client->send({.path = u"/api/v1/nodes"_s}, receiver, [pending, finish](const KubeReply &r) {
+        pending->nodes = r;
+        finish();
+    });
+    client->send({.path = u"/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2C"
+                          "status.phase%21%3DFailed"_s},
+                 receiver, [pending, finish](const KubeReply &r) {
+                     pending->pods = r;
+                     finish();
+                 });
+    client->send({.path = u"/apis/kueue.x-k8s.io/v1beta1/clusterqueues"_s}, receiver,
+                 [pending, finish](const KubeReply &r) {
+                     pending->queues = r;
+                     finish();
+                 });
+}
+
 void KubeBackend::describe(const QString &id, QObject *receiver,
                            std::function<void(const QString &)> done) const {
     Job job;

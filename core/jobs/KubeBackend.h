@@ -3,6 +3,7 @@
 #include "JobBackend.h"
 #include "config/Config.h"
 #include "jobs/KubeCode.h"
+#include "jobs/KubeGpus.h"
 #include "jobs/KubeJobs.h"
 #include "kube/KubeClient.h"
 #include "kube/KubeInformer.h"
@@ -50,6 +51,10 @@ public:
     void describe(const QString &id, QObject *receiver,
                   std::function<void(const QString &text)> done) const override;
 
+    // The cluster's GPU nodes (allocatable and allocated nvidia.com/gpu, by product label) and,
+    // where Kueue is installed, its ClusterQueues' GPU quota and usage: three requests at once.
+    void clusterGpus(const QString &cluster, QObject *receiver,
+                     std::function<void(const Result<KubeGpuInventory> &)> done) const;
     // Every Job of the clusters' namespaces, or only those Signalbox submitted (the default).
     void setAllJobs(bool all) override;
     bool allJobs() const override { return m_options.allJobs; }

@@ -74,6 +74,111 @@ def vary(csv, frame):
     return "\n".join(out) + "\n"
 
 
+def fake_nvidia_smi(directory, name, capture):
+    """Writes DIRECTORY/bin/nvidia-smi replaying CAPTURE (see the module's description) and
+    returns the placeholder processes that stand for its compute processes."""
+    placeholders = []
+    os.makedirs(os.path.join(directory, "bin"), exist_ok=True)
+    capture, _, count = capture.partition("*")
+    capture, _, phase = capture.partition("@")
+    gpus = int(count or 1)
+    text = open(os.path.join(DATA, capture), encoding="utf-8").read()
+    smi = os.path.join(directory, "smi")
+    os.makedirs(smi, exist_ok=True)
+    gpu = section(text, f"{'load' if phase in ('', 'load') else 'idle'} :: query-gpu")
+    # A node of N GPUs: the captured GPU N times over, each with its own index, uuid and bus
+    # id; the last quarter idle and free, the rest running copies of the captured processes.
+    busy = gpus - gpus // 4 if gpus > 1 else gpus
+    uuids = [None]
+    if gpus > 1:
+        rows = gpu.strip().splitlines()
+        idle_row = section(text, "idle :: query-gpu").strip().splitlines()[1]
+        header = [h.strip() for h in rows[0].split(",")]
+        out = [rows[0]]
+        uuids = []
+        for i in range(gpus):
+            cells = [c.strip() for c in (rows[1] if i < busy else idle_row).split(", ")]
+            for at, name in enumerate(header):
+                if name == "index":
+                    cells[at] = str(i)
+                elif name == "uuid":
+                    cells[at] = cells[at][:-2] + f"{i:02d}"
+                    uuids.append(cells[at])
+                elif name == "pci.bus_id":
+                    cells[at] = cells[at][:-7] + f"{0x18 + i:02X}:00.0"
+            out.append(", ".join(cells))
+        gpu = "\n".join(out) + "\n"
+    for frame in range(FRAMES):
+        with open(os.path.join(smi, f"gpu.{frame}.csv"), "w") as f:
+            f.write(vary(gpu, frame))
+    # Each captured compute process becomes a live placeholder with the same name.
+    apps = section(text, "load :: query-compute-apps").strip().splitlines()
+    header = [h.strip() for h in apps[0].split(",")]
+    pid_at = header.index("pid")
+    uuid_at = header.index("gpu_uuid")
+    name_at = header.index("process_name")
+    rows = [apps[0]]
+    renamed = {}  # (captured pid, GPU index) -> placeholder pid
+    for index in range(busy if phase != "free" else 0):
+        for row in apps[1:]:
+            cells = row.split(", ")
+            argv0 = cells[name_at].strip()
+            command = f"{argv0} --config experiments/{name}.yaml"
+            child = subprocess.Popen(["bash", "-c", f'exec -a "{command}" sleep 1000000'],
+                                     start_new_session=True)
+            placeholders.append(child)
+            renamed[(cells[pid_at].strip(), index)] = str(child.pid)
+            cells[pid_at] = str(child.pid)
+            if uuids[0]:
+                cells[uuid_at] = uuids[index]
+            rows.append(", ".join(cells))
+    # pmon's rows for the same processes, under the placeholders' pids and their GPUs.
+    pmon = []
+    for line in section(text, "load :: pmon").splitlines():
+        cells = line.split()
+        if line.startswith("#"):
+            pmon.append(line)
+            continue
+        for index in range(busy):
+            if len(cells) > 1 and (cells[1], index) in renamed:
+                pmon.append(line.replace(f" {cells[0]} ", f" {index} ", 1)
+                            .replace(f" {cells[1]} ", f" {renamed[(cells[1], index)]} ", 1))
+    with open(os.path.join(smi, "pmon.txt"), "w") as f:
+        f.write("\n".join(pmon) + "\n")
+    with open(os.path.join(smi, "apps.csv"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+    with open(os.path.join(directory, "bin", "nvidia-smi"), "w") as f:
+        f.write(f"""#!/bin/sh
+# Replays a real capture ({capture}); one variant per second.
+d={smi}
+case "$*" in
+  *--query-compute-apps*) cat "$d/apps.csv" ;;
+  pmon*) cat "$d/pmon.txt" ;;
+  *--query-gpu=*)
+    # The requested fields, in the requested order, under nvidia-smi's canonical names.
+    fields=$(printf '%s\n' "$@" | sed -n 's/^--query-gpu=//p')
+    exec awk -v want="$fields" -F', ' '
+      NR == 1 {{
+        n = split(want, w, ",")
+        for (i = 1; i <= NF; i++) {{ h = $i; sub(/ \[.*$/, "", h); col[h] = i }}
+        for (j = 1; j <= n; j++) {{
+          f = w[j]
+          if (f == "clocks.sm") f = "clocks.current.sm"
+          if (f == "clocks.mem") f = "clocks.current.memory"
+          sub(/^clocks_throttle_reasons\./, "clocks_event_reasons.", f)
+          if (!(f in col)) {{ print "Field \\"" w[j] "\\" is not a valid field to query."; exit 2 }}
+          pick[j] = col[f]
+        }}
+      }}
+      {{ line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? ", " : "") $(pick[j]); print line }}
+    ' "$d/gpu.$(( $(date +%s) % {FRAMES} )).csv" ;;
+  *) echo "fake nvidia-smi: unsupported arguments: $*" >&2; exit 2 ;;
+esac
+""")
+    os.chmod(os.path.join(directory, "bin", "nvidia-smi"), 0o755)
+    return placeholders
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -126,103 +231,7 @@ SetEnv PATH={self.dir}/bin:/usr/local/bin:/usr/bin:/bin HOME={self.home}{extra}
         self.start()
 
     def fake_nvidia_smi(self, capture):
-        capture, _, count = capture.partition("*")
-        capture, _, phase = capture.partition("@")
-        gpus = int(count or 1)
-        text = open(os.path.join(DATA, capture), encoding="utf-8").read()
-        smi = os.path.join(self.dir, "smi")
-        os.makedirs(smi, exist_ok=True)
-        gpu = section(text, f"{'load' if phase in ('', 'load') else 'idle'} :: query-gpu")
-        # A node of N GPUs: the captured GPU N times over, each with its own index, uuid and bus
-        # id; the last quarter idle and free, the rest running copies of the captured processes.
-        busy = gpus - gpus // 4 if gpus > 1 else gpus
-        uuids = [None]
-        if gpus > 1:
-            rows = gpu.strip().splitlines()
-            idle_row = section(text, "idle :: query-gpu").strip().splitlines()[1]
-            header = [h.strip() for h in rows[0].split(",")]
-            out = [rows[0]]
-            uuids = []
-            for i in range(gpus):
-                cells = [c.strip() for c in (rows[1] if i < busy else idle_row).split(", ")]
-                for at, name in enumerate(header):
-                    if name == "index":
-                        cells[at] = str(i)
-                    elif name == "uuid":
-                        cells[at] = cells[at][:-2] + f"{i:02d}"
-                        uuids.append(cells[at])
-                    elif name == "pci.bus_id":
-                        cells[at] = cells[at][:-7] + f"{0x18 + i:02X}:00.0"
-                out.append(", ".join(cells))
-            gpu = "\n".join(out) + "\n"
-        for frame in range(FRAMES):
-            with open(os.path.join(smi, f"gpu.{frame}.csv"), "w") as f:
-                f.write(vary(gpu, frame))
-        # Each captured compute process becomes a live placeholder with the same name.
-        apps = section(text, "load :: query-compute-apps").strip().splitlines()
-        header = [h.strip() for h in apps[0].split(",")]
-        pid_at = header.index("pid")
-        uuid_at = header.index("gpu_uuid")
-        name_at = header.index("process_name")
-        rows = [apps[0]]
-        renamed = {}  # (captured pid, GPU index) -> placeholder pid
-        for index in range(busy if phase != "free" else 0):
-            for row in apps[1:]:
-                cells = row.split(", ")
-                argv0 = cells[name_at].strip()
-                command = f"{argv0} --config experiments/{self.name}.yaml"
-                child = subprocess.Popen(["bash", "-c", f'exec -a "{command}" sleep 1000000'],
-                                         start_new_session=True)
-                self.placeholders.append(child)
-                renamed[(cells[pid_at].strip(), index)] = str(child.pid)
-                cells[pid_at] = str(child.pid)
-                if uuids[0]:
-                    cells[uuid_at] = uuids[index]
-                rows.append(", ".join(cells))
-        # pmon's rows for the same processes, under the placeholders' pids and their GPUs.
-        pmon = []
-        for line in section(text, "load :: pmon").splitlines():
-            cells = line.split()
-            if line.startswith("#"):
-                pmon.append(line)
-                continue
-            for index in range(busy):
-                if len(cells) > 1 and (cells[1], index) in renamed:
-                    pmon.append(line.replace(f" {cells[0]} ", f" {index} ", 1)
-                                .replace(f" {cells[1]} ", f" {renamed[(cells[1], index)]} ", 1))
-        with open(os.path.join(smi, "pmon.txt"), "w") as f:
-            f.write("\n".join(pmon) + "\n")
-        with open(os.path.join(smi, "apps.csv"), "w") as f:
-            f.write("\n".join(rows) + "\n")
-        with open(os.path.join(self.dir, "bin", "nvidia-smi"), "w") as f:
-            f.write(f"""#!/bin/sh
-# Replays a real capture ({capture}); one variant per second.
-d={smi}
-case "$*" in
-  *--query-compute-apps*) cat "$d/apps.csv" ;;
-  pmon*) cat "$d/pmon.txt" ;;
-  *--query-gpu=*)
-    # The requested fields, in the requested order, under nvidia-smi's canonical names.
-    fields=$(printf '%s\n' "$@" | sed -n 's/^--query-gpu=//p')
-    exec awk -v want="$fields" -F', ' '
-      NR == 1 {{
-        n = split(want, w, ",")
-        for (i = 1; i <= NF; i++) {{ h = $i; sub(/ \[.*$/, "", h); col[h] = i }}
-        for (j = 1; j <= n; j++) {{
-          f = w[j]
-          if (f == "clocks.sm") f = "clocks.current.sm"
-          if (f == "clocks.mem") f = "clocks.current.memory"
-          sub(/^clocks_throttle_reasons\./, "clocks_event_reasons.", f)
-          if (!(f in col)) {{ print "Field \\"" w[j] "\\" is not a valid field to query."; exit 2 }}
-          pick[j] = col[f]
-        }}
-      }}
-      {{ line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? ", " : "") $(pick[j]); print line }}
-    ' "$d/gpu.$(( $(date +%s) % {FRAMES} )).csv" ;;
-  *) echo "fake nvidia-smi: unsupported arguments: $*" >&2; exit 2 ;;
-esac
-""")
-        os.chmod(os.path.join(self.dir, "bin", "nvidia-smi"), 0o755)
+        self.placeholders.extend(fake_nvidia_smi(self.dir, self.name, capture))
 
     def start(self):
         os.makedirs("/run/sshd", exist_ok=True)

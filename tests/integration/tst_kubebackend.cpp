@@ -60,6 +60,7 @@ private Q_SLOTS:
     void unschedulableRunSaysWhy();
     void failedRunCarriesItsExitCode();
     void stopEndsARunningJob();
+    void gpusOfTheClusterAndItsQueues();
     void workersBecomeAnIndexedJob();
     void failingExitCodeEndsTheJobAtOnce();
     void templatePlacesTheJob();
@@ -167,6 +168,89 @@ void TestKubeBackend::stopEndsARunningJob() {
     QVERIFY(m_backend->stop(*id));
     QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Stopped, 60000);
     QVERIFY(!m_backend->stop(*id)); // ended already
+}
+
+void TestKubeBackend::gpusOfTheClusterAndItsQueues() {
+    auto inventory = [&]() -> sb::Result<sb::KubeGpuInventory> {
+        std::optional<sb::Result<sb::KubeGpuInventory>> got;
+        m_backend->clusterGpus(u"cert"_s, this, [&](const auto &answer) { got = answer; });
+        for (int waited = 0; !got && waited < 300; ++waited)
+            QTest::qWait(100);
+        return got ? *got : sb::fail(u"no answer in 30 s"_s);
+    };
+    // A run of 3 GPUs holds them on one node while it runs.
+    sb::JobSpec spec = clusterRun(u"holds"_s, 3);
+    spec.environment[u"HARNESS_RUN"_s] = u"600s"_s;
+    auto id = m_backend->submit(spec);
+    QVERIFY2(id, qPrintable(id.error()));
+    m_submitted << *id;
+    QTRY_COMPARE_WITH_TIMEOUT(job(*id).state, sb::JobState::Running, 60000);
+    auto before = inventory();
+    QVERIFY2(before, qPrintable(before.error()));
+    QCOMPARE(before->nodes.size(), 2);
+    QCOMPARE(before->nodes.front().product, u"H100"_s);
+    QCOMPARE(before->nodes.front().allocatable + before->nodes.back().allocatable, 16);
+    QCOMPARE(before->nodes.front().allocated + before->nodes.back().allocated, 3);
+    QVERIFY(!before->kueue); // not installed: the API server answers 404
+    QCOMPARE(before->summary(), u"H100: 13 of 16 free on 2 nodes"_s);
+
+    // Kueue's ClusterQueue kind (its CRD as the API server serves it; no Kueue controller runs
+    // here, so the test writes the queue's status as Kueue would).
+    const auto admin = m_cluster->context(u"cert"_s);
+    QVERIFY(admin);
+    sb::KubeClient client(*admin);
+    const QJsonObject crd = QJsonDocument::fromJson(R"({
+      "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+      "metadata": {"name": "clusterqueues.kueue.x-k8s.io"},
+      "spec": {"group": "kueue.x-k8s.io", "scope": "Cluster",
+               "names": {"plural": "clusterqueues", "singular": "clusterqueue",
+                         "kind": "ClusterQueue", "listKind": "ClusterQueueList"},
+               "versions": [{"name": "v1beta1", "served": true, "storage": true,
+                             "subresources": {"status": {}},
+                             "schema": {"openAPIV3Schema": {"type": "object",
+                                        "x-kubernetes-preserve-unknown-fields": true}}}]}})")
+                                .object();
+    const sb::KubeReply defined = sb::kubeCall(
+        client, "POST", u"/apis/apiextensions.k8s.io/v1/customresourcedefinitions"_s, crd);
+    QVERIFY2(defined.ok(), qPrintable(defined.error));
+    const QJsonObject queue = QJsonDocument::fromJson(R"({
+      "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue",
+      "metadata": {"name": "team-a"},
+      "spec": {"resourceGroups": [{"coveredResources": ["cpu", "nvidia.com/gpu"],
+               "flavors": [{"name": "h100", "resources": [{"name": "cpu", "nominalQuota": 64},
+                                                          {"name": "nvidia.com/gpu", "nominalQuota": 12}]},
+                           {"name": "a100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "4"}]}]}]}})")
+                                  .object();
+    sb::KubeReply created; // the kind is served once the CRD is established
+    for (int tries = 0; tries < 100 && (tries == 0 || created.status == 404); ++tries) {
+        if (tries > 0)
+            QTest::qWait(200);
+        created =
+            sb::kubeCall(client, "POST", u"/apis/kueue.x-k8s.io/v1beta1/clusterqueues"_s, queue);
+    }
+    QVERIFY2(created.ok(), qPrintable(created.error));
+    QJsonObject withStatus = m_cluster->get(u"/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-a"_s);
+    withStatus[u"status"_s] = QJsonDocument::fromJson(R"({
+      "pendingWorkloads": 1, "admittedWorkloads": 2,
+      "flavorsUsage": [{"name": "h100", "resources": [{"name": "nvidia.com/gpu", "total": "8"}]}]})")
+                                  .object();
+    QVERIFY(sb::kubeCall(client, "PUT",
+                         u"/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-a/status"_s, withStatus)
+                .ok());
+    const auto after = inventory();
+    QVERIFY2(after, qPrintable(after.error()));
+    QVERIFY(after->kueue);
+    QCOMPARE(after->queues.size(), 1);
+    QCOMPARE(after->queues.front().quota, 16);
+    QCOMPARE(after->queues.front().used, 8);
+    QCOMPARE(after->summary(),
+             u"H100: 13 of 16 free on 2 nodes · queue team-a: 8 of 16 GPUs in use, 1 waiting"_s);
+    QVERIFY(m_backend->stop(*id));
+
+    std::optional<sb::Result<sb::KubeGpuInventory>> none;
+    m_backend->clusterGpus(u"nowhere"_s, this, [&](const auto &answer) { none = answer; });
+    QTRY_VERIFY(none.has_value());
+    QVERIFY(!*none);
 }
 
 void TestKubeBackend::workersBecomeAnIndexedJob() {
