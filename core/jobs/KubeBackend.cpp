@@ -1,5 +1,7 @@
 #include "KubeBackend.h"
 
+#include "monitor/SampleScript.h"
+
 #include "util/LineBuffer.h"
 
 #include <QJsonArray>
@@ -36,6 +38,32 @@ std::pair<qint64, qint64> logTime(QByteArrayView stamp) {
         nanos = fraction.toLongLong();
     }
     return {seconds, nanos};
+}
+
+// What the sampling script said inside a pod; where the image cannot run it, plainly why.
+NodeSample podSample(const Result<KubeExecResult> &ran) {
+    NodeSample sample;
+    if (!ran) {
+        const bool noShell = ran.error().contains(u"executable file not found"_s) ||
+                             ran.error().contains(u"no such file"_s, Qt::CaseInsensitive);
+        sample.error = noShell ? QObject::tr("not available: the image has no sh")
+                               : QObject::tr("not available: %1").arg(ran.error());
+        return sample;
+    }
+    SampleFrameReader reader;
+    reader.feed(ran->out);
+    const auto frame = reader.next();
+    if (!frame) {
+        sample.error = QObject::tr("not available: the sampling script printed no sample (exit "
+                                   "code %1): %2")
+                           .arg(ran->exitCode)
+                           .arg(QString::fromUtf8(ran->err.left(200)).trimmed());
+        return sample;
+    }
+    sample = NodeSampleBuilder().build(*frame);
+    if (!sample.hasNvidiaSmi)
+        sample.gpuError = QObject::tr("not available: the image has no nvidia-smi");
+    return sample;
 }
 
 } // namespace
@@ -524,6 +552,44 @@ QString podLine(const QJsonObject &pod) {
 }
 
 } // namespace
+
+void KubeBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const {
+    Job job;
+    Cluster *cluster = clusterOf(id, &job);
+    QList<QJsonObject> running;
+    if (cluster && cluster->pods) {
+        for (const QString &name : cluster->podsOfJob.value(id)) {
+            const QJsonObject pod = cluster->pods->objects().value(name);
+            if (pod[u"status"_s][u"phase"_s].toString() == u"Running"_s)
+                running << pod;
+        }
+    }
+    if (running.isEmpty()) {
+        const QString why = !cluster ? tr("no job %1 on any cluster").arg(id)
+                                     : tr("job %1 has no running pod").arg(id);
+        QTimer::singleShot(0, receiver, [done = std::move(done), why] { done(fail(why)); });
+        return;
+    }
+    // Each pod's answer meets the others here, in the pods' order.
+    auto samples = std::make_shared<std::vector<JobNodeSample>>(running.size());
+    auto left = std::make_shared<qsizetype>(running.size());
+    auto finish = std::make_shared<JobSamplesDone>(std::move(done));
+    for (qsizetype i = 0; i < running.size(); ++i) {
+        const QJsonObject &pod = running[i];
+        const QString name = pod[u"metadata"_s][u"name"_s].toString();
+        const QString container =
+            pod[u"spec"_s][u"containers"_s].toArray().first()[u"name"_s].toString();
+        (*samples)[static_cast<size_t>(i)].where = name;
+        cluster->client->exec(pod[u"metadata"_s][u"namespace"_s].toString(), name, container,
+                              SampleScript::command(0), receiver,
+                              [samples, left, finish, i](const Result<KubeExecResult> &ran) {
+                                  JobNodeSample &node = (*samples)[static_cast<size_t>(i)];
+                                  node.sample = podSample(ran);
+                                  if (--*left == 0)
+                                      (*finish)(*samples);
+                              });
+    }
+}
 
 void KubeBackend::clusterGpus(const QString &cluster, QObject *receiver,
                               std::function<void(const Result<KubeGpuInventory> &)> done) const {

@@ -42,7 +42,12 @@ public:
     QString clusterError(const QString &cluster) const;
 
     QString name() const override { return QStringLiteral("kubernetes"); }
-    Capabilities capabilities() const override { return {kMaxTrials, true}; }
+    Capabilities capabilities() const override {
+        return {.trialsInOneJob = kMaxTrials, .foreignJobs = true, .jobGpus = true};
+    }
+    // The sampling script inside each running pod, through the exec subresource: where the image
+    // has no sh or no nvidia-smi, that pod's sample says "not available" and why.
+    void sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const override;
     Result<QString> submit(const JobSpec &spec) override;
     QList<Job> jobs() const override;
     Status stop(const QString &id) override;

@@ -9,6 +9,9 @@
 #include <QJsonArray>
 #include <QPointer>
 #include <QProcess>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
 #include <QStandardPaths>
 #include <QThread>
 
@@ -126,6 +129,19 @@ public:
         }
         curl_multi_wakeup(m_multi);
     }
+    // Reads the credential on the worker's thread (an exec plugin may take a while) and hands
+    // it to `use` on the client's thread.
+    void withCredential(std::function<void(const Result<Credential> &)> use) {
+        {
+            const std::lock_guard lock(m_mutex);
+            m_tasks.push_back([this, use = std::move(use)] {
+                QMetaObject::invokeMethod(
+                    m_client, [use, credential = currentCredential()] { use(credential); },
+                    Qt::QueuedConnection);
+            });
+        }
+        curl_multi_wakeup(m_multi);
+    }
 
 private:
     // Runs `fn` on the client's thread, if the call's receiver still lives then.
@@ -143,11 +159,15 @@ private:
         while (!m_quit) {
             std::deque<std::unique_ptr<Call>> incoming;
             std::vector<quint64> cancelled;
+            std::vector<std::function<void()>> tasks;
             {
                 const std::lock_guard lock(m_mutex);
                 incoming.swap(m_incoming);
                 cancelled.swap(m_cancelled);
+                tasks.swap(m_tasks);
             }
+            for (const auto &task : tasks)
+                task();
             for (auto &call : incoming)
                 start(std::move(call));
             for (const quint64 id : cancelled) {
@@ -394,6 +414,7 @@ private:
     std::mutex m_mutex;
     std::deque<std::unique_ptr<Call>> m_incoming;
     std::vector<quint64> m_cancelled;
+    std::vector<std::function<void()>> m_tasks;
     std::map<quint64, std::unique_ptr<Call>> m_calls; // the worker thread's own
     std::optional<Credential> m_credential;           // an exec plugin's, cached
 };
@@ -420,6 +441,51 @@ std::unique_ptr<KubeClient::Worker::Call> newCall(KubeClient::Worker::Kind kind,
 }
 
 } // namespace
+
+void KubeClient::exec(const QString &ns, const QString &pod, const QString &container,
+                      const QStringList &command, QObject *receiver, KubeExecDone done,
+                      int timeoutMs) {
+    // Every word percent-encoded whole: a command's spaces, quotes and '&' stay its own.
+    QByteArray query =
+        "container=" + QUrl::toPercentEncoding(container) + "&stdout=true&stderr=true";
+    for (const QString &word : command)
+        query += "&command=" + QUrl::toPercentEncoding(word);
+    QUrl url(m_context.server);
+    url.setScheme(url.scheme() == u"http"_s ? u"ws"_s : u"wss"_s);
+    url.setPath(url.path() + u"/api/v1/namespaces/%1/pods/%2/exec"_s.arg(
+                                 QString::fromLatin1(QUrl::toPercentEncoding(ns)),
+                                 QString::fromLatin1(QUrl::toPercentEncoding(pod))),
+                QUrl::TolerantMode);
+    url.setQuery(QString::fromLatin1(query), QUrl::TolerantMode);
+    QPointer<QObject> guard(receiver);
+    m_worker->withCredential([this, url, guard, done = std::move(done),
+                              timeoutMs](const Result<Credential> &credential) mutable {
+        if (!guard)
+            return;
+        if (!credential)
+            return done(fail(credential.error()));
+        QNetworkRequest request(url);
+        if (!credential->token.isEmpty())
+            request.setRawHeader("Authorization", "Bearer " + credential->token.toUtf8());
+        // TLS as for every request: verified against the kubeconfig's authority, with the
+        // client certificate when there is one.
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setPeerVerifyMode(QSslSocket::VerifyPeer);
+        if (!m_context.caPem.isEmpty())
+            tls.setCaCertificates(QSslCertificate::fromData(m_context.caPem, QSsl::Pem));
+        if (!credential->certPem.isEmpty()) {
+            tls.setLocalCertificate(QSslCertificate(credential->certPem, QSsl::Pem));
+            QSslKey key(credential->keyPem, QSsl::Rsa, QSsl::Pem);
+            if (key.isNull())
+                key = QSslKey(credential->keyPem, QSsl::Ec, QSsl::Pem);
+            if (key.isNull())
+                return done(fail(u"the client key is neither RSA nor EC in PEM"_s));
+            tls.setPrivateKey(key);
+        }
+        request.setSslConfiguration(tls);
+        KubeExecSession::start(request, guard, std::move(done), timeoutMs);
+    });
+}
 
 quint64 KubeClient::send(const KubeRequest &request, QObject *receiver, Done done) {
     return m_worker->add(newCall(Worker::Kind::Once, request, receiver, std::move(done)));

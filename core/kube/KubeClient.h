@@ -1,6 +1,7 @@
 #pragma once
 
 #include "KubeConfig.h"
+#include "KubeExec.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -55,6 +56,11 @@ public:
     quint64 follow(const KubeRequest &request, QObject *receiver, Bytes bytes, Done done);
     // Ends a request; its callbacks are not called.
     void cancel(quint64 id);
+    // Runs `command` in a container of a pod through the exec subresource, over a WebSocket
+    // (v5.channel.k8s.io, else v4): what it printed and its exit code, or why it could not run.
+    void exec(const QString &ns, const QString &pod, const QString &container,
+              const QStringList &command, QObject *receiver, KubeExecDone done,
+              int timeoutMs = 30000);
 
     class Worker;
 

@@ -1,6 +1,7 @@
 // kubeconfig files as kubectl reads them: merging, inline and file credentials, exec plugins,
 // and refusals that name the file, line and key.
 #include "kube/KubeConfig.h"
+#include "kube/KubeExec.h"
 
 #include <QDir>
 #include <QFile>
@@ -31,6 +32,7 @@ QByteArray config(const QByteArray &cluster, const QByteArray &user) {
 class TestKubeConfig : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void execStatusChannel();
     void inlineDataAndToken();
     void filesRelativeToTheKubeconfig();
     void execPlugin();
@@ -172,6 +174,26 @@ void TestKubeConfig::oneBrokenContextLeavesTheOthers() {
              u"the kubeconfig names no current-context; choose a context"_s);
     QVERIFY(!sb::KubeConfig::parse("clusters: {a: b}\n", u"kc"_s));
     QVERIFY(!sb::KubeConfig::parse("[unclosed\n", u"kc"_s));
+}
+
+void TestKubeConfig::execStatusChannel() {
+    // The status channel's Status objects, as the exec subresource documents them.
+    QCOMPARE(sb::kubeExecExitCode(R"({"metadata":{},"status":"Success"})").value(), 0);
+    QCOMPARE(
+        sb::kubeExecExitCode(
+            R"({"metadata":{},"status":"Failure","message":"command terminated with non-zero exit code: error executing command [sh -c exit 3], exit code 3","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"3"}]}})")
+            .value(),
+        3);
+    QCOMPARE(sb::kubeExecExitCode("").value(), 0);
+    // kwok's local exec says it in words.
+    QCOMPARE(sb::kubeExecExitCode(R"({"status":"Failure","message":"cmd wait: x: exit status 7"})")
+                 .value(),
+             7);
+    const auto refused = sb::kubeExecExitCode(
+        R"({"status":"Failure","message":"exec: \"sh\": executable file not found in $PATH"})");
+    QVERIFY(!refused);
+    QVERIFY(refused.error().contains(u"executable file not found"_s));
+    QVERIFY(!sb::kubeExecExitCode("garbage"));
 }
 
 QTEST_GUILESS_MAIN(TestKubeConfig)

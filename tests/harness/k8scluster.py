@@ -11,7 +11,9 @@ finalizers are left to their owners). A Job pod's run lasts
 its first container's environment variable HARNESS_RUN (a duration, default "2s") and ends with
 the exit code in HARNESS_EXIT_CODE (default 0). kwok also serves the nodes' kubelet API, so
 pod logs can be read through the API server: every container's log is the file named podLog in
-the description, in the container runtime's format ("TIME stdout F LINE"), for tests to append to.
+the description, in the container runtime's format ("TIME stdout F LINE"), for tests to append to. Exec into a pod
+of the default namespace runs the command on this machine (kwok's ClusterExec) with a fake
+nvidia-smi of two busy H100s first on its PATH; pods of other namespaces have no exec.
 
 Writes a certificate authority, a wrong one, and kubeconfigs for a client certificate
 (cert.kubeconfig), a bearer token (token.kubeconfig), a token file (tokenfile.kubeconfig), an
@@ -33,10 +35,14 @@ import time
 import urllib.request
 import ssl
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sshnodes  # noqa: E402  (its fake nvidia-smi)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 TOKEN = "signalbox-test-token"
 EXEC_TOKEN = "signalbox-exec-token"
 PROCESSES = {}
+PLACEHOLDERS = []  # the fake nvidia-smi's compute processes
 
 
 def free_port():
@@ -102,6 +108,19 @@ spec:
   selector: {{matchNamespaces: [default]}}
   logs:
   - {{logsFile: {log}, follow: true}}
+"""
+
+CONTAINER_EXEC = """
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata: {{name: pod-exec}}
+spec:
+  selector: {{matchNamespaces: [default]}}
+  execs:
+  - local:
+      envs:
+      - {{name: PATH, value: {path}}}
 """
 
 POD_STAGES = """
@@ -317,8 +336,14 @@ def main():
     # pod.log, in the container runtime's format, which tests append to.
     pod_log = os.path.join(work, "pod.log")
     open(pod_log, "a").close()
+    # Exec into a pod of the default namespace runs the command here, with a fake nvidia-smi
+    # of two busy H100s first on its PATH; other namespaces have no exec (an image without sh).
+    PLACEHOLDERS.extend(sshnodes.fake_nvidia_smi(os.path.join(work, "exec"), "pod",
+                                                 "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt*2"))
+    exec_path = os.path.join(work, "exec", "bin") + ":/usr/local/bin:/usr/bin:/bin"
     with open(os.path.join(work, "kwok.yaml"), "w") as f:
-        f.write(POD_STAGES + CONTAINER_LOGS.format(log=json.dumps(pod_log)))
+        f.write(POD_STAGES + CONTAINER_LOGS.format(log=json.dumps(pod_log))
+                + CONTAINER_EXEC.format(path=json.dumps(exec_path)))
     kubelet_port = free_port()
     start("kwok", [binary("kwok"), "--kubeconfig", admin, "--config",
                    os.path.join(work, "kwok.yaml"), "--manage-all-nodes=false",
@@ -381,3 +406,5 @@ if __name__ == "__main__":
     finally:
         for name in reversed(list(PROCESSES)):
             stop(name)
+        for placeholder in PLACEHOLDERS:
+            placeholder.kill()

@@ -194,6 +194,26 @@ void TestKubeBackend::gpusOfTheClusterAndItsQueues() {
     QVERIFY(!before->kueue); // not installed: the API server answers 404
     QCOMPARE(before->summary(), u"H100: 13 of 16 free on 2 nodes"_s);
 
+    // The run's GPUs read inside its pod: the sampling script through the exec subresource
+    // (kwok runs it here, with a fake nvidia-smi of the pod's two GPUs).
+    QVERIFY(m_backend->capabilities().jobGpus);
+    std::optional<sb::Result<std::vector<sb::JobNodeSample>>> inside;
+    m_backend->sampleGpus(*id, this, [&](const auto &got) { inside = got; });
+    QTRY_VERIFY_WITH_TIMEOUT(inside.has_value(), 40000);
+    QVERIFY2(*inside, qPrintable(inside->error()));
+    QCOMPARE((*inside)->size(), std::size_t(1));
+    const sb::JobNodeSample &pod = (*inside)->front();
+    QVERIFY2(pod.where.startsWith(*id), qPrintable(pod.where));
+    QVERIFY2(pod.sample.error.isEmpty() && pod.sample.gpuError.isEmpty(),
+             qPrintable(pod.sample.error + pod.sample.gpuError));
+    QCOMPARE(pod.sample.gpus.size(), std::size_t(2));
+    QVERIFY(std::any_of(pod.sample.gpuProcesses.begin(), pod.sample.gpuProcesses.end(),
+                        [](const sb::GpuProcess &p) { return p.smPercent == 99.0; }));
+    std::optional<sb::Result<std::vector<sb::JobNodeSample>>> notRunning;
+    m_backend->sampleGpus(u"no-such-job"_s, this, [&](const auto &got) { notRunning = got; });
+    QTRY_VERIFY(notRunning.has_value());
+    QVERIFY(!*notRunning);
+
     // Kueue's ClusterQueue kind (its CRD as the API server serves it; no Kueue controller runs
     // here, so the test writes the queue's status as Kueue would).
     const auto admin = m_cluster->context(u"cert"_s);

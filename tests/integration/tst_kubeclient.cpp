@@ -49,6 +49,8 @@ private Q_SLOTS:
     void informerListsInPagesAndWatches();
     void informerSurvivesAnApiServerRestart();
     void informerRelistsWhenItsVersionIsForgotten();
+    void execIntoAPodOverAWebSocket_data();
+    void execIntoAPodOverAWebSocket();
 
 private:
     std::unique_ptr<K8sCluster> m_cluster;
@@ -191,6 +193,80 @@ void TestKubeClient::informerRelistsWhenItsVersionIsForgotten() {
         names << sb::kubeName(item.toObject());
     names.sort();
     QCOMPARE(sortedNames(informer.objects()), names);
+}
+
+void TestKubeClient::execIntoAPodOverAWebSocket_data() {
+    QTest::addColumn<QString>("auth");
+    for (const char *auth : {"cert", "token", "exec"})
+        QTest::newRow(auth) << QString::fromLatin1(auth);
+}
+
+void TestKubeClient::execIntoAPodOverAWebSocket() {
+    // kwok runs a default-namespace pod's exec here (its ClusterExec); a pod of another namespace
+    // has none, as an image without sh.
+    QFETCH(QString, auth);
+    auto admin = m_cluster->context(u"cert"_s);
+    QVERIFY(admin);
+    sb::KubeClient adminClient(*admin);
+    auto pod = [](const QString &name) {
+        return QJsonObject{
+            {u"apiVersion"_s, u"v1"_s},
+            {u"kind"_s, u"Pod"_s},
+            {u"metadata"_s, QJsonObject{{u"name"_s, name}}},
+            {u"spec"_s,
+             QJsonObject{{u"nodeName"_s, u"gpu-0"_s},
+                         {u"containers"_s, QJsonArray{QJsonObject{{u"name"_s, u"main"_s},
+                                                                  {u"image"_s, u"busybox"_s}}}}}}};
+    };
+    if (auth == u"cert"_s) {
+        QVERIFY(
+            sb::kubeCall(adminClient, "POST", u"/api/v1/namespaces/default/pods"_s, pod(u"shell"_s))
+                .ok());
+        QVERIFY(sb::kubeCall(adminClient, "POST", u"/api/v1/namespaces"_s,
+                             QJsonObject{{u"apiVersion"_s, u"v1"_s},
+                                         {u"kind"_s, u"Namespace"_s},
+                                         {u"metadata"_s, QJsonObject{{u"name"_s, u"bare"_s}}}})
+                    .ok());
+        QVERIFY(
+            sb::kubeCall(adminClient, "POST", u"/api/v1/namespaces/bare/pods"_s, pod(u"no-shell"_s))
+                .ok());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(
+        m_cluster->get(u"/api/v1/namespaces/default/pods/shell"_s)[u"status"_s][u"phase"_s]
+            .toString(),
+        u"Running"_s, 30000);
+    auto context = m_cluster->context(auth);
+    QVERIFY(context);
+    sb::KubeClient client(*context);
+    std::optional<sb::Result<sb::KubeExecResult>> ran;
+    auto exec = [&](const QString &ns, const QString &name, const QStringList &command) {
+        ran.reset();
+        client.exec(ns, name, u"main"_s, command, this, [&](const auto &r) { ran = r; });
+        QTRY_VERIFY_WITH_TIMEOUT(ran.has_value(), 40000);
+    };
+    // Each word stays one word; both streams and the exit code come back.
+    exec(u"default"_s, u"shell"_s,
+         {u"sh"_s, u"-c"_s, u"printf '<%s>' \"$@\"; echo oops >&2; exit 3"_s, u"x"_s, u"a b"_s,
+          u"&c=d"_s, u"'q'"_s, u"$(id)"_s});
+    QVERIFY2(*ran, qPrintable(ran->error()));
+    QCOMPARE((*ran)->out, QByteArray("<a b><&c=d><'q'><$(id)>"));
+    QCOMPARE((*ran)->err, QByteArray("oops\n"));
+    QCOMPARE((*ran)->exitCode, 3);
+    QVERIFY2((*ran)->protocol.startsWith(u"v5.channel"_s) || (*ran)->protocol.startsWith(u"v4."_s),
+             qPrintable((*ran)->protocol));
+    qInfo("exec over %s", qPrintable((*ran)->protocol));
+    exec(u"default"_s, u"shell"_s, {u"true"_s});
+    QVERIFY(*ran);
+    QCOMPARE((*ran)->exitCode, 0);
+    // No exec for that pod, no such pod, no such command: said, not hung.
+    exec(u"bare"_s, u"no-shell"_s, {u"sh"_s, u"-c"_s, u"true"_s});
+    QVERIFY(!*ran);
+    exec(u"default"_s, u"missing"_s, {u"true"_s});
+    QVERIFY(!*ran);
+    QVERIFY2(ran->error().contains(u"404"_s) || ran->error().contains(u"not found"_s),
+             qPrintable(ran->error()));
+    exec(u"default"_s, u"shell"_s, {u"/nonexistent/program"_s});
+    QVERIFY(!*ran || (*ran)->exitCode != 0);
 }
 
 QTEST_GUILESS_MAIN(TestKubeClient)
