@@ -6,6 +6,7 @@
 #include "NodeCard.h"
 #include "NodeHistory.h"
 #include "Remembered.h"
+#include "jobs/ClusterGpuWatch.h"
 #include "ssh/SshSession.h"
 #include "util/Files.h"
 #include "util/OffThread.h"
@@ -480,6 +481,27 @@ NodeHistory *NodesView::showHistory(const QString &node) {
     return history;
 }
 
+void NodesView::setClusterGpus(ClusterGpuWatch *clusters) {
+    connect(clusters, &ClusterGpuWatch::jobSampled, this,
+            [this](const Job &job, const std::vector<JobNodeSample> &samples) {
+                m_jobGpus[job.id] = {job.id, samples};
+                if (!m_relayout.isActive())
+                    m_relayout.start();
+            });
+    connect(clusters, &ClusterGpuWatch::jobNotSampled, this,
+            [this](const Job &job, const QString &) {
+                m_jobGpus.remove(job.id); // ended, or cannot be read: no stale rows
+                if (!m_relayout.isActive())
+                    m_relayout.start();
+            });
+    connect(clusters, &ClusterGpuWatch::clusterSummary, this,
+            [this](const QString &cluster, const QString &summary) {
+                m_clusterSummaries[cluster] = summary;
+                if (!m_relayout.isActive())
+                    m_relayout.start();
+            });
+}
+
 void NodesView::setLayoutMode(const QString &mode) {
     m_layoutMode->setCurrentIndex(std::max(0, m_layoutMode->findData(mode)));
 }
@@ -527,12 +549,29 @@ void NodesView::relayout() {
     std::vector<FleetTable::Node> everyNode;
     for (const auto &[name, card] : m_cards)
         everyNode.push_back({name, card->status(), card->lastSample(), card->insights(), {}});
-    m_fleetSummary->setText(fleetSummary(everyNode));
+    QStringList summary{fleetSummary(everyNode)};
+    for (auto it = m_clusterSummaries.cbegin(); it != m_clusterSummaries.cend(); ++it)
+        summary << tr("cluster %1: %2").arg(it.key(), it.value());
+    m_fleetSummary->setText(summary.join(u'\n'));
     if (m_pages->currentIndex() == 1) {
         std::vector<FleetTable::Node> rows;
         for (NodeCard *card : shown)
             rows.push_back(
                 {card->node(), card->status(), card->lastSample(), card->insights(), card->runs()});
+        // Running cluster jobs, read where they run: every process there is the job's.
+        for (const JobGpus &job : std::as_const(m_jobGpus)) {
+            for (const JobNodeSample &place : job.samples) {
+                QHash<qint64, QString> ours;
+                for (const GpuProcess &process : place.sample.gpuProcesses)
+                    ours.insert(process.processGroup, job.job);
+                FleetTable::Node row{
+                    tr("job %1 on %2").arg(job.job, place.where), {}, place.sample, {}, ours};
+                row.status.state = place.sample.error.isEmpty() ? NodeStatus::State::Connected
+                                                                : NodeStatus::State::Unreachable;
+                row.status.message = place.sample.error;
+                rows.push_back(std::move(row));
+            }
+        }
         m_fleet->setNodes(std::move(rows));
     }
     if (shown == m_shown)

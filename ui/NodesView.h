@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/Config.h"
+#include "jobs/JobBackend.h"
 #include "monitor/GpuInsights.h"
 #include "monitor/NodeMonitor.h"
 
@@ -18,6 +19,7 @@ class QStackedWidget;
 
 namespace sb {
 
+class ClusterGpuWatch;
 class CollectorClient;
 class FleetTable;
 class NodeHistory;
@@ -35,6 +37,9 @@ public:
     // Where node history is kept: "History…" on a node shows it.
     void setHistory(CollectorClient *collector) { m_collector = collector; }
     NodeHistory *showHistory(const QString &node);
+    // The clusters' GPUs: each cluster's free GPUs under the fleet's sentence, and running
+    // cluster jobs' GPUs as rows of the compact view.
+    void setClusterGpus(ClusterGpuWatch *clusters);
     void setRunLookup(std::function<QHash<qint64, QString>(const QString &node)> lookup);
     void addSample(const QString &node, const sb::NodeSample &sample);
     void setStatus(const QString &node, const sb::NodeStatus &status);
@@ -65,7 +70,13 @@ private:
     void act(const QString &node, sb::NodeStatus::State state);
     void askPassphrase(const QString &node, const QString &keyFile);
 
+    struct JobGpus {
+        QString job;
+        std::vector<JobNodeSample> samples;
+    };
     NodeMonitor *m_monitor;
+    QMap<QString, JobGpus> m_jobGpus;          // by job id
+    QMap<QString, QString> m_clusterSummaries; // by cluster
     CollectorClient *m_collector = nullptr;
     QString m_configPath;
     std::function<QHash<qint64, QString>(const QString &)> m_runLookup;

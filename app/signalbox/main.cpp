@@ -9,6 +9,7 @@
 #include "collector/EmbeddedCollector.h"
 #include "config/Config.h"
 #include "jobs/Backends.h"
+#include "jobs/ClusterGpuWatch.h"
 #include "jobs/SystemHistory.h"
 #include "metrics/CollectorClient.h"
 #include "metrics/RunColors.h"
@@ -193,6 +194,10 @@ int main(int argc, char *argv[]) {
     window.nodes()->setHistory(&client);
     // GPU and node history, and our runs' system series, kept in the collector.
     sb::SystemHistory history(&client, &backends.monitor(), runsOn);
+    sb::ClusterGpuWatch clusterGpus({&backends.kube(), &backends.slurm()}, &backends.kube(),
+                                    &backends.slurm());
+    history.watch(&clusterGpus);
+    window.nodes()->setClusterGpus(&clusterGpus);
     QObject::connect(&history, &sb::SystemHistory::problem, &window,
                      [&window](const QString &m) { window.showProblem(u"system history"_s, m); });
     QObject::connect(&backends.forwarder(), &sb::MetricLineForwarder::problem, &window,

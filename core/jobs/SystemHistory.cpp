@@ -1,5 +1,6 @@
 #include "SystemHistory.h"
 
+#include "ClusterGpuWatch.h"
 #include "metrics/CollectorClient.h"
 
 #include <QDateTime>
@@ -32,6 +33,14 @@ SystemHistory::SystemHistory(CollectorClient *collector, NodeMonitor *monitor, R
     m_timer.setInterval(static_cast<int>(m_series.resolution() * 500)); // twice a bucket
     connect(&m_timer, &QTimer::timeout, this, [this] { flush(); });
     m_timer.start();
+}
+
+void SystemHistory::watch(ClusterGpuWatch *clusters) {
+    connect(clusters, &ClusterGpuWatch::jobSampled, this,
+            [this](const Job &job, const std::vector<JobNodeSample> &samples) {
+                for (const JobNodeSample &node : samples)
+                    m_series.addJob(job.id, node.where, node.sample, samples.size() > 1);
+            });
 }
 
 void SystemHistory::add(const QString &node, const NodeSample &sample) {

@@ -13,6 +13,7 @@
 
 namespace sb {
 
+class ClusterGpuWatch;
 class CollectorClient;
 
 // Keeps GPU and node history in the collector: every node's samples, downsampled to
@@ -27,6 +28,8 @@ public:
     SystemHistory(CollectorClient *collector, NodeMonitor *monitor, RunLookup runs,
                   double resolutionSeconds = SystemSeries::kDefaultResolution,
                   QObject *parent = nullptr);
+    // Cluster jobs' GPUs, read where they run, go to their runs too.
+    void watch(ClusterGpuWatch *clusters);
     // Sends every closed bucket now (at a stop: the open buckets too).
     void flush(bool closeOpenBuckets = false);
     double resolution() const { return m_series.resolution(); }

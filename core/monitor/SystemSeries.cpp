@@ -40,6 +40,40 @@ void SystemSeries::note(const QString &run, const QString &metric, double time, 
     ++bucket.count;
 }
 
+void SystemSeries::noteGpu(const QString &run, const QString &prefix, const GpuReading &gpu,
+                           double time) {
+    const double total = gpu.memoryTotalMiB.value_or(0);
+    auto put = [&](QStringView what, std::optional<double> value) {
+        if (value)
+            note(run, prefix + SystemMetric::gpu(*gpu.index, what), time, *value);
+    };
+    put(u"utilization", gpu.utilizationGpu);
+    put(u"memory", total > 0 && gpu.memoryUsedMiB ? std::optional(100 * *gpu.memoryUsedMiB / total)
+                                                  : std::nullopt);
+    put(u"power", gpu.powerDrawW);
+    put(u"temperature", gpu.temperatureC);
+}
+
+void SystemSeries::addJob(const QString &run, const QString &where, const NodeSample &sample,
+                          bool severalPlaces) {
+    if (!sample.error.isEmpty() || !std::isfinite(sample.time) || sample.time <= 0)
+        return;
+    // A job on several nodes or pods: each place's GPUs under its name.
+    const QString prefix =
+        QString::fromUtf16(SystemMetric::kPrefix) + (severalPlaces ? where + u'/' : QString());
+    for (const GpuReading &gpu : sample.gpus)
+        if (gpu.index)
+            noteGpu(run, prefix, gpu, sample.time);
+    double cpu = 0;
+    double rss = 0;
+    for (const GpuProcess &process : sample.gpuProcesses) {
+        cpu += process.cpuPercent.value_or(0);
+        rss += static_cast<double>(process.rssKiB.value_or(0)) / (1024.0 * 1024.0);
+    }
+    note(run, prefix + u"cpu"_s, sample.time, cpu);
+    note(run, prefix + u"rss"_s, sample.time, rss);
+}
+
 void SystemSeries::add(const QString &node, const NodeSample &sample,
                        const QHash<qint64, QString> &runs,
                        const std::vector<GpuInsight> &insights) {
@@ -63,21 +97,9 @@ void SystemSeries::add(const QString &node, const NodeSample &sample,
                 (sample.gpus.size() == 1 && process.gpuUuid.isEmpty()))
                 if (const QString run = runs.value(process.processGroup); !run.isEmpty())
                     holders.insert(run);
-        const double total = gpu.memoryTotalMiB.value_or(0);
-        for (const QString &run : holders) {
-            const QString prefix =
-                run == history ? QString() : QString::fromUtf16(SystemMetric::kPrefix);
-            auto put = [&](QStringView what, std::optional<double> value) {
-                if (value)
-                    note(run, prefix + SystemMetric::gpu(*gpu.index, what), t, *value);
-            };
-            put(u"utilization", gpu.utilizationGpu);
-            put(u"memory", total > 0 && gpu.memoryUsedMiB
-                               ? std::optional(100 * *gpu.memoryUsedMiB / total)
-                               : std::nullopt);
-            put(u"power", gpu.powerDrawW);
-            put(u"temperature", gpu.temperatureC);
-        }
+        for (const QString &run : holders)
+            noteGpu(run, run == history ? QString() : QString::fromUtf16(SystemMetric::kPrefix),
+                    gpu, t);
     }
     // Our runs' processes and insights.
     std::map<QString, std::set<QString>> held; // run -> the GPUs its processes hold

@@ -41,6 +41,11 @@ public:
     void add(const QString &node, const NodeSample &sample, const QHash<qint64, QString> &runs,
              const std::vector<GpuInsight> &insights = {});
 
+    // A cluster job's GPUs read where it runs (a Slurm node, a pod): every GPU in `sample` is
+    // the run's. With `severalPlaces` each place's series are under "system/WHERE/".
+    void addJob(const QString &run, const QString &where, const NodeSample &sample,
+                bool severalPlaces);
+
     struct Point {
         double step;
         double value;
@@ -57,6 +62,7 @@ private:
         int count = 0;
     };
     void note(const QString &run, const QString &metric, double time, double value);
+    void noteGpu(const QString &run, const QString &prefix, const GpuReading &gpu, double time);
     double m_resolution;
     Points m_closed;
     std::map<std::pair<QString, QString>, Bucket> m_open; // (run, metric) -> its open bucket

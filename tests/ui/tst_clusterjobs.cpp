@@ -4,10 +4,13 @@
 // as <build>/screenshots/jobs-cluster-and-local.png.
 #include "../support/K8sCluster.h"
 #include "../support/SshNodes.h"
+#include "FleetTable.h"
 #include "JobsView.h"
 #include "MainWindow.h"
 #include "NewRunDialog.h"
+#include "NodesView.h"
 #include "collector/EmbeddedCollector.h"
+#include "jobs/ClusterGpuWatch.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
 #include "jobs/LocalBackend.h"
@@ -370,6 +373,27 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
     QDir().mkpath(shots);
     QVERIFY(window.grab().save(shots + u"/jobs-cluster-and-local.png"_s));
+
+    // The dashboard: the cluster's free GPUs under the fleet's sentence, and the running DDP
+    // job's GPUs read inside its two pods as rows of the compact view.
+    sb::ClusterGpuWatch clusterGpus({&kube}, &kube, nullptr, 1000);
+    window.nodes()->setClusterGpus(&clusterGpus);
+    window.nodes()->setLayoutMode(u"compact"_s);
+    window.showView(u"nodes"_s);
+    QTRY_VERIFY2_WITH_TIMEOUT(window.nodes()->fleetSummaryText().contains(
+                                  u"cluster lab: H100: 0 of 16 free on 2 nodes"_s),
+                              qPrintable(window.nodes()->fleetSummaryText()), 30000);
+    auto podRows = [&] {
+        return window.nodes()->fleetTable()->rowTexts().filter(u"job %1 on "_s.arg(*ddp));
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(podRows().size(), 2, 30000);
+    const QStringList rows = window.nodes()->fleetTable()->rowTexts();
+    const qsizetype first = rows.indexOf(podRows().front());
+    QVERIFY2(rows.value(first).contains(u"2 × NVIDIA H100 80GB HBM3"_s),
+             qPrintable(rows.value(first)));
+    QVERIFY2(rows.value(first + 1).contains(u"run %1"_s.arg(*ddp)),
+             qPrintable(rows.value(first + 1)));
+    QVERIFY(window.grab().save(shots + u"/nodes-compact-clusters.png"_s));
 
     // Describe asks the cluster for the pods and events: why the big one waits.
     window.jobs()->selectRun(*big);

@@ -1,0 +1,69 @@
+#include "ClusterGpuWatch.h"
+
+#include "KubeBackend.h"
+#include "SlurmBackend.h"
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+ClusterGpuWatch::ClusterGpuWatch(QList<JobBackend *> backends, KubeBackend *kube,
+                                 SlurmBackend *slurm, int intervalMs, QObject *parent)
+    : QObject(parent)
+    , m_backends(std::move(backends))
+    , m_kube(kube)
+    , m_slurm(slurm) {
+    m_timer.setInterval(intervalMs);
+    connect(&m_timer, &QTimer::timeout, this, &ClusterGpuWatch::pollNow);
+    m_timer.start();
+}
+
+void ClusterGpuWatch::pollNow() {
+    int asked = 0;
+    for (JobBackend *backend : std::as_const(m_backends)) {
+        if (!backend->capabilities().jobGpus)
+            continue;
+        for (const Job &job : backend->jobs()) {
+            // A job of trials is a run per index; its pods are not told apart here.
+            if (job.state != JobState::Running || job.foreign || job.spec.trials > 0 ||
+                asked >= kMostJobs || m_asking.contains(job.id))
+                continue;
+            ++asked;
+            m_asking.insert(job.id);
+            backend->sampleGpus(job.id, this,
+                                [this, job](const Result<std::vector<JobNodeSample>> &samples) {
+                                    m_asking.remove(job.id);
+                                    if (samples)
+                                        Q_EMIT jobSampled(job, *samples);
+                                    else
+                                        Q_EMIT jobNotSampled(job, samples.error());
+                                });
+        }
+    }
+    auto said = [this](const QString &cluster, const QString &summary) {
+        m_asking.remove(u"cluster:"_s + cluster);
+        Q_EMIT clusterSummary(cluster, summary);
+    };
+    if (m_kube) {
+        for (const QString &cluster : m_kube->clusters()) {
+            if (m_asking.contains(u"cluster:"_s + cluster))
+                continue;
+            m_asking.insert(u"cluster:"_s + cluster);
+            m_kube->clusterGpus(cluster, this, [said, cluster](const auto &inventory) {
+                said(cluster, inventory ? inventory->summary() : inventory.error());
+            });
+        }
+    }
+    if (m_slurm) {
+        for (const QString &cluster : m_slurm->clusters()) {
+            if (m_asking.contains(u"cluster:"_s + cluster))
+                continue;
+            m_asking.insert(u"cluster:"_s + cluster);
+            m_slurm->clusterState(cluster, this, [said, cluster](const auto &state) {
+                said(cluster, state ? state->summary() : state.error());
+            });
+        }
+    }
+}
+
+} // namespace sb

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "JobBackend.h"
+
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+
+namespace sb {
+
+class KubeBackend;
+class SlurmBackend;
+
+// The clusters' GPUs for the dashboard and the runs' system charts: every interval each running
+// cluster job's GPUs are read where it runs (JobBackend::sampleGpus: a step beside it on Slurm,
+// inside its pods on Kubernetes), and each cluster's GPUs are counted (Kubernetes: nodes by
+// product and Kueue queues; Slurm: partitions by type). One question per job and cluster at a
+// time; at most kMostJobs jobs a round.
+class ClusterGpuWatch final : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMostJobs = 20;
+    ClusterGpuWatch(QList<JobBackend *> backends, KubeBackend *kube, SlurmBackend *slurm,
+                    int intervalMs = 15000, QObject *parent = nullptr);
+    void pollNow();
+
+Q_SIGNALS:
+    void jobSampled(const sb::Job &job, const std::vector<sb::JobNodeSample> &samples);
+    void jobNotSampled(const sb::Job &job, const QString &why);
+    // "cert: H100: 13 of 16 free on 2 nodes · queue team-a: 8 of 16 GPUs in use"
+    void clusterSummary(const QString &cluster, const QString &summary);
+
+private:
+    QList<JobBackend *> m_backends;
+    KubeBackend *m_kube;
+    SlurmBackend *m_slurm;
+    QSet<QString> m_asking; // jobs and clusters with a question in flight
+    QTimer m_timer;
+};
+
+} // namespace sb
