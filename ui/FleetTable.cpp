@@ -237,10 +237,12 @@ void FleetTable::paintEvent(QPaintEvent *event) {
             const QString label = processLabel(*process, run);
             p.setFont(run.isEmpty() ? font() : link);
             p.setPen(run.isEmpty() ? pal.color(QPalette::Text) : pal.color(QPalette::Link));
-            const int w = std::min(QFontMetrics(p.font()).horizontalAdvance(label), width() - x);
+            const QFontMetrics metrics(p.font());
+            const int full = metrics.horizontalAdvance(label) + 1; // elidedText's rounding
+            const int w = std::min(full, width() - x);
             const QRect at(x, line.y(), w, h);
             p.drawText(at, Qt::AlignVCenter,
-                       QFontMetrics(p.font()).elidedText(label, Qt::ElideRight, w));
+                       w < full ? metrics.elidedText(label, Qt::ElideRight, w) : label);
             m_hits.push_back({at, run, processDetail(*process, run)});
             x += w + digit * 2;
         }

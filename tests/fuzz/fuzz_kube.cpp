@@ -1,8 +1,10 @@
 // libFuzzer target: arbitrary bytes as a kubeconfig (every context resolved) and as a Job or Pod
 // object from a hostile or broken API server (turned into a jobs-table row). Either gives a
 // clear error or a row, and never crashes.
+#include "jobs/KubeGpus.h"
 #include "jobs/KubeJobs.h"
 #include "kube/KubeConfig.h"
+#include "kube/KubeExec.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -27,5 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
     const sb::Job job = sb::jobFromKube(object, pods, u"fuzz"_s);
     (void)job.toJson();
+    // The same bytes as the GPU inventory's lists and an exec status channel.
+    (void)sb::podGpus(object);
+    (void)sb::kubeGpuNodes(object, object);
+    (void)sb::kueueQueues(object);
+    (void)sb::kubeExecExitCode(bytes);
     return 0;
 }

@@ -17,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         (void)sb::slurmMessage(row);
     }
     (void)sb::parseSlurmClusterState(input).summary();
+    (void)sb::parseSlurmJobGpus(input);
+    (void)sb::expandSlurmHostlist(QString::fromUtf8(input.left(4096)));
     const QDateTime now = QDateTime::fromSecsSinceEpoch(1795487000);
     if (const auto rows = sb::parseSlurmRestJobs(input, {}, now)) {
         for (const sb::SlurmJobRow &row : *rows)

@@ -1,6 +1,7 @@
 // libFuzzer target: every text parser of the metrics, monitor and config code (metric lines,
-// CSV, /proc, ps, nvidia-smi, sampler frames, the YAML config, ~/.ssh/config) on arbitrary bytes.
-// A bad input may only produce an error value: no crash, no sanitizer report, no hang.
+// CSV, /proc, ps, nvidia-smi (query, compute apps, pmon), sampler frames, the YAML config,
+// ~/.ssh/config) on arbitrary bytes. A bad input may only produce an error value: no crash, no
+// sanitizer report, no hang.
 #include "config/Config.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NvidiaSmiParser.h"
@@ -24,6 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     (void)sb::NvidiaSmi::parseComputeApps(input);
     (void)sb::parsePsRows(input);
     (void)sb::parsePsOwners(input);
+    (void)sb::NvidiaSmi::parsePmon(input);
+    double ticksPerSecond = 0;
+    (void)sb::parseProcessTicks(input, &ticksPerSecond);
     // The input as a node's sampler stream, in two pieces, with a frame start in front.
     sb::SampleFrameReader reader;
     sb::NodeSampleBuilder builder;

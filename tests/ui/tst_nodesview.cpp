@@ -3,6 +3,7 @@
 #include "../support/SshNodes.h"
 #include "CurvesView.h"
 #include "FleetTable.h"
+#include "GpuDrawing.h"
 #include "NodeCard.h"
 #include "NodeHistory.h"
 #include "NodesView.h"
@@ -121,6 +122,16 @@ void TestNodesView::dashboardOfRealNodes() {
                    burn->rssKiB > 0u && burn->elapsedSeconds >= 0 && burn->user == u"root"_s;
         }(),
         10000);
+    for (const sb::GpuProcess &p : card(u"h100"_s)->lastSample().gpuProcesses) {
+        if (!p.command.contains(u"gpu_burn"_s))
+            continue;
+        const QString detail = sb::processDetail(p, {});
+        QVERIFY2(detail.contains(u"SM 99% · memory bandwidth 10%"_s) &&
+                     detail.contains(u"pid %1 · root"_s.arg(p.pid)) &&
+                     detail.contains(u"running for 0:00:"_s),
+                 qPrintable(detail));
+        QVERIFY(sb::processDetail(p, u"lr-0.1"_s).startsWith(u"Signalbox run lr-0.1"_s));
+    }
 
     // The compact dashboard: the model once per node, a row per GPU, the unreachable node as
     // one line, and the fleet in one sentence by the one free-GPU rule.
