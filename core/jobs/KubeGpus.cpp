@@ -33,17 +33,17 @@ int containerGpus(const QJsonObject &container) {
 int podGpus(const QJsonObject &pod) {
     const QJsonObject spec = pod.value(u"spec"_s).toObject();
     int sum = 0;
-    for (const QJsonValue &c : spec.value(u"containers"_s).toArray())
+    for (const QJsonValue c : spec.value(u"containers"_s).toArray())
         sum += containerGpus(c.toObject());
     int init = 0;
-    for (const QJsonValue &c : spec.value(u"initContainers"_s).toArray())
+    for (const QJsonValue c : spec.value(u"initContainers"_s).toArray())
         init = std::max(init, containerGpus(c.toObject()));
     return std::max(sum, init);
 }
 
 QList<KubeGpuNode> kubeGpuNodes(const QJsonObject &nodes, const QJsonObject &pods) {
     QHash<QString, int> allocated;
-    for (const QJsonValue &value : pods.value(u"items"_s).toArray()) {
+    for (const QJsonValue value : pods.value(u"items"_s).toArray()) {
         const QJsonObject pod = value.toObject();
         const QString phase = pod.value(u"status"_s).toObject().value(u"phase"_s).toString();
         const QString node = pod.value(u"spec"_s).toObject().value(u"nodeName"_s).toString();
@@ -51,7 +51,7 @@ QList<KubeGpuNode> kubeGpuNodes(const QJsonObject &nodes, const QJsonObject &pod
             allocated[node] += podGpus(pod);
     }
     QList<KubeGpuNode> gpuNodes;
-    for (const QJsonValue &value : nodes.value(u"items"_s).toArray()) {
+    for (const QJsonValue value : nodes.value(u"items"_s).toArray()) {
         const QJsonObject node = value.toObject();
         const QJsonObject metadata = node.value(u"metadata"_s).toObject();
         const QJsonObject status = node.value(u"status"_s).toObject();
@@ -64,7 +64,7 @@ QList<KubeGpuNode> kubeGpuNodes(const QJsonObject &nodes, const QJsonObject &pod
             metadata.value(u"labels"_s).toObject().value(kGpu + u".product"_s).toString();
         gpus.allocated = allocated.value(gpus.name);
         bool ready = false;
-        for (const QJsonValue &c : status.value(u"conditions"_s).toArray())
+        for (const QJsonValue c : status.value(u"conditions"_s).toArray())
             if (c[u"type"_s].toString() == u"Ready"_s)
                 ready = c[u"status"_s].toString() == u"True"_s;
         gpus.schedulable =
@@ -78,19 +78,19 @@ QList<KubeGpuNode> kubeGpuNodes(const QJsonObject &nodes, const QJsonObject &pod
 
 QList<KueueQueue> kueueQueues(const QJsonObject &clusterQueues) {
     QList<KueueQueue> queues;
-    for (const QJsonValue &value : clusterQueues.value(u"items"_s).toArray()) {
+    for (const QJsonValue value : clusterQueues.value(u"items"_s).toArray()) {
         const QJsonObject queue = value.toObject();
         KueueQueue q;
         q.name = queue.value(u"metadata"_s).toObject().value(u"name"_s).toString();
         const QJsonObject spec = queue.value(u"spec"_s).toObject();
-        for (const QJsonValue &group : spec.value(u"resourceGroups"_s).toArray())
-            for (const QJsonValue &flavor : group[u"flavors"_s].toArray())
-                for (const QJsonValue &resource : flavor[u"resources"_s].toArray())
+        for (const QJsonValue group : spec.value(u"resourceGroups"_s).toArray())
+            for (const QJsonValue flavor : group[u"flavors"_s].toArray())
+                for (const QJsonValue resource : flavor[u"resources"_s].toArray())
                     if (resource[u"name"_s].toString() == kGpu)
                         q.quota += devices(resource[u"nominalQuota"_s]);
         const QJsonObject status = queue.value(u"status"_s).toObject();
-        for (const QJsonValue &flavor : status.value(u"flavorsUsage"_s).toArray())
-            for (const QJsonValue &resource : flavor[u"resources"_s].toArray())
+        for (const QJsonValue flavor : status.value(u"flavorsUsage"_s).toArray())
+            for (const QJsonValue resource : flavor[u"resources"_s].toArray())
                 if (resource[u"name"_s].toString() == kGpu)
                     q.used += devices(resource[u"total"_s]);
         q.pending = status.value(u"pendingWorkloads"_s).toInt();

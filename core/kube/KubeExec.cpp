@@ -19,7 +19,7 @@ Result<int> kubeExecExitCode(const QByteArray &statusJson) {
     if (status.value(u"status"_s).toString() == u"Success"_s)
         return 0;
     if (status.value(u"reason"_s).toString() == u"NonZeroExitCode"_s) {
-        for (const QJsonValue &cause :
+        for (const QJsonValue cause :
              status.value(u"details"_s).toObject().value(u"causes"_s).toArray()) {
             bool ok = false;
             const int code = cause[u"message"_s].toString().toInt(&ok);
