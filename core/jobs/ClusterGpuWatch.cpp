@@ -20,10 +20,13 @@ ClusterGpuWatch::ClusterGpuWatch(QList<JobBackend *> backends, KubeBackend *kube
 
 void ClusterGpuWatch::pollNow() {
     int asked = 0;
+    QSet<QString> running;
     for (JobBackend *backend : std::as_const(m_backends)) {
         if (!backend->capabilities().jobGpus)
             continue;
         for (const Job &job : backend->jobs()) {
+            if (job.state == JobState::Running)
+                running.insert(job.id);
             // A job of trials is a run per index; its pods are not told apart here.
             if (job.state != JobState::Running || job.foreign || job.spec.trials > 0 ||
                 asked >= kMostJobs || m_asking.contains(job.id))
@@ -33,13 +36,30 @@ void ClusterGpuWatch::pollNow() {
             backend->sampleGpus(job.id, this,
                                 [this, job](const Result<std::vector<JobNodeSample>> &samples) {
                                     m_asking.remove(job.id);
-                                    if (samples)
+                                    if (samples) {
+                                        m_sampled.insert(job.id, job);
                                         Q_EMIT jobSampled(job, *samples);
-                                    else
+                                    } else {
+                                        m_sampled.remove(job.id);
                                         Q_EMIT jobNotSampled(job, samples.error());
+                                    }
                                 });
         }
     }
+    // Jobs that ended since their last reading: their rows go.
+    for (auto it = m_sampled.begin(); it != m_sampled.end();) {
+        if (running.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        const Job ended = it.value();
+        it = m_sampled.erase(it);
+        Q_EMIT jobNotSampled(ended, tr("it is no longer running"));
+    }
+    // A cluster's GPUs change slower than a job's, and counting them lists every pod: a quarter
+    // as often.
+    if (m_round++ % 4 != 0)
+        return;
     auto said = [this](const QString &cluster, const QString &summary) {
         m_asking.remove(u"cluster:"_s + cluster);
         Q_EMIT clusterSummary(cluster, summary);

@@ -14,9 +14,9 @@ class SlurmBackend;
 
 // The clusters' GPUs for the dashboard and the runs' system charts: every interval each running
 // cluster job's GPUs are read where it runs (JobBackend::sampleGpus: a step beside it on Slurm,
-// inside its pods on Kubernetes), and each cluster's GPUs are counted (Kubernetes: nodes by
-// product and Kueue queues; Slurm: partitions by type). One question per job and cluster at a
-// time; at most kMostJobs jobs a round.
+// inside its pods on Kubernetes), and every fourth interval each cluster's GPUs are counted
+// (Kubernetes: nodes by product and Kueue queues; Slurm: partitions by type). One question per
+// job and cluster at a time; at most kMostJobs jobs a round. A job that ended is said once.
 class ClusterGpuWatch final : public QObject {
     Q_OBJECT
 public:
@@ -35,7 +35,9 @@ private:
     QList<JobBackend *> m_backends;
     KubeBackend *m_kube;
     SlurmBackend *m_slurm;
-    QSet<QString> m_asking; // jobs and clusters with a question in flight
+    QSet<QString> m_asking;        // jobs and clusters with a question in flight
+    QHash<QString, Job> m_sampled; // running jobs read at least once, by id
+    quint64 m_round = 0;
     QTimer m_timer;
 };
 

@@ -413,6 +413,8 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY(dialog->grab().save(shots + u"/describe-cluster-job.png"_s));
     dialog->close();
     QVERIFY(kube.stop(*ddp));
+    // Stopped: its pods' rows leave the dashboard.
+    QTRY_COMPARE_WITH_TIMEOUT(podRows().size(), 0, 30000);
     for (const sb::Job &job : local.jobs())
         (void)local.stop(job.id);
     (void)ssh.stop(*nodeRun);
