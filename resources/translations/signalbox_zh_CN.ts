@@ -87,6 +87,70 @@
         <source>There is already a node named %1.</source>
         <translation>已有名为 %1 的节点。</translation>
     </message>
+    <message>
+        <source>not available: the image has no sh</source>
+        <translation>不可用：镜像中没有 sh</translation>
+    </message>
+    <message>
+        <source>not available: %1</source>
+        <translation>不可用：%1</translation>
+    </message>
+    <message>
+        <source>not available: the sampling script printed no sample (exit code %1): %2</source>
+        <translation>不可用：采样脚本没有输出样本（退出码 %1）：%2</translation>
+    </message>
+    <message>
+        <source>not available: the image has no nvidia-smi</source>
+        <translation>不可用：镜像中没有 nvidia-smi</translation>
+    </message>
+    <message>
+        <source>run %1 (%2) %3</source>
+        <translation>运行 %1（%2）%3</translation>
+    </message>
+    <message>
+        <source>SM %1%</source>
+        <translation>SM %1%</translation>
+    </message>
+    <message>
+        <source>CPU %1%</source>
+        <translation>CPU %1%</translation>
+    </message>
+    <message>
+        <source>RSS %1 GiB</source>
+        <translation>常驻内存 %1 GiB</translation>
+    </message>
+    <message>
+        <source>Signalbox run %1 (click to open its curves)</source>
+        <translation>Signalbox 运行 %1（点击打开其曲线）</translation>
+    </message>
+    <message>
+        <source>pid %1 · %2</source>
+        <translation>pid %1 · %2</translation>
+    </message>
+    <message>
+        <source>owner not visible</source>
+        <translation>看不到所有者</translation>
+    </message>
+    <message>
+        <source>GPU memory %1</source>
+        <translation>GPU 显存 %1</translation>
+    </message>
+    <message>
+        <source>SM %1 · memory bandwidth %2</source>
+        <translation>SM %1 · 显存带宽 %2</translation>
+    </message>
+    <message>
+        <source>resident %1 GiB</source>
+        <translation>常驻内存 %1 GiB</translation>
+    </message>
+    <message>
+        <source>running for %1</source>
+        <translation>已运行 %1</translation>
+    </message>
+    <message>
+        <source>%1 d %2</source>
+        <translation>%1 天 %2</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -107,6 +171,13 @@
     <message>
         <source>TensorBoard logdir: %1</source>
         <translation>TensorBoard 日志目录：%1</translation>
+    </message>
+</context>
+<context>
+    <name>sb::ClusterGpuWatch</name>
+    <message>
+        <source>it is no longer running</source>
+        <translation>它已不在运行</translation>
     </message>
 </context>
 <context>
@@ -504,6 +575,61 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     </message>
 </context>
 <context>
+    <name>sb::FleetTable</name>
+    <message>
+        <source>%1 of %2 GPUs free on %3 node</source>
+        <translation>%3 个节点上 %2 块 GPU 中 %1 块空闲</translation>
+    </message>
+    <message>
+        <source>%1 of %2 GPUs free on %3 nodes</source>
+        <translation>%3 个节点上 %2 块 GPU 中 %1 块空闲</translation>
+    </message>
+    <message>
+        <source> · %1 unreachable</source>
+        <translation> · %1 个无法连接</translation>
+    </message>
+    <message>
+        <source>Double-click a node for its history</source>
+        <translation>双击节点查看其历史</translation>
+    </message>
+    <message>
+        <source> · last seen %1</source>
+        <translation> · 最后一次见到 %1</translation>
+    </message>
+    <message>
+        <source>connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 free</source>
+        <translation>%2 块中 %1 块空闲</translation>
+    </message>
+    <message>
+        <source>no GPUs</source>
+        <translation>没有 GPU</translation>
+    </message>
+    <message>
+        <source>CPU %1% of %2</source>
+        <translation>CPU %1%（%2 核）</translation>
+    </message>
+    <message>
+        <source>memory %1 / %2 GiB</source>
+        <translation>内存 %1 / %2 GiB</translation>
+    </message>
+    <message>
+        <source>load %1</source>
+        <translation>负载 %1</translation>
+    </message>
+    <message>
+        <source>GPUs: %1</source>
+        <translation>GPU：%1</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>空闲</translation>
+    </message>
+</context>
+<context>
     <name>sb::JobBackend</name>
     <message>
         <source>No job %1 here</source>
@@ -512,6 +638,10 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>%1 runs trials one job each, not many in one</source>
         <translation>%1 每个试验运行一个作业，不能多个合在一个作业中</translation>
+    </message>
+    <message>
+        <source>%1 cannot read the GPUs of job %2 where it runs</source>
+        <translation>%1 无法在作业 %2 运行的地方读取其 GPU</translation>
     </message>
 </context>
 <context>
@@ -760,6 +890,10 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>a job of trials needs one script per trial</source>
         <translation>含多个试验的作业需要每个试验一个脚本</translation>
+    </message>
+    <message>
+        <source>job %1 has no running pod</source>
+        <translation>作业 %1 没有运行中的 Pod</translation>
     </message>
 </context>
 <context>
@@ -1449,6 +1583,85 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
         <source>throttled: %1</source>
         <translation>降频：%1</translation>
     </message>
+    <message>
+        <source>History…</source>
+        <translation>历史…</translation>
+    </message>
+</context>
+<context>
+    <name>sb::NodeHistory</name>
+    <message>
+        <source>GPU utilization (%)</source>
+        <translation>GPU 利用率（%）</translation>
+    </message>
+    <message>
+        <source>GPU memory in use (%)</source>
+        <translation>已用 GPU 显存（%）</translation>
+    </message>
+    <message>
+        <source>CPU and memory (%)</source>
+        <translation>CPU 与内存（%）</translation>
+    </message>
+    <message>
+        <source>%1: history</source>
+        <translation>%1：历史</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>最近一小时</translation>
+    </message>
+    <message>
+        <source>Last 6 hours</source>
+        <translation>最近 6 小时</translation>
+    </message>
+    <message>
+        <source>Last day</source>
+        <translation>最近一天</translation>
+    </message>
+    <message>
+        <source>Last week</source>
+        <translation>最近一周</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>The collector could not be asked: %1</source>
+        <translation>无法询问收集器：%1</translation>
+    </message>
+    <message>
+        <source>No history of %1 yet: it is kept from the first sample on, a point every %2 s.</source>
+        <translation>%1 还没有历史：从第一个样本起保存，每 %2 秒一个点。</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Nothing recorded in this span.</source>
+        <translation>这段时间内没有记录。</translation>
+    </message>
+    <message>
+        <source>A point every %1 s, at most one a pixel.</source>
+        <translation>每 %1 秒一个点，每像素最多一个。</translation>
+    </message>
 </context>
 <context>
     <name>sb::NodeStatus</name>
@@ -1596,6 +1809,26 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>&lt;b&gt;No SSH nodes yet.&lt;/b&gt; &lt;a href=&quot;add&quot;&gt;Add a node…&lt;/a&gt; or &lt;a href=&quot;import&quot;&gt;import hosts from ~/.ssh/config&lt;/a&gt; to watch the lab&apos;s GPU boxes beside this computer and run on their free GPUs. Nodes are kept in %1.</source>
         <translation>&lt;b&gt;还没有 SSH 节点。&lt;/b&gt;&lt;a href=&quot;add&quot;&gt;添加节点…&lt;/a&gt;或&lt;a href=&quot;import&quot;&gt;从 ~/.ssh/config 导入主机&lt;/a&gt;，即可在本机旁监视实验室的 GPU 服务器，并在其空闲 GPU 上运行。节点保存在 %1。</translation>
+    </message>
+    <message>
+        <source>Cards</source>
+        <translation>卡片</translation>
+    </message>
+    <message>
+        <source>Compact</source>
+        <translation>紧凑</translation>
+    </message>
+    <message>
+        <source>A card per node, or a row per GPU for many nodes</source>
+        <translation>每个节点一张卡片，或节点多时每块 GPU 一行</translation>
+    </message>
+    <message>
+        <source>cluster %1: %2</source>
+        <translation>集群 %1：%2</translation>
+    </message>
+    <message>
+        <source>job %1 on %2</source>
+        <translation>作业 %1，位于 %2</translation>
     </message>
 </context>
 <context>
@@ -1965,6 +2198,17 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>Open a sweep file (the W&amp;B sweep YAML) to run its trials on this computer, SSH nodes&apos; free GPUs, a Kubernetes or a Slurm cluster.</source>
         <translation>打开超参数搜索文件（W&amp;B 超参数搜索 YAML），即可在本机、SSH 节点的空闲 GPU、Kubernetes 或 Slurm 集群上运行其试验。</translation>
+    </message>
+</context>
+<context>
+    <name>sb::SystemHistory</name>
+    <message>
+        <source>GPU history: the collector has not taken it for hours; the oldest is dropped</source>
+        <translation>GPU 历史：收集器已数小时未接收，最旧的部分被丢弃</translation>
+    </message>
+    <message>
+        <source>GPU history not stored yet: %1</source>
+        <translation>GPU 历史尚未保存：%1</translation>
     </message>
 </context>
 <context>
