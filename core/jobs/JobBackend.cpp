@@ -77,6 +77,13 @@ QString describeJob(const Job &job) {
     return text;
 }
 
+NodeSampleBuilder &JobBackend::gpuSampleBuilder(const QString &job, const QString &where) const {
+    static constexpr size_t kMostPlaces = 4096;
+    if (m_gpuSampleBuilders.size() >= kMostPlaces)
+        m_gpuSampleBuilders.clear(); // ended jobs' places, mostly: a reading without CPU at worst
+    return m_gpuSampleBuilders[{job, where}];
+}
+
 void JobBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDone done) const {
     QTimer::singleShot(0, receiver, [done = std::move(done), id, backend = name()] {
         done(fail(tr("%1 cannot read the GPUs of job %2 where it runs").arg(backend, id)));

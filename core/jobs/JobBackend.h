@@ -1,12 +1,13 @@
 #pragma once
 
 #include "Job.h"
-#include "monitor/NodeSample.h"
+#include "monitor/SampleScript.h"
 #include "util/Result.h"
 
 #include <QObject>
 
 #include <functional>
+#include <map>
 
 namespace sb {
 
@@ -92,8 +93,14 @@ protected:
     // if ended, leaves both, and `files` (its output, and whatever else is its alone) are removed.
     Status forgetEnded(QList<Job> &jobs, const QString &id, const QString &historyFile,
                        const QStringList &files);
+    // The sample builder of a job's place (node or pod) across readings, so a reading has the
+    // CPU used since the last one; forgotten when too many pile up.
+    NodeSampleBuilder &gpuSampleBuilder(const QString &job, const QString &where) const;
 
     QString m_restoreProblem;
+
+private:
+    mutable std::map<std::pair<QString, QString>, NodeSampleBuilder> m_gpuSampleBuilders;
 };
 
 } // namespace sb

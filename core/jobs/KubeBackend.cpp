@@ -41,7 +41,7 @@ std::pair<qint64, qint64> logTime(QByteArrayView stamp) {
 }
 
 // What the sampling script said inside a pod; where the image cannot run it, plainly why.
-NodeSample podSample(const Result<KubeExecResult> &ran) {
+NodeSample podSample(const Result<KubeExecResult> &ran, NodeSampleBuilder &builder) {
     NodeSample sample;
     if (!ran) {
         const bool noShell = ran.error().contains(u"executable file not found"_s) ||
@@ -60,7 +60,7 @@ NodeSample podSample(const Result<KubeExecResult> &ran) {
                            .arg(QString::fromUtf8(ran->err.left(200)).trimmed());
         return sample;
     }
-    sample = NodeSampleBuilder().build(*frame);
+    sample = builder.build(*frame);
     if (!sample.hasNvidiaSmi)
         sample.gpuError = QObject::tr("not available: the image has no nvidia-smi");
     return sample;
@@ -580,14 +580,19 @@ void KubeBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDon
         const QString container =
             pod[u"spec"_s][u"containers"_s].toArray().first()[u"name"_s].toString();
         (*samples)[static_cast<size_t>(i)].where = name;
-        cluster->client->exec(pod[u"metadata"_s][u"namespace"_s].toString(), name, container,
-                              SampleScript::command(0), receiver,
-                              [samples, left, finish, i](const Result<KubeExecResult> &ran) {
-                                  JobNodeSample &node = (*samples)[static_cast<size_t>(i)];
-                                  node.sample = podSample(ran);
-                                  if (--*left == 0)
-                                      (*finish)(*samples);
-                              });
+        cluster->client->exec(
+            pod[u"metadata"_s][u"namespace"_s].toString(), name, container,
+            SampleScript::command(0), receiver,
+            [samples, left, finish, i, id,
+             backend = QPointer<const KubeBackend>(this)](const Result<KubeExecResult> &ran) {
+                JobNodeSample &node = (*samples)[static_cast<size_t>(i)];
+                // Kept across readings: the CPU used since the last one.
+                NodeSampleBuilder alone;
+                node.sample =
+                    podSample(ran, backend ? backend->gpuSampleBuilder(id, node.where) : alone);
+                if (--*left == 0)
+                    (*finish)(*samples);
+            });
     }
 }
 

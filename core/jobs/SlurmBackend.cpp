@@ -273,10 +273,15 @@ void SlurmBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDo
     }
     login->exec(
         shellCommand(slurmJobGpusCommand(slurmBaseJobId(job->clusterJobId))), receiver,
-        [done = std::move(done)](const Result<ExecResult> &result) {
+        [done = std::move(done), backend = QPointer<const SlurmBackend>(this),
+         id](const Result<ExecResult> &result) {
             if (!result)
                 return done(fail(result.error()));
-            done(parseSlurmJobGpus(result->out));
+            // Each node's builder is kept across readings: the CPU used since the last one.
+            std::map<QString, NodeSampleBuilder> alone; // the backend went away meanwhile
+            done(parseSlurmJobGpus(result->out, [&](const QString &where) -> NodeSampleBuilder & {
+                return backend ? backend->gpuSampleBuilder(id, where) : alone[where];
+            }));
         },
         kCommandTimeoutMs);
 }

@@ -487,7 +487,8 @@ exec srun --overlap --jobid="$j" -N "$n" --ntasks-per-node=1 -l --quiet \
            SampleScript::command(0);
 }
 
-Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output) {
+Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output,
+                                                     const SampleBuilderFor &builderFor) {
     const qsizetype steps = output.indexOf("@@steps\n");
     if (steps < 0)
         return fail(u"no answer from scontrol: %1"_s.arg(QString::fromUtf8(output.left(200))));
@@ -540,7 +541,8 @@ Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output) {
             samples.push_back(std::move(node));
             continue;
         }
-        node.sample = NodeSampleBuilder().build(*frame);
+        NodeSampleBuilder alone;
+        node.sample = (builderFor ? builderFor(node.where) : alone).build(*frame);
         if (const auto mine = indices.constFind(node.where); mine != indices.constEnd()) {
             std::erase_if(node.sample.gpus, [&](const GpuReading &gpu) {
                 return !gpu.index || !mine->contains(*gpu.index);

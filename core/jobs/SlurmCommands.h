@@ -115,7 +115,10 @@ QStringList expandSlurmHostlist(const QString &hostlist);
 // step (`srun --overlap`, a task per node, labelled) runs the sampling script once on each.
 // The argument vector for the login node; `job` is the Slurm job id.
 QStringList slurmJobGpusCommand(const QString &job);
-// That output as one sample per node, each with only the job's GPUs and their processes.
-Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output);
+// That output as one sample per node, each with only the job's GPUs and their processes;
+// `builderFor(node)` keeps each node's previous reading (none: every reading stands alone).
+using SampleBuilderFor = std::function<NodeSampleBuilder &(const QString &where)>;
+Result<std::vector<JobNodeSample>> parseSlurmJobGpus(const QByteArray &output,
+                                                     const SampleBuilderFor &builderFor = {});
 
 } // namespace sb

@@ -209,6 +209,15 @@ void TestKubeBackend::gpusOfTheClusterAndItsQueues() {
     QCOMPARE(pod.sample.gpus.size(), std::size_t(2));
     QVERIFY(std::any_of(pod.sample.gpuProcesses.begin(), pod.sample.gpuProcesses.end(),
                         [](const sb::GpuProcess &p) { return p.smPercent == 99.0; }));
+    // A second reading has each process's CPU since the first.
+    inside.reset();
+    m_backend->sampleGpus(*id, this, [&](const auto &got) { inside = got; });
+    QTRY_VERIFY_WITH_TIMEOUT(inside.has_value(), 40000);
+    QVERIFY2(*inside, qPrintable(inside->error()));
+    const auto &again = (*inside)->front().sample.gpuProcesses;
+    QVERIFY(!again.empty());
+    QVERIFY(std::all_of(again.begin(), again.end(),
+                        [](const sb::GpuProcess &p) { return p.cpuPercent.has_value(); }));
     std::optional<sb::Result<std::vector<sb::JobNodeSample>>> notRunning;
     m_backend->sampleGpus(u"no-such-job"_s, this, [&](const auto &got) { notRunning = got; });
     QTRY_VERIFY(notRunning.has_value());
