@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
     }
     sb::CollectorClient client((*collector)->url(), {});
     sb::SystemHistory history(&client, &monitor, {}, 10);
-    runFor(2);
+    runFor(12); // past the first pushes, which create every series in the store
     const Phase recorded = measure();
     std::printf("bench_nodes: with GPU history recorded (10 s buckets, embedded collector): %d "
                 "samples, %.1f%% of one core against %.1f%% without, in one run: recording "
