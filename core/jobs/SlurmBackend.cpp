@@ -279,8 +279,8 @@ void SlurmBackend::sampleGpus(const QString &id, QObject *receiver, JobSamplesDo
                 return done(fail(result.error()));
             // Each node's builder is kept across readings: the CPU used since the last one.
             std::map<QString, NodeSampleBuilder> alone; // the backend went away meanwhile
-            done(parseSlurmJobGpus(result->out, [&](const QString &where) -> NodeSampleBuilder & {
-                return backend ? backend->gpuSampleBuilder(id, where) : alone[where];
+            done(parseSlurmJobGpus(result->out, [&](const QString &node) -> NodeSampleBuilder & {
+                return backend ? backend->gpuSampleBuilder(id, node) : alone[node];
             }));
         },
         kCommandTimeoutMs);
