@@ -1,5 +1,7 @@
 #include "SystemSeries.h"
 
+#include <QSet>
+
 #include <cmath>
 #include <set>
 
@@ -66,7 +68,11 @@ void SystemSeries::addJob(const QString &run, const QString &where, const NodeSa
             noteGpu(run, prefix, gpu, sample.time);
     double cpu = 0;
     double rss = 0;
+    QSet<qint64> counted; // a process on several GPUs is listed once for each
     for (const GpuProcess &process : sample.gpuProcesses) {
+        if (counted.contains(process.pid))
+            continue;
+        counted.insert(process.pid);
         cpu += process.cpuPercent.value_or(0);
         rss += static_cast<double>(process.rssKiB.value_or(0)) / (1024.0 * 1024.0);
     }
@@ -105,11 +111,15 @@ void SystemSeries::add(const QString &node, const NodeSample &sample,
     std::map<QString, std::set<QString>> held; // run -> the GPUs its processes hold
     QHash<QString, double> cpu;
     QHash<QString, double> rss;
+    QSet<qint64> counted; // a process on several GPUs is listed once for each
     for (const GpuProcess &process : sample.gpuProcesses) {
         const QString run = runs.value(process.processGroup);
         if (run.isEmpty())
             continue;
         held[run].insert(process.gpuUuid);
+        if (counted.contains(process.pid))
+            continue;
+        counted.insert(process.pid);
         cpu[run] += process.cpuPercent.value_or(0);
         rss[run] += static_cast<double>(process.rssKiB.value_or(0)) / (1024.0 * 1024.0);
     }

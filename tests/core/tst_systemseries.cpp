@@ -34,6 +34,14 @@ sb::NodeSample sampleAt(double time, double busy, double cpu = 0) {
     ours.cpuPercent = cpu;
     ours.rssKiB = 2 * 1024 * 1024;
     s.gpuProcesses.push_back(ours);
+    // A second process of the run; it uses GPU 0 and GPU 1, so it is listed twice.
+    sb::GpuProcess second = ours;
+    second.pid = 42;
+    second.cpuPercent = 10;
+    second.rssKiB = 1024 * 1024;
+    s.gpuProcesses.push_back(second);
+    second.gpuUuid = u"GPU-1"_s;
+    s.gpuProcesses.push_back(second);
     return s;
 }
 
@@ -66,9 +74,9 @@ void TestSystemSeries::bucketsOfTheNodeAndOurRuns() {
     QCOMPARE(node.at(u"cpu"_s).front().value, 10.0);
     const auto &run = closed.at(u"lr-0.1"_s);
     QCOMPARE(run.at(u"system/gpu0/utilization"_s).front().value, 75.0);
-    QVERIFY(!run.contains(u"system/gpu1/utilization"_s)); // not its GPU
-    QCOMPARE(run.at(u"system/cpu"_s).front().value, 150.0);
-    QCOMPARE(run.at(u"system/rss"_s).front().value, 2.0);
+    QCOMPARE(run.at(u"system/gpu1/utilization"_s).front().value, 0.0); // its second process's
+    QCOMPARE(run.at(u"system/cpu"_s).front().value, 160.0);            // the two-GPU process once
+    QCOMPARE(run.at(u"system/rss"_s).front().value, 3.0);
     QCOMPARE(run.at(u"system/idle_but_held"_s).front().value, 0.0);
     // Later, everything left open is closed; a run that ended leaves nothing behind.
     closed = series.takeClosed(std::numeric_limits<double>::infinity());
