@@ -60,30 +60,29 @@ void ClusterGpuWatch::pollNow() {
     // as often.
     if (m_round++ % 4 != 0)
         return;
-    auto said = [this](const QString &cluster, const QString &summary) {
-        m_asking.remove(u"cluster:"_s + cluster);
-        Q_EMIT clusterSummary(cluster, summary);
+    // One question per cluster at a time; `ask` sends it and `said` ends it.
+    auto count = [this](const QString &cluster, const auto &ask) {
+        const QString key = u"cluster:"_s + cluster;
+        if (m_asking.contains(key))
+            return;
+        m_asking.insert(key);
+        ask([this, key, cluster](const QString &summary) {
+            m_asking.remove(key);
+            Q_EMIT clusterSummary(cluster, summary);
+        });
     };
-    if (m_kube) {
-        for (const QString &cluster : m_kube->clusters()) {
-            if (m_asking.contains(u"cluster:"_s + cluster))
-                continue;
-            m_asking.insert(u"cluster:"_s + cluster);
-            m_kube->clusterGpus(cluster, this, [said, cluster](const auto &inventory) {
-                said(cluster, inventory ? inventory->summary() : inventory.error());
+    for (const QString &cluster : m_kube ? m_kube->clusters() : QStringList())
+        count(cluster, [&](auto said) {
+            m_kube->clusterGpus(cluster, this, [said](const auto &inventory) {
+                said(inventory ? inventory->summary() : inventory.error());
             });
-        }
-    }
-    if (m_slurm) {
-        for (const QString &cluster : m_slurm->clusters()) {
-            if (m_asking.contains(u"cluster:"_s + cluster))
-                continue;
-            m_asking.insert(u"cluster:"_s + cluster);
-            m_slurm->clusterState(cluster, this, [said, cluster](const auto &state) {
-                said(cluster, state ? state->summary() : state.error());
+        });
+    for (const QString &cluster : m_slurm ? m_slurm->clusters() : QStringList())
+        count(cluster, [&](auto said) {
+            m_slurm->clusterState(cluster, this, [said](const auto &state) {
+                said(state ? state->summary() : state.error());
             });
-        }
-    }
+        });
 }
 
 } // namespace sb

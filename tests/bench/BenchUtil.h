@@ -7,11 +7,20 @@
 
 #include <unistd.h>
 
+#include <ctime>
+
 #include <algorithm>
 #include <functional>
 #include <vector>
 
 namespace bench {
+
+// CPU seconds the calling thread has used.
+inline double threadCpuSeconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 inline double medianMs(int repeats, const std::function<void()> &work) {
     std::vector<double> times;

@@ -8,6 +8,7 @@
 //    printing all of them; and the GUI thread's CPU time per event, its capacity.
 // Prints figures; asserts nothing about time.
 #include "../support/K8sCluster.h"
+#include "BenchUtil.h"
 #include "JobsView.h"
 #include "jobs/JobsModel.h"
 #include "jobs/KubeBackend.h"
@@ -25,11 +26,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-double threadCpuSeconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
+using bench::threadCpuSeconds;
 
 // Sends `count` requests made by `make`, at most `window` at a time; the first refusal, if any.
 QString sendAll(sb::KubeClient &client, int count, int window,

@@ -23,12 +23,6 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-double threadCpu() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
-
 qint64 bytesUnder(const QString &dir) {
     qint64 total = 0;
     QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories);
@@ -94,7 +88,7 @@ int main(int argc, char **argv) {
     double collectorCpu = 0;
     qint64 points = 0;
     for (qint64 t = 0; t < seconds; ++t) {
-        const double cpu0 = threadCpu();
+        const double cpu0 = bench::threadCpuSeconds();
         for (int n = 0; n < nodes; ++n) {
             sample.time = start + static_cast<double>(t) + n * 0.013;
             for (sb::GpuReading &gpu : sample.gpus) {
@@ -107,17 +101,17 @@ int main(int argc, char **argv) {
             series.add(names[n], sample, {});
         }
         if (t % 15 != 14) { // the app flushes twice a bucket
-            appCpu += threadCpu() - cpu0;
+            appCpu += bench::threadCpuSeconds() - cpu0;
             continue;
         }
         const auto closed = series.takeClosed(start + static_cast<double>(t));
-        const double cpu1 = threadCpu();
+        const double cpu1 = bench::threadCpuSeconds();
         appCpu += cpu1 - cpu0;
         for (const auto &[run, metrics] : closed)
             for (const auto &[metric, values] : metrics)
                 points += static_cast<qint64>(values.size());
         store(*collector, closed);
-        collectorCpu += threadCpu() - cpu1;
+        collectorCpu += bench::threadCpuSeconds() - cpu1;
     }
     collector.reset(); // closes the store
     const double days = static_cast<double>(seconds) / 86400;
