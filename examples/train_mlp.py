@@ -101,6 +101,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--delay", type=float, default=0.02, help="seconds per step, so curves are watchable")
     args = parser.parse_args()
+    if os.environ.get("SIGNALBOX_EXAMPLE_QUICK"):  # the examples' test: a few steps, no pauses
+        args.steps, args.delay = min(args.steps, 20), 0.0
 
     rng = random.Random(args.seed)
     data = spirals(400, 3, 0.15, rng)

@@ -9,6 +9,8 @@
 #include "metrics/RunColors.h"
 #include "util/Paths.h"
 
+#include "util/PlainText.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QCheckBox>
@@ -19,6 +21,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -35,6 +38,7 @@
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -47,6 +51,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 namespace sb {
 
@@ -97,6 +102,37 @@ QByteArray exportLine(const QByteArray &csvLine, const QString &run, const QStri
     return QJsonDocument(point).toJson(QJsonDocument::Compact) + '\n';
 }
 
+// The runs of one status (every run without one), counted honestly; the status column coloured
+// where a run ended badly (failed, crashed) or fell silent (lost).
+class StatusFilter final : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setStatus(const std::optional<QString> &status) {
+        m_status = status;
+        invalidateFilter();
+    }
+    QVariant data(const QModelIndex &index, int role) const override {
+        if (role == Qt::ForegroundRole && index.column() == RunsModel::kStatusColumn) {
+            const QString status = index.data(RunsModel::StatusRole).toString();
+            if (status == u"failed"_s || status == u"crashed"_s)
+                return problemColor(QGuiApplication::palette());
+            if (status == u"lost"_s)
+                return warningColor(QGuiApplication::palette());
+        }
+        return QSortFilterProxyModel::data(index, role);
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override {
+        return !m_status ||
+               sourceModel()->index(row, 0, parent).data(RunsModel::StatusRole).toString() ==
+                   *m_status;
+    }
+
+private:
+    std::optional<QString> m_status;
+};
+
 } // namespace
 
 CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
@@ -104,7 +140,9 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     , m_collector(collector)
     , m_runs(new RunsModel(this))
     , m_filtered(new QSortFilterProxyModel(this)) {
-    m_filtered->setSourceModel(m_runs);
+    auto *byStatus = new StatusFilter(this);
+    byStatus->setSourceModel(m_runs);
+    m_filtered->setSourceModel(byStatus);
     m_filtered->setFilterKeyColumn(-1);
     m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_filtered->setSortRole(RunsModel::SortRole);
@@ -224,7 +262,41 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_regex);
     filterRow->addWidget(statistic);
+    // Each status with how many runs have it, lost and crashed runs among them.
+    auto *status = new QComboBox;
+    status->setObjectName(u"statusFilter"_s);
+    auto countStatuses = [this, status] {
+        const QVariant chosen = status->currentData();
+        const QMap<QString, int> counts = m_runs->statusCounts();
+        int all = 0;
+        for (const int count : counts)
+            all += count;
+        const QSignalBlocker quiet(status);
+        status->clear();
+        status->addItem(tr("All statuses (%1)").arg(all));
+        for (auto it = counts.begin(); it != counts.end(); ++it) {
+            if (!it.key().isEmpty())
+                status->addItem(u"%1 (%2)"_s.arg(runStatusText(it.key())).arg(it.value()),
+                                it.key());
+        }
+        status->setCurrentIndex(std::max(0, status->findData(chosen)));
+    };
+    connect(m_runs, &QAbstractItemModel::modelReset, status, countStatuses);
+    connect(m_runs, &QAbstractItemModel::rowsInserted, status, countStatuses);
+    connect(m_runs, &QAbstractItemModel::rowsRemoved, status, countStatuses);
+    connect(m_runs, &QAbstractItemModel::dataChanged, status, countStatuses);
+    connect(status, &QComboBox::currentIndexChanged, byStatus, [status, byStatus] {
+        const QVariant chosen = status->currentData();
+        byStatus->setStatus(chosen.isValid() ? std::optional<QString>(chosen.toString())
+                                             : std::nullopt);
+    });
+    countStatuses();
     leftLayout->addLayout(filterRow);
+    // A row of its own: the filter row's width is the window's least.
+    auto *statusRow = new QHBoxLayout;
+    statusRow->addWidget(status);
+    statusRow->addStretch();
+    leftLayout->addLayout(statusRow);
     leftLayout->addWidget(m_runsTable, 3);
     leftLayout->addWidget(new QLabel(tr("Metrics")));
     leftLayout->addWidget(m_metrics, 1);
@@ -361,6 +433,13 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
            "TensorBoard event files: File ▸ Open TensorBoard logdir.</p>")
             .arg(collector->url().toString().toHtmlEscaped(),
                  (client.isEmpty() ? u"clients/python"_s : client).toHtmlEscaped());
+    m_moreCharts = new QPushButton(m_chartArea);
+    m_moreCharts->setObjectName(u"moreCharts"_s);
+    m_moreCharts->hide();
+    connect(m_moreCharts, &QPushButton::clicked, this, [this] {
+        m_chartLimit += kChartsAPage;
+        rebuildCharts();
+    });
     m_emptyHint = new QLabel(m_noCurvesYet);
     m_emptyHint->setAlignment(Qt::AlignCenter);
     m_emptyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -536,10 +615,10 @@ void CurvesView::chooseGrouping(RunGrouping::By by) {
         }
         for (auto it = values.cbegin(); it != values.cend(); ++it) {
             const QString &key = it.key();
-            auto *item = new QListWidgetItem(it->size() == 1
-                                                 ? tr("%1  (1 value)").arg(key)
-                                                 : tr("%1  (%2 values)").arg(key).arg(it->size()),
-                                             keys);
+            auto *item = new QListWidgetItem(
+                it->size() == 1 ? tr("%1  (1 value)").arg(key)
+                                : tr("%1  (%2 values)").arg(key, QString::number(it->size())),
+                keys);
             item->setData(Qt::UserRole, key);
             item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
             item->setCheckState(m_grouping.keys.contains(key) ? Qt::Checked : Qt::Unchecked);
@@ -639,7 +718,7 @@ void CurvesView::refresh() {
         QSignalBlocker block(m_metrics);
         bool changed = false;
         for (const QString &metric : m_runs->metricNames()) {
-            if (m_metrics->findItems(metric, Qt::MatchExactly).isEmpty()) {
+            if (!std::exchange(m_listedMetrics[metric], true)) { // a lookup: 20,000 metrics
                 auto *item = new QListWidgetItem(metric, m_metrics);
                 item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
                 item->setCheckState(Qt::Checked);
@@ -653,7 +732,7 @@ void CurvesView::refresh() {
         // Every metric can be another's x (tokens seen, epoch): listed after the time axes.
         const QString rememberedX = QSettings().value(u"curves/xMetric"_s).toString();
         for (const QString &metric : m_runs->metricNames()) {
-            if (m_xAxis->findData(metric) >= 0)
+            if (std::exchange(m_xMetrics[metric], true))
                 continue;
             if (m_xAxis->count() == 3)
                 m_xAxis->insertSeparator(3);
@@ -807,17 +886,29 @@ void CurvesView::applyFilter() {
 
 void CurvesView::rebuildCharts() {
     const QStringList shown = shownRuns();
+    // Charts are widgets, each costly to make and lay out: a run with 20,000 metrics shows a
+    // page of them, pinned ones first, and a button for the next page.
     QStringList wanted;
-    for (int i = 0; i < m_metrics->count(); ++i) {
-        const QString metric = m_metrics->item(i)->text();
-        if (m_metrics->item(i)->checkState() == Qt::Checked &&
-            std::any_of(shown.begin(), shown.end(), [this, &metric](const QString &run) {
-                return m_runs->pointCount(run, metric) > 0;
-            }))
-            wanted << metric;
+    qsizetype more = 0;
+    for (int pinned = 1; pinned >= 0; --pinned) {
+        for (int i = 0; i < m_metrics->count(); ++i) {
+            const QString metric = m_metrics->item(i)->text();
+            const CurveChart *existing = m_charts.value(metric);
+            if ((existing && existing->pinned()) != (pinned == 1) ||
+                m_metrics->item(i)->checkState() != Qt::Checked ||
+                std::none_of(shown.begin(), shown.end(), [this, &metric](const QString &run) {
+                    return m_runs->pointCount(run, metric) > 0;
+                }))
+                continue;
+            if (wanted.size() < m_chartLimit)
+                wanted << metric;
+            else
+                ++more;
+        }
     }
+    const QSet<QString> wantedSet(wanted.cbegin(), wanted.cend());
     for (auto it = m_charts.begin(); it != m_charts.end();) {
-        if (wanted.contains(it.key())) {
+        if (wantedSet.contains(it.key())) {
             ++it;
             continue;
         }
@@ -908,7 +999,8 @@ void CurvesView::rebuildCharts() {
             QToolButton *header = sectionHeader(prefix);
             const auto members = std::count_if(placed.cbegin(), placed.cend(),
                                                [&](auto *c) { return prefixOf(c) == prefix; });
-            header->setText(u"%1/  (%2)"_s.arg(prefix).arg(members));
+            header->setText(u"%1/  (%2)"_s.arg(QString(prefix).replace(u'&', u"&&"_s))
+                                .arg(members)); // && : a name's & is no shortcut
             m_grid->addWidget(header, row++, 0, 1, 2);
         }
         const bool folded =
@@ -926,6 +1018,14 @@ void CurvesView::rebuildCharts() {
             ++row;
             column = 0;
         }
+    }
+    m_moreCharts->setVisible(more > 0);
+    if (more > 0) {
+        m_moreCharts->setText(tr("Show %1 more charts (%2 not shown; uncheck metrics in the list "
+                                 "to choose)")
+                                  .arg(std::min<qsizetype>(more, kChartsAPage))
+                                  .arg(more));
+        m_grid->addWidget(m_moreCharts, row + (column > 0 ? 1 : 0), 0, 1, 2);
     }
     m_redraw.start();
 }
@@ -1158,12 +1258,12 @@ void CurvesView::updateLegend() {
         if (onAChart && ++drawn <= kMostNamed)
             entries << u"<span style=\"color:%1\">■</span>&nbsp;%2"_s.arg(
                 runColor(group.runs.first()).name(),
-                link(group.name,
-                     tr("%1 (%2 runs)").arg(group.name.toHtmlEscaped()).arg(group.runs.size())));
+                link(group.name, tr("%1 (%2 runs)")
+                                     .arg(htmlOf(group.name), QString::number(group.runs.size()))));
     }
     for (const QString &group : std::as_const(m_expanded)) {
         if (m_grouping.by != RunGrouping::By::Nothing)
-            entries << link(group, tr("%1: as one").arg(group.toHtmlEscaped()));
+            entries << link(group, tr("%1: as one").arg(htmlOf(group)));
     }
     for (const QString &run : grouped.alone) {
         const bool onAChart = std::any_of(m_cache.cbegin(), m_cache.cend(),
@@ -1172,7 +1272,7 @@ void CurvesView::updateLegend() {
             continue;
         if (++drawn <= kMostNamed)
             entries << u"<span style=\"color:%1\">■</span>&nbsp;%2"_s.arg(runColor(run).name(),
-                                                                          run.toHtmlEscaped());
+                                                                          htmlOf(run));
     }
     if (drawn > kMostNamed)
         entries << tr("and %1 more").arg(drawn - kMostNamed);

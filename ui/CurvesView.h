@@ -31,6 +31,7 @@ public:
     explicit CurvesView(CollectorClient *collector, QWidget *parent = nullptr);
 
     static constexpr int kMaxRunsWithRawCurves = 10;
+    static constexpr qsizetype kChartsAPage = 60; // charts made at once; a button shows more
 
     RunsModel *runsModel() const { return m_runs; }
     QList<CurveChart *> charts() const { return m_charts.values(); }
@@ -117,6 +118,10 @@ private:
     QToolButton *m_regex;  // the filter is a regular expression
     QTimer m_chartSet;     // the shown runs changed: charts come and go, once per event loop
     QHash<QString, CurveChart *> m_charts;
+    qsizetype m_chartLimit = kChartsAPage;
+    QPushButton *m_moreCharts;
+    QHash<QString, bool> m_listedMetrics;     // in the metric picker
+    QHash<QString, bool> m_xMetrics;          // offered as the x axis
     QHash<QString, QToolButton *> m_sections; // by prefix, while there is more than one
     QHash<CurveChart *, int> m_pending;       // 1: a request is out; 2: and another is wanted
     // What each chart shows, per run, with the point count it was fetched at: a refresh asks the

@@ -2,6 +2,7 @@
 
 #include "GpuDrawing.h"
 #include "Theme.h"
+#include "util/PlainText.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -152,10 +153,15 @@ QStringList FleetTable::rowTexts() const {
                          .arg(gpu.utilizationGpu.value_or(0), 0, 'f', 0)
                          .arg(gpu.memoryUsedMiB.value_or(0), 0, 'f', 0)
                          .arg(gpu.memoryTotalMiB.value_or(0), 0, 'f', 0)
-                         .arg(gpuFacts(gpu),
-                              isFreeGpu(gpu, node.sample) ? tr("free") : processes.join(u", "_s));
+                         .arg(gpuFacts(gpu), isFreeGpu(gpu, node.sample) ? tr("free")
+                                             : processes.isEmpty()
+                                                 ? reservationText(node.sample, gpu)
+                                                 : processes.join(u", "_s));
         }
     }
+    // The isolates around names are for the painter; a copy is read as text.
+    texts.replaceInStrings(QString(QChar(0x2068)), QString());
+    texts.replaceInStrings(QString(QChar(0x2069)), QString());
     return texts;
 }
 
@@ -230,6 +236,12 @@ void FleetTable::paintEvent(QPaintEvent *event) {
             p.drawText(QRect(x, line.y(), width() - x, h), Qt::AlignVCenter, tr("free"));
             continue;
         }
+        if (const QString reserved = reservationText(node.sample, gpu); !reserved.isEmpty()) {
+            p.setPen(pal.color(QPalette::PlaceholderText));
+            p.drawText(QRect(x, line.y(), width() - x, h), Qt::AlignVCenter,
+                       fm.elidedText(reserved, Qt::ElideRight, width() - x));
+            continue;
+        }
         for (const GpuProcess *process : processesOn(node.sample, gpu)) {
             if (x >= width())
                 break;
@@ -260,7 +272,7 @@ bool FleetTable::event(QEvent *event) {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         if (const Hit *hit = hitAt(help->pos()))
-            QToolTip::showText(help->globalPos(), hit->detail, this, hit->rect);
+            QToolTip::showText(help->globalPos(), richTextOf(hit->detail), this, hit->rect);
         else
             QToolTip::hideText();
         return true;

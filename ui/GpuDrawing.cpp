@@ -1,5 +1,7 @@
 #include "GpuDrawing.h"
 
+#include "util/PlainText.h"
+
 #include <QObject>
 #include <QPainter>
 #include <QPalette>
@@ -45,9 +47,10 @@ QString programOf(const GpuProcess &process) {
 } // namespace
 
 QString processLabel(const GpuProcess &process, const QString &run) {
-    const QString user = process.user.isEmpty() ? u"?"_s : process.user;
+    // Each name isolated: an override in another user's command reverses nothing after it.
+    const QString user = process.user.isEmpty() ? u"?"_s : isolated(process.user);
     if (!run.isEmpty())
-        return QObject::tr("run %1 (%2) %3").arg(run, user, memoryText(process));
+        return QObject::tr("run %1 (%2) %3").arg(isolated(run), user, memoryText(process));
     // The program without its directory, and as much of its arguments as a glance takes.
     static constexpr qsizetype kShown = 32;
     QString program = programOf(process);
@@ -56,7 +59,7 @@ QString processLabel(const GpuProcess &process, const QString &run) {
     program = program.mid(slash + 1);
     if (program.size() > kShown)
         program = program.left(kShown - 1) + u'…';
-    return u"%1:%2 %3"_s.arg(user, program, memoryText(process));
+    return u"%1:%2 %3"_s.arg(user, isolated(program), memoryText(process));
 }
 
 QString processFacts(const GpuProcess &process) {
@@ -104,6 +107,13 @@ std::vector<const GpuProcess *> processesOn(const NodeSample &sample, const GpuR
         if (process.gpuUuid == gpu.uuid || (sample.gpus.size() == 1 && process.gpuUuid.isEmpty()))
             on.push_back(&process);
     return on;
+}
+
+QString reservationText(const NodeSample &sample, const GpuReading &gpu) {
+    const auto run = sample.reservedGpus.constFind(gpu.index.value_or(-1));
+    if (!gpu.index || run == sample.reservedGpus.cend() || !processesOn(sample, gpu).empty())
+        return {};
+    return QObject::tr("reserved for %1").arg(*run);
 }
 
 QString elapsedText(qint64 seconds) {

@@ -26,6 +26,9 @@ QString processFacts(const GpuProcess &process);
 QString processDetail(const GpuProcess &process, const QString &run);
 // The processes on `gpu` (a single-GPU node's processes may come without a uuid).
 std::vector<const GpuProcess *> processesOn(const NodeSample &sample, const GpuReading &gpu);
+// "reserved for RUN" while Signalbox holds an idle GPU for a run that has not taken it yet;
+// empty otherwise.
+QString reservationText(const NodeSample &sample, const GpuReading &gpu);
 // "3:25:07", "2 d 4:00:00".
 QString elapsedText(qint64 seconds);
 

@@ -7,6 +7,7 @@
 #include "jobs/SlurmBackend.h"
 #include "jobs/SshBackend.h"
 #include "kube/KubeConfig.h"
+#include "util/PlainText.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -184,7 +185,19 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
     auto *splitter = new QSplitter(Qt::Vertical);
     splitter->setObjectName(u"jobsSplitter"_s);
     splitter->addWidget(m_table);
-    splitter->addWidget(m_log);
+    // The output, and under it how many metric lines it hides (stored as metrics already).
+    m_metricLines = new QCheckBox;
+    m_metricLines->setObjectName(u"metricLines"_s);
+    m_metricLines->setToolTip(tr("The lines a script prints for its metrics (@signalbox {...}) "
+                                 "are stored as metrics; check to see them among its output"));
+    m_metricLines->hide();
+    connect(m_metricLines, &QCheckBox::toggled, this, [this] { showLog(); });
+    auto *output = new QWidget;
+    auto *outputLayout = new QVBoxLayout(output);
+    outputLayout->setContentsMargins(0, 0, 0, 0);
+    outputLayout->addWidget(m_log);
+    outputLayout->addWidget(m_metricLines);
+    splitter->addWidget(output);
     splitter->setSizes({300, 300});
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
@@ -192,7 +205,7 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
 
     auto *empty = new EmptyState(m_table, [this, filter, configPath] {
         if (m_jobs->rowCount() > 0)
-            return tr("No run matches “%1”.").arg(filter->text().toHtmlEscaped());
+            return tr("No run matches “%1”.").arg(htmlOf(filter->text()));
         return emptyHint(configPath);
     });
     connect(empty, &QLabel::linkActivated, this, [this] { newRun({}); });
@@ -325,7 +338,7 @@ void JobsView::describe() {
     dialog->resize(900, 560);
     dialog->show();
     m_jobs->backend(job->backend)->describe(job->id, text, [text](const QString &description) {
-        text->setPlainText(description);
+        text->setPlainText(visibleControls(description)); // a cluster's words, names and all
     });
 }
 
@@ -354,6 +367,7 @@ void JobsView::showLog() {
     m_log->clear();
     if (!job) {
         m_following.clear();
+        updateMetricLines();
         updatePlaceholder();
         return;
     }
@@ -361,10 +375,20 @@ void JobsView::showLog() {
     m_following = job->id;
     const int trial = selectedTrial();
     m_followingPrefix = trial < 0 ? QByteArray() : '[' + QByteArray::number(trial) + "] ";
-    if (const auto log = backend->log(job->id))
-        m_log->setPlainText(QString::fromUtf8(onlyTrial(log->right(4 << 20), m_followingPrefix)));
-    else
+    m_output = JobOutput(m_metricLines->isChecked());
+    if (const auto log = backend->log(job->id)) {
+        constexpr qsizetype kTail = 4 << 20;
+        QByteArray tail = log->right(kTail);
+        if (log->size() > kTail) // from the first whole line on
+            tail.remove(0, tail.indexOf('\n') + 1);
+        const QByteArray lines = onlyTrial(tail, m_followingPrefix);
+        QString text = m_output.feed(lines);
+        text += m_output.flush(); // the log's last line, whatever it may become
+        m_log->setPlainText(text);
+    } else {
         m_log->setPlainText(log.error());
+    }
+    updateMetricLines();
     updatePlaceholder();
     m_log->verticalScrollBar()->setValue(m_log->verticalScrollBar()->maximum());
     disconnect(backend, &JobBackend::logAppended, this, nullptr);
@@ -372,16 +396,30 @@ void JobsView::showLog() {
             [this](const QString &id, const QByteArray &chunk) {
                 if (id != m_following)
                     return;
-                const QByteArray shown = onlyTrial(chunk, m_followingPrefix);
-                if (shown.isEmpty())
-                    return;
-                QScrollBar *bar = m_log->verticalScrollBar();
-                const bool atEnd = bar->value() == bar->maximum();
-                m_log->moveCursor(QTextCursor::End);
-                m_log->insertPlainText(QString::fromUtf8(shown));
-                if (atEnd)
-                    bar->setValue(bar->maximum());
+                const QByteArray lines = onlyTrial(chunk, m_followingPrefix);
+                if (!lines.isEmpty())
+                    appendOutput(m_output.feed(lines));
             });
+}
+
+void JobsView::appendOutput(const QString &text) {
+    updateMetricLines();
+    if (text.isEmpty())
+        return;
+    QScrollBar *bar = m_log->verticalScrollBar();
+    const bool atEnd = bar->value() == bar->maximum();
+    m_log->moveCursor(QTextCursor::End);
+    m_log->insertPlainText(text);
+    if (atEnd)
+        bar->setValue(bar->maximum());
+}
+
+void JobsView::updateMetricLines() {
+    const qint64 count = m_following.isEmpty() ? 0 : m_output.hiddenLines();
+    m_metricLines->setText(m_metricLines->isChecked()
+                               ? tr("Metric lines shown: %L1").arg(count)
+                               : tr("Metric lines hidden: %L1 (stored as metrics)").arg(count));
+    m_metricLines->setVisible(count > 0 || m_metricLines->isChecked());
 }
 
 void JobsView::newRun(const JobSpec &preset) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "jobs/JobOutput.h"
 #include "jobs/JobsModel.h"
 
 #include <QWidget>
@@ -41,6 +42,9 @@ private:
     // The runs of a row, as the curves name them: its own, or its trials' or jobs' (a sweep).
     QStringList runsOf(const QModelIndex &name) const;
     void showLog();
+    // The selected job's output from what it printed so far: metric lines hidden unless asked.
+    void appendOutput(const QString &text);
+    void updateMetricLines();
     void updatePlaceholder();
     void updateButtons();
     void describe();
@@ -58,6 +62,8 @@ private:
     QCheckBox *m_allJobs;
     QString m_following;
     QByteArray m_followingPrefix; // a trial's lines start with it ("[3] "); empty: every line
+    JobOutput m_output;           // the followed job's output as the pane shows it
+    QCheckBox *m_metricLines;     // "Metric lines hidden: 1,234", checked to show them
     std::function<QStringList()> m_nodeNames;
 };
 

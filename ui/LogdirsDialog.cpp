@@ -1,5 +1,6 @@
 #include "LogdirsDialog.h"
 
+#include "OutsideText.h"
 #include "Theme.h"
 
 #include "tensorboard/LogdirFeeds.h"
@@ -22,7 +23,7 @@ LogdirsDialog::LogdirsDialog(LogdirFeeds *feeds, QWidget *parent)
     : QDialog(parent)
     , m_feeds(feeds)
     , m_source(new QLineEdit)
-    , m_message(new QLabel)
+    , m_message(plainLabel())
     , m_table(new QTableWidget(0, 6)) {
     setWindowTitle(tr("TensorBoard logdirs"));
     m_source->setPlaceholderText(tr("~/runs on this computer, or gpu-box:/data/runs on a node"));

@@ -1,4 +1,6 @@
 #include "MainWindow.h"
+#include "OutsideText.h"
+#include "util/PlainText.h"
 
 #include "CurvesView.h"
 #include "JobsView.h"
@@ -53,6 +55,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     , m_sweeps(new SweepsView(jobs, collector))
     , m_notifier(new Notifier(jobs, {}, this)) {
     setWindowTitle(u"Signalbox"_s);
+    PlainTips::install(QCoreApplication::instance());
     setWindowIcon(QIcon(u":/icons/signalbox.svg"_s));
 
     // Views are found by these names (--view, showView), never by their translated titles.
@@ -319,8 +322,7 @@ void MainWindow::updateBanner() {
     QStringList lines;
     for (const auto &[topic, message] : std::as_const(m_problems)) {
         lines << u"%1 <a href=\"%2\">%3</a>"_s.arg(
-            message.toHtmlEscaped(), QString::fromUtf8(QUrl::toPercentEncoding(topic)),
-            tr("Dismiss"));
+            htmlOf(message), QString::fromUtf8(QUrl::toPercentEncoding(topic)), tr("Dismiss"));
     }
     m_banner->setText(lines.join(u"<br>"_s));
     m_banner->setVisible(!lines.isEmpty());

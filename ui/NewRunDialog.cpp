@@ -1,5 +1,6 @@
 #include "NewRunDialog.h"
 
+#include "OutsideText.h"
 #include "Theme.h"
 
 #include "config/YamlJson.h"
@@ -122,12 +123,12 @@ NewRunDialog::NewRunDialog(const JobSpec &preset, const QStringList &nodes, Kube
     , m_slurmMemory(new QLineEdit(preset.slurm.memory))
     , m_gpuType(new QLineEdit(preset.slurm.gpuType))
     , m_dependency(new QLineEdit(preset.slurm.dependency))
-    , m_clusterState(new QLabel)
+    , m_clusterState(plainLabel())
     , m_script(new QPlainTextEdit(preset.slurm.script))
     , m_showManifest(new QPushButton(tr("Manifest")))
     , m_manifest(new QPlainTextEdit)
-    , m_verdict(new QLabel)
-    , m_codeStatus(new QLabel)
+    , m_verdict(plainLabel())
+    , m_codeStatus(plainLabel())
     , m_run(nullptr) {
     setWindowTitle(tr("New run"));
     for (auto [widget, name] : {std::pair<QWidget *, const char *>{m_where, "where"},

@@ -2,6 +2,7 @@
 
 #include "GpuDrawing.h"
 #include "Theme.h"
+#include "util/PlainText.h"
 
 #include <QContextMenuEvent>
 #include <QDateTime>
@@ -235,6 +236,12 @@ protected:
                            fm.elidedText(text, Qt::ElideRight, width() - 12));
                 y += line;
             }
+            if (const QString reserved = reservationText(m_sample, gpu); !reserved.isEmpty()) {
+                p.setPen(palette().color(QPalette::PlaceholderText));
+                p.drawText(QRect(12, y, width() - 12, line), Qt::AlignLeft | Qt::AlignVCenter,
+                           fm.elidedText(reserved, Qt::ElideRight, width() - 12));
+                y += line;
+            }
             if (insight != m_insights.end()) {
                 p.setPen(warningColor(palette()));
                 p.drawText(QRect(12, y, width() - 12, line * 2), Qt::AlignLeft | Qt::TextWordWrap,
@@ -252,7 +259,8 @@ protected:
 
 private:
     int gpuHeight(const GpuReading &gpu, int line) const {
-        const auto processes = static_cast<int>(processesOn(m_sample, gpu).size());
+        const auto processes = static_cast<int>(processesOn(m_sample, gpu).size()) +
+                               (reservationText(m_sample, gpu).isEmpty() ? 0 : 1);
         const bool insight = std::any_of(m_insights.begin(), m_insights.end(),
                                          [&](const auto &i) { return i.gpuUuid == gpu.uuid; });
         return line * (3 + processes + (insight ? 2 : 0)) + 4;
@@ -276,7 +284,7 @@ NodeCard::NodeCard(const QString &node, const QString &address, QWidget *parent)
     , m_node(node)
     , m_title(
           new QLabel(u"<b style='font-size:large'>%1</b> <span style='color:gray'>%2</span>"_s.arg(
-              node.toHtmlEscaped(), address.toHtmlEscaped())))
+              htmlOf(node), htmlOf(address))))
     , m_statusLabel(new QLabel)
     , m_action(new QPushButton)
     , m_summary(new QLabel)
@@ -353,11 +361,11 @@ void NodeCard::setStatus(const NodeStatus &status) {
     }
     QString text = u"<span style='color:%1'>●</span> %2"_s.arg(color, status.stateName());
     if (!status.message.isEmpty())
-        text += u": "_s + status.message.toHtmlEscaped();
+        text += u": "_s + htmlOf(status.message);
     if (m_statusLabel->text() == text + seen)
         return; // nothing changed: spare the rich-text layout
     m_statusLabel->setText(text + seen);
-    m_statusLabel->setToolTip(status.message);
+    m_statusLabel->setToolTip(richTextOf(status.message));
     m_statusLabel->setWordWrap(status.message.size() > 60);
     m_statusLabel->setMaximumWidth(720);
     const QHash<State, QString> actions{{State::HostKeyUnknown, tr("Trust host key…")},

@@ -1,5 +1,6 @@
 #include "NodeHistory.h"
 
+#include "OutsideText.h"
 #include "charts/CurveChart.h"
 #include "metrics/CollectorClient.h"
 #include "monitor/SystemSeries.h"
@@ -34,7 +35,7 @@ NodeHistory::NodeHistory(CollectorClient *collector, const QString &node, QWidge
     , m_collector(collector)
     , m_node(node)
     , m_span(new QComboBox)
-    , m_status(new QLabel)
+    , m_status(plainLabel())
     , m_utilization(new CurveChart(tr("GPU utilization (%)")))
     , m_memory(new CurveChart(tr("GPU memory in use (%)")))
     , m_host(new CurveChart(tr("CPU and memory (%)"))) {

@@ -1,5 +1,6 @@
 #include "NodesView.h"
 
+#include "OutsideText.h"
 #include "Theme.h"
 
 #include "FleetTable.h"
@@ -104,7 +105,7 @@ std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
     interval->setRange(0.2, 3600);
     interval->setSuffix(u" s"_s);
     interval->setValue(initial.intervalSeconds);
-    auto *problem = new QLabel;
+    auto *problem = plainLabel();
     problem->setStyleSheet(u"color:%1"_s.arg(problemColor(dialog.palette()).name()));
     auto *form = new QFormLayout(&dialog);
     form->addRow(QObject::tr("Name"), name);
@@ -115,7 +116,7 @@ std::optional<NodeConfig> nodeDialog(QWidget *parent, const NodeConfig &initial,
     form->addRow(QObject::tr("ProxyJump"), jump);
     form->addRow(QObject::tr("Sample every"), interval);
     form->addRow(problem);
-    auto *tested = new QLabel;
+    auto *tested = plainLabel();
     tested->setObjectName(u"tested"_s);
     tested->setWordWrap(true);
     form->addRow(tested);
@@ -168,7 +169,7 @@ NodesView::NodesView(NodeMonitor *monitor, QString configPath, QWidget *parent)
     , m_show(new QComboBox)
     , m_sort(new QComboBox)
     , m_layoutMode(new QComboBox)
-    , m_fleetSummary(new QLabel)
+    , m_fleetSummary(plainLabel())
     , m_pages(new QStackedWidget)
     , m_fleet(new FleetTable)
     , m_hint(new QLabel) {
@@ -276,10 +277,11 @@ NodeCard *NodesView::card(const QString &node, const QString &address) {
     connect(created, &NodeCard::editRequested, this, &NodesView::editNode);
     connect(created, &NodeCard::historyRequested, this, &NodesView::showHistory);
     connect(created, &NodeCard::removeRequested, this, [this](const QString &name) {
-        if (QMessageBox::question(
-                this, tr("Remove node"),
-                tr("Stop watching %1 and remove it from the config?").arg(name)) !=
-            QMessageBox::Yes)
+        QMessageBox ask(QMessageBox::Question, tr("Remove node"),
+                        tr("Stop watching %1 and remove it from the config?").arg(name),
+                        QMessageBox::Yes | QMessageBox::No, this);
+        ask.setTextFormat(Qt::PlainText); // a node's name is the config's, not markup
+        if (ask.exec() != QMessageBox::Yes)
             return;
         QList<NodeConfig> nodes = m_monitor->nodes();
         nodes.removeIf([&](const NodeConfig &n) { return n.name == name; });
@@ -290,8 +292,15 @@ NodeCard *NodesView::card(const QString &node, const QString &address) {
     return created;
 }
 
-void NodesView::addSample(const QString &node, const NodeSample &sample) {
+void NodesView::setReservedGpusLookup(std::function<QHash<int, QString>(const QString &)> lookup) {
+    m_reservedLookup = std::move(lookup);
+}
+
+void NodesView::addSample(const QString &node, const NodeSample &given) {
     NodeCard *target = card(node);
+    NodeSample sample = given;
+    if (m_reservedLookup)
+        sample.reservedGpus = m_reservedLookup(node);
     const QHash<qint64, QString> runs = m_runLookup ? m_runLookup(node) : QHash<qint64, QString>();
     const auto insights = m_insights[node].update(sample, runs);
     target->addSample(sample, insights, runs);
@@ -332,10 +341,10 @@ void NodesView::act(const QString &node, State state) {
                            "fingerprint is\n%4\n\nCompare it with the one the node's administrator "
                            "gives you (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on the "
                            "node). Trust this key and connect?")
-                            .arg(node, connection->node().host)
-                            .arg(connection->node().port)
-                            .arg(status.fingerprint),
+                            .arg(node, connection->node().host,
+                                 QString::number(connection->node().port), status.fingerprint),
                         QMessageBox::Yes | QMessageBox::No, this);
+        box.setTextFormat(Qt::PlainText);
         if (box.exec() == QMessageBox::Yes)
             connection->trustHostKey(status.fingerprint);
         break;
@@ -356,7 +365,7 @@ void NodesView::askPassphrase(const QString &node, const QString &keyFile) {
     auto *keep = new QCheckBox(tr("Keep it in the system keychain"));
     auto *form = new QFormLayout(&dialog);
     form->addRow(
-        new QLabel(tr("The key %1 for %2 is protected by a passphrase.").arg(keyFile, node)));
+        plainLabel(tr("The key %1 for %2 is protected by a passphrase.").arg(keyFile, node)));
     form->addRow(tr("Passphrase"), secret);
     form->addRow(keep);
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);

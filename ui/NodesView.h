@@ -41,6 +41,8 @@ public:
     // cluster jobs' GPUs as rows of the compact view.
     void setClusterGpus(ClusterGpuWatch *clusters);
     void setRunLookup(std::function<QHash<qint64, QString>(const QString &node)> lookup);
+    // GPU index -> the run Signalbox holds it for: such a GPU is not shown as free.
+    void setReservedGpusLookup(std::function<QHash<int, QString>(const QString &node)> lookup);
     void addSample(const QString &node, const sb::NodeSample &sample);
     void setStatus(const QString &node, const sb::NodeStatus &status);
     QList<NodeCard *> visibleCards() const;
@@ -80,6 +82,7 @@ private:
     CollectorClient *m_collector = nullptr;
     QString m_configPath;
     std::function<QHash<qint64, QString>(const QString &)> m_runLookup;
+    std::function<QHash<int, QString>(const QString &)> m_reservedLookup;
     std::map<QString, NodeCard *> m_cards;
     std::map<QString, GpuInsights> m_insights;
     QSet<QString> m_keychainTried;

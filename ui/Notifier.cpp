@@ -2,6 +2,7 @@
 
 #include "jobs/JobsModel.h"
 
+#include "util/PlainText.h"
 #include <QApplication>
 #include <QDBusConnection>
 #include <QDBusMessage>
@@ -167,17 +168,21 @@ void Notifier::notify(Kind kind, const Job &job, const QString &title, const QSt
     if (!isEnabled(kind))
         return;
     Q_EMIT notified(kind, title, body);
+    // A job's name and message come from outside: the summary is plain text to the server, the
+    // body may be read as markup (with images), so it is escaped.
+    const QString summary = isolated(title);
+    const QString markup = htmlOf(body);
     QDBusConnection bus = QDBusConnection::sessionBus();
     if (!bus.isConnected()) {
         if (m_tray)
-            m_tray->showMessage(title, body,
+            m_tray->showMessage(summary, isolated(body),
                                 kind == Kind::Failed ? QSystemTrayIcon::Warning
                                                      : QSystemTrayIcon::Information);
         return;
     }
     QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kService, u"Notify"_s);
     const uchar urgency = kind == Kind::Failed ? 2 : 1; // critical: it stays until seen
-    call << u"Signalbox"_s << uint(0) << u"signalbox"_s << title << body
+    call << u"Signalbox"_s << uint(0) << u"signalbox"_s << summary << markup
          << QStringList{u"default"_s, tr("Show")}
          << QVariantMap{{u"urgency"_s, QVariant::fromValue(urgency)},
                         {u"desktop-entry"_s, QApplication::desktopFileName()}}
@@ -185,13 +190,13 @@ void Notifier::notify(Kind kind, const Job &job, const QString &title, const QSt
     // Asynchronous: a notification server that hangs never holds the window.
     auto *watcher = new QDBusPendingCallWatcher(bus.asyncCall(call), this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this,
-            [this, watcher, key = keyOf(job), title, body, kind] {
+            [this, watcher, key = keyOf(job), summary, body, kind] {
                 watcher->deleteLater();
                 const QDBusPendingReply<uint> reply = *watcher;
                 if (!reply.isError())
                     m_byNotification.insert(reply.value(), key);
                 else if (m_tray) // no notification server: the tray says it
-                    m_tray->showMessage(title, body,
+                    m_tray->showMessage(summary, isolated(body),
                                         kind == Kind::Failed ? QSystemTrayIcon::Warning
                                                              : QSystemTrayIcon::Information);
             });

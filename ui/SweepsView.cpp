@@ -2,6 +2,7 @@
 
 #include "EmptyState.h"
 #include "Swatches.h"
+#include "util/PlainText.h"
 
 #include "charts/ParallelCoordinates.h"
 #include "metrics/RunColors.h"
@@ -227,18 +228,18 @@ void SweepsView::refresh() {
                              "computer, SSH nodes' free GPUs, a Kubernetes or a Slurm cluster."));
         return;
     }
-    QString text = u"<b>%1</b> · %2 · %3"_s.arg(sweep->spec().name.toHtmlEscaped(),
+    QString text = u"<b>%1</b> · %2 · %3"_s.arg(htmlOf(sweep->spec().name),
                                                 sweepMethodName(sweep->spec().method),
-                                                sweep->statusText().toHtmlEscaped());
+                                                htmlOf(sweep->statusText()));
     if (const int best = sweep->bestTrial(); best >= 0) {
         const Trial &trial = sweep->trials()[best];
         QStringList parameters;
         for (const QString &name : flatParameterNames(*sweep))
             parameters << u"%1=%2"_s.arg(name, shortValue(flatParameter(trial.parameters, name)));
         text += u"<br>best: trial %1, %2 %3 %4 (%5)"_s.arg(best).arg(
-            sweep->spec().metric.toHtmlEscaped(), sweep->spec().maximize ? u"max"_s : u"min"_s,
+            htmlOf(sweep->spec().metric), sweep->spec().maximize ? u"max"_s : u"min"_s,
             QString::number(*trial.best(sweep->spec().maximize), 'g', 6),
-            parameters.join(u", "_s).toHtmlEscaped());
+            htmlOf(parameters.join(u", "_s)));
     }
     m_status->setText(text);
 }

@@ -11,7 +11,9 @@
 #include "sweeps/TrialCommand.h"
 #include "tensorboard/LogdirFollower.h"
 #include "util/Files.h"
+#include "util/Log.h"
 #include "util/Paths.h"
+#include "util/PlainText.h"
 #include "util/QuitOnSignal.h"
 
 #include <QCommandLineParser>
@@ -59,13 +61,21 @@ Commands:
                               --collector and none listening, an embedded one stores the metrics
   version                     print the version
 
-The collector defaults to $SIGNALBOX_COLLECTOR, else http://127.0.0.1:7410. Its bearer token
-comes from --token-file FILE (first line), else $SIGNALBOX_TOKEN; --token TOKEN works too, but
-shows the token to every user in the process list.
+The collector defaults to $SIGNALBOX_COLLECTOR, else the one the Signalbox app published (in
+$XDG_RUNTIME_DIR/signalbox, else /tmp/signalbox-UID), else http://127.0.0.1:7410. Its bearer token
+comes from --token-file FILE (first line), else $SIGNALBOX_TOKEN, else (for the app's collector)
+the secret the app published beside its address; --token TOKEN works too, but shows the token to
+every user in the process list.
 )";
 
-int failWith(const QString &message) {
-    std::fprintf(stderr, "signalbox-cli: %s\n", qPrintable(message));
+// Text from outside (names, statuses, messages, paths, hosts) as it reaches a terminal:
+// printable(), so no escape sequence retitles or clears it and no newline forges a line.
+QByteArray shown(const QString &text) {
+    return sb::printable(text).toUtf8();
+}
+
+int failWith(const QString &message, const char *usage = nullptr) {
+    std::fprintf(stderr, "signalbox-cli: %s\n%s", shown(message).constData(), usage ? usage : "");
     return 1;
 }
 
@@ -83,7 +93,18 @@ template <typename T, typename Call> sb::Result<T> await(Call call) {
 }
 
 void printJson(const QJsonDocument &document) {
-    std::fputs(document.toJson(QJsonDocument::Compact).constData(), stdout);
+    // Qt escapes C0 controls in strings; DEL, C1 and bidi marks go out as \u escapes too: the
+    // same strings to a JSON reader, inert on a terminal.
+    const QString json = QString::fromUtf8(document.toJson(QJsonDocument::Compact));
+    QString safe;
+    safe.reserve(json.size());
+    for (const QChar c : json) {
+        if (sb::isControlOrBidi(c.unicode()))
+            safe += u"\\u%1"_s.arg(static_cast<uint>(c.unicode()), 4, 16, QChar(u'0'));
+        else
+            safe += c;
+    }
+    std::fputs(safe.toUtf8().constData(), stdout);
     std::fputc('\n', stdout);
 }
 
@@ -101,8 +122,8 @@ int parseMetricLines(const QString &path) {
             continue;
         if (!*parsed) {
             ++errors;
-            std::fprintf(stderr, "%s:%d: %s\n", qPrintable(path), lineNumber,
-                         qPrintable(parsed->error()));
+            std::fprintf(stderr, "%s:%d: %s\n", shown(path).constData(), lineNumber,
+                         shown(parsed->error()).constData());
             continue;
         }
         QJsonObject values;
@@ -177,13 +198,14 @@ int parseTfEvents(const QString &path) {
             std::fprintf(stderr,
                          "%s: the last %lld bytes are not a whole record (a writer still going, "
                          "or a cut file): not read\n",
-                         qPrintable(it.key()), static_cast<long long>(tail));
+                         shown(it.key()).constData(), static_cast<long long>(tail));
         if (it->corrupt > 0)
-            std::fprintf(stderr, "%s: %lld corrupt records skipped\n", qPrintable(it.key()),
+            std::fprintf(stderr, "%s: %lld corrupt records skipped\n", shown(it.key()).constData(),
                          static_cast<long long>(it->corrupt));
         unread = unread || !it->lastError.isEmpty();
         if (!it->lastError.isEmpty())
-            std::fprintf(stderr, "%s: %s\n", qPrintable(it.key()), qPrintable(it->lastError));
+            std::fprintf(stderr, "%s: %s\n", shown(it.key()).constData(),
+                         shown(it->lastError).constData());
     }
     if (follower.files().isEmpty())
         return failWith(u"%1: no TensorBoard event files (names holding \"tfevents\")"_s.arg(path));
@@ -204,7 +226,8 @@ int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
     QUrl url = collectorAddress.isEmpty() ? sb::defaultCollectorUrl()
                                           : QUrl::fromUserInput(collectorAddress);
     std::unique_ptr<sb::EmbeddedCollector> embedded;
-    auto client = std::make_unique<sb::CollectorClient>(url, bearer.value());
+    QString secret = bearer.value().isEmpty() ? sb::publishedCollectorToken(url) : bearer.value();
+    auto client = std::make_unique<sb::CollectorClient>(url, secret);
     if (collectorAddress.isEmpty() &&
         !await<sb::Health>([&](QObject *ctx, auto done) { client->health(ctx, done); })) {
         // Nobody listens at the usual address: keep the metrics where the app would.
@@ -216,23 +239,24 @@ int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
             return failWith(started.error());
         embedded = std::move(started).value();
         url = embedded->url();
-        client = std::make_unique<sb::CollectorClient>(url, QString());
-        std::printf("collector: embedded, at %s (data: %s/collector)\n", qPrintable(url.toString()),
-                    qPrintable(data));
+        secret = embedded->token();
+        client = std::make_unique<sb::CollectorClient>(url, secret);
+        std::printf("collector: embedded, at %s (data: %s/collector)\n",
+                    shown(url.toString()).constData(), shown(data).constData());
     }
-    sb::Backends backends(client.get(), {data, configPath, {}, url.toString(), false});
+    sb::Backends backends(client.get(), {data, configPath, {}, url.toString(), false, secret});
     for (const QString &problem : backends.problems())
-        std::fprintf(stderr, "signalbox-cli: %s\n", qPrintable(problem));
+        std::fprintf(stderr, "signalbox-cli: %s\n", shown(problem).constData());
     sb::SweepRegistry registry(&backends.jobs(), client.get(), data + u"/sweeps"_s);
     QObject::connect(&registry, &sb::SweepRegistry::problem, &registry, [](const QString &text) {
-        std::fprintf(stderr, "signalbox-cli: %s\n", qPrintable(text));
+        std::fprintf(stderr, "signalbox-cli: %s\n", shown(text).constData());
     });
     const auto opened = registry.open(path, seed ? seed : QRandomGenerator::global()->generate64());
     if (!opened)
         return failWith(opened.error());
     sb::Sweep *sweep = *opened;
-    std::printf("sweep %s (%s): state in %s\n", qPrintable(sweep->spec().name),
-                qPrintable(sweep->id()), qPrintable(sweep->statePath()));
+    std::printf("sweep %s (%s): state in %s\n", shown(sweep->spec().name).constData(),
+                shown(sweep->id()).constData(), shown(sweep->statePath()).constData());
     QString lastStatus;
     QSet<int> reported;
     auto progress = [&] {
@@ -244,12 +268,13 @@ int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
                 continue;
             reported.insert(trial.number);
             std::printf("trial %d %s: %s %s\n", trial.number,
-                        qPrintable(sb::jobStateName(trial.state)), qPrintable(sweep->spec().metric),
-                        best ? qPrintable(QString::number(*best, 'g', 6)) : "(none)");
+                        shown(sb::jobStateName(trial.state)).constData(),
+                        shown(sweep->spec().metric).constData(),
+                        best ? shown(QString::number(*best, 'g', 6)).constData() : "(none)");
         }
         if (const QString status = sweep->statusText(); status != lastStatus) {
             lastStatus = status;
-            std::printf("%s\n", qPrintable(status));
+            std::printf("%s\n", shown(status).constData());
         }
         std::fflush(stdout);
         if (over)
@@ -277,9 +302,11 @@ int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
         poll.start(100);
         if (running())
             wait.exec();
-        std::printf("stopped: %s\n", qPrintable(sweep->statusText()));
+        std::printf("stopped: %s\n", shown(sweep->statusText()).constData());
         return 1;
     }
+    if (!sweep->stopReason().isEmpty()) // its trials kept failing: said as a problem already
+        return 1;
     if (const int best = sweep->bestTrial(); best >= 0) {
         const sb::Trial &trial = sweep->trials()[best];
         printJson(
@@ -323,6 +350,7 @@ int planSweep(const QString &path, quint64 seed, int count) {
 int main(int argc, char *argv[]) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(u"signalbox-cli"_s);
+    sb::LogFile::escapeStderr(); // core's warnings carry names and remote messages
     // Its output is for scripts: only warnings unless QT_LOGGING_RULES asks for more.
     QLoggingCategory::setFilterRules(u"signalbox.*.info=false"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
@@ -339,7 +367,7 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
     parser.addOptions({help, version, collectorUrl, token, tokenFile, config, seed, count});
     if (!parser.parse(app.arguments()))
-        return failWith(parser.errorText() + u"\n"_s + QString::fromUtf8(kUsage));
+        return failWith(parser.errorText(), kUsage);
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(help) || (args.isEmpty() && !parser.isSet(version))) {
         std::fputs(kUsage, parser.isSet(help) ? stdout : stderr);
@@ -382,7 +410,8 @@ int main(int argc, char *argv[]) {
     const auto bearer = sb::bearerToken(parser.value(tokenFile), parser.value(token));
     if (!bearer)
         return failWith(bearer.error());
-    sb::CollectorClient client(url, bearer.value());
+    sb::CollectorClient client(url, bearer.value().isEmpty() ? sb::publishedCollectorToken(url)
+                                                             : bearer.value());
     if (command == u"health"_s) {
         const auto health =
             await<sb::Health>([&](QObject *ctx, auto done) { client.health(ctx, done); });
@@ -399,9 +428,9 @@ int main(int argc, char *argv[]) {
         for (const sb::RunSummary &run : *runs) {
             QStringList last;
             for (auto it = run.metrics.begin(); it != run.metrics.end(); ++it)
-                last << u"%1=%2"_s.arg(it.key()).arg(it->last.value);
-            std::printf("%-32s %-10s %s\n", qPrintable(run.info.name), qPrintable(run.info.status),
-                        qPrintable(last.join(u' ')));
+                last << u"%1=%2"_s.arg(it.key(), QString::number(it->last.value));
+            std::printf("%-32s %-10s %s\n", shown(run.info.name).constData(),
+                        shown(run.info.status).constData(), shown(last.join(u' ')).constData());
         }
         return 0;
     }
@@ -411,7 +440,7 @@ int main(int argc, char *argv[]) {
         if (!metrics)
             return failWith(metrics.error());
         for (const QString &name : *metrics)
-            std::printf("%s\n", qPrintable(name));
+            std::printf("%s\n", shown(name).constData());
         return 0;
     }
     if (command == u"series"_s && args.size() >= 3) {
@@ -430,9 +459,20 @@ int main(int argc, char *argv[]) {
             [&](QObject *ctx, auto done) { client.exportCsv(args[1], args[2], ctx, done); });
         if (!csv)
             return failWith(csv.error());
-        std::fwrite(csv->constData(), 1, csv->size(), stdout);
+        // Numbers, unless the collector is not what it seems: its controls and bidi marks go out
+        // escaped, its lines as they are.
+        const bool plain = std::all_of(csv->begin(), csv->end(), [](char c) {
+            return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r';
+        });
+        QByteArray text = plain ? *csv : QByteArray();
+        if (!plain) {
+            QStringList lines = QString::fromUtf8(*csv).split(u'\n');
+            for (QString &line : lines)
+                line = sb::printable(line);
+            text = lines.join(u'\n').toUtf8();
+        }
+        std::fwrite(text.constData(), 1, text.size(), stdout);
         return 0;
     }
-    return failWith(u"unknown command or missing arguments: %1\n%2"_s.arg(
-        args.join(u' '), QString::fromUtf8(kUsage)));
+    return failWith(u"unknown command or missing arguments: %1"_s.arg(args.join(u' ')), kUsage);
 }

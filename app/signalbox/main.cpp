@@ -25,6 +25,7 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -130,7 +131,7 @@ int main(int argc, char *argv[]) {
         std::fprintf(stderr, "signalbox: %s\n", qPrintable(bearer.error()));
         return 2;
     }
-    const QString &collectorToken = bearer.value();
+    QString collectorToken = bearer.value();
     QUrl collectorUrl;
     if (const auto inCluster = sb::parseClusterCollector(parser.value(collector))) {
         // Through the API server's service proxy, with the kubeconfig's credentials.
@@ -167,7 +168,17 @@ int main(int argc, char *argv[]) {
         }
         embedded = std::move(started).value();
         collectorUrl = embedded->url();
+        collectorToken = embedded->token();
+        // The same user's scripts and signalbox-cli find it, and its secret, there.
+        if (const sb::Status published = sb::publishCollector(collectorUrl, collectorToken);
+            !published)
+            qCWarning(lcUi).noquote()
+                << u"the collector's address is not published:"_s << published.error();
     }
+    const auto withdraw = qScopeGuard([&embedded, collectorUrl] {
+        if (embedded)
+            sb::withdrawCollector(collectorUrl);
+    });
 
     if (!collectorClient)
         collectorClient = std::make_unique<sb::CollectorClient>(collectorUrl, collectorToken);
@@ -177,7 +188,8 @@ int main(int argc, char *argv[]) {
     const QString configPath =
         parser.isSet(config) ? parser.value(config) : sb::Config::defaultPath();
     sb::Backends backends(&client, {data, configPath, parser.values(cluster),
-                                    collectorCluster ? QString() : collectorUrl.toString()});
+                                    collectorCluster ? QString() : collectorUrl.toString(), true,
+                                    collectorToken});
     sb::KubeBackend &kube = backends.kube();
 
     sb::LogdirFeeds logdirs(&client, &backends.monitor(), data + u"/logdirs.json"_s);
@@ -191,6 +203,8 @@ int main(int argc, char *argv[]) {
         return backends.runsOn(node);
     };
     window.nodes()->setRunLookup(runsOn);
+    window.nodes()->setReservedGpusLookup(
+        [&backends](const QString &node) { return backends.reservedGpus(node); });
     window.nodes()->setHistory(&client);
     // GPU and node history, and our runs' system series, kept in the collector.
     sb::SystemHistory history(&client, &backends.monitor(), runsOn);

@@ -11,23 +11,57 @@ from the job's output, so nothing is lost when a script runs under Signalbox.
         signalbox.log({"loss": loss, "acc": acc}, step=step)
     signalbox.finish()
 
-Environment: SIGNALBOX_COLLECTOR (default http://127.0.0.1:7410), SIGNALBOX_RUN (the run's
-name; Signalbox sets both for the runs it launches), SIGNALBOX_TOKEN (a bearer token).
+Environment: SIGNALBOX_COLLECTOR (default: the collector the Signalbox app published, else
+http://127.0.0.1:7410), SIGNALBOX_RUN (the run's name; Signalbox sets both for the runs it
+launches), SIGNALBOX_TOKEN (a bearer token), SIGNALBOX_PROXY (an HTTP proxy for the collector;
+none by default).
+
+What the client guarantees:
+- Every point is stored (acknowledged by the collector), printed as a metric line, or counted
+  in the loss said on stderr. A step must be exactly representable and within +-2^53:
+  log(step=2**53 + 1) raises ValueError.
+- The end of a run is sent whatever ends it: finish(), the end of the script, an uncaught
+  exception ("failed"), SIGINT or SIGTERM ("stopped": stop, scancel, preemption, a deleted
+  pod). Sending stops `finish_timeout` seconds (5 s) after the end; what is left is printed as
+  metric lines. Then the signal does what it did before: SIGINT raises KeyboardInterrupt; on
+  SIGTERM a handler the script installed is called (a script that goes on ends its run at
+  exit), else the process ends by SIGTERM (its exit status says so). Handlers are installed
+  once, from the main thread, never over an ignored signal.
+- Every request to the collector ends within `timeout` seconds (5 s) in all, a collector that
+  answers slowly included; redirects are not followed.
+- No proxy from the environment (http_proxy, https_proxy) is used: metrics and the token go to
+  the collector directly. proxy= or SIGNALBOX_PROXY names one; a token is never sent to a proxy
+  (with a proxy, an http:// collector and a token are refused; https:// tunnels through it).
+- Without SIGNALBOX_COLLECTOR, the collector the Signalbox app published for this user's
+  scripts is used while the app runs ($XDG_RUNTIME_DIR/signalbox, else /tmp/signalbox-UID:
+  collector.url, and collector.token with its per-session secret). Without a token given
+  (token=, SIGNALBOX_TOKEN), that secret is sent to that collector only (a loopback host, its
+  port), and only from a directory of this user's that no one else may write to and a file
+  that no one else may read.
+- A name already used by a run of the collector is not reused silently: init() picks name-2,
+  name-3... and says so, unless resume=True ("allow": continue the run, or start it) or
+  resume="must" (the run must exist). A run Signalbox launched (SIGNALBOX_RUN) keeps its name,
+  so a restarted (requeued) job continues its run.
+- After os.fork() (DataLoader workers, multiprocessing) the child does not write to its
+  parent's run: its log() calls are dropped and said on stderr, with counts; call init() in the
+  child to log from it.
+- While a run is alive the sender tells the collector so every `heartbeat` seconds (15 s), even
+  when nothing is logged, so a run whose process died can be told from one that is quiet.
 """
 
 import array
 import atexit
 import json
 import math
-import numbers
+import operator
 import os
+import signal
 import socket
 import struct
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 import uuid
 
 __all__ = ["init", "log", "finish", "run", "Run", "metric_line", "PREFIX"]
@@ -36,8 +70,14 @@ PREFIX = "@signalbox "
 DEFAULT_COLLECTOR = "http://127.0.0.1:7410"
 MAX_COORDINATE = 2.0 ** 53  # a step or time must be finite and within +-2^53 (the collector's rule)
 BATCH_VALUES = 4_000_000  # numbers in one push at most (32 MB), well inside the collector's 64 MiB
+# Keys a metric line reserves; metrics with these names travel in its "" object instead.
+RESERVED_KEYS = frozenset(("step", "time", "run", "batch"))
+STATUS_ON_SIGNAL = "stopped"
 
 _current = None
+_live = set()  # runs of this process not finished yet: each is finished at exit or on a signal
+_signalled = None  # the SIGINT or SIGTERM this process received, if any: the runs end "stopped"
+_previous_handlers = {}  # by signal: the handler ours chains to (installed once a process)
 
 
 def _json_number(value):
@@ -57,10 +97,37 @@ def _as_float(value):
         return None
 
 
-def metric_line(values, step=None, wall=None, batch=None):
-    """The line a script can print itself: '@signalbox {"step": 3, "loss": 0.5}'. `batch` is the
-    id of a batch that may have reached the collector: it then skips the line."""
-    record = {k: _json_number(float(v)) for k, v in values.items()}
+def _coordinate(value, what):
+    """A step or time as stored: an int or float equal to `value`, within +-2^53. Raises
+    ValueError otherwise, so that no point is stored at a step other than the one given."""
+    try:
+        whole = operator.index(value)  # ints, numpy and torch integers, compared exactly
+    except TypeError:
+        whole = None
+    if whole is not None:
+        if -MAX_COORDINATE <= whole <= MAX_COORDINATE:
+            return whole
+        number = None
+    else:
+        number = _as_float(value)
+        if number is not None and -MAX_COORDINATE <= number <= MAX_COORDINATE:
+            try:
+                exact = bool(number == value)  # a Fraction or Decimal may be between floats
+            except Exception:  # an array-like that cannot say: its float() is what it holds
+                exact = True
+            if exact:
+                return int(number) if number.is_integer() else number
+    raise ValueError("%s=%.80r: a %s must be a finite number within +-2^53 that a float holds "
+                     "exactly" % (what, value, what))
+
+
+def _line(values, step, wall, batch):
+    record = {}
+    escaped = {}
+    for name, value in values.items():
+        (escaped if name in RESERVED_KEYS else record)[name] = _json_number(float(value))
+    if escaped:
+        record[""] = escaped  # the parser reads metrics named "step", "time"... from here
     if step is not None:
         record["step"] = step
     if wall is not None:
@@ -68,6 +135,206 @@ def metric_line(values, step=None, wall=None, batch=None):
     if batch is not None:
         record["batch"] = batch
     return PREFIX + json.dumps(record, separators=(",", ":"))
+
+
+def metric_line(values, step=None, wall=None, batch=None):
+    """The line a script can print itself: '@signalbox {"step": 3, "loss": 0.5}'. `batch` is the
+    id of a batch that may have reached the collector: it then skips the line. Metrics named
+    like the line's own keys (step, time, run, batch) are kept under "". A step or wall time
+    that is not exactly a number within +-2^53 raises ValueError."""
+    return _line(values, None if step is None else _coordinate(step, "step"),
+                 None if wall is None else _coordinate(wall, "time"), batch)
+
+
+def _is_loopback(host):
+    if host.lower() in ("localhost", "localhost.", "ip6-localhost"):
+        return True
+    try:
+        import ipaddress
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _read_small(path, private):
+    """The text of a regular file of at most 4 KiB, or None. A `private` one must be this user's
+    and readable by no one else: another user could have put one there."""
+    import stat
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 4096 or (private and (
+                info.st_mode & 0o077 or info.st_uid != os.getuid())):
+            return None
+        return os.read(fd, 4097).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _published_collector():
+    """(url, token) of the collector the Signalbox app published for this user's scripts, while
+    that app runs; else None. The place and the checks are the app's (core/util/Paths.h):
+    $XDG_RUNTIME_DIR/signalbox, else /tmp/signalbox-UID, a directory of this user's that no one
+    else may write to, holding collector.url (the URL, the app's pid) and collector.token."""
+    import stat
+    if not hasattr(os, "getuid"):
+        return None
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    directory = (os.path.join(os.path.normpath(runtime), "signalbox") if os.path.isabs(runtime)
+                 else "/tmp/signalbox-%d" % os.getuid())
+    try:
+        info = os.lstat(directory)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None
+    where = _read_small(os.path.join(directory, "collector.url"), False)
+    secret = _read_small(os.path.join(directory, "collector.token"), True)
+    if not where or secret is None:
+        return None
+    lines = where.splitlines() + ["", ""]
+    url, pid = lines[0].strip(), lines[1].strip()
+    try:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme != "http" or not parts.port or not _is_loopback(parts.hostname or ""):
+            return None
+        os.kill(int(pid), 0)  # a crashed app leaves its files behind
+    except PermissionError:
+        pass  # it runs, as another user
+    except (ValueError, OSError):
+        return None
+    return url, (secret.splitlines() or [""])[0].strip()
+
+
+class _Endpoint:
+    """Where requests go: the collector, and the proxy only when one was named. Requests are
+    made on a plain socket so that each has one deadline for all of it (connect, send, the
+    answer's every byte), follows no redirect and ignores environment proxies."""
+
+    def __init__(self, url, proxy, token):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("collector %r: expected http://HOST:PORT or https://HOST:PORT" % url)
+        self.tls = parts.scheme == "https"
+        self.host = parts.hostname
+        self.port = parts.port or (443 if self.tls else 80)
+        self.netloc = parts.netloc.rpartition("@")[2]
+        self.base = parts.path.rstrip("/")
+        self.origin = "%s://%s" % (parts.scheme, self.netloc)
+        self.proxy = None
+        if proxy:
+            proxy_parts = urllib.parse.urlsplit(proxy if "://" in proxy else "http://" + proxy)
+            if proxy_parts.scheme != "http" or not proxy_parts.hostname:
+                raise ValueError("proxy %r: expected http://HOST:PORT" % proxy)
+            if token and not self.tls:
+                raise ValueError("a bearer token is never sent to a proxy: with proxy %r the "
+                                 "collector must be https:// (tunnelled through the proxy), or "
+                                 "name no proxy" % proxy)
+            self.proxy = (proxy_parts.hostname, proxy_parts.port or 80)
+
+    def exchange(self, method, path, body, headers, deadline, limit=1 << 20):
+        """(status, answer body) of one request that ends by `deadline` (time.monotonic());
+        raises OSError (socket.timeout past the deadline) or ValueError (not HTTP)."""
+        def remaining():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout("timed out")
+            return left
+
+        target = self.base + path
+        address = (self.host, self.port)
+        if self.proxy:
+            address = self.proxy
+            if not self.tls:
+                target = self.origin + target  # absolute form: the proxy forwards it
+        sock = socket.create_connection(address, timeout=remaining())
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.proxy and self.tls:
+                sock.settimeout(remaining())
+                sock.sendall(("CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n" % (
+                    self.host, self.port, self.host, self.port)).encode("idna"))
+                status, _, _ = _read_answer(sock, remaining, 64 << 10, head_only=True)
+                if not 200 <= status < 300:
+                    raise OSError("the proxy refused to connect (HTTP %d)" % status)
+            if self.tls:
+                import ssl
+                sock.settimeout(remaining())
+                sock = ssl.create_default_context().wrap_socket(sock, server_hostname=self.host)
+            head = ["%s %s HTTP/1.1" % (method, target), "Host: " + self.netloc,
+                    "Connection: close", "Content-Length: %d" % len(body)]
+            head += ["%s: %s" % item for item in headers.items()]
+            head = ("\r\n".join(head) + "\r\n\r\n").encode("utf-8")
+            sock.settimeout(remaining())  # sendall's timeout bounds the whole send
+            if len(body) < 65536:
+                sock.sendall(head + body)
+            else:
+                sock.sendall(head)
+                sock.settimeout(remaining())
+                sock.sendall(body)
+            status, _, answer = _read_answer(sock, remaining, limit)
+            return status, answer
+        finally:
+            sock.close()
+
+
+def _read_answer(sock, remaining, limit, head_only=False):
+    """(status, headers, body) of an HTTP answer read from sock, each read bounded by what is
+    left of the request's time; the body is at most `limit` bytes."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        if len(data) > 65536:
+            raise ValueError("an answer whose head is over 64 KiB")
+        sock.settimeout(remaining())
+        chunk = sock.recv(65536 if not head_only else 1)
+        if not chunk:
+            raise ValueError("the connection closed before an answer")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    fields = lines[0].split(" ", 2)
+    if len(fields) < 2 or not fields[0].startswith("HTTP/") or not fields[1].isdigit():
+        raise ValueError("not an HTTP answer: %.60r" % lines[0])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if head_only:
+        return int(fields[1]), headers, b""
+    length = headers.get("content-length")
+    length = int(length) if length and length.isdigit() else None
+    body = bytearray(body)
+    while length is None or len(body) < length:
+        if len(body) > limit:
+            raise ValueError("an answer over %d bytes" % limit)
+        sock.settimeout(remaining())
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body = _unchunk(bytes(body))
+    return int(fields[1]), headers, bytes(body)
+
+
+def _unchunk(data):
+    out = []
+    while data:
+        size, _, rest = data.partition(b"\r\n")
+        try:
+            count = int(size.split(b";")[0], 16)
+        except ValueError:
+            break
+        if count == 0:
+            break
+        out.append(rest[:count])
+        data = rest[count + 2:]
+    return b"".join(out)
 
 
 class Run:
@@ -78,27 +345,49 @@ class Run:
     timeout) gets the batch again with backoff, and past `max_queue` points waiting the oldest
     are printed as metric lines instead. Each batch carries an id the collector remembers, so a
     batch sent twice is stored once. Every loss is said on stderr, with counts, when it starts
-    and at finish()."""
+    and at finish().
+
+    resume: None (default) continues a run Signalbox launched (SIGNALBOX_RUN) and otherwise
+    picks a new name when the collector has a run by this one; True or "allow" keeps the name
+    (continue the run, or start it); "must" raises ValueError unless the collector has the
+    run; False or "never" always starts a new run. timeout: seconds one request may take in
+    all. finish_timeout: seconds finish() (and exit, and a signal) spends sending before it
+    prints the rest. heartbeat: seconds between the sender's "still alive" pushes (0: none).
+    proxy: an HTTP proxy for the collector (default $SIGNALBOX_PROXY, else none)."""
 
     def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.25,
-                 max_queue=1_000_000, on_ack=None, out=None, timeout=5.0):
-        self.name = run or os.environ.get("SIGNALBOX_RUN") or "%s-%s" % (
-            os.path.splitext(os.path.basename(sys.argv[0] or "python"))[0] or "run",
-            time.strftime("%Y%m%d-%H%M%S"))
+                 max_queue=1_000_000, on_ack=None, out=None, timeout=5.0, resume=None,
+                 proxy=None, heartbeat=15.0, finish_timeout=5.0):
+        published = None
+        if not collector and not os.environ.get("SIGNALBOX_COLLECTOR"):
+            published = _published_collector()
         self.collector = (collector or os.environ.get("SIGNALBOX_COLLECTOR")
-                          or DEFAULT_COLLECTOR).rstrip("/")
-        self._token = token or os.environ.get("SIGNALBOX_TOKEN")
+                          or (published and published[0]) or DEFAULT_COLLECTOR).rstrip("/")
+        self._token = token or os.environ.get("SIGNALBOX_TOKEN") or self._published_token(
+            published or _published_collector())
+        if proxy is None:
+            proxy = os.environ.get("SIGNALBOX_PROXY") or None
+        self._endpoint = _Endpoint(self.collector, proxy, self._token)
         self._flush_interval = flush_interval
         self._max_queue = max_queue
+        self._limit = max_queue  # log() takes its slow path past this: -1 once it may not queue
         self._on_ack = on_ack
         self._out = out or sys.stdout
         self._timeout = timeout
+        self._finish_timeout = finish_timeout
+        self._heartbeat = heartbeat or 0
+        self._next_beat = time.monotonic() + self._heartbeat
+        self._deadline = None  # when finish() stops sending (time.monotonic())
+        self._warned = set()
+        self.name = self._choose_name(run, resume)
         # What log() gathered since the last send, column by column: one block per stretch of
         # calls that logged the same metrics, (names, steps, times, [values per name]).
         self._lock = threading.Lock()
         self._blocks = []
         self._tail = None  # the block log() appends to
         self._rows = 0  # log() calls in the blocks
+        self._taken = []  # blocks the sender took and has not sent yet
+        self._sending = []  # the blocks of the batch being sent
         self._columnar = True  # until a collector from before columnar pushes is met
         self._retry = []  # batches the collector failed to take: (id, blocks), oldest first
         self._retry_rows = 0
@@ -107,15 +396,18 @@ class Run:
         self._batches = 0
         self._final = False
         self._step = -1
-        self.dropped = 0  # log() calls dropped because the queue was full
+        self._pid = os.getpid()
+        self._forked = False  # a copy of a parent's run in a forked child: it sends nothing
+        self.dropped = 0  # values dropped by log(): a full queue, after finish(), after fork
         self.refused = 0  # values the collector refused for their content
-        self.invalid = 0  # values log() dropped at the call (not numbers, bad steps)
+        self.invalid = 0  # values log() dropped at the call (not numbers, bad names)
+        self.unsent = 0  # values neither sent nor printed (stdout failed, or finish ran out)
         self.acknowledged = 0
         self.printed = 0
-        self._warned = set()
         self._down_until = 0.0
         self._wake = threading.Event()
         self._stop = False
+        self._reported = False  # finish() said its counts
         self._info = {"status": "running", "host": socket.gethostname(), "start": time.time()}
         if config:
             self._info["config"] = dict(config)
@@ -124,6 +416,22 @@ class Run:
         self._pending_info = dict(self._info)
         self._thread = threading.Thread(target=self._sender, name="signalbox-sender", daemon=True)
         self._thread.start()
+        _live.add(self)
+        _install_signal_handlers()
+
+    def _published_token(self, published):
+        """The app's per-session secret, only for the collector it published (a loopback host,
+        its port): the secret never travels anywhere else."""
+        if not published:
+            return None
+        try:
+            mine = urllib.parse.urlsplit(self.collector)
+            theirs = urllib.parse.urlsplit(published[0])
+            if _is_loopback(mine.hostname or "") and (mine.port or 80) == theirs.port:
+                return published[1] or None
+        except ValueError:
+            pass
+        return None
 
     def _warn(self, key, message):
         """Says `message` on stderr once per key."""
@@ -131,36 +439,85 @@ class Run:
             self._warned.add(key)
             print("signalbox: " + message, file=sys.stderr, flush=True)
 
+    def _choose_name(self, run, resume):
+        launched = not run and os.environ.get("SIGNALBOX_RUN")
+        name = run or launched or "%s-%s" % (
+            os.path.splitext(os.path.basename(sys.argv[0] or "python"))[0] or "run",
+            time.strftime("%Y%m%d-%H%M%S"))
+        mode = {None: "allow" if launched else "never", True: "allow", False: "never"}.get(
+            resume, resume)
+        if mode not in ("allow", "must", "never"):
+            raise ValueError("resume=%r: expected True, False, 'allow', 'must' or 'never'"
+                             % (resume,))
+        if mode == "allow":
+            return name
+        taken = self._names_like(name)
+        if taken is None:  # no collector answered: the job's output carries the points
+            if mode == "must":
+                self._warn("resume", "cannot check that run %r exists (no collector answered "
+                           "at %s); continuing it" % (name, self.collector))
+            return name
+        if mode == "must":
+            if name not in taken:
+                raise ValueError("resume='must': the collector at %s has no run %r"
+                                 % (self.collector, name))
+            return name
+        chosen, number = name, 1
+        while chosen in taken:
+            number += 1
+            chosen = "%s-%d" % (name, number)
+        if chosen != name:
+            self._warn("renamed", "the collector already has a run %r: logging to a new run %r "
+                       "(init(resume=True) continues a run)" % (name, chosen))
+        return chosen
+
+    def _names_like(self, name):
+        """The names of the collector's runs that mention `name`, or None when it did not say."""
+        path = "/api/v1/runs?filter=" + urllib.parse.quote(name.lower(), safe="")
+        status, answer = self._request("GET", path, b"", None,
+                                       time.monotonic() + min(self._timeout, 5.0), 64 << 20)
+        if status != 200:
+            return None
+        try:
+            return {run.get("name") for run in json.loads(answer) if isinstance(run, dict)}
+        except (ValueError, TypeError, AttributeError):
+            return None
+
     def log(self, metrics, step=None):
         """Records metric values at `step` (default: the previous step + 1). Returns at once.
         A value that is not a number is dropped with a warning (once per metric); the others
-        are kept. The values are copied: the dict may be changed and passed again."""
+        are kept. A step that is not exactly a number within +-2^53 raises ValueError. The
+        values are copied: the dict may be changed and passed again."""
         if step is None:
             step = self._step + 1
         elif type(step) is int and -MAX_COORDINATE <= step <= MAX_COORDINATE:
             pass  # the common case, checked without a conversion
         else:
-            number = _as_float(step)
-            if number is None or not -MAX_COORDINATE <= number <= MAX_COORDINATE:
-                self.invalid += len(metrics)
-                self._warn(("step", type(step).__name__),
-                           "log(step=%r) dropped: a step is a finite number within +-2^53"
-                           % (step,))
-                return
-            step = int(number) if number == int(number) else number
+            step = _coordinate(step, "step")
         self._step = step
         if not metrics:
             return
-        if self._rows >= self._max_queue:
-            self.dropped += 1
-            if self.dropped == 1:
-                self._warn("full", "the queue holds %d points and the collector is not taking "
-                           "them: dropping new points (counted at finish)" % self._max_queue)
+        if self._rows >= self._limit:
+            self._drop(len(metrics))
             return
         if not self._append(tuple(metrics), metrics.values(), step):
             metrics = self._clean(metrics)  # a value that is no float, or a bad name
             if metrics:
                 self._append(tuple(metrics), metrics.values(), step)
+
+    def _drop(self, values):
+        self.dropped += values
+        if self._forked:
+            self._warn("forked", "log() in process %d, forked from process %d after init(): a "
+                       "forked copy does not write to its parent's run %r; dropping its points "
+                       "(counted; call signalbox.init() in the child to log from it)"
+                       % (os.getpid(), self._pid, self.name))
+        elif self._stop:
+            self._warn("finished", "log() after finish() of run %r: dropped (counted)"
+                       % self.name)
+        else:
+            self._warn("full", "the queue holds %d points and the collector is not taking "
+                       "them: dropping new points (counted at finish)" % self._max_queue)
 
     def _append(self, keys, values, step):
         """Appends one row to the block of rows with these metrics; False, having appended
@@ -178,14 +535,16 @@ class Run:
             try:
                 for column, value in zip(columns, values):
                     column.append(value)
-            except (TypeError, ValueError, OverflowError):
-                rows = len(block[1])
-                for column in columns:
+                block[1].append(step)
+                block[2].append(wall)
+            except BaseException as error:  # a KeyboardInterrupt too: no row is left half made
+                rows = len(block[2])
+                for column in (block[1], *columns):
                     if len(column) > rows:
                         column.pop()
-                return False
-            block[1].append(step)
-            block[2].append(wall)
+                if isinstance(error, (TypeError, ValueError, OverflowError)):
+                    return False
+                raise
             self._rows += 1
         return True
 
@@ -206,32 +565,83 @@ class Run:
             values[name] = number
         return values
 
-    def finish(self, status="finished"):
-        """Sends what is queued, marks the run finished, and stops the sender."""
-        if self._stop:
+    def finish(self, status="finished", timeout=None):
+        """Sends what is queued (for at most `timeout` seconds, default finish_timeout; the
+        rest is printed as metric lines), marks the run with `status`, and stops the sender."""
+        self._begin_finish(status, timeout)
+        self._end_finish()
+
+    def _begin_finish(self, status, timeout=None):
+        if self._forked or self._stop:
             return
-        self._pending_info = {"status": status, "end": time.time()}
-        self._stop = True
+        self._deadline = time.monotonic() + (self._finish_timeout if timeout is None else timeout)
+        with self._lock:  # added to the info not sent yet: a short run keeps its config
+            self._pending_info = dict(self._pending_info or {}, status=status, end=time.time())
+            self._limit = -1  # log() from now on is dropped, and counted
+            self._stop = True
+        _live.discard(self)
         self._wake.set()
-        self._thread.join(timeout=30)
-        lost = self.dropped + self.refused + self.invalid
+
+    def _end_finish(self):
+        if self._forked:
+            if self.dropped:
+                print("signalbox: process %d (forked after init()) dropped %d values logged to "
+                      "run %s" % (os.getpid(), self.dropped, self.name), file=sys.stderr,
+                      flush=True)
+                self.dropped = 0
+            return
+        if not self._thread.is_alive() and self._reported:
+            return
+        # Past the deadline the sender only prints, which takes about 1 s per 250,000 rows.
+        self._thread.join(max(0.0, self._deadline - time.monotonic()) + 10.0)
+        if self._thread.is_alive():  # stdout blocked: what it still holds is not delivered
+            self.unsent += _values(self._blocks) + _values(self._taken) + _values(
+                self._sending) + sum(_values(blocks) for _, blocks in self._retry)
+        self._reported = True
+        lost = self.dropped + self.refused + self.invalid + self.unsent
         if lost or self.printed:
             print("signalbox: run %s: %d values acknowledged by the collector, %d printed as metric "
-                  "lines, %d dropped (%d log() calls with a full queue, %d refused by the "
-                  "collector, %d not numbers)" % (self.name, self.acknowledged, self.printed,
-                                                   lost, self.dropped, self.refused, self.invalid),
-                  file=sys.stderr, flush=True)
+                  "lines, %d dropped (%d by log() with a full queue, after finish or after fork, "
+                  "%d refused by the collector, %d not numbers, %d neither sent nor printed)"
+                  % (self.name, self.acknowledged, self.printed, lost, self.dropped,
+                     self.refused, self.invalid, self.unsent), file=sys.stderr, flush=True)
+
+    def _forked_copy(self):
+        """In a child forked after init(): this copy sends nothing and ends nothing of the
+        parent's run (the parent sends what was queued before the fork)."""
+        self._forked = True
+        self._lock = threading.Lock()  # another thread may have held it at the fork
+        self._blocks, self._tail, self._rows, self._taken, self._sending = [], None, 0, [], []
+        self._retry, self._retry_rows = [], 0
+        self._limit = -1
+        self._stop = True
+        self.dropped = 0
 
     def _sender(self):
         while True:
-            self._wake.wait(self._flush_interval)
+            wait = self._flush_interval
+            if self._heartbeat:
+                wait = max(0.0, min(wait, self._next_beat - time.monotonic()))
+            self._wake.wait(wait)
             self._wake.clear()
             stopping = self._stop
-            self._flush_safely()
+            self._flush_safely(stopping)
             while stopping and (self._blocks or self._retry):  # finish() sends everything
-                self._flush_safely(final=True)
+                self._flush_safely(True)
             if stopping:
                 return
+            if self._heartbeat and time.monotonic() >= self._next_beat:
+                self._beat()
+
+    def _beat(self):
+        """Tells the collector the run is alive: a push naming only the run. A collector that
+        refuses it (400) is older than heartbeats: they stop, silently."""
+        self._next_beat = time.monotonic() + self._heartbeat
+        body = json.dumps({"run": self.name}).encode()
+        status, _ = self._request("POST", "/api/v1/push", body, "application/json",
+                                  time.monotonic() + min(self._timeout, self._heartbeat))
+        if status == 400:
+            self._heartbeat = 0
 
     def _flush_safely(self, final=False):
         try:
@@ -239,9 +649,13 @@ class Run:
         except Exception as error:  # the sender must never die: print what it holds instead
             self._warn(("sender", type(error).__name__), "sending failed (%r); printing metric "
                        "lines instead" % (error,))
-            for batch_id, blocks in self._retry:
-                self._print(blocks, batch_id)
-            self._retry, self._retry_rows = [], 0
+            held = [blocks for _, blocks in self._retry] + [self._sending, self._taken]
+            self._retry, self._retry_rows, self._sending, self._taken = [], 0, [], []
+            for blocks in held:
+                try:
+                    self._print(blocks, None)
+                except Exception:  # stdout failed too: counted at finish
+                    self.unsent += _values(blocks)
 
     def _flush(self, final=False):
         self._final = final
@@ -254,21 +668,24 @@ class Run:
                 self._retry_rows += _rows(blocks)
                 break
             self._settle(batch_id, blocks, outcome)
-        with self._lock:  # what log() gathered since the last flush, taken whole
-            taken, self._blocks, self._tail, self._rows = self._blocks, [], None, 0
-        info, self._pending_info = self._pending_info, None
-        while taken or info:
-            blocks, taken = _split(taken, _rows_within(taken, BATCH_VALUES))
+        with self._lock:  # what log() gathered since the last flush, taken whole, and the info
+            self._taken, self._blocks, self._tail, self._rows = self._blocks, [], None, 0
+            info, self._pending_info = self._pending_info, None
+        while self._taken or info:
+            blocks, self._taken = _split(self._taken, _rows_within(self._taken, BATCH_VALUES))
+            self._sending = blocks  # until settled: printed if sending it fails unexpectedly
             self._batches += 1
             batch_id = "%s-%d" % (self._batch_prefix, self._batches)
             if self._retry or (time.time() < self._down_until and not final):
                 outcome = "retry" if self._backoff or self._retry else "print"
-                if info:
-                    self._pending_info = info  # sent with a later batch
             else:
                 outcome = self._send(batch_id, blocks, info)
+            if info and outcome != "acked":
+                with self._lock:  # sent with a later batch; what came since is newer
+                    self._pending_info = dict(info, **(self._pending_info or {}))
             info = None
             self._settle(batch_id, blocks, outcome)
+            self._sending = []
 
     def _settle(self, batch_id, blocks, outcome):
         """Keeps a batch for another try (bounded: past max_queue the oldest are printed), or
@@ -289,7 +706,7 @@ class Run:
         # The job's output carries them instead. With the batch id, so that the collector skips
         # them if a try it never answered stored the batch after all.
         for step, wall, metrics in _records(blocks):
-            print(metric_line(metrics, step, wall, batch_id), file=self._out, flush=False)
+            print(_line(metrics, step, wall, batch_id), file=self._out, flush=False)
             self.printed += len(metrics)
         self._out.flush()
 
@@ -336,6 +753,10 @@ class Run:
             return "acked"
         if status in (400, 413):
             rows = _rows(blocks)
+            if not blocks:  # the run's info alone, refused: said, and not sent again
+                self._warn(("info", detail), "the collector refused run %r's info: %s"
+                           % (self.name, detail))
+                return "acked"
             if rows <= 1:
                 self.refused += _values(blocks)
                 self._warn(("refused", detail), "the collector refused a record: %s (each such "
@@ -359,40 +780,42 @@ class Run:
 
     def _post(self, batch_id, blocks, info):
         """(HTTP status, error text); status 0 when nothing answered, -1 on a timeout."""
+        deadline = time.monotonic() + self._timeout
         if self._columnar:
-            status, detail = self._request("/api/v1/push/columns",
+            status, detail = self._request("POST", "/api/v1/push/columns",
                                            self._columns(batch_id, blocks, info),
-                                           "application/x-signalbox-columns")
+                                           "application/x-signalbox-columns", deadline)
             if status != 404:
                 return status, detail
             self._columnar = False  # a collector from before columnar pushes: JSON from now on
-        return self._request("/api/v1/push", self._json(batch_id, blocks, info),
-                             "application/json")
+        return self._request("POST", "/api/v1/push", self._json(batch_id, blocks, info),
+                             "application/json", deadline)
 
-    def _request(self, path, data, content_type):
-        request = urllib.request.Request(self.collector + path, data=data,
-                                         headers={"Content-Type": content_type}, method="POST")
+    def _request(self, method, path, data, content_type, deadline, limit=1 << 20):
+        """(HTTP status, answer) — the error text for a status of 400 or more, the body
+        otherwise; status 0 when nothing answered, -1 when the answer did not come in time
+        (the request's deadline, or finish()'s) or was not HTTP."""
+        if self._deadline is not None:
+            deadline = min(deadline, self._deadline)
+        headers = {}
+        if content_type:
+            headers["Content-Type"] = content_type
         if self._token:
-            request.add_header("Authorization", "Bearer " + self._token)
+            headers["Authorization"] = "Bearer " + self._token
         try:
-            with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                response.read()
-                return response.status, ""
-        except urllib.error.HTTPError as error:
-            text = error.read().decode(errors="replace")
-            try:
-                text = json.loads(text).get("error", text)
-            except (ValueError, AttributeError):
-                pass
-            return error.code, text
-        except (socket.timeout, TimeoutError):
-            return -1, "timed out after %g s" % self._timeout
-        except urllib.error.URLError as error:
-            if isinstance(error.reason, (socket.timeout, TimeoutError)):
-                return -1, "timed out after %g s" % self._timeout
-            return 0, str(error.reason)
-        except (OSError, ValueError) as error:
-            return 0, str(error)
+            status, answer = self._endpoint.exchange(method, path, data, headers, deadline, limit)
+        except socket.timeout:
+            return -1, "timed out: no whole answer within %g s" % self._timeout
+        except (OSError, ValueError) as error:  # refused, reset, closed: as if none answered
+            return 0, str(error) or type(error).__name__
+        if status < 400:
+            return status, answer
+        text = answer.decode(errors="replace")
+        try:
+            text = json.loads(text).get("error", text)
+        except (ValueError, AttributeError):
+            pass
+        return status, text
 
 
 def _rows(blocks):
@@ -441,7 +864,8 @@ def _rows_within(blocks, values):
 
 
 def init(run=None, config=None, collector=None, **options):
-    """Starts a run and makes it the one log() and finish() use. Returns the Run."""
+    """Starts a run and makes it the one log() and finish() use. Returns the Run. Options are
+    Run's: resume=True continues a run of this name instead of starting name-2."""
     global _current
     if _current is not None:
         _current.finish()
@@ -468,18 +892,73 @@ def finish(status="finished"):
         _current = None
 
 
+def _finish_all(status):
+    """Ends every run of this process at once, within one finish_timeout."""
+    runs = list(_live) + ([_current] if _current is not None else [])
+    for each in runs:
+        each._begin_finish(status)
+    for each in runs:
+        each._end_finish()
+
+
 def _finish_at_exit():
+    global _current
     failed = getattr(sys, "last_value", None) is not None
-    finish("failed" if failed else "finished")
+    _finish_all(STATUS_ON_SIGNAL if _signalled else "failed" if failed else "finished")
+    _current = None
+
+
+def _on_signal(signum, frame):
+    """SIGINT or SIGTERM: the runs end "stopped", and the signal then does what it did."""
+    global _signalled
+    _signalled = signum
+    previous = _previous_handlers.get(signum)
+    if callable(previous):
+        # The script's handler (or Python's KeyboardInterrupt) decides; the runs are ended at
+        # exit, so a script that goes on after the signal can still log.
+        previous(signum, frame)
+        return
+    for each in list(_live):
+        if not each._lock.acquire(timeout=0.05):
+            # The signal stopped this thread inside log(), lock held: come again once it let go.
+            again = threading.Timer(0.05, os.kill, (os.getpid(), signum))
+            again.daemon = True
+            again.start()
+            return
+        each._lock.release()
+    _finish_all(STATUS_ON_SIGNAL)
+    signal.signal(signum, signal.SIG_DFL)
+    signal.raise_signal(signum)  # the process ends by the signal, as it would have
+
+
+def _install_signal_handlers():
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal.signal() works only there; exit still flushes
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        current = signal.getsignal(signum)
+        if signum in _previous_handlers or current in (signal.SIG_IGN, None):
+            continue  # once (a handler set since may chain to ours), or ignored, or set in C
+        _previous_handlers[signum] = current
+        signal.signal(signum, _on_signal)
+
+
+def _after_fork_in_child():
+    global _live
+    for each in list(_live) + ([_current] if _current is not None else []):
+        each._forked_copy()
+    _live = set()
 
 
 _previous_excepthook = sys.excepthook
 
 
 def _excepthook(kind, value, traceback):
-    finish("failed")
+    _finish_all(STATUS_ON_SIGNAL if issubclass(kind, KeyboardInterrupt) or _signalled
+                else "failed")
     _previous_excepthook(kind, value, traceback)
 
 
 sys.excepthook = _excepthook
 atexit.register(_finish_at_exit)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

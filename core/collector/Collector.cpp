@@ -47,6 +47,22 @@ Result<std::vector<double>> numbers(const QJsonValue &value, const QString &what
     return out;
 }
 
+// How deep a JSON value nests (a number: 0, an empty object: 1).
+int nesting(const QJsonValue &value) {
+    int deepest = 0;
+    if (value.isObject()) {
+        const QJsonObject object = value.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it)
+            deepest = std::max(deepest, nesting(it.value()));
+    } else if (value.isArray()) {
+        for (const QJsonValue item : value.toArray())
+            deepest = std::max(deepest, nesting(item));
+    } else {
+        return 0;
+    }
+    return deepest + 1;
+}
+
 bool isLoopback(const QHostAddress &address) {
     return address.isLoopback() || address == QHostAddress(QHostAddress::LocalHost);
 }
@@ -55,6 +71,7 @@ bool isLoopback(const QHostAddress &address) {
 
 Collector::~Collector() {
     if (m_store) {
+        saveLastSeen();
         (void)m_store->sync();
         (void)m_store->saveSummaries();
     }
@@ -70,8 +87,15 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     if (!store)
         return fail(store.error());
     collector->m_store = std::move(store).value();
+    collector->m_lostAfter = options.lostAfterSeconds;
+    collector->m_startedAt = now();
+    for (const RunInfo &info : collector->m_store->runsByName()) {
+        if (info.status == u"running"_s)
+            collector->m_running.insert(info.name);
+    }
     if (options.listen) {
         collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
+        collector->m_http->setHostNames(options.hostNames);
         if (Status listening = collector->m_http->listen(options.address, options.port); !listening)
             return listening.failure();
         QUrl url;
@@ -92,10 +116,20 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     connect(&collector->m_syncTimer, &QTimer::timeout, collector.get(),
             [c = collector.get(), ticks = 0]() mutable {
                 (void)c->m_store->sync();
-                if (++ticks % 30 == 0)
+                if (++ticks % 30 == 0) {
+                    c->saveLastSeen(); // a restart loses at most this long of last-seen times
                     (void)c->m_store->saveSummaries();
+                }
             });
     collector->m_syncTimer.start();
+    if (options.lostAfterSeconds > 0) {
+        // Often enough that a run is judged within a quarter of the threshold of falling silent.
+        collector->m_judgeTimer.setInterval(
+            static_cast<int>(std::clamp(options.lostAfterSeconds * 250, 100.0, 15000.0)));
+        connect(&collector->m_judgeTimer, &QTimer::timeout, collector.get(),
+                &Collector::judgeSilentRuns);
+        collector->m_judgeTimer.start();
+    }
     return collector;
 }
 
@@ -136,6 +170,7 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
         return invalid(u"\"batch\" must be a string of at most 200 characters (the sender's id "
                        "for this batch)"_s);
     decoded.batch = batch.toString();
+    decoded.ifRunning = push.value(u"if_running"_s).toBool();
     if (push.value(u"info"_s).isObject())
         decoded.info = RunInfo::fromJson(decoded.run, push.value(u"info"_s).toObject());
     // A run's words travel with every listing of runs: kept to what a person writes.
@@ -148,6 +183,10 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
         return invalid(
             u"\"tags\" must be at most %1 tags of at most %2 characters each"_s.arg(kMostTags).arg(
                 kLongestTag));
+    if (decoded.info) {
+        if (const QString problem = infoProblem(*decoded.info); !problem.isEmpty())
+            return invalid(problem);
+    }
 
     const double wallNow = now();
     const QJsonObject columns = push.value(u"series"_s).toObject();
@@ -189,6 +228,23 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
         decoded.records.push_back(std::move(record));
     }
     return decoded;
+}
+
+QString Collector::infoProblem(const RunInfo &info) {
+    for (const auto &[field, text, most] : {std::tuple{"host", &info.host, kLongestHost},
+                                            std::tuple{"status", &info.status, kLongestWord},
+                                            std::tuple{"sweep", &info.sweep, kLongestHost}}) {
+        if (text->size() > most)
+            return u"\"%1\" is longer than %2 characters"_s.arg(QLatin1StringView(field)).arg(most);
+    }
+    if (nesting(info.config) > kDeepestConfig)
+        return u"\"config\" nests deeper than %1 levels"_s.arg(kDeepestConfig);
+    if (const qsizetype bytes = QJsonDocument(info.config).toJson(QJsonDocument::Compact).size();
+        bytes > kLargestConfig)
+        return u"\"config\" is %1 bytes as JSON, more than %2: keep hyperparameters there, and "
+               "larger things in files of the run"_s.arg(bytes)
+                   .arg(kLargestConfig);
+    return {};
 }
 
 Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
@@ -278,22 +334,133 @@ Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
 }
 
 Result<qint64> Collector::storePush(Push push) {
+    const auto &byName = m_store->runsByName();
+    if (push.ifRunning) {
+        // Signalbox saw the run's process end: its word stands unless the run had its own.
+        const auto known = byName.constFind(push.run);
+        if (known != byName.constEnd() && known->ended())
+            return qint64(0);
+        // It ended when it was last heard from, not when Signalbox noticed.
+        if (known != byName.constEnd() && push.info && push.info->end) {
+            if (const auto seen = lastSeen(*known))
+                push.info->end = std::min(*push.info->end, *seen);
+        }
+    } else if (push.heartbeat() && push.batch.isEmpty()) {
+        if (byName.contains(push.run)) // a heartbeat names a run, it makes none
+            heard(push.run);
+        return qint64(0);
+    }
     // Its points came already as metric lines the client printed when this push timed out.
-    if (!push.batch.isEmpty() && m_store->storedBatch(push.run, linesBatch(push.batch)))
+    if (!push.batch.isEmpty() &&
+        m_store->storedBatch(push.run, push.batch, MetricStore::Batch::InParts))
         return push.points;
     // Records join the same batch, so a push is stored whole or not at all. Their missing steps
     // follow the run's last one, which only this thread knows.
     double lastStep = storedLastStep(push.run).value_or(-1);
+    SeriesIndex index;
     for (const MetricRecord &record : push.records) {
         lastStep = record.step.value_or(lastStep + 1);
-        appendRecord(record, lastStep, *record.wall, &push.series);
+        appendRecord(record, lastStep, *record.wall, &push.series, &index);
+    }
+    // Config keys merge into the stored ones: bounded as merged, or updates would grow it for ever.
+    if (const auto known = byName.constFind(push.run);
+        push.info && !push.info->config.isEmpty() && known != byName.constEnd()) {
+        RunInfo merged;
+        RunInfo update;
+        merged.config = known->config;
+        update.config = push.info->config;
+        merged.merge(update);
+        if (const QString problem = infoProblem(merged); !problem.isEmpty())
+            return fail(u"merged into run \"%1\"'s config: %2"_s.arg(push.run, problem),
+                        ErrorCode::InvalidInput);
     }
     const auto stored =
         m_store->append(push.run, push.series, push.info ? &*push.info : nullptr, push.batch);
     if (!stored)
         return stored.failure();
     noteLastSteps(push.run, push.series);
+    if (push.info)
+        noteStatus(push.run);
+    if (!push.ifRunning)
+        heard(push.run);
     return push.points;
+}
+
+void Collector::noteStatus(const QString &run) {
+    const auto info = m_store->runsByName().constFind(run);
+    if (info != m_store->runsByName().constEnd() && info->status == u"running"_s)
+        m_running.insert(run);
+    else
+        m_running.remove(run);
+}
+
+void Collector::heard(const QString &run) {
+    const double at = now();
+    m_heard[run] = at;
+    if (m_running.contains(run))
+        return;
+    const auto info = m_store->runsByName().constFind(run);
+    if (info == m_store->runsByName().constEnd() || info->status != u"lost"_s)
+        return;
+    // A run judged lost that speaks again was only silent: running, with no end.
+    RunInfo revived;
+    revived.name = run;
+    revived.status = u"running"_s;
+    revived.lastSeen = at;
+    if (Status updated = m_store->updateRun(revived); !updated)
+        qCWarning(lcCollector).noquote() << updated.error();
+    noteStatus(run);
+}
+
+std::optional<double> Collector::lastSeen(const RunInfo &info) const {
+    std::optional<double> seen = info.lastSeen;
+    if (const auto heardAt = m_heard.constFind(info.name); heardAt != m_heard.constEnd())
+        seen = std::max(seen.value_or(*heardAt), *heardAt);
+    if (seen)
+        return seen;
+    // A store from before last-seen times: its last point, else its start.
+    for (const auto &series : m_store->series(info.name)) {
+        if (series.count > 0)
+            seen = std::max(seen.value_or(series.last.wall), series.last.wall);
+    }
+    return seen ? seen : info.start;
+}
+
+void Collector::saveLastSeen() {
+    for (auto it = m_heard.cbegin(); it != m_heard.cend(); ++it) {
+        RunInfo update;
+        update.name = it.key();
+        update.lastSeen = it.value();
+        if (Status saved = m_store->updateRun(update); !saved)
+            qCWarning(lcCollector).noquote() << saved.error();
+    }
+    m_heard.clear();
+}
+
+void Collector::judgeSilentRuns() {
+    if (m_lostAfter <= 0)
+        return;
+    const double at = now();
+    std::vector<std::pair<QString, std::optional<double>>> silent;
+    for (const QString &run : std::as_const(m_running)) {
+        const auto info = m_store->runsByName().constFind(run);
+        if (info == m_store->runsByName().constEnd())
+            continue;
+        const auto seen = lastSeen(*info);
+        if (at - std::max(seen.value_or(m_startedAt), m_startedAt) > m_lostAfter)
+            silent.emplace_back(run, seen);
+    }
+    for (const auto &[run, seen] : silent) {
+        RunInfo lost;
+        lost.name = run;
+        lost.status = u"lost"_s;
+        lost.lastSeen = seen;
+        lost.end = seen;
+        if (Status updated = m_store->updateRun(lost); !updated)
+            qCWarning(lcCollector).noquote() << updated.error();
+        m_heard.remove(run);
+        noteStatus(run);
+    }
 }
 
 Result<qint64> Collector::ingestPush(const QJsonObject &push) {
@@ -337,58 +504,66 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
                                                  const std::vector<MetricRecord> &records) {
     IngestResult result;
     // One atomic batch per run and sender's batch id, in the order they came.
-    using Group = std::pair<QString, QString>;
+    using Group = std::pair<QString, QString>; // run, batch: a pair, so no name makes another's
+    struct Points {
+        std::vector<SeriesPoints> series;
+        SeriesIndex index;
+    };
     std::vector<Group> order;
-    QHash<QString, std::vector<SeriesPoints>> groups; // by run + '\0' + batch
+    QHash<Group, Points> groups;
     QHash<QString, double> lastStep;
+    qint64 unnamed = 0; // records that name no run
     const double wallNow = now();
     for (const MetricRecord &record : records) {
         const QString target = record.run.isEmpty() ? run : record.run;
         if (target.isEmpty()) {
-            result.errors << u"a metric record names no run"_s;
+            ++unnamed;
             continue;
         }
-        const QString key = target + QChar(0) + record.batch;
+        const Group key{target, record.batch};
         if (!groups.contains(key))
-            order.emplace_back(target, record.batch);
+            order.push_back(key);
         if (!lastStep.contains(target))
             lastStep[target] = storedLastStep(target).value_or(-1);
         double &last = lastStep[target];
         const double step = record.step.value_or(last + 1);
         last = std::max(last, step);
-        appendRecord(record, step, record.wall.value_or(wallNow), &groups[key]);
+        Points &points = groups[key];
+        appendRecord(record, step, record.wall.value_or(wallNow), &points.series, &points.index);
     }
+    if (unnamed > 0) // said once, however many: the answer stays small
+        result.errors << (unnamed == 1 ? u"a metric record names no run"_s
+                                       : u"%1 metric records name no run"_s.arg(unnamed));
     for (const auto &[target, batch] : order) {
-        const std::vector<SeriesPoints> &series = groups[target + QChar(0) + batch];
+        const std::vector<SeriesPoints> &series = groups[{target, batch}].series;
         qint64 points = 0;
         for (const SeriesPoints &s : series)
             points += static_cast<qint64>(s.points.size());
         // Lines a client printed for a batch it had pushed: the push was stored after all.
-        if (!batch.isEmpty() && m_store->storedBatch(target, batch)) {
+        if (!batch.isEmpty() && m_store->storedBatch(target, batch, MetricStore::Batch::Whole)) {
             result.duplicates += points;
+            heard(target);
             continue;
         }
-        const auto stored = m_store->append(target, series, nullptr, linesBatch(batch),
-                                            MetricStore::Batch::InParts);
+        const auto stored =
+            m_store->append(target, series, nullptr, batch, MetricStore::Batch::InParts);
         if (!stored) {
             result.errors << u"run \"%1\": %2"_s.arg(target, stored.error());
             result.storageFailed |= stored.errorCode() == ErrorCode::StorageFailed;
             continue;
         }
         noteLastSteps(target, series);
+        heard(target);
         result.points += points;
     }
     return result;
-}
-
-QString Collector::linesBatch(const QString &batch) {
-    return batch.isEmpty() ? QString() : batch + u" (lines)"_s;
 }
 
 Collector::Lines Collector::decodeLines(QByteArrayView text) {
     Lines lines;
     qsizetype start = 0;
     int lineNumber = 0;
+    qint64 unreported = 0;
     while (start < text.size()) {
         qsizetype end = text.indexOf('\n', start);
         if (end < 0)
@@ -397,11 +572,16 @@ Collector::Lines Collector::decodeLines(QByteArrayView text) {
         if (auto parsed = MetricLines::parseLogLine(text.sliced(start, end - start))) {
             if (*parsed)
                 lines.records.push_back(std::move(*parsed).value());
-            else
+            else if (lines.errors.size() < kMostReportedErrors)
                 lines.errors << u"line %1: %2"_s.arg(lineNumber).arg(parsed->error());
+            else
+                ++unreported;
         }
         start = end + 1;
     }
+    // A body of bad lines must not make an answer larger than itself: the first few say why.
+    if (unreported > 0)
+        lines.errors << u"and %1 more malformed lines"_s.arg(unreported);
     return lines;
 }
 
@@ -414,6 +594,7 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
 QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit) {
     if (limit == 0)
         return {};
+    judgeSilentRuns(); // a listing never shows as running a run already past the threshold
     std::vector<const RunInfo *> listed;
     auto take = [&](const RunInfo &info) { // whether more are wanted
         if (offset > 0) {
@@ -449,6 +630,8 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
     out.reserve(qsizetype(listed.size()));
     for (const RunInfo *info : listed) {
         RunSummary run{*info, {}};
+        if (const auto heardAt = m_heard.constFind(info->name); heardAt != m_heard.constEnd())
+            run.info.lastSeen = std::max(run.info.lastSeen.value_or(*heardAt), *heardAt);
         for (const auto &series : m_store->series(info->name))
             run.metrics.insert(series.metric, {series.count, series.last, series.range});
         out.append(run);
@@ -491,13 +674,15 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
             hi = std::max(hi, to);
         }
     }
-    // Each member's columns are held until its group is combined (a median needs them all).
+    // Each member's columns are computed, and held until its group is combined (a median needs
+    // them all): the members of all groups together bound the work.
     qint64 members = 0;
     for (const GroupReply &reply : replies.groups)
-        members = std::max<qint64>(members, reply.runs.size());
+        members += reply.runs.size();
     if (members * request.window.width > kMostGroupCells)
-        return fail(u"%1 runs × %2 columns in one group is more than the collector computes at "
-                    "once (%3 values): ask for fewer columns or smaller groups"_s.arg(members)
+        return fail(u"%1 runs × %2 columns in these groups is more than the collector computes "
+                    "for one request (%3 values): ask for fewer columns or fewer groups at a "
+                    "time"_s.arg(members)
                         .arg(request.window.width)
                         .arg(kMostGroupCells),
                     ErrorCode::InvalidInput);

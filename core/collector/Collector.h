@@ -9,6 +9,7 @@
 #include <QHostAddress>
 #include <QJsonArray>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 #include <QUrl>
 
@@ -27,11 +28,15 @@ public:
     struct Options {
         QString dataDir;
         QHostAddress address = QHostAddress::LocalHost;
-        quint16 port = 0; // 0: any free port
-        QString token;    // required for a non-loopback address
+        quint16 port = 0;      // 0: any free port
+        QString token;         // required for a non-loopback address
+        QStringList hostNames; // besides localhost: names clients use for a loopback listener
         QStringList watchDirs;
         bool listen = true;
+        // A running run silent (no push, line or heartbeat) this long is judged lost; 0: never.
+        double lostAfterSeconds = kLostAfterSeconds;
     };
+    static constexpr double kLostAfterSeconds = 300;
 
     static Result<std::unique_ptr<Collector>> start(const Options &options);
     ~Collector() override;
@@ -49,10 +54,22 @@ public:
         std::vector<SeriesPoints> series;
         std::vector<MetricRecord> records; // missing steps are filled in when stored
         qint64 points = 0;
+        // Sent by Signalbox for a run it launched ("if_running": true): the info applies only
+        // while the run has not ended by its own word, and is no word from the run itself.
+        bool ifRunning = false;
+        bool heartbeat() const { return !info && series.empty() && records.empty(); }
     };
     static constexpr qsizetype kLongestNote = 65536; // characters
     static constexpr qsizetype kMostTags = 100;
     static constexpr qsizetype kLongestTag = 200;
+    // The rest of a run's info, bounded as note and tags are: every listing of runs carries it.
+    static constexpr qsizetype kLongestHost = 255;     // characters; the sweep's id too
+    static constexpr qsizetype kLongestWord = 64;      // characters of a status
+    static constexpr qsizetype kLargestConfig = 65536; // bytes of the config as compact JSON
+    static constexpr int kDeepestConfig = 32;          // levels of nesting in the config
+    // Why an update of a run's info is refused (its config alone, or merged into the stored one);
+    // empty when it is fine.
+    static QString infoProblem(const RunInfo &info);
     static Result<Push> decodePush(QByteArrayView body);
     static Result<Push> decodePush(const QJsonObject &push);
     // A columnar push (POST /api/v1/push/columns), version 1, all little-endian:
@@ -79,8 +96,9 @@ public:
     // ones reported one by one while the others are kept.
     struct Lines {
         std::vector<MetricRecord> records;
-        QStringList errors;
+        QStringList errors; // the first kMostReportedErrors, then how many more
     };
+    static constexpr qsizetype kMostReportedErrors = 100;
     static Lines decodeLines(QByteArrayView text);
     IngestResult storeLines(const QString &run, const Lines &lines);
     IngestResult ingestLines(const QString &run, QByteArrayView text) {
@@ -94,20 +112,27 @@ public:
     // name order: `limit` of them (all when negative) after the first `offset`.
     // Each metric's value range is there once its series was summarized (within a few calls).
     QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1);
-    // Each group's centre line and band, on columns shared by all groups (see GroupRequest). A
-    // group's runs × columns above kMostGroupCells is refused (its values are held at once).
+    // Each group's centre line and band, on columns shared by all groups (see GroupRequest). The
+    // members of all groups × columns above kMostGroupCells is refused (each is computed).
     static constexpr qint64 kMostGroupCells = 20'000'000;
     Result<GroupReplies> groups(const GroupRequest &request);
     Health health() const;
+    // Running runs silent for longer than the threshold become lost, with their end when they
+    // were last heard from (written into the store, so every listing agrees).
+    void judgeSilentRuns();
 
 private:
     Collector() = default;
+    // The run spoke (a push, metric lines, a heartbeat): remembered, and a lost run revived.
+    void heard(const QString &run);
+    // Writes what was heard since the last call into the runs' info (cheap: once in a while).
+    void saveLastSeen();
+    std::optional<double> lastSeen(const RunInfo &info) const;
+    void noteStatus(const QString &run);
     void noteLastSteps(const QString &run, const std::vector<SeriesPoints> &series);
     // The largest step stored for a run, read from the store the first time it is asked (a
     // store of 100,000 runs starts without reading them all).
     std::optional<double> storedLastStep(const QString &run);
-    // The id under which metric lines of a client's batch are remembered.
-    static QString linesBatch(const QString &batch);
 
     std::unique_ptr<MetricStore> m_store;
     std::unique_ptr<CollectorHttpApi> m_http;
@@ -115,6 +140,11 @@ private:
     QUrl m_url;
     QTimer m_syncTimer;
     QHash<QString, double> m_lastStep; // by run, once asked or written
+    QHash<QString, double> m_heard;    // by run: last heard from, not yet in the run's info
+    QSet<QString> m_running;           // runs whose status is running
+    double m_lostAfter = kLostAfterSeconds;
+    double m_startedAt = 0; // a run is not judged lost for the time the collector was down
+    QTimer m_judgeTimer;
 };
 
 } // namespace sb

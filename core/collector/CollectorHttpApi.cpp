@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QStringDecoder>
 
 #include <cmath>
 
@@ -46,6 +47,8 @@ bool constantTimeEqual(const QByteArray &a, const QByteArray &b) {
 
 // A request's query parameters, percent-decoded as UTF-8 with '+' read as a space (as HTML forms
 // and Python's urlencode send it), so any run or metric name that can be stored can be asked for.
+// Bytes that are not UTF-8 are refused, not replaced: "%FF" and "%FE" would both be U+FFFD and
+// name the same run.
 class Parameters {
 public:
     explicit Parameters(const QByteArray &query) {
@@ -53,12 +56,20 @@ public:
             if (item.isEmpty())
                 continue;
             const qsizetype equals = item.indexOf('=');
-            if (equals < 0)
-                m_items.append({decode(item), QString()});
-            else
-                m_items.append({decode(item.first(equals)), decode(item.sliced(equals + 1))});
+            const QByteArray key = equals < 0 ? item : item.first(equals);
+            const auto name = decode(key);
+            const auto value =
+                equals < 0 ? std::optional<QString>(QString()) : decode(item.sliced(equals + 1));
+            if (!name || !value) {
+                if (m_invalid.isEmpty())
+                    m_invalid = name ? *name : QString::fromLatin1(key);
+                continue;
+            }
+            m_items.append({*name, *value});
         }
     }
+    // The first parameter whose name or value is not UTF-8; empty when all are.
+    const QString &invalid() const { return m_invalid; }
     QStringList values(const QString &key) const {
         QStringList out;
         for (const auto &[name, value] : m_items) {
@@ -75,12 +86,30 @@ public:
     }
 
 private:
-    static QString decode(QByteArray text) {
+    static std::optional<QString> decode(QByteArray text) {
         text.replace('+', ' ');
-        return QString::fromUtf8(QByteArray::fromPercentEncoding(text));
+        // A leading BOM is kept as U+FEFF: "\uFEFFa" and "a" are different names.
+        QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless |
+                                                      QStringDecoder::Flag::ConvertInitialBom);
+        QString decoded = utf8(QByteArray::fromPercentEncoding(text));
+        return utf8.hasError() ? std::nullopt : std::optional<QString>(std::move(decoded));
     }
     QList<std::pair<QString, QString>> m_items;
+    QString m_invalid;
 };
+
+// The runs a request names, each once (a name given a thousand times is one run's work), or why
+// they are too many for one request.
+Result<QStringList> namedRuns(const Parameters &query) {
+    QStringList runs = query.values(u"run"_s);
+    runs.removeDuplicates();
+    if (runs.size() > CollectorApi::kMostRunsPerRequest)
+        return fail(u"%1 runs in one request, more than %2: ask for them in several requests"_s
+                        .arg(runs.size())
+                        .arg(CollectorApi::kMostRunsPerRequest),
+                    ErrorCode::InvalidInput);
+    return runs;
+}
 
 HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     SeriesWindow window;
@@ -89,14 +118,32 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     window.xMetric = query.value(u"x_metric"_s); // another metric of each run as x
     window.from = query.number(u"from"_s);
     window.to = query.number(u"to"_s);
-    window.width =
-        static_cast<int>(std::clamp(query.number(u"width"_s).value_or(1000), 1.0, 20000.0));
+    const double width = query.number(u"width"_s).value_or(1000);
+    if (!(width >= 1 && width <= CollectorApi::kMostColumns))
+        return error(u"width must be 1 to %1 columns (the chart's width in pixels)"_s.arg(
+                         CollectorApi::kMostColumns),
+                     BadRequest);
+    window.width = static_cast<int>(width);
     window.smoothing = std::clamp(query.number(u"smoothing"_s).value_or(0), 0.0, 0.999);
     if (const QString kind = query.value(u"smoothing_kind"_s);
         !kind.isEmpty() && !parseSmoothingKind(kind, &window.smoothingKind))
         return error(u"smoothing_kind must be ema, average or gaussian"_s, BadRequest);
+    const auto runs = namedRuns(query);
+    if (!runs)
+        return error(runs.error(), BadRequest);
+    const bool withRaw = window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s;
+    // An answer holds up to four points a column (M4), so its columns bound its size.
+    if (const qint64 columns = qint64(runs->size()) * window.width * (withRaw ? 2 : 1);
+        columns > CollectorApi::kMostSeriesColumns)
+        return error(u"%1 runs × %2 columns%3 is more than one answer holds (%4 columns): ask "
+                     "for fewer runs at a time%5 or a smaller width"_s.arg(runs->size())
+                         .arg(window.width)
+                         .arg(withRaw ? u" × 2 (with the raw curves)"_s : QString())
+                         .arg(CollectorApi::kMostSeriesColumns)
+                         .arg(withRaw ? u", raw=0"_s : QString()),
+                     BadRequest);
     SeriesReplies replies{query.value(u"metric"_s), {}};
-    for (const QString &run : query.values(u"run"_s)) {
+    for (const QString &run : *runs) {
         SeriesReply &reply = replies.series.emplace_back();
         reply.run = run;
         auto result = store.query(run, replies.metric, window);
@@ -108,7 +155,7 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
         reply.inRange = result->inRange;
         reply.x = std::move(result.value().x);
         reply.y = std::move(result.value().y);
-        if (window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s) {
+        if (withRaw) {
             // Charts draw the raw curve faintly behind the smoothed one: send both at once.
             SeriesWindow raw = window;
             raw.smoothing = 0;
@@ -147,7 +194,20 @@ CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
         m_expectedAuthorization = "Bearer " + token.toUtf8();
 }
 
+void CollectorHttpApi::setHostNames(const QStringList &names) {
+    m_hostNames.clear();
+    for (QString name : names) {
+        if (name.endsWith(u'.'))
+            name.chop(1);
+        m_hostNames << name.toLower().toUtf8();
+    }
+}
+
 void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &respond) {
+    if (auto refused = refuseForeignRequest(request, m_loopback, m_hostNames)) {
+        respond(std::move(*refused));
+        return;
+    }
     // Through a Kubernetes API server's service proxy the Authorization header is the API
     // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
     if (!m_expectedAuthorization.isEmpty() &&
@@ -159,7 +219,14 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     }
     const QByteArray path = request.path();
     const Parameters query(request.query());
-    const bool get = request.method == "GET";
+    if (!query.invalid().isEmpty()) {
+        respond(
+            error(u"the parameter \"%1\" is not valid UTF-8 (percent-encode its UTF-8 bytes)"_s.arg(
+                      query.invalid()),
+                  BadRequest));
+        return;
+    }
+    const bool get = request.method == "GET" || request.method == "HEAD"; // HEAD: no body sent
     const bool post = request.method == "POST";
 
     if (path == CollectorApi::kHealth && get) {
@@ -199,7 +266,12 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         respond(json(toJson(m_collector->runs(query.value(u"filter"_s), offset,
                                               limited ? std::max<qsizetype>(0, limit) : -1))));
     } else if (path == CollectorApi::kMetrics && get) {
-        QStringList runs = query.values(u"run"_s);
+        const auto named = namedRuns(query);
+        if (!named) {
+            respond(error(named.error(), BadRequest));
+            return;
+        }
+        QStringList runs = *named;
         if (runs.isEmpty()) {
             for (const RunInfo &run : m_collector->store().runs())
                 runs << run.name;

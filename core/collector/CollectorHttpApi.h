@@ -20,7 +20,9 @@ class Collector;
 //   POST /api/v1/groups               body: GroupRequest (JSON); each group's centre line and band
 //   GET  /api/v1/export?run=A&metric=M   (text/csv)
 //   POST /api/v1/recovery/acknowledge    health stops repeating the recovery notes
-// With a token configured, every request needs "Authorization: Bearer TOKEN".
+// With a token configured, every request needs "Authorization: Bearer TOKEN". Browsers' requests
+// for other sites, and (on loopback) Host names that are not this machine's, are refused first
+// (see refuseForeignRequest). HEAD is answered as GET, without the body.
 // Bodies are decoded on worker threads and stored on the collector's, so a large push does not
 // hold up other clients; an export is streamed as the client reads it.
 class CollectorHttpApi final : public QObject {
@@ -30,15 +32,21 @@ public:
                      HttpServer::Limits limits = HttpServer::Limits{});
 
     Status listen(const QHostAddress &address, quint16 port) {
+        m_loopback = address.isLoopback();
         return m_server.listen(address, port);
     }
     quint16 port() const { return m_server.port(); }
+    // Names besides localhost and loopback addresses that clients of a loopback listener use for
+    // it (an /etc/hosts alias).
+    void setHostNames(const QStringList &names);
 
 private:
     void handle(HttpRequest request, const HttpServer::Respond &respond);
 
     Collector *m_collector;
     QByteArray m_expectedAuthorization;
+    bool m_loopback = true;
+    QList<QByteArray> m_hostNames; // lower case, without a final dot
     HttpServer m_server;
 };
 

@@ -3,6 +3,7 @@
 #include "Collector.h"
 #include "util/Files.h"
 #include "util/Log.h"
+#include "util/OffThread.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -21,28 +22,147 @@ DirectoryIngestor::DirectoryIngestor(Collector *collector, QStringList directori
     , m_directories(std::move(directories))
     , m_statePath(std::move(statePath)) {
     loadState();
-    m_timer.setInterval(500);
+    m_timer.setInterval(kPoll);
     connect(&m_timer, &QTimer::timeout, this, &DirectoryIngestor::scan);
     m_timer.start();
-    scan();
+    // What is there at start is read before the first query is answered; later looks are made
+    // on a worker thread.
+    m_listed = list(m_directories, {}, true);
+    m_nextWalk.setRemainingTime(m_walkEvery);
+    followListed();
+}
+
+namespace {
+
+// A watched directory's event files as the last listing found them (no walk of its own).
+class ListedLogdir final : public LogdirSource {
+public:
+    ListedLogdir(const QString &root, std::vector<File> files)
+        : m_local(root)
+        , m_files(std::move(files)) {}
+    Result<std::vector<File>> eventFiles() override { return m_files; }
+    Result<QByteArray> read(const QString &path, qint64 offset, qint64 size) override {
+        return m_local.read(path, offset, size);
+    }
+
+private:
+    LocalLogdir m_local;
+    std::vector<File> m_files;
+};
+
+} // namespace
+
+std::vector<DirectoryIngestor::Listed>
+DirectoryIngestor::list(const QStringList &directories, std::vector<Listed> known, bool walk) {
+    std::vector<Listed> found;
+    auto same = [](const FileEntry &a, const FileEntry &b) {
+        return a.size == b.size && a.inode == b.inode && a.device == b.device;
+    };
+    if (!walk) {
+        for (Listed &listed : known) {
+            const QString path = QDir(listed.directory).filePath(listed.file.path);
+            if (auto file = regularFileEntry(path, listed.file.path)) {
+                listed.changed = !same(*file, listed.file);
+                listed.file = *file;
+                found.push_back(std::move(listed));
+            }
+        }
+        return found;
+    }
+    QHash<QString, FileEntry> before; // by directory and path
+    for (const Listed &listed : known)
+        before.insert(listed.directory + u'\0' + listed.file.path, listed.file);
+    for (const QString &directory : directories) {
+        const QDir root(directory);
+        if (QFileInfo(directory).isFile()) { // one event file: a logdir of one run
+            if (auto file = regularFileEntry(directory, QFileInfo(directory).fileName()))
+                found.push_back({directory, *file, true});
+            continue;
+        }
+        QDirIterator it(directory, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            const QString name = it.fileName();
+            const bool events = isEventFileName(name);
+            if (!events && !name.endsWith(u".jsonl"_s) && !name.endsWith(u".csv"_s))
+                continue;
+            if (auto file = regularFileEntry(it.filePath(), root.relativeFilePath(it.filePath()))) {
+                const auto seen = before.constFind(directory + u'\0' + file->path);
+                found.push_back(
+                    {directory, *file, events, seen == before.constEnd() || !same(*seen, *file)});
+            }
+        }
+    }
+    return found;
 }
 
 void DirectoryIngestor::scan() {
+    if (m_looking)
+        return; // the last look is still running: the file system is slow, not this thread
+    m_looking = true;
+    const bool walk = m_nextWalk.hasExpired();
+    runOffThread(
+        this,
+        [directories = m_directories, known = m_listed, walk]() mutable {
+            return list(directories, std::move(known), walk);
+        },
+        [this, walk](std::vector<Listed> listed) {
+            m_looking = false;
+            if (walk) {
+                // New files since the last walk: walk again soon; none: less and less often.
+                QSet<QString> before;
+                for (const Listed &known : std::as_const(m_listed))
+                    before.insert(known.directory + u'\0' + known.file.path);
+                const bool appeared =
+                    std::any_of(listed.begin(), listed.end(), [&](const Listed &l) {
+                        return !before.contains(l.directory + u'\0' + l.file.path);
+                    });
+                m_walkEvery = appeared ? kPoll : std::min(m_walkEvery * 2, kSlowestWalk);
+                m_nextWalk.setRemainingTime(m_walkEvery);
+            }
+            m_listed = std::move(listed);
+            followListed();
+        });
+}
+
+void DirectoryIngestor::followListed() {
     bool more = false;
-    for (const QString &directory : std::as_const(m_directories)) {
-        QDirIterator it(directory, {u"*.jsonl"_s, u"*.csv"_s}, QDir::Files,
-                        QDirIterator::Subdirectories);
-        while (it.hasNext())
-            more = follow(directory, it.next()) || more;
+    // Only what changed, or was not read to its end: 10,000 idle files cost no work here.
+    for (const Listed &listed : std::as_const(m_listed)) {
+        if (listed.events || (!listed.changed && m_behind.isEmpty()))
+            continue;
+        const QString path = QDir(listed.directory).filePath(listed.file.path);
+        if (!listed.changed && !m_behind.contains(path))
+            continue;
+        more = follow(listed.directory, listed.file) || more;
+        const auto source = m_sources.constFind(path);
+        if (source != m_sources.constEnd() && source->offset < listed.file.size)
+            m_behind.insert(path);
+        else
+            m_behind.remove(path);
+    }
+    for (const QString &directory : std::as_const(m_directories))
         more = followEventFiles(directory) || more;
+    // Once a pass, not once a file: saving every offset after each of 10,000 files made the
+    // first pass quadratic. A kill mid-pass reads that pass's lines again.
+    if (m_unsaved) {
+        saveState();
+        m_unsaved = false;
     }
     if (more) // a big backlog: go on reading once queries waiting meanwhile are answered
-        QTimer::singleShot(0, this, &DirectoryIngestor::scan);
+        QTimer::singleShot(0, this, &DirectoryIngestor::followListed);
 }
 
 bool DirectoryIngestor::followEventFiles(const QString &directory) {
     LogdirFollower &follower = m_logdirs[directory];
-    LocalLogdir source(directory);
+    std::vector<LogdirSource::File> listed;
+    for (const Listed &file : std::as_const(m_listed)) {
+        if (file.events && file.directory == directory)
+            listed.push_back(file.file);
+    }
+    if (listed.empty() && follower.files().isEmpty())
+        return false;
+    ListedLogdir source(directory, std::move(listed));
     const QDir root(directory);
     // Offsets saved by the last run apply to files the follower has not seen yet.
     auto restore = [&](const std::vector<LogdirSource::File> &files) {
@@ -61,18 +181,29 @@ bool DirectoryIngestor::followEventFiles(const QString &directory) {
             return m_collector->ingestSeries(run, series);
         });
     if (progress && progress->bytes > 0)
-        saveState();
+        m_unsaved = true;
     return progress && progress->more;
 }
 
-bool DirectoryIngestor::follow(const QString &directory, const QString &path) {
-    QFile file(path);
+bool DirectoryIngestor::follow(const QString &directory, const FileEntry &listed) {
+    const QString path = QDir(directory).filePath(listed.path);
     Source &source = m_sources[path];
     const bool csv = path.endsWith(u".csv"_s);
-    if (file.size() < source.offset) {
-        source = Source{}; // truncated or replaced: start over
+    const bool replaced =
+        source.inode != 0 && (listed.inode != source.inode || listed.device != source.device);
+    if (listed.size < source.offset || replaced) {
+        // Rotated (another file now at the path) or cut: the file there now, from its start.
+        Source fresh;
+        fresh.errors = source.errors;
+        fresh.lastError = source.lastError;
+        source = fresh;
     }
-    if (file.size() == source.offset || !file.open(QIODevice::ReadOnly))
+    source.inode = listed.inode;
+    source.device = listed.device;
+    if (listed.size == source.offset)
+        return false; // nothing new: not even opened
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
         return false;
     if (csv && !source.csv.hasHeader() && source.offset > 0)
         (void)source.csv.readLine(file.readLine(kMaxLine)); // a restart resumes after the header
@@ -85,7 +216,7 @@ bool DirectoryIngestor::follow(const QString &directory, const QString &path) {
         const qsizetype newline = bytes.indexOf('\n');
         source.offset += newline < 0 ? bytes.size() : newline + 1;
         source.skippingLongLine = newline < 0;
-        saveState();
+        m_unsaved = true;
         return more || newline >= 0;
     }
     const qsizetype end = bytes.lastIndexOf('\n') + 1; // a partial last line waits
@@ -146,7 +277,7 @@ bool DirectoryIngestor::follow(const QString &directory, const QString &path) {
     source.errors = errors;
     source.lastError = lastError;
     source.offset += end;
-    saveState();
+    m_unsaved = true;
     return more || tooLong;
 }
 
@@ -177,17 +308,27 @@ void DirectoryIngestor::loadState() {
     }
     const QJsonObject state = document->object();
     for (auto it = state.begin(); it != state.end(); ++it) {
-        if (isEventFileName(QFileInfo(it.key()).fileName()))
+        if (isEventFileName(QFileInfo(it.key()).fileName())) {
             m_savedOffsets[it.key()] = it.value().toInteger();
-        else
+        } else if (it.value().isObject()) { // with the file's identity (an offset alone before)
+            const QJsonObject saved = it.value().toObject();
+            Source &source = m_sources[it.key()];
+            source.offset = saved.value(u"offset"_s).toInteger();
+            source.inode = saved.value(u"inode"_s).toString().toULongLong();
+            source.device = saved.value(u"device"_s).toString().toULongLong();
+        } else {
             m_sources[it.key()].offset = it.value().toInteger();
+        }
     }
 }
 
 void DirectoryIngestor::saveState() const {
     QJsonObject state;
+    // Identities as text: an inode may be past what a JSON number holds exactly.
     for (auto it = m_sources.begin(); it != m_sources.end(); ++it)
-        state[it.key()] = it->offset;
+        state[it.key()] = QJsonObject{{u"offset"_s, it->offset},
+                                      {u"inode"_s, QString::number(it->inode)},
+                                      {u"device"_s, QString::number(it->device)}};
     for (auto it = m_savedOffsets.begin(); it != m_savedOffsets.end(); ++it)
         state[it.key()] = it.value();
     for (auto it = m_logdirs.begin(); it != m_logdirs.end(); ++it) {

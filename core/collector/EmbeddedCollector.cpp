@@ -1,12 +1,21 @@
 #include "EmbeddedCollector.h"
 
 #include <QMetaObject>
+#include <QRandomGenerator>
+
+#include <array>
 
 namespace sb {
 
-Result<std::unique_ptr<EmbeddedCollector>>
-EmbeddedCollector::start(const Collector::Options &options) {
+Result<std::unique_ptr<EmbeddedCollector>> EmbeddedCollector::start(Collector::Options options) {
+    if (options.token.isEmpty()) {
+        std::array<quint32, 8> secret{};
+        QRandomGenerator::system()->fillRange(secret.data(), secret.size());
+        options.token = QString::fromLatin1(
+            QByteArray(reinterpret_cast<const char *>(secret.data()), sizeof(secret)).toHex());
+    }
     std::unique_ptr<EmbeddedCollector> embedded(new EmbeddedCollector);
+    embedded->m_token = options.token;
     embedded->m_thread.setObjectName(QStringLiteral("collector"));
     embedded->m_context.moveToThread(&embedded->m_thread);
     embedded->m_thread.start();

@@ -65,7 +65,7 @@ public:
 
 private:
     Status refuse(const YAML::Node &node, const QString &why) const {
-        return fail(u"%1:%2: %3"_s.arg(m_fileName).arg(node.Mark().line + 1).arg(why),
+        return fail(u"%1:%2: %3"_s.arg(m_fileName, QString::number(node.Mark().line + 1), why),
                     ErrorCode::InvalidInput);
     }
     const QString &m_fileName;
@@ -83,9 +83,9 @@ auto loadYaml(const QString &fileName, Load load) -> Result<decltype(load())> {
     try {
         return load();
     } catch (const YAML::Exception &e) {
-        return fail(
-            u"%1:%2: %3"_s.arg(fileName).arg(e.mark.line + 1).arg(QString::fromStdString(e.msg)),
-            ErrorCode::InvalidInput);
+        return fail(u"%1:%2: %3"_s.arg(fileName, QString::number(e.mark.line + 1),
+                                       QString::fromStdString(e.msg)),
+                    ErrorCode::InvalidInput);
     } catch (const std::exception &e) {
         return fail(u"%1: cannot read: %2"_s.arg(fileName, QString::fromLocal8Bit(e.what())));
     }
@@ -140,7 +140,7 @@ Result<YAML::Node> parseYaml(const QByteArray &yaml, const QString &fileName) {
 QString yamlWhere(const QString &fileName, const YAML::Node &node, const QString &key) {
     if (!node) // a key that is not there has no line of its own
         return u"%1: %2"_s.arg(fileName, key);
-    return u"%1:%2: %3"_s.arg(fileName).arg(node.Mark().line + 1).arg(key);
+    return u"%1:%2: %3"_s.arg(fileName, QString::number(node.Mark().line + 1), key);
 }
 
 namespace {

@@ -10,17 +10,20 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QMap<QString, QString> runEnvironment(const QString &collectorUrl) {
+QMap<QString, QString> runEnvironment(const QString &collectorUrl, const QString &token) {
     QMap<QString, QString> environment;
     if (!collectorUrl.isEmpty())
         environment.insert(u"SIGNALBOX_COLLECTOR"_s, collectorUrl);
+    if (!collectorUrl.isEmpty() && !token.isEmpty())
+        environment.insert(u"SIGNALBOX_TOKEN"_s, token);
     return environment;
 }
 
 } // namespace
 
 Backends::Backends(CollectorClient *collector, const Options &options)
-    : m_local({options.dataDir, 10000, runEnvironment(options.collectorUrl)})
+    : m_local(
+          {options.dataDir, 10000, runEnvironment(options.collectorUrl, options.collectorToken)})
     , m_ssh(&m_monitor, {options.dataDir, 10000, 1000, {}})
     , m_kube({})
     , m_slurm(&m_monitor, {options.dataDir, 2000})
@@ -87,6 +90,10 @@ QHash<qint64, QString> Backends::runsOn(const QString &node) const {
         if (job.state == JobState::Running && job.processGroup > 0)
             runs.insert(job.processGroup, job.id);
     return runs;
+}
+
+QHash<int, QString> Backends::reservedGpus(const QString &node) const {
+    return node == NodeMonitor::kLocalNode ? QHash<int, QString>() : m_ssh.reservedGpus(node);
 }
 
 } // namespace sb

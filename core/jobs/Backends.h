@@ -27,6 +27,7 @@ public:
         QStringList clusters;    // kubeconfig contexts; none: the current context, if any
         QString collectorUrl;    // given to local and SSH runs, which push to it themselves
         bool sampleLocal = true; // this computer as a node on the dashboard
+        QString collectorToken;  // its bearer token, given with it (SIGNALBOX_TOKEN)
     };
     Backends(CollectorClient *collector, const Options &options);
     Backends(const Backends &) = delete;
@@ -41,6 +42,7 @@ public:
     MetricLineForwarder &forwarder() { return m_forwarder; }
     // Process group -> run of our unfinished runs on a node (this computer or an SSH node).
     QHash<qint64, QString> runsOn(const QString &node) const;
+    QHash<int, QString> reservedGpus(const QString &node) const; // GPU index -> run
     // What was not loaded (a broken config or node entry, the kubeconfig, run history), one
     // sentence each for the person; everything else is there.
     const QStringList &problems() const { return m_problems; }

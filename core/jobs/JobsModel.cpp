@@ -357,8 +357,8 @@ QVariant JobsModel::trialData(const Job &job, const QModelIndex &index, int role
         return {};
     switch (index.column()) {
     case Name: // the trial's run, as the curves name it; someone else's array task as Slurm does
-        return job.foreign ? u"%1_%2"_s.arg(job.clusterJobId).arg(it.key())
-                           : u"%1-%2"_s.arg(job.id).arg(it.key());
+        return job.foreign ? u"%1_%2"_s.arg(job.clusterJobId, QString::number(it.key()))
+                           : u"%1-%2"_s.arg(job.id, QString::number(it.key()));
     case State:
         return jobStateText(it.value());
     case Backend:

@@ -1,5 +1,7 @@
 #include "KubeBackend.h"
 
+#include "PythonClient.h"
+
 #include "monitor/SampleScript.h"
 
 #include "util/LineBuffer.h"
@@ -339,7 +341,10 @@ Result<KubeManifests> KubeBackend::manifests(const JobSpec &spec, const QString 
     QList<QJsonObject> objects;
     if (spec.workers > 1 && spec.trials == 0)
         objects << workersService(name, ns);
-    objects << jobManifest(spec, name, ns, m_options.environment, jobTemplate, code);
+    QJsonObject job = jobManifest(spec, name, ns, m_options.environment, jobTemplate, code);
+    if (const auto &shipped = pythonClient()) // `import signalbox` works in its pods as here
+        job = withPythonClientMounted(job, clientConfigMapName(shipped->version));
+    objects << job;
     return KubeManifests{objects, code};
 }
 
@@ -369,6 +374,31 @@ void createInOrder(KubeClient *client, const QList<QJsonObject> &objects, int in
     });
 }
 
+// Signalbox's Python client as the ConfigMap its jobs mount (named by its version, immutable:
+// one there already is this one); `done` gets the refusal, or an empty string.
+void ensureClientConfigMap(KubeClient *client, const QString &ns, const PythonClient &shipped,
+                           QObject *receiver, const std::function<void(const QString &)> &done) {
+    const QString name = clientConfigMapName(shipped.version);
+    KubeRequest exists;
+    exists.path = u"/api/v1/namespaces/%1/configmaps/%2"_s.arg(ns, name);
+    client->send(exists, receiver, [=](const KubeReply &found) {
+        if (found.ok())
+            return done({});
+        if (found.status != 404)
+            return done(u"ConfigMap %1: %2"_s.arg(name, found.error));
+        KubeRequest create;
+        create.method = "POST";
+        create.path = u"/api/v1/namespaces/%1/configmaps"_s.arg(ns);
+        create.body =
+            QJsonDocument(clientConfigMap(name, ns, shipped.source)).toJson(QJsonDocument::Compact);
+        client->send(create, receiver, [=](const KubeReply &created) {
+            done(created.ok() || created.status == 409 // another submission raced us
+                     ? QString()
+                     : u"ConfigMap %1: %2"_s.arg(name, created.error));
+        });
+    });
+}
+
 } // namespace
 
 void KubeBackend::apply(const QString &cluster, const QList<QJsonObject> &objects, bool dryRun,
@@ -376,7 +406,17 @@ void KubeBackend::apply(const QString &cluster, const QList<QJsonObject> &object
     const auto it = m_clusters.find(cluster);
     if (it == m_clusters.end())
         return done(tr("no cluster named \"%1\"").arg(cluster));
-    createInOrder(it->second->client.get(), objects, 0, dryRun, receiver, done);
+    KubeClient *client = it->second->client.get();
+    const auto &shipped = pythonClient();
+    if (!shipped || dryRun || objects.isEmpty())
+        return createInOrder(client, objects, 0, dryRun, receiver, done);
+    // The client the Job mounts goes up first, into the Job's namespace.
+    const QString ns = objects.last()[u"metadata"_s][u"namespace"_s].toString(client->context().ns);
+    ensureClientConfigMap(client, ns, *shipped, receiver, [=](const QString &error) {
+        if (!error.isEmpty())
+            return done(error);
+        createInOrder(client, objects, 0, dryRun, receiver, done);
+    });
 }
 
 Result<QString> KubeBackend::submit(const JobSpec &spec) {

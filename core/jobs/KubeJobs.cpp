@@ -1,5 +1,7 @@
 #include "KubeJobs.h"
 
+#include "PythonClient.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -283,6 +285,50 @@ QJsonObject codeConfigMap(const QString &name, const QString &ns, const QByteArr
         {u"metadata"_s, managedMetadata(name, ns)},
         {u"immutable"_s, true}, // its name is its content's hash
         {u"binaryData"_s, QJsonObject{{u"code.tar.gz"_s, QString::fromLatin1(gzip.toBase64())}}}};
+}
+
+QString clientConfigMapName(const QString &version) {
+    return u"signalbox-client-"_s + version;
+}
+
+QJsonObject clientConfigMap(const QString &name, const QString &ns, const QByteArray &source) {
+    return {{u"apiVersion"_s, u"v1"_s},
+            {u"kind"_s, u"ConfigMap"_s},
+            {u"metadata"_s, managedMetadata(name, ns)},
+            {u"immutable"_s, true}, // its name is its version
+            {u"data"_s, QJsonObject{{u"signalbox.py"_s, QString::fromUtf8(source)}}}};
+}
+
+QJsonObject withPythonClientMounted(QJsonObject job, const QString &configMap) {
+    QJsonObject spec = job[u"spec"_s].toObject();
+    QJsonObject podTemplate = spec[u"template"_s].toObject();
+    QJsonObject pod = podTemplate[u"spec"_s].toObject();
+    QJsonArray volumes = pod[u"volumes"_s].toArray();
+    volumes.append(QJsonObject{{u"name"_s, u"signalbox-client"_s},
+                               {u"configMap"_s, QJsonObject{{u"name"_s, configMap}}}});
+    pod[u"volumes"_s] = volumes;
+    const QString directory = QString::fromLatin1(kClientDirectory);
+    QJsonArray containers = pod[u"containers"_s].toArray();
+    for (qsizetype i = 0; i < containers.size(); ++i) {
+        QJsonObject container = containers[i].toObject();
+        QJsonArray mounts = container[u"volumeMounts"_s].toArray();
+        mounts.append(QJsonObject{{u"name"_s, u"signalbox-client"_s},
+                                  {u"mountPath"_s, directory},
+                                  {u"readOnly"_s, true}});
+        container[u"volumeMounts"_s] = mounts;
+        QStringList command;
+        for (const QJsonValue word : container[u"command"_s].toArray())
+            command << word.toString();
+        if (!command.isEmpty()) // ahead of the image's PYTHONPATH, which is kept
+            container[u"command"_s] =
+                QJsonArray::fromStringList(withPythonClient(directory, command));
+        containers[i] = container;
+    }
+    pod[u"containers"_s] = containers;
+    podTemplate[u"spec"_s] = pod;
+    spec[u"template"_s] = podTemplate;
+    job[u"spec"_s] = spec;
+    return job;
 }
 
 QJsonObject workersService(const QString &name, const QString &ns) {

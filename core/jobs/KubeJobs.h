@@ -46,6 +46,14 @@ QJsonObject codeConfigMap(const QString &name, const QString &ns, const QByteArr
 // The most a compressed archive may weigh in a ConfigMap (1 MiB, base64 and metadata included).
 inline constexpr qsizetype kConfigMapCodeLimit = 740 * 1024;
 
+// Signalbox's Python client reaches pods as an immutable ConfigMap named by its version, mounted
+// at kClientDirectory; withPythonClientMounted() changes a Job manifest so that its containers'
+// commands find it first on PYTHONPATH.
+inline constexpr char kClientDirectory[] = "/signalbox/client";
+QString clientConfigMapName(const QString &version);
+QJsonObject clientConfigMap(const QString &name, const QString &ns, const QByteArray &source);
+QJsonObject withPythonClientMounted(QJsonObject job, const QString &configMap);
+
 // A Job name for `spec`: DNS-1123, short enough for Indexed pods' host names, unique by suffix.
 QString kubeJobName(const JobSpec &spec);
 

@@ -4,6 +4,7 @@
 #include "ssh/ShellQuote.h"
 #include "util/Files.h"
 #include "util/Log.h"
+#include "util/Paths.h"
 
 #include <QDir>
 #include <QFile>
@@ -95,6 +96,12 @@ Result<QString> LocalBackend::submit(const JobSpec &spec) {
         env.insert(it.key(), it.value());
     env.insert(u"SIGNALBOX_RUN"_s, job.id);
     env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
+    // `import signalbox` works in every run without the user's help, ahead of any other module
+    // of that name.
+    if (const QString client = pythonClientDirectory(); !client.isEmpty()) {
+        const QString rest = env.value(u"PYTHONPATH"_s);
+        env.insert(u"PYTHONPATH"_s, rest.isEmpty() ? client : client + u':' + rest);
+    }
     launcher->setProcessEnvironment(env);
     launcher->setProgram(u"/bin/sh"_s);
     launcher->setArguments({u"-c"_s, detachedLaunchScript(), u"signalbox-launch"_s, dir,

@@ -7,9 +7,28 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
+
+namespace {
+
+// Ended jobs told again at the start: recent ones, the newest first.
+constexpr int kRetoldJobs = 200;
+constexpr qint64 kRetoldDays = 7;
+
+} // namespace
+
+QString runStatusOfJob(JobState state, std::optional<int> exitCode) {
+    if (state == JobState::Succeeded)
+        return u"finished"_s;
+    if (state == JobState::Stopped)
+        return u"stopped"_s;
+    // 128 + N: killed by signal N (SIGKILL, the OOM killer, a node's reboot) before it could say.
+    return !exitCode || *exitCode > 128 ? u"crashed"_s : u"failed"_s;
+}
 
 MetricLineForwarder::MetricLineForwarder(CollectorClient *collector, QObject *parent)
     : QObject(parent)
@@ -35,6 +54,19 @@ void MetricLineForwarder::watch(JobBackend *backend) {
                 for (auto it = byRun.begin(); it != byRun.end(); ++it)
                     push(it.key(), it.value());
             });
+    // Their end may not have reached the collector before the app quit: told again (a run that
+    // ended by its own word keeps it).
+    QList<Job> ended;
+    const QDateTime since = QDateTime::currentDateTime().addDays(-kRetoldDays);
+    for (const Job &job : backend->jobs()) {
+        if (!job.foreign && job.finishedState() && job.spec.trials == 0 && job.finished >= since)
+            ended << job;
+    }
+    std::sort(ended.begin(), ended.end(),
+              [](const Job &a, const Job &b) { return a.finished > b.finished; });
+    for (const Job &job : ended.mid(0, kRetoldJobs))
+        finishRun(job.id, runStatusOfJob(job.state, job.exitCode), job.node, job.finished,
+                  job.spec.environment.value(u"SIGNALBOX_SWEEP"_s));
     connect(backend, &JobBackend::jobChanged, this, [this](const Job &job) {
         if (job.foreign) // someone else's job is no run of the collector's
             return;
@@ -45,13 +77,19 @@ void MetricLineForwarder::watch(JobBackend *backend) {
             const QString run = job.id + u'-' + QString::number(it.key());
             if (it.value() >= JobState::Succeeded && !m_ended.contains(run)) {
                 m_ended.insert(run);
-                finishRun(run, it.value(), job.node, QDateTime::currentDateTime(), sweep);
+                // An index's exit code is not known: a failed one failed.
+                finishRun(run,
+                          runStatusOfJob(it.value(), it.value() == JobState::Failed
+                                                         ? std::optional<int>(1)
+                                                         : std::nullopt),
+                          job.node, QDateTime::currentDateTime(), sweep);
             }
         }
         if (job.finishedState()) {
             m_partial.remove(job.id);
             if (job.spec.trials == 0) // a job of trials is no run itself
-                finishRun(job.id, job.state, job.node, job.finished, sweep);
+                finishRun(job.id, runStatusOfJob(job.state, job.exitCode), job.node, job.finished,
+                          sweep);
         }
     });
 }
@@ -67,18 +105,18 @@ void MetricLineForwarder::push(const QString &run, const QByteArray &lines) {
     });
 }
 
-void MetricLineForwarder::finishRun(const QString &run, JobState state, const QString &host,
+void MetricLineForwarder::finishRun(const QString &run, const QString &status, const QString &host,
                                     const QDateTime &end, const QString &sweep) {
-    const QString status = state == JobState::Succeeded ? u"finished"_s
-                           : state == JobState::Stopped ? u"stopped"_s
-                                                        : u"failed"_s;
     QJsonObject info{{u"status"_s, status},
                      {u"host"_s, host},
                      {u"end"_s, static_cast<double>(end.toMSecsSinceEpoch()) / 1000.0}};
     if (!sweep.isEmpty()) // a trial that logged by metric lines: grouped by its sweep too
         info[u"sweep"_s] = sweep;
-    m_collector->push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(), this,
-                      [](const Result<qint64> &) {});
+    // "if_running": the run's own word on how it ended stands; this is none from the run.
+    m_collector->push(
+        QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}, {u"if_running"_s, true}})
+            .toJson(),
+        this, [](const Result<qint64> &) {});
 }
 
 QByteArray MetricLineForwarder::takeMetricLines(const QString &job, const QByteArray &data) {

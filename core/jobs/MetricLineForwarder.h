@@ -12,11 +12,16 @@ namespace sb {
 class CollectorClient;
 class JobBackend;
 
+// A run's status for a job Signalbox saw end: finished (exit 0), stopped (Signalbox stopped it),
+// failed (a non-zero exit code), crashed (killed by a signal, or gone without an exit code).
+QString runStatusOfJob(JobState state, std::optional<int> exitCode);
+
 // Sends the metric lines that jobs print to the collector, as the job's run. Only complete
 // lines carrying the metric prefix travel; everything else stays in the job's log. When a job
-// ends, its run gets the job's host, final status and end time: a run stopped or killed cannot
-// say so itself. A job of trials (a sweep's Indexed Job) sends each index's lines to its own
-// run.
+// ends, its run gets the job's host, final status and end time (when last heard from) unless the
+// run said how it ended itself: a run stopped or killed cannot. Jobs that ended recently are told
+// again at the start, so a run whose end was not delivered is not left running. A job of trials
+// (a sweep's Indexed Job) sends each index's lines to its own run.
 class MetricLineForwarder final : public QObject {
     Q_OBJECT
 public:
@@ -32,8 +37,8 @@ Q_SIGNALS:
 
 private:
     void push(const QString &run, const QByteArray &lines);
-    void finishRun(const QString &run, JobState state, const QString &host, const QDateTime &end,
-                   const QString &sweep);
+    void finishRun(const QString &run, const QString &status, const QString &host,
+                   const QDateTime &end, const QString &sweep);
 
     CollectorClient *m_collector;
     QHash<QString, LineBuffer> m_partial;

@@ -1,9 +1,11 @@
 #include "SlurmBackend.h"
 
 #include "CodeSync.h"
+#include "PythonClient.h"
 #include "ssh/ShellQuote.h"
 #include "util/HttpReply.h"
 #include "util/Log.h"
+#include "util/PlainText.h"
 
 #include <QDir>
 #include <QFile>
@@ -30,7 +32,7 @@ bool ended(JobState state) {
 }
 
 QString taskKey(const QString &id, int index) {
-    return index < 0 ? id : u"%1/%2"_s.arg(id).arg(index);
+    return index < 0 ? id : u"%1/%2"_s.arg(id, QString::number(index));
 }
 
 // The local copy of one array task's output, whole.
@@ -365,13 +367,55 @@ void SlurmBackend::sendSubmission(const QString &id, const QString &script,
     NodeConnection *login = where ? m_monitor->connection(where->login) : nullptr;
     if (!login)
         return;
+    const auto &shipped = pythonClient();
+    if (shipped && !m_clientOn.contains(where->name)) {
+        // Once per cluster and session, on its shared filesystem beside the code: `import
+        // signalbox` works on every compute node as here.
+        login->exec(
+            shellCommand({u"sh"_s, u"-c"_s, installPythonClientScript(), u"signalbox-client"_s,
+                          sb::pythonClientDirectory(workspaceOf(*where), *shipped)}),
+            this,
+            [this, id, script, directory,
+             cluster = where->name](const Result<ExecResult> &installed) {
+                const bool done = installed && installed->exitCode == 0;
+                if (!done) // the job goes on: a script that never imports the client loses nothing
+                    qCWarning(lcJobs).noquote()
+                        << u"%1: the Python client was not installed: %2"_s.arg(
+                               cluster, installed ? oneLine(installed->err) : installed.error());
+                m_clientOn.insert(cluster,
+                                  done ? QString::fromUtf8(installed->out.trimmed()) : QString());
+                if (const Job *j = find(id); j && !j->finishedState())
+                    sendSubmission(id, script, directory);
+            },
+            30000, shipped->source);
+        return;
+    }
+    QString withClient = script;
+    if (const QString dir = m_clientOn.value(where->name); !dir.isEmpty()) {
+        // Before the script's first command: sbatch reads #SBATCH lines only until then.
+        qsizetype at = 0;
+        while (at < script.size()) {
+            const qsizetype end = script.indexOf(u'\n', at);
+            const qsizetype next = end < 0 ? script.size() : end + 1;
+            const QString line = script.mid(at, next - at).trimmed();
+            if (!line.isEmpty() && !line.startsWith(u'#'))
+                break;
+            at = next;
+        }
+        if (at == script.size() && !script.isEmpty() && !script.endsWith(u'\n')) {
+            withClient.append(u'\n'); // a script of comments alone: the export on a line of its own
+            ++at;
+        }
+        withClient.insert(
+            at, u"export PYTHONPATH=%1\"${PYTHONPATH:+:$PYTHONPATH}\"\n"_s.arg(shellQuote(dir)));
+    }
     const bool rest = m_rest.contains(where->name);
     const QString log = job->spec.trials > 0 ? u"log-%a"_s : u"log"_s;
     login->exec(
         shellCommand({u"sh"_s, u"-c"_s, slurmSubmitScript(), u"signalbox-sbatch"_s,
                       workspaceOf(*where), id, log, directory, rest ? u"prepare"_s : QString()}),
         this,
-        [this, id, rest, script, log](const Result<ExecResult> &result) {
+        [this, id, rest, script = withClient, log](const Result<ExecResult> &result) {
             const QStringList lines =
                 result ? QString::fromUtf8(result->out).split(u'\n', Qt::SkipEmptyParts)
                        : QStringList();
@@ -401,7 +445,7 @@ void SlurmBackend::sendSubmission(const QString &id, const QString &script,
                 });
             });
         },
-        kCommandTimeoutMs, script.toUtf8());
+        kCommandTimeoutMs, withClient.toUtf8());
 }
 
 void SlurmBackend::submitted(const QString &id, const Result<QString> &clusterJobId) {
@@ -489,13 +533,13 @@ Status SlurmBackend::stopIndex(const QString &id, int index) {
         }
     }
     if (!job || !job->indexStates.contains(index))
-        return fail(u"no task %1 of a job %2"_s.arg(index).arg(id));
+        return fail(u"no task %1 of a job %2"_s.arg(QString::number(index), id));
     if (job->clusterJobId.isEmpty())
         return fail(u"%1 is not on the cluster yet"_s.arg(id));
     if (ended(job->indexStates.value(index)))
-        return fail(u"task %1 of %2 has ended"_s.arg(index).arg(id));
+        return fail(u"task %1 of %2 has ended"_s.arg(QString::number(index), id));
     m_cancelledTasks.insert(taskKey(id, index));
-    cancel(*job, u"%1_%2"_s.arg(job->clusterJobId).arg(index));
+    cancel(*job, u"%1_%2"_s.arg(job->clusterJobId, QString::number(index)));
     return success();
 }
 
@@ -569,7 +613,8 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
     QStringList pairs;
     auto follow = [&](const Job &job, int index) {
         read.append({job.id, index});
-        pairs << (index < 0 ? job.id + u"/log"_s : u"%1/log-%2"_s.arg(job.id).arg(index))
+        pairs << (index < 0 ? job.id + u"/log"_s
+                            : u"%1/log-%2"_s.arg(job.id, QString::number(index)))
               << QString::number(
                      QFileInfo(index < 0 ? job.logPath : taskLogPath(job, index)).size());
     };
@@ -588,19 +633,20 @@ void SlurmBackend::pollCluster(const SlurmClusterConfig &where) {
     if (m_rest.contains(where.name))
         return pollRest(where, accounting, read, pairs);
     m_polling.insert(where.name);
+    const QByteArray key = slurmPollKey();
     login->exec(
         shellCommand(
             slurmPollArguments(workspaceOf(where), m_allUsers || where.allUsers, accounting) +
             pairs),
         this,
-        [this, name = where.name, read](const Result<ExecResult> &result) {
+        [this, name = where.name, read, key](const Result<ExecResult> &result) {
             m_polling.remove(name);
             if (!result)
                 return unreachable(name, u"cannot reach the login node; the job goes on there "
                                          "(%1)"_s.arg(result.error()));
-            received(name, read, parseSlurmPoll(result->out));
+            received(name, read, parseSlurmPoll(result->out, key));
         },
-        kCommandTimeoutMs);
+        kCommandTimeoutMs, slurmPollInput(key));
 }
 
 void SlurmBackend::pollRest(const SlurmClusterConfig &where, const QStringList &accounting,
@@ -642,16 +688,17 @@ void SlurmBackend::pollRest(const SlurmClusterConfig &where, const QStringList &
     NodeConnection *login = m_monitor->connection(where.login);
     if (pairs.isEmpty() || !login)
         return finish();
+    const QByteArray key = slurmPollKey();
     login->exec(
         shellCommand(slurmPollArguments(workspaceOf(where), all, {}, false) + pairs), this,
-        [round, finish, read](const Result<ExecResult> &result) {
+        [round, finish, read, key](const Result<ExecResult> &result) {
             if (result) { // else read by offset next time
-                round->poll.logs = parseSlurmPoll(result->out).logs;
+                round->poll.logs = parseSlurmPoll(result->out, key).logs;
                 round->read = read;
             }
             finish();
         },
-        kCommandTimeoutMs);
+        kCommandTimeoutMs, slurmPollInput(key));
 }
 
 void SlurmBackend::unreachable(const QString &clusterName, const QString &message) {
@@ -685,12 +732,16 @@ void SlurmBackend::received(const QString &clusterName, const QList<LogTarget> &
         if (target.index >= 0)
             appendTaskLog(*job, target.index, {}, true);
     }
+    if (poll.unreadable > 0) // each such record alone is passed over; the rest stands
+        qCWarning(lcSlurm).noquote()
+            << u"%1: %2 records of squeue or sacct could not be read"_s.arg(
+                   clusterName, QString::number(poll.unreadable));
+    const QString why = whyNoQueue.isEmpty() ? poll.error : whyNoQueue;
     if (poll.queueFailed)
-        return unreachable(clusterName,
-                           whyNoQueue.isEmpty()
-                               ? u"the cluster's controller does not answer squeue; the job "
-                                 "goes on there"_s
-                               : u"%1; the job goes on there"_s.arg(whyNoQueue));
+        return unreachable(clusterName, why.isEmpty()
+                                            ? u"the cluster's controller does not answer squeue; "
+                                              "the job goes on there"_s
+                                            : u"%1; the job goes on there"_s.arg(why));
 
     QHash<QString, SlurmJobRow> queue;
     for (const SlurmJobRow &row : poll.queue)
@@ -920,7 +971,8 @@ void SlurmBackend::showForeign(const QString &clusterName, const QList<SlurmJobR
         if (it == now.end()) {
             order << base;
             Job job;
-            job.id = u"%1 (%2 job %3)"_s.arg(row.name, clusterName, base); // unique, readable
+            // Unique and one line, whatever its owner named it; the name itself stays as is.
+            job.id = u"%1 (%2 job %3)"_s.arg(printable(row.name), clusterName, base);
             job.backend = name();
             job.node = clusterName;
             job.clusterJobId = base;

@@ -114,6 +114,7 @@ private:
     QSet<QString> m_cancelOnSubmit;         // stopped while sbatch was still answering
     QSet<QString> m_cancelledTasks;         // id/index: array tasks stopped alone
     QHash<QString, int> m_unrecorded;       // id/index: answers without a record of it
+    QHash<QString, QString> m_clientOn;     // per cluster: where the Python client was put
     bool m_allUsers = false;
     QTimer m_poll;
 };

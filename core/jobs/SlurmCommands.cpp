@@ -4,6 +4,7 @@
 #include "ssh/ShellQuote.h"
 
 #include <QHash>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 
 namespace sb {
@@ -12,17 +13,62 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// squeue's fields, '|'-separated, the name last since only it may hold a '|'.
-constexpr auto kSqueueFormat = "%i|%T|%r|%u|%P|%N|%b|%M|%L|%S|%V|%j";
+// squeue's fields (space-separated: the poll script ends each with the key) and sacct's; the
+// name last, as the one field anyone may fill.
+constexpr auto kSqueueFields = "%i %T %r %u %P %N %b %M %L %S %V %j";
+constexpr qsizetype kSqueueFieldCount = 12;
 constexpr auto kSacctFields = "JobID,State,User,Partition,NodeList,AllocTRES,Elapsed,Start,"
                               "Submit,End,ExitCode,JobName";
+constexpr qsizetype kSacctFieldCount = 12;
+constexpr qsizetype kKeyBytes = 16;
 
 QDateTime slurmTime(const QString &text) {
     QDateTime time = QDateTime::fromString(text, Qt::ISODate); // "N/A", "Unknown": invalid
     return time;
 }
 
+// The records of a section whose fields each end in "|KEY|" and whose records end in a newline
+// after that: each one's fields, when it has exactly `count` of them and its first is a job id
+// ("12", "12_3", "12_[4-9%2]", "7+1"); every other record, and a record cut off at the end,
+// counts in `unreadable`.
+QList<QStringList> keyedRecords(QByteArrayView section, QByteArrayView key, qsizetype count,
+                                int *unreadable) {
+    const QByteArray separator = '|' + key.toByteArray() + '|';
+    const QByteArray end = separator + '\n';
+    static const QRegularExpression jobId(u"^[0-9]+(?:[_+][0-9A-Za-z\\[\\],%-]*)?$"_s);
+    QList<QStringList> records;
+    int bad = 0;
+    qsizetype from = 0;
+    for (qsizetype at; (at = section.indexOf(end, from)) >= 0; from = at + end.size()) {
+        QStringList fields;
+        fields.reserve(count);
+        const QByteArrayView record = section.sliced(from, at - from + separator.size());
+        for (qsizetype field = 0, next; (next = record.indexOf(separator, field)) >= 0;
+             field = next + separator.size())
+            fields << QString::fromUtf8(record.sliced(field, next - field));
+        if (fields.size() == count && jobId.match(fields.front()).hasMatch())
+            records << fields;
+        else
+            ++bad;
+    }
+    if (!section.sliced(from).trimmed().isEmpty())
+        ++bad; // cut off, or text that is no record
+    if (unreadable)
+        *unreadable += bad;
+    return records;
+}
+
+QByteArray marker(QByteArrayView key, const char *section) {
+    return "@@" + key.toByteArray() + ' ' + section;
+}
+
 } // namespace
+
+QByteArray slurmPollKey() {
+    quint32 words[kKeyBytes / sizeof(quint32)];
+    QRandomGenerator::system()->fillRange(words);
+    return QByteArray(reinterpret_cast<const char *>(words), kKeyBytes).toHex();
+}
 
 QStringList slurmPollArguments(const QString &workspace, bool allUsers,
                                const QStringList &accountingIds, bool askQueue) {
@@ -32,20 +78,20 @@ QStringList slurmPollArguments(const QString &workspace, bool allUsers,
             u"signalbox-slurm-poll"_s,
             workspace,
             allUsers ? u"1"_s : u"0"_s,
-            askQueue ? QString::fromLatin1(kSqueueFormat) : u"-"_s,
+            askQueue ? QString::fromLatin1(kSqueueFields) : u"-"_s,
             QString::fromLatin1(kSacctFields),
             accountingIds.isEmpty() ? u"-"_s : accountingIds.join(u',')};
 }
 
-QList<SlurmJobRow> parseSqueue(const QByteArray &output) {
+QByteArray slurmPollInput(QByteArrayView key) {
+    return key.toByteArray() + '\n';
+}
+
+QList<SlurmJobRow> parseSqueue(const QByteArray &output, QByteArrayView key, int *unreadable) {
     QList<SlurmJobRow> rows;
-    for (const QByteArray &raw : output.split('\n')) {
-        const QString line = QString::fromUtf8(raw);
-        const QStringList f = line.split(u'|');
-        if (f.size() < 12 || f[0].trimmed().isEmpty())
-            continue;
+    for (const QStringList &f : keyedRecords(output, key, kSqueueFieldCount, unreadable)) {
         SlurmJobRow row;
-        row.jobId = f[0].trimmed();
+        row.jobId = f[0];
         row.state = f[1].trimmed();
         row.reason = f[2].trimmed();
         row.user = f[3].trimmed();
@@ -56,18 +102,15 @@ QList<SlurmJobRow> parseSqueue(const QByteArray &output) {
         row.timeLeft = f[8].trimmed();
         row.start = slurmTime(f[9].trimmed());
         row.submitted = slurmTime(f[10].trimmed());
-        row.name = f.mid(11).join(u'|');
+        row.name = f[11];
         rows << row;
     }
     return rows;
 }
 
-QList<SlurmJobRow> parseSacct(const QByteArray &output) {
+QList<SlurmJobRow> parseSacct(const QByteArray &output, QByteArrayView key, int *unreadable) {
     QList<SlurmJobRow> rows;
-    for (const QByteArray &raw : output.split('\n')) {
-        const QStringList f = QString::fromUtf8(raw).split(u'|');
-        if (f.size() < 12 || f[0].isEmpty())
-            continue;
+    for (const QStringList &f : keyedRecords(output, key, kSacctFieldCount, unreadable)) {
         SlurmJobRow row;
         row.jobId = f[0];
         row.state = f[1].section(u' ', 0, 0); // "CANCELLED by 1000"
@@ -86,7 +129,7 @@ QList<SlurmJobRow> parseSacct(const QByteArray &output) {
         if (ok)
             row.exitCode = code;
         row.signal = f[10].section(u':', 1, 1).toInt();
-        row.name = f.mid(11).join(u'|');
+        row.name = f[11];
         rows << row;
     }
     return rows;
@@ -295,15 +338,21 @@ echo "$d"
 QString slurmPollScript() {
     return uR"sh(ws=$1 all=$2 format=$3 fields=$4 ids=$5
 shift 5
+IFS= read -r k || k=
+case $k in ""|*[!0-9a-f]*) echo "signalbox-slurm-poll: no key on stdin" >&2; exit 2;; esac
 case $ws in "~/"*) ws="$HOME/${ws#"~/"}";; esac
+unset SQUEUE_FORMAT2 SLURM_TIME_FORMAT # the user's own settings would change the fields
 if [ "$all" = 1 ]; then me=; else me=--me; fi
 if [ "$format" != - ]; then
-  squeue --noheader --states=all $me --format="$format" || echo "@@squeue-failed"
+  set -f; f=
+  for field in $format; do f="$f$field|$k|"; done
+  set +f
+  SQUEUE_FORMAT=$f squeue --noheader --states=all $me || echo "@@$k squeue-failed"
 fi
-echo "@@sacct"
+echo "@@$k sacct"
 if [ "$ids" != - ]; then
-  sacct --noheader --parsable2 --allocations --jobs="$ids" --format="$fields" ||
-    echo "@@sacct-failed"
+  sacct --noheader --parsable --delimiter="|$k|" --allocations --jobs="$ids" \
+    --format="$fields" || echo "@@$k sacct-failed"
 fi
 i=0
 while [ $# -ge 2 ]; do
@@ -311,36 +360,50 @@ while [ $# -ge 2 ]; do
   shift 2
   size=$(wc -c < "$f" 2>/dev/null || echo 0)
   n=$((size - off)); [ $n -lt 0 ] && n=0; [ $n -gt 1048576 ] && n=1048576
-  if [ $n -gt 0 ]; then echo "@@log $i $n"; tail -c +$((off + 1)) "$f" | head -c $n; fi
+  if [ $n -gt 0 ]; then echo "@@$k log $i $n"; tail -c +$((off + 1)) "$f" | head -c $n; fi
   i=$((i + 1))
 done
 exit 0
 )sh"_s;
 }
 
-SlurmPoll parseSlurmPoll(const QByteArray &output) {
+SlurmPoll parseSlurmPoll(const QByteArray &output, QByteArrayView key) {
     SlurmPoll poll;
-    const qsizetype sacctAt = output.indexOf("@@sacct\n");
-    const QByteArray queue = sacctAt < 0 ? output : output.left(sacctAt);
-    poll.queueFailed = queue.contains("@@squeue-failed");
-    poll.queue = parseSqueue(queue);
-    if (sacctAt < 0)
+    const QByteArray sacct = marker(key, "sacct\n");
+    const qsizetype sacctAt = key.isEmpty() ? -1 : output.indexOf(sacct);
+    if (sacctAt < 0) { // squeue's rows may be cut off: none is taken for the queue's word
+        poll.queueFailed = true;
+        poll.error = u"the login node's answer was cut off"_s;
         return poll;
-    qsizetype at = sacctAt + 8;
-    qsizetype logAt = output.indexOf("@@log ", at);
-    const QByteArray accounting = output.mid(at, logAt < 0 ? -1 : logAt - at);
-    poll.accountingFailed = accounting.contains("@@sacct-failed");
-    poll.accounting = parseSacct(accounting);
+    }
+    // A failed command's marker ends its section: what it printed before is read all the same.
+    const auto failed = [&key](QByteArray *section, const char *what) {
+        const QByteArray mark = marker(key, what);
+        const bool found = section->contains(mark);
+        section->replace(mark, QByteArray());
+        return found;
+    };
+    QByteArray queue = output.first(sacctAt);
+    poll.queueFailed = failed(&queue, "squeue-failed\n");
+    poll.queue = parseSqueue(queue, key, &poll.unreadable);
+    const QByteArray logMarker = marker(key, "log ");
+    const qsizetype at = sacctAt + sacct.size();
+    qsizetype logAt = output.indexOf(logMarker, at);
+    QByteArray accounting = output.mid(at, logAt < 0 ? -1 : logAt - at);
+    poll.accountingFailed = failed(&accounting, "sacct-failed\n");
+    poll.accounting = parseSacct(accounting, key, &poll.unreadable);
     while (logAt >= 0) {
         const qsizetype eol = output.indexOf('\n', logAt);
         if (eol < 0)
             break;
-        const QList<QByteArray> header = output.mid(logAt + 6, eol - logAt - 6).split(' ');
+        const qsizetype from = logAt + logMarker.size();
+        const QList<QByteArray> header = output.mid(from, eol - from).split(' ');
         const qsizetype size = header.size() == 2 ? header[1].toLongLong() : -1;
         if (size < 0 || eol + 1 + size > output.size())
             break; // a cut-off answer: read again next time from the same offset
         poll.logs.append({header[0].toInt(), output.mid(eol + 1, size)});
-        logAt = output.indexOf("@@log ", eol + 1 + size) == eol + 1 + size ? eol + 1 + size : -1;
+        const qsizetype next = eol + 1 + size;
+        logAt = QByteArrayView(output).sliced(next).startsWith(logMarker) ? next : -1;
     }
     return poll;
 }

@@ -15,8 +15,12 @@ namespace sb {
 
 // What Signalbox says to a Slurm login node and how it reads the answers: pure functions, so
 // every form is tested on real and hand-written outputs without a cluster. The text forms of
-// squeue (-o) and sacct (-P) read the same on every Slurm release, unlike --json, whose filters
-// 22.05 ignores and whose schema changes by release.
+// squeue (-o) and sacct (-p) read the same on every Slurm release, unlike --json, whose filters
+// 22.05 ignores (every job of the cluster, every poll) and whose schema changes by release.
+// A job's name is anyone's text (sbatch takes newlines, '|', escapes), so a poll's answer is cut
+// by a key of its own: a random token, sent on stdin rather than in the arguments every user of
+// the login node can read, that marks each section and ends each field. No field can hold the
+// key, so no field can make a row, a section or another job.
 
 // One job as squeue or sacct reports it.
 struct SlurmJobRow {
@@ -37,9 +41,15 @@ struct SlurmJobRow {
     QString name;
 };
 
-// Rows of squeue's and sacct's outputs in the poll's formats; lines that do not parse are skipped.
-QList<SlurmJobRow> parseSqueue(const QByteArray &output);
-QList<SlurmJobRow> parseSacct(const QByteArray &output);
+// A poll's key: 32 random hex digits, new for every poll.
+QByteArray slurmPollKey();
+// Rows of squeue's and sacct's outputs in the poll's formats, each field ended by "|KEY|" and
+// each record by "|KEY|\n". A record without exactly its fields, or whose job id is no job id,
+// is skipped and counted in `unreadable`; the others are read all the same.
+QList<SlurmJobRow> parseSqueue(const QByteArray &output, QByteArrayView key,
+                               int *unreadable = nullptr);
+QList<SlurmJobRow> parseSacct(const QByteArray &output, QByteArrayView key,
+                              int *unreadable = nullptr);
 
 // Slurm's state in Signalbox's words: queued, running, or how it ended.
 JobState slurmJobState(const QString &state);
@@ -70,13 +80,16 @@ Result<QString> slurmBatchScript(const JobSpec &spec, const SlurmClusterConfig &
 // run's directory, one per line. With "prepare", submits nothing (slurmrestd will) and prints
 // the run's directory, the directory to start in, and the login shell's PATH, one per line.
 QString slurmSubmitScript();
-// poll: prints squeue's rows, "@@sacct", sacct's rows for `accountingIds`, then for each log
-// that grew "@@log INDEX BYTES" and its new bytes. Append PATH OFFSET pairs of the logs to follow
-// (paths relative to the workspace: "ID/log") to slurmPollArguments(). Without `askQueue`, only
-// the logs (the queue comes from slurmrestd).
+// poll: reads the poll's key from stdin (slurmPollInput), prints squeue's rows, "@@KEY sacct",
+// sacct's rows for `accountingIds`, then for each log that grew "@@KEY log INDEX BYTES" and its
+// new bytes. Append PATH OFFSET pairs of the logs to follow (paths relative to the workspace:
+// "ID/log") to slurmPollArguments(). Without `askQueue`, only the logs (the queue comes from
+// slurmrestd). squeue gets its format, which holds the key, from SQUEUE_FORMAT: the environment
+// of another user's process is not theirs to read, its arguments are.
 QString slurmPollScript();
 QStringList slurmPollArguments(const QString &workspace, bool allUsers,
                                const QStringList &accountingIds, bool askQueue = true);
+QByteArray slurmPollInput(QByteArrayView key);
 
 // One log's new bytes from a poll's output.
 struct SlurmLogChunk {
@@ -89,8 +102,11 @@ struct SlurmPoll {
     bool queueFailed = false;      // squeue could not answer (the controller is down)
     bool accountingFailed = false; // sacct could not answer (no accounting on this cluster)
     QList<SlurmLogChunk> logs;
+    int unreadable = 0; // records of squeue or sacct that did not parse, each skipped alone
+    QString error;      // why the queue is not known (an answer cut off), with queueFailed
 };
-SlurmPoll parseSlurmPoll(const QByteArray &output);
+// A poll's answer read with its key; an answer without the key's sections is a failed one.
+SlurmPoll parseSlurmPoll(const QByteArray &output, QByteArrayView key);
 
 // What a researcher weighs before choosing where to run.
 struct SlurmPartitionGpus {

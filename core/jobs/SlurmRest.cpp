@@ -507,8 +507,9 @@ Result<QByteArray> SlurmRestClient::answer(int status, const QByteArray &body,
     Result<QByteArray> result = body; // 2xx, or a 4xx whose JSON says why
     const bool json = body.trimmed().startsWith('{');
     if (status == 401 || status == 403)
-        result = fail(u"slurmrestd refused the token of %1 (HTTP %2)"_s.arg(m_user).arg(status),
-                      ErrorCode::Unauthorized);
+        result = fail(
+            u"slurmrestd refused the token of %1 (HTTP %2)"_s.arg(m_user, QString::number(status)),
+            ErrorCode::Unauthorized);
     else if (status == 0)
         result = fail(u"cannot reach slurmrestd at %1: %2"_s.arg(m_base.toString(), networkError));
     // Slurm 22.05 passes the token on to the controller: a wrong or expired one comes back as

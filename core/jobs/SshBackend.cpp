@@ -2,6 +2,7 @@
 
 #include "CodeSync.h"
 #include "DetachedRun.h"
+#include "PythonClient.h"
 #include "ssh/ShellQuote.h"
 #include "util/Log.h"
 
@@ -120,18 +121,24 @@ QStringList SshBackend::freeGpus(const QString &node) const {
     const auto sample = m_samples.constFind(node);
     if (sample == m_samples.constEnd())
         return {};
-    QStringList reserved;
-    for (const Job &job : m_jobs) {
-        if (job.node == node && !job.finishedState() && !job.gpuIds.isEmpty())
-            reserved << job.gpuIds.split(u',');
-    }
+    NodeSample reserved = *sample;
+    reserved.reservedGpus = reservedGpus(node);
     QStringList free;
-    for (const GpuReading &gpu : sample->gpus) {
-        const QString index = QString::number(gpu.index.value_or(-1));
-        if (isFreeGpu(gpu, *sample) && !reserved.contains(index))
-            free << index;
+    for (const GpuReading &gpu : reserved.gpus) {
+        if (isFreeGpu(gpu, reserved))
+            free << QString::number(gpu.index.value_or(-1));
     }
     return free;
+}
+
+QHash<int, QString> SshBackend::reservedGpus(const QString &node) const {
+    QHash<int, QString> reserved;
+    for (const Job &job : m_jobs) {
+        if (job.node == node && !job.finishedState() && !job.gpuIds.isEmpty())
+            for (const QString &index : job.gpuIds.split(u','))
+                reserved.insert(index.toInt(), job.id);
+    }
+    return reserved;
 }
 
 void SshBackend::schedule() {
@@ -185,11 +192,35 @@ void SshBackend::launch(const Job &job, const QString &node, const QStringList &
     stored->gpuIds = gpus.join(u',');
     stored->message = code.isEmpty() ? u"starting"_s : u"copying the code"_s;
     update(*stored);
+    NodeConnection *connection = m_monitor->connection(node);
+    const auto &shipped = pythonClient();
+    if (shipped && connection && !m_clientOn.contains(node)) {
+        // Once per node and session, before the run: `import signalbox` works there as here.
+        connection->exec(
+            shellCommand({u"sh"_s, u"-c"_s, installPythonClientScript(), u"signalbox-client"_s,
+                          sb::pythonClientDirectory(u"~/.signalbox"_s, *shipped)}),
+            this,
+            [this, job, node, gpus](const Result<ExecResult> &installed) {
+                if (installed && installed->exitCode == 0)
+                    m_clientOn.insert(node, QString::fromUtf8(installed->out.trimmed()));
+                else // the run goes on: a script that never imports the client loses nothing
+                    qCWarning(lcJobs).noquote()
+                        << u"%1: the Python client was not installed: %2"_s.arg(
+                               node, installed ? QString::fromUtf8(installed->err).trimmed()
+                                               : installed.error());
+                m_clientOn.insert(node, m_clientOn.value(node)); // tried: not again this session
+                if (const Job *j = find(job.id); j && !j->finishedState())
+                    launch(*j, node, gpus);
+                else
+                    m_launching.remove(job.id);
+            },
+            30000, shipped->source);
+        return;
+    }
     if (code.isEmpty()) {
         startRun(id);
         return;
     }
-    NodeConnection *connection = m_monitor->connection(node);
     syncCode(connection, code, u"~/.signalbox/code"_s, this,
              [this, id](const Result<QString> &synced) {
                  Job *j = find(id);
@@ -228,7 +259,8 @@ void SshBackend::startRun(const QString &id) {
     }
     for (auto it = env.begin(); it != env.end(); ++it)
         command << it.key() + u'=' + it.value();
-    command << job->spec.command;
+    const QString client = m_clientOn.value(job->node);
+    command << (client.isEmpty() ? job->spec.command : withPythonClient(client, job->spec.command));
     const QString launch = shellCommand({u"sh"_s, u"-c"_s, detachedLaunchScript(),
                                          u"signalbox-launch"_s, u"~/.signalbox/runs/"_s + id,
                                          job->spec.workingDirectory, shellCommand(command)});

@@ -35,6 +35,8 @@ public:
     Result<QByteArray> log(const QString &id) const override;
     // Process group -> run name of the unfinished runs on a node (for GPU insights).
     QHash<qint64, QString> runsOn(const QString &node) const;
+    // GPU index -> the run given it, for runs not ended (starting ones too: not yet busy).
+    QHash<int, QString> reservedGpus(const QString &node) const;
 
     // The remote poll program (the launch is detachedLaunchScript()).
     static QString pollScript();
@@ -60,6 +62,7 @@ private:
     QSet<QString> m_stopRequested;
     QSet<QString> m_polling; // nodes with a poll in flight
     QSet<QString> m_launching;
+    QHash<QString, QString> m_clientOn; // node -> where the Python client was put there
     QHash<QString, int> m_lostPolls;
     QTimer m_poll;
 };

@@ -165,11 +165,29 @@ Result<GroupRequest> GroupRequest::fromJson(const QJsonObject &json) {
     };
     request.window.from = finite(u"from"_s);
     request.window.to = finite(u"to"_s);
-    request.window.width =
-        static_cast<int>(std::clamp(finite(u"width"_s).value_or(1000), 1.0, 20000.0));
+    const double width = json.value(u"width"_s).toDouble(1000);
+    if (!(width >= 1 && width <= CollectorApi::kMostColumns))
+        return fail(u"width must be 1 to %1 columns (the chart's width in pixels)"_s.arg(
+            CollectorApi::kMostColumns));
+    request.window.width = static_cast<int>(width);
     request.window.smoothing = std::clamp(finite(u"smoothing"_s).value_or(0), 0.0, 0.999);
-    for (const auto &value : json.value(u"groups"_s).toArray()) {
+    const QJsonArray groups = json.value(u"groups"_s).toArray();
+    // Counted before any is read: the answer holds every group's columns.
+    if (groups.size() > CollectorApi::kMostGroups ||
+        qint64(groups.size()) * request.window.width > CollectorApi::kMostGroupColumns)
+        return fail(u"%1 groups × %2 columns is more than one answer holds (at most %3 groups, "
+                    "%4 columns in all): ask for fewer groups at a time or a smaller width"_s
+                        .arg(groups.size())
+                        .arg(request.window.width)
+                        .arg(CollectorApi::kMostGroups)
+                        .arg(CollectorApi::kMostGroupColumns));
+    qint64 members = 0;
+    for (const auto &value : groups) {
         const QJsonObject group = value.toObject();
+        members += group.value(u"runs"_s).toArray().size();
+        if (members > CollectorApi::kMostGroupMembers)
+            return fail(u"the groups name more than %1 runs in all: ask for fewer groups at a "
+                        "time"_s.arg(CollectorApi::kMostGroupMembers));
         Group &g = request.groups.emplace_back();
         g.name = group.value(u"name"_s).toString();
         for (const auto &run : group.value(u"runs"_s).toArray())

@@ -32,6 +32,14 @@ inline constexpr char kSeries[] = "/api/v1/series";
 inline constexpr char kGroups[] = "/api/v1/groups";
 inline constexpr char kExport[] = "/api/v1/export";
 inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
+// What one request may ask for (more is refused with 400 and a message saying what to ask
+// instead): every request's work and answer are bounded, whatever it names.
+inline constexpr int kMostColumns = 10'000;             // width of /series and /groups
+inline constexpr int kMostRunsPerRequest = 10'000;      // distinct runs named by /series, /metrics
+inline constexpr qint64 kMostSeriesColumns = 1'000'000; // /series: runs × width (× 2 with raw)
+inline constexpr int kMostGroups = 1'000;               // groups in one /groups request
+inline constexpr qint64 kMostGroupColumns = 1'000'000;  // /groups: groups × width
+inline constexpr qint64 kMostGroupMembers = 100'000;    // /groups: members of all groups together
 } // namespace CollectorApi
 
 // A metric of a run, as /runs lists it: how many points, the last one, and the smallest and

@@ -5,6 +5,11 @@
 #include <QNetworkReply>
 #include <QPointer>
 
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <optional>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -150,6 +155,51 @@ void CollectorClient::metrics(const QStringList &runs, QObject *context,
 void CollectorClient::series(const QStringList &runs, const QString &metric,
                              const SeriesWindow &window, bool withRaw, QObject *context,
                              Callback<SeriesReplies> done) {
+    // The collector bounds one answer (runs × width, twice with raw curves): many runs are asked
+    // for in parts, and the parts' curves handed on together, in the order asked.
+    const qint64 perRun = std::max(1, window.width) * (window.smoothing > 0 && withRaw ? 2 : 1);
+    const qsizetype most = static_cast<qsizetype>(std::clamp<qint64>(
+        CollectorApi::kMostSeriesColumns / perRun, 1, CollectorApi::kMostRunsPerRequest));
+    if (runs.size() <= most)
+        return seriesPart(runs, metric, window, withRaw, context, std::move(done));
+    struct Parts {
+        std::vector<std::optional<SeriesReplies>> answers;
+        qsizetype waiting = 0;
+        bool failed = false;
+        Callback<SeriesReplies> done;
+    };
+    auto parts = std::make_shared<Parts>();
+    parts->done = std::move(done);
+    for (qsizetype start = 0; start < runs.size(); start += most)
+        parts->answers.emplace_back();
+    parts->waiting = static_cast<qsizetype>(parts->answers.size());
+    for (qsizetype start = 0, index = 0; start < runs.size(); start += most, ++index) {
+        seriesPart(runs.mid(start, most), metric, window, withRaw, context,
+                   [parts, index](const Result<SeriesReplies> &answer) {
+                       if (parts->failed)
+                           return;
+                       if (!answer) {
+                           parts->failed = true;
+                           parts->done(fail(answer.error()));
+                           return;
+                       }
+                       parts->answers[static_cast<size_t>(index)] = *answer;
+                       if (--parts->waiting > 0)
+                           return;
+                       SeriesReplies all;
+                       for (std::optional<SeriesReplies> &part : parts->answers) {
+                           all.metric = part->metric;
+                           std::move(part->series.begin(), part->series.end(),
+                                     std::back_inserter(all.series));
+                       }
+                       parts->done(all);
+                   });
+    }
+}
+
+void CollectorClient::seriesPart(const QStringList &runs, const QString &metric,
+                                 const SeriesWindow &window, bool withRaw, QObject *context,
+                                 Callback<SeriesReplies> done) {
     QueryItems query;
     for (const QString &run : runs)
         query.append({u"run"_s, run});

@@ -57,6 +57,9 @@ public:
     void acknowledgeRecovery(QObject *context, Callback<qint64> done);
 
 private:
+    // One /series request, within the collector's bound on an answer.
+    void seriesPart(const QStringList &runs, const QString &metric, const SeriesWindow &window,
+                    bool withRaw, QObject *context, Callback<SeriesReplies> done);
     // One exchange, over HTTP or through the cluster; the body, or the refusal in words.
     void exchange(const QByteArray &method, const QString &path, const QueryItems &query,
                   const QByteArray &body, const QString &contentType, QObject *context,

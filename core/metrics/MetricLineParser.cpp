@@ -108,6 +108,14 @@ Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
             return fail(u"\"batch\" must be a string of 1 to 200 characters"_s);
         record.batch = batch.toString();
     }
+    // Metrics named like a reserved key ("step", "time", "run", "batch") travel under "".
+    if (values.contains(QString())) {
+        const QJsonValue escaped = values.take(QString());
+        if (!escaped.isObject())
+            return fail(u"\"\" must be an object of metrics named like a reserved key"_s);
+        if (Status flat = flatten(QString(), escaped.toObject(), &record); !flat)
+            return fail(flat.error());
+    }
     if (Status flat = flatten(QString(), values, &record); !flat)
         return fail(flat.error());
     if (record.values.empty())
@@ -117,8 +125,15 @@ Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
 
 QByteArray format(const MetricRecord &record) {
     QJsonObject object;
-    for (const auto &[name, value] : record.values)
-        object[name] = metricJson(value);
+    QJsonObject escaped; // metrics named like a reserved key, read back from ""
+    for (const auto &[name, value] : record.values) {
+        if (name == u"step"_s || name == u"time"_s || name == u"run"_s || name == u"batch"_s)
+            escaped[name] = metricJson(value);
+        else
+            object[name] = metricJson(value);
+    }
+    if (!escaped.isEmpty())
+        object[QString()] = escaped;
     if (record.step)
         object[u"step"_s] = *record.step;
     if (record.wall)
@@ -208,15 +223,23 @@ Result<std::optional<MetricRecord>> CsvMetricReader::readLine(QByteArrayView lin
 }
 
 void appendRecord(const MetricRecord &record, double step, double wall,
-                  std::vector<SeriesPoints> *series) {
-    for (const auto &entry : record.values) {
-        auto it = std::find_if(series->begin(), series->end(),
-                               [&](const SeriesPoints &s) { return s.metric == entry.first; });
-        if (it == series->end()) {
-            series->push_back({entry.first, {}});
-            it = std::prev(series->end());
+                  std::vector<SeriesPoints> *series, SeriesIndex *index) {
+    SeriesIndex local;
+    if (!index)
+        index = &local;
+    for (; index->indexed < series->size(); ++index->indexed) {
+        const QString &metric = (*series)[index->indexed].metric;
+        if (!index->at.contains(metric)) // a name given twice: its first series, as before
+            index->at.insert(metric, index->indexed);
+    }
+    for (const auto &[metric, value] : record.values) {
+        auto slot = index->at.constFind(metric);
+        if (slot == index->at.constEnd()) {
+            slot = index->at.insert(metric, series->size());
+            series->push_back({metric, {}});
+            index->indexed = series->size();
         }
-        it->points.push_back({step, entry.second, wall});
+        (*series)[*slot].points.push_back({step, value, wall});
     }
 }
 

@@ -4,6 +4,7 @@
 #include "util/Result.h"
 
 #include <QByteArrayView>
+#include <QHash>
 #include <QJsonObject>
 #include <QStringList>
 
@@ -63,8 +64,16 @@ std::optional<double> metricValue(const QJsonValue &value);
 QJsonValue metricJson(double value);
 // Splits one CSV row into fields.
 QStringList splitCsvRow(QByteArrayView line);
-// Groups a record's values by metric, filling `step` and `wall` from the record.
+// Where each metric's points lie in a vector of series, so that a record of n metrics costs n
+// lookups (a linear search per value made one record of 40,000 metrics take seconds).
+struct SeriesIndex {
+    QHash<QString, std::size_t> at;
+    std::size_t indexed = 0; // series before this one are in `at`
+};
+// Groups a record's values by metric, filling `step` and `wall` from the record. `index` is kept
+// for `series` across calls (series added to it by others are indexed on the next call); without
+// one, each call indexes `series` afresh.
 void appendRecord(const MetricRecord &record, double step, double wall,
-                  std::vector<SeriesPoints> *series);
+                  std::vector<SeriesPoints> *series, SeriesIndex *index = nullptr);
 
 } // namespace sb

@@ -1,6 +1,7 @@
 #include "MetricStore.h"
 
 #include "MetricAxis.h"
+#include "storage/StoreFiles.h"
 #include "util/Crc32c.h"
 #include "util/Files.h"
 
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <limits>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,6 +51,7 @@ enum class RecordType : quint32 {
     Extent = 7,
     Series = 8,    // binary: id, the run's length, run and metric (UTF-8)
     Committed = 9, // entries of id, count and the last point (36 bytes)
+    BatchKey = 10, // a batch's key (MetricStore::batchKey) as UTF-8; Batch: the earlier form
 };
 
 // A series record's payload (load() reads it back).
@@ -104,6 +107,15 @@ bool readAll(int fd, char *data, qint64 size, qint64 offset) {
     return true;
 }
 
+// A whole file of at most `maxBytes`, read from its descriptor.
+bool readWhole(int fd, qint64 maxBytes, QByteArray *out) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || info.st_size > maxBytes)
+        return false;
+    out->resize(static_cast<qsizetype>(info.st_size));
+    return readAll(fd, out->data(), info.st_size, 0);
+}
+
 void appendRecord(QByteArray *out, RecordType type, const QByteArray &payload) {
     char header[16];
     qToLittleEndian<quint32>(kJournalMagic, header);
@@ -117,7 +129,7 @@ void appendRecord(QByteArray *out, RecordType type, const QByteArray &payload) {
 
 // Where the earlier layout kept a series' points.
 QString seriesFilePath(const QString &directory, quint32 id) {
-    return u"%1/series/%2.pts"_s.arg(directory).arg(id);
+    return u"%1/series/%2.pts"_s.arg(directory, QString::number(id));
 }
 
 QByteArray formatPayload() {
@@ -245,28 +257,35 @@ MetricStore::~MetricStore() {
 }
 
 Result<std::unique_ptr<MetricStore>> MetricStore::open(const QString &directory) {
-    if (!QDir().mkpath(directory + u"/data"_s))
-        return fail(u"cannot create the store directory %1"_s.arg(directory));
-    // Metrics are private: the store is the owner's alone.
-    for (const QString &path : {directory, QString(directory + u"/data"_s)})
-        ::chmod(QFile::encodeName(path).constData(), 0700);
+    // Metrics are private: the store's directories are the owner's alone, and one shared with
+    // others is refused rather than made private (its mode is not ours to change).
+    for (const auto &[path, subdirectory] :
+         {std::pair{directory, false}, std::pair{QString(directory + u"/data"_s), true}}) {
+        if (Status ready = prepareStoreDirectory(path, subdirectory); !ready)
+            return ready.failure();
+    }
     std::unique_ptr<MetricStore> store(new MetricStore(QDir(directory).absolutePath()));
-    const QByteArray lockPath = QFile::encodeName(directory + u"/lock"_s);
-    store->m_lockFd = ::open(lockPath.constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (store->m_lockFd < 0)
-        return fail(systemError(u"cannot open %1"_s.arg(QString::fromLocal8Bit(lockPath))));
+    QStringList openNotes; // files the store found in place of its own: said until acknowledged
+    auto lock = store->openFile(u"lock"_s, O_RDWR | O_CREAT, &openNotes);
+    if (!lock)
+        return lock.failure();
+    store->m_lockFd = *lock;
     if (::flock(store->m_lockFd, LOCK_EX | LOCK_NB) != 0)
         return fail(u"the store %1 is in use by another Signalbox collector"_s.arg(directory));
     // Notes of earlier starts come first, and stay until acknowledged.
     const QString notesPath = directory + u"/recovery.json"_s;
     QStringList earlier;
-    if (QFileInfo::exists(notesPath)) {
-        const auto bytes = readRegularFile(notesPath, 1 << 20);
-        for (const QJsonValue note : QJsonDocument::fromJson(bytes ? *bytes : QByteArray()).array())
+    if (auto notes = store->openFile(u"recovery.json"_s, O_RDONLY, &openNotes);
+        notes && *notes >= 0) {
+        const Fd fd(*notes);
+        QByteArray bytes;
+        (void)readWhole(fd.get(), 1 << 20, &bytes); // unreadable: no earlier notes
+        for (const QJsonValue note : QJsonDocument::fromJson(bytes).array())
             earlier << note.toString();
     }
     if (Status loaded = store->load(); !loaded)
         return fail(loaded.error());
+    store->m_lossNotes = openNotes + store->m_lossNotes;
     // What touched stored data is said until acknowledged; a torn tail or uncommitted points
     // (never acknowledged to anyone) only this time.
     if (!store->m_lossNotes.isEmpty()) {
@@ -290,7 +309,7 @@ Status MetricStore::acknowledgeRecovery() {
 }
 
 QString MetricStore::dataPath(quint32 number) const {
-    return u"%1/data/%2.dat"_s.arg(m_directory).arg(number);
+    return u"%1/data/%2.dat"_s.arg(m_directory, QString::number(number));
 }
 
 // The length of the whole, checksummed record at `offset`, or 0.
@@ -311,27 +330,48 @@ qint64 MetricStore::recordLength(const QByteArray &bytes, qint64 offset) {
 
 Result<QString> MetricStore::keepInLostFound(const QString &path, const QString &name) {
     const QString directory = m_directory + u"/lost+found"_s;
-    if (!QDir().mkpath(directory))
-        return fail(u"cannot create %1"_s.arg(directory), ErrorCode::StorageFailed);
+    if (Status ready = prepareStoreDirectory(directory, true); !ready)
+        return ready.failure();
     QString target = directory + u'/' + name;
-    for (int n = 2; QFileInfo::exists(target); ++n)
-        target = u"%1/%2.%3"_s.arg(directory, name).arg(n);
+    for (int n = 2; QFileInfo::exists(target) || QFileInfo(target).isSymLink(); ++n)
+        target = u"%1/%2.%3"_s.arg(directory, name, QString::number(n));
     if (::rename(QFile::encodeName(path).constData(), QFile::encodeName(target).constData()) != 0)
         return fail(systemError(u"cannot move %1 to %2"_s.arg(path, target)),
                     ErrorCode::StorageFailed);
     return QString(u"lost+found/"_s + QFileInfo(target).fileName());
 }
 
+Result<int> MetricStore::openFile(const QString &name, int flags, QStringList *notes) {
+    const QString path = m_directory + u'/' + name;
+    StoreFile file = openStoreFile(path, flags);
+    if (file.problem == StoreFile::Problem::Foreign) {
+        // Never read or written through: kept whole (a link as a link) where a person can look.
+        QString aside = name;
+        const auto kept = keepInLostFound(path, aside.replace(u'/', u'-') + u".not-a-file"_s);
+        if (!kept)
+            return fail(u"%1, and %2"_s.arg(file.error, kept.error()), ErrorCode::StorageFailed);
+        *notes << u"%1 was a symbolic link or not a regular file: the store never reads or "
+                  "writes through one; kept in %2"_s.arg(name, *kept);
+        file = openStoreFile(path, flags);
+    }
+    if (file.problem == StoreFile::Problem::Missing)
+        return -1;
+    if (file.fd < 0)
+        return fail(file.error, ErrorCode::StorageFailed);
+    return file.fd;
+}
+
 Status MetricStore::load() {
     const QString journalPath = m_directory + u"/journal"_s;
-    QFile journal(journalPath);
+    // One in the journal's place that is not a file: kept aside, and the store starts as after a
+    // lost journal (its data files kept in lost+found).
+    auto opened = openFile(u"journal"_s, O_RDWR, &m_lossNotes);
+    if (!opened)
+        return opened.failure();
+    const Fd journal(*opened);
     QByteArray bytes;
-    if (journal.exists()) {
-        if (!journal.open(QIODevice::ReadOnly))
-            return fail(u"cannot read %1: %2"_s.arg(journalPath, journal.errorString()));
-        bytes = journal.readAll();
-        journal.close();
-    }
+    if (journal.valid() && !readWhole(journal.get(), std::numeric_limits<qsizetype>::max(), &bytes))
+        return fail(systemError(u"cannot read %1"_s.arg(journalPath)));
 
     // Every readable record counts: a damaged stretch is kept aside and reading resumes at the
     // next whole record, so one bad byte costs one record, never the rest of the store.
@@ -370,12 +410,11 @@ Status MetricStore::load() {
                                        .arg(offset);
             } else {
                 const QString aside = m_directory + u"/journal.damaged"_s;
-                QFile out(aside);
                 Result<QString> kept = fail(u"cannot write %1"_s.arg(aside));
-                if (out.open(QIODevice::WriteOnly) &&
-                    out.write(bytes.mid(offset, skipped)) == skipped && out.flush()) {
-                    out.close();
-                    kept = keepInLostFound(aside, u"journal-at-%1.damaged"_s.arg(offset));
+                if (const auto out = createStoreFile(aside); out) {
+                    const Fd fd(*out);
+                    if (writeAll(fd.get(), bytes.constData() + offset, skipped))
+                        kept = keepInLostFound(aside, u"journal-at-%1.damaged"_s.arg(offset));
                 }
                 if (!kept)
                     return fail(
@@ -448,8 +487,13 @@ Status MetricStore::load() {
                 std::memcpy(&last, payload.data() + i + 12, sizeof last);
                 lastPoints[id] = last;
             }
-        } else if (type == static_cast<quint32>(RecordType::Batch)) {
-            rememberBatch(QString::fromUtf8(payload));
+        } else if (type == static_cast<quint32>(RecordType::Batch) ||
+                   type == static_cast<quint32>(RecordType::BatchKey)) {
+            const QString key = type == static_cast<quint32>(RecordType::Batch)
+                                    ? legacyBatchKey(payload)
+                                    : QString::fromUtf8(payload);
+            if (!key.isEmpty())
+                rememberBatch(key);
             snapshotBytes += length;
         } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
             format = qFromLittleEndian<quint32>(payload.data());
@@ -467,8 +511,8 @@ Status MetricStore::load() {
         offset += length;
         readableEnd = offset;
     }
-    if (readableEnd < bytes.size() && !journal.resize(readableEnd))
-        return fail(u"cannot truncate %1: %2"_s.arg(journalPath, journal.errorString()));
+    if (readableEnd < bytes.size() && ::ftruncate(journal.get(), readableEnd) != 0)
+        return fail(systemError(u"cannot truncate %1"_s.arg(journalPath)));
     m_journalSize = readableEnd;
 
     if (format > kFormat)
@@ -503,10 +547,10 @@ Status MetricStore::load() {
         compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
     }
     if (m_journalFd < 0) {
-        const QByteArray path = QFile::encodeName(journalPath);
-        m_journalFd = ::open(path.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-        if (m_journalFd < 0)
-            return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
+        auto appending = openFile(u"journal"_s, O_WRONLY | O_APPEND | O_CREAT, &m_lossNotes);
+        if (!appending)
+            return appending.failure();
+        m_journalFd = *appending;
     }
     if (m_journalSize == 0) { // a new store: its journal says its format first
         QByteArray record;
@@ -543,7 +587,10 @@ Status MetricStore::loadSeriesFiles(const QHash<quint32, qint64> &committedCount
     for (const auto &series : m_series) {
         const QByteArray path = QFile::encodeName(seriesFilePath(m_directory, series->id));
         const QString where = u"series %1/%2"_s.arg(series->run, series->metric);
-        Fd fd(::open(path.constData(), O_RDWR | O_CLOEXEC));
+        auto opened = openFile(u"series/%1.pts"_s.arg(series->id), O_RDWR, &m_lossNotes);
+        if (!opened)
+            return opened.failure();
+        Fd fd(*opened);
         struct stat info {};
         if (fd.valid() && ::fstat(fd.get(), &info) == 0 && info.st_size >= kHeaderSize) {
             char header[kHeaderSize];
@@ -571,7 +618,7 @@ Status MetricStore::loadSeriesFiles(const QHash<quint32, qint64> &committedCount
             fd.reset();
         }
         if (!fd.valid() || info.st_size < kHeaderSize) {
-            fd.reset(::open(path.constData(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+            fd.reset(openStoreFile(QString::fromLocal8Bit(path), O_RDWR | O_CREAT | O_TRUNC).fd);
             if (!fd.valid() || !writeAll(fd.get(), expectedHeader.constData(), kHeaderSize, 0) ||
                 ::ftruncate(fd.get(), kHeaderSize) != 0)
                 return fail(systemError(u"cannot write %1"_s.arg(QString::fromLocal8Bit(path))));
@@ -607,7 +654,7 @@ Status MetricStore::migrateSeriesFiles() {
     QByteArray unused; // the new journal is written whole below
     for (const auto &series : m_series) {
         const QString path = seriesFilePath(m_directory, series->id);
-        Fd from(::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC));
+        Fd from(openStoreFile(path, O_RDONLY).fd);
         std::vector<MetricPoint> buffer;
         for (qint64 copied = 0; copied < series->count;) {
             auto extent = allocate(series.get(), series->count - copied, &unused);
@@ -672,9 +719,10 @@ Status MetricStore::loadDataFiles(const QHash<quint32, qint64> &committed,
     for (const quint32 number : std::as_const(named)) {
         m_nextFile = std::max(m_nextFile, number + 1);
         const QString path = dataPath(number);
-        const int fd = ::open(QFile::encodeName(path).constData(), O_RDWR | O_CLOEXEC);
-        if (fd < 0 && errno != ENOENT)
-            return fail(systemError(u"cannot open %1"_s.arg(path)));
+        const auto opened = openFile(u"data/%1.dat"_s.arg(number), O_RDWR, &m_lossNotes);
+        if (!opened)
+            return opened.failure();
+        const int fd = *opened;
         if (fd < 0) {
             m_lossNotes << u"data/%1.dat is missing: the points it held are lost"_s.arg(number);
             continue;
@@ -772,14 +820,14 @@ Result<MetricStore::DataFile *> MetricStore::dataFile(quint32 number, bool creat
         return fail(u"data/%1.dat is not open"_s.arg(number), ErrorCode::StorageFailed);
     const QByteArray path = QFile::encodeName(dataPath(number));
     // O_EXCL: a file already there is someone's data, never written over.
-    int fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno == EEXIST) {
         if (const auto kept = keepInLostFound(QString::fromLocal8Bit(path),
                                               u"data-%1.dat.in-the-way"_s.arg(number)))
             m_recoveryNotes
                 << u"data/%1.dat was in the way of a new data file: kept in %2"_s.arg(number).arg(
                        *kept);
-        fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        fd = ::open(path.constData(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     }
     if (fd < 0)
         return fail(systemError(u"cannot create %1"_s.arg(dataPath(number))),
@@ -824,12 +872,14 @@ Result<MetricStore::Extent> MetricStore::allocate(Series *series, qint64 points,
 }
 
 void MetricStore::loadSummaries() {
-    const QString path = m_directory + u"/summaries"_s;
-    QFile file(path);
     // None yet, or unreadable: summaries are built again as series are read.
-    if (!QFileInfo(path).isFile() || !file.open(QIODevice::ReadWrite))
+    const auto opened = openFile(u"summaries"_s, O_RDWR, &m_recoveryNotes);
+    if (!opened || *opened < 0)
         return;
-    const QByteArray bytes = file.readAll();
+    const Fd file(*opened);
+    QByteArray bytes;
+    if (!readWhole(file.get(), std::numeric_limits<qsizetype>::max(), &bytes))
+        return;
     QHash<quint32, Series *> byId;
     for (const auto &series : m_series)
         byId.insert(series->id, series.get());
@@ -849,7 +899,7 @@ void MetricStore::loadSummaries() {
     }
     // A torn tail (a write cut short) goes, so that later records follow whole ones.
     if (offset < bytes.size())
-        (void)file.resize(offset);
+        (void)::ftruncate(file.get(), offset);
     m_summariesSize = offset;
     for (const auto &series : m_series) {
         // Longer than its series: the disk lost points; built again from what is there.
@@ -910,7 +960,9 @@ Status MetricStore::saveSummaries() {
 Status MetricStore::writeSummaries(const QByteArray &records, bool whole) {
     const QString path = m_directory + u"/summaries"_s;
     const QByteArray target = QFile::encodeName(whole ? path + u".new"_s : path);
-    Fd fd(::open(target.constData(), O_WRONLY | O_CREAT | O_CLOEXEC | (whole ? O_TRUNC : 0), 0600));
+    Result<int> opened = whole ? createStoreFile(path + u".new"_s)
+                               : openFile(u"summaries"_s, O_WRONLY | O_CREAT, &m_recoveryNotes);
+    Fd fd(opened ? *opened : -1);
     if (!fd.valid() ||
         !writeAll(fd.get(), records.constData(), records.size(), whole ? 0 : m_summariesSize)) {
         if (fd.valid() && !whole)
@@ -946,11 +998,12 @@ Status MetricStore::compactJournal() {
     }
     appendRecord(&snapshot, RecordType::Committed, commit);
     for (const QString &batch : std::as_const(m_batchOrder))
-        appendRecord(&snapshot, RecordType::Batch, batch.toUtf8());
+        appendRecord(&snapshot, RecordType::BatchKey, batch.toUtf8());
 
     const QString journalPath = m_directory + u"/journal"_s;
     const QByteArray temporary = QFile::encodeName(journalPath + u".new"_s);
-    Fd fd(::open(temporary.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    const auto created = createStoreFile(journalPath + u".new"_s);
+    Fd fd(created ? *created : -1);
     if (!fd.valid() || !writeAll(fd.get(), snapshot.constData(), snapshot.size()) ||
         ::fdatasync(fd.get()) != 0)
         return fail(systemError(u"cannot write %1"_s.arg(QString::fromLocal8Bit(temporary))));
@@ -961,8 +1014,7 @@ Status MetricStore::compactJournal() {
         return fail(systemError(u"cannot replace %1"_s.arg(journalPath)));
     if (m_journalFd >= 0)
         ::close(m_journalFd);
-    m_journalFd =
-        ::open(QFile::encodeName(journalPath).constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    m_journalFd = openStoreFile(journalPath, O_WRONLY | O_APPEND).fd;
     if (m_journalFd < 0)
         return fail(systemError(u"cannot open %1"_s.arg(journalPath)));
     m_journalSize = snapshot.size();
@@ -999,6 +1051,23 @@ Result<MetricStore::Series *> MetricStore::create(const QString &run, const QStr
     m_byRun[run][metric] = raw;
     m_series.push_back(std::move(series));
     return raw;
+}
+
+QString MetricStore::batchKey(const QString &run, const QString &batch, Batch kind) {
+    return QString::number(run.size()) + u':' + run + (kind == Batch::InParts ? u'p' : u'w') +
+           batch;
+}
+
+QString MetricStore::legacyBatchKey(QByteArrayView payload) {
+    const QString text = QString::fromUtf8(payload);
+    const qsizetype separator = text.indexOf(QChar(0));
+    if (separator <= 0)
+        return {};
+    const QString id = text.mid(separator + 1);
+    const QString linesSuffix = u" (lines)"_s;
+    const bool parts = id.size() > linesSuffix.size() && id.endsWith(linesSuffix);
+    return batchKey(text.left(separator), parts ? id.chopped(linesSuffix.size()) : id,
+                    parts ? Batch::InParts : Batch::Whole);
 }
 
 void MetricStore::rememberBatch(const QString &key) {
@@ -1043,7 +1112,7 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
                                  const RunInfo *info, const QString &batch, Batch kind) {
     if (run.isEmpty())
         return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
-    const QString key = batch.isEmpty() ? QString() : batchKey(run, batch);
+    const QString key = batch.isEmpty() ? QString() : batchKey(run, batch, kind);
     const bool known = !key.isEmpty() && m_batches.contains(key);
     if (known && kind == Batch::Whole)
         return false; // stored before: a retry of a batch whose answer was lost
@@ -1125,7 +1194,7 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
                         points.points.back());
     }
     if (!key.isEmpty() && !known) // in the same write as the commit: both or neither survive
-        appendRecord(&journal, RecordType::Batch, key.toUtf8());
+        appendRecord(&journal, RecordType::BatchKey, key.toUtf8());
     if (!commit.isEmpty())
         appendRecord(&journal, RecordType::Committed, commit);
     if (journal.isEmpty())

@@ -93,9 +93,14 @@ public:
     Result<bool> append(const QString &run, const std::vector<SeriesPoints> &series,
                         const RunInfo *info = nullptr, const QString &batch = {},
                         Batch kind = Batch::Whole);
-    // Whether a batch with this id was stored for this run (among the last 100,000).
-    bool storedBatch(const QString &run, const QString &batch) const {
-        return m_batches.contains(batchKey(run, batch));
+    // Whether a batch with this id was stored for this run (among the last 100,000), sent as
+    // `kind`, or either way when unset. A batch sent whole and one in parts with the same id are
+    // two (a client's push and the metric lines it printed for it).
+    bool storedBatch(const QString &run, const QString &batch,
+                     std::optional<Batch> kind = std::nullopt) const {
+        return kind ? m_batches.contains(batchKey(run, batch, *kind))
+                    : m_batches.contains(batchKey(run, batch, Batch::Whole)) ||
+                          m_batches.contains(batchKey(run, batch, Batch::InParts));
     }
     Status updateRun(const RunInfo &info) {
         auto updated = append(info.name, {}, &info);
@@ -171,13 +176,18 @@ private:
     // Compacts, or notes (once) why not and tries again after more appends.
     void compactOrNote();
     void rememberBatch(const QString &key);
-    // A batch id is the run's and the sender's: "run\0id".
-    static QString batchKey(const QString &run, const QString &batch) {
-        return run + QChar(0) + batch;
-    }
+    // A batch's key: the run's length, the run, the kind and the sender's id, so that no run or
+    // id, whatever it holds, makes another's key (run "a\0b" id "c" is not run "a" id "b\0c").
+    static QString batchKey(const QString &run, const QString &batch, Batch kind);
+    // The key of a batch record the previous version wrote ("run\0id", " (lines)" after the id of
+    // metric lines' batches); empty when it is not one.
+    static QString legacyBatchKey(QByteArrayView payload);
     static qint64 recordLength(const QByteArray &bytes, qint64 offset);
     // Moves a file the store cannot use to lost+found/NAME; returns where it went.
     Result<QString> keepInLostFound(const QString &path, const QString &name);
+    // The store's file NAME opened with `flags` (see openStoreFile); a link or a special file in
+    // its place is moved to lost+found, said in `notes`, and treated as missing. -1: missing.
+    Result<int> openFile(const QString &name, int flags, QStringList *notes);
     Series *find(const QString &run, const QString &metric) const;
     Result<std::unique_ptr<PointSource>> reader(const QString &run, const QString &metric,
                                                 Series **series) const;
@@ -206,7 +216,7 @@ private:
     quint32 m_nextFile = 0;   // above every data file the journal or the data directory held
     quint32 m_fillFile = 0;   // the file new extents go to, while it has room
     QSet<quint32> m_unsynced; // data files written since the last sync
-    QSet<QString> m_batches;  // ids of the last kRememberedBatches batches ("run\0id")
+    QSet<QString> m_batches;  // keys of the last kRememberedBatches batches (see batchKey)
     std::deque<QString> m_batchOrder; // the same, oldest first
 };
 

@@ -2,6 +2,8 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -18,6 +20,8 @@ QJsonObject RunInfo::toJson() const {
         json[u"start"_s] = *start;
     if (end)
         json[u"end"_s] = *end;
+    if (lastSeen)
+        json[u"last_seen"_s] = *lastSeen;
     if (!sweep.isEmpty())
         json[u"sweep"_s] = sweep;
     if (tags)
@@ -37,6 +41,8 @@ RunInfo RunInfo::fromJson(const QString &name, const QJsonObject &json) {
         info.start = json.value(u"start"_s).toDouble();
     if (json.value(u"end"_s).isDouble())
         info.end = json.value(u"end"_s).toDouble();
+    if (json.value(u"last_seen"_s).isDouble())
+        info.lastSeen = json.value(u"last_seen"_s).toDouble();
     info.sweep = json.value(u"sweep"_s).toString();
     if (json.value(u"tags"_s).isArray()) {
         QStringList tags;
@@ -63,12 +69,20 @@ void RunInfo::merge(const RunInfo &update) {
         start = update.start;
     if (update.end)
         end = update.end;
+    else if (update.status == u"running"_s)
+        end.reset();
+    if (update.lastSeen)
+        lastSeen = std::max(lastSeen.value_or(*update.lastSeen), *update.lastSeen);
     if (!update.sweep.isEmpty())
         sweep = update.sweep;
     if (update.tags)
         tags = update.tags;
     if (update.note)
         note = update.note;
+}
+
+bool RunInfo::ended() const {
+    return !status.isEmpty() && status != u"running"_s && status != u"lost"_s;
 }
 
 } // namespace sb

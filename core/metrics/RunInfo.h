@@ -13,9 +13,12 @@ struct RunInfo {
     QString name;
     QJsonObject config; // hyperparameters
     QString host;
-    QString status;              // running, finished, failed, stopped
+    // running, finished, failed, stopped, crashed (its process died without a word: killed, or
+    // gone) or lost (silent past the collector's threshold; a later push makes it running again)
+    QString status;
     std::optional<double> start; // seconds since the epoch
     std::optional<double> end;
+    std::optional<double> lastSeen; // when the collector last heard from it (push, line, heartbeat)
     QString sweep; // the id of the sweep that made it (SIGNALBOX_SWEEP), if one did
     // The researcher's own words on it; unset in an update: left as they are.
     std::optional<QStringList> tags;
@@ -24,8 +27,11 @@ struct RunInfo {
 
     QJsonObject toJson() const;
     static RunInfo fromJson(const QString &name, const QJsonObject &json);
-    // Fields present in `update` replace ours; config keys are merged.
+    // Fields present in `update` replace ours; config keys are merged; last seen only grows. A
+    // run that is running again (revived after it was judged lost) has no end.
     void merge(const RunInfo &update);
+    // Whether the status says the run is over (anything but running, lost or none).
+    bool ended() const;
 };
 
 } // namespace sb

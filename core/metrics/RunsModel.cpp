@@ -111,22 +111,27 @@ int RunsModel::columnCount(const QModelIndex &parent) const {
                             : kFixedColumns + static_cast<int>(m_metrics.size() + m_params.size());
 }
 
-namespace {
+QMap<QString, int> RunsModel::statusCounts() const {
+    QMap<QString, int> counts;
+    for (const RunSummary &run : m_runs)
+        ++counts[run.info.status];
+    return counts;
+}
 
 // The statuses clients send, in the user's language; any other as it came.
-QString statusText(const QString &status) {
+QString runStatusText(const QString &status) {
     static constexpr const char *kKnown[] = {QT_TRANSLATE_NOOP("sb::RunStatus", "running"),
                                              QT_TRANSLATE_NOOP("sb::RunStatus", "finished"),
                                              QT_TRANSLATE_NOOP("sb::RunStatus", "failed"),
-                                             QT_TRANSLATE_NOOP("sb::RunStatus", "stopped")};
+                                             QT_TRANSLATE_NOOP("sb::RunStatus", "stopped"),
+                                             QT_TRANSLATE_NOOP("sb::RunStatus", "crashed"),
+                                             QT_TRANSLATE_NOOP("sb::RunStatus", "lost")};
     for (const char *known : kKnown) {
         if (status == QLatin1StringView(known))
             return QCoreApplication::translate("sb::RunStatus", known);
     }
     return status;
 }
-
-} // namespace
 
 QVariant RunsModel::data(const QModelIndex &index, int role) const {
     if (!index.isValid() || index.row() >= m_runs.size())
@@ -135,6 +140,8 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
     const int column = index.column();
     if (role == RunNameRole)
         return name(run);
+    if (role == StatusRole)
+        return run.info.status;
     if (role == Qt::CheckStateRole && column == 0)
         return m_unchecked.contains(name(run)) ? Qt::Unchecked : Qt::Checked;
     if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole)
@@ -143,7 +150,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
     case 0:
         return name(run);
     case 1:
-        return statusText(run.info.status);
+        return runStatusText(run.info.status);
     case 2:
         return run.info.host;
     case kTagsColumn:

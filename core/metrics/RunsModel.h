@@ -4,6 +4,7 @@
 
 #include <QAbstractTableModel>
 #include <QHash>
+#include <QMap>
 #include <QSet>
 #include <QStringList>
 
@@ -17,7 +18,9 @@ namespace sb {
 class RunsModel final : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Role { RunNameRole = Qt::UserRole + 1, SortRole };
+    // StatusRole: the run's status as the collector says it (running, lost, crashed...).
+    enum Role { RunNameRole = Qt::UserRole + 1, SortRole, StatusRole };
+    static constexpr int kStatusColumn = 1;
 
     // What a metric's column shows; Best is the smallest for metrics where lower is better.
     enum class Statistic { Last, Min, Max, Best };
@@ -37,6 +40,8 @@ public:
     RunInfo info(const QString &run) const;
     // Points of `metric` the collector holds for `run`; 0 when the run does not log it.
     qint64 pointCount(const QString &run, const QString &metric) const;
+    // How many runs of the table have each status ("" for runs that gave none).
+    QMap<QString, int> statusCounts() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -58,6 +63,9 @@ private:
     QStringList m_params;
     QSet<QString> m_unchecked;
 };
+
+// A run's status in the user's language (the known ones; any other as it came).
+QString runStatusText(const QString &status);
 
 // Whether a smaller value of this metric is the better one: losses, errors, perplexities,
 // distances, times; otherwise (accuracy, BLEU, reward, F1…) larger is.

@@ -3,6 +3,7 @@
 #include "NvidiaSmiParser.h"
 #include "ProcParsers.h"
 
+#include <QHash>
 #include <QMetaType>
 #include <QString>
 
@@ -25,6 +26,9 @@ struct NodeSample {
     std::vector<GpuReading> gpus;
     std::vector<GpuProcess> gpuProcesses; // with their owner and command line where visible
     QString gpuError; // nvidia-smi failed (e.g. a driver/library mismatch); empty: fine or none
+    // GPU index -> the run Signalbox holds it for (launching or waiting to): set by the app, not
+    // read from the node, so a GPU promised to a run is not shown or given away as free.
+    QHash<int, QString> reservedGpus;
 };
 
 // A GPU is free when no process holds it and it is idle: under 5% busy, under 5% of its memory in
@@ -33,7 +37,8 @@ inline bool isFreeGpu(const GpuReading &gpu, const NodeSample &sample) {
     const double total = gpu.memoryTotalMiB.value_or(0);
     const bool held = std::any_of(sample.gpuProcesses.begin(), sample.gpuProcesses.end(),
                                   [&](const GpuProcess &p) { return p.gpuUuid == gpu.uuid; });
-    return !held && gpu.index && gpu.utilizationGpu.value_or(100) < 5 && total > 0 &&
+    return !held && gpu.index && !sample.reservedGpus.contains(*gpu.index) &&
+           gpu.utilizationGpu.value_or(100) < 5 && total > 0 &&
            gpu.memoryUsedMiB.value_or(total) < 0.05 * total;
 }
 

@@ -24,8 +24,9 @@ using namespace Qt::StringLiterals;
 namespace {
 
 constexpr int kStateVersion = 1;
-// How many logged values of a trial's metric are read at most (bands count logged values).
-constexpr int kMetricPoints = 20000;
+// How many logged values of a trial's metric are read at most (bands count logged values): as
+// many as the collector answers in one request.
+constexpr int kMetricPoints = CollectorApi::kMostColumns;
 // How long after a trial ends its last metric lines may take to reach the collector.
 constexpr qint64 kSettleMs = 1500;
 
@@ -174,6 +175,7 @@ Result<Sweep *> Sweep::resume(const QString &stateFile, JobsModel *jobs, Collect
     sweep->m_id = state[u"id"_s].toString();
     sweep->m_created = QDateTime::fromString(state[u"created"_s].toString(), Qt::ISODateWithMs);
     sweep->m_limit = state[u"limit"_s].toInt();
+    sweep->m_stopReason = state[u"reason"_s].toString();
     for (const QJsonValue value : state[u"trials"_s].toArray()) {
         const Trial trial = Trial::fromJson(value.toObject());
         if (!trial.finishedState())
@@ -220,6 +222,7 @@ void Sweep::start() {
     connectBackend();
     if (m_state != State::Running) {
         m_state = State::Running;
+        m_stopReason.clear(); // started again by the person: the old reason no longer holds
         save();
     }
     if (!m_spec.metric.isEmpty())
@@ -317,6 +320,8 @@ QString Sweep::statusText() const {
         text += tr(", %1 stopped early").arg(early);
     if (targetReached())
         text += tr(" · target %1 reached").arg(*m_spec.target);
+    if (!m_stopReason.isEmpty())
+        text += u" · "_s + m_stopReason;
     return text;
 }
 
@@ -524,9 +529,51 @@ void Sweep::onJob(const Job &job) {
     }
     if (!touched)
         return;
+    stopIfFailing();
     save();
     Q_EMIT changed();
     schedule();
+}
+
+void Sweep::stopIfFailing() {
+    if (m_state != State::Running)
+        return;
+    QList<const Trial *> ended;
+    for (const Trial &trial : m_trials) {
+        if (trial.finishedState())
+            ended << &trial;
+    }
+    std::stable_sort(ended.begin(), ended.end(),
+                     [](const Trial *a, const Trial *b) { return a->finished < b->finished; });
+    auto failed = [](const Trial *trial) {
+        return trial->state == JobState::Failed && !trial->earlyStopped;
+    };
+    qsizetype inARow = 0;
+    while (inARow < ended.size() && failed(ended[ended.size() - 1 - inARow]))
+        ++inARow;
+    const bool firstFailed = ended.size() >= kFirstFailures && inARow == ended.size();
+    if (!firstFailed && inARow < kFailuresInARow)
+        return;
+    // Their own words: the job's message and the last line the trial printed (the traceback's).
+    QStringList why;
+    for (qsizetype i = ended.size() - inARow; i < ended.size() && why.size() < 3; ++i) {
+        const Trial *trial = ended[i];
+        QString text = trial->message;
+        if (const auto log = trial->index < 0 ? backend()->log(trial->jobId)
+                                              : Result<QByteArray>(QByteArray())) {
+            const QList<QByteArray> lines = log->trimmed().split('\n');
+            if (const QString last = QString::fromUtf8(lines.last()).trimmed().left(300);
+                !last.isEmpty() && !text.contains(last))
+                text += (text.isEmpty() ? u""_s : u": "_s) + last;
+        }
+        why << u"trial %1: %2"_s.arg(trial->number).arg(text);
+    }
+    // Never fewer than kFirstFailures: the plural alone.
+    m_stopReason =
+        tr("stopped after %1 failed trials in a row (%2)").arg(inARow).arg(why.join(u"; "_s));
+    qCWarning(lcSweeps).noquote() << m_spec.name << m_stopReason;
+    stop();
+    Q_EMIT problem(u"%1: %2"_s.arg(m_spec.name, m_stopReason));
 }
 
 void Sweep::pollMetrics() {
@@ -624,6 +671,7 @@ void Sweep::save() {
                             {u"created"_s, time(m_created)},
                             {u"status"_s, stateName(m_state)},
                             {u"limit"_s, m_limit},
+                            {u"reason"_s, m_stopReason},
                             {u"trials"_s, trials}};
     QDir().mkpath(m_options.stateDirectory);
     QSaveFile file(statePath());

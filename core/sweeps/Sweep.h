@@ -74,6 +74,12 @@ public:
     const QList<Trial> &trials() const { return m_trials; }
     State state() const { return m_state; }
     QString statusText() const;
+    // Why the sweep stopped by itself (its trials kept failing), in words; empty otherwise.
+    QString stopReason() const { return m_stopReason; }
+    // A sweep whose first kFirstFailures trials all fail, or kFailuresInARow in a row, stops:
+    // more trials would fail the same way.
+    static constexpr int kFirstFailures = 3;
+    static constexpr int kFailuresInARow = 5;
     QString statePath() const;
     // The trial with the best metric so far, or -1.
     int bestTrial() const;
@@ -105,6 +111,7 @@ private:
     void pollMetrics();
     void applyHyperband();
     void finishIfDone();
+    void stopIfFailing();
     void save();
     int active() const;
     bool mayDrawMore() const;
@@ -121,6 +128,7 @@ private:
     QList<Trial> m_trials;
     // Trials whose metric is still to be read -> when they ended (0: running).
     QHash<int, qint64> m_unread;
+    QString m_stopReason;
     QTimer m_poll;
     bool m_polling = false;
     bool m_scheduling = false;

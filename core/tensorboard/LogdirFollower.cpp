@@ -1,6 +1,7 @@
 #include "LogdirFollower.h"
 
 #include "TfRecord.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -33,8 +34,10 @@ LocalLogdir::LocalLogdir(const QString &root)
 
 Result<std::vector<LogdirSource::File>> LocalLogdir::eventFiles() {
     const QFileInfo info(m_root);
-    if (info.isFile()) // one event file: a logdir of one run, "."
-        return std::vector<File>{{info.fileName(), info.size()}};
+    if (info.isFile()) { // one event file: a logdir of one run, "."
+        const auto file = regularFileEntry(m_root, info.fileName());
+        return file ? std::vector<File>{*file} : std::vector<File>{};
+    }
     if (!info.isDir())
         return fail(u"%1: no such directory"_s.arg(m_root));
     std::vector<File> files;
@@ -42,8 +45,11 @@ Result<std::vector<LogdirSource::File>> LocalLogdir::eventFiles() {
     QDirIterator it(m_root, QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         it.next();
-        if (isEventFileName(it.fileName()))
-            files.push_back({root.relativeFilePath(it.filePath()), it.fileInfo().size()});
+        if (!isEventFileName(it.fileName()))
+            continue;
+        // With its inode, so that a file replaced at the same path is read from its start.
+        if (auto file = regularFileEntry(it.filePath(), root.relativeFilePath(it.filePath())))
+            files.push_back(*file);
     }
     return files;
 }
@@ -89,8 +95,14 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
 Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
                               const Sink &sink) {
     FileState &state = m_files[file.path];
-    if (file.size < state.offset)
-        state = FileState{}; // replaced by a shorter file: start over
+    const bool replaced = file.inode != 0 && state.inode != 0 &&
+                          (file.inode != state.inode || file.device != state.device);
+    if (file.size < state.offset || replaced)
+        state = FileState{}; // replaced (rotated) or cut: the file there now, from its start
+    if (file.inode != 0) {
+        state.inode = file.inode;
+        state.device = file.device;
+    }
     const QString run = runOf(file.path);
     QHash<QByteArray, bool> &scalarTags = m_scalarTags[run];
     EventScalars event;

@@ -62,6 +62,8 @@ public:
 
     struct FileState {
         qint64 offset = 0;
+        quint64 inode = 0; // of the file read so far (0: unknown)
+        quint64 device = 0;
         qint64 records = 0; // intact records read
         qint64 points = 0;
         qint64 corrupt = 0; // records skipped for a bad CRC or a malformed message

@@ -78,8 +78,11 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
         return error;
     };
     {
-        const Descriptor file{
-            ::open(temporary.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
+        // A stale temporary, or a link planted in its place, goes: never written through.
+        if (::unlink(temporary.constData()) != 0 && errno != ENOENT)
+            return failed(u"unlink"_s);
+        const Descriptor file{::open(temporary.constData(),
+                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
         if (file.fd < 0)
             return failed(u"open"_s);
         for (qsizetype written = 0; written < bytes.size();) {
@@ -122,6 +125,14 @@ Result<QJsonDocument> readStateFile(const QString &path) {
         path, why,
         aside ? u"kept as %1, starting without it"_s.arg(*aside)
               : u"and could not be moved aside (%1)"_s.arg(aside.error())));
+}
+
+std::optional<FileEntry> regularFileEntry(const QString &path, const QString &relative) {
+    struct stat info {};
+    if (::stat(QFile::encodeName(path).constData(), &info) != 0 || !S_ISREG(info.st_mode))
+        return std::nullopt;
+    return FileEntry{relative, static_cast<qint64>(info.st_size), static_cast<quint64>(info.st_ino),
+                     static_cast<quint64>(info.st_dev)};
 }
 
 Result<QString> keepAside(const QString &path) {

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "util/FileEntry.h"
 #include "util/Result.h"
 
 #include <QByteArray>
 #include <QJsonDocument>
 #include <QString>
+
+#include <optional>
 
 namespace sb {
 
@@ -20,6 +23,10 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes);
 // there is no file yet; or, when it cannot be read as a JSON object or array, an error saying
 // where the broken file was kept aside (it is never overwritten: the next save starts afresh).
 Result<QJsonDocument> readStateFile(const QString &path);
+
+// The regular file at `path` as a listing holds it (size, inode, device), named `relative`;
+// nullopt when there is none (gone, or a directory, FIFO or device).
+std::optional<FileEntry> regularFileEntry(const QString &path, const QString &relative);
 
 // Moves a file that cannot be read as it should aside, to PATH.broken-TIME, so that nothing
 // overwrites the only copy of what it held; returns the new name, or an error.

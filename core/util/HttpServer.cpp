@@ -1,12 +1,16 @@
 #include "HttpServer.h"
 
 #include <QDeadlineTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTcpServer>
 #include <QTcpSocket>
 
 #include <http_parser.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace sb {
@@ -24,9 +28,99 @@ qint64 nowMs() {
 }
 
 QByteArray errorBody(const QByteArray &message) {
-    QByteArray escaped = message;
-    escaped.replace('\\', "\\\\").replace('"', "\\\"");
-    return "{\"error\":\"" + escaped + "\"}";
+    return QJsonDocument(QJsonObject{{u"error"_s, QString::fromUtf8(message)}})
+        .toJson(QJsonDocument::Compact);
+}
+
+HttpResponse refusal(int status, const QByteArray &message) {
+    return {status, "application/json", errorBody(message), {}};
+}
+
+// What a peer sent, quoted in a message: at most 100 bytes of it.
+QByteArray quoted(const QByteArray &value) {
+    return '"' + (value.size() > 100 ? value.first(100) + "..." : value) + '"';
+}
+
+// The host of an authority ("127.0.0.1:7410", "[::1]:80", "Name."), in lower case, without its
+// port or a final dot; nothing if it is not host[:port].
+std::optional<QByteArray> authorityHost(const QByteArray &authority) {
+    const QByteArray lower = authority.trimmed().toLower();
+    qsizetype end = lower.startsWith('[') ? lower.indexOf(']') + 1 : lower.indexOf(':');
+    if (end == 0) // a '[' without its ']'
+        return std::nullopt;
+    if (end < 0)
+        end = lower.size();
+    QByteArray host = lower.first(end);
+    const QByteArray rest = lower.sliced(end);
+    if (!rest.isEmpty() &&
+        (!rest.startsWith(':') || rest.size() > 6 ||
+         !std::all_of(rest.begin() + 1, rest.end(), [](char c) { return c >= '0' && c <= '9'; })))
+        return std::nullopt;
+    if (host.endsWith('.'))
+        host.chop(1);
+    return host;
+}
+
+// Dotted decimal only: "127.0.0.1.evil.example", "0x7f.1" or "2130706433" is a name to a
+// resolver (a browser sends any address in this form).
+bool isLoopbackIPv4(const QByteArray &host) {
+    const QList<QByteArray> parts = host.split('.');
+    if (parts.size() != 4 || parts[0] != "127")
+        return false;
+    return std::all_of(parts.begin(), parts.end(), [](const QByteArray &part) {
+        bool ok = false;
+        const int value = part.toInt(&ok);
+        return ok && part.size() <= 3 && (part.size() == 1 || part[0] != '0') && value <= 255 &&
+               std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+    });
+}
+
+bool isLoopbackHost(const QByteArray &host) {
+    if (host == "localhost" || host.endsWith(".localhost")) // RFC 6761: never resolved by DNS
+        return true;
+    if (host.startsWith('[') && host.endsWith(']')) {
+        QHostAddress address;
+        return address.setAddress(QString::fromLatin1(host.mid(1, host.size() - 2))) &&
+               address.protocol() == QAbstractSocket::IPv6Protocol && address.isLoopback();
+    }
+    return isLoopbackIPv4(host);
+}
+
+// The types a page may POST to any site without asking it first (CORS "simple" requests).
+bool isSimpleContentType(const QByteArray &contentType) {
+    const QByteArray type = contentType.split(';').constFirst().trimmed().toLower();
+    return type.isEmpty() || type == "text/plain" || type == "application/x-www-form-urlencoded" ||
+           type == "multipart/form-data";
+}
+
+// Which peers count as one for the per-address cap: every loopback address is this machine, and
+// an IPv6 peer is its /64 (one host may have every address in it).
+QByteArray peerGroup(const QHostAddress &address) {
+    bool v4 = false;
+    const quint32 ip4 = address.toIPv4Address(&v4);
+    if (address.isLoopback() || (v4 && ip4 >> 24 == 127))
+        return "loopback";
+    if (v4)
+        return QByteArray::number(ip4);
+    const Q_IPV6ADDR ip6 = address.toIPv6Address();
+    return QByteArray(reinterpret_cast<const char *>(ip6.c), 8);
+}
+
+// Raises the soft descriptor limit towards the hard one (at most 16,384: no more is needed, and
+// children inherit it); returns the soft limit now in force.
+qint64 raiseDescriptorLimit() {
+    constexpr rlim_t kWanted = 16384;
+    rlimit limit{};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
+        return 1024;
+    const rlim_t wanted = std::min(limit.rlim_max, kWanted);
+    if (limit.rlim_cur < wanted) {
+        rlimit raised = limit;
+        raised.rlim_cur = wanted;
+        if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+            limit = raised;
+    }
+    return static_cast<qint64>(std::min<rlim_t>(limit.rlim_cur, kWanted));
 }
 
 // A response's status line and headers. `length` < 0: the body is chunked, or (for an HTTP/1.0
@@ -43,13 +137,47 @@ QByteArray responseHead(int status, const QByteArray &contentType, qint64 length
            (keepAlive ? "\r\nConnection: keep-alive\r\n\r\n" : "\r\nConnection: close\r\n\r\n");
 }
 
-// An error answer after which the connection closes.
-QByteArray closingError(int status, const QByteArray &message) {
+// An error answer after which the connection closes (without its body, for HEAD).
+QByteArray closingError(int status, const QByteArray &message, bool head = false) {
     const QByteArray body = errorBody(message);
-    return responseHead(status, "application/json", body.size(), false, false) + body;
+    return responseHead(status, "application/json", body.size(), false, false) +
+           (head ? QByteArray() : body);
 }
 
 } // namespace
+
+std::optional<HttpResponse> refuseForeignRequest(const HttpRequest &request, bool loopbackListener,
+                                                 const QList<QByteArray> &hostNames) {
+    const auto host = authorityHost(request.host);
+    if (!host)
+        return refusal(400, "the Host " + quoted(request.host) + " is not host[:port]");
+    // No Host at all is an HTTP/1.0 tool's request; a browser always names one.
+    if (loopbackListener && !host->isEmpty() && !isLoopbackHost(*host) &&
+        !hostNames.contains(*host))
+        return refusal(421, "this collector listens on loopback and answers only requests for "
+                            "localhost, 127.x.x.x or [::1]; this one names " +
+                                quoted(request.host) +
+                                " (a web page that re-binds its own name to this machine does so)");
+    const QByteArray origin = request.header("origin");
+    if (!origin.isEmpty() && origin.toLower() != "http://" + request.host.trimmed().toLower())
+        return refusal(403, "requests from web pages of another origin (Origin " + quoted(origin) +
+                                ") are refused: the collector is for scripts, "
+                                "the command line and the Signalbox app");
+    const QByteArray site = request.header("sec-fetch-site").trimmed().toLower();
+    if (site == "cross-site" || site == "same-site")
+        return refusal(403, "requests a browser sends for another site (Sec-Fetch-Site " +
+                                quoted(site) + ") are refused");
+    const bool fromBrowser =
+        !origin.isEmpty() ||
+        std::any_of(request.headers.begin(), request.headers.end(),
+                    [](const auto &header) { return header.first.startsWith("sec-fetch-"); });
+    const bool read = request.method == "GET" || request.method == "HEAD";
+    if (fromBrowser && !read && isSimpleContentType(request.header("content-type")))
+        return refusal(403, "a browser's " + request.method + " of type " +
+                                quoted(request.header("content-type")) +
+                                " is refused: any web page may send one");
+    return std::nullopt;
+}
 
 QByteArray HttpRequest::header(QByteArrayView lowerCaseName) const {
     for (const auto &[name, value] : headers) {
@@ -79,6 +207,8 @@ QByteArray HttpServer::reasonPhrase(int status) {
         return "Bad Request";
     case 401:
         return "Unauthorized";
+    case 403:
+        return "Forbidden";
     case 404:
         return "Not Found";
     case 405:
@@ -87,6 +217,8 @@ QByteArray HttpServer::reasonPhrase(int status) {
         return "Request Timeout";
     case 413:
         return "Content Too Large";
+    case 421:
+        return "Misdirected Request";
     case 500:
         return "Internal Server Error";
     case 503:
@@ -108,6 +240,7 @@ public:
         : m_server(server)
         , m_socket(socket)
         , m_peer(socket->peerAddress())
+        , m_peerKey(peerGroup(m_peer))
         , m_lastActivity(nowMs()) {
         http_parser_init(&m_parser, HTTP_REQUEST);
         m_parser.data = this;
@@ -147,12 +280,34 @@ public:
     State state() const { return m_state; }
     // Idle, or a request still arriving: what may be closed to make room for another client.
     bool waiting() const { return m_state == State::Idle || m_state == State::Reading; }
-    const QHostAddress &peer() const { return m_peer; }
+    const QByteArray &peerKey() const { return m_peerKey; }
     qint64 lastActivity() const { return m_lastActivity; }
+
+    // A body that holds part of the budget and arrived slower than the floor rate over the last
+    // `slowGrace` to twice that (a burst long ago does not make a trickle fast).
+    bool slowBody(qint64 now, const Limits &limits) const {
+        if (m_state != State::Reading || m_refused || m_reserved == 0 ||
+            now - m_bodyStarted < limits.slowGrace.count())
+            return false;
+        const qint64 elapsed = std::max<qint64>(1, now - m_marks[0].time);
+        return (m_reserved - m_marks[0].bytes) * 1000 / elapsed < limits.slowBodyRate;
+    }
+
+    // Cuts a slow body, freeing its share of the budget at once.
+    void cutSlowBody(const Limits &limits) {
+        m_request.body = QByteArray();
+        releaseBody();
+        refuse(408, "the body arrived slower than " + QByteArray::number(limits.slowBodyRate) +
+                        " bytes/s while others needed the room it held: send it faster, or "
+                        "come again");
+    }
 
     // Called once a second or so by the server.
     void checkDeadline(qint64 now, const Limits &limits) {
         const qint64 quiet = now - m_lastActivity;
+        if (m_state == State::Reading && m_bodyStarted > 0 &&
+            now - m_marks[1].time >= limits.slowGrace.count())
+            m_marks = {m_marks[1], {now, m_reserved}}; // the rate is measured from the older
         switch (m_state) {
         case State::Idle:
             if (quiet > limits.idle.count())
@@ -223,6 +378,14 @@ public:
             return;
         m_state = State::Writing;
         m_lastActivity = nowMs();
+        releaseBody(); // the handler is done with it: a slow reader holds none of the budget
+        if (m_head) {  // the headers GET would get; a stream's length is not known
+            m_socket->write(responseHead(response.status, response.contentType,
+                                         response.stream ? -1 : response.body.size(), false,
+                                         m_keepAlive));
+            writeMore();
+            return;
+        }
         const bool chunked = response.stream && m_parser.http_minor >= 1;
         if (response.stream && !chunked)
             m_keepAlive = false; // an HTTP/1.0 peer reads to the end of the connection
@@ -274,6 +437,8 @@ private:
         m_headersDone = false;
         m_lastWasValue = false;
         m_refused = false;
+        m_head = false;
+        m_bodyStarted = 0;
         m_state = State::Reading;
         m_requestStarted = nowMs();
         return 0;
@@ -290,9 +455,22 @@ private:
 
     int headersComplete() {
         m_headersDone = true;
-        for (auto &header : m_request.headers)
+        int hosts = 0;
+        for (auto &header : m_request.headers) {
             header.first = header.first.toLower();
+            hosts += header.first == "host" ? 1 : 0;
+        }
         m_request.method = http_method_str(static_cast<http_method>(m_parser.method));
+        m_head = m_parser.method == HTTP_HEAD;
+        m_request.host = m_request.header("host");
+        if (hosts > 1) {
+            refuseBody(400, "the request has " + QByteArray::number(hosts) + " Host headers");
+            return 0;
+        }
+        if (const QByteArray problem = takeAbsoluteForm(); !problem.isEmpty()) {
+            refuseBody(400, problem);
+            return 0;
+        }
         const Limits &limits = m_server->m_limits;
         const bool sized = m_parser.content_length != std::numeric_limits<uint64_t>::max() &&
                            (m_parser.flags & F_CHUNKED) == 0;
@@ -305,17 +483,47 @@ private:
             return 0;
         }
         if (hasBody) {
-            const qint64 wanted =
-                sized ? static_cast<qint64>(m_parser.content_length) : limits.maxBody;
-            if (!m_server->reserve(wanted)) {
+            // The budget is taken as bytes arrive, so a size declared and never sent holds
+            // nothing; a declared size that finds no room now is told at once.
+            const qint64 now = nowMs();
+            if (sized &&
+                !m_server->makeRoom(static_cast<qint64>(m_parser.content_length), now, this)) {
                 refuseBody(503, "the collector is busy with other large requests: come again");
                 return 0;
             }
-            m_reserved = wanted;
+            m_bodyStarted = now;
+            m_marks = {Mark{now, 0}, Mark{now, 0}};
             if (m_request.header("expect").compare("100-continue", Qt::CaseInsensitive) == 0)
                 m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
         }
         return 0;
+    }
+
+    // An absolute-form target ("http://127.0.0.1:7410/api/v1/health", as sent to a proxy) names
+    // its host itself, which then stands for the Host header (RFC 9112, 3.2.2); the target
+    // becomes its path and query. Returns what is wrong with a target that is neither form.
+    QByteArray takeAbsoluteForm() {
+        QByteArray &target = m_request.target;
+        if (target.startsWith('/') || (target == "*" && m_parser.method == HTTP_OPTIONS))
+            return {};
+        const qsizetype scheme = target.indexOf("://");
+        const QByteArray name = scheme > 0 ? target.first(scheme).toLower() : QByteArray();
+        if (name != "http" && name != "https")
+            return "the request target " + quoted(target) +
+                   " is neither a path (/api/v1/...) nor an http:// URL";
+        const qsizetype start = scheme + 3;
+        qsizetype end = start;
+        while (end < target.size() && target[end] != '/' && target[end] != '?' &&
+               target[end] != '#')
+            ++end;
+        const QByteArray authority = target.sliced(start, end - start);
+        if (authority.isEmpty() || authority.contains('@'))
+            return "the request target " + quoted(target) + " names no host[:port]";
+        m_request.host = authority;
+        target = target.sliced(end);
+        if (!target.startsWith('/'))
+            target.prepend('/');
+        return {};
     }
 
     // Answers now, then reads the rest of the body into nothing, so the client (which may be
@@ -323,13 +531,14 @@ private:
     void refuseBody(int status, const QByteArray &message) {
         m_refused = true;
         m_keepAlive = false;
-        m_socket->write(closingError(status, message));
+        m_socket->write(closingError(status, message, m_head));
     }
 
     int bodyPart(const char *at, size_t n) {
         if (m_refused)
             return 0;
-        if (m_request.body.size() + static_cast<qint64>(n) > m_server->m_limits.maxBody) {
+        const auto size = static_cast<qint64>(n);
+        if (m_request.body.size() + size > m_server->m_limits.maxBody) {
             m_request.body.clear();
             releaseBody();
             refuseBody(413, "the body is larger than the " +
@@ -337,6 +546,14 @@ private:
                                 " bytes taken (send it in parts)");
             return 0;
         }
+        if (!m_server->makeRoom(size, nowMs(), this)) {
+            m_request.body.clear();
+            releaseBody();
+            refuseBody(503, "the collector is busy with other large requests: come again");
+            return 0;
+        }
+        m_server->m_buffered += size;
+        m_reserved += size;
         m_request.body.append(at, static_cast<qsizetype>(n));
         return 0;
     }
@@ -432,9 +649,15 @@ private:
         m_reserved = 0;
     }
 
+    struct Mark {
+        qint64 time = 0;
+        qint64 bytes = 0;
+    };
+
     HttpServer *m_server;
     QTcpSocket *m_socket;
     QHostAddress m_peer;
+    QByteArray m_peerKey;
     http_parser m_parser{};
     State m_state = State::Idle;
     HttpRequest m_request;
@@ -445,7 +668,10 @@ private:
     bool m_leaving = false; // removal from the server is queued
     bool m_keepAlive = true;
     bool m_chunked = false;
-    qint64 m_reserved = 0; // this request's share of the servers's body budget
+    bool m_head = false;   // a HEAD request: the answer is its headers
+    qint64 m_reserved = 0; // this request's share of the server's body budget: what arrived
+    qint64 m_bodyStarted = 0;
+    std::array<Mark, 2> m_marks; // the body's size at two times, for its recent rate
     qint64 m_lastActivity;
     qint64 m_requestStarted = 0;
     quint64 m_serial = 0; // which request a Respond belongs to
@@ -456,9 +682,9 @@ HttpServer::HttpServer(Handler handler, Limits limits, QObject *parent)
     : QObject(parent)
     , m_handler(std::move(handler))
     , m_limits(limits) {
-    m_deadlines.setInterval(std::clamp(std::min(limits.idle, limits.stalled) / 4,
-                                       std::chrono::milliseconds(10),
-                                       std::chrono::milliseconds(1000)));
+    m_deadlines.setInterval(
+        std::clamp(std::min({limits.idle, limits.stalled, limits.slowGrace}) / 4,
+                   std::chrono::milliseconds(10), std::chrono::milliseconds(1000)));
     connect(&m_deadlines, &QTimer::timeout, this, &HttpServer::checkDeadlines);
 }
 
@@ -467,6 +693,12 @@ HttpServer::~HttpServer() {
 }
 
 Status HttpServer::listen(const QHostAddress &address, quint16 port) {
+    // Every connection is a descriptor: the cap stays well under the limit, so the store's files
+    // and the rest of the process always have theirs.
+    m_connectionLimit =
+        m_limits.connections > 0
+            ? m_limits.connections
+            : static_cast<int>(std::clamp<qint64>(raiseDescriptorLimit() / 4, 16, 4096));
     m_server = new QTcpServer(this);
     if (!m_server->listen(address, port))
         return fail(u"cannot listen on %1:%2: %3"_s.arg(address.toString())
@@ -486,27 +718,37 @@ quint16 HttpServer::port() const {
 
 void HttpServer::accept() {
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
-        const QHostAddress peer = socket->peerAddress();
-        Connection *oldestWaiting = nullptr;
+        const QByteArray key = peerGroup(socket->peerAddress());
+        Connection *oldestWaiting = nullptr; // of all
+        Connection *oldestOfPeer = nullptr;  // of this peer's
+        int open = 0;
         int fromPeer = 0;
         for (const auto &c : m_connections) {
-            if (c->state() == Connection::State::Closed || c->peer() != peer)
+            if (c->state() == Connection::State::Closed)
                 continue;
-            ++fromPeer;
-            if (c->waiting() &&
-                (!oldestWaiting || c->lastActivity() < oldestWaiting->lastActivity()))
+            ++open;
+            const bool samePeer = c->peerKey() == key;
+            fromPeer += samePeer ? 1 : 0;
+            if (!c->waiting())
+                continue;
+            if (!oldestWaiting || c->lastActivity() < oldestWaiting->lastActivity())
                 oldestWaiting = c.get();
+            if (samePeer && (!oldestOfPeer || c->lastActivity() < oldestOfPeer->lastActivity()))
+                oldestOfPeer = c.get();
         }
-        if (fromPeer >= m_limits.connectionsPerPeer) {
-            // Connections being answered are kept; an idle or dribbling one makes room.
-            if (oldestWaiting) {
-                oldestWaiting->close(false);
-            } else {
-                socket->write(closingError(503, "too many connections from this address"));
-                socket->disconnectFromHost();
-                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-                continue;
-            }
+        // Connections being answered are kept; an idle or dribbling one makes room.
+        const bool peerFull = fromPeer >= m_limits.connectionsPerPeer;
+        Connection *makesRoom = peerFull                    ? oldestOfPeer
+                                : open >= m_connectionLimit ? oldestWaiting
+                                                            : nullptr;
+        if (makesRoom) {
+            makesRoom->close(false);
+        } else if (peerFull || open >= m_connectionLimit) {
+            socket->write(closingError(503, peerFull ? "too many connections from this address"
+                                                     : "too many connections: come again"));
+            socket->disconnectFromHost();
+            connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            continue;
         }
         auto connection = std::make_shared<Connection>(this, socket);
         m_connections.push_back(connection);
@@ -520,17 +762,27 @@ void HttpServer::checkDeadlines() {
     const auto connections = m_connections;
     for (const auto &c : connections)
         c->checkDeadline(now, m_limits);
+    if (m_buffered * 2 > m_limits.bufferedBodies) // room runs short: slow bodies give theirs back
+        cutSlowBodies(now, nullptr);
 }
 
 void HttpServer::remove(Connection *connection) {
     std::erase_if(m_connections, [connection](const auto &c) { return c.get() == connection; });
 }
 
-bool HttpServer::reserve(qint64 bytes) {
-    if (m_buffered + bytes > m_limits.bufferedBodies)
-        return false;
-    m_buffered += bytes;
-    return true;
+bool HttpServer::makeRoom(qint64 bytes, qint64 now, const Connection *asking) {
+    if (m_buffered + bytes <= m_limits.bufferedBodies)
+        return true;
+    cutSlowBodies(now, asking);
+    return m_buffered + bytes <= m_limits.bufferedBodies;
+}
+
+void HttpServer::cutSlowBodies(qint64 now, const Connection *asking) {
+    const auto connections = m_connections; // cutting one must not disturb this loop
+    for (const auto &c : connections) {
+        if (c.get() != asking && c->slowBody(now, m_limits))
+            c->cutSlowBody(m_limits);
+    }
 }
 
 } // namespace sb

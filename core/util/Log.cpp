@@ -1,5 +1,7 @@
 #include "util/Log.h"
 
+#include "util/PlainText.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -79,32 +81,37 @@ void handle(QtMsgType type, const QMessageLogContext &context, const QString &me
         }
     }
     if (previous)
-        previous(type, context, message);
+        previous(type, context, LogFile::escaped(message));
+}
+
+// Installs the handler once; called with the mutex held, which it gives up meanwhile.
+void installHandler(Sink &s, QMutexLocker<QMutex> &lock) {
+    if (s.installed)
+        return;
+    s.installed = true;
+    lock.unlock(); // the handler takes the mutex
+    QtMessageHandler previous = qInstallMessageHandler(handle);
+    lock.relock();
+    s.previous = previous;
 }
 
 } // namespace
 
+QString LogFile::escaped(const QString &message) {
+    QStringList lines = message.split(u'\n');
+    for (QString &line : lines)
+        line = printable(line);
+    return lines.join(u"\n    "_s);
+}
+
 QByteArray LogFile::format(QtMsgType type, const char *category, const QString &message,
                            const QDateTime &when) {
-    QByteArray text = message.toUtf8();
-    QByteArray escaped;
-    escaped.reserve(text.size());
-    for (const char c : std::as_const(text)) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (c == '\n')
-            escaped += "\n    ";
-        else if (byte < 0x20 && c != '\t')
-            escaped += "\\x" + QByteArray::number(byte, 16).rightJustified(2, '0');
-        else if (byte == 0x7f)
-            escaped += "\\x7f";
-        else
-            escaped += c;
-    }
     return when.toUTC().toString(Qt::ISODateWithMs).toUtf8() + ' ' + levelName(type) + ' ' +
-           (category ? category : "default") + ": " + escaped + '\n';
+           (category ? category : "default") + ": " + escaped(message).toUtf8() + '\n';
 }
 
 Status LogFile::install(const QString &directory, qint64 maxBytes) {
+    escapeStderr(); // without a file too
     if (!QDir().mkpath(directory))
         return fail(u"cannot make the log folder %1"_s.arg(directory));
     auto file = std::make_unique<QFile>(QDir(directory).filePath(u"signalbox.log"_s));
@@ -114,14 +121,14 @@ Status LogFile::install(const QString &directory, qint64 maxBytes) {
     QMutexLocker lock(&s.mutex);
     s.file = std::move(file);
     s.maxBytes = maxBytes;
-    if (!s.installed) {
-        s.installed = true;
-        lock.unlock(); // the handler takes the mutex
-        QtMessageHandler previous = qInstallMessageHandler(handle);
-        lock.relock();
-        s.previous = previous;
-    }
+    installHandler(s, lock);
     return success();
+}
+
+void LogFile::escapeStderr() {
+    Sink &s = sink();
+    QMutexLocker lock(&s.mutex);
+    installHandler(s, lock);
 }
 
 QString LogFile::path() {

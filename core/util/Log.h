@@ -32,9 +32,15 @@ public:
     static QString path();
     // Stops writing to the file; messages go to stderr only.
     static void uninstall();
+    // Every message of the process, from here on, reaches stderr as format() escapes it, with or
+    // without a file: for programs that keep no log file (signalbox-cli, signalbox-collector).
+    static void escapeStderr();
+    // A message as a log shows it: each line printable() (controls and bidi marks as escapes),
+    // continuation lines indented, so no message can forge a record or move a terminal.
+    static QString escaped(const QString &message);
 
-    // One record as it is written: control characters escaped (a remote message cannot move
-    // the terminal of whoever reads the log), continuation lines indented.
+    // One record as it is written: escaped() (a remote message cannot move the terminal of
+    // whoever reads the log, nor forge a record).
     static QByteArray format(QtMsgType type, const char *category, const QString &message,
                              const QDateTime &when);
 };

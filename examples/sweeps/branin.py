@@ -9,6 +9,7 @@ library only; metric lines go to Signalbox on stdout.
 import argparse
 import json
 import math
+import os
 import random
 import time
 
@@ -25,6 +26,8 @@ def main():
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--seconds_per_epoch", type=float, default=0.1)
     args, _ = parser.parse_known_args()
+    if os.environ.get("SIGNALBOX_EXAMPLE_QUICK"):  # the examples' test: a few short epochs
+        args.epochs, args.seconds_per_epoch = min(args.epochs, 4), 0.01
     final = branin(args.x1, args.x2)
     rng = random.Random(hash((args.x1, args.x2)))
     start = final + 60 + 20 * rng.random()

@@ -151,6 +151,10 @@
         <source>%1 d %2</source>
         <translation>%1 天 %2</translation>
     </message>
+    <message>
+        <source>reserved for %1</source>
+        <translation>已为 %1 预留</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -229,6 +233,10 @@
 </context>
 <context>
     <name>sb::CurvesView</name>
+    <message>
+        <source>All statuses (%1)</source>
+        <translation>全部状态（%1）</translation>
+    </message>
     <message>
         <source>Filter runs (name, status, hyperparameters)</source>
         <translation>筛选运行（名称、状态、超参数）</translation>
@@ -573,6 +581,10 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>TensorBoard&apos;s exponential moving average; a running average over as many points as it weighs; or a centred Gaussian over as many, which does not lag behind the curve</source>
         <translation>TensorBoard 的指数移动平均；覆盖同样多点的滑动平均；或覆盖同样多点、不滞后于曲线的居中高斯平滑</translation>
     </message>
+    <message>
+        <source>Show %1 more charts (%2 not shown; uncheck metrics in the list to choose)</source>
+        <translation>再显示 %1 个图表（%2 个未显示；在列表中取消勾选指标以选择）</translation>
+    </message>
 </context>
 <context>
     <name>sb::FleetTable</name>
@@ -839,6 +851,18 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>A new run from this one&apos;s settings, to edit first (Ctrl+R)</source>
         <translation>以此运行的设置新建一个运行，可先编辑（Ctrl+R）</translation>
+    </message>
+    <message>
+        <source>The lines a script prints for its metrics (@signalbox {...}) are stored as metrics; check to see them among its output</source>
+        <translation>脚本为指标打印的行（@signalbox {...}）已作为指标保存；勾选后可在输出中查看它们</translation>
+    </message>
+    <message>
+        <source>Metric lines shown: %L1</source>
+        <translation>已显示指标行：%L1</translation>
+    </message>
+    <message>
+        <source>Metric lines hidden: %L1 (stored as metrics)</source>
+        <translation>已隐藏指标行：%L1（已作为指标保存）</translation>
     </message>
 </context>
 <context>
@@ -1930,6 +1954,14 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
 <context>
     <name>sb::RunStatus</name>
     <message>
+        <source>lost</source>
+        <translation>已失联</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>已崩溃</translation>
+    </message>
+    <message>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -2065,6 +2097,10 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
 </context>
 <context>
     <name>sb::Sweep</name>
+    <message>
+        <source>stopped after %1 failed trials in a row (%2)</source>
+        <translation>连续 %1 个试验失败后已停止（%2）</translation>
+    </message>
     <message>
         <source>%1: no %2 backend to run the trials on</source>
         <translation>%1：没有运行试验的 %2 后端</translation>

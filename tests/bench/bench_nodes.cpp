@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "bench_nodes: %s\n", qPrintable(collector.error()));
         return 1;
     }
-    sb::CollectorClient client((*collector)->url(), {});
+    sb::CollectorClient client((*collector)->url(), (*collector)->token());
     sb::SystemHistory history(&client, &monitor, {}, 10);
     runFor(12); // past the first pushes, which create every series in the store
     const Phase recorded = measure();

@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
     auto embedded = sb::EmbeddedCollector::start(options);
     if (!embedded)
         return 1;
-    sb::CollectorClient client((*embedded)->url(), {});
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
     sb::NodeHistory window(&client, u"gpu-a"_s);
     window.setSpan(604800);
     window.resize(1400, 800);

@@ -2,6 +2,8 @@
 // (honouring .gitignore, executable bits, long paths, symlinks), and it is reproducible, so the
 // same tree has the same hash.
 #include "jobs/CodeArchive.h"
+#include "jobs/KubeJobs.h"
+#include "jobs/PythonClient.h"
 
 #include <QDir>
 #include <QFile>
@@ -33,6 +35,7 @@ private Q_SLOTS:
     void tarUnpacksTheProjectTree();
     void sameTreeSameHash();
     void refusesTooMuchCode();
+    void podsImportTheClient();
 };
 
 void TestCodeArchive::tarUnpacksTheProjectTree() {
@@ -99,6 +102,45 @@ void TestCodeArchive::refusesTooMuchCode() {
     QVERIFY2(archive.error().contains(u"holds more than 1"_s) &&
                  archive.error().contains(u"000 bytes of code"_s),
              qPrintable(archive.error()));
+}
+
+// Issue 29, finding 6: a Job mounts the client's ConfigMap, and its command, run as its pods run
+// it (here, with the mount's directory), imports the client ahead of the image's PYTHONPATH.
+void TestCodeArchive::podsImportTheClient() {
+    const auto &client = sb::pythonClient();
+    QVERIFY(client);
+    const QJsonObject job = sb::withPythonClientMounted(
+        sb::jobManifest({.name = u"t"_s,
+                         .command = {u"python3"_s, u"-c"_s,
+                                     u"import os, signalbox; print(os.environ['PYTHONPATH'])"_s},
+                         .backend = u"kubernetes"_s},
+                        u"t"_s, u"ns"_s),
+        sb::clientConfigMapName(client->version));
+    const QJsonObject pod = job[u"spec"_s][u"template"_s][u"spec"_s].toObject();
+    QCOMPARE(pod[u"volumes"_s][0][u"configMap"_s][u"name"_s].toString(),
+             u"signalbox-client-"_s + client->version);
+    const QJsonObject container = pod[u"containers"_s][0].toObject();
+    QCOMPARE(container[u"volumeMounts"_s][0][u"mountPath"_s].toString(),
+             QString::fromLatin1(sb::kClientDirectory));
+    // The mount holds what the ConfigMap holds.
+    QTemporaryDir mount;
+    const QJsonObject configMap =
+        sb::clientConfigMap(sb::clientConfigMapName(client->version), u"ns"_s, client->source);
+    write(mount.filePath(u"signalbox.py"_s),
+          configMap[u"data"_s][u"signalbox.py"_s].toString().toUtf8());
+    QStringList command;
+    for (const QJsonValue word : container[u"command"_s].toArray())
+        command << word.toString();
+    command[3] = mount.path(); // where the pod mounts it
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"PYTHONPATH"_s, u"/image/site"_s);
+    process.setProcessEnvironment(env);
+    process.start(command.takeFirst(), command);
+    QVERIFY(process.waitForFinished(30000));
+    QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+    QCOMPARE(process.readAllStandardOutput().trimmed(),
+             (mount.path() + u":/image/site"_s).toUtf8());
 }
 
 QTEST_GUILESS_MAIN(TestCodeArchive)

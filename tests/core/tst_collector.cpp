@@ -115,6 +115,7 @@ private Q_SLOTS:
     void refusesOpenNetworkWithoutToken();
     void watchedDirectory();
     void embeddedOnItsOwnThread();
+    void manyRunsAreAskedForInParts();
 };
 
 void TestCollector::pushQueryExport() {
@@ -356,10 +357,17 @@ void TestCollector::groups() {
         many.append(u"m%1"_s.arg(i));
     }
     QCOMPARE(send(url, u"/api/v1/lines?run=m0"_s, lines).status, 200);
-    const QJsonObject huge{
+    QJsonObject huge{
         {u"metric"_s, u"loss"_s},
         {u"width"_s, 20000},
         {u"groups"_s, QJsonArray{QJsonObject{{u"name"_s, u"all"_s}, {u"runs"_s, many}}}}};
+    r = send(url, u"/api/v1/groups"_s, QJsonDocument(huge).toJson());
+    QCOMPARE(r.status, 400); // past the widest chart
+    QVERIFY(r.json().toObject().value(u"error"_s).toString().contains(u"width must be"_s));
+    // The members of all groups count together: 3 × 1,001 runs × 10,000 columns is too much.
+    huge[u"width"_s] = 10000;
+    const QJsonObject all{{u"name"_s, u"all"_s}, {u"runs"_s, many}};
+    huge[u"groups"_s] = QJsonArray{all, all, all};
     r = send(url, u"/api/v1/groups"_s, QJsonDocument(huge).toJson());
     QCOMPARE(r.status, 400);
     QVERIFY(r.json().toObject().value(u"error"_s).toString().contains(u"fewer columns"_s));
@@ -466,7 +474,12 @@ void TestCollector::embeddedOnItsOwnThread() {
     options.dataDir = dir.path();
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY(embedded.ok());
-    QCOMPARE(send((*embedded)->url(), u"/api/v1/health"_s).status, 200);
+    // Its secret is required: without it 401, with it 200.
+    QCOMPARE((*embedded)->token().size(), 64);
+    QCOMPARE(send((*embedded)->url(), u"/api/v1/health"_s).status, 401);
+    QCOMPARE(
+        send((*embedded)->url(), u"/api/v1/health"_s, {}, (*embedded)->token().toUtf8()).status,
+        200);
     // The store is locked while it runs: a second collector on the same data is refused.
     const auto second = sb::EmbeddedCollector::start(options);
     QVERIFY(!second.ok());
@@ -478,6 +491,42 @@ void TestCollector::embeddedOnItsOwnThread() {
     const auto taken = sb::EmbeddedCollector::start(options);
     QVERIFY(!taken.ok());
     QCOMPARE(taken.errorCode(), sb::ErrorCode::AddressInUse);
+}
+
+// One chart of 1,200 runs at 2,000 pixels is more than the collector answers at once (runs ×
+// width ≤ 1,000,000): the client asks in parts and hands on every run's curve, in order.
+void TestCollector::manyRunsAreAskedForInParts() {
+    QTemporaryDir dir;
+    sb::Collector::Options options;
+    options.dataDir = dir.path();
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY(embedded.ok());
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
+    QStringList runs;
+    int pushed = 0;
+    int refused = 0;
+    for (int i = 0; i < 1200; ++i) {
+        runs << u"seed-%1"_s.arg(i);
+        const QJsonObject series{
+            {u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0}}, {u"value"_s, QJsonArray{i}}}}};
+        client.push(
+            QJsonDocument(QJsonObject{{u"run"_s, runs.last()}, {u"series"_s, series}}).toJson(),
+            &client, [&](const sb::Result<qint64> &stored) { ++(stored ? pushed : refused); });
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(pushed + refused == 1200, 60000);
+    QCOMPARE(refused, 0);
+    sb::SeriesWindow window;
+    window.width = 2000;
+    std::optional<sb::Result<sb::SeriesReplies>> answer;
+    client.series(runs, u"loss"_s, window, false, &client,
+                  [&](const sb::Result<sb::SeriesReplies> &got) { answer = got; });
+    QTRY_VERIFY_WITH_TIMEOUT(answer.has_value(), 20000);
+    QVERIFY2(answer->ok(), answer->ok() ? "" : qPrintable(answer->error()));
+    QCOMPARE((*answer)->series.size(), size_t(1200));
+    for (size_t i = 0; i < 1200; ++i) {
+        QCOMPARE((*answer)->series[i].run, runs[static_cast<qsizetype>(i)]);
+        QCOMPARE((*answer)->series[i].y, std::vector<double>{double(i)});
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCollector)

@@ -7,6 +7,8 @@
 #include <QTcpSocket>
 #include <QTest>
 
+#include <sys/resource.h>
+
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 
@@ -92,6 +94,10 @@ public:
         : server(
               [this](sb::HttpRequest request, const sb::HttpServer::Respond &respond) {
                   ++requests;
+                  if (request.path() == "/host") {
+                      respond({200, "text/plain", request.host + ' ' + request.target, {}});
+                      return;
+                  }
                   if (request.path() == "/hold") {
                       held.push_back(respond);
                       return;
@@ -116,8 +122,11 @@ public:
         if (!server.listen(QHostAddress::LocalHost, 0))
             qFatal("cannot listen");
     }
-    std::unique_ptr<QTcpSocket> connect() {
+    // From `from` (another loopback address: 127.0.0.2 is as much this machine as 127.0.0.1).
+    std::unique_ptr<QTcpSocket> connect(const QHostAddress &from = {}) {
         auto socket = std::make_unique<QTcpSocket>();
+        if (!from.isNull() && !socket->bind(from))
+            qFatal("cannot bind");
         socket->connectToHost(QHostAddress::LocalHost, server.port());
         if (!socket->waitForConnected(5000))
             qFatal("cannot connect");
@@ -351,6 +360,299 @@ private Q_SLOTS:
         QVERIFY(response.headers.contains("transfer-encoding: chunked"));
         QCOMPARE(response.body.size(), qsizetype(200) << 20);
         QCOMPARE(f.pieces, 200);
+    }
+
+    // Finding 9 of issue 29: a web page could write to and (by DNS rebinding) read a loopback
+    // server. What browsers send for another site, and Host names that are not this machine,
+    // are refused before any handler sees them.
+    void browsersOfOtherSitesAndForeignHostsAreRefused() {
+        auto request = [](QByteArray method, QByteArray host,
+                          QList<std::pair<QByteArray, QByteArray>> headers = {}) {
+            sb::HttpRequest r;
+            r.method = std::move(method);
+            r.target = "/api/v1/runs";
+            r.host = std::move(host);
+            r.headers = std::move(headers);
+            return r;
+        };
+        auto status = [](const sb::HttpRequest &r, bool loopback = true,
+                         const QList<QByteArray> &names = {}) {
+            const auto refused = sb::refuseForeignRequest(r, loopback, names);
+            return refused ? refused->status : 200;
+        };
+        // Scripts, the CLI and the app: no Origin, a loopback Host (any port), or none at all.
+        for (const QByteArray &host :
+             {"127.0.0.1:7410"_ba, "127.0.0.1"_ba, "localhost:7410"_ba, "LOCALHOST"_ba,
+              "localhost.:80"_ba, "app.localhost:1"_ba, "127.9.8.7:7410"_ba, "[::1]:7410"_ba,
+              "[::1]"_ba, "[::ffff:127.0.0.1]:7410"_ba, ""_ba})
+            QVERIFY2(status(request("GET", host)) == 200, host.constData());
+        QCOMPARE(status(request("POST", "127.0.0.1:7410", {{"content-type", "application/json"}})),
+                 200);
+        QCOMPARE(status(request("POST", "127.0.0.1:7410", {{"content-type", "text/plain"}})), 200);
+        // DNS rebinding sends the page's own name; IP-literal tricks are names too.
+        for (const QByteArray &host :
+             {"rebind.evil.example"_ba, "rebind.evil.example:7410"_ba, "127.0.0.1.nip.io"_ba,
+              "127.0.0.1.evil.example:7410"_ba, "localhost.evil.example"_ba, "0x7f000001"_ba,
+              "2130706433:7410"_ba, "127.1"_ba, "0177.0.0.1"_ba, "127.000.000.001"_ba,
+              "127.0.0.256"_ba, "0.0.0.0:7410"_ba, "[::]:7410"_ba, "[fe80::1]"_ba,
+              "10.0.0.1:7410"_ba, "evil.localhost.example"_ba, "xn--localhost-"_ba})
+            QVERIFY2(status(request("GET", host)) == 421, host.constData());
+        for (const QByteArray &host : {"127.0.0.1:x"_ba, "[::1"_ba, "127.0.0.1:7410:1"_ba})
+            QVERIFY2(status(request("GET", host)) == 400, host.constData());
+        const auto message =
+            sb::refuseForeignRequest(request("GET", "rebind.evil.example:7410"), true, {});
+        QVERIFY2(message->body.contains("rebind.evil.example") &&
+                     message->body.contains("localhost"),
+                 message->body.constData());
+        // A name the server was told of is its own; off loopback the token judges, not the Host.
+        QCOMPARE(status(request("GET", "box.internal:7410"), true, {"box.internal"}), 200);
+        QCOMPARE(status(request("GET", "box.internal.:7410"), true, {"box.internal"}), 200);
+        QCOMPARE(status(request("GET", "collector.example:7410"), false), 200);
+
+        // Origins: only the server's own.
+        QCOMPARE(status(request("GET", "127.0.0.1:7410", {{"origin", "http://127.0.0.1:7410"}})),
+                 200);
+        for (const QByteArray &origin :
+             {"https://evil.example"_ba, "null"_ba, "http://127.0.0.1:7411"_ba,
+              "http://localhost:7410"_ba, "https://127.0.0.1:7410"_ba, "http://127.0.0.1"_ba,
+              "file://"_ba, " "_ba})
+            QVERIFY2(status(request("GET", "127.0.0.1:7410", {{"origin", origin}})) == 403,
+                     origin.constData());
+        QCOMPARE(status(request("GET", "collector.example", {{"origin", "https://evil.example"}}),
+                        false),
+                 403);
+        // What a browser says of where a request comes from.
+        for (const QByteArray &site : {"cross-site"_ba, "same-site"_ba, "Cross-Site"_ba})
+            QVERIFY2(status(request("GET", "127.0.0.1:7410", {{"sec-fetch-site", site}})) == 403,
+                     site.constData());
+        for (const QByteArray &site : {"same-origin"_ba, "none"_ba})
+            QVERIFY2(status(request("GET", "127.0.0.1:7410", {{"sec-fetch-site", site}})) == 200,
+                     site.constData());
+        // A browser's write of a type any page may send anywhere, even with no Origin said.
+        for (const QByteArray &type :
+             {"text/plain"_ba, "text/plain;charset=UTF-8"_ba,
+              "application/x-www-form-urlencoded"_ba, "multipart/form-data; boundary=x"_ba, ""_ba,
+              "TEXT/PLAIN"_ba})
+            QVERIFY2(status(request("POST", "127.0.0.1:7410",
+                                    {{"sec-fetch-mode", "no-cors"}, {"content-type", type}})) ==
+                         403,
+                     type.constData());
+        QCOMPARE(
+            status(request("POST", "127.0.0.1:7410",
+                           {{"origin", "http://127.0.0.1:7410"}, {"content-type", "text/plain"}})),
+            403);
+        QCOMPARE(status(request(
+                     "POST", "127.0.0.1:7410",
+                     {{"origin", "http://127.0.0.1:7410"}, {"content-type", "application/json"}})),
+                 200);
+    }
+
+    // Finding 16: an absolute-form target (as sent to a proxy) got 404; it names its host, which
+    // is judged like a Host header.
+    void absoluteFormTargetsAreTakenWithTheirHost() {
+        Fixture f;
+        auto socket = f.connect();
+        socket->write("GET http://127.0.0.1:7410/host?x=1 HTTP/1.1\r\nHost: other\r\n\r\n"
+                      "GET HTTP://Evil.Example/host HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                      "GET http://127.0.0.1:7410 HTTP/1.1\r\n\r\n"
+                      "GET /host HTTP/1.1\r\nHost: 127.0.0.1:7410\r\n\r\n");
+        QCOMPARE(readResponse(*socket).body, "127.0.0.1:7410 /host?x=1"_ba);
+        QCOMPARE(readResponse(*socket).body, "Evil.Example /host"_ba);
+        QCOMPARE(readResponse(*socket).body, "GET / "_ba);
+        QCOMPARE(readResponse(*socket).body, "127.0.0.1:7410 /host"_ba);
+        sb::HttpRequest rebinding;
+        rebinding.method = "GET";
+        rebinding.host = "Evil.Example";
+        QCOMPARE(sb::refuseForeignRequest(rebinding, true)->status, 421);
+        for (const QByteArray &bad :
+             {"GET ftp://127.0.0.1/host HTTP/1.1\r\n\r\n"_ba,
+              "GET http://user:pw@127.0.0.1/host HTTP/1.1\r\n\r\n"_ba,
+              "GET /host HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n"_ba}) {
+            auto client = f.connect();
+            client->write(bad);
+            const Response response = readResponse(*client);
+            QVERIFY2(response.status == 400, bad.constData());
+            QVERIFY(closedByPeer(*client));
+        }
+    }
+
+    // Finding 16: HEAD was answered with a body, which the client then read as the next answer.
+    void headIsAnsweredWithHeadersOnly() {
+        Fixture f;
+        auto socket = f.connect();
+        socket->write("HEAD /a HTTP/1.1\r\nHost: h\r\n\r\n"
+                      "HEAD /stream HTTP/1.1\r\nHost: h\r\n\r\n"
+                      "GET /b HTTP/1.1\r\nHost: h\r\n\r\n");
+        const QByteArray statusLine = readLine(*socket);
+        QVERIFY(statusLine.startsWith("HTTP/1.1 200"));
+        QByteArray headers;
+        for (QByteArray line = readLine(*socket); !line.isEmpty() && line != "\r\n";
+             line = readLine(*socket))
+            headers += line.toLower();
+        QVERIFY2(headers.contains("content-length: 8\r\n"), headers.constData()); // "HEAD /a "
+        // A stream's length is not known: none is said, and no chunk is sent.
+        const QByteArray streamLine = readLine(*socket);
+        QVERIFY2(streamLine.startsWith("HTTP/1.1 200"), streamLine.constData());
+        headers.clear();
+        for (QByteArray line = readLine(*socket); !line.isEmpty() && line != "\r\n";
+             line = readLine(*socket))
+            headers += line.toLower();
+        QVERIFY(!headers.contains("content-length") && !headers.contains("transfer-encoding"));
+        const Response next = readResponse(*socket);
+        QCOMPARE(next.status, 200);
+        QCOMPARE(next.body, "GET /b "_ba);
+        QCOMPARE(f.pieces, 0);
+        // A refusal of a HEAD says so in its headers only, too.
+        sb::HttpServer::Limits limits;
+        limits.maxBody = 10;
+        Fixture small(limits);
+        auto big = small.connect();
+        big->write("HEAD /a HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n");
+        const QByteArray refused = readLine(*big);
+        QVERIFY2(refused.startsWith("HTTP/1.1 413"), refused.constData());
+        QByteArray rest;
+        while (waitForBytes(*big, 1, 2000))
+            rest += big->readAll();
+        QVERIFY2(rest.endsWith("\r\n\r\n"), rest.constData());
+    }
+
+    // Finding 12: eight connections each declared 64 MiB and sent a byte now and then; the budget
+    // was taken as declared, and every other client got 503 for ever. Now it counts what arrived.
+    void declaredBodiesHoldNothingUntilTheyArrive() {
+        sb::HttpServer::Limits limits;
+        limits.bufferedBodies = 4096;
+        limits.maxBody = 4000;
+        Fixture f(limits);
+        std::vector<std::unique_ptr<QTcpSocket>> slow;
+        for (int i = 0; i < 8; ++i) {
+            slow.push_back(f.connect());
+            slow.back()->write(
+                i % 2 == 0 ? "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 4000\r\n\r\na"_ba
+                           : "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+                             "chunked\r\n\r\n1\r\na\r\n"_ba);
+            slow.back()->flush();
+        }
+        QTRY_COMPARE(f.server.bufferedBodies(), 8);
+        auto client = f.connect();
+        client->write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3000\r\n\r\n" +
+                      QByteArray(3000, 'c'));
+        const Response response = readResponse(*client);
+        QCOMPARE(response.status, 200);
+        QCOMPARE(response.body.size(), qsizetype(3000 + 8));
+        QTRY_COMPARE(f.server.bufferedBodies(), 8); // answered: its share is back
+        for (auto &socket : slow)
+            QCOMPARE(socket->state(), QAbstractSocket::ConnectedState);
+    }
+
+    // Finding 12: bodies that arrived fast and then trickle hold the budget; while others need the
+    // room, a body slower than the floor rate is cut with 408 and its share freed.
+    void slowBodiesAreCutWhenOthersNeedTheRoom() {
+        sb::HttpServer::Limits limits;
+        limits.bufferedBodies = 4 << 20;
+        limits.maxBody = 2 << 20;
+        limits.slowGrace = 200ms;
+        limits.slowBodyRate = 64 * 1024;
+        Fixture f(limits);
+        std::vector<std::unique_ptr<QTcpSocket>> slow;
+        for (int i = 0; i < 4; ++i) {
+            slow.push_back(f.connect());
+            slow.back()->write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1048576\r\n\r\n" +
+                               QByteArray(900 * 1024, 's'));
+        }
+        QTRY_COMPARE(f.server.bufferedBodies(), qint64(4 * 900 * 1024));
+        // Over half the budget held, and none of it moving: each is cut, and says why.
+        for (auto &socket : slow) {
+            const Response cut = readResponse(*socket);
+            QCOMPARE(cut.status, 408);
+            QVERIFY2(cut.body.contains("slower than 65536 bytes/s"), cut.body.constData());
+        }
+        QTRY_COMPARE(f.server.bufferedBodies(), qint64(0));
+        auto client = f.connect();
+        client->write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 2097152\r\n\r\n" +
+                      QByteArray(2 << 20, 'c'));
+        QCOMPARE(readResponse(*client).status, 200);
+
+        // Without pressure a slow body is left to finish, however slow.
+        auto patient = f.connect();
+        patient->write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nab");
+        QTRY_COMPARE(f.server.bufferedBodies(), qint64(2));
+        QTest::qWait(3 * 200);
+        QCOMPARE(patient->state(), QAbstractSocket::ConnectedState);
+        patient->write("cd");
+        QCOMPARE(readResponse(*patient).body, "POST /x abcd"_ba);
+
+        // A newcomer that finds no room has the slow ones cut for it at once.
+        std::vector<std::unique_ptr<QTcpSocket>> stalled;
+        for (int i = 0; i < 2; ++i) {
+            stalled.push_back(f.connect());
+            stalled.back()->write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 2097152\r\n\r\n" +
+                                  QByteArray(1900 * 1024, 's'));
+        }
+        QTRY_COMPARE(f.server.bufferedBodies(), qint64(2 * 1900 * 1024));
+        QTest::qWait(3 * 200); // older than the grace: judged by their recent rate, zero
+        auto needy = f.connect();
+        needy->write("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1048576\r\n\r\n" +
+                     QByteArray(1 << 20, 'n'));
+        QCOMPARE(readResponse(*needy).status, 200);
+        for (auto &socket : stalled)
+            QCOMPARE(readResponse(*socket).status, 408);
+    }
+
+    // Finding 12: idle sockets from 127.0.0.2...127.0.0.9 counted as other peers each, so about a
+    // thousand exhausted the descriptors. Every loopback address is one peer.
+    void loopbackAddressesAreOnePeer() {
+        sb::HttpServer::Limits limits;
+        limits.connectionsPerPeer = 8;
+        Fixture f(limits);
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        for (int i = 0; i < 40; ++i)
+            idle.push_back(f.connect(QHostAddress(u"127.0.0.%1"_s.arg(2 + i % 8))));
+        QTRY_VERIFY(f.server.connectionCount() <= 8);
+        auto client = f.connect();
+        client->write("GET /ok HTTP/1.1\r\nHost: h\r\n\r\n");
+        QCOMPARE(readResponse(*client).body, "GET /ok "_ba);
+    }
+
+    // Finding 12: however many peers, connections stay well under the descriptor limit, which is
+    // raised to its hard limit on listen; the oldest idle one makes room for a newcomer.
+    void connectionsAreCappedInAll() {
+        sb::HttpServer::Limits limits;
+        limits.connections = 10;
+        Fixture f(limits);
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        for (int i = 0; i < 30; ++i)
+            idle.push_back(f.connect());
+        QTRY_VERIFY(f.server.connectionCount() <= 10);
+        auto client = f.connect();
+        client->write("GET /ok HTTP/1.1\r\nHost: h\r\n\r\n");
+        QCOMPARE(readResponse(*client).body, "GET /ok "_ba);
+        QVERIFY(closedByPeer(*idle.front()));
+
+        Fixture byDefault;
+        rlimit descriptors{};
+        QCOMPARE(::getrlimit(RLIMIT_NOFILE, &descriptors), 0);
+        QCOMPARE(
+            descriptors.rlim_cur,
+            std::min<rlim_t>(std::max<rlim_t>(descriptors.rlim_cur, 16384), descriptors.rlim_max));
+        QVERIFY(byDefault.server.connectionLimit() > 0);
+        QVERIFY(static_cast<rlim_t>(byDefault.server.connectionLimit()) <=
+                descriptors.rlim_cur / 4);
+    }
+
+    // Every connection's memory is bounded: a request line or headers past http_parser's limit
+    // are refused, not gathered.
+    void hugeHeadersAreRefused() {
+        Fixture f;
+        const QList<QByteArray> hugeRequests{
+            "GET /" + QByteArray(200 * 1024, 'a') + " HTTP/1.1\r\n\r\n",
+            "GET / HTTP/1.1\r\nX: " + QByteArray(200 * 1024, 'b') + "\r\n\r\n"};
+        for (const QByteArray &huge : hugeRequests) {
+            auto socket = f.connect();
+            socket->write(huge);
+            QCOMPARE(readResponse(*socket).status, 400);
+            QVERIFY(closedByPeer(*socket));
+        }
+        QCOMPARE(f.requests, 0);
     }
 
     void answersMayComeLaterOrNeverAfterThePeerLeft() {

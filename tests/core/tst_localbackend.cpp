@@ -1,5 +1,9 @@
+#include "collector/EmbeddedCollector.h"
+#include "jobs/Backends.h"
 #include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
+#include "metrics/CollectorClient.h"
+#include "util/Paths.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -11,6 +15,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <sys/stat.h>
 
 using namespace Qt::StringLiterals;
 using sb::Job;
@@ -56,6 +61,7 @@ private Q_SLOTS:
     void argumentsAreNeverShellText();
     void forwarderKeepsOnlyMetricLines();
     void endedRunsLeaveTheHistory();
+    void theEmbeddedCollectorsSecretReachesItsRunsAndNoOneElse();
 
 private:
     sb::LocalBackend::Options options(int graceMs = 5000) const {
@@ -287,6 +293,113 @@ void TestLocalBackend::endedRunsLeaveTheHistory() {
     QVERIFY(sb::findJob(again.jobs(), running));
     QVERIFY(again.stop(running));
     QTRY_VERIFY(sb::findJob(again.jobs(), running)->finishedState());
+}
+
+namespace {
+
+// The collector's health as this client gets it: an error's message, or empty for a success.
+QString healthError(sb::CollectorClient &client) {
+    std::optional<sb::Result<sb::Health>> answer;
+    QObject context;
+    client.health(&context, [&](sb::Result<sb::Health> health) { answer.emplace(health); });
+    QDeadlineTimer deadline(10000);
+    while (!answer && !deadline.hasExpired())
+        QTest::qWait(10);
+    return !answer ? u"no answer"_s : answer->ok() ? QString() : answer->error();
+}
+
+mode_t modeOf(const QString &path) {
+    struct stat info {};
+    return ::lstat(QFile::encodeName(path).constData(), &info) == 0 ? info.st_mode & 07777 : 0;
+}
+
+} // namespace
+
+// Finding 9 of issue 29: the embedded collector answered anyone on this machine, and any web
+// page. Now it has a secret of its own that every request must bear; its runs get it in their
+// environment, and the same user's scripts and CLI find it in a private runtime directory.
+void TestLocalBackend::theEmbeddedCollectorsSecretReachesItsRunsAndNoOneElse() {
+    QTemporaryDir runtime;
+    qputenv("XDG_RUNTIME_DIR", QFile::encodeName(runtime.path()));
+    qputenv("KUBECONFIG", QFile::encodeName(runtime.filePath(u"no-kubeconfig"_s)));
+    qunsetenv("SIGNALBOX_COLLECTOR");
+    sb::Collector::Options collectorOptions;
+    collectorOptions.dataDir = m_dir.filePath(u"collector"_s);
+    auto started = sb::EmbeddedCollector::start(collectorOptions);
+    QVERIFY2(started, qPrintable(started.error()));
+    const auto &embedded = *started;
+    const QString secret = embedded->token();
+    QCOMPARE(secret.size(), 64); // 32 bytes from the system's generator, in hex
+    QVERIFY(QByteArray::fromHex(secret.toLatin1()).toHex() == secret.toLatin1());
+
+    sb::CollectorClient stranger(embedded->url(), QString());
+    QVERIFY2(healthError(stranger).contains(u"401"_s) || healthError(stranger).contains(u"token"_s),
+             qPrintable(healthError(stranger)));
+    sb::CollectorClient guessing(embedded->url(), QString(64, u'0'));
+    QVERIFY(!healthError(guessing).isEmpty());
+    sb::CollectorClient owner(embedded->url(), secret);
+    QCOMPARE(healthError(owner), QString());
+
+    // A run launched by the app's backends gets the collector and its secret.
+    sb::Backends backends(&owner, {m_dir.filePath(u"backends"_s),
+                                   m_dir.filePath(u"none.yaml"_s),
+                                   {},
+                                   embedded->url().toString(),
+                                   false,
+                                   secret});
+    const auto id = backends.local().submit(
+        shell(u"echo \"collector=$SIGNALBOX_COLLECTOR token=$SIGNALBOX_TOKEN\""_s));
+    QVERIFY2(id, qPrintable(id.error()));
+    QCOMPARE(waitFinished(backends.local(), *id).state, JobState::Succeeded);
+    QVERIFY2(backends.local().log(*id)->contains(
+                 u"collector=%1 token=%2"_s.arg(embedded->url().toString(), secret).toUtf8()),
+             backends.local().log(*id)->constData());
+
+    // Published for the same user's scripts and CLI: the token file is the owner's alone.
+    QVERIFY(!sb::publishedCollector());
+    QVERIFY(sb::publishCollector(embedded->url(), secret));
+    const QString directory = runtime.filePath(u"signalbox"_s);
+    QCOMPARE(sb::runtimeDirectory(false).value(), directory);
+    QCOMPARE(modeOf(directory), mode_t(0700));
+    QCOMPARE(modeOf(directory + u"/collector.token"_s), mode_t(0600));
+    const auto published = sb::publishedCollector();
+    QVERIFY(published);
+    QCOMPARE(published->url, embedded->url());
+    QCOMPARE(published->token, secret);
+    QCOMPARE(sb::defaultCollectorUrl(), embedded->url());
+    QUrl viaLocalhost = embedded->url();
+    viaLocalhost.setHost(u"localhost"_s);
+    QCOMPARE(sb::publishedCollectorToken(viaLocalhost), secret);
+    // Never to another port or another host, where someone else may listen.
+    QUrl otherPort = embedded->url();
+    otherPort.setPort(embedded->url().port() == 1 ? 2 : 1);
+    QCOMPARE(sb::publishedCollectorToken(otherPort), QString());
+    QUrl otherHost = embedded->url();
+    otherHost.setHost(u"collector.example"_s);
+    QCOMPARE(sb::publishedCollectorToken(otherHost), QString());
+
+    // A directory others may write to is not trusted; nor a file left by an app that is gone.
+    QVERIFY(QFile::setPermissions(directory, QFile::Permissions(0x7777)));
+    QVERIFY(!sb::runtimeDirectory(false));
+    QVERIFY(!sb::publishedCollector());
+    QVERIFY(
+        QFile::setPermissions(directory, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    QFile stale(directory + u"/collector.url"_s);
+    QVERIFY(stale.open(QIODevice::WriteOnly));
+    stale.write(embedded->url().toString().toUtf8() + "\n999999999\n"); // above any pid_max
+    stale.close();
+    QVERIFY(!sb::publishedCollector());
+    QCOMPARE(sb::defaultCollectorUrl(), QUrl(u"http://127.0.0.1:7410"_s));
+
+    // Withdrawn when the app quits, unless another app published since.
+    QVERIFY(sb::publishCollector(embedded->url(), secret));
+    sb::withdrawCollector(otherPort);
+    QVERIFY(sb::publishedCollector());
+    sb::withdrawCollector(embedded->url());
+    QVERIFY(!sb::publishedCollector());
+    QVERIFY(!QFileInfo::exists(directory + u"/collector.token"_s));
+    qunsetenv("XDG_RUNTIME_DIR");
+    qunsetenv("KUBECONFIG");
 }
 
 QTEST_GUILESS_MAIN(TestLocalBackend)

@@ -16,6 +16,7 @@ class TestLogFile final : public QObject {
 private Q_SLOTS:
     void recordsAreOneLineEachWithCategory();
     void hostileMessagesAreEscaped();
+    void stderrGetsThemEscapedWithoutAFile();
     void rotatesAtTheLimitKeepingOneOlder();
     void threadsNeverInterleaveRecords();
     void unwritableFolderIsRefusedAndLoggingGoesOn();
@@ -50,11 +51,22 @@ void TestLogFile::recordsAreOneLineEachWithCategory() {
 void TestLogFile::hostileMessagesAreEscaped() {
     const QDateTime when = QDateTime::fromSecsSinceEpoch(0, Qt::UTC);
     const QByteArray record = sb::LogFile::format(
-        QtWarningMsg, "signalbox.ssh", u"line1\nline2\x1b[2J\rbell\x07\x7f\ttab ünï"_s, when);
+        QtWarningMsg, "signalbox.ssh",
+        u"line1\nline2\x1b[2J\rbell\x07\x7f\ttab ünï\u009b\u202eevil\u2066"_s, when);
     QCOMPARE(record, QByteArray("1970-01-01T00:00:00.000Z warning signalbox.ssh: line1\n    "
-                                "line2\\x1b[2J\\x0dbell\\x07\\x7f\ttab ünï\n"));
+                                "line2\\x1b[2J\\rbell\\x07\\x7f\\ttab ünï\\x9b\\u202eevil"
+                                "\\u2066\n"));
     QCOMPARE(sb::LogFile::format(QtInfoMsg, nullptr, QString(), when),
              QByteArray("1970-01-01T00:00:00.000Z info default: \n"));
+}
+
+// signalbox-cli and signalbox-collector keep no log file: what their messages carry (a run's
+// name, a remote message) still reaches the terminal escaped, as the handler before it gets it.
+void TestLogFile::stderrGetsThemEscapedWithoutAFile() {
+    sb::LogFile::escapeStderr();
+    QTest::ignoreMessage(QtWarningMsg, "run \\x1b]0;retitled\\x07\\x1b[2J\n    forged "
+                                       "\\u202eevil\\x9b");
+    qCWarning(lcSsh).noquote() << u"run \x1b]0;retitled\x07\x1b[2J\nforged \u202eevil\u009b"_s;
 }
 
 void TestLogFile::rotatesAtTheLimitKeepingOneOlder() {

@@ -14,6 +14,7 @@ private Q_SLOTS:
     void logLines();
     void nestedAndSpecialValues();
     void formatRoundTrips();
+    void reservedNamesAreEscaped();
     void csv_data();
     void csv();
     void csvQuotedFields();
@@ -98,6 +99,32 @@ void TestMetricLines::formatRoundTrips() {
     QVERIFY(parsed && parsed->ok());
     QCOMPARE(parsed->value().step.value(), 7.0);
     QCOMPARE(parsed->value().values.size(), std::size_t(2));
+}
+
+// Metrics named "step", "time", "run" or "batch" travel under "" and come back as metrics.
+void TestMetricLines::reservedNamesAreEscaped() {
+    const auto parsed = sb::MetricLines::parseLogLine(
+        R"(@signalbox {"loss": 1, "": {"step": 2, "time": 3, "run": 4, "batch": 5}, "step": 7})");
+    QVERIFY(parsed && parsed->ok());
+    QCOMPARE(parsed->value().step.value(), 7.0);
+    QHash<QString, double> values;
+    for (const auto &[k, v] : parsed->value().values)
+        values.insert(k, v);
+    QCOMPARE(values,
+             (QHash<QString, double>{
+                 {u"loss"_s, 1}, {u"step"_s, 2}, {u"time"_s, 3}, {u"run"_s, 4}, {u"batch"_s, 5}}));
+    const auto notObject = sb::MetricLines::parseLogLine(R"(@signalbox {"": 1, "loss": 1})");
+    QVERIFY(notObject && !notObject->ok());
+
+    MetricRecord record;
+    record.step = 1;
+    record.batch = u"b1"_s;
+    record.values = {{u"step"_s, 10}, {u"time"_s, 20}, {u"run"_s, 30}, {u"batch"_s, 40}};
+    const auto back = sb::MetricLines::parseLogLine(sb::MetricLines::format(record));
+    QVERIFY(back && back->ok());
+    QCOMPARE(back->value().step.value(), 1.0);
+    QCOMPARE(back->value().batch, u"b1"_s);
+    QCOMPARE(back->value().values.size(), std::size_t(4));
 }
 
 void TestMetricLines::csv_data() {

@@ -1,4 +1,5 @@
 #include "metrics/MetricStore.h"
+#include "util/Crc32c.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -7,6 +8,10 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QtEndian>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 using sb::MetricStore;
@@ -49,6 +54,9 @@ private Q_SLOTS:
     void valueRangesBySummarizing();
     void summariesSurviveARestart();
     void runsFoundByTheirWords();
+    void batchKeysNeverCollide();
+    void linksAndSpecialFilesAreNeverFollowed();
+    void aSharedDirectoryIsRefusedAndKept();
 };
 
 void TestMetricStore::appendQueryAndReopen() {
@@ -467,4 +475,118 @@ void TestMetricStore::runsFoundByTheirWords() {
     const sb::RunInfo changed = info(u"c"_s, u"warmup again"_s);
     QVERIFY(store->append(u"c"_s, {}, &changed).ok());
     QCOMPARE(find(u"warmup"_s), (QStringList{u"a"_s, u"c"_s}));
+}
+
+void TestMetricStore::batchKeysNeverCollide() {
+    using Batch = sb::MetricStore::Batch;
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        const QString nul(QChar(0));
+        // Before, "a\0b" + "c" and "a" + "b\0c" made one key, and the second was never stored.
+        QCOMPARE(
+            store->append(u"a"_s + nul + u"b"_s, {ramp(u"x"_s, 0, 1)}, nullptr, u"c"_s).value(),
+            true);
+        QCOMPARE(
+            store->append(u"a"_s, {ramp(u"x"_s, 0, 1)}, nullptr, u"b"_s + nul + u"c"_s).value(),
+            true);
+        // A batch in parts and a whole one with the same id are two.
+        QCOMPARE(
+            store->append(u"r"_s, {ramp(u"x"_s, 0, 1)}, nullptr, u"7"_s, Batch::InParts).value(),
+            true);
+        QVERIFY(!store->storedBatch(u"r"_s, u"7"_s, Batch::Whole));
+        QCOMPARE(store->append(u"r"_s, {ramp(u"x"_s, 1, 1)}, nullptr, u"7"_s).value(), true);
+        QCOMPARE(store->append(u"r"_s, {ramp(u"x"_s, 2, 1)}, nullptr, u"7 (lines)"_s).value(),
+                 true);
+        QCOMPARE(store->series(u"r"_s).front().count, 3);
+    }
+    // An earlier version's batch records ("run\0id", " (lines)" after a batch in parts) still
+    // count, next to this version's.
+    QFile journal(dir.filePath(u"journal"_s));
+    QVERIFY(journal.open(QIODevice::Append));
+    for (const QByteArray &payload : {QByteArray("old\0p (lines)", 13), QByteArray("old\0w", 5)}) {
+        char header[16];
+        qToLittleEndian<quint32>(0x314A4253, header);
+        qToLittleEndian<quint32>(4, header + 4);
+        qToLittleEndian<quint32>(quint32(payload.size()), header + 8);
+        qToLittleEndian<quint32>(sb::crc32c(payload, sb::crc32c(QByteArrayView(header + 4, 4))),
+                                 header + 12);
+        journal.write(header, 16);
+        journal.write(payload);
+    }
+    journal.close();
+    auto store = openStore(dir.path());
+    QVERIFY(store->storedBatch(u"r"_s, u"7"_s, Batch::InParts));
+    QVERIFY(store->storedBatch(u"r"_s, u"7"_s, Batch::Whole));
+    QVERIFY(store->storedBatch(u"a"_s, u"b"_s + QChar(0) + u"c"_s));
+    QVERIFY(!store->storedBatch(u"a"_s + QChar(0) + u"b"_s, u"c"_s + QChar(0)));
+    QVERIFY(store->storedBatch(u"old"_s, u"p"_s, Batch::InParts));
+    QVERIFY(!store->storedBatch(u"old"_s, u"p"_s, Batch::Whole));
+    QVERIFY(store->storedBatch(u"old"_s, u"w"_s, Batch::Whole));
+    QCOMPARE(store->append(u"old"_s, {ramp(u"x"_s, 0, 1)}, nullptr, u"w"_s).value(), false);
+}
+
+void TestMetricStore::linksAndSpecialFilesAreNeverFollowed() {
+    QTemporaryDir outside;
+    const QString precious = outside.filePath(u"precious"_s);
+    auto writePrecious = [&] {
+        QFile file(precious);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write("not the store's\n");
+    };
+    for (const QString &name : {u"summaries"_s, u"journal"_s, u"data/0.dat"_s, u"lock"_s,
+                                u"recovery.json"_s, u"journal.new"_s}) {
+        QTemporaryDir dir;
+        {
+            auto store = openStore(dir.path());
+            QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 100)}).ok());
+            QVERIFY(store->query(u"r"_s, u"loss"_s, {}).ok());
+            QVERIFY(store->saveSummaries().ok());
+        }
+        writePrecious();
+        QFile::remove(dir.filePath(name));
+        QVERIFY(QFile::link(precious, dir.filePath(name)));
+        if (name == u"journal.new"_s) { // with a note to say, the open compacts the journal
+            QFile::remove(dir.filePath(u"summaries"_s));
+            QVERIFY(QFile::link(precious, dir.filePath(u"summaries"_s)));
+        }
+        {
+            auto store = openStore(dir.path());
+            (void)store->append(u"r"_s, {ramp(u"loss"_s, 100, 10)});
+            (void)store->saveSummaries();
+            if (name != u"journal.new"_s)
+                QVERIFY2(
+                    store->recoveryNotes().join(u' ').contains(name + u" was a symbolic link"_s),
+                    qPrintable(name));
+        }
+        QFile file(precious);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), QByteArray("not the store's\n"));
+        QVERIFY(QFileInfo(precious).isFile());
+    }
+    // A FIFO as the journal: refused without waiting for a writer, the store goes on.
+    QTemporaryDir dir;
+    { auto store = openStore(dir.path()); }
+    QFile::remove(dir.filePath(u"journal"_s));
+    QCOMPARE(::mkfifo(QFile::encodeName(dir.filePath(u"journal"_s)).constData(), 0600), 0);
+    auto store = openStore(dir.path());
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 5)}).ok());
+    QVERIFY(QFileInfo(dir.filePath(u"journal"_s)).isFile());
+}
+
+void TestMetricStore::aSharedDirectoryIsRefusedAndKept() {
+    QTemporaryDir dir;
+    QCOMPARE(::chmod(QFile::encodeName(dir.path()).constData(), 01777), 0);
+    const auto refused = MetricStore::open(dir.path());
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().contains(u"writable by every user"_s), qPrintable(refused.error()));
+    struct stat info {};
+    QCOMPARE(::stat(QFile::encodeName(dir.path()).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 07777, 01777u);
+    QVERIFY(QDir(dir.path()).isEmpty());
+    // A new directory in it is the store's own, and private.
+    const QString mine = dir.filePath(u"mine"_s);
+    QVERIFY(MetricStore::open(mine));
+    QCOMPARE(::stat(QFile::encodeName(mine).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, 0700u);
 }

@@ -131,6 +131,23 @@ void TestModels::runsModel() {
     QCOMPARE(values(), (QStringList{u"0.25"_s, QString(), u"0.9"_s}));
     model.setStatistic(sb::RunsModel::Statistic::Max);
     QCOMPARE(values(), (QStringList{u"4"_s, QString(), u"0.9"_s}));
+    // Issue 29, finding 2: lost and crashed runs are statuses of their own, counted as they are.
+    auto withStatus = [](sb::RunSummary summary, const QString &status, double lastSeen) {
+        summary.info.status = status;
+        summary.info.lastSeen = lastSeen;
+        summary.info.end = lastSeen;
+        return summary;
+    };
+    model.setRuns({withStatus(run(u"a"_s, 0.5), u"lost"_s, 10), run(u"b"_s, 2.0),
+                   withStatus(run(u"c"_s, 3.0), u"crashed"_s, 20),
+                   withStatus(run(u"d"_s, 3.0), u"crashed"_s, 30)});
+    QCOMPARE(model.statusCounts(),
+             (QMap<QString, int>{{u"lost"_s, 1}, {u"running"_s, 1}, {u"crashed"_s, 2}}));
+    QCOMPARE(model.index(0, sb::RunsModel::kStatusColumn).data(sb::RunsModel::StatusRole),
+             QVariant(u"lost"_s));
+    QCOMPARE(model.index(0, sb::RunsModel::kStatusColumn).data().toString(), u"lost"_s);
+    QCOMPARE(sb::runStatusText(u"crashed"_s), u"crashed"_s);
+    QCOMPARE(model.info(u"c"_s).lastSeen, std::optional<double>(20));
     QVERIFY(sb::lowerIsBetter(u"train/loss"));
     QVERIFY(sb::lowerIsBetter(u"val/WER"));
     QVERIFY(!sb::lowerIsBetter(u"val/accuracy"));

@@ -12,6 +12,7 @@ class TestSlurmCommands : public QObject {
 private Q_SLOTS:
     void hostlistsAndJobGpus();
     void readsSqueueAndSacct();
+    void hostileNamesMakeNoRows();
     void statesAndMessagesInPlainWords();
     void pollOutputWithLogs();
     void batchScriptQuotesAndRefuses();
@@ -19,32 +20,60 @@ private Q_SLOTS:
     void clusterStateFromSinfoAndSshare();
 };
 
+namespace {
+
+constexpr QByteArrayView kKey = "0123456789abcdef0123456789abcdef";
+
+// One record as squeue (SQUEUE_FORMAT "%i|KEY|%T|KEY|...") and sacct (-p, --delimiter "|KEY|")
+// print it in a poll: each field ended by "|KEY|", then a newline.
+QByteArray keyed(const QList<QByteArray> &fields, QByteArrayView key = kKey) {
+    QByteArray record;
+    for (const QByteArray &field : fields)
+        record += field + '|' + key.toByteArray() + '|';
+    return record + '\n';
+}
+
+QByteArray marker(const char *section) {
+    return "@@" + kKey.toByteArray() + ' ' + section + '\n';
+}
+
+} // namespace
+
 void TestSlurmCommands::readsSqueueAndSacct() {
     const QByteArray squeue =
-        "7|PENDING|Resources|alice|gpu||gres:gpu:1|0:00|1-00:00:00|2026-11-24T03:10:00|"
-        "2026-11-23T22:01:02|waits\n"
-        "6|RUNNING|None|alice|gpu|gpu[1-2]|gres:gpu:4|1:02|UNLIMITED|2026-11-23T22:00:00|"
-        "2026-11-23T21:59:58|name|with|bars\n"
-        "garbage line\n"
-        "12_3|COMPLETED|None|bob|short|gpu1|N/A|0:05|0:55|N/A|Unknown|arr\n";
-    const QList<sb::SlurmJobRow> rows = sb::parseSqueue(squeue);
-    QCOMPARE(rows.size(), 3);
+        keyed({"7", "PENDING", "Resources", "alice", "gpu", "", "gres:gpu:1", "0:00", "1-00:00:00",
+               "2026-11-24T03:10:00", "2026-11-23T22:01:02", "waits"}) +
+        keyed({"6", "RUNNING", "None", "alice", "gpu", "gpu[1-2]", "gres:gpu:4", "1:02",
+               "UNLIMITED", "2026-11-23T22:00:00", "2026-11-23T21:59:58", "name|with|bars"}) +
+        "garbage line\n" +
+        keyed({"12_3", "COMPLETED", "None", "bob", "short", "gpu1", "N/A", "0:05", "0:55", "N/A",
+               "Unknown", "arr"});
+    int unreadable = 0;
+    const QList<sb::SlurmJobRow> rows = sb::parseSqueue(squeue, kKey, &unreadable);
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(unreadable, 1); // the garbage line made the record after it unreadable, only it
     QCOMPARE(rows[0].jobId, u"7"_s);
     QCOMPARE(rows[0].reason, u"Resources"_s);
     QCOMPARE(rows[0].start, QDateTime(QDate(2026, 11, 24), QTime(3, 10)));
     QCOMPARE(rows[1].name, u"name|with|bars"_s);
     QCOMPARE(rows[1].nodes, u"gpu[1-2]"_s);
-    QCOMPARE(rows[2].jobId, u"12_3"_s);
-    QVERIFY(rows[2].gres.isEmpty() && !rows[2].start.isValid());
+    const QList<sb::SlurmJobRow> array =
+        sb::parseSqueue(keyed({"12_3", "COMPLETED", "None", "bob", "short", "gpu1", "N/A", "0:05",
+                               "0:55", "N/A", "Unknown", "arr"}),
+                        kKey);
+    QCOMPARE(array.size(), 1);
+    QCOMPARE(array[0].jobId, u"12_3"_s);
+    QVERIFY(array[0].gres.isEmpty() && !array[0].start.isValid());
 
-    const QByteArray sacct = "2|FAILED|root|gpu|gpu1|billing=1,cpu=1,gres/gpu=2,mem=4000M,node=1|"
-                             "00:00:01|2026-11-23T21:37:52|2026-11-23T21:37:51|"
-                             "2026-11-23T21:37:53|3:0|wrap\n"
-                             "5|CANCELLED by 0|root|gpu|None assigned||00:00:00|None|"
-                             "2026-11-23T21:40:00|2026-11-23T21:40:02|0:0|waits\n"
-                             "9|FAILED|root|gpu|gpu2|cpu=1|00:00:09|2026-11-23T21:41:00|"
-                             "2026-11-23T21:41:00|2026-11-23T21:41:09|0:9|killed\n";
-    const QList<sb::SlurmJobRow> done = sb::parseSacct(sacct);
+    const QByteArray sacct =
+        keyed({"2", "FAILED", "root", "gpu", "gpu1", "billing=1,cpu=1,gres/gpu=2,mem=4000M,node=1",
+               "00:00:01", "2026-11-23T21:37:52", "2026-11-23T21:37:51", "2026-11-23T21:37:53",
+               "3:0", "wrap"}) +
+        keyed({"5", "CANCELLED by 0", "root", "gpu", "None assigned", "", "00:00:00", "None",
+               "2026-11-23T21:40:00", "2026-11-23T21:40:02", "0:0", "waits"}) +
+        keyed({"9", "FAILED", "root", "gpu", "gpu2", "cpu=1", "00:00:09", "2026-11-23T21:41:00",
+               "2026-11-23T21:41:00", "2026-11-23T21:41:09", "0:9", "killed"});
+    const QList<sb::SlurmJobRow> done = sb::parseSacct(sacct, kKey);
     QCOMPARE(done.size(), 3);
     QCOMPARE(done[0].exitCode.value(), 3);
     QCOMPARE(done[0].gres, u"gpu:2"_s);
@@ -52,6 +81,63 @@ void TestSlurmCommands::readsSqueueAndSacct() {
     QCOMPARE(done[1].state, u"CANCELLED"_s);
     QVERIFY(done[1].nodes.isEmpty() && !done[1].start.isValid());
     QCOMPARE(done[2].signal, 9);
+    // Another key's records are no records of this poll.
+    QVERIFY(sb::parseSacct(sacct, "fedcba9876543210fedcba9876543210").isEmpty());
+}
+
+// Another user's job names, as sbatch takes them (newlines, the poll's markers, '|', tabs,
+// escapes, bidi overrides), forge no row, no section and no other job: each is one row, its
+// name as written; our running job stays running. The forgeries of issue 29 in bytes.
+void TestSlurmCommands::hostileNamesMakeNoRows() {
+    const QByteArray ours =
+        keyed({"41", "RUNNING", "None", "me", "gpu", "gpu1", "gres:gpu:1", "5:00", "UNLIMITED",
+               "2026-11-23T22:00:00", "2026-11-23T21:59:58", "mine"});
+    const QList<QByteArray> names{
+        // a fake 8-H100 job of alice running on gpu9, and ours shown queued
+        "x\n99|RUNNING|None|alice|gpu|gpu9|gres:gpu:h100:8|1:00|UNLIMITED|N/A|N/A|fake\n"
+        "41|PENDING|Resources|me|gpu||N/A|0:00|1:00|N/A|N/A|pwned",
+        // ours "failed: exit 137", in the old markers and in this poll's with a guessed key
+        "y\n@@sacct\n41|FAILED|me|gpu|gpu1||00:00:01|N/A|N/A|N/A|137:0|mine\n",
+        "z\n@@" + kKey.first(8).toByteArray() + " sacct\n@@squeue-failed\n@@log 0 5\nhello",
+        "tab\there|bar\x1b]0;retitled\x07\x1b[2J\xe2\x80\xaertl\xe2\x81\xa6iso",
+        "|" + kKey.toByteArray().first(31) + "|\n"};
+    QByteArray queue = ours;
+    for (qsizetype i = 0; i < names.size(); ++i)
+        queue += keyed({QByteArray::number(50 + i), "PENDING", "Priority", "mallory", "gpu", "",
+                        "N/A", "0:00", "1:00", "N/A", "N/A", names[i]});
+    const QByteArray output = queue + marker("sacct") +
+                              keyed({"40", "COMPLETED", "me", "gpu", "gpu1", "", "00:00:01", "N/A",
+                                     "N/A", "N/A", "0:0", "done\n@@sacct-failed"}) +
+                              marker("log 0 6") + "line1\n";
+    const sb::SlurmPoll poll = sb::parseSlurmPoll(output, kKey);
+    QVERIFY(!poll.queueFailed && !poll.accountingFailed && poll.error.isEmpty());
+    QCOMPARE(poll.unreadable, 0);
+    QCOMPARE(poll.queue.size(), 1 + names.size());
+    QCOMPARE(poll.queue[0].jobId, u"41"_s);
+    QCOMPARE(sb::slurmJobState(poll.queue[0].state), sb::JobState::Running);
+    for (qsizetype i = 0; i < names.size(); ++i) {
+        const sb::SlurmJobRow &row = poll.queue[1 + i];
+        QCOMPARE(row.jobId, QString::number(50 + i));
+        QCOMPARE(row.user, u"mallory"_s);
+        QCOMPARE(row.name, QString::fromUtf8(names[i]));
+    }
+    QCOMPARE(poll.accounting.size(), 1);
+    QCOMPARE(poll.accounting[0].jobId, u"40"_s);
+    QCOMPARE(poll.logs.size(), 1);
+    QCOMPARE(poll.logs[0].data, QByteArray("line1\n"));
+
+    // A record that lost a field (or was cut off) is passed over alone.
+    QByteArray cut = ours + keyed({"60", "RUNNING"}) + ours;
+    cut.chop(10);
+    const sb::SlurmPoll partial = sb::parseSlurmPoll(cut + marker("sacct"), kKey);
+    QCOMPARE(partial.queue.size(), 1);
+    QCOMPARE(partial.unreadable, 2);
+    // An answer without its key's sections says nothing of the queue.
+    const sb::SlurmPoll unkeyed = sb::parseSlurmPoll(ours + "@@sacct\n", kKey);
+    QVERIFY(unkeyed.queueFailed && unkeyed.queue.isEmpty() && !unkeyed.error.isEmpty());
+    QVERIFY(sb::parseSlurmPoll(output, {}).queueFailed);
+    QVERIFY(sb::slurmPollKey() != sb::slurmPollKey());
+    QCOMPARE(sb::slurmPollKey().size(), 32);
 }
 
 void TestSlurmCommands::statesAndMessagesInPlainWords() {
@@ -77,20 +163,24 @@ void TestSlurmCommands::statesAndMessagesInPlainWords() {
 }
 
 void TestSlurmCommands::pollOutputWithLogs() {
-    const QByteArray output = "6|RUNNING|None|alice|gpu|gpu1|N/A|0:10|UNLIMITED|N/A|N/A|a\n"
-                              "@@sacct\n"
-                              "5|COMPLETED|alice|gpu|gpu1||00:00:01|N/A|N/A|N/A|0:0|b\n"
-                              "@@log 0 12\nline-1\n@@log"
-                              "@@log 2 5\nabc"; // cut off: read again from the same offset
-    const sb::SlurmPoll poll = sb::parseSlurmPoll(output);
+    const QByteArray output = keyed({"6", "RUNNING", "None", "alice", "gpu", "gpu1", "N/A", "0:10",
+                                     "UNLIMITED", "N/A", "N/A", "a"}) +
+                              marker("sacct") +
+                              keyed({"5", "COMPLETED", "alice", "gpu", "gpu1", "", "00:00:01",
+                                     "N/A", "N/A", "N/A", "0:0", "b"}) +
+                              marker("log 0 12") + "line-1\n@@log" + marker("log 2 5") +
+                              "abc"; // cut off: read again from the same offset
+    const sb::SlurmPoll poll = sb::parseSlurmPoll(output, kKey);
     QVERIFY(!poll.queueFailed && !poll.accountingFailed);
     QCOMPARE(poll.queue.size(), 1);
     QCOMPARE(poll.accounting.size(), 1);
     QCOMPARE(poll.logs.size(), 1);
     QCOMPARE(poll.logs[0].index, 0);
     QCOMPARE(poll.logs[0].data, QByteArray("line-1\n@@log")); // bytes, not markers
-    const sb::SlurmPoll down = sb::parseSlurmPoll("@@squeue-failed\n@@sacct\n@@sacct-failed\n");
+    const sb::SlurmPoll down = sb::parseSlurmPoll(
+        marker("squeue-failed") + marker("sacct") + marker("sacct-failed"), kKey);
     QVERIFY(down.queueFailed && down.accountingFailed && down.queue.isEmpty());
+    QCOMPARE(down.unreadable, 0);
 }
 
 void TestSlurmCommands::batchScriptQuotesAndRefuses() {

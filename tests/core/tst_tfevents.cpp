@@ -14,6 +14,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 using namespace Qt::StringLiterals;
@@ -109,6 +110,7 @@ private Q_SLOTS:
     void truncatedRecordWaitsForTheRest();
     void corruptRecordsAreSkippedAndCounted();
     void growingAndRotatedFilesAreTailed();
+    void aReplacedFileIsReadFromItsStart();
     void budgetSplitsABacklog();
     void unfinishedRecordIsNoWorkLeft();
     void absurdLengthIsDamageAndReadingGoesOn();
@@ -269,6 +271,27 @@ void TestTfEvents::growingAndRotatedFilesAreTailed() {
     for (std::size_t i = 0; i < loss.size(); ++i)
         QCOMPARE(loss[i].step, double(i % 64));
     QCOMPARE(follower.files().size(), 2);
+}
+
+void TestTfEvents::aReplacedFileIsReadFromItsStart() {
+    QTemporaryDir dir;
+    QDir(dir.path()).mkpath(u"run"_s);
+    const QByteArray whole = readFile(simpleFile());
+    const QString path = dir.filePath(u"run/events.out.tfevents.1000.host"_s);
+    writeFile(path, whole.left(whole.size() / 3));
+    sb::LogdirFollower follower;
+    Curves seen = readAll(follower, dir.path());
+    const std::size_t first = seen[u"run"_s][u"train/loss"_s].size();
+    QVERIFY(first > 0 && first < 64);
+    // Rotated by a rename over it: another, longer file at the same path, read whole (before,
+    // reading went on at the old offset, and the new file's first third was lost).
+    const QString temporary = dir.filePath(u"run/.new"_s);
+    writeFile(temporary, whole);
+    QVERIFY(::rename(QFile::encodeName(temporary).constData(),
+                     QFile::encodeName(path).constData()) == 0);
+    const Curves later = readAll(follower, dir.path());
+    QCOMPARE(later.at(u"run"_s).at(u"train/loss"_s).size(), 64u);
+    QCOMPARE(later.at(u"run"_s).at(u"train/loss"_s).front().step, 0.0);
 }
 
 void TestTfEvents::budgetSplitsABacklog() {

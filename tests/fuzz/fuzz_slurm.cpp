@@ -11,7 +11,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     const QByteArray input(reinterpret_cast<const char *>(data), static_cast<qsizetype>(size));
-    const sb::SlurmPoll poll = sb::parseSlurmPoll(input);
+    // The seeds' key (tests/fuzz/corpus/slurm/poll*.txt), as a poll's answer carries it.
+    const sb::SlurmPoll poll = sb::parseSlurmPoll(input, "0123456789abcdef0123456789abcdef");
     for (const sb::SlurmJobRow &row : poll.queue + poll.accounting) {
         (void)sb::slurmArrayTasks(row.jobId);
         (void)sb::slurmMessage(row);

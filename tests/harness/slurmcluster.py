@@ -21,6 +21,10 @@ the account who may also log in to the login node with the same key. The JSON li
 "restToken" (from `scontrol token`) and "restWorkspace", a directory on the shared filesystem
 that user owns.
 
+As root, also "otherUser" in the JSON line: a second Slurm user of the account ("sbother", made
+with useradd if missing) who submits jobs of their own (runuser -u sbother -- sbatch ...), such
+as jobs with hostile names for a Signalbox that shows every user's jobs.
+
 MinJobAge is 2 s unless given (Slurm's default is 300), so finished jobs leave `squeue` quickly
 and must come from `sacct`.
 Prints one JSON line as sshnodes.py does (plus "slurmConf"), then takes its commands ("stop
@@ -57,6 +61,7 @@ def listening(port):
 
 
 REST_USER = "sbrest"
+OTHER_USER = "sbother"
 
 
 def ensure_user(name):
@@ -186,7 +191,8 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
         wait_for("slurmdbd", lambda: listening(self.ports["dbd"]), dbd, log)
         self.run(["sacctmgr", "-i", "add", "cluster", "lab"])
         self.run(["sacctmgr", "-i", "add", "account", "lab-ml", "Cluster=lab"])
-        for user in [os.environ.get("USER") or "root"] + ([REST_USER] if self.rest else []):
+        others = [OTHER_USER] if os.geteuid() == 0 else []
+        for user in [os.environ.get("USER") or "root"] + ([REST_USER] if self.rest else []) + others:
             self.run(["sacctmgr", "-i", "add", "user", user, "Account=lab-ml"])
         ctld, log = self.spawn("slurmctld", ["slurmctld", "-D", "-i"])
         wait_for("slurmctld", lambda: listening(self.ports["ctld"]), ctld, log)
@@ -202,6 +208,8 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
         else:
             raise SystemExit(f"slurmcluster: the nodes did not come up; see {w}/log")
         self.rest_info = self.start_rest() if self.rest else {}
+        if others:
+            self.rest_info["otherUser"] = OTHER_USER
 
     def start_rest(self):
         w = self.work
@@ -226,8 +234,9 @@ PartitionName=short Nodes=gpu1,gpu2 MaxTime=1 State=UP
     def stop(self):
         # Jobs first: with proctrack/linuxproc, a job's processes outlive a stopped slurmd.
         try:
-            subprocess.run(["scancel", "--user", os.environ.get("USER") or "root"],
-                           env=self.env, capture_output=True, timeout=15)
+            for user in [os.environ.get("USER") or "root", OTHER_USER]:
+                subprocess.run(["scancel", "--user", user], env=self.env, capture_output=True,
+                               timeout=15)
             time.sleep(1)
         except (OSError, subprocess.TimeoutExpired):
             pass  # a controller that is gone cancels nothing; stop the daemons all the same
@@ -253,6 +262,8 @@ def main():
             sys.exit(f"slurmcluster: {program} is missing; run scripts/setup-deps")
     if rest:
         ensure_user(REST_USER)
+    if os.geteuid() == 0:
+        ensure_user(OTHER_USER)
     work = os.path.abspath(args[0])
     cluster = Cluster(work, int(args[1]) if len(args) == 2 else 2, rest)
     try:

@@ -556,7 +556,7 @@ void TestKubeBackend::logsAreFollowedAcrossAnApiServerRestart() {
     options.port = 0;
     auto collector = sb::EmbeddedCollector::start(options);
     QVERIFY2(collector, qPrintable(collector.error()));
-    sb::CollectorClient client((*collector)->url(), {});
+    sb::CollectorClient client((*collector)->url(), (*collector)->token());
     sb::MetricLineForwarder forwarder(&client);
     forwarder.watch(m_backend.get());
     m_cluster->appendPodLog({uR"(@signalbox {"step": 6, "train/loss": 0.4})"_s});

@@ -117,7 +117,7 @@ void TestLogdirFeeds::readsByOffsetOverSftp() {
 }
 
 void TestLogdirFeeds::followsANodesLogdirOverSftp() {
-    sb::CollectorClient client(m_collector->url(), {});
+    sb::CollectorClient client(m_collector->url(), m_collector->token());
     sb::NodeMonitor monitor({m_nodes->knownHostsFile()});
     monitor.setNodes({m_nodes->config(u"box"_s)});
     const QByteArray events = simpleEvents();
@@ -156,7 +156,7 @@ void TestLogdirFeeds::followsANodesLogdirOverSftp() {
 }
 
 void TestLogdirFeeds::followsALocalLogdir() {
-    sb::CollectorClient client(m_collector->url(), {});
+    sb::CollectorClient client(m_collector->url(), m_collector->token());
     sb::NodeMonitor monitor;
     QTemporaryDir dir;
     const QString logdir = dir.filePath(u"local-runs"_s);
@@ -168,7 +168,7 @@ void TestLogdirFeeds::followsALocalLogdir() {
 }
 
 void TestLogdirFeeds::refusesWhatCannotBeFollowed() {
-    sb::CollectorClient client(m_collector->url(), {});
+    sb::CollectorClient client(m_collector->url(), m_collector->token());
     sb::NodeMonitor monitor({m_nodes->knownHostsFile()});
     monitor.setNodes({m_nodes->config(u"box"_s)});
     QTemporaryDir dir;
@@ -191,7 +191,7 @@ void TestLogdirFeeds::refusesWhatCannotBeFollowed() {
 }
 
 void TestLogdirFeeds::unreachableNodeShowsAndRecovers() {
-    sb::CollectorClient client(m_collector->url(), {});
+    sb::CollectorClient client(m_collector->url(), m_collector->token());
     sb::NodeMonitor monitor({m_nodes->knownHostsFile()});
     monitor.setNodes({m_nodes->config(u"box"_s)});
     QTemporaryDir remote;

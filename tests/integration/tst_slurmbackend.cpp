@@ -1,7 +1,7 @@
 // Slurm jobs against a real cluster (tests/harness/slurmcluster.py: slurmctld, two slurmd's with
 // fake GPUs, slurmdbd on MariaDB), reached through a real sshd login node: submit, pending with
 // its reason, running, ended from sacct, exit codes, cancel, two nodes, hostile arguments, a
-// second Signalbox, a restart and a hung login node.
+// second Signalbox, a restart and a hung login node, another user's hostile job names.
 #include "../support/SshNodes.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
@@ -10,6 +10,7 @@
 #include "metrics/CollectorClient.h"
 #include "sweeps/Sweep.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -66,6 +67,7 @@ private Q_SLOTS:
     void codeEditedScriptTimeLimitAndDependency();
     void endsFromAccountingWhileSqueueStillListsIt();
     void throughSlurmrestd();
+    void anotherUsersHostileJobNames();
 
 private:
     std::unique_ptr<SshNodes> m_cluster;
@@ -291,7 +293,7 @@ void TestSlurmBackend::aSweepRunsAsOneJobArray() {
     options.port = 0;
     auto collector = sb::EmbeddedCollector::start(options);
     QVERIFY2(collector, qPrintable(collector.error()));
-    sb::CollectorClient client((*collector)->url(), QString());
+    sb::CollectorClient client((*collector)->url(), (*collector)->token());
     sb::MetricLineForwarder forwarder(&client);
     forwarder.watch(&app.backend);
 
@@ -542,6 +544,94 @@ void TestSlurmBackend::throughSlurmrestd() {
                  app.message(*denied).contains(u"token"_s),
              qPrintable(app.message(*denied)));
     QCOMPARE(app.state(*id), sb::JobState::Succeeded);
+}
+
+// Another user of the cluster names jobs to forge rows (issue 29, finding 15): newlines with rows
+// of squeue's and sacct's old formats, the poll's section markers, tabs, '|', terminal escapes,
+// bidi overrides. With every user's jobs shown, our running job stays running and followed to
+// its real end, no row is made up, and each hostile job is one row named as its owner wrote.
+void TestSlurmBackend::anotherUsersHostileJobNames() {
+    const QJsonObject harness = m_cluster->description();
+    const QString user = harness.value(u"otherUser"_s).toString();
+    if (user.isEmpty())
+        QSKIP("a second Unix user submits the hostile jobs: the harness makes one as root only");
+    QTemporaryDir data;
+    QTemporaryDir shared;
+    const QString go = shared.filePath(u"go"_s);
+    App app(*m_cluster, data.path());
+    app.backend.setAllJobs(true);
+    const auto id = app.backend.submit(
+        slurmJob(u"followed"_s,
+                 {u"sh"_s, u"-c"_s,
+                  u"echo started; while [ ! -e \"$0\" ]; do sleep 0.2; done; echo done"_s, go}));
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Running, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"started\n"_s), 20000);
+    const QString ours = app.job(*id)->clusterJobId;
+
+    const QStringList names{
+        u"x\n99|RUNNING|None|alice|gpu|gpu9|gres:gpu:h100:8|1:00|UNLIMITED|N/A|N/A|fake"_s,
+        u"y\n%1|PENDING|Resources|root|gpu||N/A|0:00|1:00|N/A|N/A|you wait"_s.arg(ours),
+        u"z\n@@sacct\n%1|FAILED|root|gpu|gpu1||00:00:01|N/A|N/A|N/A|137:0|followed\n"_s.arg(ours),
+        u"@@squeue-failed\n@@sacct-failed"_s,
+        u"tab\there|bar\x1b]0;retitled\x07\x1b[2J"_s,
+        u"\u202Eevil\u2066 isolate \u200F"_s};
+    QHash<QString, QString> hostile; // Slurm job id -> name
+    for (const QString &name : names) {
+        QProcess sbatch;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"SLURM_CONF"_s, harness.value(u"slurmConf"_s).toString());
+        sbatch.setProcessEnvironment(env);
+        // Held: it waits in the queue for ever, taking nothing from our job.
+        sbatch.start(u"runuser"_s, {u"-u"_s, user, u"--"_s, u"sbatch"_s, u"--parsable"_s,
+                                    u"--hold"_s, u"--chdir=/tmp"_s, u"--output=/dev/null"_s,
+                                    u"--job-name="_s + name, u"--wrap=sleep 300"_s});
+        QVERIFY(sbatch.waitForFinished(30000));
+        const QString job = QString::fromUtf8(sbatch.readAllStandardOutput()).trimmed();
+        QVERIFY2(sbatch.exitCode() == 0 && !job.isEmpty(),
+                 qPrintable(QString::fromUtf8(sbatch.readAllStandardError())));
+        hostile.insert(job, name);
+    }
+    auto foreign = [&] {
+        QList<sb::Job> jobs;
+        for (const sb::Job &job : app.backend.jobs()) {
+            if (job.foreign)
+                jobs << job;
+        }
+        return jobs;
+    };
+    auto listed = [&] {
+        int found = 0;
+        for (const sb::Job &job : foreign())
+            found += hostile.contains(job.clusterJobId) ? 1 : 0;
+        return found;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(listed(), static_cast<int>(hostile.size()), 30000);
+    for (const sb::Job &job : foreign()) {
+        QVERIFY2(job.clusterJobId != u"99"_s && job.spec.name != u"fake"_s &&
+                     !job.message.contains(u"alice"_s) && job.clusterJobId != ours,
+                 qPrintable(job.id));
+        if (!hostile.contains(job.clusterJobId))
+            continue; // another test's job, still in the queue
+        QCOMPARE(job.spec.name, hostile.value(job.clusterJobId)); // one row, named as written
+        QCOMPARE(job.state, sb::JobState::Queued);
+        QVERIFY2(job.message.endsWith(u"(%1)"_s.arg(user)), qPrintable(job.message));
+        QVERIFY2(!job.id.contains(u'\n') && !job.id.contains(u'\x1b'), qPrintable(job.id));
+    }
+    QCOMPARE(app.state(*id), sb::JobState::Running);
+    QVERIFY2(app.message(*id).startsWith(u"on gpu"_s), qPrintable(app.message(*id)));
+
+    // Still followed: its output to the end, and its real end from accounting.
+    QFile(go).open(QIODevice::WriteOnly);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Succeeded, 60000);
+    QCOMPARE(app.job(*id)->exitCode.value_or(-1), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"done\n"_s), 10000);
+    QProcess scancel;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"SLURM_CONF"_s, harness.value(u"slurmConf"_s).toString());
+    scancel.setProcessEnvironment(env);
+    scancel.start(u"scancel"_s, hostile.keys());
+    QVERIFY(scancel.waitForFinished(30000));
 }
 
 QTEST_GUILESS_MAIN(TestSlurmBackend)

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void stopEndsTheWholeProcessGroup();
     void hostileArgumentsStayLiteral();
     void copiesCodeIncrementally();
+    void launchedRunsImportTheClient();
 
 private:
     std::unique_ptr<SshNodes> m_nodes;
@@ -246,6 +247,31 @@ void TestSshBackend::copiesCodeIncrementally() {
     QTRY_COMPARE_WITH_TIMEOUT(app.job(*second)->state, sb::JobState::Succeeded, 30000);
     QVERIFY(app.log(*second).contains(u"version = 2"_s));
     QVERIFY(app.log(*second).contains(u"# touched on the node"_s));
+}
+
+// Issue 29, finding 6: a run on a node imports Signalbox's client with no help (lr-grid-nodes.yaml
+// copies examples/ to the node, where no clients/ lies beside it), its arguments still literal.
+void TestSshBackend::launchedRunsImportTheClient() {
+    QTemporaryDir project;
+    {
+        QFile train(project.path() + u"/train.py"_s);
+        QVERIFY(train.open(QIODevice::WriteOnly));
+        train.write("import sys\nimport signalbox\nprint('client at', signalbox.__file__)\n"
+                    "print('args', sys.argv[1:])\n");
+    }
+    QTemporaryDir data;
+    App app(*m_nodes, data.path());
+    const auto id = app.backend.submit({.name = u"client"_s,
+                                        .command = {u"python3"_s, u"train.py"_s, u"--x=$HOME"_s},
+                                        .backend = u"ssh"_s,
+                                        .target = u"box"_s,
+                                        .codeDirectory = project.path()});
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_VERIFY_WITH_TIMEOUT(app.job(*id)->finishedState(), 30000);
+    QVERIFY2(app.job(*id)->state == sb::JobState::Succeeded,
+             qPrintable(app.job(*id)->message + u'\n' + app.log(*id)));
+    QVERIFY2(app.log(*id).contains(u"/.signalbox/client/"_s), qPrintable(app.log(*id)));
+    QVERIFY2(app.log(*id).contains(u"args ['--x=$HOME']"_s), qPrintable(app.log(*id)));
 }
 
 QTEST_GUILESS_MAIN(TestSshBackend)

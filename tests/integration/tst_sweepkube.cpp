@@ -63,7 +63,7 @@ void TestSweepKube::initTestCase() {
     auto collector = sb::EmbeddedCollector::start(options);
     QVERIFY2(collector, qPrintable(collector.error()));
     m_collector = std::move(collector).value();
-    m_client = std::make_unique<sb::CollectorClient>(m_collector->url(), QString());
+    m_client = std::make_unique<sb::CollectorClient>(m_collector->url(), m_collector->token());
     m_forwarder = std::make_unique<sb::MetricLineForwarder>(m_client.get());
     m_forwarder->watch(m_backend.get());
 }

@@ -61,7 +61,7 @@ struct App {
         if (!started)
             qFatal("%s", qPrintable(started.error()));
         collector = std::move(started).value();
-        client = std::make_unique<sb::CollectorClient>(collector->url(), QString());
+        client = std::make_unique<sb::CollectorClient>(collector->url(), collector->token());
         forwarder = std::make_unique<sb::MetricLineForwarder>(client.get());
         forwarder->watch(&ssh);
         forwarder->watch(&local);

@@ -1,14 +1,167 @@
-"""The Python client on its own: fallback to metric lines, encoding, step defaults, bounds.
-Pushing to a real collector is covered by tests/integration/test_collector_crash.py."""
+"""The Python client: fallback to metric lines, encoding, step defaults, bounds, and against a
+real signalbox-collector process (SIGNALBOX_COLLECTOR_BINARY, else build/app/): the end of a run
+on SIGTERM and SIGINT, proxies, a collector that drips its answer, fork, reserved metric names,
+short runs, taken names, heartbeats and the runtime token file. Collector crashes are covered by
+tests/integration/test_collector_crash.py."""
 
+import contextlib
+import decimal
+import fractions
 import io
 import json
 import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
 import unittest
+import urllib.parse
+import urllib.request
+import uuid
 
 import signalbox
 
 UNREACHABLE = "http://127.0.0.1:1"  # nothing listens on port 1: connection refused at once
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLIENT_DIR = os.path.dirname(os.path.abspath(signalbox.__file__))  # the scripts' client too
+BOUND = 60  # seconds any one wait may take before the test fails instead of hanging
+
+
+def collector_binary():
+    binary = os.environ.get("SIGNALBOX_COLLECTOR_BINARY") or os.path.join(
+        HERE, "..", "..", "build", "app", "signalbox-collector")
+    return binary if os.access(binary, os.X_OK) else None
+
+
+def unique(prefix):
+    return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
+
+
+class Collector:
+    """A real signalbox-collector on a free loopback port, with its own data directory."""
+
+    def __init__(self, token=None):
+        binary = collector_binary()
+        if binary is None:
+            raise unittest.SkipTest("no signalbox-collector (set SIGNALBOX_COLLECTOR_BINARY)")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.data = tempfile.TemporaryDirectory(prefix="sb-client-")
+        self.url = "http://127.0.0.1:%d" % port
+        self.token = token
+        command = [binary, "--listen", "127.0.0.1:%d" % port, "--data-dir", self.data.name]
+        env = dict(os.environ)
+        env.pop("SIGNALBOX_TOKEN", None)
+        if token:
+            command += ["--token", token]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env)
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            self.process.kill()
+            raise AssertionError("collector did not start: %r %s"
+                                 % (line, self.process.stderr.read()))
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(BOUND)
+        self.process.stdout.close()
+        self.process.stderr.close()
+        self.data.cleanup()
+
+    def request(self, path, data=None):
+        # No proxy from the environment for the test's own requests either.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        request = urllib.request.Request(self.url + path, data=data)
+        if self.token:
+            request.add_header("Authorization", "Bearer " + self.token)
+        with opener.open(request, timeout=BOUND) as response:
+            return response.read().decode()
+
+    def run_info(self, name):
+        runs = json.loads(self.request("/api/v1/runs?filter=" + urllib.parse.quote(name.lower())))
+        return next((r for r in runs if r["name"] == name), None)
+
+    def count(self, name, metric):
+        info = self.run_info(name) or {}
+        return info.get("metrics", {}).get(metric, {}).get("count", 0)
+
+
+class Server:
+    """A loopback HTTP-ish server whose every connection `handle(connection, request bytes)`
+    answers; it records what reached it."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.requests = []
+        self.arrived = threading.Condition()
+        self.closed = threading.Event()
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.closed.is_set():
+            try:
+                connection, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection):
+        with connection:
+            connection.settimeout(BOUND)
+            data = b""
+            try:
+                while b"\r\n\r\n" not in data:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").lower()
+                length = 0
+                for line in head.split("\r\n"):
+                    if line.startswith("content-length:"):
+                        length = int(line.split(":", 1)[1])
+                while len(data.split(b"\r\n\r\n", 1)[1]) < length:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                with self.arrived:
+                    self.requests.append(data)
+                    self.arrived.notify_all()
+                self.handle(connection, data, self)
+            except OSError:
+                pass
+
+    def wait_for(self, predicate):
+        with self.arrived:
+            return self.arrived.wait_for(lambda: any(predicate(r) for r in self.requests), BOUND)
+
+    def close(self):
+        self.closed.set()
+        self.sock.close()
+
+
+def answer(connection, status, body=b"{}"):
+    connection.sendall(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                       b"Connection: close\r\n\r\n%s" % (status, len(body), body))
+
+
+def script_env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.abspath(CLIENT_DIR) + os.pathsep + env.get("PYTHONPATH", "")
+    for key in ("SIGNALBOX_RUN", "SIGNALBOX_TOKEN", "SIGNALBOX_PROXY", "SIGNALBOX_SWEEP"):
+        env.pop(key, None)
+    env.update(extra)
+    return env
 
 
 def metric_lines(text):
@@ -75,6 +228,356 @@ class ClientTest(unittest.TestCase):
             del os.environ["SIGNALBOX_COLLECTOR"]
             del os.environ["SIGNALBOX_SWEEP"]
 
+    def test_unrepresentable_steps_are_refused(self):
+        run = signalbox.Run(run="r", collector=UNREACHABLE, out=io.StringIO(), flush_interval=60)
+        for step in (2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 64, math.nan, math.inf, "3",
+                     fractions.Fraction(1, 3), decimal.Decimal("0.1")):
+            with self.assertRaisesRegex(ValueError, "step"):
+                run.log({"x": 1.0}, step=step)
+        for step in (2 ** 53, -(2 ** 53), 0.5, 2.0 ** 52 + 0.5, fractions.Fraction(1, 2), True):
+            run.log({"x": 1.0}, step=step)
+        with self.assertRaisesRegex(ValueError, "step"):
+            signalbox.metric_line({"x": 1}, step=2 ** 53 + 1)
+        with self.assertRaisesRegex(ValueError, "time"):
+            signalbox.metric_line({"x": 1}, wall=math.nan)
+        run.finish()
+        self.assertEqual(run.printed, 6)  # the refused calls queued nothing
+
+    def test_log_after_finish_is_counted(self):
+        run = signalbox.Run(run="r", collector=UNREACHABLE, out=io.StringIO(), flush_interval=60)
+        run.finish()
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            run.log({"x": 1.0, "y": 2.0})
+        self.assertEqual(run.dropped, 2)
+        self.assertIn("after finish()", err.getvalue())
+
+
+class AgainstCollectorTest(unittest.TestCase):
+    """Against a real collector process. Each test uses run names of its own."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.collector = Collector()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.close()
+
+    def run_script(self, name, body, send=None, env=None, collector=None):
+        """Runs `body` in a python process logging to run `name`; with `send`, the signal is
+        sent once it prints "ready". Returns (returncode, stdout, stderr)."""
+        script = "import os, signal, sys, time\nimport signalbox\nNAME = %r\n%s" % (name, body)
+        url = (collector or self.collector).url
+        process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   env=script_env(SIGNALBOX_COLLECTOR=url, **(env or {})))
+        try:
+            if send is not None:
+                line = process.stdout.readline()
+                self.assertEqual(line.strip(), "ready", process.stderr.read() if not line else line)
+                process.send_signal(send)
+            out, err = process.communicate(timeout=BOUND)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        return process.returncode, out, err
+
+    LOG_3000 = """
+signalbox.init(run=NAME, flush_interval=60, heartbeat=0)  # nothing sent before the signal
+for i in range(3000):
+    signalbox.log({"x": float(i)}, step=i)
+print("ready", flush=True)
+"""
+
+    def test_sigterm_flushes_ends_stopped_and_dies_by_the_signal(self):
+        name = unique("sigterm")
+        code, _, err = self.run_script(name, self.LOG_3000 + "time.sleep(%d)\n" % BOUND,
+                                       send=signal.SIGTERM)
+        self.assertEqual(code, -signal.SIGTERM, err)
+        self.assertEqual(self.collector.count(name, "x"), 3000, err)
+        self.assertEqual(self.collector.run_info(name)["status"], "stopped")
+
+    def test_sigterm_during_a_busy_log_loop_keeps_every_logged_point(self):
+        name = unique("sigterm-busy")
+        body = """
+signalbox.init(run=NAME, flush_interval=0.01, heartbeat=0)
+step = 0
+while True:  # the signal lands inside log() as often as not
+    signalbox.log({"x": float(step), "y": 1.0}, step=step)
+    step += 1
+    if step == 20000:
+        print("ready", flush=True)
+"""
+        code, _, err = self.run_script(name, body, send=signal.SIGTERM)
+        self.assertEqual(code, -signal.SIGTERM, err)
+        info = self.collector.run_info(name)
+        self.assertEqual(info["status"], "stopped")
+        for metric in ("x", "y"):  # every call that returned, and none twice
+            self.assertEqual(info["metrics"][metric]["count"], info["metrics"][metric]["step"] + 1)
+
+    def test_sigint_flushes_and_ends_stopped(self):
+        name = unique("sigint")
+        body = "signal.signal(signal.SIGINT, signal.default_int_handler)\n" + self.LOG_3000
+        code, _, err = self.run_script(name, body + "time.sleep(%d)\n" % BOUND, send=signal.SIGINT)
+        self.assertEqual(code, -signal.SIGINT, err)  # an uncaught KeyboardInterrupt, as before
+        self.assertIn("KeyboardInterrupt", err)
+        self.assertEqual(self.collector.count(name, "x"), 3000, err)
+        self.assertEqual(self.collector.run_info(name)["status"], "stopped")
+
+    def test_sigterm_chains_to_the_scripts_own_handler(self):
+        name = unique("sigterm-own")
+        body = """
+received = []
+signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+""" + self.LOG_3000 + """
+while not received:
+    time.sleep(0.01)
+signalbox.log({"x": 3000.0}, step=3000)  # the script goes on after its handler, and can log
+print("handled", flush=True)
+"""
+        code, out, err = self.run_script(name, body, send=signal.SIGTERM)
+        self.assertEqual(code, 0, err)
+        self.assertIn("handled", out)
+        self.assertEqual(self.collector.count(name, "x"), 3001, err)
+        self.assertEqual(self.collector.run_info(name)["status"], "stopped")
+
+    def test_fork_child_does_not_write_to_the_parents_run(self):
+        name = unique("fork")
+        body = """
+signalbox.init(run=NAME, flush_interval=60, heartbeat=0)
+for i in range(100):
+    signalbox.log({"x": float(i)}, step=i)
+pid = os.fork()
+if pid == 0:  # a DataLoader worker that logs, then ends as a script does (atexit runs)
+    for i in range(5):
+        signalbox.log({"child": 1.0})
+    sys.exit(0)
+os.waitpid(pid, 0)
+for i in range(100, 200):
+    signalbox.log({"x": float(i)}, step=i)
+signalbox.finish()
+"""
+        code, _, err = self.run_script(name, body)
+        self.assertEqual(code, 0, err)
+        self.assertIn("forked", err)
+        self.assertIn("dropped 5 values", err)
+        info = self.collector.run_info(name)
+        self.assertEqual(info["metrics"]["x"]["count"], 200, err)
+        self.assertNotIn("child", info["metrics"])
+        self.assertEqual(info["status"], "finished")
+
+    def test_a_short_run_keeps_its_config_and_host(self):
+        name = unique("short")
+        run = signalbox.Run(run=name, collector=self.collector.url, config={"lr": 0.1},
+                            flush_interval=60, heartbeat=0)
+        run.log({"loss": 1.0})
+        run.finish()  # before the sender's first send: the info is still pending
+        info = self.collector.run_info(name)
+        self.assertEqual(info["status"], "finished")
+        self.assertEqual(info["config"], {"lr": 0.1})
+        self.assertEqual(info["host"], socket.gethostname())
+        self.assertIn("end", info)
+
+    def test_reserved_metric_names_survive_metric_lines(self):
+        name = unique("reserved")
+        out = io.StringIO()
+        run = signalbox.Run(run=name, collector=UNREACHABLE, out=out, flush_interval=60)
+        run.log({"step": 1.0, "time": 2.0, "run": 3.0, "batch": 4.0, "loss": 5.0}, step=9)
+        run.finish()
+        self.assertEqual(run.printed, 5)
+        self.collector.request("/api/v1/lines?run=" + name, out.getvalue().encode())
+        metrics = json.loads(self.collector.request("/api/v1/metrics?run=" + name))
+        self.assertEqual(sorted(metrics), ["batch", "loss", "run", "step", "time"])
+        csv = self.collector.request("/api/v1/export?run=%s&metric=step" % name).splitlines()
+        self.assertEqual([float(v) for v in csv[1].split(",")[:2]], [9.0, 1.0])
+
+    def test_a_taken_name_is_not_reused_unless_resumed(self):
+        name = unique("taken")
+        first = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        first.log({"x": 1.0})
+        first.finish()
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            second = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        self.assertEqual(second.name, name + "-2")
+        self.assertIn("logging to a new run %r" % (name + "-2"), err.getvalue())
+        second.log({"x": 2.0})
+        second.finish()
+        third = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        self.assertEqual(third.name, name + "-3")
+        third.finish()
+        resumed = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0, resume=True)
+        self.assertEqual(resumed.name, name)
+        resumed.log({"x": 3.0}, step=1)
+        resumed.finish()
+        self.assertEqual(self.collector.count(name, "x"), 2)
+        self.assertEqual(signalbox.Run(run=name, collector=self.collector.url, heartbeat=0,
+                                       resume="must").name, name)
+        with self.assertRaisesRegex(ValueError, "has no run"):
+            signalbox.Run(run=name + "-none", collector=self.collector.url, resume="must")
+        # A run Signalbox launched keeps its name: a restarted job continues its run.
+        os.environ["SIGNALBOX_RUN"] = name
+        try:
+            launched = signalbox.Run(collector=self.collector.url, heartbeat=0)
+        finally:
+            del os.environ["SIGNALBOX_RUN"]
+        self.assertEqual(launched.name, name)
+        launched.finish()
+
+    def test_heartbeat_names_only_the_run(self):
+        name = unique("heartbeat")
+        run = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0.05, resume=True)
+        # The collector answers: with 2xx it took the heartbeat; an older one says 400 and the
+        # heartbeats stop without a word. Either way nothing is said on stderr.
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            beats = Server(lambda c, data, server: answer(c, 200, b'{"accepted":0}'))
+            run._endpoint = signalbox._Endpoint(beats.url, None, None)
+            heartbeat = json.dumps({"run": name}).encode()
+            self.assertTrue(beats.wait_for(lambda r: r.endswith(heartbeat)))
+            run.finish()
+            beats.close()
+        self.assertEqual(err.getvalue(), "")
+        heard = [r for r in beats.requests if r.startswith(b"POST /api/v1/push ")]
+        self.assertTrue(heard)
+        self.assertNotIn(b"series", heard[0])
+
+    def test_a_heartbeat_refused_as_too_old_stops_silently(self):
+        def before_heartbeats(connection, data, server):  # refuses a push of nothing but a run
+            if data.endswith(b'{"run": "%s"}' % name.encode()):
+                answer(connection, 400, b'{"error":"the push has no series"}')
+            else:
+                answer(connection, 200, b'{"accepted":0}')
+
+        name = unique("old")
+        old = Server(before_heartbeats)
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                run = signalbox.Run(run=name, collector=old.url, heartbeat=0.05,
+                                    resume=True, flush_interval=60)
+                self.assertTrue(old.wait_for(lambda r: b'"run"' in r))
+                for _ in range(BOUND * 100):
+                    if run._heartbeat == 0:
+                        break
+                    threading.Event().wait(0.01)
+                run.finish()
+            self.assertEqual(run._heartbeat, 0)
+            self.assertEqual(err.getvalue(), "")
+        finally:
+            old.close()
+
+    def test_no_proxy_from_the_environment_and_no_token_to_a_proxy(self):
+        proxy = Server(lambda c, data, server: answer(c, 502))
+        collector = Collector(token="s3cret-token")
+        saved = {k: os.environ.get(k) for k in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY")}
+        os.environ["http_proxy"] = os.environ["HTTP_PROXY"] = proxy.url
+        os.environ.pop("no_proxy", None)
+        os.environ.pop("NO_PROXY", None)
+        try:
+            name = unique("proxy")
+            body = """
+run = signalbox.Run(run=NAME, token="s3cret-token", heartbeat=0)
+for i in range(100):
+    run.log({"x": float(i)})
+run.finish()
+"""
+            code, _, err = self.run_script(name, body, collector=collector,
+                                           env={"http_proxy": proxy.url, "HTTP_PROXY": proxy.url})
+            self.assertEqual(code, 0, err)
+            self.assertEqual(proxy.requests, [])
+            self.assertEqual(collector.count(name, "x"), 100)
+            # A proxy the script names is used, but never with a token over http.
+            with self.assertRaisesRegex(ValueError, "never sent to a proxy"):
+                signalbox.Run(run=name, collector=collector.url, token="s3cret-token",
+                              proxy=proxy.url)
+            out = io.StringIO()
+            with contextlib.redirect_stderr(io.StringIO()):
+                through = signalbox.Run(run=unique("via"),
+                                        collector="http://collector.invalid:7410", proxy=proxy.url,
+                                        heartbeat=0, resume=True, out=out, flush_interval=0.01,
+                                        finish_timeout=1)
+                through.log({"x": 1.0})
+                self.assertTrue(proxy.wait_for(
+                    lambda r: r.startswith(b"POST http://collector.invalid:7410/api/v1/push")))
+                through.finish()
+            self.assertFalse(any(b"authorization" in r.lower() for r in proxy.requests))
+            self.assertEqual(through.printed, 1)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+            collector.close()
+            proxy.close()
+
+    def test_a_dripping_answer_does_not_hold_the_sender(self):
+        def drip(connection, data, server):
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+            while not server.closed.wait(0.05):  # a byte at a time, each well inside a read timeout
+                connection.sendall(b" ")
+
+        server = Server(drip)
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                run = signalbox.Run(run=unique("drip"), collector=server.url, out=out, timeout=0.5,
+                                    flush_interval=0.01, heartbeat=0, resume=True, finish_timeout=1)
+                for i in range(50):
+                    run.log({"x": float(i)}, step=i)
+                finisher = threading.Thread(target=run.finish)
+                finisher.start()
+                finisher.join(BOUND)
+            self.assertFalse(finisher.is_alive(), "finish() is held by the dripping answer")
+            self.assertEqual(run.printed, 50)  # printed with their batch ids: nothing lost
+            self.assertIn("timed out: no whole answer within 0.5 s", err.getvalue())
+        finally:
+            server.close()
+
+    def test_the_published_collector_and_its_secret(self):
+        """The app publishes its collector and a per-session secret in the runtime directory;
+        a script without SIGNALBOX_COLLECTOR logs there, and the secret goes nowhere else."""
+        collector = Collector(token="session-secret")
+        runtime = tempfile.TemporaryDirectory(prefix="sb-runtime-")
+        saved = {k: os.environ.pop(k, None) for k in ("XDG_RUNTIME_DIR", "SIGNALBOX_COLLECTOR",
+                                                      "SIGNALBOX_TOKEN")}
+        os.environ["XDG_RUNTIME_DIR"] = runtime.name
+        try:
+            folder = os.path.join(runtime.name, "signalbox")
+            os.mkdir(folder, 0o700)
+            with open(os.path.join(folder, "collector.url"), "w") as f:
+                f.write("%s\n%d\n" % (collector.url, os.getpid()))  # the app: a running process
+            token = os.path.join(folder, "collector.token")
+            with open(token, "w") as f:
+                f.write("session-secret\n")
+            os.chmod(token, 0o600)
+            name = unique("published")
+            run = signalbox.Run(run=name, heartbeat=0)
+            self.assertEqual(run.collector, collector.url)
+            run.log({"x": 1.0})
+            run.finish()
+            self.assertEqual(collector.count(name, "x"), 1)
+            port = int(collector.url.rsplit(":", 1)[1])
+            for elsewhere in ("http://192.0.2.1:%d" % port, "http://127.0.0.1:%d" % (port + 1)):
+                self.assertIsNone(signalbox.Run(run="t", collector=elsewhere, resume=True,
+                                                heartbeat=0)._token, elsewhere)
+            os.chmod(token, 0o644)  # others may read it: not trusted
+            self.assertIsNone(signalbox.Run(run="t", collector=collector.url, resume=True,
+                                            heartbeat=0, finish_timeout=0)._token)
+            os.chmod(token, 0o600)
+            os.chmod(folder, 0o777)  # others may write there: nothing in it is trusted
+            self.assertIsNone(signalbox._published_collector())
+            os.chmod(folder, 0o700)
+            with open(os.path.join(folder, "collector.url"), "w") as f:
+                f.write("%s\n%d\n" % (collector.url, 2 ** 22 + 1))  # an app that is gone
+            self.assertIsNone(signalbox._published_collector())
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+            runtime.cleanup()
+            collector.close()
 
 if __name__ == "__main__":
     unittest.main()

@@ -294,7 +294,7 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     options.dataDir = dir.filePath(u"collector"_s);
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY2(embedded, qPrintable(embedded.error()));
-    sb::CollectorClient client((*embedded)->url(), {});
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
     sb::LocalBackend local({dir.path(), 10000, {}});
     // An SSH node with a free H100 (a real sshd on loopback replaying captured nvidia-smi).
     SshNodes nodes({u"gpu=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt@free"_s});

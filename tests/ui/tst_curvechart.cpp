@@ -1,6 +1,7 @@
 #include "charts/CurveChart.h"
 
 #include <QDateTimeAxis>
+#include <QGraphicsScene>
 #include <QSignalSpy>
 #include <QTest>
 #include <QValueAxis>
@@ -32,6 +33,7 @@ private Q_SLOTS:
     void valuesNearTheDoubleRangeStillDraw();
     void readoutListsEveryRunAtTheCursorHighestFirst();
     void hoverEmphasisesACurveAndAClickNamesIt();
+    void extremeRangesDrawAHandfulOfTicks();
 };
 
 void TestCurveChart::fitsAndReplacesSeries() {
@@ -196,3 +198,48 @@ void TestCurveChart::hoverEmphasisesACurveAndAClickNamesIt() {
 
 QTEST_MAIN(TestCurveChart)
 #include "tst_curvechart.moc"
+
+// QtCharts lays out an axis's labels from its tick interval at once: a range far wider than the
+// last interval, or narrower than the spacing of doubles there, would make millions of labels or
+// never end. Every range, one after another in any order, draws a handful.
+void TestCurveChart::extremeRangesDrawAHandfulOfTicks() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const auto curve = [](std::initializer_list<QPointF> points) {
+        return QList<sb::Curve>{{u"a"_s, Qt::red, QList<QPointF>(points), {}}};
+    };
+    const QList<QList<sb::Curve>> ranges{
+        curve({{0, 1}, {1, 1.01}}),           // a tiny interval first
+        curve({{0, 1}, {1000, 1e8}}),         // then a loss that diverged
+        curve({{0, 1e20}, {1, 1e20 + 1e5}}),  // far from zero, narrow for its digits
+        curve({{0, -1.7e308}, {1, 1.7e308}}), // the whole double range
+        curve({{0, 5e-324}, {1, 1e-320}}),    // subnormals
+        curve({{0, 1e15}, {1, 1e15}}),        // flat
+        curve({{1e18, 0}, {1e18 + 10, 1}}),   // steps far out, a few apart
+        curve({{-1e300, 0}, {1e300, 1}}),     // steps across everything
+        curve({{0, 1}, {1, 1.000000000001}}), // a span below the label's digits
+        curve({{0, 1}, {1, 2}})};             // and back to an ordinary one
+    for (const QList<sb::Curve> &curves : ranges) {
+        chart.setCurves(curves);
+        QApplication::processEvents();
+        const qsizetype items = chart.scene()->items().size();
+        QVERIFY2(items < 300, qPrintable(u"%1 items for %2..%3"_s.arg(items)
+                                             .arg(curves[0].points.first().y())
+                                             .arg(curves[0].points.last().y())));
+    }
+    // Zoomed far into a diverged curve's flat start, then fitted again.
+    chart.setCurves(curve({{0, 1}, {1, 1}, {2, 1}, {999, 1e8}}));
+    const QRectF plot = chart.chart()->plotArea();
+    const QPoint from = plot.bottomLeft().toPoint() + QPoint(2, -3);
+    const QPoint to = from + QPoint(8, -6);
+    QTest::mousePress(chart.viewport(), Qt::LeftButton, {}, from);
+    QTest::mouseMove(chart.viewport(), to);
+    QTest::mouseRelease(chart.viewport(), Qt::LeftButton, {}, to);
+    QApplication::processEvents();
+    QVERIFY(chart.scene()->items().size() < 300);
+    chart.resetZoom();
+    QApplication::processEvents();
+    QVERIFY(chart.scene()->items().size() < 300);
+}

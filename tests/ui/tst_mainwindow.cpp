@@ -1,5 +1,6 @@
 // The whole window, offscreen, on a real embedded collector and a real local run; every main
 // view is saved as a PNG under <build>/screenshots/ to be looked at.
+#include "../support/WindowFixture.h"
 #include "CurvesView.h"
 #include "JobsView.h"
 #include "LogdirsDialog.h"
@@ -63,46 +64,6 @@
 
 using namespace Qt::StringLiterals;
 
-// A window's parts around a collector of their own (embedded, in a temporary data dir), with
-// the curves view shown: a fresh start for each test of the curves.
-struct CurvesFixture {
-    QTemporaryDir dir;
-    std::unique_ptr<sb::EmbeddedCollector> embedded;
-    std::unique_ptr<sb::CollectorClient> client;
-    sb::JobsModel jobs;
-    sb::NodeMonitor monitor;
-    CurvesFixture() {
-        QSettings().remove(u"curves"_s);
-        QSettings().remove(u"remembered"_s);
-        if (!sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)))
-            qFatal("cannot keep run colours");
-        sb::Collector::Options options;
-        options.dataDir = dir.path() + u"/collector"_s;
-        auto started = sb::EmbeddedCollector::start(options);
-        if (!started)
-            qFatal("no collector: %s", qPrintable(started.error()));
-        embedded = std::move(started).value();
-        client = std::make_unique<sb::CollectorClient>(embedded->url(), QString());
-    }
-    // A push body, stored before it returns; false if the collector refused it.
-    bool push(const QJsonObject &body) {
-        std::optional<bool> stored;
-        client->push(QJsonDocument(body).toJson(), client.get(),
-                     [&stored](const sb::Result<qint64> &reply) { stored = reply.ok(); });
-        return QTest::qWaitFor([&stored] { return stored.has_value(); }) && *stored;
-    }
-    std::unique_ptr<sb::MainWindow> window() {
-        auto made = std::make_unique<sb::MainWindow>(client.get(), &jobs, &monitor,
-                                                     dir.path() + u"/signalbox.yaml"_s);
-        made->resize(1400, 860);
-        made->show();
-        if (!QTest::qWaitForWindowExposed(made.get()))
-            qFatal("the window was never shown");
-        made->showView(u"curves"_s);
-        return made;
-    }
-};
-
 // A window's parts with no collector to reach (a refused port) and runs on this computer.
 struct Offline {
     QTemporaryDir dir;
@@ -148,7 +109,7 @@ void TestMainWindow::rendersEveryView() {
     options.dataDir = dir.path() + u"/collector"_s;
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
-    sb::CollectorClient client((*embedded)->url(), {});
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
 
     // Three runs of a noisy decaying loss, pushed like the Python client does.
     for (int r = 0; r < 3; ++r) {
@@ -316,7 +277,7 @@ void TestMainWindow::opensATensorBoardLogdir() {
     options.dataDir = dir.path() + u"/collector"_s;
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
-    sb::CollectorClient client((*embedded)->url(), {});
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
     sb::JobsModel jobs;
     sb::NodeMonitor monitor;
     sb::LogdirFeeds feeds(&client, &monitor, dir.path() + u"/logdirs.json"_s);
@@ -678,7 +639,7 @@ void TestMainWindow::emptyViewsSayTheNextStep() {
     QTRY_VERIFY(jobsHint->isHidden());
     window.jobs()->findChild<QLineEdit *>(u"filter"_s)->setText(u"<nothing>"_s);
     QTRY_VERIFY(!jobsHint->isHidden());
-    QCOMPARE(jobsHint->text(), u"No run matches “&lt;nothing&gt;”."_s);
+    QCOMPARE(jobsHint->text(), u"No run matches “\u2068&lt;nothing&gt;\u2069”."_s);
     // Nodes: add or import, and where nodes are kept.
     window.showView(u"nodes"_s);
     auto *nodesHint = window.nodes()->findChild<QLabel *>(u"emptyState"_s);
@@ -853,7 +814,7 @@ void TestMainWindow::theFilterDrivesTheChartsAndColoursStay() {
     options.dataDir = dir.path() + u"/collector"_s;
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
-    sb::CollectorClient client((*embedded)->url(), {});
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
     // alpha logs loss and accuracy, beta loss, gamma bleu.
     const QList<std::pair<QString, QStringList>> runs{{u"alpha"_s, {u"loss"_s, u"accuracy"_s}},
                                                       {u"beta"_s, {u"loss"_s}},
@@ -1068,7 +1029,7 @@ QTEST_MAIN(TestMainWindow)
 #include "tst_mainwindow.moc"
 
 void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
-    CurvesFixture fixture;
+    WindowFixture fixture;
     // Two learning rates, three seeds each; and a run of no config.
     auto push = [&](const QString &run, const QJsonObject &config, int offset) {
         QJsonArray steps, values;
@@ -1214,7 +1175,7 @@ void TestMainWindow::groupedRunsDrawAsOneCurveWithABand() {
 }
 
 void TestMainWindow::tagsNotesAndSummaryColumns() {
-    CurvesFixture fixture;
+    WindowFixture fixture;
     for (const QString &run : {u"first"_s, u"second"_s}) {
         const QJsonObject body{
             {u"run"_s, run},
@@ -1259,7 +1220,7 @@ void TestMainWindow::tagsNotesAndSummaryColumns() {
 }
 
 void TestMainWindow::anotherMetricAsTheXAxis() {
-    CurvesFixture fixture;
+    WindowFixture fixture;
     // Two runs at different batch sizes: the same steps are different numbers of epochs.
     for (const auto &[run, batch] : {std::pair{u"small"_s, 1.0}, std::pair{u"large"_s, 4.0}}) {
         QJsonArray steps, losses, epochs;

@@ -13,9 +13,12 @@
 #include "metrics/CollectorClient.h"
 #include "monitor/NodeMonitor.h"
 
+#include "monitor/NvidiaSmiParser.h"
+
 #include <QApplication>
 #include <QDialog>
 #include <QDir>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -34,6 +37,7 @@ private Q_SLOTS:
     void dashboardOfRealNodes();
     void addingANodeTestsTheConnection();
     void historyKeptInTheCollectorAcrossARestart();
+    void aGpuHeldForARunIsNotFree();
 };
 
 void TestNodesView::dashboardOfRealNodes() {
@@ -233,7 +237,7 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
     {
         auto collector = sb::EmbeddedCollector::start(options);
         QVERIFY2(collector, qPrintable(collector.error()));
-        sb::CollectorClient client((*collector)->url(), {});
+        sb::CollectorClient client((*collector)->url(), (*collector)->token());
         sb::NodeMonitor monitor({harness.knownHostsFile()});
         // Its first placeholder process stands for one of our runs.
         const qint64 runGroup = harness.nodes().front().gpuPids.value(0);
@@ -261,7 +265,7 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
     }
     auto collector = sb::EmbeddedCollector::start(options);
     QVERIFY2(collector, qPrintable(collector.error()));
-    sb::CollectorClient client((*collector)->url(), {});
+    sb::CollectorClient client((*collector)->url(), (*collector)->token());
     sb::NodeHistory window(&client, u"h100x8"_s);
     QSignalSpy refreshed(&window, &sb::NodeHistory::refreshed);
     window.setSpan(604800);
@@ -307,3 +311,37 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
 
 QTEST_MAIN(TestNodesView)
 #include "tst_nodesview.moc"
+
+// An idle GPU that Signalbox gave a run still starting (copying its code, say): the dashboard
+// says whose it is and counts it as taken, as the scheduler does.
+void TestNodesView::aGpuHeldForARunIsNotFree() {
+    QFile capture(QStringLiteral(SIGNALBOX_TEST_DATA "/nvidia-smi-query-gpu.csv"));
+    QVERIFY(capture.open(QIODevice::ReadOnly));
+    auto gpus = sb::NvidiaSmi::parseQueryGpu(capture.readAll());
+    QVERIFY(gpus.ok() && gpus->size() == 1);
+    sb::NodeSample sample;
+    sample.hasNvidiaSmi = true;
+    sample.gpus = *gpus;
+    sample.gpus[0].utilizationGpu = 0;
+    sample.gpus[0].memoryUsedMiB = 0;
+    QVERIFY(sb::isFreeGpu(sample.gpus[0], sample)); // idle: free unless held
+    sb::NodeMonitor monitor;
+    sb::NodesView view(&monitor, {});
+    QHash<int, QString> held;
+    view.setReservedGpusLookup([&held](const QString &) { return held; });
+    view.resize(1000, 700);
+    view.show();
+    view.setLayoutMode(u"compact"_s);
+    view.addSample(u"box"_s, sample);
+    QTRY_VERIFY2(view.fleetSummaryText().startsWith(u"1 of 1 GPUs free"_s),
+                 qPrintable(view.fleetSummaryText()));
+    held.insert(*sample.gpus[0].index, u"lr-0.1"_s);
+    view.addSample(u"box"_s, sample);
+    QTRY_VERIFY2(view.fleetSummaryText().startsWith(u"0 of 1 GPUs free"_s),
+                 qPrintable(view.fleetSummaryText()));
+    QTRY_VERIFY(!view.fleetTable()->rowTexts().isEmpty());
+    const QStringList rows = view.fleetTable()->rowTexts();
+    const qsizetype box = rows.indexOf(QRegularExpression(u"^box .*"_s));
+    QVERIFY2(box >= 0 && rows.value(box + 1).endsWith(u"reserved for lr-0.1"_s),
+             qPrintable(rows.join(u'\n')));
+}

@@ -40,7 +40,7 @@ void TestSweepsView::showsASweepAndItsBest() {
     options.dataDir = dir.filePath(u"collector"_s);
     auto embedded = sb::EmbeddedCollector::start(options);
     QVERIFY2(embedded, qPrintable(embedded.error()));
-    sb::CollectorClient client((*embedded)->url(), {});
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
     sb::LocalBackend local({dir.path(), 2000, {}});
     sb::JobsModel jobs;
     jobs.addBackend(&local);

@@ -1,6 +1,7 @@
 #include "CurveChart.h"
 
 #include "CurveLayer.h"
+#include "util/PlainText.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -30,9 +31,18 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// Ticks at 1, 2 or 5 times a power of ten, about five of them, without changing the range.
-void niceTicks(QValueAxis *axis) {
-    const double raw = (axis->max() / 2 - axis->min() / 2) / 2.5; // a fifth of the span
+// Sets the range with ticks at 1, 2 or 5 times a power of ten, about five of them. QtCharts
+// lays out a dynamic axis's labels from its interval at once, so a range far wider than the old
+// interval (a loss gone from 1 to 1e8) would make 10^8 labels, and one whose interval is below
+// the spacing of doubles there would never end: the axis is fixed while its range changes, and
+// stays fixed where no interval gives a handful of distinct ticks.
+void setAxisRange(QValueAxis *axis, double lo, double hi) {
+    if (!std::isfinite(hi - lo)) // fixed ticks are lo + i * (hi - lo) / 4: a finite span
+        lo = hi - std::numeric_limits<double>::max();
+    axis->setTickType(QValueAxis::TicksFixed);
+    axis->setTickCount(5);
+    axis->setRange(lo, hi);
+    const double raw = (hi / 2 - lo / 2) / 2.5; // a fifth of the span
     if (!(raw > 0) || !std::isfinite(raw))
         return;
     const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
@@ -40,9 +50,13 @@ void niceTicks(QValueAxis *axis) {
                         : raw / magnitude < 3.5 ? 2
                         : raw / magnitude < 7.5 ? 5
                                                 : 10;
+    const double interval = step * magnitude;
+    const double widest = std::max(std::abs(lo), std::abs(hi));
+    if (!std::isfinite(interval) || interval < widest * 1e-9 || (hi - lo) / interval > 20)
+        return; // the fixed ticks of a span too narrow for its values' digits
+    axis->setTickAnchor(std::floor(lo / interval) * interval);
+    axis->setTickInterval(interval);
     axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickAnchor(0);
-    axis->setTickInterval(step * magnitude);
 }
 
 // Binary search for the point nearest to x in a list sorted by x.
@@ -66,7 +80,7 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     , m_metric(title)
     , m_layer(new CurveLayer(chart())) {
     QChart *c = chart();
-    c->setTitle(title);
+    c->setTitle(htmlOf(title)); // QtCharts titles are rich text; a name is not
     c->legend()->hide();
     c->setMargins(QMargins(4, 4, 4, 4));
     c->setBackgroundRoundness(0);
@@ -209,31 +223,41 @@ void CurveChart::fitAxes() {
         setXRange(xMin, xMax > xMin ? xMax : xMin + 1, false);
     }
     if (m_userYRange) {
-        m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
+        setYRange(m_userYRange->first, m_userYRange->second);
     } else if (std::isfinite(yMin)) {
         // In halves and clamped, so that values near +-1e308 give a range, not infinities.
         const double pad =
             yMax > yMin ? (yMax / 2 - yMin / 2) * 0.1 : std::max(std::abs(yMin) * 0.05, 1e-9);
         constexpr double largest = std::numeric_limits<double>::max();
         if (m_logY) {
-            m_yAxis->setRange(yMin / 1.2, std::min(yMax * 1.2, largest));
+            setYRange(yMin / 1.2, std::min(yMax * 1.2, largest));
         } else {
-            m_yAxis->setRange(std::max(yMin - pad, -largest), std::min(yMax + pad, largest));
-            niceTicks(static_cast<QValueAxis *>(m_yAxis));
+            setYRange(std::max(yMin - pad, -largest), std::min(yMax + pad, largest));
         }
     }
     remapCurves();
+}
+
+void CurveChart::setYRange(double lo, double hi) {
+    if (auto *values = qobject_cast<QValueAxis *>(m_yAxis))
+        setAxisRange(values, lo, hi);
+    else
+        m_yAxis->setRange(lo, hi);
 }
 
 void CurveChart::setXRange(double lo, double hi, bool byUser) {
     m_xLo = lo;
     m_xHi = hi;
     if (auto *values = qobject_cast<QValueAxis *>(m_xAxis)) {
-        values->setRange(lo, hi);
-        niceTicks(values);
+        setAxisRange(values, lo, hi);
     } else if (auto *times = qobject_cast<QDateTimeAxis *>(m_xAxis)) {
-        times->setRange(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(lo * 1000)),
-                        QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(hi * 1000)));
+        // Within the years QDateTime counts (a time far off is a bad clock, not a reason to stop).
+        const auto at = [](double seconds) {
+            constexpr double kLimit = 8.64e15; // ms: about 273,000 years either side of 1970
+            return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(
+                std::isfinite(seconds) ? std::clamp(seconds * 1000, -kLimit, kLimit) : 0));
+        };
+        times->setRange(at(lo), at(hi));
         times->setFormat(hi - lo < 2 * 86400 ? u"hh:mm:ss"_s : u"MMM d hh:mm"_s);
     }
     if (byUser) {
@@ -333,7 +357,8 @@ void CurveChart::changeEvent(QEvent *event) {
 }
 
 void CurveChart::setXTitle(const QString &title) {
-    m_xAxis->setTitleText(title);
+    m_xTitle = title;
+    m_xAxis->setTitleText(htmlOf(title)); // rich text, as the chart's title
 }
 
 Status CurveChart::exportImage(const QString &path, QSize size) const {
@@ -344,9 +369,7 @@ Status CurveChart::exportImage(const QString &path, QSize size) const {
     copy.setAttribute(Qt::WA_DontShowOnScreen);
     copy.setPalette(palette());
     copy.m_optionsButton->hide();
-    copy.setXTitle(chart()->axes(Qt::Horizontal).value(0)
-                       ? chart()->axes(Qt::Horizontal).first()->titleText()
-                       : QString());
+    copy.setXTitle(m_xTitle);
     copy.setTimeAxis(m_wallClock);
     copy.setLogY(m_logY);
     copy.m_userRange = m_userRange;
@@ -502,7 +525,7 @@ void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
             const QPointF a = valueAt(band.topLeft());
             const QPointF b = valueAt(band.bottomRight());
             m_userYRange = std::make_pair(std::min(a.y(), b.y()), std::max(a.y(), b.y()));
-            m_yAxis->setRange(m_userYRange->first, m_userYRange->second);
+            setYRange(m_userYRange->first, m_userYRange->second);
             setXRange(std::min(a.x(), b.x()), std::max(a.x(), b.x()), true);
         }
         event->accept();
@@ -614,7 +637,7 @@ void CurveChart::showReadout(const QPointF &position) {
                                            : u"x"_s,
                                        number(x)));
     for (const ReadoutRow &row : std::as_const(rows)) {
-        QString name = metrics.elidedText(row.run, Qt::ElideMiddle, 220).toHtmlEscaped();
+        QString name = htmlOf(metrics.elidedText(row.run, Qt::ElideMiddle, 220));
         if (row.members > 0)
             name += u" <span style=\"color:gray\">×%1</span>"_s.arg(row.members);
         // The smoothed value, and the raw one (or a group's band) beside it where they differ.

@@ -119,6 +119,7 @@ private:
     // The data coordinates under a point of the view (QChart::mapToValue needs a series).
     QPointF valueAt(const QPointF &position) const;
     void setXRange(double lo, double hi, bool byUser);
+    void setYRange(double lo, double hi); // through setAxisRange on a linear axis
     void showReadout(const QPointF &position);
     void hideReadout();
     // A legend of the curves in the plot's top right corner (for exported images).
@@ -126,6 +127,7 @@ private:
     void setHovered(const QString &run);
 
     QString m_metric;
+    QString m_xTitle;                 // as given: the axis holds it escaped
     QAbstractAxis *m_xAxis = nullptr; // shows m_xLo..m_xHi, the range the curves are drawn in
     double m_xLo = 0;
     double m_xHi = 1;
