@@ -204,9 +204,7 @@ def _published_collector():
         if parts.scheme != "http" or not parts.port or not _is_loopback(parts.hostname or ""):
             return None
         os.kill(int(pid), 0)  # a crashed app leaves its files behind
-    except PermissionError:
-        pass  # it runs, as another user
-    except (ValueError, OSError):
+    except (ValueError, OSError):  # PermissionError too: another user's process took the pid
         return None
     return url, (secret.splitlines() or [""])[0].strip()
 
@@ -227,7 +225,7 @@ class _Endpoint:
         self.base = parts.path.rstrip("/")
         self.origin = "%s://%s" % (parts.scheme, self.netloc)
         self.proxy = None
-        if proxy:
+        if proxy and not _is_loopback(self.host):  # this machine's collector is never proxied
             proxy_parts = urllib.parse.urlsplit(proxy if "://" in proxy else "http://" + proxy)
             if proxy_parts.scheme != "http" or not proxy_parts.hostname:
                 raise ValueError("proxy %r: expected http://HOST:PORT" % proxy)
@@ -388,6 +386,7 @@ class Run:
         self._rows = 0  # log() calls in the blocks
         self._taken = []  # blocks the sender took and has not sent yet
         self._sending = []  # the blocks of the batch being sent
+        self._sending_id = None
         self._columnar = True  # until a collector from before columnar pushes is met
         self._retry = []  # batches the collector failed to take: (id, blocks), oldest first
         self._retry_rows = 0
@@ -649,11 +648,16 @@ class Run:
         except Exception as error:  # the sender must never die: print what it holds instead
             self._warn(("sender", type(error).__name__), "sending failed (%r); printing metric "
                        "lines instead" % (error,))
-            held = [blocks for _, blocks in self._retry] + [self._sending, self._taken]
+            # Each batch once, under the id it may have been stored with (forwarded lines of a
+            # batch that landed after all are then skipped, not stored twice).
+            held = list(self._retry)
+            if self._sending and all(self._sending is not blocks for _, blocks in held):
+                held.append((self._sending_id, self._sending))
+            held.append((None, self._taken))
             self._retry, self._retry_rows, self._sending, self._taken = [], 0, [], []
-            for blocks in held:
+            for batch_id, blocks in held:
                 try:
-                    self._print(blocks, None)
+                    self._print(blocks, batch_id)
                 except Exception:  # stdout failed too: counted at finish
                     self.unsent += _values(blocks)
 
@@ -675,7 +679,7 @@ class Run:
             blocks, self._taken = _split(self._taken, _rows_within(self._taken, BATCH_VALUES))
             self._sending = blocks  # until settled: printed if sending it fails unexpectedly
             self._batches += 1
-            batch_id = "%s-%d" % (self._batch_prefix, self._batches)
+            batch_id = self._sending_id = "%s-%d" % (self._batch_prefix, self._batches)
             if self._retry or (time.time() < self._down_until and not final):
                 outcome = "retry" if self._backoff or self._retry else "print"
             else:

@@ -5,6 +5,7 @@
 #include "monitor/SampleScript.h"
 
 #include "util/LineBuffer.h"
+#include "util/Log.h"
 
 #include <QJsonArray>
 #include <QTimer>
@@ -413,8 +414,9 @@ void KubeBackend::apply(const QString &cluster, const QList<QJsonObject> &object
     // The client the Job mounts goes up first, into the Job's namespace.
     const QString ns = objects.last()[u"metadata"_s][u"namespace"_s].toString(client->context().ns);
     ensureClientConfigMap(client, ns, *shipped, receiver, [=](const QString &error) {
-        if (!error.isEmpty())
-            return done(error);
+        if (!error.isEmpty()) // the job runs all the same; only `import signalbox` may fail
+            qCWarning(lcKube).noquote()
+                << u"%1: the Python client is not shipped: %2"_s.arg(cluster, error);
         createInOrder(client, objects, 0, dryRun, receiver, done);
     });
 }

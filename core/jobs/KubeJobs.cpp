@@ -304,8 +304,10 @@ QJsonObject withPythonClientMounted(QJsonObject job, const QString &configMap) {
     QJsonObject podTemplate = spec[u"template"_s].toObject();
     QJsonObject pod = podTemplate[u"spec"_s].toObject();
     QJsonArray volumes = pod[u"volumes"_s].toArray();
-    volumes.append(QJsonObject{{u"name"_s, u"signalbox-client"_s},
-                               {u"configMap"_s, QJsonObject{{u"name"_s, configMap}}}});
+    // Optional: where the ConfigMap could not be made (no right to), the pod still starts.
+    volumes.append(
+        QJsonObject{{u"name"_s, u"signalbox-client"_s},
+                    {u"configMap"_s, QJsonObject{{u"name"_s, configMap}, {u"optional"_s, true}}}});
     pod[u"volumes"_s] = volumes;
     const QString directory = QString::fromLatin1(kClientDirectory);
     QJsonArray containers = pod[u"containers"_s].toArray();

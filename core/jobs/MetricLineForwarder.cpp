@@ -5,6 +5,7 @@
 #include "metrics/MetricLineParser.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <algorithm>
@@ -18,6 +19,7 @@ namespace {
 // Ended jobs told again at the start: recent ones, the newest first.
 constexpr int kRetoldJobs = 200;
 constexpr qint64 kRetoldDays = 7;
+constexpr int kHeartbeatMs = 60'000; // well inside the collector's 5 minutes before "lost"
 
 } // namespace
 
@@ -33,9 +35,33 @@ QString runStatusOfJob(JobState state, std::optional<int> exitCode) {
 MetricLineForwarder::MetricLineForwarder(CollectorClient *collector, QObject *parent)
     : QObject(parent)
     , m_collector(collector) {
+    // A run on a node or a cluster reaches the collector only through us: while its job runs we
+    // speak for it, so a run that logs once an epoch is not judged lost.
+    m_heartbeat.setInterval(kHeartbeatMs);
+    connect(&m_heartbeat, &QTimer::timeout, this, &MetricLineForwarder::heartbeat);
+    m_heartbeat.start();
+}
+
+void MetricLineForwarder::heartbeat() {
+    for (const JobBackend *backend : std::as_const(m_backends)) {
+        for (const Job &job : backend->jobs()) {
+            if (job.foreign || job.state != JobState::Running)
+                continue;
+            QStringList runs;
+            if (job.spec.trials == 0)
+                runs << job.id;
+            for (auto it = job.indexStates.begin(); it != job.indexStates.end(); ++it)
+                if (it.value() == JobState::Running)
+                    runs << job.id + u'-' + QString::number(it.key());
+            for (const QString &run : std::as_const(runs))
+                m_collector->push(QJsonDocument(QJsonObject{{u"run"_s, run}}).toJson(), this,
+                                  [](const Result<qint64> &) {});
+        }
+    }
 }
 
 void MetricLineForwarder::watch(JobBackend *backend) {
+    m_backends << backend;
     connect(backend, &JobBackend::logAppended, this,
             [this](const QString &job, const QByteArray &data) {
                 const QByteArray lines = takeMetricLines(job, data);

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QObject>
 #include <QSet>
+#include <QTimer>
 
 namespace sb {
 
@@ -39,8 +40,11 @@ private:
     void push(const QString &run, const QByteArray &lines);
     void finishRun(const QString &run, const QString &status, const QString &host,
                    const QDateTime &end, const QString &sweep);
+    void heartbeat(); // {"run": R} for each run of a job that is running
 
     CollectorClient *m_collector;
+    QList<JobBackend *> m_backends;
+    QTimer m_heartbeat;
     QHash<QString, LineBuffer> m_partial;
     QSet<QString> m_trialJobs; // jobs of trials: each index is a run of its own
     QSet<QString> m_ended;     // trials' runs already marked ended

@@ -2,6 +2,7 @@
 
 #include "kube/KubeClient.h"
 
+#include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QPointer>
 
@@ -18,6 +19,8 @@ CollectorClient::CollectorClient(QUrl base, const QString &token, QObject *paren
     : QObject(parent)
     , m_base(std::move(base))
     , m_token(token.toUtf8()) {
+    // Never an environment's http_proxy: metrics and the bearer token go to the collector alone.
+    m_network.setProxy(QNetworkProxy::NoProxy);
 }
 
 CollectorClient::CollectorClient(KubeClient *cluster, const QString &service, const QString &token,
@@ -207,7 +210,8 @@ void CollectorClient::seriesPart(const QStringList &runs, const QString &metric,
     query.append({u"x"_s, xAxisName(window.axis)});
     if (!window.xMetric.isEmpty())
         query.append({u"x_metric"_s, window.xMetric});
-    query.append({u"width"_s, QString::number(window.width)});
+    query.append(
+        {u"width"_s, QString::number(std::clamp(window.width, 1, CollectorApi::kMostColumns))});
     if (window.from)
         query.append({u"from"_s, QString::number(*window.from, 'g', 17)});
     if (window.to)

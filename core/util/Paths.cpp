@@ -47,9 +47,10 @@ bool isLoopbackHost(const QString &host) {
     return !address.isNull() && address.isLoopback();
 }
 
-// Whether the process that published still runs (a crashed app leaves its files behind).
+// Whether the process that published still runs (a crashed app leaves its files behind). Ours:
+// a pid another user holds now (EPERM) is a stale file, never our app.
 bool processRuns(qint64 pid) {
-    return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM);
+    return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0;
 }
 
 } // namespace

@@ -136,7 +136,7 @@ class TensorBoardCompat(unittest.TestCase):
                 return len(runs) == 3 and all("zz/end" in r["metrics"] for r in runs)
             peer.wait_until(loaded, timeout=60)
             for weight in (0.0, 0.6, 0.95, 0.999):
-                series = peer.http_json(base + "/series?run=run001&metric=metric/00&width=20000"
+                series = peer.http_json(base + "/series?run=run001&metric=metric/00&width=10000"
                                         "&smoothing=%s" % weight)
                 series = series[0] if isinstance(series, list) else series["series"][0]
                 raw = series.get("rawY", series["y"])

@@ -487,8 +487,14 @@ run.finish()
             self.assertEqual(collector.count(name, "x"), 100)
             # A proxy the script names is used, but never with a token over http.
             with self.assertRaisesRegex(ValueError, "never sent to a proxy"):
-                signalbox.Run(run=name, collector=collector.url, token="s3cret-token",
-                              proxy=proxy.url)
+                signalbox.Run(run=name, collector="http://collector.invalid:7410",
+                              token="s3cret-token", proxy=proxy.url)
+            # This machine's collector is never proxied, so a named proxy changes nothing there.
+            direct = signalbox.Run(run=unique("direct"), collector=collector.url,
+                                   token="s3cret-token", proxy=proxy.url, heartbeat=0)
+            direct.log({"x": 1.0})
+            direct.finish()
+            self.assertEqual(proxy.requests, [])
             out = io.StringIO()
             with contextlib.redirect_stderr(io.StringIO()):
                 through = signalbox.Run(run=unique("via"),

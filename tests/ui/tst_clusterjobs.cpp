@@ -382,7 +382,7 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     window.showView(u"nodes"_s);
     QTRY_VERIFY2_WITH_TIMEOUT(window.nodes()->fleetSummaryText().contains(
                                   u"cluster lab: H100: 0 of 16 free on 2 nodes"_s),
-                              qPrintable(window.nodes()->fleetSummaryText()), 30000);
+                              qPrintable(window.nodes()->fleetSummaryText()), 90000);
     auto podRows = [&] {
         return window.nodes()->fleetTable()->rowTexts().filter(u"job %1 on "_s.arg(*ddp));
     };

@@ -27,16 +27,19 @@ class NotificationServer final : public QObject {
     Q_CLASSINFO("D-Bus Interface", "org.freedesktop.Notifications")
 public:
     struct Shown {
-        QString summary, body;
+        QString summary, body; // the summary without the isolate marks around it
         QStringList actions;
         QVariantMap hints;
+        QString sent; // the summary as sent
     };
     QList<Shown> shown;
 
 public Q_SLOTS:
     uint Notify(const QString &, uint, const QString &, const QString &summary, const QString &body,
                 const QStringList &actions, const QVariantMap &hints, int) {
-        shown.append({summary, body, actions, hints});
+        QString plain = summary;
+        plain.remove(QChar(0x2068)).remove(QChar(0x2069));
+        shown.append({plain, body, actions, hints, summary});
         return static_cast<uint>(shown.size()) + 100;
     }
 };
@@ -80,6 +83,8 @@ void TestNotifier::runsEndingAndStalling() {
     QTRY_COMPARE(m_server.shown.size(), 1);
     const NotificationServer::Shown failed = m_server.shown.first();
     QCOMPARE(failed.summary, *failing + u" failed"_s);
+    // Isolated for direction: a name's override reverses nothing after it.
+    QCOMPARE(failed.sent, u"\u2068"_s + *failing + u" failed\u2069"_s);
     QVERIFY2(failed.body.contains(u"exit code 3"_s) || failed.body.contains(u"3"_s),
              qPrintable(failed.body));
     QCOMPARE(failed.hints.value(u"urgency"_s).toInt(), 2);

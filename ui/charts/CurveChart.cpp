@@ -37,8 +37,6 @@ namespace {
 // the spacing of doubles there would never end: the axis is fixed while its range changes, and
 // stays fixed where no interval gives a handful of distinct ticks.
 void setAxisRange(QValueAxis *axis, double lo, double hi) {
-    if (!std::isfinite(hi - lo)) // fixed ticks are lo + i * (hi - lo) / 4: a finite span
-        lo = hi - std::numeric_limits<double>::max();
     axis->setTickType(QValueAxis::TicksFixed);
     axis->setTickCount(5);
     axis->setRange(lo, hi);
