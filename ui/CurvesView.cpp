@@ -276,8 +276,9 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         status->addItem(tr("All statuses (%1)").arg(all));
         for (auto it = counts.begin(); it != counts.end(); ++it) {
             if (!it.key().isEmpty())
-                status->addItem(u"%1 (%2)"_s.arg(runStatusText(it.key()), QString::number(it.value())),
-                                it.key());
+                status->addItem(
+                    u"%1 (%2)"_s.arg(runStatusText(it.key()), QString::number(it.value())),
+                    it.key());
         }
         status->setCurrentIndex(std::max(0, status->findData(chosen)));
     };
