@@ -191,7 +191,10 @@ bool DirectoryIngestor::follow(const QString &directory, const FileEntry &listed
     const bool csv = path.endsWith(u".csv"_s);
     const bool replaced =
         source.inode != 0 && (listed.inode != source.inode || listed.device != source.device);
-    if (listed.size < source.offset || replaced) {
+    // The listing may be older than our last read, which went on to the file's end: a shorter
+    // size is checked against the file as it is now before it counts as a cut.
+    const bool cut = listed.size < source.offset && QFileInfo(path).size() < source.offset;
+    if (cut || replaced) {
         // Rotated (another file now at the path) or cut: the file there now, from its start.
         Source fresh;
         fresh.errors = source.errors;
