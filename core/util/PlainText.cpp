@@ -55,16 +55,18 @@ QString visibleControls(const QString &text) {
     // By UTF-16 unit: every control and bidi mark is one; a surrogate pair passes as it is.
     for (const QChar unit : text) {
         const char16_t c = unit.unicode();
-        if (c == u'\n' || c == u'\t')
+        const bool kept =
+            c == u'\n' || c == u'\t' ||
+            (c >= 0x20 && c != 0x7F && !(c >= 0x80 && c <= 0x9F) && !isBidiControl(c));
+        if (kept)
             out += unit;
         else if (c < 0x20)
             out += QChar(static_cast<ushort>(0x2400 + c)); // the control picture: ␛ for ESC
         else if (c == 0x7F)
             out += QChar(static_cast<ushort>(0x2421)); // ␡
-        else if (c >= 0x80 && c <= 0x9F)
-            out += QChar(static_cast<ushort>(0xFFFD));
-        else if (!isBidiControl(c))
-            out += unit;
+        else if (c <= 0x9F)
+            out += QChar(static_cast<ushort>(0xFFFD)); // C1
+        // a bidi mark is dropped
     }
     return out;
 }
