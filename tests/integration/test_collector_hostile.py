@@ -51,6 +51,13 @@ def free_port():
         return s.getsockname()[1]
 
 
+
+def room_for_sockets():
+    """This test's own descriptor limit raised, so that it can open more sockets than the
+    collector under test may hold."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+
 class Collector:
     """One collector process on a data directory of its own (or a given one)."""
 
@@ -593,8 +600,7 @@ class Sockets(unittest.TestCase):
 
     def test_idle_sockets_do_not_starve_a_client(self):
         # Before: under a 1,024 descriptor limit, 1,064 idle sockets left no room for anyone.
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+        room_for_sockets()
         collector = Collector(max_fds=1024)
         idle = []
         try:
@@ -855,8 +861,7 @@ class SlowAndMany(unittest.TestCase):
             collector.stop()
 
     def test_a_thousand_idle_sockets_from_many_loopback_addresses(self):
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+        room_for_sockets()
         collector = Collector(max_fds=1024)
         idle = []
         try:

@@ -40,6 +40,15 @@ def unique(prefix):
     return "%s-%s" % (prefix, uuid.uuid4().hex[:8])
 
 
+
+def restore_environment(saved):
+    """Puts back the variables `saved` holds (None: it was unset)."""
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
 class Collector:
     """A real signalbox-collector on a free loopback port, with its own data directory."""
 
@@ -508,11 +517,7 @@ run.finish()
             self.assertFalse(any(b"authorization" in r.lower() for r in proxy.requests))
             self.assertEqual(through.printed, 1)
         finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+            restore_environment(saved)
             collector.close()
             proxy.close()
 
@@ -577,11 +582,7 @@ run.finish()
                 f.write("%s\n%d\n" % (collector.url, 2 ** 22 + 1))  # an app that is gone
             self.assertIsNone(signalbox._published_collector())
         finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+            restore_environment(saved)
             runtime.cleanup()
             collector.close()
 
