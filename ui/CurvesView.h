@@ -1,40 +1,38 @@
 #pragma once
 
+#include "ChartGrid.h"
 #include "charts/CurveChart.h"
-#include "metrics/CollectorClient.h"
+#include "client/CollectorClient.h"
 #include "metrics/RunGrouping.h"
 #include "metrics/RunsModel.h"
 
-#include <QHash>
+#include <QSet>
 #include <QTimer>
 #include <QWidget>
 
-class QCheckBox;
-class QComboBox;
-class QGridLayout;
 class QLabel;
-class QLineEdit;
-class QListWidget;
-class QPushButton;
-class QSlider;
-class QSortFilterProxyModel;
-class QTableView;
-class QToolButton;
 
 namespace sb {
 
+class CurvesControls;
+class CurvesExport;
+class CurvesFeed;
+class RunsPanel;
+
 // Learning curves: the runs table, a metric picker, and one chart per metric with the checked
-// runs overlaid. Polls the collector once a second; each chart asks for exactly its pixel width.
+// runs overlaid. A shell over its parts: the runs panel (left), the toolbar, the legend and the
+// chart grid (right), and export; what the charts show comes from a CurvesFeed, which polls the
+// collector once a second and decodes its answers off the GUI thread.
 class CurvesView final : public QWidget {
     Q_OBJECT
 public:
     explicit CurvesView(CollectorClient *collector, QWidget *parent = nullptr);
 
     static constexpr int kMaxRunsWithRawCurves = 10;
-    static constexpr qsizetype kChartsAPage = 60; // charts made at once; a button shows more
+    static constexpr qsizetype kChartsAPage = ChartGrid::kChartsAPage; // a button shows more
 
     RunsModel *runsModel() const { return m_runs; }
-    QList<CurveChart *> charts() const { return m_charts.values(); }
+    const QList<CurveChart *> &charts() const;
     void refresh();
     // Every point of the shown runs and charted metrics, streamed to a CSV or JSON Lines file (by
     // its name's ending); with no path, asks where. exported() says when it is written.
@@ -46,7 +44,7 @@ public:
     void showOnly(const QStringList &runs);
     // Runs drawn as groups (a centre line and band each); By::Nothing draws every run alone.
     void setGrouping(const RunGrouping &grouping);
-    const RunGrouping &grouping() const { return m_grouping; }
+    const RunGrouping &grouping() const;
     // A group drawn as its runs, one by one, or folded back into one curve.
     void setGroupExpanded(const QString &group, bool expanded);
     void offerLogdirs(); // shows "Open TensorBoard logdir…", which emits logdirsRequested
@@ -57,97 +55,49 @@ Q_SIGNALS:
     void jobRequested(const QString &run);       // the job that made a run, and its output
     void exported(const QString &path);          // exportPoints() wrote its file
 
+protected:
+    // Charts are fetched only while the view shows: the runs listing goes on (other views use
+    // the table), the charts' requests wait.
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 private:
-    // Where a chart's own options are remembered (QSettings).
-    static QString chartKey(const QString &metric, const QString &option);
-    // The runs the charts draw: checked, and passing the filter.
-    QStringList shownRuns() const;
+    QLabel *makeLegend();
+    void connectParts();
+    // The listing is in: the table, the metric picker and the x axis follow; charts ask again.
+    void showRuns(const QList<RunSummary> &runs);
+    // The runs the table shows (checked, passing the filter), as the listing has them.
+    QList<RunInfo> shownRunInfos() const;
     // The shown runs in groups: the groups drawn as one curve (two runs or more, not expanded),
     // and the runs drawn on their own.
     GroupedRuns drawnGroups() const;
-    void chooseGrouping(RunGrouping::By by);
-    void updateGroupButton();
-    void requestGroups(CurveChart *chart);
     // Selects these runs' rows (a click on a group's curve selects its runs).
     void selectRuns(const QStringList &runs);
-    void applyFilter();
-    // A dialog for the run's tags and note; saved in the collector.
-    void annotateRun(const QString &run);
-    // The selected runs' configs, only the keys that differ, side by side.
-    void compareConfigs();
-    // A run's row in the table, selected and in sight (a click on its curve).
-    void selectRun(const QString &run) { selectRuns({run}); }
+    // Charts for the checked metrics that a shown run logs.
     void rebuildCharts();
-    // The header of a section of charts (a metric prefix), made once; checked: open.
-    QToolButton *sectionHeader(const QString &prefix);
-    void reportCollector(const QString &error);
-    void requestChart(CurveChart *chart);
-    void applySeries(CurveChart *chart, const SeriesReplies &reply,
-                     const QHash<QString, qint64> &counts);
-    void showCached(CurveChart *chart);
-    void updateLegend();
-    void exportPng();
-    static bool isSystemMetric(const QString &metric); // "system/…": kept by time
+    void setUpChart(CurveChart *chart);
     void setXAxisOf(CurveChart *chart) const;
     SeriesWindow windowFor(CurveChart *chart) const;
-    // The metric chosen as x, if one is (else a time axis or the step).
-    QString xMetric() const;
+    // Every chart asked again (batched by the redraw timer).
+    void refetchAll();
+    void requestChart(CurveChart *chart);
+    // A chart drawn from what the feed holds for it.
+    void showFetched(const QString &metric);
+    void updateLegend();
 
-    CollectorClient *m_collector;
     RunsModel *m_runs;
-    QSortFilterProxyModel *m_filtered;
-    QTableView *m_runsTable;
-    QLineEdit *m_filter;
-    QListWidget *m_metrics;
-    QSlider *m_smoothing;
-    QLabel *m_smoothingLabel;
-    QComboBox *m_smoothingKind;
-    QPushButton *m_openLogdir;
-    QComboBox *m_xAxis;
-    QCheckBox *m_logY;
-    QCheckBox *m_showLegend;
-    QToolButton *m_groupButton;
-    RunGrouping m_grouping;
-    QSet<QString> m_expanded; // groups drawn as their runs
+    CurvesFeed *m_feed;
+    RunsPanel *m_panel;
+    CurvesControls *m_controls;
+    ChartGrid *m_grid;
+    CurvesExport *m_export;
     QLabel *m_legend;
-    QTimer m_legendUpdate;
-    QWidget *m_chartArea;
-    QGridLayout *m_grid;
-    QLabel *m_emptyHint;
-    QString m_noCurvesYet; // the hint while no run has logged anything
-    QToolButton *m_regex;  // the filter is a regular expression
-    QTimer m_chartSet;     // the shown runs changed: charts come and go, once per event loop
-    QHash<QString, CurveChart *> m_charts;
-    qsizetype m_chartLimit = kChartsAPage;
-    QPushButton *m_moreCharts;
-    QHash<QString, bool> m_listedMetrics;     // in the metric picker
-    QHash<QString, bool> m_xMetrics;          // offered as the x axis
-    QHash<QString, QToolButton *> m_sections; // by prefix, while there is more than one
-    QHash<CurveChart *, int> m_pending;       // 1: a request is out; 2: and another is wanted
-    // What each chart shows, per run, with the point count it was fetched at: a refresh asks the
-    // collector only for runs that grew, so finished runs cost nothing while live ones update.
-    struct CachedCurve {
-        qint64 count = 0;
-        Curve curve;
-    };
-    struct ChartCache {
-        QString window; // the SeriesWindow the curves were fetched for
-        QHash<QString, CachedCurve> runs;
-    };
-    QHash<CurveChart *, ChartCache> m_cache;
-    // The groups each chart draws, and the request (with its members' point counts) they answer:
-    // asked again only when a member grew or the request changed.
-    struct GroupCache {
-        QByteArray request;
-        QList<Curve> curves;
-    };
-    QHash<CurveChart *, GroupCache> m_groupCache;
-    QHash<CurveChart *, int> m_groupsPending; // as m_pending, for /groups
-    QTimer m_poll;
-    QTimer m_redraw; // batches viewport changes into one request per chart
-    QSet<CurveChart *> m_dirty;
-    bool m_collectorDown = false; // the banner shows a collector error
-    bool m_runsInFlight = false;
+    QSet<QString> m_expanded; // groups drawn as their runs
+    QTimer m_legendUpdate;    // once for all the charts that changed together
+    QTimer m_chartSet;        // the shown runs changed: charts come and go, once per event loop
+    QTimer m_redraw;          // batches viewport changes into one request per chart
+    QSet<QString> m_dirty;    // charts (by metric) to ask again
+    bool m_shown = false;     // shown, not behind another tab nor minimised
 };
 
 } // namespace sb

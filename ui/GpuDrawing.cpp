@@ -1,5 +1,6 @@
 #include "GpuDrawing.h"
 
+#include "util/Duration.h"
 #include "util/PlainText.h"
 
 #include <QObject>
@@ -117,11 +118,7 @@ QString reservationText(const NodeSample &sample, const GpuReading &gpu) {
 }
 
 QString elapsedText(qint64 seconds) {
-    seconds = std::max<qint64>(seconds, 0);
-    const QString clock = u"%1:%2:%3"_s.arg((seconds / 3600) % 24)
-                              .arg((seconds / 60) % 60, 2, 10, QChar(u'0'))
-                              .arg(seconds % 60, 2, 10, QChar(u'0'));
-    return seconds >= 86400 ? QObject::tr("%1 d %2").arg(seconds / 86400).arg(clock) : clock;
+    return formatDuration(seconds * 1000, DurationStyle::Uptime);
 }
 
 } // namespace sb

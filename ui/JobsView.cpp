@@ -1,11 +1,10 @@
 #include "JobsView.h"
 
+#include "Settings.h"
+
 #include "EmptyState.h"
 #include "NewRunDialog.h"
 #include "Swatches.h"
-#include "jobs/KubeBackend.h"
-#include "jobs/SlurmBackend.h"
-#include "jobs/SshBackend.h"
 #include "kube/KubeConfig.h"
 #include "util/PlainText.h"
 
@@ -21,7 +20,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
-#include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -82,14 +80,17 @@ QString JobsView::emptyHint(const QString &configPath) const {
     QString hint = tr("<p><b>No runs yet</b></p><p><a href=\"new\">New run…</a> (Ctrl+N) starts "
                       "a script on this computer, on an SSH node's free GPUs or on a cluster, "
                       "and follows its output here.</p>");
-    const auto *kube = m_jobs->backendOfType<KubeBackend>();
-    const auto *slurm = m_jobs->backendOfType<SlurmBackend>();
-    if (kube && kube->clusters().isEmpty()) {
+    // A cluster backend without clusters says where they would come from.
+    const auto noTargets = [this](QLatin1StringView name) {
+        const JobBackend *backend = m_jobs->registry()->backend(name);
+        return backend && backend->targets().isEmpty();
+    };
+    if (noTargets(BackendName::kKubernetes)) {
         hint += tr("<p>No Kubernetes cluster: clusters come from the kubeconfig's current "
                    "context (%1; <code>--cluster CONTEXT</code> picks others).</p>")
                     .arg(KubeConfig::defaultPaths().join(u", "_s).toHtmlEscaped());
     }
-    if (slurm && slurm->clusters().isEmpty()) {
+    if (noTargets(BackendName::kSlurm)) {
         hint += tr("<p>No Slurm cluster: name one under <code>slurm_clusters:</code> in %1, with "
                    "its login node among the config's nodes.</p>")
                     .arg(configPath.isEmpty() ? tr("the config") : configPath.toHtmlEscaped());
@@ -156,11 +157,9 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
     filter->setClearButtonEnabled(true);
     connect(filter, &QLineEdit::textChanged, m_filtered,
             &QSortFilterProxyModel::setFilterFixedString);
-    QList<JobBackend *> foreign; // backends that can show jobs not submitted from Signalbox
-    for (JobBackend *backend : m_jobs->backends()) {
-        if (backend->capabilities().foreignJobs)
-            foreign << backend;
-    }
+    // The backends that can show jobs not submitted from Signalbox.
+    const QList<JobBackend *> foreign = m_jobs->registry()->with(
+        [](const JobBackend::Capabilities &can) { return can.foreignJobs; });
     m_allJobs->setVisible(!foreign.isEmpty());
     m_allJobs->setChecked(!foreign.isEmpty() && foreign.front()->allJobs());
     m_remove = new QPushButton(tr("Remove"));
@@ -223,7 +222,7 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
         const Job *job = selected();
         if (!job || !m_remove->isEnabled())
             return;
-        if (Status removed = m_jobs->backend(job->backend)->forget(job->id); !removed)
+        if (Status removed = backendOf(*job)->forget(job->id); !removed)
             Q_EMIT error(removed.error());
     });
     // Double-click or Return: the row's curves.
@@ -240,7 +239,7 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
         const Job *job = selected();
         if (!job)
             return;
-        JobBackend *backend = m_jobs->backend(job->backend);
+        JobBackend *backend = backendOf(*job);
         const int trial = selectedTrial();
         if (Status stopped =
                 trial < 0 ? backend->stop(job->id) : backend->stopIndex(job->id, trial);
@@ -256,6 +255,10 @@ JobsView::JobsView(JobsModel *jobs, const QString &configPath, QWidget *parent)
         updatePlaceholder();
     });
     updateButtons();
+}
+
+JobBackend *JobsView::backendOf(const Job &job) const {
+    return m_jobs->registry()->backend(job.backend);
 }
 
 const Job *JobsView::selected() const {
@@ -286,7 +289,7 @@ bool JobsView::selectRun(const QString &run) {
     const qsizetype dash = run.lastIndexOf(u'-');
     bool isNumber = false;
     const int trial = dash > 0 ? run.mid(dash + 1).toInt(&isNumber) : -1;
-    for (const JobBackend *backend : m_jobs->backends()) {
+    for (const JobBackend *backend : m_jobs->registry()->backends()) {
         QModelIndex index = m_jobs->indexOf(backend->name(), run);
         if (!index.isValid() && isNumber) {
             const QModelIndex job = m_jobs->indexOf(backend->name(), run.left(dash));
@@ -312,7 +315,7 @@ void JobsView::updateButtons() {
     const Job *job = selected();
     const int trial = selectedTrial();
     const bool running = trial < 0 ? job && !job->finishedState()
-                                   : job && job->indexStates.value(trial) < JobState::Succeeded;
+                                   : job && !isFinished(job->indexStates.value(trial));
     m_stop->setEnabled(running); // a queued job is cancelled
     m_stop->setText(trial < 0 ? tr("Stop") : tr("Stop trial"));
     m_resubmit->setEnabled(job != nullptr);
@@ -337,7 +340,7 @@ void JobsView::describe() {
     layout->addWidget(text);
     dialog->resize(900, 560);
     dialog->show();
-    m_jobs->backend(job->backend)->describe(job->id, text, [text](const QString &description) {
+    backendOf(*job)->describe(job->id, text, [text](const QString &description) {
         text->setPlainText(visibleControls(description)); // a cluster's words, names and all
     });
 }
@@ -371,7 +374,7 @@ void JobsView::showLog() {
         updatePlaceholder();
         return;
     }
-    JobBackend *backend = m_jobs->backend(job->backend);
+    JobBackend *backend = backendOf(*job);
     m_following = job->id;
     const int trial = selectedTrial();
     m_followingPrefix = trial < 0 ? QByteArray() : '[' + QByteArray::number(trial) + "] ";
@@ -423,13 +426,12 @@ void JobsView::updateMetricLines() {
 }
 
 void JobsView::newRun(const JobSpec &preset) {
-    auto *kube = m_jobs->backendOfType<KubeBackend>();
     // A new run starts from the last one's choices (where, GPUs, command, directory, the
     // cluster's options), under a name of its own.
     JobSpec start = preset;
     if (preset.command.isEmpty()) {
         const QJsonObject last =
-            QJsonDocument::fromJson(QSettings().value(u"newRun/last"_s).toByteArray()).object();
+            QJsonDocument::fromJson(readSetting(Setting::NewRunLast).toByteArray()).object();
         if (!last.isEmpty()) {
             start = JobSpec::fromJson(last);
             start.name.clear();
@@ -437,27 +439,24 @@ void JobsView::newRun(const JobSpec &preset) {
             start.trials = 0;
         }
     }
-    NewRunDialog dialog(start, m_nodeNames ? m_nodeNames() : QStringList(), kube,
-                        m_jobs->backendOfType<SlurmBackend>(), this);
-    if (const auto *ssh = m_jobs->backendOfType<SshBackend>())
-        dialog.describeNodes([ssh](const QString &node) { return ssh->availability(node); });
+    NewRunDialog dialog(start, m_nodeNames ? m_nodeNames() : QStringList(), m_jobs->registry(),
+                        this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    const JobSpec spec = dialog.spec();
-    JobBackend *backend = m_jobs->backend(spec.backend);
+    const RunDraft draft = dialog.draft();
+    const JobSpec &spec = draft.spec;
+    JobBackend *backend = m_jobs->registry()->backend(spec.backend);
     if (!backend) {
         Q_EMIT error(tr("No %1 backend to run this on").arg(spec.backend));
         return;
     }
-    // A cluster run goes as the manifests the API server accepted in the dialog.
-    const auto id =
-        backend == kube ? kube->submitManifests(spec, dialog.manifests()) : backend->submit(spec);
+    // A cluster run goes as the backend's check accepted it in the dialog.
+    const auto id = backend->submitDraft(draft);
     if (!id) {
         Q_EMIT error(id.error());
         return;
     }
-    QSettings().setValue(u"newRun/last"_s,
-                         QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
+    writeSetting(Setting::NewRunLast, QJsonDocument(spec.toJson()).toJson(QJsonDocument::Compact));
     selectRun(*id);
     m_table->setFocus(); // the new run, ready for the keyboard: Return for curves, Ctrl+. to stop
 }

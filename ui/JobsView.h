@@ -49,6 +49,7 @@ private:
     void updateButtons();
     void describe();
     const Job *selected() const;
+    JobBackend *backendOf(const Job &job) const;
     int selectedTrial() const; // the selected trial's index, or -1
 
     JobsModel *m_jobs;

@@ -8,12 +8,13 @@
 #include "NodesView.h"
 #include "Notifier.h"
 #include "Remembered.h"
+#include "Settings.h"
 #include "SettingsDialog.h"
 #include "SweepsView.h"
 #include "Theme.h"
-#include "jobs/LocalBackend.h"
+#include "client/CollectorClient.h"
+#include "jobs/JobsModel.h"
 #include "kube/KubeClient.h"
-#include "metrics/CollectorClient.h"
 #include "ssh/SshSession.h"
 #include "util/Log.h"
 
@@ -28,7 +29,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
-#include <QSettings>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
@@ -46,7 +46,7 @@ const QString kRecovery = QStringLiteral("recovery"); // the banner's topic for 
 MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
                        const QString &configPath, QWidget *parent)
     : QMainWindow(parent)
-    , m_local(jobs->backendOfType<LocalBackend>())
+    , m_jobModel(jobs)
     , m_tabs(new QTabWidget)
     , m_banner(new QLabel)
     , m_curves(new CurvesView(collector))
@@ -149,20 +149,18 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         return names;
     });
     createMenus();
-    QSettings settings;
     // The first time, as large as fits well: on a scaled (high-DPI) laptop screen 1400×860
     // logical pixels can be more than the screen.
-    if (!restoreGeometry(settings.value(u"window/geometry"_s).toByteArray()))
+    if (!restoreGeometry(readSetting(Setting::WindowGeometry).toByteArray()))
         resize(QSize(1400, 860).boundedTo(screen()->availableGeometry().size() * 0.9));
-    m_tabs->setCurrentIndex(settings.value(u"window/tab"_s, 0).toInt());
-    restoreRemembered(this, settings);
+    m_tabs->setCurrentIndex(readSetting(Setting::WindowTab).toInt());
+    restoreRemembered(this);
 }
 
 MainWindow::~MainWindow() {
-    QSettings settings;
-    settings.setValue(u"window/geometry"_s, saveGeometry());
-    settings.setValue(u"window/tab"_s, m_tabs->currentIndex());
-    saveRemembered(this, settings);
+    writeSetting(Setting::WindowGeometry, saveGeometry());
+    writeSetting(Setting::WindowTab, m_tabs->currentIndex());
+    saveRemembered(this);
 }
 
 void MainWindow::createMenus() {
@@ -213,8 +211,7 @@ void MainWindow::createMenus() {
     // Light or dark: the desktop's, or chosen here; remembered.
     QMenu *themes = view->addMenu(tr("&Theme"));
     auto *themeGroup = new QActionGroup(themes);
-    const auto chosen =
-        static_cast<Theme>(std::clamp(QSettings().value(u"window/theme"_s, 0).toInt(), 0, 2));
+    const auto chosen = static_cast<Theme>(std::clamp(readSetting(Setting::Theme).toInt(), 0, 2));
     for (const auto &[theme, name] :
          {std::pair{Theme::System, tr("As the &system")}, std::pair{Theme::Light, tr("&Light")},
           std::pair{Theme::Dark, tr("&Dark")}}) {
@@ -225,7 +222,7 @@ void MainWindow::createMenus() {
         themeGroup->addAction(action);
         connect(action, &QAction::triggered, this, [chose = theme] {
             applyTheme(chose);
-            QSettings().setValue(u"window/theme"_s, static_cast<int>(chose));
+            writeSetting(Setting::Theme, static_cast<int>(chose));
         });
     }
     if (chosen != Theme::System)
@@ -329,7 +326,11 @@ void MainWindow::updateBanner() {
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
-    const int going = m_local ? m_local->unfinished() : 0;
+    const QList<JobBackend *> here = m_jobModel->registry()->with(
+        [](const JobBackend::Capabilities &can) { return can.thisComputer; });
+    int going = 0;
+    for (const JobBackend *backend : here)
+        going += backend->unfinished();
     if (going == 0)
         return event->accept();
     QMessageBox box(QMessageBox::Question, tr("Quit Signalbox"),
@@ -345,7 +346,8 @@ void MainWindow::closeEvent(QCloseEvent *event) {
     box.setDefaultButton(keep);
     box.exec();
     if (box.clickedButton() == stop)
-        m_local->stopAll();
+        for (JobBackend *backend : here)
+            backend->stopAll();
     if (box.clickedButton() == keep || box.clickedButton() == stop)
         event->accept();
     else

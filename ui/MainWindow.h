@@ -13,7 +13,6 @@ namespace sb {
 class CollectorClient;
 class CurvesView;
 class JobsModel;
-class LocalBackend;
 class JobsView;
 class LogdirFeeds;
 class LogdirsDialog;
@@ -57,7 +56,7 @@ private:
     void showAbout();
     void showHowToLog();
 
-    LocalBackend *m_local;
+    JobsModel *m_jobModel;
     QTabWidget *m_tabs;
     void updateBanner();
 

@@ -2,7 +2,7 @@
 
 #include "OutsideText.h"
 #include "charts/CurveChart.h"
-#include "metrics/CollectorClient.h"
+#include "client/CollectorClient.h"
 #include "monitor/SystemSeries.h"
 
 #include <QComboBox>

@@ -7,7 +7,7 @@
 #include "NodeCard.h"
 #include "NodeHistory.h"
 #include "Remembered.h"
-#include "jobs/ClusterGpuWatch.h"
+#include "fleet/ClusterGpuWatch.h"
 #include "ssh/SshSession.h"
 #include "util/Files.h"
 #include "util/OffThread.h"

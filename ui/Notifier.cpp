@@ -2,6 +2,8 @@
 
 #include "jobs/JobsModel.h"
 
+#include "Settings.h"
+#include "util/Duration.h"
 #include "util/PlainText.h"
 #include <QApplication>
 #include <QDBusConnection>
@@ -9,7 +11,6 @@
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
 #include <QPainter>
-#include <QSettings>
 #include <QSystemTrayIcon>
 
 namespace sb {
@@ -25,13 +26,10 @@ QString keyOf(const Job &job) {
     return job.backend + u'/' + job.id;
 }
 
-bool ended(JobState state) {
-    return state >= JobState::Succeeded;
-}
-
+// "4:05" under an hour, then "1 h 4 min".
 QString clock(qint64 seconds) {
-    return seconds < 3600 ? u"%1:%2"_s.arg(seconds / 60).arg(seconds % 60, 2, 10, QChar(u'0'))
-                          : u"%1 h %2 min"_s.arg(seconds / 3600).arg(seconds / 60 % 60);
+    return formatDuration(seconds * 1000,
+                          seconds < 3600 ? DurationStyle::Clock : DurationStyle::Words);
 }
 
 QString where(const Job &job) {
@@ -61,23 +59,22 @@ QString Notifier::describe(Kind kind) {
 }
 
 QString Notifier::settingsKey(Kind kind) {
-    return u"notify/%1"_s.arg(static_cast<int>(kind));
+    return settingKey(Setting::Notify, QString::number(static_cast<int>(kind)));
 }
 
 void Notifier::loadSettings() {
-    const QSettings settings;
     for (const Kind kind : kinds())
-        setEnabled(kind, settings.value(settingsKey(kind), true).toBool());
-    const Options defaults;
-    setWaitMinutes(settings.value(u"notify/waitMinutes"_s, defaults.waitMinutes).toInt());
-    setStallMinutes(settings.value(u"notify/stallMinutes"_s, defaults.stallMinutes).toInt());
+        setEnabled(kind,
+                   readSetting(Setting::Notify, QString::number(static_cast<int>(kind))).toBool());
+    setWaitMinutes(readSetting(Setting::NotifyWaitMinutes).toInt());
+    setStallMinutes(readSetting(Setting::NotifyStallMinutes).toInt());
 }
 
 Notifier::Notifier(JobsModel *jobs, Options options, QObject *parent)
     : QObject(parent)
     , m_jobs(jobs)
     , m_options(options) {
-    for (JobBackend *backend : jobs->backends()) {
+    for (JobBackend *backend : jobs->registry()->backends()) {
         for (const Job &job : backend->jobs()) { // what happened before this start is not news
             if (!job.foreign)
                 m_known.insert(keyOf(job), job);
@@ -119,11 +116,11 @@ void Notifier::changed(const Job &job) {
         return; // someone else's cluster job: never news here (and thousands of them)
     const QString key = keyOf(job);
     const auto before = m_known.constFind(key);
-    const bool wasEnded = before != m_known.cend() && ended(before->state);
+    const bool wasEnded = before != m_known.cend() && isFinished(before->state);
     const bool isNew = before == m_known.cend();
     m_known.insert(key, job);
     updateTray();
-    if (wasEnded || !ended(job.state) ||
+    if (wasEnded || !isFinished(job.state) ||
         (isNew && job.finished.isValid() && job.finished.secsTo(QDateTime::currentDateTime()) > 60))
         return; // old news, or not an ending
     const QString ran = job.started.isValid() ? clock(job.started.secsTo(job.finished)) : QString();

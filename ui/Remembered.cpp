@@ -1,9 +1,10 @@
 #include "Remembered.h"
 
+#include "Settings.h"
+
 #include <QAbstractButton>
 #include <QAbstractSlider>
 #include <QComboBox>
-#include <QSettings>
 #include <QSplitter>
 
 namespace sb {
@@ -14,8 +15,12 @@ namespace {
 
 constexpr const char *kRemember = "signalboxRemember";
 
-QString keyOf(const QWidget *widget) {
-    return u"remembered/"_s + widget->objectName();
+QVariant storedFor(const QWidget *widget) {
+    return readSetting(Setting::Remembered, widget->objectName());
+}
+
+void storeFor(const QWidget *widget, const QVariant &value) {
+    writeSetting(Setting::Remembered, value, widget->objectName());
 }
 
 } // namespace
@@ -24,13 +29,13 @@ void remember(QWidget *widget) {
     widget->setProperty(kRemember, true);
 }
 
-void restoreRemembered(QWidget *root, QSettings &settings) {
+void restoreRemembered(QWidget *root) {
     for (QSplitter *splitter : root->findChildren<QSplitter *>()) {
         if (!splitter->objectName().isEmpty())
-            splitter->restoreState(settings.value(keyOf(splitter)).toByteArray());
+            splitter->restoreState(storedFor(splitter).toByteArray());
     }
     for (QWidget *widget : root->findChildren<QWidget *>()) {
-        const QVariant value = settings.value(keyOf(widget));
+        const QVariant value = storedFor(widget);
         if (!widget->property(kRemember).toBool() || !value.isValid())
             continue;
         // Through the widgets' own setters, so their views follow as if the user had set them.
@@ -45,20 +50,20 @@ void restoreRemembered(QWidget *root, QSettings &settings) {
     }
 }
 
-void saveRemembered(QWidget *root, QSettings &settings) {
+void saveRemembered(QWidget *root) {
     for (QSplitter *splitter : root->findChildren<QSplitter *>()) {
         if (!splitter->objectName().isEmpty())
-            settings.setValue(keyOf(splitter), splitter->saveState());
+            storeFor(splitter, splitter->saveState());
     }
     for (QWidget *widget : root->findChildren<QWidget *>()) {
         if (!widget->property(kRemember).toBool())
             continue;
         if (auto *slider = qobject_cast<QAbstractSlider *>(widget))
-            settings.setValue(keyOf(widget), slider->value());
+            storeFor(widget, slider->value());
         else if (auto *combo = qobject_cast<QComboBox *>(widget))
-            settings.setValue(keyOf(widget), combo->currentIndex());
+            storeFor(widget, combo->currentIndex());
         else if (auto *button = qobject_cast<QAbstractButton *>(widget))
-            settings.setValue(keyOf(widget), button->isChecked());
+            storeFor(widget, button->isChecked());
     }
 }
 

@@ -1,6 +1,7 @@
 #include "SettingsDialog.h"
 
 #include "Notifier.h"
+#include "Settings.h"
 #include "util/Log.h"
 
 #include <QAction>
@@ -13,7 +14,6 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QPushButton>
-#include <QSettings>
 #include <QSpinBox>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -23,8 +23,6 @@ namespace sb {
 using namespace Qt::StringLiterals;
 
 namespace {
-
-constexpr char kLanguageKey[] = "window/language";
 
 // Minutes, from one to a week.
 QSpinBox *minutesBox(int minutes) {
@@ -45,7 +43,7 @@ bool SettingsDialog::openLogFolder() {
 }
 
 QString SettingsDialog::language() {
-    return QSettings().value(QLatin1StringView(kLanguageKey)).toString();
+    return readSetting(Setting::Language).toString();
 }
 
 SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &themes, QWidget *parent)
@@ -78,7 +76,7 @@ SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &theme
     languageNote->setForegroundRole(QPalette::PlaceholderText);
     languageNote->setWordWrap(true);
     connect(language, &QComboBox::currentIndexChanged, this, [language, languageNote] {
-        QSettings().setValue(QLatin1StringView(kLanguageKey), language->currentData());
+        writeSetting(Setting::Language, language->currentData());
         languageNote->setText(tr("Signalbox speaks it from its next start."));
     });
     auto *look = new QGroupBox(tr("Appearance"));
@@ -94,22 +92,22 @@ SettingsDialog::SettingsDialog(Notifier *notifier, const QList<QAction *> &theme
         box->setChecked(notifier->isEnabled(kind));
         notifyForm->addRow(box);
         connect(box, &QCheckBox::toggled, this, [notifier, kind](bool on) {
-            QSettings().setValue(Notifier::settingsKey(kind), on);
+            writeSetting(Setting::Notify, on, QString::number(static_cast<int>(kind)));
             notifier->loadSettings();
         });
     }
     // As the notifier has them now: one source for their defaults.
     const Notifier::Options &now = notifier->options();
     for (const auto &time :
-         {std::tuple{u"notify/waitMinutes"_s, tr("A wait is long after"), now.waitMinutes},
-          std::tuple{u"notify/stallMinutes"_s, tr("A silence is a stall after"),
+         {std::tuple{Setting::NotifyWaitMinutes, tr("A wait is long after"), now.waitMinutes},
+          std::tuple{Setting::NotifyStallMinutes, tr("A silence is a stall after"),
                      now.stallMinutes}}) {
-        const QString &key = std::get<0>(time);
+        const Setting setting = std::get<0>(time);
         QSpinBox *box = minutesBox(std::get<2>(time));
-        box->setObjectName(key.section(u'/', 1));
+        box->setObjectName(settingKey(setting).section(u'/', 1));
         notifyForm->addRow(std::get<1>(time), box);
-        connect(box, &QSpinBox::valueChanged, this, [notifier, key](int minutes) {
-            QSettings().setValue(key, minutes);
+        connect(box, &QSpinBox::valueChanged, this, [notifier, setting](int minutes) {
+            writeSetting(setting, minutes);
             notifier->loadSettings();
         });
     }

@@ -1,8 +1,8 @@
 // signalbox-cli: scripting and diagnostics against a collector, and offline parsers.
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "config/Config.h"
 #include "jobs/Backends.h"
-#include "metrics/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NvidiaSmiParser.h"
 #include "ssh/ShellQuote.h"

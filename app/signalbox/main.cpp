@@ -6,12 +6,12 @@
 #include "SettingsDialog.h"
 #include "SweepsView.h"
 #include "Translations.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "config/Config.h"
+#include "fleet/ClusterGpuWatch.h"
+#include "fleet/SystemHistory.h"
 #include "jobs/Backends.h"
-#include "jobs/ClusterGpuWatch.h"
-#include "jobs/SystemHistory.h"
-#include "metrics/CollectorClient.h"
 #include "metrics/RunColors.h"
 #include "tensorboard/LogdirFeeds.h"
 #include "util/Files.h"
@@ -208,8 +208,8 @@ int main(int argc, char *argv[]) {
     window.nodes()->setHistory(&client);
     // GPU and node history, and our runs' system series, kept in the collector.
     sb::SystemHistory history(&client, &backends.monitor(), runsOn);
-    sb::ClusterGpuWatch clusterGpus({&backends.kube(), &backends.slurm()}, &backends.kube(),
-                                    &backends.slurm());
+    sb::ClusterGpuWatch clusterGpus(backends.registry().with(
+        [](const sb::JobBackend::Capabilities &can) { return can.jobGpus; }));
     history.watch(&clusterGpus);
     window.nodes()->setClusterGpus(&clusterGpus);
     QObject::connect(&history, &sb::SystemHistory::problem, &window,

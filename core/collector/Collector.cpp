@@ -664,6 +664,10 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
         reply.name = group.name;
         for (const QString &run : group.runs) {
             auto series = m_store->openSeries(run, request.metric, request.window.xMetric);
+            // Unreadable points: an error, never zeros. Failed (500), not StorageFailed (507, which
+            // tells a writer to send again): a read of damaged data does not succeed later.
+            if (!series && series.errorCode() == ErrorCode::StorageFailed)
+                return fail(series.error());
             if (!series || series->points->size() == 0) {
                 reply.missing << run;
                 continue;
@@ -703,7 +707,10 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
             };
             std::vector<Member> batch;
             for (const QString &run : reply.runs.mid(first, kBatch)) {
-                if (auto series = m_store->openSeries(run, request.metric, request.window.xMetric))
+                auto series = m_store->openSeries(run, request.metric, request.window.xMetric);
+                if (!series && series.errorCode() == ErrorCode::StorageFailed)
+                    return fail(series.error()); // 500, not 507: as above
+                if (series)
                     batch.push_back({std::move(series).value(), {}});
             }
             QtConcurrent::blockingMap(batch, [&request, &grid](Member &member) {
@@ -712,8 +719,11 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
                 member.values =
                     resampleOnGrid(*member.series.points, *member.series.summary, window, grid);
             });
-            for (Member &member : batch)
+            for (Member &member : batch) {
+                if (QString failure = member.series.points->failure(); !failure.isEmpty())
+                    return fail(std::move(failure)); // 500, not 507: as above
                 columns.push_back(std::move(member.values));
+            }
         }
         reply.curve = combineRuns(columns, grid, request.center, request.band);
     }

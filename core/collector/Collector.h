@@ -2,7 +2,7 @@
 
 #include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
-#include "metrics/MetricStore.h"
+#include "metrics/store/MetricStore.h"
 #include "util/Result.h"
 
 #include <QHash>

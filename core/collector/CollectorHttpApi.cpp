@@ -147,6 +147,9 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
         SeriesReply &reply = replies.series.emplace_back();
         reply.run = run;
         auto result = store.query(run, replies.metric, window);
+        // Stored points that cannot be read fail the answer (500): never a curve of zeros.
+        if (!result && result.errorCode() == ErrorCode::StorageFailed)
+            return error(result.error(), 500);
         if (!result) {
             reply.error = result.error();
             continue;
@@ -159,7 +162,10 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
             // Charts draw the raw curve faintly behind the smoothed one: send both at once.
             SeriesWindow raw = window;
             raw.smoothing = 0;
-            if (auto rawResult = store.query(run, replies.metric, raw)) {
+            auto rawResult = store.query(run, replies.metric, raw);
+            if (!rawResult && rawResult.errorCode() == ErrorCode::StorageFailed)
+                return error(rawResult.error(), 500);
+            if (rawResult) {
                 reply.rawX = std::move(rawResult.value().x);
                 reply.rawY = std::move(rawResult.value().y);
             }
@@ -292,13 +298,19 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         auto exported =
             m_collector->store().exportCsv(query.value(u"run"_s), query.value(u"metric"_s));
         if (!exported) {
-            respond(error(exported.error(), NotFound));
+            // A series that is missing is 404; one whose data file was cut short, 500.
+            respond(error(exported.error(),
+                          exported.errorCode() == ErrorCode::StorageFailed ? 500 : NotFound));
             return;
         }
         // Piece by piece as the client reads, so memory stays flat whatever the series' size.
         std::shared_ptr<CsvExport> csv = std::move(exported).value();
-        respond({Ok, "text/csv", {}, [csv] {
-                     return csv->next();
+        // A read failing mid-way aborts the reply: the client sees a cut body, never a whole CSV.
+        respond({Ok, "text/csv", {}, [csv]() -> std::optional<QByteArray> {
+                     QByteArray piece = csv->next();
+                     if (piece.isEmpty() && !csv->error().isEmpty())
+                         return std::nullopt;
+                     return piece;
                  }});
     } else {
         respond(error(u"no such endpoint: %1 %2"_s.arg(QString::fromLatin1(request.method),

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "util/HttpServer.h"
+#include "net/HttpServer.h"
 
 namespace sb {
 

@@ -7,7 +7,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <map>
@@ -380,15 +379,7 @@ Status Config::save(const QString &path) const {
     root["nodes"] = list;
     YAML::Emitter out;
     out << root;
-    QDir().mkpath(QFileInfo(path).absolutePath());
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(u"cannot write %1: %2"_s.arg(path, file.errorString()));
-    file.write(out.c_str());
-    file.write("\n");
-    if (!file.commit())
-        return fail(u"cannot write %1: %2"_s.arg(path, file.errorString()));
-    return success();
+    return writeFileAtomically(path, QByteArray(out.c_str()) + '\n');
 }
 
 QList<NodeConfig> importSshConfig(const QByteArray &text) {

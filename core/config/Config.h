@@ -1,6 +1,5 @@
 #pragma once
 
-#include "storage/ObjectStore.h"
 #include "util/Result.h"
 
 #include <QJsonArray>
@@ -8,8 +7,21 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 namespace sb {
+
+// An S3-compatible bucket (AWS S3, MinIO, versitygw, Ceph RGW), addressed path-style.
+struct ObjectStoreConfig {
+    QUrl endpoint; // https://s3.eu-west-1.amazonaws.com, http://minio.lab:9000
+    QString bucket;
+    QString region = QStringLiteral("us-east-1");
+    QUrl podEndpoint; // how pods reach the store, when not by `endpoint`; empty: the same
+    QString accessKey;
+    QString secretKey; // from the environment (AWS_SECRET_ACCESS_KEY), never from the config
+
+    bool configured() const { return endpoint.isValid() && !bucket.isEmpty(); }
+};
 
 // An SSH node as the researcher names it. No secrets: keys live in files, the agent or the
 // keychain.

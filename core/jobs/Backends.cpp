@@ -27,10 +27,11 @@ Backends::Backends(CollectorClient *collector, const Options &options)
     , m_ssh(&m_monitor, {options.dataDir, 10000, 1000, {}})
     , m_kube({})
     , m_slurm(&m_monitor, {options.dataDir, 2000})
+    , m_jobs(&m_registry)
     , m_forwarder(collector) {
     for (JobBackend *backend :
          std::initializer_list<JobBackend *>{&m_local, &m_ssh, &m_kube, &m_slurm}) {
-        m_jobs.addBackend(backend);
+        m_registry.add(backend);
         m_forwarder.watch(backend);
     }
     if (options.sampleLocal)

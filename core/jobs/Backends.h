@@ -1,11 +1,12 @@
 #pragma once
 
+#include "BackendRegistry.h"
 #include "JobsModel.h"
-#include "KubeBackend.h"
-#include "LocalBackend.h"
 #include "MetricLineForwarder.h"
-#include "SlurmBackend.h"
-#include "SshBackend.h"
+#include "jobs/kubernetes/KubeBackend.h"
+#include "jobs/local/LocalBackend.h"
+#include "jobs/slurm/SlurmBackend.h"
+#include "jobs/ssh/SshBackend.h"
 #include "monitor/NodeMonitor.h"
 
 #include <QStringList>
@@ -16,9 +17,9 @@ class CollectorClient;
 
 // The job backends of one session, wired the same way for the app and for `signalbox-cli
 // sweep run`: this computer, the config's SSH nodes (a NodeMonitor watches their free GPUs), the
-// kubeconfig's clusters, the config's Slurm clusters (through login nodes), a jobs model over all
-// of them, and the metric lines of their output forwarded to the collector. What cannot be loaded
-// is said in problems(); the rest works.
+// kubeconfig's clusters, the config's Slurm clusters (through login nodes), a registry of them by
+// name and capability, a jobs model over all of them, and the metric lines of their output
+// forwarded to the collector. What cannot be loaded is said in problems(); the rest works.
 class Backends final {
 public:
     struct Options {
@@ -33,6 +34,8 @@ public:
     Backends(const Backends &) = delete;
     Backends &operator=(const Backends &) = delete;
 
+    // Every backend by name and capability; the one way the UI reaches them.
+    BackendRegistry &registry() { return m_registry; }
     JobsModel &jobs() { return m_jobs; }
     LocalBackend &local() { return m_local; }
     SshBackend &ssh() { return m_ssh; }
@@ -53,6 +56,7 @@ private:
     SshBackend m_ssh;
     KubeBackend m_kube;
     SlurmBackend m_slurm;
+    BackendRegistry m_registry;
     JobsModel m_jobs;
     MetricLineForwarder m_forwarder;
     QStringList m_problems;

@@ -1,5 +1,6 @@
 #include "Job.h"
 
+#include "util/EnumNames.h"
 #include "util/Files.h"
 
 #include <QCoreApplication>
@@ -14,38 +15,30 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
+namespace {
+
+// The stored names, marked for translation (lupdate reads these) and translated when shown.
+constexpr EnumNames<JobState, 5> kStateNames{
+    {{JobState::Queued, QT_TRANSLATE_NOOP("sb::JobState", "queued")},
+     {JobState::Running, QT_TRANSLATE_NOOP("sb::JobState", "running")},
+     {JobState::Succeeded, QT_TRANSLATE_NOOP("sb::JobState", "succeeded")},
+     {JobState::Failed, QT_TRANSLATE_NOOP("sb::JobState", "failed")},
+     {JobState::Stopped, QT_TRANSLATE_NOOP("sb::JobState", "stopped")}}};
+
+} // namespace
+
 QString jobStateName(JobState state) {
-    switch (state) {
-    case JobState::Queued:
-        return u"queued"_s;
-    case JobState::Running:
-        return u"running"_s;
-    case JobState::Succeeded:
-        return u"succeeded"_s;
-    case JobState::Failed:
-        return u"failed"_s;
-    case JobState::Stopped:
-        return u"stopped"_s;
-    }
-    return {};
+    return nameOf(kStateNames, state);
 }
 
 QString jobStateText(JobState state) {
-    // The stored names, marked for translation (lupdate reads these) and translated when shown.
-    static constexpr const char *kShown[] = {
-        QT_TRANSLATE_NOOP("sb::JobState", "queued"), QT_TRANSLATE_NOOP("sb::JobState", "running"),
-        QT_TRANSLATE_NOOP("sb::JobState", "succeeded"), QT_TRANSLATE_NOOP("sb::JobState", "failed"),
-        QT_TRANSLATE_NOOP("sb::JobState", "stopped")};
-    return QCoreApplication::translate("sb::JobState", kShown[static_cast<int>(state)]);
+    return translatedNameOf(kStateNames, state, "sb::JobState");
 }
 
 JobState jobStateFromName(const QString &name) {
-    for (JobState s : {JobState::Queued, JobState::Running, JobState::Succeeded, JobState::Failed,
-                       JobState::Stopped}) {
-        if (jobStateName(s) == name)
-            return s;
-    }
-    return JobState::Queued;
+    JobState state = JobState::Queued; // a name not known: as if just submitted
+    (void)parseName(kStateNames, name, &state);
+    return state;
 }
 
 namespace {
@@ -142,9 +135,9 @@ QJsonObject JobSpec::toJson() const {
         json[u"nodes"_s] = QJsonArray::fromStringList(nodes);
     if (trials > 0)
         json[u"trials"_s] = trials;
-    if (backend == "kubernetes"_L1)
+    if (backend == BackendName::kKubernetes)
         json[u"kubernetes"_s] = kube.toJson();
-    if (backend == "slurm"_L1)
+    if (backend == BackendName::kSlurm)
         json[u"slurm"_s] = slurm.toJson();
     return json;
 }
@@ -168,12 +161,13 @@ JobSpec JobSpec::fromJson(const QJsonObject &json) {
         spec.kube = KubeOptions::fromJson(json.value(u"kubernetes"_s).toObject());
         spec.slurm = SlurmOptions::fromJson(json.value(u"slurm"_s).toObject());
     } else if (const QString cluster = json.value(u"cluster"_s).toString(); !cluster.isEmpty()) {
-        spec.backend = u"kubernetes"_s; // the flat form: Kubernetes options beside the others
+        spec.backend =
+            BackendName::kKubernetes; // the flat form: Kubernetes options beside the others
         spec.target = cluster;
         spec.kube = KubeOptions::fromJson(json);
     } else {
         spec.target = json.value(u"node"_s).toString();
-        spec.backend = spec.target.isEmpty() ? u"local"_s : u"ssh"_s;
+        spec.backend = spec.target.isEmpty() ? BackendName::kLocal : BackendName::kSsh;
     }
     return spec;
 }
@@ -225,6 +219,12 @@ Job Job::fromJson(const QJsonObject &json) {
     job.gpuIds = json.value(u"gpuIds"_s).toString();
     job.clusterJobId = json.value(u"clusterJobId"_s).toString();
     return job;
+}
+
+void markFailed(Job &job, const QString &why) {
+    job.state = JobState::Failed;
+    job.finished = QDateTime::currentDateTime();
+    job.message = why;
 }
 
 const Job *findJob(const QList<Job> &jobs, const QString &id) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "BackendName.h"
 #include "util/Result.h"
 
 #include <QDateTime>
@@ -12,7 +13,13 @@
 
 namespace sb {
 
+// In this order: the states from Succeeded on are ends (isFinished); a job never leaves one.
 enum class JobState { Queued, Running, Succeeded, Failed, Stopped };
+
+// Whether a job (or one trial of it) has ended: succeeded, failed or stopped.
+constexpr bool isFinished(JobState state) {
+    return state >= JobState::Succeeded;
+}
 
 QString jobStateName(JobState state);           // as stored and sent: "queued", "running", …
 QString jobStateText(JobState state);           // as shown: the name in the user's language
@@ -63,7 +70,7 @@ struct JobSpec {
     // The backend that runs it ("local", "ssh", "kubernetes", "slurm"), and where within it:
     // empty for this computer; an SSH node's name, or kAnyNode for any of `nodes` with `gpus`
     // free; a cluster's name.
-    QString backend = QStringLiteral("local");
+    QString backend = BackendName::kLocal;
     QString target;
     QStringList nodes;     // with kAnyNode: the nodes it may run on; empty: every node
     int gpus = 0;          // GPUs per worker, passed as CUDA_VISIBLE_DEVICES on a node
@@ -101,7 +108,7 @@ struct Job {
     QMap<int, JobState> indexStates; // a job of trials: each completion index's state
     bool foreign = false;            // a cluster's job not submitted from Signalbox; never saved
 
-    bool finishedState() const { return state >= JobState::Succeeded; }
+    bool finishedState() const { return isFinished(state); }
     QJsonObject toJson() const;
     static Job fromJson(const QJsonObject &json);
 };
@@ -112,6 +119,9 @@ inline constexpr int kMaxTrials = 100000;
 // "0-2,5" (an Indexed Job's completedIndexes, a Slurm array's task ids) as 0, 1, 2, 5; indexes
 // past kMaxTrials are left out.
 QList<int> parseIndexes(const QString &ranges);
+
+// Ends a job that could not run or be followed as failed, now, saying why.
+void markFailed(Job &job, const QString &why);
 
 // The job of `jobs` with this id; null when there is none.
 Job *findJob(QList<Job> &jobs, const QString &id);

@@ -1,5 +1,9 @@
 #include "JobBackend.h"
 
+#include "util/Log.h"
+
+#include "JobHistory.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -22,7 +26,7 @@ Status JobBackend::forget(const QString &id) {
     return fail(u"%1 stays as long as its cluster keeps it"_s.arg(id));
 }
 
-Status JobBackend::forgetEnded(QList<Job> &jobs, const QString &id, const QString &historyFile,
+Status JobBackend::forgetEnded(QList<Job> &jobs, const QString &id, JobHistory &history,
                                const QStringList &files) {
     const auto it =
         std::find_if(jobs.begin(), jobs.end(), [&id](const Job &j) { return j.id == id; });
@@ -31,14 +35,20 @@ Status JobBackend::forgetEnded(QList<Job> &jobs, const QString &id, const QStrin
     if (!it->finishedState())
         return fail(u"%1 has not ended: stop it first"_s.arg(id));
     jobs.erase(it);
-    if (Status saved = saveJobs(historyFile, jobs); !saved)
-        return saved;
-    for (const QString &path : files) {
-        if (QFileInfo(path).isDir())
-            QDir(path).removeRecursively();
-        else
-            QFile::remove(path);
-    }
+    // Its files go once the history without it is on disk: a crash before brings it back whole.
+    history.save(jobs, [id, files](const Status &saved) {
+        if (!saved) {
+            qCWarning(lcJobs).noquote()
+                << u"%1 stays in the history, with its files: %2"_s.arg(id, saved.error());
+            return;
+        }
+        for (const QString &path : files) {
+            if (QFileInfo(path).isDir())
+                QDir(path).removeRecursively();
+            else
+                QFile::remove(path);
+        }
+    });
     Q_EMIT jobRemoved(id);
     return success();
 }
@@ -99,6 +109,36 @@ void JobBackend::describe(const QString &id, QObject *receiver,
     }
     // Asynchronous like the backends that ask a server, so callers have one code path.
     QTimer::singleShot(0, receiver, [done = std::move(done), text] { done(text); });
+}
+
+void JobBackend::askAvailability(const QString &target, QObject *receiver,
+                                 AvailabilityDone done) const {
+    QTimer::singleShot(0, receiver, [done = std::move(done), target, backend = name()] {
+        done(fail(tr("%1 cannot say what %2 offers").arg(backend, target)));
+    });
+}
+
+Result<QString> JobBackend::preview(const JobSpec &spec) const {
+    Q_UNUSED(spec);
+    return fail(tr("%1 shows no preview").arg(name()));
+}
+
+void JobBackend::validate(const RunDraft &draft, QObject *receiver, ValidateDone done) {
+    Q_UNUSED(draft);
+    QTimer::singleShot(0, receiver, [done = std::move(done)] { done(QVariant()); });
+}
+
+int JobBackend::unfinished() const {
+    const QList<Job> all = jobs();
+    return static_cast<int>(
+        std::count_if(all.begin(), all.end(), [](const Job &job) { return !job.finishedState(); }));
+}
+
+void JobBackend::stopAll() {
+    for (const Job &job : jobs()) {
+        if (Status stopped = job.finishedState() ? success() : stop(job.id); !stopped)
+            qCWarning(lcJobs).noquote() << stopped.error();
+    }
 }
 
 Result<QString> JobBackend::submitTrials(const JobSpec &spec, const QList<QString> &scripts) {

@@ -5,11 +5,14 @@
 #include "util/Result.h"
 
 #include <QObject>
+#include <QVariant>
 
 #include <functional>
 #include <map>
 
 namespace sb {
+
+class JobHistory;
 
 // The part of describe() every backend shares: what ran where, its state, times and exit code.
 QString describeJob(const Job &job);
@@ -22,6 +25,18 @@ struct JobNodeSample {
 };
 using JobSamplesDone = std::function<void(const Result<std::vector<JobNodeSample>> &)>;
 
+// A run about to be submitted, as the New-run dialog shows it: its spec, the text preview() made
+// of it (perhaps edited by hand), and what validate() accepted, for submitDraft().
+struct RunDraft {
+    JobSpec spec;
+    QString text;
+    QVariant accepted; // the backend's own form of what it checked; null: not checked
+};
+// What a target offers now, in words ("3 of 8 GPUs free"), or why that is not known.
+using AvailabilityDone = std::function<void(const Result<QString> &)>;
+// validate()'s verdict: what to pass as RunDraft::accepted, or why the run would be refused.
+using ValidateDone = std::function<void(const Result<QVariant> &)>;
+
 // Where jobs run: this computer, an SSH node, a Kubernetes or Slurm cluster. Every backend
 // lives on the GUI thread and never blocks it: slow work happens on its own workers, and
 // changes arrive through the signals.
@@ -30,8 +45,8 @@ class JobBackend : public QObject {
 public:
     using QObject::QObject;
 
-    // What a backend can do beyond submit, stop, log and describe. Callers ask this, never the
-    // backend's type or name.
+    // What a backend can do beyond submit, stop, log and describe. Callers ask this (and find
+    // backends in the BackendRegistry), never cast to a backend's type.
     struct Capabilities {
         // How many independent trials one job may hold (submitTrials; stopIndex stops one
         // alone); 0: each trial is a job of its own.
@@ -40,6 +55,23 @@ public:
         bool foreignJobs = false;
         // It can read a running job's GPUs from inside its allocation (sampleGpus).
         bool jobGpus = false;
+        // Its jobs run on this computer (what quitting asks about).
+        bool thisComputer = false;
+        // It gives a job the GPUs it asks for (JobSpec::gpus), and takes a code directory along
+        // (JobSpec::codeDirectory).
+        bool gpusAndCode = false;
+        // It runs one job on several workers (JobSpec::workers).
+        bool workers = false;
+        // Where the code directory is found on the far side; null: a place of the run's own.
+        const char *codeLandsIn = nullptr;
+        // It packs the code directory beforehand, off the GUI thread (prepareCode()).
+        bool packsCode = false;
+        // preview(): what a spec becomes, as text a person may read and edit before it goes.
+        bool preview = false;
+        // validate(): it checks a run with its scheduler without submitting it.
+        bool validate = false;
+        // askAvailability(): what a target offers now.
+        bool availability = false;
     };
 
     virtual QString name() const = 0;
@@ -76,6 +108,36 @@ public:
     // stay in the collector); jobRemoved() says so. Jobs a cluster keeps stay as long as it does.
     virtual Status forget(const QString &id);
 
+    // The places within it a job may be sent (JobSpec::target), such as its clusters; empty where
+    // there is one place, or the places come from elsewhere (SSH nodes are the node list's).
+    virtual QStringList targets() const { return {}; }
+    // The config's job templates a run may name (KubeOptions::jobTemplate).
+    virtual QStringList templateNames() const { return {}; }
+    // With Capabilities::availability: what `target` offers now, for a person choosing where to
+    // run. `done` on `receiver`'s thread, perhaps before this returns when the answer is at hand.
+    virtual void askAvailability(const QString &target, QObject *receiver,
+                                 AvailabilityDone done) const;
+    // With Capabilities::preview: what submitting `spec` sends (a batch script, manifests as
+    // YAML), or why it cannot be made. Quick, no I/O: code is packed beforehand (prepareCode()).
+    virtual Result<QString> preview(const JobSpec &spec) const;
+    // With Capabilities::packsCode: packs a code directory off the GUI thread; codePrepared()
+    // says when, and preview() and submissions use that snapshot from then on.
+    virtual void prepareCode(const QString &directory) { Q_UNUSED(directory); }
+    // "N files, SIZE, packed at TIME ...", or empty when not packed.
+    virtual QString codeSummary(const QString &directory) const {
+        Q_UNUSED(directory);
+        return {};
+    }
+    // With Capabilities::validate: whether the scheduler would take the draft (its text as
+    // edited), nothing submitted. `done` on `receiver`'s thread; without the capability,
+    // accepted as it is.
+    virtual void validate(const RunDraft &draft, QObject *receiver, ValidateDone done);
+    // Submits a draft: what validate() accepted where it did, else its spec.
+    virtual Result<QString> submitDraft(const RunDraft &draft) { return submit(draft.spec); }
+    // The jobs not ended yet, and stopping them all (as on quitting).
+    int unfinished() const;
+    void stopAll();
+
     // Why the history kept from an earlier start could not be read (the broken file was kept
     // aside), or empty; for the window's banner.
     const QString &restoreProblem() const { return m_restoreProblem; }
@@ -85,13 +147,15 @@ Q_SIGNALS:
     void logAppended(const QString &id, const QByteArray &data);
     // A job the backend no longer shows (for example after the scope of a watch changed).
     void jobRemoved(const QString &id);
+    // prepareCode() is done: `error` empty when the directory was packed.
+    void codePrepared(const QString &directory, const QString &error);
 
 protected:
     // Appends to the local copy of a job's output and says so (logAppended).
     void appendLog(const Job &job, const QByteArray &data);
-    // forget() for a backend that keeps its history in `jobs`, saved to `historyFile`: the job,
+    // forget() for a backend that keeps its history in `jobs`, saved to `history`: the job,
     // if ended, leaves both, and `files` (its output, and whatever else is its alone) are removed.
-    Status forgetEnded(QList<Job> &jobs, const QString &id, const QString &historyFile,
+    Status forgetEnded(QList<Job> &jobs, const QString &id, JobHistory &history,
                        const QStringList &files);
     // The sample builder of a job's place (node or pod) across readings, so a reading has the
     // CPU used since the last one; forgotten when too many pile up.

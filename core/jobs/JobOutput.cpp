@@ -107,4 +107,18 @@ void JobOutput::take(QChar c, QString *out) {
     }
 }
 
+void keepLogTail(QByteArray &log, qsizetype bound, QByteArrayView notice) {
+    if (log.size() <= bound)
+        return;
+    qsizetype cut = log.size() - bound / 2;
+    if (const qsizetype newline = log.indexOf('\n', cut);
+        newline >= 0 && log.size() - (newline + 1) >= bound / 16) {
+        cut = newline + 1;
+    } else {
+        while (cut < log.size() && (static_cast<uchar>(log.at(cut)) & 0xC0) == 0x80)
+            ++cut; // a continuation byte: the character began before
+    }
+    log = notice.toByteArray() + log.sliced(cut);
+}
+
 } // namespace sb

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArray>
 #include <QByteArrayView>
 #include <QString>
 #include <QStringDecoder>
@@ -35,5 +36,10 @@ private:
     bool m_afterCr = false;
     qint64 m_hidden = 0;
 };
+
+// Once `log` is over `bound` bytes, drops its front and keeps about its last half after `notice`:
+// from the first line start there unless that leaves under bound / 16, else from a character's
+// start (never inside a UTF-8 sequence).
+void keepLogTail(QByteArray &log, qsizetype bound, QByteArrayView notice);
 
 } // namespace sb

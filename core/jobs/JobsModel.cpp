@@ -1,5 +1,7 @@
 #include "JobsModel.h"
 
+#include "BackendName.h"
+#include "util/Duration.h"
 #include "util/Log.h"
 
 namespace sb {
@@ -8,14 +10,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// "4:05", "1:02:03".
-QString clock(qint64 s) {
-    s = std::max<qint64>(0, s);
-    if (s < 3600)
-        return u"%1:%2"_s.arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-    return u"%1:%2:%3"_s.arg(s / 3600)
-        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
-        .arg(s % 60, 2, 10, QLatin1Char('0'));
+QString clock(qint64 seconds) {
+    return formatDuration(seconds * 1000, DurationStyle::Clock);
 }
 
 QString duration(const Job &job) {
@@ -40,14 +36,15 @@ QString gpus(const Job &job) {
         return job.spec.gpus > 0 && !job.finishedState() ? u"asks %1"_s.arg(job.spec.gpus)
                                                          : QString();
     // On a node, which of its GPUs; on a cluster, what the scheduler says it allocated.
-    const bool onNode = job.backend == "local"_L1 || job.backend == "ssh"_L1;
+    const bool onNode = job.backend == BackendName::kLocal || job.backend == BackendName::kSsh;
     return onNode ? u"%1: %2"_s.arg(job.node, job.gpuIds) : job.gpuIds;
 }
 
 } // namespace
 
-JobsModel::JobsModel(QObject *parent)
-    : QAbstractItemModel(parent) {
+JobsModel::JobsModel(BackendRegistry *backends, QObject *parent)
+    : QAbstractItemModel(parent)
+    , m_backends(backends) {
     // Once a second, one signal for the clock columns: views repaint only the rows they show.
     m_tick.setInterval(1000);
     connect(&m_tick, &QTimer::timeout, this, [this] {
@@ -66,23 +63,17 @@ JobsModel::JobsModel(QObject *parent)
         }
     });
     m_tick.start();
+    for (JobBackend *backend : m_backends->backends())
+        watch(backend);
+    connect(m_backends, &BackendRegistry::added, this, &JobsModel::watch);
 }
 
-void JobsModel::addBackend(JobBackend *backend) {
-    m_backends << backend;
+void JobsModel::watch(JobBackend *backend) {
     connect(backend, &JobBackend::jobChanged, this, &JobsModel::upsert);
     connect(backend, &JobBackend::jobRemoved, this,
             [this, backend](const QString &id) { remove(backend->name(), id); });
     for (const Job &job : backend->jobs())
         upsert(job);
-}
-
-JobBackend *JobsModel::backend(const QString &name) const {
-    for (JobBackend *backend : m_backends) {
-        if (backend->name() == name)
-            return backend;
-    }
-    return nullptr;
 }
 
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "JobBackend.h"
+#include "BackendRegistry.h"
 
 #include <QAbstractItemModel>
 #include <QHash>
@@ -31,19 +31,10 @@ public:
     // trial's index, or -1; SweepRole: the sweep a job belongs to, on its sweep's row too.
     enum Role { JobIdRole = Qt::UserRole + 1, BackendRole, StateRole, TrialRole, SweepRole };
 
-    explicit JobsModel(QObject *parent = nullptr);
-    // The registry of backends: the one place that knows them by name and by type.
-    void addBackend(JobBackend *backend);
-    JobBackend *backend(const QString &name) const;
-    const QList<JobBackend *> &backends() const { return m_backends; }
-    // The backend of a type, for a view made for it (the New-run dialog's cluster page).
-    template <typename T> T *backendOfType() const {
-        for (JobBackend *backend : m_backends) {
-            if (auto *typed = qobject_cast<T *>(backend))
-                return typed;
-        }
-        return nullptr;
-    }
+    // Shows the jobs of every backend of `backends`, those added later too.
+    explicit JobsModel(BackendRegistry *backends, QObject *parent = nullptr);
+    // The backends whose jobs it shows.
+    BackendRegistry *registry() const { return m_backends; }
     // The job of a row, or of a trial's row; none for a sweep's row.
     const Job *job(const QModelIndex &index) const;
     // The jobs of a sweep's row, oldest first; empty for any other row.
@@ -67,6 +58,7 @@ private:
         QList<quintptr> jobs; // serials, oldest first
     };
 
+    void watch(JobBackend *backend);
     void upsert(const Job &job);
     void remove(const QString &backend, const QString &id);
 
@@ -79,7 +71,7 @@ private:
     QVariant trialData(const Job &job, const QModelIndex &index, int role) const;
     QVariant sweepData(const Sweep &sweep, const QModelIndex &index, int role) const;
 
-    QList<JobBackend *> m_backends;
+    BackendRegistry *m_backends;
     QList<Job> m_jobs;         // oldest first
     QList<quintptr> m_serials; // per job
     quintptr m_nextSerial = 1;

@@ -1,7 +1,7 @@
 #include "MetricLineForwarder.h"
 
 #include "JobBackend.h"
-#include "metrics/CollectorClient.h"
+#include "client/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 
 #include <QJsonArray>
@@ -101,7 +101,7 @@ void MetricLineForwarder::watch(JobBackend *backend) {
         const QString sweep = job.spec.environment.value(u"SIGNALBOX_SWEEP"_s);
         for (auto it = job.indexStates.begin(); it != job.indexStates.end(); ++it) {
             const QString run = job.id + u'-' + QString::number(it.key());
-            if (it.value() >= JobState::Succeeded && !m_ended.contains(run)) {
+            if (isFinished(it.value()) && !m_ended.contains(run)) {
                 m_ended.insert(run);
                 // An index's exit code is not known: a failed one failed.
                 finishRun(run,

@@ -17,6 +17,7 @@ public:
     MetricAxisSource(std::unique_ptr<PointSource> series, std::vector<MetricPoint> x);
     qint64 size() const override { return m_series->size(); }
     void read(qint64 first, qint64 count, MetricPoint *out) const override;
+    QString failure() const override { return m_series->failure(); }
     // The x metric's value at `step`.
     double xAt(double step) const;
 

@@ -1,21 +1,22 @@
 #include "MetricPoint.h"
 
+#include "util/EnumNames.h"
+
 #include <utility>
 
 namespace sb {
 
 using namespace Qt::StringLiterals;
 
+namespace {
+
+constexpr EnumNames<XAxis, 3> kAxisNames{
+    {{XAxis::Step, "step"}, {XAxis::RelativeTime, "relative"}, {XAxis::WallTime, "wall"}}};
+
+} // namespace
+
 QString xAxisName(XAxis axis) {
-    switch (axis) {
-    case XAxis::Step:
-        return u"step"_s;
-    case XAxis::RelativeTime:
-        return u"relative"_s;
-    case XAxis::WallTime:
-        return u"wall"_s;
-    }
-    return {};
+    return nameOf(kAxisNames, axis);
 }
 
 QString pointProblem(const MetricPoint &point) {
@@ -28,13 +29,7 @@ QString pointProblem(const MetricPoint &point) {
 }
 
 bool parseXAxis(const QString &name, XAxis *axis) {
-    for (XAxis candidate : {XAxis::Step, XAxis::RelativeTime, XAxis::WallTime}) {
-        if (name == xAxisName(candidate)) {
-            *axis = candidate;
-            return true;
-        }
-    }
-    return false;
+    return parseName(kAxisNames, name, axis);
 }
 
 } // namespace sb

@@ -2,6 +2,7 @@
 
 #include "MetricPoint.h"
 
+#include <QString>
 #include <QtGlobal>
 
 #include <vector>
@@ -15,6 +16,8 @@ public:
     virtual qint64 size() const = 0;
     // Copies points [first, first + count) to `out`; the range is within size().
     virtual void read(qint64 first, qint64 count, MetricPoint *out) const = 0;
+    // Why a read failed (its points were then zeros, never to be used); empty while none did.
+    virtual QString failure() const { return {}; }
 };
 
 class VectorPointSource final : public PointSource {

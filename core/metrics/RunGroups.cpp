@@ -1,6 +1,7 @@
 #include "RunGroups.h"
 
 #include "SeriesScan.h"
+#include "util/EnumNames.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,46 +13,31 @@ using scan::Columns;
 using scan::firstWhere;
 using scan::xOf;
 
+namespace {
+
+constexpr EnumNames<GroupCenter, 2> kCenterNames{
+    {{GroupCenter::Mean, "mean"}, {GroupCenter::Median, "median"}}};
+constexpr EnumNames<GroupBand, 4> kBandNames{{{GroupBand::None, "none"},
+                                              {GroupBand::StdDev, "std"},
+                                              {GroupBand::StdErr, "stderr"},
+                                              {GroupBand::MinMax, "minmax"}}};
+
+} // namespace
+
 bool parseGroupCenter(QStringView name, GroupCenter *center) {
-    if (name == u"mean")
-        *center = GroupCenter::Mean;
-    else if (name == u"median")
-        *center = GroupCenter::Median;
-    else
-        return false;
-    return true;
+    return parseName(kCenterNames, name, center);
 }
 
 bool parseGroupBand(QStringView name, GroupBand *band) {
-    if (name == u"none")
-        *band = GroupBand::None;
-    else if (name == u"std")
-        *band = GroupBand::StdDev;
-    else if (name == u"stderr")
-        *band = GroupBand::StdErr;
-    else if (name == u"minmax")
-        *band = GroupBand::MinMax;
-    else
-        return false;
-    return true;
+    return parseName(kBandNames, name, band);
 }
 
 QString groupCenterName(GroupCenter center) {
-    return center == GroupCenter::Mean ? QStringLiteral("mean") : QStringLiteral("median");
+    return nameOf(kCenterNames, center);
 }
 
 QString groupBandName(GroupBand band) {
-    switch (band) {
-    case GroupBand::None:
-        return QStringLiteral("none");
-    case GroupBand::StdDev:
-        return QStringLiteral("std");
-    case GroupBand::StdErr:
-        return QStringLiteral("stderr");
-    case GroupBand::MinMax:
-        return QStringLiteral("minmax");
-    }
-    return {};
+    return nameOf(kBandNames, band);
 }
 
 namespace {

@@ -13,6 +13,8 @@ void SeriesSummary::update(const PointSource &source) {
     while (m_count < total) {
         const qint64 n = std::min(chunk, total - m_count);
         source.read(m_count, n, buffer.data());
+        if (!source.failure().isEmpty())
+            return; // what failed is never taken for points, nor are the chunks after it
         for (qint64 i = 0; i < n; ++i)
             add(buffer[i]);
     }

@@ -1,5 +1,7 @@
 #include "Smoothing.h"
 
+#include "util/EnumNames.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -160,28 +162,20 @@ std::vector<double> smoothValues(const std::vector<double> &values, SmoothingKin
     return out;
 }
 
+namespace {
+
+constexpr EnumNames<SmoothingKind, 3> kKindNames{{{SmoothingKind::Ema, "ema"},
+                                                  {SmoothingKind::RunningAverage, "average"},
+                                                  {SmoothingKind::Gaussian, "gaussian"}}};
+
+} // namespace
+
 bool parseSmoothingKind(QStringView name, SmoothingKind *kind) {
-    if (name == u"ema")
-        *kind = SmoothingKind::Ema;
-    else if (name == u"average")
-        *kind = SmoothingKind::RunningAverage;
-    else if (name == u"gaussian")
-        *kind = SmoothingKind::Gaussian;
-    else
-        return false;
-    return true;
+    return parseName(kKindNames, name, kind);
 }
 
 QString smoothingKindName(SmoothingKind kind) {
-    switch (kind) {
-    case SmoothingKind::Ema:
-        return QStringLiteral("ema");
-    case SmoothingKind::RunningAverage:
-        return QStringLiteral("average");
-    case SmoothingKind::Gaussian:
-        return QStringLiteral("gaussian");
-    }
-    return {};
+    return nameOf(kKindNames, kind);
 }
 
 } // namespace sb

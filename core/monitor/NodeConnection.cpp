@@ -2,6 +2,7 @@
 
 #include "SampleScript.h"
 #include "ssh/ShellQuote.h"
+#include "util/EnumNames.h"
 #include "util/Log.h"
 
 #include <QCoreApplication>
@@ -29,15 +30,16 @@ constexpr qint64 kUnwatchedRequestLimitMs = 120'000;
 } // namespace
 
 QString NodeStatus::stateName() const {
-    static constexpr const char *kNames[] = {
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "connecting"),
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "connected"),
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "unreachable"),
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "unknown host key"),
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "host key changed"),
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "needs passphrase"),
-        QT_TRANSLATE_NOOP("sb::NodeStatus", "login refused")};
-    return QCoreApplication::translate("sb::NodeStatus", kNames[static_cast<int>(state)]);
+    using S = State;
+    static constexpr EnumNames<S, 7> kNames{
+        {{S::Connecting, QT_TRANSLATE_NOOP("sb::NodeStatus", "connecting")},
+         {S::Connected, QT_TRANSLATE_NOOP("sb::NodeStatus", "connected")},
+         {S::Unreachable, QT_TRANSLATE_NOOP("sb::NodeStatus", "unreachable")},
+         {S::HostKeyUnknown, QT_TRANSLATE_NOOP("sb::NodeStatus", "unknown host key")},
+         {S::HostKeyChanged, QT_TRANSLATE_NOOP("sb::NodeStatus", "host key changed")},
+         {S::NeedsPassphrase, QT_TRANSLATE_NOOP("sb::NodeStatus", "needs passphrase")},
+         {S::AuthFailed, QT_TRANSLATE_NOOP("sb::NodeStatus", "login refused")}}};
+    return translatedNameOf(kNames, state, "sb::NodeStatus");
 }
 
 NodeConnection::NodeConnection(NodeConfig node, Options options, QObject *parent)

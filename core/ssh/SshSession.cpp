@@ -288,6 +288,19 @@ bool drain(ssh_channel channel, QByteArray *out, QByteArray *err) {
 
 } // namespace
 
+QString oneLine(const QByteArray &output) {
+    return QString::fromUtf8(output).trimmed().split(u'\n', Qt::SkipEmptyParts).join(u"; "_s);
+}
+
+Status commandSucceeded(const Result<ExecResult> &result) {
+    if (!result)
+        return result.failure();
+    if (result->exitCode == 0)
+        return success();
+    const QString said = oneLine(result->err);
+    return fail(said.isEmpty() ? u"exited with code %1"_s.arg(result->exitCode) : said);
+}
+
 Result<ExecResult> SshSession::run(const QString &command, const QByteArray &input, int timeoutMs) {
     ssh_channel channel = openExec(m_session, command);
     if (!channel)

@@ -48,6 +48,12 @@ struct ExecResult {
     QByteArray err;
 };
 
+// A command's output as one line for a message ("sbatch: error: ...; ..."): lines joined by "; ".
+QString oneLine(const QByteArray &output);
+// Success when a remote command ran and exited 0; otherwise why not, in one line: its error
+// output (or its exit code when it said nothing), or why it could not run.
+Status commandSucceeded(const Result<ExecResult> &result);
+
 // A command running on an open channel whose output is read as it comes (the node sampler).
 class SshStream {
 public:

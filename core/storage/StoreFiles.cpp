@@ -15,11 +15,54 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QString systemError() {
-    return QString::fromLocal8Bit(std::strerror(errno));
+QString reason() {
+    return qt_error_string(errno);
 }
 
 } // namespace
+
+bool writeFully(int fd, const char *data, qint64 size, qint64 offset) {
+    while (size > 0) {
+        const ssize_t n = offset >= 0 ? ::pwrite(fd, data, size, offset) : ::write(fd, data, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data += n;
+        size -= n;
+        if (offset >= 0)
+            offset += n;
+    }
+    return true;
+}
+
+bool readFully(int fd, char *data, qint64 size, qint64 offset) {
+    while (size > 0) {
+        const ssize_t n = ::pread(fd, data, size, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            errno = 0; // the file ended: no system error to tell
+        if (n <= 0)
+            return false;
+        data += n;
+        size -= n;
+        offset += n;
+    }
+    return true;
+}
+
+bool readWholeFile(int fd, qint64 maxBytes, QByteArray *out) {
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || info.st_size > maxBytes)
+        return false;
+    out->resize(static_cast<qsizetype>(info.st_size));
+    return readFully(fd, out->data(), info.st_size, 0);
+}
+
+QString systemError(const QString &what) {
+    return u"%1: %2"_s.arg(what, reason());
+}
 
 StoreFile openStoreFile(const QString &path, int flags) {
     StoreFile file;
@@ -33,11 +76,9 @@ StoreFile openStoreFile(const QString &path, int flags) {
         file.problem = error == ENOENT ? StoreFile::Problem::Missing
                        : foreign       ? StoreFile::Problem::Foreign
                                        : StoreFile::Problem::Failed;
-        file.error =
-            error == ELOOP ? u"%1 is a symbolic link"_s.arg(path)
-            : foreign
-                ? u"%1 is not a regular file"_s.arg(path)
-                : u"cannot open %1: %2"_s.arg(path, QString::fromLocal8Bit(std::strerror(error)));
+        file.error = error == ELOOP ? u"%1 is a symbolic link"_s.arg(path)
+                     : foreign      ? u"%1 is not a regular file"_s.arg(path)
+                                    : u"cannot open %1: %2"_s.arg(path, qt_error_string(error));
         return file;
     }
     struct stat info {};
@@ -57,12 +98,12 @@ StoreFile openStoreFile(const QString &path, int flags) {
 Result<int> createStoreFile(const QString &path) {
     const QByteArray name = QFile::encodeName(path);
     if (::unlink(name.constData()) != 0 && errno != ENOENT)
-        return fail(u"cannot remove %1: %2"_s.arg(path, systemError()), ErrorCode::StorageFailed);
+        return fail(u"cannot remove %1: %2"_s.arg(path, reason()), ErrorCode::StorageFailed);
     // O_EXCL: should anything appear there meanwhile, it is not ours to write.
     const int fd =
         ::open(name.constData(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
-        return fail(u"cannot create %1: %2"_s.arg(path, systemError()), ErrorCode::StorageFailed);
+        return fail(u"cannot create %1: %2"_s.arg(path, reason()), ErrorCode::StorageFailed);
     return fd;
 }
 
@@ -79,12 +120,12 @@ Status prepareStoreDirectory(const QString &path, bool subdirectory) {
                         ErrorCode::StorageFailed);
         // Metrics are private: a directory the store makes is the owner's alone.
         if (::chmod(name.constData(), 0700) != 0)
-            return fail(u"cannot make %1 private: %2"_s.arg(path, systemError()),
+            return fail(u"cannot make %1 private: %2"_s.arg(path, reason()),
                         ErrorCode::StorageFailed);
         return success();
     }
     if (found != 0)
-        return fail(u"cannot use the store directory %1: %2"_s.arg(path, systemError()),
+        return fail(u"cannot use the store directory %1: %2"_s.arg(path, reason()),
                     ErrorCode::StorageFailed);
     if (!S_ISDIR(info.st_mode))
         return fail(u"%1 is not a directory (%2): the store does not follow it; move it away"_s.arg(

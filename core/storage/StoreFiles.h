@@ -1,7 +1,9 @@
 #pragma once
 
 #include "util/Result.h"
+#include "util/UniqueFd.h"
 
+#include <QByteArray>
 #include <QString>
 
 namespace sb {
@@ -30,5 +32,16 @@ Result<int> createStoreFile(const QString &path);
 // used as it is (its mode never changed) unless every user may write to it (a shared one such as
 // /tmp, mode 1777, is refused). A subdirectory must be a real one, not a link.
 Status prepareStoreDirectory(const QString &path, bool subdirectory);
+
+// Writes all `size` bytes at `offset`, or at the file's end (its offset, or O_APPEND's) when
+// `offset` is -1. False when the system refused (errno says why).
+bool writeFully(int fd, const char *data, qint64 size, qint64 offset = -1);
+// Reads exactly `size` bytes at `offset`. False when the read failed (errno says why) or the file
+// ended first (errno then 0).
+bool readFully(int fd, char *data, qint64 size, qint64 offset);
+// A whole file of at most `maxBytes`, read from its descriptor.
+bool readWholeFile(int fd, qint64 maxBytes, QByteArray *out);
+// "what: the system's reason" for the last call that failed (errno).
+QString systemError(const QString &what);
 
 } // namespace sb

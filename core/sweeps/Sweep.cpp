@@ -3,16 +3,17 @@
 #include "Hyperband.h"
 #include "SweepSearch.h"
 #include "TrialCommand.h"
+#include "client/CollectorClient.h"
 #include "jobs/JobsModel.h"
-#include "metrics/CollectorClient.h"
 #include "ssh/ShellQuote.h"
+#include "util/EnumNames.h"
+#include "util/Files.h"
 #include "util/Log.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 #include <QScopedValueRollback>
 
 #include <algorithm>
@@ -30,20 +31,12 @@ constexpr int kMetricPoints = CollectorApi::kMostColumns;
 // How long after a trial ends its last metric lines may take to reach the collector.
 constexpr qint64 kSettleMs = 1500;
 
-QString stateName(Sweep::State state) {
-    switch (state) {
-    case Sweep::State::Running:
-        return u"running"_s;
-    case Sweep::State::Stopped:
-        return u"stopped"_s;
-    case Sweep::State::Finished:
-        return u"finished"_s;
-    }
-    return {};
-}
+constexpr EnumNames<Sweep::State, 3> kStateNames{{{Sweep::State::Running, "running"},
+                                                  {Sweep::State::Stopped, "stopped"},
+                                                  {Sweep::State::Finished, "finished"}}};
 
-bool isFinished(JobState state) {
-    return state >= JobState::Succeeded;
+QString stateName(Sweep::State state) {
+    return nameOf(kStateNames, state);
 }
 
 QString time(const QDateTime &t) {
@@ -138,7 +131,7 @@ Sweep::Sweep(SweepSpec spec, JobsModel *jobs, CollectorClient *collector, Option
 
 Result<Sweep *> Sweep::create(const SweepSpec &spec, JobsModel *jobs, CollectorClient *collector,
                               const Options &options, QObject *parent) {
-    JobBackend *backend = jobs->backend(spec.backend);
+    JobBackend *backend = jobs->registry()->backend(spec.backend);
     if (!backend)
         return fail(tr("%1: no %2 backend to run the trials on").arg(spec.fileName, spec.backend));
     if (indexed(spec, backend) && spec.runCap == 0 && spec.method == SweepSpec::Method::Random)
@@ -182,10 +175,8 @@ Result<Sweep *> Sweep::resume(const QString &stateFile, JobsModel *jobs, Collect
             sweep->m_unread.insert(trial.number, 0);
         sweep->m_trials << trial;
     }
-    const QString status = state[u"status"_s].toString();
-    sweep->m_state = status == "running"_L1    ? State::Running
-                     : status == "finished"_L1 ? State::Finished
-                                               : State::Stopped;
+    sweep->m_state = State::Stopped; // unless it says otherwise
+    (void)parseName(kStateNames, state[u"status"_s].toString(), &sweep->m_state);
     sweep->connectBackend();
     if (sweep->m_state == State::Running)
         sweep->start();
@@ -206,7 +197,7 @@ QString Sweep::statePath() const {
 }
 
 JobBackend *Sweep::backend() const {
-    return m_jobs->backend(m_spec.backend);
+    return m_jobs->registry()->backend(m_spec.backend);
 }
 
 void Sweep::connectBackend() {
@@ -673,12 +664,10 @@ void Sweep::save() {
                             {u"limit"_s, m_limit},
                             {u"reason"_s, m_stopReason},
                             {u"trials"_s, trials}};
-    QDir().mkpath(m_options.stateDirectory);
-    QSaveFile file(statePath());
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(QJsonDocument(state).toJson(QJsonDocument::Compact)) < 0 || !file.commit())
-        Q_EMIT problem(
-            tr("%1: cannot save the sweep's state: %2").arg(statePath(), file.errorString()));
+    if (Status saved =
+            writeFileAtomically(statePath(), QJsonDocument(state).toJson(QJsonDocument::Compact));
+        !saved)
+        Q_EMIT problem(tr("%1: cannot save the sweep's state: %2").arg(statePath(), saved.error()));
 }
 
 } // namespace sb

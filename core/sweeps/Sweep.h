@@ -34,7 +34,7 @@ struct Trial {
     QDateTime started;
     QDateTime finished;
 
-    bool finishedState() const { return state >= JobState::Succeeded; }
+    bool finishedState() const { return isFinished(state); }
     std::optional<double> last() const;
     std::optional<double> best(bool maximize) const;
     QJsonObject toJson() const;

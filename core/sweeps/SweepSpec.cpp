@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "config/YamlFile.h"
+#include "util/EnumNames.h"
 #include "util/Files.h"
 
 #include <QFile>
@@ -14,16 +15,16 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
+namespace {
+
+constexpr EnumNames<SweepSpec::Method, 3> kMethodNames{{{SweepSpec::Method::Grid, "grid"},
+                                                        {SweepSpec::Method::Random, "random"},
+                                                        {SweepSpec::Method::Bayes, "bayes"}}};
+
+} // namespace
+
 QString sweepMethodName(SweepSpec::Method method) {
-    switch (method) {
-    case SweepSpec::Method::Grid:
-        return u"grid"_s;
-    case SweepSpec::Method::Random:
-        return u"random"_s;
-    case SweepSpec::Method::Bayes:
-        return u"bayes"_s;
-    }
-    return {};
+    return nameOf(kMethodNames, method);
 }
 
 namespace {
@@ -358,10 +359,10 @@ Status parseSignalbox(const Reader &in, const YAML::Node &node, SweepSpec &spec)
         return in.error(node, at,
                         u"names a Slurm cluster and nodes or a cluster; trials run on "
                         "one"_s);
-    spec.backend = !spec.cluster.isEmpty()        ? u"kubernetes"_s
-                   : !spec.slurmCluster.isEmpty() ? u"slurm"_s
-                   : !spec.nodes.isEmpty()        ? u"ssh"_s
-                                                  : u"local"_s;
+    spec.backend = !spec.cluster.isEmpty()        ? BackendName::kKubernetes
+                   : !spec.slurmCluster.isEmpty() ? BackendName::kSlurm
+                   : !spec.nodes.isEmpty()        ? BackendName::kSsh
+                                                  : BackendName::kLocal;
     if (spec.slurmCluster.isEmpty() && (!spec.partition.isEmpty() || !spec.timeLimit.isEmpty()))
         return in.error(node, at, u"partition and time_limit are for a Slurm cluster (slurm:)"_s);
     if (spec.cluster.isEmpty() && (!spec.jobTemplate.isEmpty() || !spec.image.isEmpty()))
@@ -402,13 +403,7 @@ Result<SweepSpec> SweepSpec::parse(const QByteArray &yaml, const QString &fileNa
     auto methodName = in.text(method, u"method"_s);
     if (!methodName)
         return Error{methodName.error()};
-    if (*methodName == "grid"_L1)
-        spec.method = Method::Grid;
-    else if (*methodName == "random"_L1)
-        spec.method = Method::Random;
-    else if (*methodName == "bayes"_L1)
-        spec.method = Method::Bayes;
-    else
+    if (!parseName(kMethodNames, *methodName, &spec.method))
         return in.error(
             method, u"method"_s,
             u"\"%1\" is not a method (expected grid, random or bayes)"_s.arg(*methodName));

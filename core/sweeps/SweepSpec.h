@@ -3,6 +3,7 @@
 // A sweep as researchers already write it: the Weights & Biases sweep YAML (method, metric,
 // parameters, early_terminate, run_cap, program, command), plus a `signalbox:` section saying
 // where the trials run.
+#include "jobs/BackendName.h"
 #include "util/Result.h"
 
 #include <QJsonArray>
@@ -60,7 +61,7 @@ struct SweepSpec {
     QStringList command; // with ${...} macros; the default runs the program with ${args}
 
     // The `signalbox:` section: where and how trials run.
-    QString backend = QStringLiteral("local"); // as JobSpec::backend, from the keys below
+    QString backend = BackendName::kLocal; // as JobSpec::backend, from the keys below
     QStringList nodes;    // SSH nodes; ["*"]: any node. Empty with no cluster: this computer
     QString cluster;      // a kubeconfig context instead
     QString jobTemplate;  // of the config, for cluster trials

@@ -3,6 +3,7 @@
 #include "Sweep.h"
 #include "ssh/ShellQuote.h"
 #include "sweeps/TrialCommand.h"
+#include "util/Duration.h"
 
 namespace sb {
 
@@ -20,17 +21,6 @@ void flatten(const QList<SweepParameter> &parameters, const QString &prefix, QSt
 }
 
 enum Tail { Last, Best, Runtime, Node, Message, TailCount };
-
-QString duration(qint64 ms) {
-    const qint64 seconds = ms / 1000;
-    if (seconds < 10)
-        return u"%1 s"_s.arg(static_cast<double>(ms) / 1000.0, 0, 'f', 1);
-    if (seconds < 60)
-        return u"%1 s"_s.arg(seconds);
-    if (seconds < 3600)
-        return u"%1 min %2 s"_s.arg(seconds / 60).arg(seconds % 60);
-    return u"%1 h %2 min"_s.arg(seconds / 3600).arg(seconds % 3600 / 60);
-}
 
 } // namespace
 
@@ -126,7 +116,7 @@ QVariant TrialsModel::data(const QModelIndex &index, int role) const {
         const QDateTime end =
             trial.finished.isValid() ? trial.finished : QDateTime::currentDateTime();
         const qint64 ms = trial.started.msecsTo(end);
-        return sorting ? QVariant(ms) : QVariant(duration(ms));
+        return sorting ? QVariant(ms) : QVariant(formatDuration(ms, DurationStyle::Words));
     }
     case Node:
         return trial.node;

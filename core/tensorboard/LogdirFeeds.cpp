@@ -1,7 +1,7 @@
 #include "LogdirFeeds.h"
 
 #include "SftpLogdir.h"
-#include "metrics/CollectorClient.h"
+#include "client/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NodeConnection.h"
 #include "monitor/NodeMonitor.h"

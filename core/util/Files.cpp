@@ -1,5 +1,7 @@
 #include "Files.h"
 
+#include "UniqueFd.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -22,25 +24,16 @@ QString systemError() {
     return QString::fromLocal8Bit(std::strerror(errno));
 }
 
-// An open file descriptor that closes itself.
-struct Descriptor {
-    int fd;
-    ~Descriptor() {
-        if (fd >= 0)
-            ::close(fd);
-    }
-};
-
 } // namespace
 
 Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer.
-    const Descriptor file{
+    const UniqueFd file{
         ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-    if (file.fd < 0)
+    if (!file.valid())
         return fail(u"cannot read %1: %2"_s.arg(path, systemError()));
     struct stat info {};
-    if (::fstat(file.fd, &info) != 0)
+    if (::fstat(file.get(), &info) != 0)
         return fail(u"cannot read %1: %2"_s.arg(path, systemError()));
     if (!S_ISREG(info.st_mode))
         return fail(u"%1 is not a regular file"_s.arg(path), ErrorCode::InvalidInput);
@@ -50,7 +43,7 @@ Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes) {
     QByteArray bytes(static_cast<qsizetype>(info.st_size) + 1, Qt::Uninitialized);
     qsizetype size = 0;
     while (size < bytes.size()) { // one byte more than expected tells a file that grew
-        const ssize_t n = ::read(file.fd, bytes.data() + size, bytes.size() - size);
+        const ssize_t n = ::read(file.get(), bytes.data() + size, bytes.size() - size);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -81,27 +74,28 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
         // A stale temporary, or a link planted in its place, goes: never written through.
         if (::unlink(temporary.constData()) != 0 && errno != ENOENT)
             return failed(u"unlink"_s);
-        const Descriptor file{::open(temporary.constData(),
-                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
-        if (file.fd < 0)
+        const UniqueFd file{::open(temporary.constData(),
+                                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
+        if (!file.valid())
             return failed(u"open"_s);
         for (qsizetype written = 0; written < bytes.size();) {
-            const ssize_t n = ::write(file.fd, bytes.constData() + written, bytes.size() - written);
+            const ssize_t n =
+                ::write(file.get(), bytes.constData() + written, bytes.size() - written);
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
                 return failed(u"write"_s);
             written += n;
         }
-        if (::fsync(file.fd) != 0)
+        if (::fsync(file.get()) != 0)
             return failed(u"fsync"_s);
     }
     if (::rename(temporary.constData(), QFile::encodeName(path).constData()) != 0)
         return failed(u"rename"_s);
-    const Descriptor directory{
+    const UniqueFd directory{
         ::open(QFile::encodeName(target.absolutePath()).constData(), O_RDONLY | O_CLOEXEC)};
-    if (directory.fd >= 0)
-        (void)::fsync(directory.fd); // the rename itself survives a power loss
+    if (directory.valid())
+        (void)::fsync(directory.get()); // the rename itself survives a power loss
     return success();
 }
 

@@ -4,10 +4,6 @@
 <context>
     <name>QObject</name>
     <message>
-        <source>&quot;%1&quot; is not an exit code (1 to 255)</source>
-        <translation>“%1”不是退出码（1 到 255）</translation>
-    </message>
-    <message>
         <source>history: busy (blue), memory (purple), 10 min</source>
         <translation>历史：繁忙度（蓝）、内存（紫），10 分钟</translation>
     </message>
@@ -146,10 +142,6 @@
     <message>
         <source>running for %1</source>
         <translation>已运行 %1</translation>
-    </message>
-    <message>
-        <source>%1 d %2</source>
-        <translation>%1 天 %2</translation>
     </message>
     <message>
         <source>reserved for %1</source>
@@ -587,6 +579,25 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     </message>
 </context>
 <context>
+    <name>sb::Duration</name>
+    <message>
+        <source>%1 d %2</source>
+        <translation>%1 天 %2</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+</context>
+<context>
     <name>sb::FleetTable</name>
     <message>
         <source>%1 of %2 GPUs free on %3 node</source>
@@ -654,6 +665,14 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>%1 cannot read the GPUs of job %2 where it runs</source>
         <translation>%1 无法在作业 %2 运行的地方读取其 GPU</translation>
+    </message>
+    <message>
+        <source>%1 cannot say what %2 offers</source>
+        <translation>%1 无法说明 %2 提供什么</translation>
+    </message>
+    <message>
+        <source>%1 shows no preview</source>
+        <translation>%1 没有预览</translation>
     </message>
 </context>
 <context>
@@ -919,6 +938,18 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>job %1 has no running pod</source>
         <translation>作业 %1 没有运行中的 Pod</translation>
     </message>
+    <message>
+        <source>The manifest</source>
+        <translation>清单</translation>
+    </message>
+    <message>
+        <source>The manifest: the last document must be the Job (kind: Job)</source>
+        <translation>清单：最后一个文档必须是 Job（kind: Job）</translation>
+    </message>
+    <message>
+        <source>The API server refused it: %1</source>
+        <translation>API 服务器拒绝了它：%1</translation>
+    </message>
 </context>
 <context>
     <name>sb::KubeCode</name>
@@ -953,6 +984,148 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>ConfigMap %1: %2</source>
         <translation>ConfigMap %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>sb::KubeRunPage</name>
+    <message>
+        <source>&quot;%1&quot; is not an exit code (1 to 255)</source>
+        <translation>“%1”不是退出码（1 到 255）</translation>
+    </message>
+    <message>
+        <source>also set TF_CONFIG (TensorFlow)</source>
+        <translation>同时设置 TF_CONFIG（TensorFlow）</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>keep</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>Manifest</source>
+        <translation>清单</translation>
+    </message>
+    <message>
+        <source>Node selector, tolerations, priority class and service account from job_templates in the config</source>
+        <translation>节点选择器、容忍度、优先级类和服务账号取自配置中的 job_templates</translation>
+    </message>
+    <message>
+        <source>per worker, e.g. 8</source>
+        <translation>每个工作进程，例如 8</translation>
+    </message>
+    <message>
+        <source>per worker, e.g. 32Gi</source>
+        <translation>每个工作进程，例如 32Gi</translation>
+    </message>
+    <message>
+        <source>optional: a Kueue LocalQueue</source>
+        <translation>可选：一个 Kueue LocalQueue</translation>
+    </message>
+    <message>
+        <source>How often a failed pod is retried (backoffLimit); evictions and preemptions never count</source>
+        <translation>失败的 Pod 重试的次数（backoffLimit）；驱逐和抢占从不计入</translation>
+    </message>
+    <message>
+        <source>The job fails when it has run this long (activeDeadlineSeconds)</source>
+        <translation>作业运行这么久后即判为失败（activeDeadlineSeconds）</translation>
+    </message>
+    <message>
+        <source>e.g. 2, 42: exit codes retries would not help</source>
+        <translation>例如 2, 42：重试也无济于事的退出码</translation>
+    </message>
+    <message>
+        <source>Delete the finished job from the cluster after this long (ttlSecondsAfterFinished)</source>
+        <translation>作业结束后过这么久即从集群中删除（ttlSecondsAfterFinished）</translation>
+    </message>
+    <message>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Queue</source>
+        <translation>队列</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Deadline</source>
+        <translation>截止时间</translation>
+    </message>
+    <message>
+        <source>Fail at once on</source>
+        <translation>遇到即失败</translation>
+    </message>
+    <message>
+        <source>Delete when done</source>
+        <translation>完成后删除</translation>
+    </message>
+    <message>
+        <source>The objects Run submits, as YAML; edit them freely</source>
+        <translation>“运行”将提交的对象，YAML 格式；可随意编辑</translation>
+    </message>
+    <message>
+        <source>Cluster %1</source>
+        <translation>集群 %1</translation>
+    </message>
+    <message>
+        <source>optional: a local directory unpacked in the pods at %1</source>
+        <translation>可选：一个本地目录，解压到 Pod 中的 %1</translation>
+    </message>
+    <message>
+        <source>in the container: the image&apos;s own</source>
+        <translation>在容器中：镜像自身的设置</translation>
+    </message>
+    <message>
+        <source>More than one: an Indexed Job; each pod gets MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun</source>
+        <translation>多于一个时为 Indexed Job；每个 Pod 都会获得供 torchrun 使用的 MASTER_ADDR、MASTER_PORT、WORLD_SIZE、RANK 和 NODE_RANK</translation>
+    </message>
+    <message>
+        <source>Packing the code…</source>
+        <translation>正在打包代码…</translation>
+    </message>
+    <message>
+        <source>Packing the code of %1…</source>
+        <translation>正在打包 %1 的代码…</translation>
+    </message>
+    <message>
+        <source>Fail at once on: %1</source>
+        <translation>遇到即失败：%1</translation>
+    </message>
+    <message>
+        <source>Packing the code first…</source>
+        <translation>先打包代码…</translation>
+    </message>
+    <message>
+        <source>Checking with the API server (dry run)…</source>
+        <translation>正在与 API 服务器核对（试运行）…</translation>
+    </message>
+</context>
+<context>
+    <name>sb::LocalRunPage</name>
+    <message>
+        <source>This computer</source>
+        <translation>本机</translation>
     </message>
 </context>
 <context>
@@ -1179,88 +1352,8 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
 <context>
     <name>sb::NewRunDialog</name>
     <message>
-        <source>also set TF_CONFIG (TensorFlow)</source>
-        <translation>同时设置 TF_CONFIG（TensorFlow）</translation>
-    </message>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <source> min</source>
-        <translation> 分钟</translation>
-    </message>
-    <message>
-        <source>keep</source>
-        <translation>保留</translation>
-    </message>
-    <message>
-        <source>default</source>
-        <translation>默认</translation>
-    </message>
-    <message>
-        <source>Manifest</source>
-        <translation>清单</translation>
-    </message>
-    <message>
         <source>New run</source>
         <translation>新建运行</translation>
-    </message>
-    <message>
-        <source>This computer</source>
-        <translation>本机</translation>
-    </message>
-    <message>
-        <source>Any node with enough free GPUs</source>
-        <translation>任一有足够空闲 GPU 的节点</translation>
-    </message>
-    <message>
-        <source>Node %1</source>
-        <translation>节点 %1</translation>
-    </message>
-    <message>
-        <source>Cluster %1</source>
-        <translation>集群 %1</translation>
-    </message>
-    <message>
-        <source>Slurm cluster %1</source>
-        <translation>Slurm 集群 %1</translation>
-    </message>
-    <message>
-        <source>Node selector, tolerations, priority class and service account from job_templates in the config</source>
-        <translation>节点选择器、容忍度、优先级类和服务账号取自配置中的 job_templates</translation>
-    </message>
-    <message>
-        <source>More than one: an Indexed Job; each pod gets MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun</source>
-        <translation>多于一个时为 Indexed Job；每个 Pod 都会获得供 torchrun 使用的 MASTER_ADDR、MASTER_PORT、WORLD_SIZE、RANK 和 NODE_RANK</translation>
-    </message>
-    <message>
-        <source>per worker, e.g. 8</source>
-        <translation>每个工作进程，例如 8</translation>
-    </message>
-    <message>
-        <source>per worker, e.g. 32Gi</source>
-        <translation>每个工作进程，例如 32Gi</translation>
-    </message>
-    <message>
-        <source>optional: a Kueue LocalQueue</source>
-        <translation>可选：一个 Kueue LocalQueue</translation>
-    </message>
-    <message>
-        <source>How often a failed pod is retried (backoffLimit); evictions and preemptions never count</source>
-        <translation>失败的 Pod 重试的次数（backoffLimit）；驱逐和抢占从不计入</translation>
-    </message>
-    <message>
-        <source>The job fails when it has run this long (activeDeadlineSeconds)</source>
-        <translation>作业运行这么久后即判为失败（activeDeadlineSeconds）</translation>
-    </message>
-    <message>
-        <source>e.g. 2, 42: exit codes retries would not help</source>
-        <translation>例如 2, 42：重试也无济于事的退出码</translation>
-    </message>
-    <message>
-        <source>Delete the finished job from the cluster after this long (ttlSecondsAfterFinished)</source>
-        <translation>作业结束后过这么久即从集群中删除（ttlSecondsAfterFinished）</translation>
     </message>
     <message>
         <source>Picked among the node&apos;s free GPUs and passed as CUDA_VISIBLE_DEVICES</source>
@@ -1315,104 +1408,8 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
         <translation>从此处复制代码</translation>
     </message>
     <message>
-        <source>Template</source>
-        <translation>模板</translation>
-    </message>
-    <message>
-        <source>Image</source>
-        <translation>镜像</translation>
-    </message>
-    <message>
         <source>Workers</source>
         <translation>工作进程</translation>
-    </message>
-    <message>
-        <source>CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <source>Memory</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <source>Queue</source>
-        <translation>队列</translation>
-    </message>
-    <message>
-        <source>Retries</source>
-        <translation>重试</translation>
-    </message>
-    <message>
-        <source>Deadline</source>
-        <translation>截止时间</translation>
-    </message>
-    <message>
-        <source>Fail at once on</source>
-        <translation>遇到即失败</translation>
-    </message>
-    <message>
-        <source>Delete when done</source>
-        <translation>完成后删除</translation>
-    </message>
-    <message>
-        <source>Partition</source>
-        <translation>分区</translation>
-    </message>
-    <message>
-        <source>Account</source>
-        <translation>账户</translation>
-    </message>
-    <message>
-        <source>QoS</source>
-        <translation>QoS</translation>
-    </message>
-    <message>
-        <source>Time limit</source>
-        <translation>时间限制</translation>
-    </message>
-    <message>
-        <source>CPUs per node</source>
-        <translation>每节点 CPU 数</translation>
-    </message>
-    <message>
-        <source>Memory per node</source>
-        <translation>每节点内存</translation>
-    </message>
-    <message>
-        <source>GPU type</source>
-        <translation>GPU 型号</translation>
-    </message>
-    <message>
-        <source>After</source>
-        <translation>依赖</translation>
-    </message>
-    <message>
-        <source>e.g. afterok:1234 (sbatch --dependency); empty: none</source>
-        <translation>例如 afterok:1234（sbatch --dependency）；留空：无</translation>
-    </message>
-    <message>
-        <source>the cluster&apos;s default</source>
-        <translation>集群默认值</translation>
-    </message>
-    <message>
-        <source>e.g. 4:00:00 or 2-00:00:00; empty: the partition&apos;s</source>
-        <translation>例如 4:00:00 或 2-00:00:00；留空：使用分区的设置</translation>
-    </message>
-    <message>
-        <source>e.g. 64G; empty: the partition&apos;s</source>
-        <translation>例如 64G；留空：使用分区的设置</translation>
-    </message>
-    <message>
-        <source>e.g. h100; empty: any</source>
-        <translation>例如 h100；留空：任意</translation>
-    </message>
-    <message>
-        <source>What sbatch receives, editable; sbatch adds the job name, the output file and SIGNALBOX_RUN</source>
-        <translation>sbatch 收到的内容，可编辑；sbatch 会加上作业名、输出文件和 SIGNALBOX_RUN</translation>
-    </message>
-    <message>
-        <source>The objects Run submits, as YAML; edit them freely</source>
-        <translation>“运行”将提交的对象，YAML 格式；可随意编辑</translation>
     </message>
     <message>
         <source>Reset to the form</source>
@@ -1422,95 +1419,16 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
         <source>Edited by hand: changes in the form no longer apply</source>
         <translation>已手动编辑：表单中的更改不再生效</translation>
     </message>
-    <message>
-        <source>optional: a local directory unpacked in the pods at %1</source>
-        <translation>可选：一个本地目录，解压到 Pod 中的 %1</translation>
-    </message>
-    <message>
-        <source>optional: a local directory copied to the cluster&apos;s workspace, where the job starts</source>
-        <translation>可选：一个本地目录，复制到集群的工作区，作业从那里启动</translation>
-    </message>
+</context>
+<context>
+    <name>sb::NewRunPage</name>
     <message>
         <source>optional: a local directory copied to the node first</source>
         <translation>可选：一个本地目录，先复制到节点上</translation>
     </message>
     <message>
-        <source>Nodes, one task each under srun, with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun</source>
-        <translation>节点数，每个节点在 srun 下运行一个任务，并获得供 torchrun 使用的 MASTER_ADDR、MASTER_PORT、WORLD_SIZE、RANK 和 NODE_RANK</translation>
-    </message>
-    <message>
-        <source># %1</source>
-        <translation># %1</translation>
-    </message>
-    <message>
-        <source>in the container: the image&apos;s own</source>
-        <translation>在容器中：镜像自身的设置</translation>
-    </message>
-    <message>
-        <source>on the cluster: the run&apos;s directory in the workspace</source>
-        <translation>在集群上：运行在工作区中的目录</translation>
-    </message>
-    <message>
         <source>on the node: the copied code, else the home directory</source>
         <translation>在节点上：复制过去的代码，否则为主目录</translation>
-    </message>
-    <message>
-        <source>Node %1 — %2</source>
-        <translation>节点 %1 — %2</translation>
-    </message>
-    <message>
-        <source>Asking %1 for its free GPUs…</source>
-        <translation>正在询问 %1 的空闲 GPU…</translation>
-    </message>
-    <message>
-        <source>%1 did not say (%2)</source>
-        <translation>%1 没有回答（%2）</translation>
-    </message>
-    <message>
-        <source>Packing the code…</source>
-        <translation>正在打包代码…</translation>
-    </message>
-    <message>
-        <source># Packing the code of %1…
-</source>
-        <translation># 正在打包 %1 的代码…
-</translation>
-    </message>
-    <message>
-        <source>no Kubernetes backend</source>
-        <translation>没有 Kubernetes 后端</translation>
-    </message>
-    <message>
-        <source>Checking with the cluster (sbatch --test-only)…</source>
-        <translation>正在与集群核对（sbatch --test-only）…</translation>
-    </message>
-    <message>
-        <source>The cluster would refuse it: %1</source>
-        <translation>集群会拒绝它：%1</translation>
-    </message>
-    <message>
-        <source>Fail at once on: %1</source>
-        <translation>遇到即失败：%1</translation>
-    </message>
-    <message>
-        <source>Packing the code first…</source>
-        <translation>先打包代码…</translation>
-    </message>
-    <message>
-        <source>The manifest</source>
-        <translation>清单</translation>
-    </message>
-    <message>
-        <source>The manifest: the last document must be the Job (kind: Job)</source>
-        <translation>清单：最后一个文档必须是 Job（kind: Job）</translation>
-    </message>
-    <message>
-        <source>Checking with the API server (dry run)…</source>
-        <translation>正在与 API 服务器核对（试运行）…</translation>
-    </message>
-    <message>
-        <source>The API server refused it: %1</source>
-        <translation>API 服务器拒绝了它：%1</translation>
     </message>
 </context>
 <context>
@@ -2081,6 +1999,104 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     </message>
 </context>
 <context>
+    <name>sb::SlurmBackend</name>
+    <message>
+        <source>The cluster would refuse it: %1</source>
+        <translation>集群会拒绝它：%1</translation>
+    </message>
+</context>
+<context>
+    <name>sb::SlurmRunPage</name>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>Partition</source>
+        <translation>分区</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>QoS</source>
+        <translation>QoS</translation>
+    </message>
+    <message>
+        <source>Time limit</source>
+        <translation>时间限制</translation>
+    </message>
+    <message>
+        <source>CPUs per node</source>
+        <translation>每节点 CPU 数</translation>
+    </message>
+    <message>
+        <source>Memory per node</source>
+        <translation>每节点内存</translation>
+    </message>
+    <message>
+        <source>GPU type</source>
+        <translation>GPU 型号</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>依赖</translation>
+    </message>
+    <message>
+        <source>e.g. afterok:1234 (sbatch --dependency); empty: none</source>
+        <translation>例如 afterok:1234（sbatch --dependency）；留空：无</translation>
+    </message>
+    <message>
+        <source>the cluster&apos;s default</source>
+        <translation>集群默认值</translation>
+    </message>
+    <message>
+        <source>e.g. 4:00:00 or 2-00:00:00; empty: the partition&apos;s</source>
+        <translation>例如 4:00:00 或 2-00:00:00；留空：使用分区的设置</translation>
+    </message>
+    <message>
+        <source>e.g. 64G; empty: the partition&apos;s</source>
+        <translation>例如 64G；留空：使用分区的设置</translation>
+    </message>
+    <message>
+        <source>e.g. h100; empty: any</source>
+        <translation>例如 h100；留空：任意</translation>
+    </message>
+    <message>
+        <source>What sbatch receives, editable; sbatch adds the job name, the output file and SIGNALBOX_RUN</source>
+        <translation>sbatch 收到的内容，可编辑；sbatch 会加上作业名、输出文件和 SIGNALBOX_RUN</translation>
+    </message>
+    <message>
+        <source>Slurm cluster %1</source>
+        <translation>Slurm 集群 %1</translation>
+    </message>
+    <message>
+        <source>optional: a local directory copied to the cluster&apos;s workspace, where the job starts</source>
+        <translation>可选：一个本地目录，复制到集群的工作区，作业从那里启动</translation>
+    </message>
+    <message>
+        <source>on the cluster: the run&apos;s directory in the workspace</source>
+        <translation>在集群上：运行在工作区中的目录</translation>
+    </message>
+    <message>
+        <source>Nodes, one task each under srun, with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and NODE_RANK for torchrun</source>
+        <translation>节点数，每个节点在 srun 下运行一个任务，并获得供 torchrun 使用的 MASTER_ADDR、MASTER_PORT、WORLD_SIZE、RANK 和 NODE_RANK</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its free GPUs…</source>
+        <translation>正在询问 %1 的空闲 GPU…</translation>
+    </message>
+    <message>
+        <source>%1 did not say (%2)</source>
+        <translation>%1 没有回答（%2）</translation>
+    </message>
+    <message>
+        <source>Checking with the cluster (sbatch --test-only)…</source>
+        <translation>正在与集群核对（sbatch --test-only）…</translation>
+    </message>
+</context>
+<context>
     <name>sb::SshBackend</name>
     <message>
         <source>connected</source>
@@ -2093,6 +2109,21 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>%1 of %2 GPUs free</source>
         <translation>%2 个 GPU 中 %1 个空闲</translation>
+    </message>
+</context>
+<context>
+    <name>sb::SshRunPage</name>
+    <message>
+        <source>Any node with enough free GPUs</source>
+        <translation>任一有足够空闲 GPU 的节点</translation>
+    </message>
+    <message>
+        <source>Node %1</source>
+        <translation>节点 %1</translation>
+    </message>
+    <message>
+        <source>Node %1 — %2</source>
+        <translation>节点 %1 — %2</translation>
     </message>
 </context>
 <context>

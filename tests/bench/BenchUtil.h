@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QString>
+#include <QtGlobal>
 
 #include <unistd.h>
 
@@ -14,6 +15,18 @@
 #include <vector>
 
 namespace bench {
+
+// SIGNALBOX_BENCH_SCALE: how much of each benchmark's full size to run (scripts/test runs a
+// quarter; 1, the default, gives the figures the README quotes).
+inline double scale() {
+    const double s = qEnvironmentVariable("SIGNALBOX_BENCH_SCALE").toDouble();
+    return s > 0 ? s : 1;
+}
+
+// A count scaled by scale(), never below `least`.
+inline int scaled(int full, int least) {
+    return std::max(least, static_cast<int>(full * scale()));
+}
 
 // CPU seconds the calling thread has used.
 inline double threadCpuSeconds() {

@@ -8,7 +8,7 @@
 #include "BenchUtil.h"
 #include "collector/Collector.h"
 #include "metrics/CollectorApi.h"
-#include "metrics/MetricStore.h"
+#include "metrics/store/MetricStore.h"
 
 #include <QCoreApplication>
 #include <QDirIterator>
@@ -32,11 +32,6 @@
 using namespace Qt::StringLiterals;
 
 namespace {
-
-double scale() {
-    const double s = qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble();
-    return s > 0 ? s : 1;
-}
 
 quint16 freePort() {
     QTcpServer server;
@@ -166,7 +161,7 @@ QByteArray columnsBody(const QString &run, int metrics, int points, int firstSte
 }
 
 void ingest(const QString &binary, const QString &dir) {
-    const int batches = std::max(10, static_cast<int>(200 * scale()));
+    const int batches = std::max(10, static_cast<int>(200 * bench::scale()));
     constexpr int distinct = 10, metrics = 10, points = 5000; // 50,000 points a batch
     std::vector<QByteArray> bodies(distinct), columns(distinct);
     for (int b = 0; b < distinct; ++b) {
@@ -221,7 +216,7 @@ void ingest(const QString &binary, const QString &dir) {
 }
 
 void query(const QString &dir) {
-    const qint64 total = static_cast<qint64>(10'000'000 * scale());
+    const qint64 total = static_cast<qint64>(10'000'000 * bench::scale());
     std::unique_ptr<sb::MetricStore> owned = sb::MetricStore::open(dir).value();
     auto &store = *owned;
     QRandomGenerator rng(7);
@@ -288,7 +283,7 @@ void query(const QString &dir) {
 
 void memory(const QString &binary, const QString &dir) {
     const int runs = 100;
-    const qint64 perRun = static_cast<qint64>(1'000'000 * scale());
+    const qint64 perRun = static_cast<qint64>(1'000'000 * bench::scale());
     {
         auto opened = sb::MetricStore::open(dir);
         auto &store = *opened.value();
@@ -330,7 +325,7 @@ void memory(const QString &binary, const QString &dir) {
 // downsampled curves the chart would otherwise draw; both over HTTP from one collector process.
 void groups(const QString &binary, const QString &dir) {
     const int runs = 100;
-    const qint64 perRun = static_cast<qint64>(1'000'000 * scale());
+    const qint64 perRun = static_cast<qint64>(1'000'000 * bench::scale());
     QStringList names;
     {
         auto opened = sb::MetricStore::open(dir);
@@ -471,7 +466,7 @@ void appendsAtScale(const QString &dir) {
     std::printf("%10s %14s %14s %16s\n", "runs", "mean us", "max us", "bytes/append");
     qint64 runs = 0;
     for (const qint64 target : {qint64(1000), qint64(100'000), qint64(1'000'000)}) {
-        const qint64 wanted = std::max<qint64>(1000, static_cast<qint64>(target * scale()));
+        const qint64 wanted = std::max<qint64>(1000, static_cast<qint64>(target * bench::scale()));
         for (; runs < wanted; ++runs) {
             sb::RunInfo info{u"run-%1"_s.arg(runs), {}, {}, {}, {}, {}};
             info.config = QJsonObject{{u"lr"_s, 0.001 * double(runs % 97)}};
@@ -496,7 +491,7 @@ void appendsAtScale(const QString &dir) {
 // 100,000 runs x 10 metrics in one store (1 M series): its size on disk, the collector's start,
 // and a filtered page of /runs.
 void manyRuns(const QString &binary, const QString &dir) {
-    const int runs = std::max(1000, static_cast<int>(100'000 * scale()));
+    const int runs = std::max(1000, static_cast<int>(100'000 * bench::scale()));
     constexpr int metrics = 10, points = 10;
     QElapsedTimer timer;
     timer.start();
@@ -555,7 +550,7 @@ int main(int argc, char *argv[]) {
         qFatal("usage: bench_collector PATH/TO/signalbox-collector");
     const QString binary = QString::fromLocal8Bit(argv[1]);
     QTemporaryDir dir;
-    std::printf("== signalbox-collector benchmark (scale %.2f)\n", scale());
+    std::printf("== signalbox-collector benchmark (scale %.2f)\n", bench::scale());
 
     QStringList sections;
     for (int i = 2; i < argc; ++i)

@@ -11,8 +11,8 @@
 #include "BenchUtil.h"
 #include "JobsView.h"
 #include "jobs/JobsModel.h"
-#include "jobs/KubeBackend.h"
-#include "jobs/KubeJobs.h"
+#include "jobs/kubernetes/KubeBackend.h"
+#include "jobs/kubernetes/KubeJobs.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
     QApplication app(argc, argv);
     const int count = qEnvironmentVariableIntValue("SIGNALBOX_BENCH_JOBS") > 0
                           ? qEnvironmentVariableIntValue("SIGNALBOX_BENCH_JOBS")
-                          : 5000;
+                          : bench::scaled(5000, 500);
     K8sCluster cluster(1);
     auto context = cluster.context(u"cert"_s);
     if (!context) {
@@ -152,8 +152,9 @@ int main(int argc, char **argv) {
     double cpu0 = threadCpuSeconds();
     clock.restart();
     sb::KubeBackend kube({});
-    sb::JobsModel model;
-    model.addBackend(&kube);
+    sb::BackendRegistry registry;
+    sb::JobsModel model{&registry};
+    registry.add(&kube);
     sb::JobsView view(&model);
     view.resize(1400, 800);
     view.show();

@@ -4,10 +4,11 @@
 // open a new SSH connection for every sample (`ssh host nvidia-smi ...`, as gpustat-web does).
 // Prints figures; asserts nothing about time.
 #include "../support/SshNodes.h"
+#include "BenchUtil.h"
 #include "NodesView.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
-#include "jobs/SystemHistory.h"
-#include "metrics/CollectorClient.h"
+#include "fleet/SystemHistory.h"
 #include "monitor/NodeMonitor.h"
 #include "monitor/SampleScript.h"
 #include "ssh/ShellQuote.h"
@@ -45,8 +46,8 @@ int main(int argc, char **argv) {
     QApplication app(argc, argv);
     const int count = qEnvironmentVariableIntValue("SIGNALBOX_BENCH_NODES") > 0
                           ? qEnvironmentVariableIntValue("SIGNALBOX_BENCH_NODES")
-                          : 50;
-    const double seconds = 20;
+                          : bench::scaled(50, 10);
+    const double seconds = bench::scaled(20, 5);
     QStringList specs;
     for (int i = 0; i < count; ++i)
         specs << (i % 2 ? u"node%1=linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt*8"_s.arg(i)

@@ -5,7 +5,7 @@
 #include "CurvesView.h"
 #include "Swatches.h"
 #include "charts/CurveChart.h"
-#include "metrics/MetricStore.h"
+#include "metrics/store/MetricStore.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -69,8 +69,7 @@ void hoverFrames(sb::CurveChart &chart) {
 
 int main(int argc, char *argv[]) {
     QApplication app(argc, argv);
-    const double scale =
-        std::max(0.001, qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble());
+    const double scale = bench::scale();
     const int runs = 50;
     const qint64 perRun = static_cast<qint64>(1'000'000 * scale);
     QTemporaryDir dir;

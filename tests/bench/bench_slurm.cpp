@@ -5,8 +5,9 @@
 // terminal tools such as turm do; then the same two figures through slurmrestd (as root, where
 // the harness can run it). Prints figures; asserts nothing about time.
 #include "../support/SshNodes.h"
+#include "BenchUtil.h"
 #include "jobs/JobsModel.h"
-#include "jobs/SlurmBackend.h"
+#include "jobs/slurm/SlurmBackend.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -24,8 +25,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr int kJobs = 5000;
-constexpr int kWindowSeconds = 30;
+const int kJobs = bench::scaled(5000, 500);
+const int kWindowSeconds = bench::scaled(30, 10);
 
 double cpuSeconds() {
     rusage usage{};
@@ -86,8 +87,9 @@ int main(int argc, char **argv) {
     QTemporaryDir data;
     sb::NodeMonitor monitor({cluster.knownHostsFile()});
     sb::SlurmBackend backend(&monitor, {data.path(), 2000});
-    sb::JobsModel model;
-    model.addBackend(&backend);
+    sb::BackendRegistry registry;
+    sb::JobsModel model{&registry};
+    registry.add(&backend);
     clock.restart();
     monitor.setNodes({cluster.config(u"login"_s)});
     backend.setClusters({{.name = u"lab"_s, .login = u"login"_s}});
@@ -146,8 +148,9 @@ int main(int argc, char **argv) {
         QTemporaryDir restData;
         sb::NodeMonitor restMonitor({cluster.knownHostsFile()});
         sb::SlurmBackend rest(&restMonitor, {restData.path(), 2000});
-        sb::JobsModel restModel;
-        restModel.addBackend(&rest);
+        sb::BackendRegistry restModelBackends;
+        sb::JobsModel restModel{&restModelBackends};
+        restModelBackends.add(&rest);
         sb::NodeConfig restLogin = cluster.config(u"login"_s);
         restLogin.user = harness.value(u"restUser"_s).toString();
         clock.restart();

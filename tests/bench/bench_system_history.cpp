@@ -6,9 +6,9 @@
 #include "BenchUtil.h"
 #include "NodeHistory.h"
 #include "charts/CurveChart.h"
+#include "client/CollectorClient.h"
 #include "collector/Collector.h"
 #include "collector/EmbeddedCollector.h"
-#include "metrics/CollectorClient.h"
 #include "monitor/SystemSeries.h"
 
 #include <QApplication>
@@ -64,8 +64,7 @@ void store(sb::Collector &collector, const sb::SystemSeries::Points &points) {
 
 int main(int argc, char **argv) {
     QApplication app(argc, argv);
-    const double scale =
-        std::max(0.001, qEnvironmentVariable("SIGNALBOX_BENCH_SCALE", u"1"_s).toDouble());
+    const double scale = bench::scale();
     const int nodes = 50;
     const auto seconds = static_cast<qint64>(86400 * scale);
     QTemporaryDir dir;

@@ -1,9 +1,9 @@
 // The project archive delivered into cluster pods: GNU tar unpacks it to the project tree
 // (honouring .gitignore, executable bits, long paths, symlinks), and it is reproducible, so the
 // same tree has the same hash.
-#include "jobs/CodeArchive.h"
-#include "jobs/KubeJobs.h"
+#include "code/CodeArchive.h"
 #include "jobs/PythonClient.h"
+#include "jobs/kubernetes/KubeJobs.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,14 +1,16 @@
+#include "client/CollectorClient.h"
 #include "collector/Collector.h"
 #include "collector/EmbeddedCollector.h"
-#include "metrics/CollectorClient.h"
 
 #include <QBuffer>
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QtEndian>
@@ -116,6 +118,7 @@ private Q_SLOTS:
     void watchedDirectory();
     void embeddedOnItsOwnThread();
     void manyRunsAreAskedForInParts();
+    void aDataFileCutShortIsAnError();
 };
 
 void TestCollector::pushQueryExport() {
@@ -527,6 +530,47 @@ void TestCollector::manyRunsAreAskedForInParts() {
         QCOMPARE((*answer)->series[i].run, runs[static_cast<qsizetype>(i)]);
         QCOMPARE((*answer)->series[i].y, std::vector<double>{double(i)});
     }
+}
+
+// A data file cut short (here while an export streams, after its 200 went out): the export ends
+// without its last chunk, so the client sees a cut body, and /series and /groups answer 500 with
+// the reason, never points of zeros.
+void TestCollector::aDataFileCutShortIsAnError() {
+    QTemporaryDir dir;
+    auto collector = startCollector(dir.path());
+    const QUrl url = collector->url();
+    sb::SeriesPoints loss{u"loss"_s, {}};
+    for (int i = 0; i < 1'000'000; ++i) // far more CSV than the sockets hold
+        loss.points.push_back({double(i), i * 0.5, 1.7e9 + i});
+    QVERIFY(collector->store().append(u"r"_s, {loss}).ok());
+
+    QTcpSocket socket;
+    socket.setReadBufferSize(1 << 16);
+    socket.connectToHost(url.host(), quint16(url.port()));
+    QTRY_VERIFY(socket.state() == QAbstractSocket::ConnectedState);
+    socket.write("GET /api/v1/export?run=r&metric=loss HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    QTRY_VERIFY(socket.bytesAvailable() > 0);
+    QByteArray received = socket.readAll();
+    QVERIFY2(received.startsWith("HTTP/1.1 200"), received.left(200).constData());
+    const QDir data(dir.path() + u"/data"_s);
+    const QStringList files = data.entryList(QDir::Files);
+    QCOMPARE(files.size(), 1);
+    QFile file(data.filePath(files.first()));
+    QVERIFY(file.resize(16 + 10 * 24)); // the header and the first 10 points are left
+    socket.setReadBufferSize(0);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (received += socket.readAll(), socket.state() == QAbstractSocket::UnconnectedState), 30000);
+    received += socket.readAll();
+    QVERIFY(!received.endsWith("0\r\n\r\n")); // no last chunk: the body is cut
+    QVERIFY(received.size() < qsizetype(loss.points.size()) * 20);
+
+    Reply r = send(url, u"/api/v1/series?run=r&metric=loss&width=100"_s);
+    QCOMPARE(r.status, 500);
+    QVERIFY2(r.json()[u"error"_s].toString().contains(u"cut short"_s), r.body.constData());
+    r = send(url, u"/api/v1/groups"_s,
+             R"({"metric": "loss", "width": 10, "groups": [{"name": "g", "runs": ["r"]}]})");
+    QCOMPARE(r.status, 500);
+    QVERIFY2(r.json()[u"error"_s].toString().contains(u"cut short"_s), r.body.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCollector)

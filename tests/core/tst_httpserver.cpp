@@ -1,7 +1,7 @@
 // The collector's HTTP server against raw sockets: what a polite client gets, and what a hostile
 // one (huge, slow, idle, many, malformed) cannot take from the others.
-#include "util/HttpReply.h"
-#include "util/HttpServer.h"
+#include "net/HttpReply.h"
+#include "net/HttpServer.h"
 
 #include <QDeadlineTimer>
 #include <QTcpSocket>
@@ -110,6 +110,16 @@ public:
                                    --*left;
                                    ++pieces;
                                    return QByteArray(1 << 20, 'x');
+                               }});
+                      return;
+                  }
+                  if (request.path() == "/cut") { // a body that cannot be finished
+                      auto left = std::make_shared<int>(3);
+                      respond({200, "text/plain", {}, [left]() -> std::optional<QByteArray> {
+                                   if (*left == 0)
+                                       return std::nullopt;
+                                   --*left;
+                                   return QByteArray("piece\n");
                                }});
                       return;
                   }
@@ -360,6 +370,24 @@ private Q_SLOTS:
         QVERIFY(response.headers.contains("transfer-encoding: chunked"));
         QCOMPARE(response.body.size(), qsizetype(200) << 20);
         QCOMPARE(f.pieces, 200);
+    }
+
+    // A stream that cannot finish ends without its last chunk: the client sees a cut body, not
+    // a whole one, and the connection is not kept for another request.
+    void anAbortedStreamIsCutShort() {
+        Fixture f;
+        auto socket = f.connect();
+        socket->write("GET /cut HTTP/1.1\r\nHost: h\r\n\r\n");
+        QByteArray received;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (received += socket->readAll(), socket->state() == QAbstractSocket::UnconnectedState),
+            10000);
+        received += socket->readAll();
+        QVERIFY2(received.startsWith("HTTP/1.1 200"), received.constData());
+        QVERIFY(received.contains("piece\n"));
+        QVERIFY(!received.endsWith("0\r\n\r\n"));
+        const auto parsed = sb::parseHttpReply(received, true);
+        QVERIFY2(!parsed, received.constData());
     }
 
     // Finding 9 of issue 29: a web page could write to and (by DNS rebinding) read a loopback

@@ -14,6 +14,7 @@ private Q_SLOTS:
     void controlsShownNotObeyed();
     void shownOnRequest();
     void heldOnlyWhileItMayBeAMetricLine();
+    void aLongLogKeepsItsTail();
 };
 
 namespace {
@@ -90,6 +91,31 @@ void TestJobOutput::heldOnlyWhileItMayBeAMetricLine() {
     QCOMPARE(output.feed("] x"), u"  [12] x"_s);
     QCOMPARE(output.feed(QByteArray(QByteArray("\n") + QByteArray(300, ' '))).size(),
              1 + 300); // blanks end the wait
+}
+
+void TestJobOutput::aLongLogKeepsItsTail() {
+    const QByteArray notice = "[dropped]\n";
+    // Within the bound: untouched.
+    QByteArray log = "short\n";
+    sb::keepLogTail(log, 64, notice);
+    QCOMPARE(log, QByteArray("short\n"));
+    // Lines: from the first line start in the last half.
+    log = QByteArray(40, 'a') + '\n' + QByteArray(20, 'b') + '\n' + QByteArray(40, 'c') + '\n';
+    sb::keepLogTail(log, 100, notice);
+    QCOMPARE(log, notice + QByteArray(40, 'c') + '\n');
+    // One long line of two-byte characters: from a character's start, never inside one.
+    log.clear();
+    for (int i = 0; i < 100; ++i)
+        log += "é";
+    sb::keepLogTail(log, 101, notice);
+    QVERIFY(log.startsWith(notice));
+    const QByteArray tail = log.sliced(notice.size());
+    QVERIFY(tail.size() >= 50);
+    QCOMPARE(QString::fromUtf8(tail), QString(tail.size() / 2, u'é'));
+    // A line start that would leave too little (under a sixteenth of the bound): a raw cut.
+    log = QByteArray(200, 'x') + '\n' + "y";
+    sb::keepLogTail(log, 160, notice);
+    QCOMPARE(log, notice + QByteArray(78, 'x') + '\n' + "y");
 }
 
 QTEST_GUILESS_MAIN(TestJobOutput)

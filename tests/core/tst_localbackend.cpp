@@ -1,8 +1,8 @@
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/Backends.h"
-#include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/local/LocalBackend.h"
 #include "util/Paths.h"
 
 #include <QDeadlineTimer>
@@ -51,6 +51,7 @@ private Q_SLOTS:
     void init() { QVERIFY(m_dir.isValid()); }
     void runsAndCapturesOutput();
     void recordsFailure();
+    void aRunCutOffByQuittingHasNoEndTime();
     void stopTerminatesTheProcessGroup();
     void stopEscalatesToKill();
     void stoppedJustBeforeQuittingReadsStopped();
@@ -286,8 +287,12 @@ void TestLocalBackend::endedRunsLeaveTheHistory() {
     QVERIFY(backend.forget(*ended));
     QCOMPARE(removed.size(), 1);
     QVERIFY(!sb::findJob(backend.jobs(), *ended));
-    QVERIFY(!QFileInfo::exists(directory)); // its output and exit code went with it
-    // And it stays gone at the next start; the other run is still followed.
+    // Its output and exit code go with it, once the history without it is on disk.
+    QTRY_VERIFY(!QFileInfo::exists(directory));
+    // And it stays gone at the next start (once the history, written off the GUI thread, says
+    // so); the other run is still followed.
+    QString unread;
+    QTRY_VERIFY(!sb::findJob(sb::loadJobs(m_dir.filePath(u"jobs.json"_s), &unread), *ended));
     sb::LocalBackend again(options());
     QVERIFY(!sb::findJob(again.jobs(), *ended));
     QVERIFY(sb::findJob(again.jobs(), running));
@@ -400,6 +405,25 @@ void TestLocalBackend::theEmbeddedCollectorsSecretReachesItsRunsAndNoOneElse() {
     QVERIFY(!QFileInfo::exists(directory + u"/collector.token"_s));
     qunsetenv("XDG_RUNTIME_DIR");
     qunsetenv("KUBECONFIG");
+}
+
+void TestLocalBackend::aRunCutOffByQuittingHasNoEndTime() {
+    QTemporaryDir own;
+    Job old; // run by a Signalbox of before, in-process: gone with it
+    old.id = u"old-run"_s;
+    old.backend = u"local"_s;
+    old.spec.command = {u"true"_s};
+    old.state = JobState::Running;
+    old.started = QDateTime::currentDateTime().addSecs(-60);
+    old.logPath = own.filePath(u"old-run.log"_s);
+    QVERIFY(sb::saveJobs(own.filePath(u"jobs.json"_s), {old}));
+    const sb::LocalBackend::Options ownOptions{own.path(), 5000, {}};
+    sb::LocalBackend reopened(ownOptions);
+    const Job *lost = sb::findJob(reopened.jobs(), old.id);
+    QVERIFY(lost);
+    QCOMPARE(lost->state, JobState::Failed);
+    QCOMPARE(lost->message, u"Signalbox quit while this run was going"_s);
+    QVERIFY(!lost->finished.isValid()); // when it ended is not known
 }
 
 QTEST_GUILESS_MAIN(TestLocalBackend)

@@ -1,4 +1,4 @@
-#include "metrics/MetricStore.h"
+#include "metrics/store/MetricStore.h"
 #include "util/Crc32c.h"
 
 #include <QBuffer>
@@ -57,6 +57,8 @@ private Q_SLOTS:
     void batchKeysNeverCollide();
     void linksAndSpecialFilesAreNeverFollowed();
     void aSharedDirectoryIsRefusedAndKept();
+    void aFailedReadIsAnErrorNotZeros();
+    void anUnreadableSeriesIsReadAgainOnlyOnceItGrows();
 };
 
 void TestMetricStore::appendQueryAndReopen() {
@@ -589,4 +591,72 @@ void TestMetricStore::aSharedDirectoryIsRefusedAndKept() {
     QVERIFY(MetricStore::open(mine));
     QCOMPARE(::stat(QFile::encodeName(mine).constData(), &info), 0);
     QCOMPARE(info.st_mode & 0777, 0700u);
+}
+
+// A data file cut short under a running store: reading the points it lost is an error, never
+// zeros (which would reach charts, exports and the summaries cache).
+void TestMetricStore::aFailedReadIsAnErrorNotZeros() {
+    QTemporaryDir dir;
+    auto store = openStore(dir.path());
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 1000)}).ok());
+    const QDir data(dir.path() + u"/data"_s);
+    const QStringList files = data.entryList(QDir::Files);
+    QCOMPARE(files.size(), 1);
+    QFile file(data.filePath(files.first()));
+    QVERIFY(file.resize(16 + 10 * 24)); // the header and the first 10 points are left
+
+    sb::SeriesWindow window;
+    window.width = 100;
+    const auto queried = store->query(u"r"_s, u"loss"_s, window);
+    QVERIFY(!queried.ok());
+    QVERIFY2(queried.error().contains(files.first()), qPrintable(queried.error()));
+    QVERIFY(!store->series(u"r"_s)[0].range); // the summaries cache was not filled
+    QVERIFY(store->summarize(QDeadlineTimer(10000)));
+    QVERIFY(!store->series(u"r"_s)[0].range);
+    QVERIFY(!store->openSeries(u"r"_s, u"loss"_s).ok());
+
+    QVERIFY(!store->exportCsv(u"r"_s, u"loss"_s).ok());
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QVERIFY(!store->exportCsv(u"r"_s, u"loss"_s, &buffer).ok());
+    // What is missing is still told apart from what cannot be read.
+    QCOMPARE(store->query(u"r"_s, u"missing"_s, window).errorCode(), sb::ErrorCode::Failed);
+    QCOMPARE(queried.errorCode(), sb::ErrorCode::StorageFailed);
+}
+
+// A summary restored from the cache outlives a read that failed past it, and summarize() does
+// not read the series again until its count changes.
+void TestMetricStore::anUnreadableSeriesIsReadAgainOnlyOnceItGrows() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 0, 100)}).ok());
+        QVERIFY(store->summarize(QDeadlineTimer(10000)));
+        QVERIFY(store->saveSummaries().ok());
+        QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 100, 100)}).ok()); // never saved
+    }
+    auto store = openStore(dir.path());
+    const std::pair<double, double> restored{0, 49.5}; // of the first 100 points
+    QVERIFY(store->series(u"r"_s)[0].range == restored);
+    const QDir data(dir.path() + u"/data"_s);
+    const QStringList files = data.entryList(QDir::Files);
+    QCOMPARE(files.size(), 1);
+    QFile file(data.filePath(files.first()));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray whole = file.readAll();
+    file.close();
+    QVERIFY(file.resize(16 + 10 * 24)); // the points the summary lacks cannot be read
+
+    QVERIFY(store->summarize(u"r"_s, QDeadlineTimer(10000)));
+    QVERIFY(store->series(u"r"_s)[0].range == restored); // kept, not thrown away
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QCOMPARE(file.write(whole), whole.size()); // readable again, but the count is the same
+    file.close();
+    QVERIFY(store->summarize(u"r"_s, QDeadlineTimer(10000)));
+    QVERIFY(store->summarize(QDeadlineTimer(10000)));
+    QVERIFY(store->series(u"r"_s)[0].range == restored); // not read again
+    QVERIFY(store->append(u"r"_s, {ramp(u"loss"_s, 200, 1)}).ok());
+    QVERIFY(store->summarize(u"r"_s, QDeadlineTimer(10000)));
+    const std::pair<double, double> grown{0, 100};
+    QVERIFY(store->series(u"r"_s)[0].range == grown);
 }

@@ -1,5 +1,5 @@
 #include "jobs/JobsModel.h"
-#include "jobs/LocalBackend.h"
+#include "jobs/local/LocalBackend.h"
 #include "metrics/ConfigDiff.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunsModel.h"
@@ -33,6 +33,7 @@ private Q_SLOTS:
     void configDiffShowsOnlyWhatDiffers();
     void runsAreNamedAfterTheirScript();
     void jobsModel();
+    void registryFindsBackendsByNameAndCapability();
     void sweepsFoldTheirJobs();
     void jobSpecsNameTheirBackend();
 };
@@ -171,10 +172,11 @@ void TestModels::runsAreNamedAfterTheirScript() {
 void TestModels::jobsModel() {
     QTemporaryDir dir;
     sb::LocalBackend backend({dir.path(), 1000, {}});
-    sb::JobsModel model;
+    sb::BackendRegistry registry;
+    sb::JobsModel model{&registry};
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.addBackend(&backend);
-    QCOMPARE(model.backend(u"local"_s), &backend);
+    registry.add(&backend);
+    QCOMPARE(registry.backend(u"local"_s), &backend);
     const auto first = backend.submit({.name = u"one"_s, .command = {u"/bin/true"_s}});
     const auto second = backend.submit({.name = u"two"_s, .command = {u"/bin/false"_s}});
     QCOMPARE(model.rowCount(), 2);
@@ -243,12 +245,41 @@ void TestModels::jobsModel() {
 
 // A sweep's jobs sit under one row of the sweep, newest first; the user's own jobs stay at the top
 // level; a sweep's row says how its jobs stand and goes with its last job.
+// The registry knows each backend once, by name and by what it can do; a model made on it shows
+// the jobs of backends added later too.
+void TestModels::registryFindsBackendsByNameAndCapability() {
+    QTemporaryDir dir;
+    sb::LocalBackend local({dir.path(), 1000, {}});
+    sb::LocalBackend twin({dir.filePath(u"twin"_s), 1000, {}});
+    sb::BackendRegistry registry;
+    sb::JobsModel model{&registry};
+    QCOMPARE(registry.backend(sb::BackendName::kLocal), nullptr);
+    const auto id = local.submit({.name = u"early"_s, .command = {u"/bin/true"_s}});
+    QVERIFY2(id, qPrintable(id.error()));
+    registry.add(&local);
+    registry.add(&twin); // the same name: refused
+    QCOMPARE(registry.backends(), QList<sb::JobBackend *>{&local});
+    QCOMPARE(registry.backend(sb::BackendName::kLocal), &local);
+    QCOMPARE(registry.backend(sb::BackendName::kKubernetes), nullptr);
+    QCOMPARE(model.rowCount(), 1); // its jobs from before it was added
+    const auto here = [](const sb::JobBackend::Capabilities &can) {
+        return can.thisComputer;
+    };
+    const auto preview = [](const sb::JobBackend::Capabilities &can) {
+        return can.preview;
+    };
+    QCOMPARE(registry.with(here), QList<sb::JobBackend *>{&local});
+    QVERIFY(registry.with(preview).isEmpty());
+    QTRY_COMPARE(local.unfinished(), 0);
+}
+
 void TestModels::sweepsFoldTheirJobs() {
     QTemporaryDir dir;
     sb::LocalBackend backend({dir.path(), 1000, {}});
-    sb::JobsModel model;
+    sb::BackendRegistry registry;
+    sb::JobsModel model{&registry};
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.addBackend(&backend);
+    registry.add(&backend);
     auto trial = [&](const QString &sweep, const QStringList &command) {
         sb::JobSpec spec{.name = u"t"_s, .command = command};
         spec.environment.insert(u"SIGNALBOX_SWEEP"_s, sweep);
@@ -303,12 +334,14 @@ void TestModels::sweepsFoldTheirJobs() {
 // Each backend's options travel with the spec, and the flat form that histories (and cluster
 // annotations) written before the backend was named hold is read as the backend it meant.
 void TestModels::jobSpecsNameTheirBackend() {
-    sb::JobSpec kube{.name = u"ddp"_s, .backend = u"kubernetes"_s, .target = u"lab"_s, .gpus = 8};
+    sb::JobSpec kube{
+        .name = u"ddp"_s, .backend = sb::BackendName::kKubernetes, .target = u"lab"_s, .gpus = 8};
     kube.workers = 4;
     kube.kube.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
     kube.kube.failExitCodes = {2, 42};
     kube.kube.ttlSeconds = 3600;
-    sb::JobSpec slurm{.name = u"sweep"_s, .backend = u"slurm"_s, .target = u"hpc"_s, .trials = 20};
+    sb::JobSpec slurm{
+        .name = u"sweep"_s, .backend = sb::BackendName::kSlurm, .target = u"hpc"_s, .trials = 20};
     slurm.slurm.partition = u"gpu"_s;
     slurm.slurm.timeLimit = u"4:00:00"_s;
     slurm.slurm.extraArgs = {u"--exclusive"_s};

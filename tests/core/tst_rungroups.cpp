@@ -277,6 +277,10 @@ void TestRunGroups::smoothingAppliesPerColumn() {
     for (double &v : expected)
         v = ema.next(v);
     const std::vector<double> values = run.resampled(grid, smoothed);
+    // Every column has points: an empty or all-NaN result would pass the loop below unseen.
+    QCOMPARE(values.size(), std::size_t(grid.width));
+    QCOMPARE(expected.size(), values.size());
+    QVERIFY(std::all_of(values.cbegin(), values.cend(), [](double v) { return std::isfinite(v); }));
     for (std::size_t c = 0; c < values.size(); ++c)
         QVERIFY(near(values[c], expected[c]));
 }

@@ -1,7 +1,7 @@
 // What Signalbox says to a Slurm login node and how it reads the answers, on outputs in the
 // shapes Slurm 22.05 printed in tests/harness/slurmcluster.py (the integration test runs them
 // for real).
-#include "jobs/SlurmCommands.h"
+#include "jobs/slurm/SlurmCommands.h"
 
 #include <QTest>
 

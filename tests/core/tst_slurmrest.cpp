@@ -2,8 +2,8 @@
 // tests/harness/slurmcluster.py --rest: an array with a pending range, a job that failed with
 // exit code 3, one killed by SIGKILL, one cancelled while it waited), the later versions' forms
 // written here from the documented schema, and the batch script read into a job description.
-#include "jobs/SlurmCommands.h"
-#include "jobs/SlurmRest.h"
+#include "jobs/slurm/SlurmCommands.h"
+#include "jobs/slurm/SlurmRest.h"
 
 #include <QFile>
 #include <QJsonArray>

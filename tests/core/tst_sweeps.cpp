@@ -1,5 +1,5 @@
 // The sweep file, the trials drawn from it, their command lines and hyperband's decisions.
-#include "jobs/KubeJobs.h"
+#include "jobs/kubernetes/KubeJobs.h"
 #include "ssh/ShellQuote.h"
 #include "sweeps/Hyperband.h"
 #include "sweeps/SweepSearch.h"

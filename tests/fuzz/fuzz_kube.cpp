@@ -1,8 +1,8 @@
 // libFuzzer target: arbitrary bytes as a kubeconfig (every context resolved) and as a Job or Pod
 // object from a hostile or broken API server (turned into a jobs-table row). Either gives a
 // clear error or a row, and never crashes.
-#include "jobs/KubeGpus.h"
-#include "jobs/KubeJobs.h"
+#include "jobs/kubernetes/KubeGpus.h"
+#include "jobs/kubernetes/KubeJobs.h"
 #include "kube/KubeConfig.h"
 #include "kube/KubeExec.h"
 

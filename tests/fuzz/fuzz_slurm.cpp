@@ -2,9 +2,9 @@
 // squeue/sacct/log output, sinfo and sshare, slurmrestd's JSON answers and raw HTTP replies (as
 // they come through an SSH channel), and a batch script read into a REST job description. A bad
 // input may only produce an error value: no crash, no sanitizer report, no hang.
-#include "jobs/SlurmCommands.h"
-#include "jobs/SlurmRest.h"
-#include "util/HttpReply.h"
+#include "jobs/slurm/SlurmCommands.h"
+#include "jobs/slurm/SlurmRest.h"
+#include "net/HttpReply.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // it) must recover to a consistent state that accepts appends and answers queries. An input that
 // starts with "summary:" is instead a saved summary of a real series, framed with a valid
 // checksum, so that what the store's summaries file may hold reaches SeriesSummary::restore.
-#include "metrics/MetricStore.h"
+#include "metrics/store/MetricStore.h"
 #include "util/Crc32c.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as a sweep file. Either a clear error at file:line, or a
 // spec whose first trials (grid, random, or bayes fed with made-up results), command lines and
 // hyperband bands all come out without a crash; and as a Job's completed-index ranges.
-#include "jobs/KubeJobs.h"
+#include "jobs/kubernetes/KubeJobs.h"
 #include "sweeps/Hyperband.h"
 #include "sweeps/SweepSearch.h"
 #include "sweeps/TrialCommand.h"

@@ -22,7 +22,12 @@ exec credential plugin (exec.kubeconfig; the plugin counts its runs in exec-runs
 per line, each answered with "ok" or "error: ...":
     restart-apiserver   stop the API server and start it again on the same port
     compact             compact etcd to its latest revision (old resourceVersions become 410)
-End of input stops everything.
+    reset [GPU_NODES]   put the cluster back as it started, with GPU_NODES fake nodes: every
+                        object a test made gone (Jobs, pods, ConfigMaps, Services, namespaces,
+                        CRDs, nodes), the pod log empty
+End of input stops everything. With SIGNALBOX_K8S_CONTROL set to a path, the commands come
+instead over a Unix socket there (one connection at a time, a command a line), stdin is not
+read, and "stop" stops everything: one cluster shared by the tests of a run (k8sshared.py).
 """
 import base64
 import json
@@ -32,6 +37,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 import ssl
 
@@ -224,23 +230,35 @@ def start(name, argv, work):
                                        start_new_session=True)
 
 
-def stop(name):
-    process = PROCESSES.pop(name, None)
-    if process and process.poll() is None:
+def stop(*names):
+    """Stops the processes named at once: SIGTERM, and SIGKILL for any left after 15 s."""
+    stopping = [p for p in (PROCESSES.pop(name, None) for name in names) if p and p.poll() is None]
+    for process in stopping:
         os.killpg(process.pid, signal.SIGTERM)
+    deadline = time.time() + 15
+    for process in stopping:
         try:
-            process.wait(15)
+            process.wait(max(0.0, deadline - time.time()))
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
 
-def api(server, work, path, method="GET", body=None, timeout=5):
+def stop_all():
+    # The API server's clients first (without it they retry for a while before they exit), then
+    # the API server, then etcd.
+    stop(*[name for name in PROCESSES if name not in ("kube-apiserver", "etcd")])
+    stop("kube-apiserver")
+    stop("etcd")
+
+
+def api(server, work, path, method="GET", body=None, timeout=5,
+        content_type="application/json"):
     context = ssl.create_default_context(cafile=os.path.join(work, "ca.crt"))
     context.load_cert_chain(os.path.join(work, "admin.crt"), os.path.join(work, "admin.key"))
     request = urllib.request.Request(server + path, method=method,
                                      data=json.dumps(body).encode() if body else None,
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": content_type})
     with urllib.request.urlopen(request, context=context, timeout=timeout) as reply:
         body = reply.read()
     return json.loads(body) if body.startswith(b"{") else body.decode()
@@ -261,7 +279,101 @@ def wait_until(what, check, seconds=120):
     raise SystemExit(f"k8scluster: timed out waiting for {what}")
 
 
+def gpu_node(i):
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"gpu-{i}", "labels": {"type": "kwok",
+                                                        "nvidia.com/gpu.product": "H100"},
+                         "annotations": {"kwok.x-k8s.io/node": "fake"}},
+            "spec": {"taints": []},
+            "status": {"capacity": {"cpu": "32", "memory": "256Gi", "pods": "110",
+                                    "nvidia.com/gpu": "8"},
+                       "allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110",
+                                       "nvidia.com/gpu": "8"}}}
+
+
+def nodes_ready(server, work, nodes):
+    items = api(server, work, "/api/v1/nodes")["items"]
+    return len(items) == nodes and all(
+        c["type"] == "Ready" and c["status"] == "True"
+        for n in items for c in n["status"].get("conditions", []) if c["type"] == "Ready")
+
+
+# What a fresh cluster has of each kind a test may make; the rest goes on a reset.
+KEPT_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease"}
+KEPT_IN_DEFAULT = {"configmaps": {"kube-root-ca.crt"}, "services": {"kubernetes"},
+                   "endpoints": {"kubernetes"}, "serviceaccounts": {"default"}, "secrets": set()}
+
+
+def reset(server, work, nodes, pod_log):
+    """Back to the cluster as it started, for the next test of a shared cluster."""
+    names = lambda path: [item["metadata"]["name"] for item in api(server, work, path)["items"]]
+
+    def delete(path):
+        try:
+            api(server, work, path, "DELETE")
+        except urllib.error.HTTPError as e:
+            if e.code not in (404, 409):  # gone already, or going
+                raise
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    for name in names(crds):
+        delete(f"{crds}/{name}")
+    for name in set(names("/api/v1/namespaces")) - KEPT_NAMESPACES:
+        delete(f"/api/v1/namespaces/{name}")
+    for name in names("/apis/batch/v1/namespaces/default/jobs"):
+        delete(f"/apis/batch/v1/namespaces/default/jobs/{name}?propagationPolicy=Background")
+    for kind, kept in KEPT_IN_DEFAULT.items():
+        for name in set(names(f"/api/v1/namespaces/default/{kind}")) - kept:
+            delete(f"/api/v1/namespaces/default/{kind}/{name}")
+    delete("/api/v1/namespaces/default/events")
+
+    def pods_gone():
+        pods = api(server, work, "/api/v1/pods")["items"]
+        for pod in pods:  # at once, finalizers (the Job controller's) and grace period aside
+            where = f"/api/v1/namespaces/{pod['metadata']['namespace']}/pods/{pod['metadata']['name']}"
+            if pod["metadata"].get("finalizers"):
+                api(server, work, where, "PATCH", {"metadata": {"finalizers": None}},
+                    content_type="application/merge-patch+json")
+            delete(where + "?gracePeriodSeconds=0")
+        return not pods
+    wait_until("the pods to go", pods_gone)
+    wanted = {f"gpu-{i}" for i in range(nodes)}
+    present = set(names("/api/v1/nodes"))
+    for name in present - wanted:
+        delete(f"/api/v1/nodes/{name}")
+    for i in range(nodes):
+        if f"gpu-{i}" not in present:
+            api(server, work, "/api/v1/nodes", "POST", gpu_node(i))
+    wait_until("the fake GPU nodes", lambda: nodes_ready(server, work, nodes))
+    wait_until("the namespaces and CRDs to go", lambda: not names(crds) and not (
+        set(names("/api/v1/namespaces")) - KEPT_NAMESPACES) and not names(
+        "/apis/batch/v1/namespaces/default/jobs"))
+    open(pod_log, "w").close()
+
+
+def commands_from_socket(path):
+    """Lines from connections to a Unix socket at `path`, each with a function that answers it."""
+    if os.path.exists(path):
+        os.unlink(path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(path)
+        server.listen(4)
+        while True:
+            connection, _ = server.accept()
+            with connection, connection.makefile("rw") as stream:
+                for line in stream:
+                    def answer(text, stream=stream):
+                        stream.write(text + "\n")
+                        stream.flush()
+                    yield line, answer
+
+
+def commands_from_stdin():
+    for line in sys.stdin:
+        yield line, lambda text: print(text, flush=True)
+
+
 def main():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # through the finally below
     work = os.path.abspath(sys.argv[1])
     nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     os.makedirs(work, exist_ok=True)
@@ -354,35 +466,26 @@ def main():
                    "--tls-cert-file", os.path.join(work, "apiserver.crt"),
                    "--tls-private-key-file", os.path.join(work, "apiserver.key")], work)
     for i in range(nodes):
-        api(server, work, "/api/v1/nodes", "POST", {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": f"gpu-{i}", "labels": {"type": "kwok",
-                                                        "nvidia.com/gpu.product": "H100"},
-                         "annotations": {"kwok.x-k8s.io/node": "fake"}},
-            "spec": {"taints": []},
-            "status": {"capacity": {"cpu": "32", "memory": "256Gi", "pods": "110",
-                                    "nvidia.com/gpu": "8"},
-                       "allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110",
-                                       "nvidia.com/gpu": "8"}}})
-
-    def nodes_ready():
-        items = api(server, work, "/api/v1/nodes")["items"]
-        return len(items) == nodes and all(
-            c["type"] == "Ready" and c["status"] == "True"
-            for n in items for c in n["status"].get("conditions", []) if c["type"] == "Ready")
-    wait_until("the fake GPU nodes", nodes_ready)
+        api(server, work, "/api/v1/nodes", "POST", gpu_node(i))
+    wait_until("the fake GPU nodes", lambda: nodes_ready(server, work, nodes))
     wait_until("the default service account",
                lambda: api(server, work, "/api/v1/namespaces/default/serviceaccounts/default"))
 
     print(json.dumps({"server": server, "kubeconfigs": configs, "work": work,
                       "ca": os.path.join(work, "ca.crt"), "execRuns": os.path.join(work, "exec-runs"),
                       "etcd": etcd_url, "bin": binaries, "podLog": pod_log}), flush=True)
-    for line in sys.stdin:
-        command = line.strip()
+    control = os.environ.get("SIGNALBOX_K8S_CONTROL")
+    for line, answer in commands_from_socket(control) if control else commands_from_stdin():
+        command, _, argument = line.strip().partition(" ")
         if not command:
             continue
+        if command == "stop" and control:
+            answer("ok")
+            break
         try:
-            if command == "restart-apiserver":
+            if command == "reset":
+                reset(server, work, int(argument or nodes), pod_log)
+            elif command == "restart-apiserver":
                 stop("kube-apiserver")
                 start("kube-apiserver", apiserver, work)
                 wait_until("the API server", lambda: api(server, work, "/readyz", timeout=2) == "ok")
@@ -395,16 +498,15 @@ def main():
                     data=json.dumps({"revision": revision, "physical": True}).encode())).read()
             else:
                 raise ValueError(f"unknown command {command!r}")
-            print("ok", flush=True)
-        except Exception as e:  # the test reads why
-            print(f"error: {e}", flush=True)
+            answer("ok")
+        except (Exception, SystemExit) as e:  # the test reads why
+            answer(f"error: {e}")
 
 
 if __name__ == "__main__":
     try:
         main()
     finally:
-        for name in reversed(list(PROCESSES)):
-            stop(name)
+        stop_all()
         for placeholder in PLACEHOLDERS:
             placeholder.kill()

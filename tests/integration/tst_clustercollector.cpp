@@ -4,9 +4,9 @@
 // kwok runs no containers, so the collector is a real signalbox-collector process on this
 // machine's own address; a pod object carries that address so the API server proxies to it.
 #include "../support/K8sCluster.h"
+#include "client/CollectorClient.h"
 #include "config/YamlFile.h"
-#include "jobs/KubeJobs.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/kubernetes/KubeJobs.h"
 
 #include <QFile>
 #include <QJsonArray>

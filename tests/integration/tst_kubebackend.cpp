@@ -5,10 +5,10 @@
 // Service and rendezvous variables; a second Signalbox finds the jobs on the cluster alone.
 #include "../support/K8sCluster.h"
 #include "../support/ObjectStoreServer.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
-#include "jobs/KubeBackend.h"
 #include "jobs/MetricLineForwarder.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/kubernetes/KubeBackend.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -29,7 +29,7 @@ namespace {
 sb::JobSpec clusterRun(const QString &name, int gpus = 1) {
     sb::JobSpec spec;
     spec.name = name;
-    spec.backend = u"kubernetes"_s;
+    spec.backend = sb::BackendName::kKubernetes;
     spec.target = u"cert"_s;
     spec.kube.image = u"python:3.12-slim"_s;
     spec.command = {u"python3"_s, u"train.py"_s, u"--lr"_s, u"0.01; rm -rf ~"_s};
@@ -502,7 +502,7 @@ void TestKubeBackend::codeTravelsInAConfigMap() {
     QVERIFY(!QFile::exists(pod.filePath(u"workspace/code/last.ckpt"_s)));
 
     // The same code again: the same ConfigMap, not uploaded again.
-    QTest::qWait(3100); // past the packing cache: packed afresh, same hash
+    m_backend->setCodeRepackAfterMs(0); // no packing reused from here on: packed afresh, same hash
     id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
     m_submitted << *id;
@@ -517,7 +517,6 @@ void TestKubeBackend::codeTravelsInAConfigMap() {
     for (char &byte : noise)
         byte = static_cast<char>(QRandomGenerator::global()->generate());
     write(u"weights.bin"_s, noise);
-    QTest::qWait(3100);
     const auto refused = m_backend->submit(spec);
     QVERIFY(!refused);
     QVERIFY2(refused.error().contains(u"more than a ConfigMap holds"_s),
@@ -633,7 +632,7 @@ void TestKubeBackend::largeCodeTravelsThroughAnObjectStore() {
 
     // Unchanged code is not uploaded again.
     const QDateTime uploaded = QFileInfo(store.objectFile(key)).lastModified();
-    QTest::qWait(3100);
+    m_backend->setCodeRepackAfterMs(0); // packed afresh: the unchanged code, the same object
     id = m_backend->submit(spec);
     QVERIFY2(id, qPrintable(id.error()));
     m_submitted << *id;

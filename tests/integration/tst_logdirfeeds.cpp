@@ -2,8 +2,8 @@
 // on this computer, growing, surviving an app restart without reading twice, and a node that
 // stops answering.
 #include "../support/SshNodes.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
-#include "metrics/CollectorClient.h"
 #include "monitor/NodeConnection.h"
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"

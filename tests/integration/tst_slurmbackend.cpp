@@ -3,17 +3,19 @@
 // its reason, running, ended from sacct, exit codes, cancel, two nodes, hostile arguments, a
 // second Signalbox, a restart and a hung login node, another user's hostile job names.
 #include "../support/SshNodes.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
 #include "jobs/MetricLineForwarder.h"
-#include "jobs/SlurmBackend.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/slurm/SlurmBackend.h"
 #include "sweeps/Sweep.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -61,12 +63,14 @@ private Q_SLOTS:
     void initTestCase();
     void runsOnAGpuNodeAndEndsFromAccounting();
     void exitCodesAndRefusals();
+    void aSubmissionOutlivesASettingsChange();
     void pendingReasonCancelTwoNodesAndASecondSignalbox();
     void followsAcrossARestartAndAHungLoginNode();
     void aSweepRunsAsOneJobArray();
     void codeEditedScriptTimeLimitAndDependency();
     void endsFromAccountingWhileSqueueStillListsIt();
     void throughSlurmrestd();
+    void aTokenFileThatIsAFifoIsRefused();
     void anotherUsersHostileJobNames();
 
 private:
@@ -120,8 +124,22 @@ void TestSlurmBackend::runsOnAGpuNodeAndEndsFromAccounting() {
 
     // Removed from the history with its local output; the cluster's files are the cluster's.
     QVERIFY(app.backend.forget(*id));
-    QVERIFY(!app.job(*id) && !QFile::exists(done.logPath));
+    QVERIFY(!app.job(*id));
+    QTRY_VERIFY(!QFile::exists(done.logPath)); // once the history without it is on disk
     QVERIFY(!app.backend.forget(*id));
+}
+
+void TestSlurmBackend::aSubmissionOutlivesASettingsChange() {
+    QTemporaryDir data;
+    App app(*m_cluster, data.path());
+    const auto id = app.backend.submit(slurmJob(u"changed"_s, {u"true"_s}));
+    QVERIFY(id);
+    // Spoken to another way from now on (a new transport) while sbatch may still be answering.
+    sb::SlurmClusterConfig changed{.name = u"lab"_s, .login = u"login"_s};
+    changed.restViaLogin = true;
+    app.backend.setClusters({changed});
+    QTRY_VERIFY_WITH_TIMEOUT(!app.job(*id)->clusterJobId.isEmpty(), 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Succeeded, 60000);
 }
 
 void TestSlurmBackend::exitCodesAndRefusals() {
@@ -286,8 +304,9 @@ void TestSlurmBackend::followsAcrossARestartAndAHungLoginNode() {
 void TestSlurmBackend::aSweepRunsAsOneJobArray() {
     QTemporaryDir data;
     App app(*m_cluster, data.path());
-    sb::JobsModel jobs;
-    jobs.addBackend(&app.backend);
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
+    registry.add(&app.backend);
     sb::Collector::Options options;
     options.dataDir = data.filePath(u"collector"_s);
     options.port = 0;
@@ -544,6 +563,32 @@ void TestSlurmBackend::throughSlurmrestd() {
                  app.message(*denied).contains(u"token"_s),
              qPrintable(app.message(*denied)));
     QCOMPARE(app.state(*id), sb::JobState::Succeeded);
+}
+
+// Issue 30: rest_token_file is read as every file named by path is, a regular file of bounded
+// size, off the GUI thread. A FIFO with no writer (opening it as a plain file waits for ever)
+// fails the job with a clear error, and a timer on this thread ticks on meanwhile. The login
+// node prepares the run's directory; no slurmrestd is asked.
+void TestSlurmBackend::aTokenFileThatIsAFifoIsRefused() {
+    QTemporaryDir data;
+    const QString fifo = data.filePath(u"token"_s);
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    App app(*m_cluster, data.path());
+    app.backend.setClusters({{.name = u"lab"_s,
+                              .login = u"login"_s,
+                              .restUrl = u"http://127.0.0.1:9"_s,
+                              .restTokenFile = fifo}});
+    int ticks = 0;
+    QTimer ticker;
+    connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+    ticker.start(10);
+    const auto id = app.backend.submit(slurmJob(u"piped"_s, {u"true"_s}));
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Failed, 30000);
+    QVERIFY2(app.message(*id).contains(u"rest_token_file"_s) &&
+                 app.message(*id).contains(u"not a regular file"_s),
+             qPrintable(app.message(*id)));
+    QVERIFY(ticks > 0);
 }
 
 // Another user of the cluster names jobs to forge rows (issue 29, finding 15): newlines with rows

@@ -1,12 +1,14 @@
 // Runs on SSH nodes, against real sshd instances: detached runs, reattach after a restart, stop,
 // GPU choice, code copies and hostile arguments.
 #include "../support/SshNodes.h"
-#include "jobs/CodeSync.h"
-#include "jobs/SshBackend.h"
+#include "code/CodeSync.h"
+#include "jobs/ssh/SshBackend.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <csignal>
 
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void hostileArgumentsStayLiteral();
     void copiesCodeIncrementally();
     void launchedRunsImportTheClient();
+    void aHugeCodeDirectoryLeavesTheEventLoopTurning();
 
 private:
     std::unique_ptr<SshNodes> m_nodes;
@@ -272,6 +275,75 @@ void TestSshBackend::launchedRunsImportTheClient() {
              qPrintable(app.job(*id)->message + u'\n' + app.log(*id)));
     QVERIFY2(app.log(*id).contains(u"/.signalbox/client/"_s), qPrintable(app.log(*id)));
     QVERIFY2(app.log(*id).contains(u"args ['--x=$HOME']"_s), qPrintable(app.log(*id)));
+}
+
+// Issue 30: a job whose code directory holds 100,000 files is listed (a walk of every file, then a
+// stat of each that travels) off the GUI thread. A 10 ms timer on this thread keeps ticking while
+// the job copies its code; the longest gap between its ticks is printed, not asserted.
+void TestSshBackend::aHugeCodeDirectoryLeavesTheEventLoopTurning() {
+    QTemporaryDir project; // outside any git repository: the walk, not git ls-files
+    constexpr int kFiles = 100000;
+    constexpr int kShipped = 200; // the rest lie in an ignored folder: walked, never sent
+    QVERIFY(QDir(project.path()).mkpath(u"src"_s));
+    for (int i = 0; i < kFiles - 1; ++i) {
+        const QString folder = i < kShipped ? u"src"_s : u"cache/%1"_s.arg(i / 1000);
+        if (i == kShipped || i % 1000 == 0)
+            QVERIFY(QDir(project.path()).mkpath(folder));
+        QFile file(u"%1/%2/f%3.py"_s.arg(project.path(), folder).arg(i));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("x = 1\n");
+    }
+    {
+        QFile ignore(project.path() + u"/.gitignore"_s); // the 100,000th file
+        QVERIFY(ignore.open(QIODevice::WriteOnly));
+        ignore.write("cache/\n");
+    }
+    QTemporaryDir data;
+    App app(*m_nodes, data.path());
+    QTRY_COMPARE_WITH_TIMEOUT(app.backend.availability(u"box"_s), u"no GPUs"_s, 20000);
+
+    QElapsedTimer sinceTick;
+    qint64 longestGap = 0;
+    int ticks = 0;
+    int ticksWhileCopying = 0;
+    bool copying = false;
+    QTimer ticker;
+    ticker.setInterval(10);
+    connect(&ticker, &QTimer::timeout, this, [&] {
+        longestGap = std::max(longestGap, sinceTick.restart());
+        ++ticks;
+        ticksWhileCopying += copying ? 1 : 0;
+    });
+    connect(&app.backend, &sb::JobBackend::jobChanged, this,
+            [&](const sb::Job &job) { copying = job.message == u"copying the code"_s; });
+    sinceTick.start();
+    ticker.start();
+    const auto id = app.backend.submit(
+        {.name = u"huge"_s,
+         .command = {u"sh"_s, u"-c"_s,
+                     u"echo files=$(ls src | wc -l); [ -e cache ] || echo no-cache"_s},
+         .backend = u"ssh"_s,
+         .target = u"box"_s,
+         .codeDirectory = project.path()});
+    QVERIFY2(id, qPrintable(id.error()));
+    QTRY_VERIFY_WITH_TIMEOUT(app.job(*id)->finishedState(), 120000);
+    ticker.stop();
+    qInfo("longest gap between 10 ms ticks while a %d-file code directory was submitted: %lld ms "
+          "(%d ticks, %d while copying the code)",
+          kFiles, static_cast<long long>(longestGap), ticks, ticksWhileCopying);
+    QVERIFY2(app.job(*id)->state == sb::JobState::Succeeded,
+             qPrintable(app.job(*id)->message + u'\n' + app.log(*id)));
+    QVERIFY2(app.log(*id).contains(u"files=%1\n"_s.arg(kShipped)), qPrintable(app.log(*id)));
+    QVERIFY(app.log(*id).contains(u"no-cache"_s));
+    QVERIFY(ticksWhileCopying > 0); // the event loop kept turning while the code was listed
+    // For comparison: the listing alone, on this thread, is what the window used to wait for.
+    QElapsedTimer listing;
+    listing.start();
+    const auto listed = sb::projectFiles(project.path());
+    qInfo("the same listing on the calling thread blocks it for %lld ms",
+          static_cast<long long>(listing.elapsed()));
+    QVERIFY(listed);
+    QCOMPARE(listed->size(), kShipped + 1); // and .gitignore
 }
 
 QTEST_GUILESS_MAIN(TestSshBackend)

@@ -3,11 +3,11 @@
 // its completion index, each index's metric lines become a run of their own, and one index can
 // be stopped without touching the others.
 #include "../support/K8sCluster.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
-#include "jobs/KubeBackend.h"
 #include "jobs/MetricLineForwarder.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/kubernetes/KubeBackend.h"
 #include "sweeps/Sweep.h"
 #include "sweeps/TrialCommand.h"
 
@@ -43,7 +43,8 @@ private:
     QTemporaryDir m_data;
     std::unique_ptr<K8sCluster> m_cluster;
     std::unique_ptr<sb::KubeBackend> m_backend;
-    sb::JobsModel m_jobs;
+    sb::BackendRegistry m_backends;
+    sb::JobsModel m_jobs{&m_backends};
     std::unique_ptr<sb::EmbeddedCollector> m_collector;
     std::unique_ptr<sb::CollectorClient> m_client;
     std::unique_ptr<sb::MetricLineForwarder> m_forwarder;
@@ -56,7 +57,7 @@ void TestSweepKube::initTestCase() {
     QVERIFY2(context, qPrintable(context.error()));
     m_backend = std::make_unique<sb::KubeBackend>(sb::KubeBackend::Options{});
     m_backend->addCluster(*context);
-    m_jobs.addBackend(m_backend.get());
+    m_backends.add(m_backend.get());
     sb::Collector::Options options;
     options.dataDir = m_data.filePath(u"collector"_s);
     options.port = 0;

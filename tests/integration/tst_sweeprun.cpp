@@ -2,12 +2,12 @@
 // a shell would misread, a sweep resumed after the app restarts, and hyperband stopping the
 // hopeless trials of this computer's runs. Metric lines go through a real embedded collector.
 #include "../support/SshNodes.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
-#include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
-#include "jobs/SshBackend.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/local/LocalBackend.h"
+#include "jobs/ssh/SshBackend.h"
 #include "sweeps/Sweep.h"
 #include "sweeps/SweepSearch.h"
 
@@ -37,7 +37,8 @@ struct App {
     sb::NodeMonitor monitor;
     sb::SshBackend ssh;
     sb::LocalBackend local;
-    sb::JobsModel jobs;
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
     std::unique_ptr<sb::EmbeddedCollector> collector;
     std::unique_ptr<sb::CollectorClient> client;
     std::unique_ptr<sb::MetricLineForwarder> forwarder;
@@ -52,8 +53,8 @@ struct App {
                 configs << nodes->config(n.name);
             monitor.setNodes(configs);
         }
-        jobs.addBackend(&ssh);
-        jobs.addBackend(&local);
+        registry.add(&ssh);
+        registry.add(&local);
         sb::Collector::Options options;
         options.dataDir = data + u"/collector"_s;
         options.port = 0;

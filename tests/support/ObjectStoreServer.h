@@ -2,7 +2,7 @@
 
 // A real S3-compatible object store on loopback: versitygw (built from the Go module proxy by
 // scripts/k8s-harness) serving a temporary directory, one bucket "code".
-#include "storage/ObjectStore.h"
+#include "code/ObjectStore.h"
 
 #include <QDir>
 #include <QElapsedTimer>

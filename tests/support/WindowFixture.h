@@ -1,9 +1,9 @@
 #pragma once
 
 #include "MainWindow.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
-#include "metrics/CollectorClient.h"
 #include "metrics/RunColors.h"
 #include "monitor/NodeMonitor.h"
 
@@ -22,7 +22,8 @@ struct WindowFixture {
     QTemporaryDir dir;
     std::unique_ptr<sb::EmbeddedCollector> embedded;
     std::unique_ptr<sb::CollectorClient> client;
-    sb::JobsModel jobs;
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
     sb::NodeMonitor monitor;
     WindowFixture() {
         QSettings().remove(QStringLiteral("curves"));

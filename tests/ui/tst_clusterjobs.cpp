@@ -9,14 +9,14 @@
 #include "MainWindow.h"
 #include "NewRunDialog.h"
 #include "NodesView.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
-#include "jobs/ClusterGpuWatch.h"
+#include "fleet/ClusterGpuWatch.h"
 #include "jobs/JobsModel.h"
-#include "jobs/KubeBackend.h"
-#include "jobs/LocalBackend.h"
-#include "jobs/SlurmBackend.h"
-#include "jobs/SshBackend.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/kubernetes/KubeBackend.h"
+#include "jobs/local/LocalBackend.h"
+#include "jobs/slurm/SlurmBackend.h"
+#include "jobs/ssh/SshBackend.h"
 #include "monitor/NodeMonitor.h"
 
 #include <QCheckBox>
@@ -47,6 +47,7 @@ private Q_SLOTS:
 private:
     std::unique_ptr<K8sCluster> m_cluster;
     std::unique_ptr<sb::KubeBackend> m_kube;
+    sb::BackendRegistry m_backends; // the cluster's, for the New-run dialog
 };
 
 void TestClusterJobs::initTestCase() {
@@ -60,10 +61,11 @@ void TestClusterJobs::initTestCase() {
     h100.nodeSelector = {{u"nvidia.com/gpu.product"_s, u"H100"_s}};
     m_kube = std::make_unique<sb::KubeBackend>(sb::KubeBackend::Options{{}, false, {h100}});
     m_kube->addCluster(*context);
+    m_backends.add(m_kube.get());
 }
 
 void TestClusterJobs::dialogOffersTheCluster() {
-    sb::NewRunDialog dialog({}, {u"gpu-box"_s}, m_kube.get());
+    sb::NewRunDialog dialog({}, {u"gpu-box"_s}, &m_backends);
     auto *where = dialog.findChild<QComboBox *>(u"where"_s);
     auto *image = dialog.findChild<QLineEdit *>(u"image"_s);
     QVERIFY(where && image);
@@ -99,7 +101,7 @@ void TestClusterJobs::dialogOffersTheCluster() {
     QCOMPARE(spec.kube.failExitCodes, QList<int>({2, 42}));
     QCOMPARE(spec.kube.ttlSeconds, 3600);
     // Resubmitting a cluster run opens on its cluster, with everything it had.
-    sb::NewRunDialog again(spec, {u"gpu-box"_s}, m_kube.get());
+    sb::NewRunDialog again(spec, {u"gpu-box"_s}, &m_backends);
     QCOMPARE(again.spec().toJson(), spec.toJson());
 }
 
@@ -109,7 +111,10 @@ void TestClusterJobs::dialogOffersASlurmCluster() {
     sb::NodeMonitor monitor;
     sb::SlurmBackend slurm(&monitor, {data.path(), 60000});
     slurm.setClusters({{.name = u"hpc"_s, .login = u"login"_s, .account = u"lab-ml"_s}});
-    sb::NewRunDialog dialog({}, {}, m_kube.get(), &slurm);
+    sb::BackendRegistry withSlurm;
+    withSlurm.add(m_kube.get());
+    withSlurm.add(&slurm);
+    sb::NewRunDialog dialog({}, {}, &withSlurm);
     auto *where = dialog.findChild<QComboBox *>(u"where"_s);
     auto *partition = dialog.findChild<QLineEdit *>(u"partition"_s);
     auto *script = dialog.findChild<QPlainTextEdit *>(u"batchScript"_s);
@@ -144,7 +149,7 @@ void TestClusterJobs::dialogOffersASlurmCluster() {
     QTRY_VERIFY(verdict->isVisible() &&
                 verdict->text().startsWith(u"The cluster would refuse it: partition"_s));
     QVERIFY(dialog.isVisible() && dialog.result() != QDialog::Accepted);
-    sb::NewRunDialog again(spec, {}, m_kube.get(), &slurm);
+    sb::NewRunDialog again(spec, {}, &withSlurm);
     QCOMPARE(again.spec().toJson(), spec.toJson());
 
     // The cluster's free GPUs are asked for; without a login node it says so.
@@ -162,7 +167,7 @@ void TestClusterJobs::dialogOffersASlurmCluster() {
     partition->setText(u"a100"_s);
     QCOMPARE(script->toPlainText(), mine);
     QCOMPARE(dialog.spec().slurm.script, mine);
-    sb::NewRunDialog edited(dialog.spec(), {}, m_kube.get(), &slurm); // resubmitted as edited
+    sb::NewRunDialog edited(dialog.spec(), {}, &withSlurm); // resubmitted as edited
     QCOMPARE(edited.findChild<QPlainTextEdit *>(u"batchScript"_s)->toPlainText(), mine);
     QCOMPARE(edited.spec().slurm.script, mine);
     auto *reset = [&] {
@@ -180,13 +185,13 @@ void TestClusterJobs::dialogOffersASlurmCluster() {
 
 void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     sb::JobSpec preset;
-    preset.backend = u"kubernetes"_s;
+    preset.backend = sb::BackendName::kKubernetes;
     preset.target = u"lab"_s;
     preset.name = u"checked"_s;
     preset.kube.image = u"python:3.12-slim"_s;
     preset.command = {u"python3"_s, u"train.py"_s};
     preset.kube.memory = u"lots"_s; // not a quantity
-    sb::NewRunDialog dialog(preset, {}, m_kube.get());
+    sb::NewRunDialog dialog(preset, {}, &m_backends);
     dialog.show();
     auto *manifest = dialog.findChild<QPlainTextEdit *>(u"manifest"_s);
     auto *verdict = dialog.findChild<QLabel *>(u"verdict"_s);
@@ -202,7 +207,7 @@ void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     QTRY_VERIFY_WITH_TIMEOUT(verdict->text().startsWith(u"The API server refused it"_s), 30000);
     QVERIFY2(verdict->text().contains(u"quantities"_s), qPrintable(verdict->text()));
     QVERIFY(dialog.isVisible()); // still open, nothing lost
-    QVERIFY(dialog.manifests().objects.isEmpty());
+    QVERIFY(dialog.draft().accepted.value<sb::KubeManifests>().objects.isEmpty());
 
     // The form drives the manifest until it is edited by hand; then the edit is what runs.
     dialog.findChild<QLineEdit *>(u"memory"_s)->setText(u"4Gi"_s);
@@ -217,13 +222,13 @@ void TestClusterJobs::dialogChecksTheManifestWithTheApiServer() {
     dialog.findChild<QLineEdit *>(u"memory"_s)->setText(u"8Gi"_s);
     QVERIFY(manifest->toPlainText().contains(u"hostname: edited"_s));
     manifest->setPlainText(u"kind: [Job"_s);
-    run();
-    QVERIFY2(verdict->text().startsWith(u"The manifest:1: "_s), qPrintable(verdict->text()));
+    run(); // parsed off the GUI thread
+    QTRY_VERIFY2(verdict->text().startsWith(u"The manifest:1: "_s), qPrintable(verdict->text()));
     manifest->setPlainText(text);
     run();
     QTRY_VERIFY2_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, qPrintable(verdict->text()),
                               30000);
-    const sb::KubeManifests accepted = dialog.manifests();
+    const auto accepted = dialog.draft().accepted.value<sb::KubeManifests>();
     QCOMPARE(accepted.objects.size(), 1);
     QCOMPARE(accepted.objects[0][u"spec"_s][u"template"_s][u"spec"_s][u"hostname"_s].toString(),
              u"edited"_s);
@@ -247,12 +252,12 @@ void TestClusterJobs::dialogPacksTheCodeBeforeRun() {
     script.write("print('hi')\n");
     script.close();
     sb::JobSpec preset;
-    preset.backend = u"kubernetes"_s;
+    preset.backend = sb::BackendName::kKubernetes;
     preset.target = u"lab"_s;
     preset.kube.image = u"python:3.12-slim"_s;
     preset.command = {u"python3"_s, u"train.py"_s};
     preset.codeDirectory = project.path();
-    sb::NewRunDialog dialog(preset, {}, m_kube.get());
+    sb::NewRunDialog dialog(preset, {}, &m_backends);
     dialog.show();
     auto *status = dialog.findChild<QLabel *>(u"codeStatus"_s);
     auto *manifest = dialog.findChild<QPlainTextEdit *>(u"manifest"_s);
@@ -278,7 +283,7 @@ void TestClusterJobs::dialogPacksTheCodeBeforeRun() {
     code->setText(project.filePath(u"sub"_s));
     dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
     QTRY_VERIFY_WITH_TIMEOUT(dialog.result() == QDialog::Accepted, 30000);
-    const QList<QJsonObject> accepted = dialog.manifests().objects;
+    const QList<QJsonObject> accepted = dialog.draft().accepted.value<sb::KubeManifests>().objects;
     QCOMPARE(accepted.size(), 1);
     const QString configMap =
         accepted[0][u"spec"_s][u"template"_s][u"spec"_s][u"volumes"_s][1][u"configMap"_s][u"name"_s]
@@ -302,10 +307,11 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     sb::NodeMonitor monitor({nodes.knownHostsFile()});
     monitor.setNodes({nodes.config(u"gpu"_s)});
     sb::SshBackend ssh(&monitor, {dir.filePath(u"ssh"_s), 2000, 300, {}});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
-    jobs.addBackend(&ssh);
-    jobs.addBackend(&kube);
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
+    registry.add(&local);
+    registry.add(&ssh);
+    registry.add(&kube);
     sb::MainWindow window(&client, &jobs, &monitor, dir.filePath(u"config.yaml"_s));
     window.resize(1400, 700);
     window.showView(u"jobs"_s);
@@ -317,14 +323,14 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
     QVERIFY(local.submit(run));
     sb::JobSpec onNode;
     onNode.name = u"lr 3e-4 on the lab box"_s;
-    onNode.backend = u"ssh"_s;
+    onNode.backend = sb::BackendName::kSsh;
     onNode.target = u"gpu"_s;
     onNode.gpus = 1;
     onNode.command = {u"sh"_s, u"-c"_s, u"echo step 1 loss 0.8; sleep 60"_s};
     const auto nodeRun = ssh.submit(onNode);
     QVERIFY2(nodeRun, qPrintable(nodeRun.error()));
     sb::JobSpec spec;
-    spec.backend = u"kubernetes"_s;
+    spec.backend = sb::BackendName::kKubernetes;
     spec.target = u"lab"_s;
     spec.kube.image = u"pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime"_s;
     spec.command = {u"torchrun"_s, u"train.py"_s, u"--lr"_s, u"3e-4"_s};
@@ -376,7 +382,7 @@ void TestClusterJobs::tableShowsClusterAndLocalRuns() {
 
     // The dashboard: the cluster's free GPUs under the fleet's sentence, and the running DDP
     // job's GPUs read inside its two pods as rows of the compact view.
-    sb::ClusterGpuWatch clusterGpus({&kube}, &kube, nullptr, 1000);
+    sb::ClusterGpuWatch clusterGpus({&kube}, 1000);
     window.nodes()->setClusterGpus(&clusterGpus);
     window.nodes()->setLayoutMode(u"compact"_s);
     window.showView(u"nodes"_s);

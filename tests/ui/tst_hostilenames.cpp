@@ -11,10 +11,10 @@
 #include "NodeCard.h"
 #include "NodesView.h"
 #include "charts/CurveChart.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
-#include "jobs/LocalBackend.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/local/LocalBackend.h"
 #include "metrics/RunColors.h"
 #include "metrics/RunsModel.h"
 #include "monitor/NodeMonitor.h"
@@ -143,7 +143,7 @@ private:
 // The window on a collector of its own, and runs on this computer.
 struct Fixture : WindowFixture {
     sb::LocalBackend local{{dir.path(), 2000, {}}};
-    Fixture() { jobs.addBackend(&local); }
+    Fixture() { registry.add(&local); }
 };
 
 void TestHostileNames::initTestCase() {

@@ -3,7 +3,7 @@
 // live and when the log is read back after a restart; what it printed is text, never markup,
 // and its control characters are shown, not obeyed.
 #include "JobsView.h"
-#include "jobs/LocalBackend.h"
+#include "jobs/local/LocalBackend.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -24,12 +24,13 @@ namespace {
 
 struct Pane {
     sb::LocalBackend local;
-    sb::JobsModel jobs;
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
     sb::JobsView view;
     explicit Pane(const QString &dir)
         : local({.dataDir = dir, .followMs = 50})
         , view(&jobs) {
-        jobs.addBackend(&local);
+        registry.add(&local);
         view.resize(900, 700);
         view.show();
     }

@@ -1,5 +1,6 @@
 // The GPU dashboard on real SSH nodes: an H100, an H100 with MIG, a CPU-only node, an H100 that
 // sits idle while processes hold it, and one that cannot be reached.
+#include "../support/DialogAnswers.h"
 #include "../support/SshNodes.h"
 #include "CurvesView.h"
 #include "FleetTable.h"
@@ -8,9 +9,9 @@
 #include "NodeHistory.h"
 #include "NodesView.h"
 #include "charts/CurveChart.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
-#include "jobs/SystemHistory.h"
-#include "metrics/CollectorClient.h"
+#include "fleet/SystemHistory.h"
 #include "monitor/NodeMonitor.h"
 
 #include "monitor/NvidiaSmiParser.h"
@@ -27,7 +28,6 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -199,8 +199,8 @@ void TestNodesView::addingANodeTestsTheConnection() {
     const sb::NodeConfig box = harness.config(u"box"_s);
     // Filled in as a person would, tested twice (the real node, then a port nobody listens on).
     QStringList said;
-    QTimer::singleShot(200, [&] {
-        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+    DialogAnswers dialogs;
+    dialogs.expect(u"the new node"_s, [&](QDialog *dialog) {
         QVERIFY(dialog);
         dialog->findChild<QLineEdit *>(u"host"_s)->setText(box.host);
         dialog->findChild<QSpinBox *>(u"port"_s)->setValue(box.port);
@@ -218,6 +218,7 @@ void TestNodesView::addingANodeTestsTheConnection() {
         dialog->reject();
     });
     view.findChild<QPushButton *>(u"addNode"_s)->click();
+    QVERIFY(dialogs.answered());
     QCOMPARE(said.size(), 2);
     QVERIFY2(said[0].contains(u"SHA256:"_s), qPrintable(said[0]));
     QVERIFY2(said[1].contains(u"cannot connect"_s), qPrintable(said[1]));

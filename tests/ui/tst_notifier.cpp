@@ -4,7 +4,7 @@
 // here), on real local runs.
 #include "Notifier.h"
 #include "jobs/JobsModel.h"
-#include "jobs/LocalBackend.h"
+#include "jobs/local/LocalBackend.h"
 
 #include <QApplication>
 #include <QDBusConnection>
@@ -71,8 +71,9 @@ void TestNotifier::runsEndingAndStalling() {
     sb::LocalBackend local({dir.path(), 2000, {}});
     const auto old = local.submit({.name = u"old"_s, .command = {u"true"_s}});
     QTRY_VERIFY(sb::findJob(local.jobs(), *old)->finishedState());
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
+    registry.add(&local);
     sb::Notifier notifier(&jobs, {.waitMinutes = 1000, .stallMinutes = 0, .checkMs = 100});
     QSignalSpy notified(&notifier, &sb::Notifier::notified);
     QSignalSpy open(&notifier, &sb::Notifier::openRun);

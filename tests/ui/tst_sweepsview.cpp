@@ -5,11 +5,11 @@
 #include "MainWindow.h"
 #include "SweepsView.h"
 #include "charts/ParallelCoordinates.h"
+#include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
-#include "jobs/LocalBackend.h"
 #include "jobs/MetricLineForwarder.h"
-#include "metrics/CollectorClient.h"
+#include "jobs/local/LocalBackend.h"
 #include "metrics/RunsModel.h"
 #include "monitor/NodeMonitor.h"
 #include "sweeps/Sweep.h"
@@ -42,8 +42,9 @@ void TestSweepsView::showsASweepAndItsBest() {
     QVERIFY2(embedded, qPrintable(embedded.error()));
     sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
     sb::LocalBackend local({dir.path(), 2000, {}});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
+    registry.add(&local);
     sb::MetricLineForwarder forwarder(&client);
     forwarder.watch(&local);
     sb::NodeMonitor monitor;
@@ -131,8 +132,9 @@ void TestSweepsView::badSweepFileSaysWhere() {
     QTemporaryDir dir;
     sb::CollectorClient client(QUrl(u"http://127.0.0.1:9"_s), {});
     sb::LocalBackend local({dir.path(), 2000, {}});
-    sb::JobsModel jobs;
-    jobs.addBackend(&local);
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
+    registry.add(&local);
     sb::SweepsView view(&jobs, &client);
     view.setStateDirectory(dir.filePath(u"sweeps"_s));
     QFile file(dir.filePath(u"bad.yaml"_s));

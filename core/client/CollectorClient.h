@@ -1,0 +1,97 @@
+#pragma once
+
+#include "metrics/CollectorApi.h"
+#include "metrics/Downsampler.h"
+#include "util/Result.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QObject>
+#include <QUrl>
+
+#include <functional>
+#include <optional>
+
+namespace sb {
+
+class KubeClient;
+
+// Query parameters as plain (decoded) keys and values; the client percent-encodes every byte.
+using QueryItems = QList<std::pair<QString, QString>>;
+
+// Asynchronous client of a collector's HTTP API (embedded, on a node, or in a cluster). Callbacks
+// run on the caller's thread, and only while `context` lives; nothing here ever blocks: answers
+// (JSON, and refusals' explanations) are decoded off the calling thread.
+class CollectorClient final : public QObject {
+    Q_OBJECT
+public:
+    template <typename T> using Callback = std::function<void(Result<T>)>;
+
+    CollectorClient(QUrl base, const QString &token, QObject *parent = nullptr);
+    // A collector in a cluster, reached through the API server's service proxy with the
+    // kubeconfig's credentials: `service` is "NAMESPACE/NAME:PORT".
+    CollectorClient(KubeClient *cluster, const QString &service, const QString &token,
+                    QObject *parent = nullptr);
+    // Where it is, for people: http://host:port, or the cluster's proxy path.
+    QUrl url() const { return m_base; }
+
+    void health(QObject *context, Callback<Health> done);
+    // Runs whose metadata mentions `filter` (every run for an empty one).
+    void runs(const QString &filter, QObject *context, Callback<QList<RunSummary>> done);
+    // At most `limit` of them (in name order) after the first `offset`: a bounded answer.
+    void runs(const QString &filter, qsizetype offset, qsizetype limit, QObject *context,
+              Callback<QList<RunSummary>> done);
+    // The metric names of these runs (of every run, for none), sorted.
+    void metrics(const QStringList &runs, QObject *context, Callback<QStringList> done);
+    // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).
+    void series(const QStringList &runs, const QString &metric, const SeriesWindow &window,
+                bool withRaw, QObject *context, Callback<SeriesReplies> done);
+    // Runs put in groups, each as a centre line and band on columns shared by all groups.
+    void groups(const GroupRequest &request, QObject *context, Callback<GroupReplies> done);
+    // Every point of a series as CSV (step,value,wall_time).
+    void exportCsv(const QString &run, const QString &metric, QObject *context,
+                   Callback<QByteArray> done);
+    // A push body (JSON, as the README's API table has it); the number of points stored.
+    void push(const QByteArray &body, QObject *context, Callback<qint64> done);
+    // Job output with metric lines in it; the collector stores those and ignores the rest.
+    void pushLines(const QString &run, const QByteArray &text, QObject *context,
+                   Callback<LinesReply> done);
+    // The person has read the store's repair notes; how many there were.
+    void acknowledgeRecovery(QObject *context, Callback<qint64> done);
+
+private:
+    // One /series request, within the collector's bound on an answer.
+    void seriesPart(const QStringList &runs, const QString &metric, const SeriesWindow &window,
+                    bool withRaw, QObject *context, Callback<SeriesReplies> done);
+    // An answer's body, and the body parsed where the way there parsed it already (a cluster's
+    // API server client parses JSON objects off the GUI thread): never parsed twice.
+    struct Answer {
+        QByteArray body;
+        QJsonDocument json;
+    };
+    // One exchange, over HTTP or through the cluster; the answer, or the refusal in words.
+    void exchange(const QByteArray &method, const QString &path, const QueryItems &query,
+                  const QByteArray &body, const QString &contentType, QObject *context,
+                  Callback<Answer> done);
+    // An exchange whose answer is JSON, handed on as `T` by `convert`.
+    template <typename T>
+    void exchangeJson(const QByteArray &method, const QString &path, const QueryItems &query,
+                      const QByteArray &body, const QString &contentType, QObject *context,
+                      std::function<T(const QJsonDocument &)> convert, Callback<T> done);
+
+    QNetworkAccessManager m_network;
+    QUrl m_base;
+    QByteArray m_token;
+    KubeClient *m_cluster = nullptr;
+    QString m_proxyPath; // /api/v1/namespaces/NS/services/NAME:PORT/proxy
+};
+
+// "k8s://CONTEXT/NAMESPACE/SERVICE:PORT": a collector in a cluster (the context may hold '/').
+struct ClusterCollector {
+    QString context;
+    QString service; // NAMESPACE/SERVICE:PORT
+};
+std::optional<ClusterCollector> parseClusterCollector(const QString &address);
+
+} // namespace sb

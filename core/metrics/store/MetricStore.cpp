@@ -1,0 +1,547 @@
+#include "MetricStore.h"
+
+#include "LegacySeriesFiles.h"
+#include "StoreRecords.h"
+#include "metrics/MetricAxis.h"
+#include "storage/StoreFiles.h"
+#include "util/Files.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr qint64 kCompactJournalAt = 8 << 20;
+} // namespace
+
+MetricStore::MetricStore(const QString &directory)
+    : m_directory(directory) {
+}
+
+MetricStore::~MetricStore() = default;
+
+Result<std::unique_ptr<MetricStore>> MetricStore::open(const QString &directory) {
+    // Metrics are private: the store's directories are the owner's alone, and one shared with
+    // others is refused rather than made private (its mode is not ours to change).
+    for (const auto &[path, subdirectory] :
+         {std::pair{directory, false}, std::pair{QString(directory + u"/data"_s), true}}) {
+        if (Status ready = prepareStoreDirectory(path, subdirectory); !ready)
+            return ready.failure();
+    }
+    std::unique_ptr<MetricStore> store(new MetricStore(QDir(directory).absolutePath()));
+    QStringList openNotes; // files the store found in place of its own: said until acknowledged
+    auto lock = store->m_directory.openFile(u"lock"_s, O_RDWR | O_CREAT, &openNotes);
+    if (!lock)
+        return lock.failure();
+    store->m_lock.reset(*lock);
+    if (::flock(store->m_lock.get(), LOCK_EX | LOCK_NB) != 0)
+        return fail(u"the store %1 is in use by another Signalbox collector"_s.arg(directory));
+    // Notes of earlier starts come first, and stay until acknowledged.
+    const QString notesPath = directory + u"/recovery.json"_s;
+    QStringList earlier;
+    if (auto notes = store->m_directory.openFile(u"recovery.json"_s, O_RDONLY, &openNotes);
+        notes && *notes >= 0) {
+        const UniqueFd fd(*notes);
+        QByteArray bytes;
+        (void)readWholeFile(fd.get(), 1 << 20, &bytes); // unreadable: no earlier notes
+        for (const QJsonValue note : QJsonDocument::fromJson(bytes).array())
+            earlier << note.toString();
+    }
+    if (Status loaded = store->load(); !loaded)
+        return fail(loaded.error());
+    store->m_lossNotes = openNotes + store->m_lossNotes;
+    // What touched stored data is said until acknowledged; a torn tail or uncommitted points
+    // (never acknowledged to anyone) only this time.
+    if (!store->m_lossNotes.isEmpty()) {
+        const QString stamp = QDateTime::currentDateTime().toString(Qt::ISODate);
+        for (QString &note : store->m_lossNotes)
+            note = stamp + u": "_s + note;
+        earlier += store->m_lossNotes;
+        (void)writeFileAtomically(notesPath,
+                                  QJsonDocument(QJsonArray::fromStringList(earlier)).toJson());
+    }
+    store->m_recoveryNotes = earlier + store->m_recoveryNotes;
+    return store;
+}
+
+Status MetricStore::acknowledgeRecovery() {
+    const QString notesPath = m_directory.filePath(u"recovery.json"_s);
+    if (QFileInfo::exists(notesPath) && !QFile::remove(notesPath))
+        return fail(u"cannot remove %1"_s.arg(notesPath), ErrorCode::StorageFailed);
+    m_recoveryNotes.clear();
+    return success();
+}
+
+Status MetricStore::load() {
+    JournalReplay replay(m_runs, m_series, m_batches);
+    if (Status read = m_journal.replay(
+            [&replay](quint32 type, QByteArrayView payload) { replay.read(type, payload); },
+            &m_recoveryNotes, &m_lossNotes);
+        !read)
+        return read;
+    if (replay.format > store_records::kFormat)
+        return fail(u"the store %1 was written by a newer Signalbox (format %2); this one reads "
+                    "format %3 and earlier"_s.arg(m_directory.path())
+                        .arg(replay.format)
+                        .arg(store_records::kFormat));
+    // Opening adds no series: one look-up by id serves every step below.
+    const QHash<quint32, StoredSeries *> byId = m_series.byId();
+    LegacySeriesFiles legacy(m_directory, m_series, &m_recoveryNotes, &m_lossNotes);
+    QStringList unreadable; // said this time only: no damage to repair, no compaction to force
+    // The earlier layout: none of the records only data files write (one damaged record, the
+    // format's say, cannot make a store of data files look like one of series files).
+    if (!replay.dataRecords && (m_series.size() > 0 || legacy.present())) {
+        if (Status moved = migrateSeriesFiles(legacy, replay.committed, byId); !moved)
+            return moved;
+    } else if (Status loaded = loadDataFiles(replay, byId, &unreadable); !loaded) {
+        return loaded;
+    } else if (Status cleared = legacy.clearLeftovers(byId); !cleared) {
+        return cleared; // leftovers of a migration whose new journal was in place: points moved
+    }
+    const qint64 snapshotBytes = replay.snapshotBytes();
+    // After a damaged journal, extents it no longer names may hold data: none is written over.
+    if (!m_lossNotes.isEmpty())
+        m_data.fillNewFile();
+
+    m_summaries.load(m_series, byId, &m_recoveryNotes);
+    // Compacted when half of it or more is stale, or after a repair: a store of a million series
+    // is not written again at every start.
+    m_compactAt = std::max(kCompactJournalAt, 2 * snapshotBytes);
+    if (m_journal.size() > std::max(kCompactJournalAt / 8, 2 * snapshotBytes) ||
+        !m_recoveryNotes.isEmpty() || !m_lossNotes.isEmpty()) {
+        compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
+    }
+    m_recoveryNotes += unreadable;
+    if (Status opened = m_journal.openForAppend(&m_lossNotes); !opened)
+        return opened;
+    if (m_journal.size() == 0) { // a new store: its journal says its format first
+        QByteArray record;
+        store_records::append(&record, RecordType::Format, store_records::format());
+        if (Status appended = m_journal.append(record, &m_recoveryNotes); !appended)
+            return appended;
+    }
+    return success();
+}
+
+Status MetricStore::migrateSeriesFiles(LegacySeriesFiles &legacy,
+                                       const QHash<quint32, qint64> &committed,
+                                       const QHash<quint32, StoredSeries *> &byId) {
+    if (Status loaded = legacy.load(committed, byId); !loaded)
+        return loaded;
+    // Data files no journal names: what a migration cut short had written. They go.
+    m_data.removeAll();
+    QByteArray unused; // the new journal is written whole below
+    if (Status copied = legacy.copyInto(m_data,
+                                        [this, &unused](StoredSeries *series, qint64 points) {
+                                            return allocate(series, points, &unused);
+                                        });
+        !copied)
+        return copied;
+    // The points are on disk before the journal that names them replaces the old one.
+    if (Status written = compactJournal(); !written)
+        return written;
+    legacy.removeMoved();
+    return success();
+}
+
+Status MetricStore::loadDataFiles(const JournalReplay &replay,
+                                  const QHash<quint32, StoredSeries *> &byId,
+                                  QStringList *unreadable) {
+    QSet<quint32> named;
+    for (const auto &[id, extent] : replay.extents) {
+        if (byId.contains(id))
+            named.insert(extent.file);
+    }
+    QHash<quint32, qint64> sizes;
+    if (Status opened = m_data.recover(named, &sizes, &m_lossNotes); !opened)
+        return opened;
+    // Every extent keeps its room taken, whatever it holds.
+    for (const auto &[id, extent] : replay.extents) {
+        m_data.reserve(extent);
+        if (StoredSeries *series = byId.value(id, nullptr))
+            series->extents.push_back(extent);
+    }
+    for (const auto &series : m_series.all()) {
+        const qint64 committedCount = replay.committed.value(series->id, 0);
+        // Points readable in order: up to the first extent the disk lost, in part or whole.
+        qint64 readable = 0;
+        std::size_t kept = 0;
+        for (const Extent &extent : series->extents) {
+            if (readable >= committedCount || !m_data.isOpen(extent.file))
+                break;
+            const qint64 onDisk =
+                std::clamp((sizes.value(extent.file) - extent.offset) / DataFiles::kPointBytes,
+                           qint64(0), extent.capacity);
+            readable += onDisk;
+            ++kept;
+            if (onDisk < extent.capacity)
+                break;
+        }
+        series->count = std::min(readable, committedCount);
+        if (series->count < committedCount)
+            m_lossNotes << u"series %1/%2: %3 committed points were lost by the disk"_s
+                               .arg(series->run, series->metric)
+                               .arg(committedCount - series->count);
+        series->extents.resize(kept); // later extents follow a gap: new points go to new ones
+        const auto last = replay.lastPoints.constFind(series->id);
+        if (last != replay.lastPoints.constEnd() && series->count == committedCount) {
+            series->last = *last;
+        } else if (series->count > 0) {
+            StoredSeries *found = nullptr;
+            auto points = reader(series->run, series->metric, &found);
+            if (!points)
+                return points.failure();
+            (*points)->read(series->count - 1, 1, &series->last);
+            if (const QString failure = (*points)->failure(); !failure.isEmpty())
+                *unreadable << u"series %1/%2: its last point cannot be read: %3"_s.arg(
+                    series->run, series->metric, failure);
+        }
+    }
+    m_data.fillLastFile();
+    return success();
+}
+
+Result<Extent> MetricStore::allocate(StoredSeries *series, qint64 points, QByteArray *journal) {
+    auto extent = m_data.allocate(series->capacity(), points);
+    if (!extent)
+        return extent;
+    series->extents.push_back(*extent);
+    store_records::append(journal, RecordType::Extent, store_records::extent(series->id, *extent));
+    return extent;
+}
+
+Status MetricStore::saveSummaries() {
+    return m_summaries.save(m_series, &m_recoveryNotes);
+}
+
+Status MetricStore::compactJournal() {
+    QByteArray snapshot;
+    store_records::append(&snapshot, RecordType::Format, store_records::format());
+    for (const RunInfo &run : m_runs.byName())
+        store_records::append(&snapshot, RecordType::Run, store_records::run(run));
+    QByteArray commit;
+    for (const auto &series : m_series.all()) {
+        store_records::append(&snapshot, RecordType::Series,
+                              store_records::series(series->id, series->run, series->metric));
+        for (const Extent &extent : series->extents)
+            store_records::append(&snapshot, RecordType::Extent,
+                                  store_records::extent(series->id, extent));
+        store_records::appendCommitted(&commit, series->id, series->count, series->last);
+    }
+    store_records::append(&snapshot, RecordType::Committed, commit);
+    for (const QString &batch : m_batches.keys())
+        store_records::append(&snapshot, RecordType::BatchKey, batch.toUtf8());
+    // Series data must be on disk before a journal that no longer lists older commits.
+    if (Status swapped = m_journal.replace(snapshot, [this] { return sync(); }); !swapped)
+        return swapped;
+    // Compacting again only once as much again was appended keeps the bytes written per append
+    // flat however many runs the snapshot holds.
+    m_compactAt = std::max(kCompactJournalAt, 2 * m_journal.size());
+    return success();
+}
+
+void MetricStore::compactOrNote() {
+    if (Status compacted = compactJournal(); !compacted) {
+        m_compactAt = m_journal.size() + kCompactJournalAt;
+        const QString note =
+            u"journal compaction failed, retried later: %1"_s.arg(compacted.error());
+        if (m_recoveryNotes.isEmpty() || m_recoveryNotes.last() != note)
+            m_recoveryNotes << note;
+    }
+}
+
+Status MetricStore::writePoints(StoredSeries *series, const std::vector<MetricPoint> &points,
+                                QByteArray *journal) {
+    const MetricPoint *next = points.data();
+    auto left = static_cast<qint64>(points.size());
+    qint64 at = series->count; // the series' index of the next point
+    qint64 start = 0;          // of the extent at hand
+    std::size_t index = 0;
+    for (; left > 0; start += series->extents[index++].capacity) {
+        if (index == series->extents.size()) {
+            if (auto added = allocate(series, left, journal); !added)
+                return added.failure();
+        }
+        const Extent &extent = series->extents[index];
+        if (at >= start + extent.capacity)
+            continue;
+        const qint64 n = std::min(left, start + extent.capacity - at);
+        if (Status written =
+                m_data.write(extent, at - start, reinterpret_cast<const char *>(next), n);
+            !written)
+            return written;
+        next += n;
+        left -= n;
+        at += n;
+    }
+    return success();
+}
+
+Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
+                                 const RunInfo *info, const QString &batch, Batch kind) {
+    if (run.isEmpty())
+        return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
+    const QString key = batch.isEmpty() ? QString() : BatchLedger::key(run, batch, kind);
+    const bool known = !key.isEmpty() && m_batches.contains(key);
+    if (known && kind == Batch::Whole)
+        return false; // stored before: a retry of a batch whose answer was lost
+    for (const SeriesPoints &points : series) {
+        for (std::size_t i = 0; i < points.points.size(); ++i) {
+            if (const QString problem = pointProblem(points.points[i]); !problem.isEmpty())
+                return fail(u"metric \"%1\", point %2: %3"_s.arg(points.metric).arg(i).arg(problem),
+                            ErrorCode::InvalidInput);
+        }
+    }
+    QByteArray journal;
+    const bool isNew = !m_runs.contains(run);
+    RunInfo merged = m_runs.value(run);
+    if (info)
+        merged.merge(*info);
+    if (!merged.start) {
+        for (const SeriesPoints &s : series) {
+            if (!s.points.empty())
+                merged.start =
+                    std::min(merged.start.value_or(s.points.front().wall), s.points.front().wall);
+        }
+    }
+    if (isNew || info || merged.start != m_runs.value(run).start)
+        store_records::append(&journal, RecordType::Run, store_records::run(merged));
+
+    // Write the points; on failure, forget the room this batch took (what it wrote past the
+    // committed counts is never read, and is written over by the next batch).
+    std::vector<std::pair<StoredSeries *, const SeriesPoints *>> written;
+    const std::size_t seriesBefore = m_series.size();
+    std::vector<std::pair<StoredSeries *, std::size_t>> extentsBefore;
+    const DataFiles::Mark mark = m_data.mark();
+    auto rollBack = [&] {
+        for (const auto &[s, count] : extentsBefore)
+            s->extents.resize(count);
+        m_data.rollBack(mark);
+        // Series created by this batch were never journaled: forget them.
+        m_series.truncate(seriesBefore);
+    };
+    QByteArray commit;
+    QSet<QString> seen;
+    for (const SeriesPoints &points : series) {
+        if (points.points.empty())
+            continue;
+        if (points.metric.isEmpty() || seen.contains(points.metric)) {
+            rollBack();
+            return fail(points.metric.isEmpty()
+                            ? u"a metric needs a name"_s
+                            : u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
+                        ErrorCode::InvalidInput);
+        }
+        seen.insert(points.metric);
+        StoredSeries *target = m_series.find(run, points.metric);
+        if (!target) {
+            target = m_series.create(run, points.metric); // its id is never re-used
+            store_records::append(&journal, RecordType::Series,
+                                  store_records::series(target->id, run, points.metric));
+        }
+        extentsBefore.emplace_back(target, target->extents.size());
+        if (Status stored = writePoints(target, points.points, &journal); !stored) {
+            rollBack();
+            return fail(stored.error(), ErrorCode::StorageFailed);
+        }
+        written.emplace_back(target, &points);
+        store_records::appendCommitted(&commit, target->id,
+                                       target->count + static_cast<qint64>(points.points.size()),
+                                       points.points.back());
+    }
+    if (!key.isEmpty() && !known) // in the same write as the commit: both or neither survive
+        store_records::append(&journal, RecordType::BatchKey, key.toUtf8());
+    if (!commit.isEmpty())
+        store_records::append(&journal, RecordType::Committed, commit);
+    if (journal.isEmpty())
+        return true;
+    if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended) {
+        rollBack();
+        return appended.failure();
+    }
+
+    // Committed: publish the new state.
+    if (!key.isEmpty())
+        m_batches.remember(key);
+    m_runs.set(merged);
+    for (const auto &[s, points] : written) {
+        const auto added = static_cast<qint64>(points->points.size());
+        s->count += added;
+        s->last = points->points.back();
+        // One behind its series (a stale cache, a failed read) catches up by reading instead.
+        if (s->summary && s->summary->count() == s->count - added)
+            s->summary->append(points->points.data(), added);
+    }
+    // The batch is stored: a failed compaction is the store's own problem, retried later, and
+    // never the writer's (an error reply must mean nothing was stored).
+    if (m_journal.size() > m_compactAt)
+        compactOrNote();
+    return true;
+}
+
+std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) const {
+    std::vector<SeriesInfo> out;
+    for (const StoredSeries *s : m_series.ofRun(run))
+        out.push_back(
+            {s->metric, s->count, s->last, s->summary ? s->summary->valueRange() : std::nullopt});
+    std::sort(out.begin(), out.end(),
+              [](const SeriesInfo &a, const SeriesInfo &b) { return a.metric < b.metric; });
+    return out;
+}
+
+qint64 MetricStore::totalPoints() const {
+    qint64 total = 0;
+    for (const auto &s : m_series.all())
+        total += s->count;
+    return total;
+}
+
+bool MetricStore::needsSummary(const StoredSeries &series) {
+    // One whose read failed is read again only once its count changed (points were appended).
+    return (!series.summary || series.summary->count() < series.count) &&
+           series.unreadableAt != series.count;
+}
+
+void MetricStore::summarizeOne(StoredSeries *series) {
+    StoredSeries *found = nullptr;
+    if (auto source = reader(series->run, series->metric, &found)) {
+        (void)SummariesCache::update(*series, **source); // unreadable: noted in the series
+    } else {
+        series->unreadableAt = series->count;
+    }
+}
+
+bool MetricStore::summarize(QDeadlineTimer deadline) {
+    for (; m_summarized < m_series.size(); ++m_summarized) {
+        if (deadline.hasExpired())
+            return false;
+        StoredSeries *series = m_series.all()[m_summarized].get();
+        if (!needsSummary(*series))
+            continue;
+        summarizeOne(series);
+    }
+    return true;
+}
+
+bool MetricStore::summarize(const QString &run, QDeadlineTimer deadline) {
+    for (StoredSeries *series : m_series.ofRun(run)) {
+        if (!needsSummary(*series))
+            continue;
+        if (deadline.hasExpired())
+            return false;
+        summarizeOne(series);
+    }
+    return true;
+}
+
+std::size_t MetricStore::summaryBytes() const {
+    return SummariesCache::memoryBytes(m_series);
+}
+
+Result<std::unique_ptr<ExtentSource>> MetricStore::reader(const QString &run, const QString &metric,
+                                                          StoredSeries **series) const {
+    *series = m_series.find(run, metric);
+    if (!*series)
+        return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
+    std::vector<ExtentSource::Piece> pieces;
+    qint64 first = 0;
+    for (const Extent &extent : (*series)->extents) {
+        if (first >= (*series)->count)
+            break;
+        auto file = m_data.file(extent.file);
+        if (!file)
+            return fail(
+                u"cannot read the points of %1/%2: data/%3.dat is not open"_s.arg(run, metric)
+                    .arg(extent.file),
+                ErrorCode::StorageFailed);
+        pieces.push_back({std::move(file), extent.file, extent.offset, first, extent.capacity});
+        first += extent.capacity;
+    }
+    return std::make_unique<ExtentSource>(run + u'/' + metric, std::move(pieces), (*series)->count);
+}
+
+Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric,
+                                                    const QString &xMetric) {
+    StoredSeries *series = nullptr;
+    auto opened = reader(run, metric, &series);
+    if (!opened)
+        return opened.failure();
+    if (Status updated = SummariesCache::update(*series, **opened); !updated)
+        return updated.failure();
+    const double origin = m_runs.value(run).start.value_or(series->summary->minX(XAxis::WallTime));
+    if (xMetric.isEmpty())
+        return Opened{std::move(opened).value(), &*series->summary, origin, nullptr};
+    StoredSeries *xSeries = nullptr;
+    auto x = reader(run, xMetric, &xSeries);
+    if (!x)
+        return x.failure();
+    std::vector<MetricPoint> xPoints(static_cast<std::size_t>((*x)->size()));
+    (*x)->read(0, (*x)->size(), xPoints.data());
+    if (QString failure = (*x)->failure(); !failure.isEmpty())
+        return fail(std::move(failure), ErrorCode::StorageFailed);
+    auto mapped = std::make_unique<MetricAxisSource>(std::move(opened).value(), std::move(xPoints));
+    auto summary = std::make_unique<SeriesSummary>();
+    summary->update(*mapped);
+    if (QString failure = mapped->failure(); !failure.isEmpty())
+        return fail(std::move(failure), ErrorCode::StorageFailed);
+    const SeriesSummary *view = summary.get();
+    return Opened{std::move(mapped), view, origin, std::move(summary)};
+}
+
+Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
+                                       SeriesWindow window) {
+    auto series = openSeries(run, metric, window.xMetric);
+    if (!series)
+        return series.failure();
+    if (!window.xMetric.isEmpty())
+        window.axis = XAxis::Step; // the mapped steps
+    if (window.axis == XAxis::RelativeTime)
+        window.origin = series->origin;
+    Downsampled downsampled = downsampleM4(*series->points, *series->summary, window);
+    if (QString failure = series->points->failure(); !failure.isEmpty())
+        return fail(std::move(failure), ErrorCode::StorageFailed);
+    return downsampled;
+}
+
+Result<std::unique_ptr<CsvExport>> MetricStore::exportCsv(const QString &run,
+                                                          const QString &metric) const {
+    StoredSeries *series = nullptr;
+    auto opened = reader(run, metric, &series);
+    if (!opened)
+        return opened.failure();
+    if (Status whole = (*opened)->check(); !whole)
+        return whole.failure();
+    return std::make_unique<CsvExport>(std::move(opened).value());
+}
+
+Status MetricStore::exportCsv(const QString &run, const QString &metric, QIODevice *out) const {
+    auto csv = exportCsv(run, metric);
+    if (!csv)
+        return csv.failure();
+    for (QByteArray piece = (*csv)->next(); !piece.isEmpty(); piece = (*csv)->next()) {
+        if (out->write(piece) != piece.size())
+            return fail(u"cannot write the CSV: %1"_s.arg(out->errorString()));
+    }
+    if (!(*csv)->error().isEmpty())
+        return fail((*csv)->error(), ErrorCode::StorageFailed);
+    return success();
+}
+
+Status MetricStore::sync() {
+    if (Status synced = m_data.sync(); !synced)
+        return synced;
+    return m_journal.sync();
+}
+
+} // namespace sb

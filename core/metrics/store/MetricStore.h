@@ -1,0 +1,201 @@
+#pragma once
+
+#include "BatchLedger.h"
+#include "CsvExport.h"
+#include "ExtentSource.h"
+#include "RunIndex.h"
+#include "SeriesTable.h"
+#include "StoreRecords.h"
+#include "SummariesCache.h"
+#include "metrics/Downsampler.h"
+#include "metrics/MetricPoint.h"
+#include "metrics/PointSource.h"
+#include "metrics/RunInfo.h"
+#include "metrics/SeriesSummary.h"
+#include "storage/DataFiles.h"
+#include "storage/Journal.h"
+#include "storage/StoreDirectory.h"
+#include "storage/StoreFiles.h"
+#include "util/Result.h"
+
+#include <QDeadlineTimer>
+#include <QIODevice>
+#include <QMap>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+class LegacySeriesFiles;
+
+// The collector's on-disk store of runs and their metric series.
+//
+// Layout of a store directory:
+//   journal          CRC-framed records: the format, run metadata, series and the extents that
+//                    hold their points, and commit records that give every touched series'
+//                    committed point count after each batch
+//   data/<n>.dat     a 16-byte header, then extents: each a series' stretch of room for points,
+//                    24 bytes each, filled in order; a series has a few, each at least as large
+//                    as all its earlier ones together, so that a long series lies in few pieces
+//                    and a million short ones share a few files
+//   summaries        CRC-framed records of series' summaries (SeriesSummary::saved), each giving
+//                    a series' summary from some block on; rewritten whole when mostly stale
+// A batch is written to its extents first and acknowledged once its commit record (with any new
+// extents and series) is in the journal. Opening the store cuts a torn journal tail; points past a
+// series' committed count are never read, and are written over by its next batch, so a batch is
+// either wholly there or not at all, and nothing acknowledged is lost when the process is killed.
+// Recovery never destroys what it cannot read: a damaged stretch of journal, a data file no record
+// names, or one with a foreign header goes to lost+found/, reading resumes at the next whole
+// record, and after a damaged journal new extents go to a new data file, never over old ones.
+// A store of the earlier layout (a file per series under series/) is moved into data files on
+// its first open, its series files removed only once the new journal is in place.
+//
+// A read that fails (an I/O error, a data file cut short, an extent no file holds) is an error
+// with ErrorCode::StorageFailed, never points of zeros, and no summary is built from it; what is
+// missing (no such run or metric) is an error with ErrorCode::Failed.
+//
+// Each concern lies in a class of its own: StoreDirectory (files and lost+found), Journal (record
+// framing, appends, compaction's swap), DataFiles (extents), StoreRecords (the records' payloads
+// and their replay), LegacySeriesFiles (the first layout's migration), SummariesCache, RunIndex,
+// BatchLedger, ExtentSource (reading points) and CsvExport; this class ties them into batches.
+//
+// Not thread-safe: one thread (the collector's) owns a store; the point sources it hands out may
+// be read on other threads. Summaries for fast queries are built on a series' first query and
+// kept up to date by appends.
+class MetricStore final {
+public:
+    struct SeriesInfo {
+        QString metric;
+        qint64 count = 0;
+        MetricPoint last;
+        // The smallest and largest finite values, once the series was summarized (queried, or
+        // read by summarize()); unset before, and while it has no finite value.
+        std::optional<std::pair<double, double>> range;
+    };
+
+    static Result<std::unique_ptr<MetricStore>> open(const QString &directory);
+    ~MetricStore();
+    MetricStore(const MetricStore &) = delete;
+    MetricStore &operator=(const MetricStore &) = delete;
+
+    // What opening had to repair (a torn journal tail, uncommitted points, files kept in
+    // lost+found), this start's and earlier starts' until acknowledged (kept in recovery.json).
+    const QStringList &recoveryNotes() const { return m_recoveryNotes; }
+    // The person has read the notes: later starts no longer repeat them.
+    Status acknowledgeRecovery();
+    QString directory() const { return m_directory.path(); }
+
+    // Appends points of one run atomically, creating the run and series as needed; `info`, when
+    // given, is merged into the run's metadata. Returns once the batch survives a process kill:
+    // true when stored, false when `batch` (the sender's id for it) was stored before, which
+    // makes a retry harmless. An error means nothing was stored.
+    // A batch in parts (metric lines forwarded a few at a time) stores every part and remembers
+    // the id, so that the same batch sent whole later is known.
+    using Batch = BatchKind;
+    Result<bool> append(const QString &run, const std::vector<SeriesPoints> &series,
+                        const RunInfo *info = nullptr, const QString &batch = {},
+                        Batch kind = Batch::Whole);
+    // Whether a batch with this id was stored for this run (among the last 100,000), sent as
+    // `kind`, or either way when unset. A batch sent whole and one in parts with the same id are
+    // two (a client's push and the metric lines it printed for it).
+    bool storedBatch(const QString &run, const QString &batch,
+                     std::optional<Batch> kind = std::nullopt) const {
+        return kind ? m_batches.contains(BatchLedger::key(run, batch, *kind))
+                    : m_batches.contains(BatchLedger::key(run, batch, Batch::Whole)) ||
+                          m_batches.contains(BatchLedger::key(run, batch, Batch::InParts));
+    }
+    Status updateRun(const RunInfo &info) {
+        auto updated = append(info.name, {}, &info);
+        return updated ? success() : Status(updated.failure());
+    }
+
+    QList<RunInfo> runs() const { return m_runs.byName().values(); }
+    const QMap<QString, RunInfo> &runsByName() const { return m_runs.byName(); }
+    // The runs whose metadata (as JSON: name, config, tags, note...) holds `lowered`, text in
+    // lower case as UTF-8, in name order. Each run's text is kept until the run changes, and all
+    // of them lie end to end in one index, so a filter over 100,000 runs is one scan of it.
+    QStringList runsMentioning(QByteArrayView lowered) const { return m_runs.mentioning(lowered); }
+    std::optional<RunInfo> run(const QString &name) const { return m_runs.find(name); }
+    std::vector<SeriesInfo> series(const QString &run) const;
+    qint64 totalPoints() const;
+
+    // M4-downsampled series; an error names what is missing or could not be read.
+    Result<Downsampled> query(const QString &run, const QString &metric, SeriesWindow window);
+    // A series to compute on: its points, its summary brought up to date, and where its run began
+    // (the origin of relative time). With `xMetric`, each point's step is that metric's value at
+    // the step (see MetricAxisSource), and the summary is of the points so mapped. Valid until
+    // the next append.
+    struct Opened {
+        std::unique_ptr<PointSource> points;
+        const SeriesSummary *summary = nullptr;
+        double origin = 0;
+        std::unique_ptr<SeriesSummary> mappedSummary; // with an x metric: what `summary` is
+    };
+    Result<Opened> openSeries(const QString &run, const QString &metric,
+                              const QString &xMetric = {});
+    // Every point of a series as CSV, read piece by piece; an error names what is missing, or a
+    // data file cut short. A read failing later ends the pieces early (CsvExport::error()).
+    Result<std::unique_ptr<CsvExport>> exportCsv(const QString &run, const QString &metric) const;
+    // The same, written whole to `out`.
+    Status exportCsv(const QString &run, const QString &metric, QIODevice *out) const;
+    // Brings the summaries of series that have none, or one behind their points, up to date
+    // (reading their extents), until `deadline`: a store of any size gets every series' value
+    // range over a few calls, never holding its thread long. A series whose points cannot be
+    // read keeps what was read before the failure (or stays without a summary) and is not read
+    // again until its count changes. Returns whether every series was gone through.
+    bool summarize(QDeadlineTimer deadline);
+    // The same for one run's series.
+    bool summarize(const QString &run, QDeadlineTimer deadline);
+    // Forces written data to the disk (power-loss durability); a process kill needs no sync.
+    Status sync();
+    // Writes what changed in the series' summaries since the last call to the store's
+    // `summaries` file, so that the first query after a restart reads only points appended since.
+    // A cache: a summary that is missing, damaged or longer than its series is built again.
+    Status saveSummaries();
+    std::size_t summaryBytes() const;
+
+private:
+    explicit MetricStore(const QString &directory);
+    Status load();
+    // A store of the first layout: its series files moved into data files.
+    Status migrateSeriesFiles(LegacySeriesFiles &legacy, const QHash<quint32, qint64> &committed,
+                              const QHash<quint32, StoredSeries *> &byId);
+    // Opens the data files the journal's extents name and sets each series' count from what
+    // they hold; a last point that cannot be read is said in `unreadable`.
+    Status loadDataFiles(const JournalReplay &replay, const QHash<quint32, StoredSeries *> &byId,
+                         QStringList *unreadable);
+    // Room for `points` more points of `series`, journaled into `journal` with the batch.
+    Result<Extent> allocate(StoredSeries *series, qint64 points, QByteArray *journal);
+    // Writes points after the series' last, into its extents and new ones as needed.
+    Status writePoints(StoredSeries *series, const std::vector<MetricPoint> &points,
+                       QByteArray *journal);
+    // Rewrites the journal as the current state (runs, series, one commit) and swaps it in.
+    Status compactJournal();
+    // Compacts, or notes (once) why not and tries again after more appends.
+    void compactOrNote();
+    Result<std::unique_ptr<ExtentSource>> reader(const QString &run, const QString &metric,
+                                                 StoredSeries **series) const;
+    // Whether summarize() should read the series: no summary, or one behind its count, and no
+    // failed read at this count.
+    static bool needsSummary(const StoredSeries &series);
+    // Brings its summary up to date from its points; a failed read is noted in the series.
+    void summarizeOne(StoredSeries *series);
+
+    QStringList m_recoveryNotes;
+    QStringList m_lossNotes; // this start's notes about stored data, kept until acknowledged
+    StoreDirectory m_directory;
+    UniqueFd m_lock; // held (flock) while the store is open; released after the journal closes
+    Journal m_journal{m_directory};
+    qint64 m_compactAt = 0; // journal size that triggers the next compaction
+    DataFiles m_data{m_directory, &m_recoveryNotes};
+    SummariesCache m_summaries{m_directory};
+    RunIndex m_runs;
+    BatchLedger m_batches;
+    SeriesTable m_series;
+    std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
+};
+
+} // namespace sb

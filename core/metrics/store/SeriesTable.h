@@ -1,0 +1,92 @@
+#pragma once
+
+#include "metrics/MetricPoint.h"
+#include "metrics/SeriesSummary.h"
+#include "storage/DataFiles.h"
+
+#include <QHash>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace sb {
+
+// One series of the store as it stands: what is committed, where its points lie, its summary.
+struct StoredSeries {
+    quint32 id = 0;
+    QString run;
+    QString metric;
+    qint64 count = 0;
+    MetricPoint last;
+    std::optional<SeriesSummary> summary;
+    std::vector<Extent> extents; // in order; together the room for its points
+    // What the summaries file holds: blocks before savedBlocks for good, the summary at savedCount.
+    std::size_t savedBlocks = 0;
+    qint64 savedCount = -1;
+    // The count at which reading its points failed: summarize() skips it until the count changes.
+    qint64 unreadableAt = -1;
+
+    qint64 capacity() const {
+        qint64 held = 0;
+        for (const Extent &extent : extents)
+            held += extent.capacity;
+        return held;
+    }
+};
+
+// Every series of the store, in creation order and by run and metric. Ids are never re-used.
+class SeriesTable {
+public:
+    static constexpr qint64 kMostIds = qint64(1) << 30;
+
+    const std::vector<std::unique_ptr<StoredSeries>> &all() const { return m_series; }
+    std::size_t size() const { return m_series.size(); }
+    StoredSeries *find(const QString &run, const QString &metric) const {
+        const auto it = m_byRun.constFind(run);
+        return it == m_byRun.constEnd() ? nullptr : it->value(metric, nullptr);
+    }
+    // A run's series by metric (a copy of a shared hash).
+    QHash<QString, StoredSeries *> ofRun(const QString &run) const { return m_byRun.value(run); }
+    QHash<quint32, StoredSeries *> byId() const {
+        QHash<quint32, StoredSeries *> ids;
+        ids.reserve(qsizetype(m_series.size()));
+        for (const auto &series : m_series)
+            ids.insert(series->id, series.get());
+        return ids;
+    }
+    // A series with the next id.
+    StoredSeries *create(const QString &run, const QString &metric) {
+        return add(m_nextId, run, metric);
+    }
+    // A series with this id (one a record or a file named).
+    StoredSeries *add(quint32 id, const QString &run, const QString &metric) {
+        auto series = std::make_unique<StoredSeries>();
+        series->id = id;
+        series->run = run;
+        series->metric = metric;
+        StoredSeries *raw = series.get();
+        takeId(id);
+        m_byRun[run][metric] = raw;
+        m_series.push_back(std::move(series));
+        return raw;
+    }
+    // Forgets the series created after the first `size` (a batch rolled back); their ids stay
+    // used.
+    void truncate(std::size_t size) {
+        while (m_series.size() > size) {
+            m_byRun[m_series.back()->run].remove(m_series.back()->metric);
+            m_series.pop_back();
+        }
+    }
+    // No new series takes this id, or any below it.
+    void takeId(quint32 id) { m_nextId = std::max(m_nextId, id + 1); }
+
+private:
+    std::vector<std::unique_ptr<StoredSeries>> m_series;
+    QHash<QString, QHash<QString, StoredSeries *>> m_byRun;
+    quint32 m_nextId = 0; // above every id the journal or the series directory ever held
+};
+
+} // namespace sb

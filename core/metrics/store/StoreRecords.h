@@ -1,0 +1,74 @@
+#pragma once
+
+#include "BatchLedger.h"
+#include "RunIndex.h"
+#include "SeriesTable.h"
+#include "metrics/MetricPoint.h"
+#include "storage/DataFiles.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonObject>
+#include <QSet>
+
+#include <vector>
+
+namespace sb {
+
+// The metric store's records (framed by journal_framing): their types and payloads, written and
+// read back.
+enum class RecordType : quint32 {
+    Run = 1,
+    SeriesCreated = 2,
+    Commit = 3,
+    Batch = 4,
+    Summary = 5, // in the summaries file
+    Format = 6,
+    Extent = 7,
+    Series = 8,    // binary: id, the run's length, run and metric (UTF-8)
+    Committed = 9, // entries of id, count and the last point (36 bytes)
+    BatchKey = 10, // a batch's key (BatchLedger::key) as UTF-8; Batch: the earlier form
+};
+
+namespace store_records {
+constexpr quint32 kFormat = 2;              // data files; 1 (no format record): series files
+constexpr qint64 kSeriesIdBytes = 4;        // a series' id, as records and summaries give it
+constexpr qint64 kCommittedEntryBytes = 36; // of a Committed record: id, count, last point
+void append(QByteArray *out, RecordType type, QByteArrayView payload);
+QByteArray format();
+QByteArray run(const RunInfo &info);
+QByteArray series(quint32 id, const QString &run, const QString &metric);
+QByteArray extent(quint32 series, const Extent &extent);
+// One committed series of a Committed record: its count and last point.
+void appendCommitted(QByteArray *out, quint32 id, qint64 count, const MetricPoint &last);
+} // namespace store_records
+
+// Reads the journal's records back, in order, into the store's runs, series and batch ledger,
+// and gathers what opening the data files needs: committed counts, last points, extents.
+class JournalReplay {
+public:
+    JournalReplay(RunIndex &runs, SeriesTable &series, BatchLedger &batches)
+        : m_runs(runs)
+        , m_series(series)
+        , m_batches(batches) {}
+    void read(quint32 type, QByteArrayView payload);
+
+    QHash<quint32, qint64> committed;
+    QHash<quint32, MetricPoint> lastPoints;
+    std::vector<std::pair<quint32, Extent>> extents;
+    quint32 format = 1;
+    bool dataRecords = false; // any record only the data-file layout writes
+    // The bytes a snapshot of what was read would take: the journal is compacted when it holds
+    // twice that.
+    qint64 snapshotBytes() const;
+
+private:
+    RunIndex &m_runs;
+    SeriesTable &m_series;
+    BatchLedger &m_batches;
+    QSet<quint32> m_ids;                     // of the series read
+    QHash<QString, qint64> m_runRecordBytes; // the latest record of each run: what a snapshot holds
+    qint64 m_otherBytes = 0;                 // of records other than runs'
+};
+
+} // namespace sb

@@ -1,0 +1,625 @@
+"""Hostile HTTP against a real signalbox-collector process: huge bodies, slow and idle sockets,
+cross-site requests and rebinding Host names, protocol corner cases, unbounded requests, and the
+address and token the CLI finds. Every case asserts that the bad request is refused, saying why,
+and that the collector keeps answering.
+
+usage: test_collector_http.py SIGNALBOX_COLLECTOR SIGNALBOX_CLI (loopback only, bounded time)"""
+
+import contextlib
+import json
+import math
+import os
+import resource
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+import collector_process
+from collector_process import free_port, room_for_sockets, Collector, q, raw, stored_steps
+
+COLLECTOR, CLI = None, None
+
+
+def read_response(sock):
+    """(status, body) of one HTTP response read off a raw socket (Content-Length or chunked)."""
+    stream = sock.makefile("rb")
+    status = int(stream.readline().split()[1])
+    headers = {}
+    for line in iter(stream.readline, b"\r\n"):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers:
+        return status, stream.read(int(headers["content-length"]))
+    body = b""
+    while True:
+        size = int(stream.readline(), 16)
+        if size == 0:
+            return status, body
+        body += stream.read(size)
+        stream.readline()
+
+
+class Sockets(unittest.TestCase):
+    """Finding 6 and the socket half of 17: huge bodies, slow senders, idle sockets, big exports."""
+
+    def test_a_huge_body_is_refused_with_413_and_never_held(self):
+        collector = Collector()
+        try:
+            sock = collector.connect()
+            declared = 1_500_000_000
+            sock.sendall(b"POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                         b"\r\nContent-Length: %d\r\n\r\n" % declared)
+            piece = b"[" + b"1," * (1 << 19)
+            sent = 0
+            with contextlib.suppress(OSError):
+                while sent < 200 << 20:  # 200 MB of it, then the sender gives up
+                    sock.sendall(piece)
+                    sent += len(piece)
+            sock.shutdown(socket.SHUT_WR)
+            status, body = read_response(sock)
+            sock.close()
+            self.assertEqual(status, 413)
+            self.assertIn(b"at most 67108864", body)
+            self.assertLess(collector.rss_mb(), 100, "the body was held in memory")
+            self.assertTrue(collector.alive())
+        finally:
+            collector.stop()
+
+    def test_a_slow_sender_does_not_hold_up_other_clients(self):
+        collector = Collector()
+        try:
+            body = json.dumps({"run": "slow", "series": {"x": {"step": [1, 2], "value": [3, 4]}}})
+            sock = collector.connect()
+            sock.sendall(b"POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n"
+                         % len(body) + body[:10].encode())
+            for _ in range(5):  # answered while the push is half-sent
+                self.assertEqual(collector.request("/api/v1/health")[0], 200)
+            sock.sendall(body[10:].encode())
+            self.assertEqual(read_response(sock), (200, b'{"accepted":2}'))
+            sock.close()
+        finally:
+            collector.stop()
+
+    def test_idle_sockets_do_not_starve_a_client(self):
+        # Before: under a 1,024 descriptor limit, 1,064 idle sockets left no room for anyone.
+        room_for_sockets()
+        collector = Collector(max_fds=1024)
+        idle = []
+        try:
+            for _ in range(1100):
+                with contextlib.suppress(OSError):
+                    idle.append(collector.connect())
+            idle[0].sendall(b"GET /api/v1/hea")  # and some that never finish their request
+            status, health = collector.request("/api/v1/health")
+            self.assertEqual(status, 200)
+            self.assertEqual(health["service"], "signalbox-collector")
+        finally:
+            for sock in idle:
+                sock.close()
+            collector.stop()
+
+    def test_an_export_streams_at_the_readers_pace(self):
+        collector = Collector()
+        try:
+            points = 2_000_000
+            for start in range(0, points, 500_000):
+                steps = list(range(start, start + 500_000))
+                status, _ = collector.request("/api/v1/push", {
+                    "run": "big", "series": {"loss": {"step": steps, "value": steps,
+                                                      "time": [1.5e9] * len(steps)}}})
+                self.assertEqual(status, 200)
+            before = collector.rss_mb()
+            sock = collector.connect()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+            sock.sendall(b"GET /api/v1/export?run=big&metric=loss HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            stream = sock.makefile("rb")
+            self.assertIn(b"200", stream.readline())
+            peak, lines, tail = before, 0, b""
+            for line in iter(stream.readline, b"\r\n"):
+                self.assertNotIn(b"content-length", line.lower())
+            while True:  # a slow reader: 64 KB at a time
+                size = int(stream.readline(), 16)
+                if size == 0:
+                    break
+                chunk = tail + stream.read(size)
+                stream.readline()
+                lines += chunk.count(b"\n")
+                tail = chunk[chunk.rfind(b"\n") + 1:]
+                if lines % 50 == 0:
+                    time.sleep(0.001)
+                    peak = max(peak, collector.rss_mb())
+            sock.close()
+            print("\nexport of %d points: collector RSS %.1f MB before, %.1f MB at most while "
+                  "streaming" % (points, before, peak), file=sys.stderr)
+            self.assertEqual(lines, points + 1)
+            self.assertLess(peak - before, 40, "the export was built in memory")
+        finally:
+            collector.stop()
+
+
+def run_names(collector):
+    status, runs = collector.request("/api/v1/runs")
+    assert status == 200, runs
+    return [run["name"] for run in runs]
+
+
+class CrossSite(unittest.TestCase):
+    """Finding 9 of issue 29: any web page could write to the token-less loopback collector (a
+    cross-site text/plain POST was stored), and DNS rebinding read every run. Browsers' requests
+    for other sites, and Host names that are not this machine, are refused before anything runs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.collector = Collector()
+        status, _ = cls.collector.request("/api/v1/push", {
+            "run": "private-run", "info": {"note": "secret note"},
+            "series": {"loss": {"step": [1], "value": [0.5]}}})
+        assert status == 200
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.stop()
+
+    def send(self, method, target, headers, body=b""):
+        head = "%s %s HTTP/1.1\r\n" % (method, target)
+        head += "".join("%s: %s\r\n" % item for item in headers)
+        if body:
+            head += "Content-Length: %d\r\n" % len(body)
+        return raw(self.collector, head.encode() + b"Connection: close\r\n\r\n" + body)
+
+    def host(self):
+        return "127.0.0.1:%d" % self.collector.port
+
+    def test_a_cross_site_text_plain_post_is_refused_and_nothing_is_stored(self):
+        line = b'@signalbox {"step": 1, "loss": 0.5}\n'
+        push = json.dumps({"run": "csrf-push", "series": {"x": {"step": [1], "value": [1]}}})
+        cases = [
+            # A form or fetch(no-cors) from another site: the browser says where it comes from.
+            ("/api/v1/lines?run=csrf-lines", [("Origin", "https://evil.example"),
+                                              ("Content-Type", "text/plain")], line),
+            ("/api/v1/push", [("Origin", "https://evil.example"),
+                              ("Content-Type", "text/plain;charset=UTF-8")], push.encode()),
+            ("/api/v1/push", [("Origin", "null"), ("Content-Type", "text/plain")], push.encode()),
+            ("/api/v1/push", [("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Mode", "no-cors"),
+                              ("Content-Type", "text/plain")], push.encode()),
+            ("/api/v1/push", [("Sec-Fetch-Mode", "no-cors"),
+                              ("Content-Type", "application/x-www-form-urlencoded")],
+             push.encode()),
+            ("/api/v1/push", [("Origin", "http://%s" % self.host()),
+                              ("Content-Type", "multipart/form-data; boundary=x")], push.encode()),
+            ("/api/v1/recovery/acknowledge", [("Origin", "https://evil.example")], b""),
+        ]
+        for target, headers, body in cases:
+            status, _, answer = self.send("POST", target, [("Host", self.host())] + headers, body)
+            self.assertEqual(status, 403, (target, headers, answer))
+            self.assertIn(b"refused", answer)
+        names = run_names(self.collector)
+        self.assertNotIn("csrf-lines", names)
+        self.assertNotIn("csrf-push", names)
+        # Scripts and the app send no Origin: their writes go on as before.
+        status, _, answer = self.send("POST", "/api/v1/lines?run=script-lines",
+                                      [("Host", self.host()), ("Content-Type", "text/plain")],
+                                      line)
+        self.assertEqual(status, 200, answer)
+        self.assertIn("script-lines", run_names(self.collector))
+
+    def test_origins_other_than_its_own_are_refused(self):
+        for origin in ("https://evil.example", "http://evil.example:%d" % self.collector.port,
+                       "null", "http://localhost:%d" % self.collector.port,
+                       "http://127.0.0.1:%d" % (self.collector.port + 1),
+                       "https://127.0.0.1:%d" % self.collector.port, "chrome-extension://abc",
+                       "file://"):
+            status, _, answer = self.send("GET", "/api/v1/runs",
+                                          [("Host", self.host()), ("Origin", origin)])
+            self.assertEqual(status, 403, origin)
+            self.assertNotIn(b"private-run", answer)
+        status, _, answer = self.send("GET", "/api/v1/runs",
+                                      [("Host", self.host()), ("Origin", "http://" + self.host())])
+        self.assertEqual(status, 200)
+        self.assertIn(b"private-run", answer)
+
+    def test_what_a_browser_sends_for_another_site_is_refused(self):
+        for site, expected in (("cross-site", 403), ("same-site", 403), ("Cross-Site", 403),
+                               ("same-origin", 200), ("none", 200)):
+            status, _, answer = self.send("GET", "/api/v1/runs",
+                                          [("Host", self.host()), ("Sec-Fetch-Site", site)])
+            self.assertEqual(status, expected, (site, answer))
+
+    def test_dns_rebinding_names_are_refused_and_read_nothing(self):
+        port = self.collector.port
+        for host in ("rebind.evil.example", "rebind.evil.example:%d" % port, "REBIND.EVIL.EXAMPLE.",
+                     "127.0.0.1.nip.io:%d" % port, "127.0.0.1.evil.example", "localhost.evil.example",
+                     "0x7f000001:%d" % port, "2130706433", "127.1:%d" % port, "0177.0.0.1",
+                     "127.000.000.001", "0.0.0.0:%d" % port, "[::]:%d" % port, "[::ffff:7f00:1]x",
+                     "192.168.1.10:%d" % port, "evil.example:80@127.0.0.1"):
+            for target in ("/api/v1/runs", "/api/v1/health", "/api/v1/export?run=private-run&metric=loss"):
+                status, _, answer = self.send("GET", target, [("Host", host)])
+                self.assertIn(status, (400, 421), (host, target))
+                self.assertNotIn(b"private-run", answer)
+                self.assertNotIn(b"secret note", answer)
+        status, _, answer = self.send("GET", "/api/v1/runs", [("Host", "rebind.evil.example")])
+        self.assertEqual(status, 421)
+        self.assertIn(b"rebind.evil.example", answer)
+        for host in ("127.0.0.1:%d" % port, "127.0.0.1", "localhost:%d" % port, "LocalHost",
+                     "127.0.0.2:%d" % port, "[::1]:%d" % port, "app.localhost:%d" % port):
+            status, _, answer = self.send("GET", "/api/v1/runs", [("Host", host)])
+            self.assertEqual(status, 200, host)
+            self.assertIn(b"private-run", answer)
+        # An HTTP/1.0 tool may name no host at all.
+        status, _, _ = raw(self.collector, b"GET /api/v1/health HTTP/1.0\r\n\r\n")
+        self.assertEqual(status, 200)
+        # The same rule for the host an absolute-form target names.
+        status, _, answer = self.send("GET", "http://rebind.evil.example:%d/api/v1/runs" % port,
+                                      [("Host", self.host())])
+        self.assertEqual(status, 421)
+        self.assertNotIn(b"private-run", answer)
+
+    def test_a_host_name_given_on_the_command_line_is_its_own(self):
+        collector = Collector(extra=["--host-name", "Box.Internal"])
+        try:
+            for host, expected in (("box.internal:%d" % collector.port, 200), ("BOX.INTERNAL", 200),
+                                   ("box.internal.evil.example", 421)):
+                status, _, _ = raw(collector, b"GET /api/v1/health HTTP/1.1\r\nHost: %s\r\n"
+                                   b"Connection: close\r\n\r\n" % host.encode())
+                self.assertEqual(status, expected, host)
+        finally:
+            collector.stop()
+
+
+class SlowAndMany(unittest.TestCase):
+    """Finding 12 of issue 29: eight slow connections held the whole body budget and every push got
+    503; idle connections from 127.0.0.2...127.0.0.9 counted as other peers and took every
+    descriptor."""
+
+    def push_ok(self, collector, run, step):
+        status, answer = collector.request("/api/v1/push", {
+            "run": run, "series": {"x": {"step": [step], "value": [step]}}})
+        self.assertEqual(status, 200, answer)
+
+    def test_eight_trickling_bodies_do_not_block_a_push(self):
+        collector = Collector()
+        slow = []
+        try:
+            for i in range(8):
+                sock = collector.connect()
+                framing = (b"Content-Length: 67108864" if i % 2 == 0 else
+                           b"Transfer-Encoding: chunked")
+                sock.sendall(b"POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Content-Type: application/json\r\n" + framing + b"\r\n\r\n")
+                slow.append((sock, i % 2 == 0))
+            for step in range(10):  # a byte from each now and then, and a push between
+                for sock, sized in slow:
+                    sock.sendall(b"[" if sized else b"1\r\n[\r\n")
+                self.push_ok(collector, "normal", step)
+                time.sleep(0.2)
+            self.assertEqual(stored_steps(collector, "normal", "x"), list(map(float, range(10))))
+        finally:
+            for sock, _ in slow:
+                sock.close()
+            collector.stop()
+
+    def test_bodies_that_stall_after_a_burst_give_their_room_back(self):
+        collector = Collector()
+        slow = []
+        try:
+            # 8 x 40 MiB of 64 MiB bodies, then nothing: more than half of the 512 MiB budget held
+            # by bodies that do not move. Before, the sizes declared took the whole budget.
+            piece = b"1," * (1 << 19)
+            for _ in range(8):
+                sock = collector.connect()
+                sock.sendall(b"POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 67108864\r\n\r\n[")
+                for _ in range(40):
+                    sock.sendall(piece)
+                slow.append(sock)
+            # Cut, oldest first, until they hold no more than half; well before the 30 s stall rule.
+            cut, pending, deadline = 0, list(slow), time.time() + 20
+            while cut < 2 and time.time() < deadline:
+                for sock in select.select(pending, [], [], 1)[0]:
+                    status, body = read_response(sock)
+                    self.assertEqual(status, 408, body)
+                    self.assertIn(b"slower than", body)
+                    cut += 1
+                    pending.remove(sock)
+            self.assertGreaterEqual(cut, 2)
+            self.push_ok(collector, "after", 1)
+        finally:
+            for sock in slow:
+                sock.close()
+            collector.stop()
+
+    def test_a_thousand_idle_sockets_from_many_loopback_addresses(self):
+        room_for_sockets()
+        collector = Collector(max_fds=1024)
+        idle = []
+        try:
+            for i in range(1100):
+                with contextlib.suppress(OSError):
+                    sock = socket.socket()
+                    sock.settimeout(20)
+                    sock.bind(("127.0.0.%d" % (2 + i % 8), 0))
+                    idle.append(sock)
+                    sock.connect(("127.0.0.1", collector.port))
+            with contextlib.suppress(OSError):  # and one that never finishes its request
+                idle[-1].sendall(b"GET /api/v1/hea")
+            status, health = collector.request("/api/v1/health")
+            self.assertEqual(status, 200)
+            self.assertEqual(health["service"], "signalbox-collector")
+            self.push_ok(collector, "after-idle", 1)
+        finally:
+            for sock in idle:
+                sock.close()
+            collector.stop()
+
+    def test_the_descriptor_limit_is_raised_to_the_hard_limit(self):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        collector = Collector(max_fds=(min(soft, 1024), hard))
+        try:
+            with open("/proc/%d/limits" % collector.process.pid) as limits:
+                line = next(l for l in limits if l.startswith("Max open files"))
+            self.assertEqual(int(line.split()[3]), min(hard, 16384), line)
+        finally:
+            collector.stop()
+
+
+class HttpProtocol(unittest.TestCase):
+    """Finding 16 of issue 29, its HTTP half: HEAD had a body, absolute-form targets got 404, and
+    invalid UTF-8 in a parameter merged different runs."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.collector = Collector()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.stop()
+
+    def test_head_is_answered_with_headers_only(self):
+        with self.collector.connect() as sock:
+            sock.sendall(b"HEAD /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                         b"HEAD /api/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                         b"HEAD /api/v1/nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                         b"GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            stream = sock.makefile("rb")
+            lengths = []
+            for expected in (200, 200, 404):
+                self.assertEqual(int(stream.readline().split()[1]), expected)
+                headers = dict(line.decode().lower().split(": ", 1)
+                               for line in iter(stream.readline, b"\r\n"))
+                lengths.append(int(headers["content-length"]))
+            # Had a body come, it would be read here as the next status line.
+            status_line = stream.readline()
+            self.assertTrue(status_line.startswith(b"HTTP/1.1 200"), status_line)
+            headers = dict(line.decode().lower().split(": ", 1)
+                           for line in iter(stream.readline, b"\r\n"))
+            body = stream.read(int(headers["content-length"]))
+            self.assertEqual(len(body), lengths[0])
+            self.assertEqual(json.loads(body)["service"], "signalbox-collector")
+
+    def test_an_absolute_form_target_is_answered(self):
+        port = self.collector.port
+        for target in ("http://127.0.0.1:%d/api/v1/health" % port,
+                       "HTTP://LOCALHOST:%d/api/v1/health" % port,
+                       "http://[::1]:%d/api/v1/health?x=1" % port):
+            status, _, body = raw(self.collector, b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                  b"Connection: close\r\n\r\n" % target.encode())
+            self.assertEqual(status, 200, (target, body))
+            self.assertEqual(json.loads(body)["service"], "signalbox-collector")
+        for target in ("ftp://127.0.0.1/api/v1/health", "http://u:p@127.0.0.1/api/v1/health"):
+            status, _, _ = raw(self.collector, b"GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                               b"Connection: close\r\n\r\n" % target.encode())
+            self.assertEqual(status, 400, target)
+
+    def test_invalid_utf8_in_a_parameter_is_refused_by_name(self):
+        line = b'@signalbox {"step": 1, "loss": 0.5}\n'
+        for query, name in (("run=%FF", "run"), ("run=%FE", "run"), ("run=a%C0%80", "run"),
+                            ("run=%ED%A0%80", "run"), ("run=ok&%FF=1", "\\ufffd"),
+                            ("run=%F4%90%80%80", "run"), ("run=%E2%82", "run")):
+            status, answer = self.collector.request("/api/v1/lines?" + query, line,
+                                                    content_type="text/plain")
+            self.assertEqual(status, 400, (query, answer))
+            self.assertIn("not valid UTF-8", answer["error"])
+            if name == "run":
+                self.assertIn('"run"', answer["error"])
+        for path in ("/api/v1/series?run=%FF&metric=loss", "/api/v1/runs?filter=%FE",
+                     "/api/v1/metrics?run=%FF", "/api/v1/export?run=x&metric=%FF"):
+            status, answer = self.collector.request(path)
+            self.assertEqual(status, 400, path)
+        self.assertEqual([name for name in run_names(self.collector) if "\ufffd" in name], [])
+        # Valid UTF-8, a BOM included, names distinct runs.
+        for run in ("é", "\ufeffé", "名前"):
+            status, _ = self.collector.request("/api/v1/lines?run=" + q(run), line,
+                                               content_type="text/plain")
+            self.assertEqual(status, 200, run)
+        names = run_names(self.collector)
+        for run in ("é", "\ufeffé", "名前"):
+            self.assertIn(run, names)
+
+
+class PublishedCollector(unittest.TestCase):
+    """The app publishes its embedded collector's address and secret in the user's runtime
+    directory; signalbox-cli (and the Python client) find both there when not told otherwise."""
+
+    def setUp(self):
+        self.runtime = tempfile.mkdtemp(prefix="sb-runtime-")
+        self.folder = os.path.join(self.runtime, "signalbox")
+        os.mkdir(self.folder, 0o700)
+        token = os.path.join(self.runtime, "token")
+        with open(token, "w") as f:
+            f.write("published-secret\n")
+        self.collector = Collector(extra=["--token-file", token])
+
+    def tearDown(self):
+        self.collector.stop()
+        shutil.rmtree(self.runtime)
+
+    def publish(self, pid):
+        with open(os.open(os.path.join(self.folder, "collector.token"),
+                          os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write("published-secret\n")
+        with open(os.path.join(self.folder, "collector.url"), "w") as f:
+            f.write("%s\n%d\n" % (self.collector.url, pid))
+
+    def cli(self, *args):
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime)
+        env.pop("SIGNALBOX_COLLECTOR", None)
+        env.pop("SIGNALBOX_TOKEN", None)
+        return subprocess.run([CLI] + list(args) + ["health"], capture_output=True, text=True,
+                              env=env, timeout=30)
+
+    def test_the_cli_finds_the_published_collector_and_its_secret(self):
+        self.publish(self.collector.process.pid)
+        result = self.cli()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("signalbox-collector", result.stdout)
+        # Named by hand, as localhost: still the published one, so the secret goes with it.
+        result = self.cli("--collector", "http://localhost:%d" % self.collector.port)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # A folder others may write to is not trusted: no secret is taken from it.
+        os.chmod(self.folder, 0o777)
+        result = self.cli("--collector", self.collector.url)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("token", result.stderr)
+
+
+class TokenFile(unittest.TestCase):
+    def test_the_token_comes_from_a_file_and_stays_out_of_the_process_list(self):
+        folder = tempfile.mkdtemp(prefix="sb-token-")
+        path = os.path.join(folder, "token")
+        with open(path, "w") as f:
+            f.write("s3cret-from-file\n")
+        port = free_port()
+        process = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir",
+                                    os.path.join(folder, "data"), "--token-file", path],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            self.assertIn("listening on", process.stdout.readline())
+            with open("/proc/%d/cmdline" % process.pid, "rb") as f:
+                self.assertNotIn(b"s3cret", f.read())
+            url = "http://127.0.0.1:%d/api/v1/health" % port
+            with self.assertRaises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(url, timeout=10)
+            self.assertEqual(refused.exception.code, 401)
+            request = urllib.request.Request(url, headers={"Authorization": "Bearer s3cret-from-file"})
+            with urllib.request.urlopen(request, timeout=10) as response:
+                self.assertEqual(response.status, 200)
+            cli = subprocess.run([CLI, "--collector", "http://127.0.0.1:%d" % port, "--token-file",
+                                  path, "health"], capture_output=True, text=True, timeout=30)
+            self.assertEqual(cli.returncode, 0, cli.stderr)
+        finally:
+            process.terminate()
+            process.communicate(timeout=20)
+        for bad, why in (("/dev/zero", "not a regular file"), (os.path.join(folder, "none"), ""),
+                         (folder, "")):
+            result = subprocess.run([COLLECTOR, "--data-dir", os.path.join(folder, "d2"),
+                                     "--token-file", bad], capture_output=True, text=True,
+                                    timeout=30)
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn(bad, result.stderr)
+            self.assertIn(why, result.stderr)
+
+
+class RequestBounds(unittest.TestCase):
+    """Every request's work and answer are bounded whatever it names (issue 29, finding 10): what
+    is over is refused with 400 and a message saying what to ask instead."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.collector = Collector()
+        status, _ = cls.collector.request("/api/v1/push", {"run": "r", "series": {"loss": {
+            "step": list(range(20000)), "value": [math.sin(i / 50.0) for i in range(20000)]}}})
+        assert status == 200
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.stop()
+
+    def tearDown(self):
+        self.assertTrue(self.collector.alive(), "the collector stopped answering")
+
+    def test_a_run_named_thousands_of_times_is_answered_once(self):
+        before = self.collector.rss_mb()
+        query = "&".join(["run=r"] * 3000)
+        status, reply = self.collector.request(
+            "/api/v1/series?%s&metric=loss&width=20000&smoothing=0.9" % query)
+        self.assertEqual(status, 400, reply)
+        self.assertIn("width must be 1 to 10000", reply["error"])
+        status, reply = self.collector.request(
+            "/api/v1/series?%s&metric=loss&width=10000&smoothing=0.9" % query)
+        self.assertEqual(status, 200)
+        self.assertEqual([s["run"] for s in reply["series"]], ["r"])
+        status, reply = self.collector.request("/api/v1/metrics?%s" % query)
+        self.assertEqual((status, reply), (200, ["loss"]))
+        self.assertLess(self.collector.rss_mb() - before, 200)
+
+    def test_widths_and_smoothing_past_the_bounds_are_refused_or_clamped(self):
+        for width in ("1000000000", "1e300", "0", "-5", "10001"):
+            status, reply = self.collector.request(
+                "/api/v1/series?run=r&metric=loss&width=%s" % width)
+            self.assertEqual(status, 400, (width, reply))
+            self.assertIn("width", reply["error"])
+        for smoothing in ("0.999999999", "1e300", "-1"):  # clamped to a bounded window
+            status, reply = self.collector.request(
+                "/api/v1/series?run=r&metric=loss&width=2000&smoothing_kind=average&smoothing=%s"
+                % smoothing)
+            self.assertEqual(status, 200, (smoothing, reply))
+
+    def test_many_runs_at_a_large_width_are_refused_with_what_to_ask(self):
+        query = "&".join("run=run-%d" % i for i in range(600))
+        status, reply = self.collector.request(
+            "/api/v1/series?%s&metric=loss&width=2000" % query)
+        self.assertEqual(status, 400, reply)
+        self.assertIn("fewer runs", reply["error"])
+        status, reply = self.collector.request(
+            "/api/v1/series?%s&metric=loss&width=1000" % query)
+        self.assertEqual(status, 200)
+        self.assertEqual(len(reply["series"]), 600)
+        many = "&".join("run=n%d" % i for i in range(10001))
+        status, reply = self.collector.request("/api/v1/metrics?" + many)
+        self.assertEqual(status, 400, reply)
+
+    def test_an_answer_to_bad_lines_is_never_larger_than_a_few_errors(self):
+        body = b"@signalbox {\n" * 200000 + b'@signalbox {"step": 1, "ok": 1}\n' + b'{"x": 1}\n' * 3
+        status, reply = self.collector.request("/api/v1/lines?run=bad-lines", body, "text/plain")
+        self.assertEqual(status, 200)
+        self.assertEqual(reply["accepted"], 1)
+        self.assertEqual(len(reply["errors"]), 101)
+        self.assertEqual(reply["errors"][-1], "and 199900 more malformed lines")
+        records = b"".join(b'@signalbox {"step": %d, "y": 1}\n' % i for i in range(50000))
+        status, reply = self.collector.request("/api/v1/lines", records, "text/plain")
+        self.assertEqual((status, reply["errors"]), (200, ["50000 metric records name no run"]))
+
+    def test_groups_are_bounded_in_count_width_and_members(self):
+        before = self.collector.rss_mb()
+        groups = [{"name": "g%d" % i, "runs": ["r"]} for i in range(20000)]
+        status, reply = self.collector.request(
+            "/api/v1/groups", {"metric": "loss", "width": 20000, "groups": groups})
+        self.assertEqual(status, 400, reply)
+        status, reply = self.collector.request(
+            "/api/v1/groups", {"metric": "loss", "width": 2000, "groups": groups})
+        self.assertEqual(status, 400, reply)
+        self.assertIn("fewer groups", reply["error"])
+        members = ["r"] + ["m%d" % i for i in range(99999)]
+        status, reply = self.collector.request(
+            "/api/v1/groups", {"metric": "loss", "width": 500, "groups": [{"name": "big",
+                                                                           "runs": members}]})
+        self.assertEqual(status, 200, reply)
+        self.assertEqual(reply["groups"][0]["runs"], ["r"])
+        self.assertEqual(len(reply["groups"][0]["missing"]), 99999)
+        status, reply = self.collector.request(
+            "/api/v1/groups", {"metric": "loss", "width": 500, "groups": [
+                {"name": "big", "runs": members}, {"name": "more", "runs": ["x", "y"]}]})
+        self.assertEqual(status, 400, reply)
+        self.assertLess(self.collector.rss_mb() - before, 300)
+
+
+if __name__ == "__main__":
+    COLLECTOR, CLI = collector_process.take_binaries(sys.argv)
+    unittest.main(argv=sys.argv[:1] + sys.argv[3:], verbosity=2)  # then test names, if any

@@ -1,0 +1,519 @@
+// The curves view in the whole window, offscreen, on a real embedded collector: the filter, run
+// colours, grouped runs, annotations, summary columns and the x axis; views are saved as PNGs
+// under <build>/screenshots/ to be looked at.
+#include "../support/DialogAnswers.h"
+#include "../support/WindowFixture.h"
+#include "CurvesView.h"
+#include "MainWindow.h"
+#include "charts/CurveChart.h"
+#include "client/CollectorClient.h"
+#include "collector/EmbeddedCollector.h"
+#include "jobs/JobsModel.h"
+#include "metrics/RunColors.h"
+#include "metrics/RunsModel.h"
+#include "monitor/NodeMonitor.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QGridLayout>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+class TestCurvesWindow final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void theFilterDrivesTheChartsAndColoursStay();
+    void groupedRunsDrawAsOneCurveWithABand();
+    void tagsNotesAndSummaryColumns();
+    void anotherMetricAsTheXAxis();
+
+private:
+    QTemporaryDir m_settings; // this run's QSettings, not the user's
+};
+
+void TestCurvesWindow::initTestCase() {
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_settings.path());
+}
+
+void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
+    QSettings().remove(u"remembered"_s); // steps on the x axis, whatever an earlier test left
+    QTemporaryDir dir;
+    QVERIFY(sb::RunColors::shared().load(dir.filePath(u"run-colors.json"_s)));
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    auto embedded = sb::EmbeddedCollector::start(options);
+    QVERIFY2(embedded.ok(), embedded.ok() ? "" : qPrintable(embedded.error()));
+    sb::CollectorClient client((*embedded)->url(), (*embedded)->token());
+    // alpha logs loss and accuracy, beta loss, gamma bleu.
+    const QList<std::pair<QString, QStringList>> runs{{u"alpha"_s, {u"loss"_s, u"accuracy"_s}},
+                                                      {u"beta"_s, {u"loss"_s}},
+                                                      {u"gamma"_s, {u"bleu"_s}}};
+    for (const auto &[run, metrics] : runs) {
+        QJsonObject series;
+        for (const QString &metric : metrics)
+            series.insert(metric, QJsonObject{{u"step"_s, QJsonArray{0, 1, 2}},
+                                              {u"value"_s, QJsonArray{1.0, 0.5, 0.25}}});
+        bool done = false;
+        client.push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"series"_s, series}}).toJson(),
+                    this, [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs{&registry};
+    sb::NodeMonitor monitor;
+    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+    window.resize(1400, 860);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.showView(u"curves"_s); // whichever tab an earlier window was left on
+    sb::CurvesView *curves = window.curves();
+    auto charted = [curves] {
+        QStringList metrics;
+        for (const sb::CurveChart *chart : curves->charts())
+            metrics << chart->metricName();
+        metrics.sort();
+        return metrics;
+    };
+    auto drawnOn = [curves](const QString &metric) {
+        QStringList drawn;
+        for (const sb::CurveChart *chart : curves->charts()) {
+            for (const sb::Curve &curve : chart->curves()) {
+                if (chart->metricName() == metric)
+                    drawn << curve.run;
+            }
+        }
+        drawn.sort();
+        return drawn;
+    };
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"bleu"_s, u"loss"_s}));
+    QTRY_COMPARE(drawnOn(u"loss"_s), (QStringList{u"alpha"_s, u"beta"_s}));
+    QTRY_COMPARE(drawnOn(u"bleu"_s), QStringList{u"gamma"_s});
+    // Three runs, three of the palette's colours, kept in the data dir.
+    QSet<QString> colours;
+    for (const QString &run : {u"alpha"_s, u"beta"_s, u"gamma"_s}) {
+        const auto colour = sb::RunColors::shared().existing(run);
+        QVERIFY2(colour && sb::RunColors::palette().mid(0, 3).contains(*colour), qPrintable(run));
+        colours << *colour;
+    }
+    QCOMPARE(colours.size(), 3);
+    auto *legend = curves->findChild<QLabel *>(u"legend"_s);
+    QTRY_VERIFY(legend->isVisible() && legend->text().contains(u"gamma"_s));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-legend.png"_s);
+
+    // A regular expression: the charts draw what the table shows; a chart none of them logs goes.
+    auto *filter = curves->findChild<QLineEdit *>(u"filter"_s);
+    auto *regex = curves->findChild<QToolButton *>(u"regex"_s);
+    regex->setChecked(true);
+    filter->setText(u"^(alpha|beta)$"_s);
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"loss"_s}));
+    QTRY_VERIFY(!legend->text().contains(u"gamma"_s));
+    // One that does not parse matches nothing, and says why.
+    filter->setText(u"(alpha"_s);
+    QTRY_COMPARE(charted(), QStringList());
+    QVERIFY(!filter->toolTip().isEmpty());
+    QTRY_VERIFY(legend->isHidden());
+    // Plain text again: "gamma" alone, its one chart.
+    regex->setChecked(false);
+    filter->setText(u"gamma"_s);
+    QTRY_COMPARE(charted(), QStringList{u"bleu"_s});
+    QVERIFY(filter->toolTip().isEmpty());
+    // The legend can be put away.
+    curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(false);
+    QVERIFY(legend->isHidden());
+    filter->clear();
+    QTRY_COMPARE(charted().size(), 3);
+    // The user's colour: every chart repaints with it, and it is kept.
+    QVERIFY(sb::RunColors::shared().setColor(u"beta"_s, u"#000000"_s));
+    auto blackBeta = [curves] {
+        const QList<sb::CurveChart *> charts = curves->charts(); // a copy: iterated once
+        return std::any_of(charts.cbegin(), charts.cend(), [](const sb::CurveChart *chart) {
+            return std::any_of(chart->curves().cbegin(), chart->curves().cend(),
+                               [](const sb::Curve &c) {
+                                   return c.run == u"beta"_s && c.color == QColor(Qt::black);
+                               });
+        });
+    };
+    QTRY_VERIFY(blackBeta());
+    curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(true);
+
+    // Two runs selected: the keys of their configs that differ, side by side.
+    for (const auto &[run, lr] : {std::pair{u"alpha"_s, 0.1}, std::pair{u"beta"_s, 0.2}}) {
+        const QJsonObject info{{u"config"_s, QJsonObject{{u"lr"_s, lr}, {u"seed"_s, 7}}}};
+        bool done = false;
+        client.push(QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}}).toJson(), this,
+                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    auto *runsTable = curves->findChild<QTableView *>();
+    QTRY_VERIFY(!curves->runsModel()->info(u"beta"_s).config.isEmpty());
+    runsTable->clearSelection();
+    for (int row = 0; row < runsTable->model()->rowCount(); ++row) {
+        const QModelIndex index = runsTable->model()->index(row, 0);
+        if (index.data(sb::RunsModel::RunNameRole).toString() != u"gamma"_s)
+            runsTable->selectionModel()->select(index, QItemSelectionModel::Select |
+                                                           QItemSelectionModel::Rows);
+    }
+    runsTable->findChild<QAction *>(u"compareConfigs"_s)->trigger();
+    auto *diff = window.findChild<QDialog *>(u"configDiff"_s);
+    QVERIFY(diff);
+    auto *table = diff->findChild<QTableWidget *>();
+    QCOMPARE(table->rowCount(), 1); // lr; seed is the same
+    QCOMPARE(table->verticalHeaderItem(0)->text(), u"lr"_s);
+    QStringList values{table->item(0, 0)->text(), table->item(0, 1)->text()};
+    values.sort();
+    QCOMPARE(values, (QStringList{u"0.1"_s, u"0.2"_s}));
+    diff->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/config-diff.png"_s);
+    diff->close();
+
+    // Each chart's own options: log y on one chart alone; another pinned first, full width.
+    auto chartOf = [curves](const QString &metric) {
+        for (sb::CurveChart *chart : curves->charts()) {
+            if (chart->metricName() == metric)
+                return chart;
+        }
+        return static_cast<sb::CurveChart *>(nullptr);
+    };
+    auto choose = [](sb::CurveChart *chart, const QString &option) {
+        Q_EMIT chart->optionsMenu()->aboutToShow();
+        chart->optionsMenu()->findChild<QAction *>(option)->trigger();
+    };
+    choose(chartOf(u"loss"_s), u"logY"_s);
+    QVERIFY(chartOf(u"loss"_s)->logY());
+    QVERIFY(!chartOf(u"accuracy"_s)->logY());
+    choose(chartOf(u"bleu"_s), u"pinned"_s);
+    choose(chartOf(u"bleu"_s), u"fullWidth"_s);
+    auto place = [](sb::CurveChart *chart) {
+        auto *grid = qobject_cast<QGridLayout *>(chart->parentWidget()->layout());
+        int row = -1, column = -1, rows = 0, columns = 0;
+        grid->getItemPosition(grid->indexOf(chart), &row, &column, &rows, &columns);
+        return QList<int>{row, column, columns};
+    };
+    QTRY_COMPARE(place(chartOf(u"bleu"_s)), (QList<int>{0, 0, 2})); // first, across both
+    QCOMPARE(place(chartOf(u"accuracy"_s)), (QList<int>{1, 0, 1}));
+    QCOMPARE(place(chartOf(u"loss"_s)), (QList<int>{1, 1, 1}));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-pinned.png"_s);
+    // Remembered: a new window arranges them so again.
+    {
+        sb::MainWindow again(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
+        again.show();
+        QTRY_COMPARE(again.curves()->charts().size(), 3);
+        for (sb::CurveChart *chart : again.curves()->charts()) {
+            QCOMPARE(chart->logY(), chart->metricName() == u"loss"_s);
+            QCOMPARE(chart->pinned(), chart->metricName() == u"bleu"_s);
+        }
+    }
+    // Metrics with prefixes come in sections that fold away (and are not fetched while folded).
+    QJsonObject prefixed;
+    for (const QString &metric : {u"train/loss"_s, u"train/acc"_s, u"val/loss"_s})
+        prefixed.insert(
+            metric, QJsonObject{{u"step"_s, QJsonArray{0, 1}}, {u"value"_s, QJsonArray{1.0, 0.5}}});
+    bool pushed = false;
+    client.push(
+        QJsonDocument(QJsonObject{{u"run"_s, u"delta"_s}, {u"series"_s, prefixed}}).toJson(), this,
+        [&pushed](const sb::Result<qint64> &reply) { pushed = reply.ok(); });
+    QTRY_VERIFY(pushed);
+    QTRY_COMPARE(curves->charts().size(), 6);
+    auto *train = curves->findChild<QToolButton *>(u"section:train"_s);
+    QVERIFY(train && curves->findChild<QToolButton *>(u"section:val"_s));
+    QVERIFY(train->text().startsWith(u"train/"_s) && train->text().contains(u"(2)"_s));
+    QVERIFY(!chartOf(u"train/acc"_s)->isHidden());
+    train->click(); // folded
+    QVERIFY(chartOf(u"train/acc"_s)->isHidden() && chartOf(u"train/loss"_s)->isHidden());
+    QVERIFY(!chartOf(u"val/loss"_s)->isHidden());
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +
+                       u"/screenshots/curves-sections.png"_s);
+    train->click();
+    QVERIFY(!chartOf(u"train/acc"_s)->isHidden());
+    QSettings().remove(u"charts"_s);
+
+    // Export: every point of the shown runs and charted metrics, as JSON Lines or long CSV.
+    filter->setText(u"alpha"_s);
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"loss"_s}));
+    QSignalSpy exported(curves, &sb::CurvesView::exported);
+    curves->exportPoints(dir.filePath(u"points.jsonl"_s));
+    QTRY_COMPARE(exported.size(), 1);
+    QFile jsonl(dir.filePath(u"points.jsonl"_s));
+    QVERIFY(jsonl.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = jsonl.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 6); // 2 metrics x 3 points
+    QSet<QString> metrics;
+    for (const QByteArray &line : lines) {
+        const QJsonObject point = QJsonDocument::fromJson(line).object();
+        QCOMPARE(point.value(u"run"_s).toString(), u"alpha"_s);
+        QVERIFY(point.value(u"value"_s).isDouble() && point.value(u"step"_s).isDouble());
+        metrics.insert(point.value(u"metric"_s).toString());
+    }
+    QCOMPARE(metrics, (QSet<QString>{u"accuracy"_s, u"loss"_s}));
+    curves->exportPoints(dir.filePath(u"points.csv"_s));
+    QTRY_COMPARE(exported.size(), 2);
+    QFile csv(dir.filePath(u"points.csv"_s));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
+    QCOMPARE(rows.first(), QByteArray("run,metric,step,value,wall_time"));
+    QCOMPARE(rows.size(), 7);
+    QVERIFY(rows[1].startsWith("alpha,"));
+    filter->clear();
+}
+
+void TestCurvesWindow::groupedRunsDrawAsOneCurveWithABand() {
+    WindowFixture fixture;
+    // Two learning rates, three seeds each; and a run of no config.
+    auto push = [&](const QString &run, const QJsonObject &config, int offset) {
+        QJsonArray steps, values;
+        for (int i = 0; i < 50; ++i) { // seeds 0.1 apart at every step
+            steps.append(i * 10);
+            values.append(config.value(u"lr"_s).toDouble() * 10 - i * 0.01 + offset * 0.1);
+        }
+        const QJsonObject body{
+            {u"run"_s, run},
+            {u"info"_s, QJsonObject{{u"config"_s, config}}},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, values}}}}}};
+        QVERIFY(fixture.push(body));
+    };
+    for (int seed = 0; seed < 3; ++seed) {
+        for (const double lr : {0.1, 0.3})
+            push(u"lr%1-seed%2"_s.arg(lr).arg(seed), QJsonObject{{u"lr"_s, lr}, {u"seed"_s, seed}},
+                 seed);
+    }
+    push(u"baseline"_s, {}, 0);
+    const auto shown = fixture.window();
+    sb::MainWindow &window = *shown;
+    sb::CurvesView *curves = window.curves();
+    auto loss = [curves]() -> const sb::CurveChart * {
+        for (const sb::CurveChart *chart : curves->charts()) {
+            if (chart->metricName() == u"loss"_s)
+                return chart;
+        }
+        return nullptr;
+    };
+    auto drawn = [&loss] {
+        QStringList names;
+        if (loss()) {
+            for (const sb::Curve &curve : loss()->curves())
+                names << curve.run + (curve.members.isEmpty()
+                                          ? u""_s
+                                          : u" ×%1"_s.arg(curve.members.size()));
+        }
+        names.sort();
+        return names;
+    };
+    QTRY_COMPARE(drawn().size(), 7);
+
+    // Grouped by the key "lr", ticked in the menu's dialog: two groups of three, and the baseline.
+    auto *button = curves->findChild<QToolButton *>(u"group"_s);
+    DialogAnswers dialogs;
+    dialogs.expect(u"the grouping keys"_s, [curves](QDialog *) {
+        auto *keys = curves->findChild<QListWidget *>(u"groupKeys"_s);
+        QVERIFY(keys);
+        QCOMPARE(keys->count(), 2); // lr, seed
+        QVERIFY(keys->item(0)->text().contains(u"2 values"_s));
+        keys->item(0)->setCheckState(Qt::Checked);
+        keys->parentWidget()
+            ->findChild<QDialogButtonBox *>()
+            ->button(QDialogButtonBox::Ok)
+            ->click();
+    });
+    button->menu()->findChild<QAction *>(u"groupBy1"_s)->trigger();
+    QVERIFY(dialogs.answered());
+    const QStringList grouped{u"baseline"_s, u"lr=0.1 ×3"_s, u"lr=0.3 ×3"_s};
+    QTRY_COMPARE(drawn(), grouped);
+    QVERIFY(button->text().contains(u"lr"_s));
+    const sb::Curve group = *std::find_if(loss()->curves().cbegin(), loss()->curves().cend(),
+                                          [](const auto &c) { return c.run == u"lr=0.1"_s; });
+    QVERIFY(!group.lower.isEmpty() && group.lower.size() == group.upper.size());
+    QVERIFY(group.lower.last().y() < group.points.last().y() &&
+            group.points.last().y() < group.upper.last().y());
+    QCOMPARE(group.color.name(), sb::RunColors::shared().colorOf(group.members.first()));
+    window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-groups.png"_s);
+    // The chart for a paper: SVG keeps lines as vectors and says which curve is which; PNG at
+    // twice the asked size. Both laid out at the asked size, the chart on screen untouched.
+    {
+        QSignalSpy exported(curves, &sb::CurvesView::exported);
+        auto *chart = const_cast<sb::CurveChart *>(loss());
+        const QSize onScreen = chart->size();
+        const QString svgPath = fixture.dir.filePath(u"loss.svg"_s);
+        curves->exportChart(chart, svgPath, QSize(800, 500));
+        QCOMPARE(exported.size(), 1);
+        QFile svg(svgPath);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray text = svg.readAll();
+        QVERIFY(text.contains("<svg") && text.contains("viewBox=\"0 0 800 500\""));
+        QVERIFY(text.contains("lr=0.3") && text.contains("baseline"));   // the legend
+        QVERIFY(text.contains("<polyline") && !text.contains("<image")); // vector curves
+        const QString pngPath =
+            QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-export.png"_s;
+        curves->exportChart(chart, pngPath, QSize(800, 500));
+        QCOMPARE(QImage(pngPath).size(), QSize(1600, 1000));
+        QCOMPARE(chart->size(), onScreen);
+        curves->exportChart(chart, fixture.dir.filePath(u"tiny.png"_s), QSize(10, 10));
+        QCOMPARE(exported.size(), 2); // refused, and said so
+    }
+
+    // The band's kind and the centre: three seeds 0.1 apart are ± 0.1 (std), ± 0.1/√3 (stderr),
+    // and 0.2 wide from the smallest to the largest.
+    const qsizetype middle = group.points.size() / 2;
+    QVERIFY(std::abs(group.upper[middle].y() - group.lower[middle].y() - 0.2) < 1e-9);
+    auto middleWidth = [&loss] {
+        for (const sb::Curve &curve : loss()->curves()) {
+            const qsizetype at = curve.lower.size() / 2;
+            if (curve.run == u"lr=0.1"_s && !curve.lower.isEmpty())
+                return curve.upper[at].y() - curve.lower[at].y();
+        }
+        return 0.0;
+    };
+    button->menu()->findChild<QAction *>(u"band:stderr"_s)->trigger();
+    QTRY_VERIFY(std::abs(middleWidth() - 0.2 / std::sqrt(3.0)) < 1e-9);
+    button->menu()->findChild<QAction *>(u"band:minmax"_s)->trigger();
+    button->menu()->findChild<QAction *>(u"center:median"_s)->trigger();
+    QTRY_VERIFY(std::abs(middleWidth() - 0.2) < 1e-9);
+    QCOMPARE(curves->grouping().center, sb::GroupCenter::Median);
+    button->menu()->findChild<QAction *>(u"band:none"_s)->trigger();
+    QTRY_COMPARE(middleWidth(), 0.0);
+
+    // The legend's link unfolds a group into its runs, and folds it back.
+    auto *legend = curves->findChild<QLabel *>(u"legend"_s);
+    QTRY_VERIFY(legend->text().contains(u"group:lr%3D0.1"_s));
+    Q_EMIT legend->linkActivated(u"group:lr%3D0.1"_s);
+    QTRY_COMPARE(drawn(), (QStringList{u"baseline"_s, u"lr0.1-seed0"_s, u"lr0.1-seed1"_s,
+                                       u"lr0.1-seed2"_s, u"lr=0.3 ×3"_s}));
+    Q_EMIT legend->linkActivated(u"group:lr%3D0.1"_s);
+    QTRY_COMPARE(drawn(), grouped);
+    // A click on a group's curve selects its runs in the table.
+    Q_EMIT const_cast<sb::CurveChart *>(loss())->runClicked(u"lr=0.3"_s);
+    auto *table = curves->findChild<QTableView *>();
+    QStringList selected;
+    for (const QModelIndex &row : table->selectionModel()->selectedRows())
+        selected << row.data(sb::RunsModel::RunNameRole).toString();
+    selected.sort();
+    QCOMPARE(selected, (QStringList{u"lr0.3-seed0"_s, u"lr0.3-seed1"_s, u"lr0.3-seed2"_s}));
+    // The table's action unfolds the current run's group.
+    table->setCurrentIndex(table->selectionModel()->selectedRows().first());
+    table->findChild<QAction *>(u"toggleGroup"_s)->trigger();
+    QTRY_COMPARE(drawn().size(), 5);
+
+    // By a name pattern, and remembered by the next window; no groups again draws every run.
+    sb::RunGrouping byName;
+    byName.by = sb::RunGrouping::By::Pattern;
+    byName.pattern = u"(.*)-seed\\d"_s;
+    curves->setGrouping(byName);
+    QTRY_COMPARE(drawn(), (QStringList{u"baseline"_s, u"lr0.1 ×3"_s, u"lr0.3 ×3"_s}));
+    QCOMPARE(fixture.window()->curves()->grouping().pattern, byName.pattern);
+    button->menu()->findChild<QAction *>(u"groupBy0"_s)->trigger();
+    QTRY_COMPARE(drawn().size(), 7);
+}
+
+void TestCurvesWindow::tagsNotesAndSummaryColumns() {
+    WindowFixture fixture;
+    for (const QString &run : {u"first"_s, u"second"_s}) {
+        const QJsonObject body{
+            {u"run"_s, run},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0, 1, 2}},
+                                                 {u"value"_s, QJsonArray{3.0, 0.5, 1.0}}}}}}};
+        QVERIFY(fixture.push(body));
+    }
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    auto *table = curves->findChild<QTableView *>();
+    QTRY_COMPARE(table->model()->rowCount(), 2);
+    const int lossColumn = 5;
+    // The smallest value of each run's loss rather than its last.
+    auto *statistic = curves->findChild<QComboBox *>(u"statistic"_s);
+    statistic->setCurrentIndex(statistic->findData(int(sb::RunsModel::Statistic::Min)));
+    QCOMPARE(table->model()->headerData(lossColumn, Qt::Horizontal).toString(), u"loss (min)"_s);
+    QTRY_COMPARE(table->model()->index(0, lossColumn).data().toString(), u"0.5"_s);
+    statistic->setCurrentIndex(statistic->findData(int(sb::RunsModel::Statistic::Last)));
+    QCOMPARE(table->model()->index(0, lossColumn).data().toString(), u"1"_s);
+
+    // Tags and a note on a run, from its context menu: kept by the collector, found by the filter.
+    QModelIndex second;
+    for (int row = 0; row < 2; ++row) {
+        if (table->model()->index(row, 0).data(sb::RunsModel::RunNameRole) == u"second"_s)
+            second = table->model()->index(row, 0);
+    }
+    table->setCurrentIndex(second);
+    table->findChild<QAction *>(u"annotate"_s)->trigger();
+    auto *dialog = curves->findChild<QDialog *>(u"annotateRun"_s);
+    QVERIFY(dialog);
+    dialog->findChild<QLineEdit *>(u"tags"_s)->setText(u"ablation, , no-warmup, ablation"_s);
+    dialog->findChild<QPlainTextEdit *>(u"note"_s)->setPlainText(u"Warmup off: diverged twice"_s);
+    dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Save)->click();
+    QTRY_COMPARE(curves->runsModel()->info(u"second"_s).tags,
+                 (QStringList{u"ablation"_s, u"no-warmup"_s}));
+    QCOMPARE(curves->runsModel()->info(u"second"_s).note, u"Warmup off: diverged twice"_s);
+    curves->findChild<QLineEdit *>(u"filter"_s)->setText(u"diverged"_s);
+    QTRY_COMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(), u"second"_s);
+    curves->findChild<QLineEdit *>(u"filter"_s)->clear();
+}
+
+void TestCurvesWindow::anotherMetricAsTheXAxis() {
+    WindowFixture fixture;
+    // Two runs at different batch sizes: the same steps are different numbers of epochs.
+    for (const auto &[run, batch] : {std::pair{u"small"_s, 1.0}, std::pair{u"large"_s, 4.0}}) {
+        QJsonArray steps, losses, epochs;
+        for (int step = 0; step < 20; ++step) {
+            steps.append(step);
+            losses.append(1.0 / (1 + step * batch));
+            epochs.append(step * batch / 10);
+        }
+        const QJsonObject body{
+            {u"run"_s, run},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, losses}}},
+                         {u"epoch"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, epochs}}}}}};
+        QVERIFY(fixture.push(body));
+    }
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    auto *xAxis = curves->findChild<QComboBox *>(u"xAxis"_s);
+    QTRY_VERIFY(xAxis->findData(u"epoch"_s) >= 0);
+    xAxis->setCurrentIndex(xAxis->findData(u"epoch"_s));
+    // On the loss chart, each run ends at its last epoch, not at step 19.
+    auto lastX = [curves](const QString &run) {
+        for (const sb::CurveChart *chart : curves->charts()) {
+            for (const sb::Curve &curve : chart->curves()) {
+                if (chart->metricName() == u"loss"_s && curve.run == run && !curve.points.isEmpty())
+                    return curve.points.last().x();
+            }
+        }
+        return -1.0;
+    };
+    QTRY_COMPARE(lastX(u"large"_s), 7.6);
+    QTRY_COMPARE(lastX(u"small"_s), 1.9);
+    // Remembered by name for the next window, whose metrics arrive later.
+    const auto again = fixture.window();
+    auto *againX = again->curves()->findChild<QComboBox *>(u"xAxis"_s);
+    QTRY_COMPARE(againX->currentData().toString(), u"epoch"_s);
+    xAxis->setCurrentIndex(0); // steps again
+    QTRY_COMPARE(lastX(u"small"_s), 19.0);
+}
+
+QTEST_MAIN(TestCurvesWindow)
+#include "tst_curveswindow.moc"

@@ -1,0 +1,402 @@
+#include "RunsPanel.h"
+
+#include "CurvesView.h" // its translations: these words were its own
+#include "Remembered.h"
+#include "Swatches.h"
+#include "Theme.h"
+#include "client/CollectorClient.h"
+#include "metrics/ConfigDiff.h"
+#include "metrics/RunColors.h"
+#include "metrics/RunsModel.h"
+
+#include <QAction>
+#include <QColorDialog>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <optional>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+// The runs of one status (every run without one), counted honestly; the status column coloured
+// where a run ended badly (failed, crashed) or fell silent (lost).
+class StatusFilter final : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setStatus(const std::optional<QString> &status) {
+        m_status = status;
+        invalidateFilter();
+    }
+    QVariant data(const QModelIndex &index, int role) const override {
+        if (role == Qt::ForegroundRole && index.column() == RunsModel::kStatusColumn) {
+            const QString status = index.data(RunsModel::StatusRole).toString();
+            if (status == u"failed"_s || status == u"crashed"_s)
+                return problemColor(QGuiApplication::palette());
+            if (status == u"lost"_s)
+                return warningColor(QGuiApplication::palette());
+        }
+        return QSortFilterProxyModel::data(index, role);
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override {
+        return !m_status ||
+               sourceModel()->index(row, 0, parent).data(RunsModel::StatusRole).toString() ==
+                   *m_status;
+    }
+
+private:
+    std::optional<QString> m_status;
+};
+
+RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *parent)
+    : QWidget(parent)
+    , m_runs(runs)
+    , m_collector(collector)
+    , m_byStatus(new StatusFilter(this))
+    , m_filtered(new QSortFilterProxyModel(this))
+    , m_table(new QTableView)
+    , m_metrics(new QListWidget) {
+    m_byStatus->setSourceModel(m_runs);
+    m_filtered->setSourceModel(m_byStatus);
+    m_filtered->setFilterKeyColumn(-1);
+    m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_filtered->setSortRole(RunsModel::SortRole);
+    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(m_filtered, signal, this, &RunsPanel::shownRunsChanged);
+    connect(m_filtered, &QAbstractItemModel::modelReset, this, &RunsPanel::shownRunsChanged);
+
+    m_table->setModel(m_filtered);
+    m_table->setItemDelegateForColumn(0,
+                                      new RunSwatchDelegate(m_table, [](const QModelIndex &index) {
+                                          return index.data(RunsModel::RunNameRole).toString();
+                                      }));
+    m_table->setSortingEnabled(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setAlternatingRowColors(true);
+    connect(m_runs, &QAbstractItemModel::modelReset, m_table,
+            [this] { m_table->resizeColumnsToContents(); });
+    addRunActions();
+
+    m_metrics->setMaximumHeight(160);
+    connect(m_metrics, &QListWidget::itemChanged, this, &RunsPanel::metricsChanged);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(filterRows());
+    layout->addWidget(m_table, 3);
+    layout->addWidget(new QLabel(CurvesView::tr("Metrics")));
+    layout->addWidget(m_metrics, 1);
+}
+
+QLayout *RunsPanel::filterRows() {
+    m_filter = new QLineEdit;
+    m_filter->setObjectName(u"filter"_s);
+    m_filter->setPlaceholderText(CurvesView::tr("Filter runs (name, status, hyperparameters)"));
+    m_filter->setClearButtonEnabled(true);
+    // Plain text, or a regular expression as TensorBoard's filter (the ".*" toggle).
+    m_regex = new QToolButton;
+    m_regex->setObjectName(u"regex"_s);
+    m_regex->setText(u".*"_s);
+    m_regex->setCheckable(true);
+    m_regex->setToolTip(CurvesView::tr("Filter with a regular expression"));
+    connect(m_filter, &QLineEdit::textChanged, this, &RunsPanel::applyFilter);
+    connect(m_regex, &QToolButton::toggled, this, &RunsPanel::applyFilter);
+
+    // Which value of each metric the table shows: the last, or the run's smallest, largest, best.
+    auto *statistic = new QComboBox;
+    statistic->setObjectName(u"statistic"_s);
+    statistic->addItem(CurvesView::tr("Last"), static_cast<int>(RunsModel::Statistic::Last));
+    statistic->addItem(CurvesView::tr("Min"), static_cast<int>(RunsModel::Statistic::Min));
+    statistic->addItem(CurvesView::tr("Max"), static_cast<int>(RunsModel::Statistic::Max));
+    statistic->addItem(CurvesView::tr("Best"), static_cast<int>(RunsModel::Statistic::Best));
+    statistic->setToolTip(
+        CurvesView::tr("The value of each metric in the table: its last, smallest or "
+                       "largest, or its best (smallest for losses, errors and times, "
+                       "largest otherwise)"));
+    statistic->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(statistic, &QComboBox::currentIndexChanged, this, [this, statistic] {
+        m_runs->setStatistic(static_cast<RunsModel::Statistic>(statistic->currentData().toInt()));
+    });
+    remember(statistic);
+    m_runs->setStatistic(static_cast<RunsModel::Statistic>(statistic->currentData().toInt()));
+
+    // Each status with how many runs have it, lost and crashed runs among them.
+    auto *status = new QComboBox;
+    status->setObjectName(u"statusFilter"_s);
+    auto countStatuses = [this, status] {
+        const QVariant chosen = status->currentData();
+        const QMap<QString, int> counts = m_runs->statusCounts();
+        int all = 0;
+        for (const int count : counts)
+            all += count;
+        const QSignalBlocker quiet(status);
+        status->clear();
+        status->addItem(CurvesView::tr("All statuses (%1)").arg(all));
+        for (auto it = counts.begin(); it != counts.end(); ++it) {
+            if (!it.key().isEmpty())
+                status->addItem(
+                    u"%1 (%2)"_s.arg(runStatusText(it.key()), QString::number(it.value())),
+                    it.key());
+        }
+        status->setCurrentIndex(std::max(0, status->findData(chosen)));
+    };
+    connect(m_runs, &QAbstractItemModel::modelReset, status, countStatuses);
+    connect(m_runs, &QAbstractItemModel::rowsInserted, status, countStatuses);
+    connect(m_runs, &QAbstractItemModel::rowsRemoved, status, countStatuses);
+    connect(m_runs, &QAbstractItemModel::dataChanged, status, countStatuses);
+    connect(status, &QComboBox::currentIndexChanged, m_byStatus, [this, status] {
+        const QVariant chosen = status->currentData();
+        m_byStatus->setStatus(chosen.isValid() ? std::optional<QString>(chosen.toString())
+                                               : std::nullopt);
+    });
+    countStatuses();
+
+    auto *filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filter, 1);
+    filterRow->addWidget(m_regex);
+    filterRow->addWidget(statistic);
+    // A row of its own: the filter row's width is the window's least.
+    auto *statusRow = new QHBoxLayout;
+    statusRow->addWidget(status);
+    statusRow->addStretch();
+    auto *rows = new QVBoxLayout;
+    rows->addLayout(filterRow);
+    rows->addLayout(statusRow);
+    return rows;
+}
+
+void RunsPanel::addRunActions() {
+    // From a run to the job that made it and its output: a double-click, or the context menu.
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *showJob = new QAction(CurvesView::tr("Show its job and output"), m_table);
+    m_table->addAction(showJob);
+    connect(showJob, &QAction::triggered, this, [this] {
+        if (m_table->currentIndex().isValid())
+            Q_EMIT jobRequested(currentRun());
+    });
+    connect(m_table, &QTableView::doubleClicked, showJob, &QAction::trigger);
+    // The hyperparameters in which the selected runs differ, side by side.
+    auto *compare = new QAction(CurvesView::tr("Compare their configs…"), m_table);
+    compare->setObjectName(u"compareConfigs"_s);
+    m_table->addAction(compare);
+    connect(compare, &QAction::triggered, this, &RunsPanel::compareConfigs);
+    // A grouped run's group, drawn as its runs one by one, or folded back into one curve.
+    auto *unfold =
+        new QAction(CurvesView::tr("Show its group's runs one by one, or as one"), m_table);
+    unfold->setObjectName(u"toggleGroup"_s);
+    m_table->addAction(unfold);
+    connect(unfold, &QAction::triggered, this, [this] { Q_EMIT groupToggled(currentRun()); });
+    // The researcher's own tags and note on a run, kept by the collector and found by the filter.
+    auto *annotate = new QAction(CurvesView::tr("Tags and note…"), m_table);
+    annotate->setObjectName(u"annotate"_s);
+    m_table->addAction(annotate);
+    connect(annotate, &QAction::triggered, this, [this] {
+        if (const QString run = currentRun(); !run.isEmpty())
+            annotateRun(run);
+    });
+    // A run's colour, as the user wants it: every view and every later session follow.
+    auto *recolor = new QAction(CurvesView::tr("Change its colour…"), m_table);
+    m_table->addAction(recolor);
+    connect(recolor, &QAction::triggered, this, [this] {
+        const QString run = currentRun();
+        if (run.isEmpty())
+            return;
+        const QColor chosen =
+            QColorDialog::getColor(runColor(run), this, CurvesView::tr("Colour of %1").arg(run));
+        if (chosen.isValid())
+            (void)RunColors::shared().setColor(run, chosen.name());
+    });
+}
+
+QString RunsPanel::currentRun() const {
+    return m_table->currentIndex().data(RunsModel::RunNameRole).toString();
+}
+
+QStringList RunsPanel::shownRuns() const {
+    QStringList runs;
+    for (int row = 0; row < m_filtered->rowCount(); ++row) {
+        const QModelIndex index = m_filtered->index(row, 0);
+        if (index.data(Qt::CheckStateRole).toInt() == Qt::Checked)
+            runs << index.data(RunsModel::RunNameRole).toString();
+    }
+    return runs;
+}
+
+void RunsPanel::selectRuns(const QStringList &runs) {
+    QItemSelection selection;
+    for (int row = 0; row < m_filtered->rowCount(); ++row) {
+        const QModelIndex index = m_filtered->index(row, 0);
+        if (runs.contains(index.data(RunsModel::RunNameRole).toString())) {
+            selection.select(index, index);
+            if (selection.size() == 1)
+                m_table->scrollTo(index);
+        }
+    }
+    m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
+                                                     QItemSelectionModel::Rows);
+}
+
+void RunsPanel::filterToPrefixOf(const QStringList &runs) {
+    QString prefix = runs.value(0);
+    for (const QString &run : runs) {
+        while (!run.startsWith(prefix))
+            prefix.chop(1);
+    }
+    m_filter->setText(prefix);
+}
+
+bool RunsPanel::addMetrics(const QStringList &metrics) {
+    const QSignalBlocker block(m_metrics);
+    bool changed = false;
+    for (const QString &metric : metrics) {
+        if (!std::exchange(m_listedMetrics[metric], true)) {
+            auto *item = new QListWidgetItem(metric, m_metrics);
+            item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+            item->setCheckState(Qt::Checked);
+            changed = true;
+        }
+    }
+    if (changed)
+        m_metrics->sortItems();
+    return changed;
+}
+
+QStringList RunsPanel::checkedMetrics() const {
+    QStringList checked;
+    for (int i = 0; i < m_metrics->count(); ++i) {
+        if (m_metrics->item(i)->checkState() == Qt::Checked)
+            checked << m_metrics->item(i)->text();
+    }
+    return checked;
+}
+
+void RunsPanel::applyFilter() {
+    const QString text = m_filter->text();
+    if (!m_regex->isChecked()) {
+        m_filtered->setFilterFixedString(text);
+        m_filter->setToolTip({});
+        m_filter->setStyleSheet({});
+        return;
+    }
+    const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
+    // A pattern that does not parse matches nothing, and says why where the cursor is.
+    m_filter->setToolTip(pattern.isValid() ? QString() : pattern.errorString());
+    m_filter->setStyleSheet(
+        pattern.isValid() ? QString()
+                          : u"QLineEdit { color: %1; }"_s.arg(problemColor(palette()).name()));
+    m_filtered->setFilterRegularExpression(pattern);
+}
+
+void RunsPanel::annotateRun(const QString &run) {
+    const RunInfo info = m_runs->info(run);
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(u"annotateRun"_s);
+    dialog->setWindowTitle(CurvesView::tr("Tags and note of %1").arg(run));
+    auto *tags = new QLineEdit(info.tags.value_or(QStringList()).join(u", "_s));
+    tags->setObjectName(u"tags"_s);
+    tags->setPlaceholderText(CurvesView::tr("baseline, ablation, paper"));
+    auto *note = new QPlainTextEdit(info.note.value_or(QString()));
+    note->setObjectName(u"note"_s);
+    note->setPlaceholderText(CurvesView::tr("What this run tried, and what came of it"));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
+    auto *form = new QFormLayout(dialog);
+    form->addRow(CurvesView::tr("Tags (comma-separated)"), tags);
+    form->addRow(CurvesView::tr("Note"), note);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::accepted, dialog, [this, dialog, run, tags, note] {
+        QStringList list;
+        for (const QString &tag : tags->text().split(u',')) {
+            if (const QString text = tag.trimmed(); !text.isEmpty() && !list.contains(text))
+                list << text;
+        }
+        const QJsonObject words{{u"tags"_s, QJsonArray::fromStringList(list)},
+                                {u"note"_s, note->toPlainText()}};
+        m_collector->push(
+            QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, words}}).toJson(), this,
+            [this](const Result<qint64> &stored) {
+                if (stored)
+                    Q_EMIT annotated(); // the table shows them, the filter finds them
+                else
+                    Q_EMIT problem(
+                        CurvesView::tr("The tags and note were not saved: %1").arg(stored.error()));
+            });
+        dialog->accept();
+    });
+    dialog->resize(480, 300);
+    dialog->show();
+}
+
+void RunsPanel::compareConfigs() {
+    QList<RunInfo> runs;
+    for (const QModelIndex &row : m_table->selectionModel()->selectedRows())
+        runs << m_runs->info(row.data(RunsModel::RunNameRole).toString());
+    if (runs.size() < 2) {
+        Q_EMIT problem(
+            CurvesView::tr("Select two runs or more in the table to compare their configs"));
+        return;
+    }
+    const ConfigDiff diff = diffConfigs(runs);
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(u"configDiff"_s);
+    dialog->setWindowTitle(CurvesView::tr("How %1 runs differ").arg(diff.runs.size()));
+    auto *table =
+        new QTableWidget(static_cast<int>(diff.keys.size()), static_cast<int>(diff.runs.size()));
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setVerticalHeaderLabels(diff.keys);
+    for (int column = 0; column < diff.runs.size(); ++column) {
+        const QString &run = diff.runs[column];
+        auto *header = new QTableWidgetItem(run);
+        if (const auto color = RunColors::shared().existing(run))
+            header->setIcon(swatchIcon(QColor(*color), SwatchShape::Square));
+        table->setHorizontalHeaderItem(column, header);
+        for (int row = 0; row < diff.keys.size(); ++row) {
+            const QString value = diff.values.value(diff.keys[row]).value(column);
+            auto *item = new QTableWidgetItem(value.isEmpty() ? CurvesView::tr("(none)") : value);
+            if (value.isEmpty())
+                item->setForeground(palette().color(QPalette::PlaceholderText));
+            table->setItem(row, column, item);
+        }
+    }
+    table->resizeColumnsToContents();
+    auto *same = new QLabel(
+        diff.keys.isEmpty()
+            ? CurvesView::tr("Their configs are the same (%1 keys).").arg(diff.sameKeys)
+        : diff.sameKeys == 1
+            ? CurvesView::tr("1 more key is the same in all of them.")
+            : CurvesView::tr("%1 more keys are the same in all of them.").arg(diff.sameKeys));
+    auto *layout = new QVBoxLayout(dialog);
+    layout->addWidget(table);
+    layout->addWidget(same);
+    dialog->resize(760, 420);
+    dialog->show();
+}
+
+} // namespace sb

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+
+class QLineEdit;
+class QListWidget;
+class QSortFilterProxyModel;
+class QTableView;
+class QToolButton;
+
+namespace sb {
+
+class CollectorClient;
+class RunsModel;
+class StatusFilter;
+
+// The curves view's left side: the runs table (filtered by text or a regular expression and by
+// status, with a run's actions in its context menu) and the metric picker below it.
+class RunsPanel final : public QWidget {
+    Q_OBJECT
+public:
+    RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *parent = nullptr);
+
+    // The runs the charts draw: checked, and passing the filter, in the table's order.
+    QStringList shownRuns() const;
+    // Selects these runs' rows, the first in sight (a click on a curve).
+    void selectRuns(const QStringList &runs);
+    // Lists these runs first: their common prefix (a sweep's id) as the filter.
+    void filterToPrefixOf(const QStringList &runs);
+    // New metrics join the picker checked (those the user unchecked stay so); whether any came.
+    bool addMetrics(const QStringList &metrics);
+    // The checked metrics, in the picker's (sorted) order.
+    QStringList checkedMetrics() const;
+
+Q_SIGNALS:
+    void shownRunsChanged();               // rows came or went through the filter
+    void metricsChanged();                 // a metric was checked or unchecked
+    void jobRequested(const QString &run); // the job that made a run, and its output
+    void groupToggled(const QString &run); // the run's group: one by one, or as one
+    void annotated();                      // a run's tags and note were saved
+    void problem(const QString &message);  // for the banner
+
+private:
+    QLayout *filterRows();
+    void addRunActions();
+    void applyFilter();
+    // The run of the table's current row; empty if none.
+    QString currentRun() const;
+    // A dialog for the run's tags and note; saved in the collector.
+    void annotateRun(const QString &run);
+    // The selected runs' configs, only the keys that differ, side by side.
+    void compareConfigs();
+
+    RunsModel *m_runs;
+    CollectorClient *m_collector;
+    StatusFilter *m_byStatus;
+    QSortFilterProxyModel *m_filtered;
+    QLineEdit *m_filter;
+    QToolButton *m_regex; // the filter is a regular expression
+    QTableView *m_table;
+    QListWidget *m_metrics;
+    QHash<QString, bool> m_listedMetrics; // in the picker (a lookup: 20,000 metrics)
+};
+
+} // namespace sb
