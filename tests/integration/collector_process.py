@@ -10,6 +10,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.parse
+import unittest
 import urllib.request
 
 COLLECTOR, CLI = None, None
@@ -90,6 +91,18 @@ class Collector:
     def stop(self):
         self.process.terminate()
         self.process.communicate(timeout=20)
+
+
+class SharedCollector(unittest.TestCase):
+    """One collector for all of a test class's tests, stopped after the last."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.collector = Collector()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.stop()
 
 
 def q(value):

@@ -19,7 +19,7 @@ import unittest
 import urllib.parse
 
 import collector_process
-from collector_process import free_port, Collector, q, raw, stored_steps, stored_points
+from collector_process import SharedCollector, free_port, Collector, q, raw, stored_steps, stored_points
 import signalbox  # noqa: E402  (on the path collector_process puts it)
 
 COLLECTOR, CLI = None, None
@@ -36,15 +36,7 @@ def signalbox_crc(data):
     return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-class Hostile(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.collector = Collector()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.collector.stop()
-
+class Hostile(SharedCollector):
     def tearDown(self):
         self.assertTrue(self.collector.alive(), "the collector stopped answering")
 

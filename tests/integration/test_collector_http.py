@@ -22,7 +22,7 @@ import urllib.error
 import urllib.request
 
 import collector_process
-from collector_process import free_port, room_for_sockets, Collector, q, raw, stored_steps
+from collector_process import SharedCollector, free_port, room_for_sockets, Collector, q, raw, stored_steps
 
 COLLECTOR, CLI = None, None
 
@@ -369,17 +369,9 @@ class SlowAndMany(unittest.TestCase):
             collector.stop()
 
 
-class HttpProtocol(unittest.TestCase):
+class HttpProtocol(SharedCollector):
     """Finding 16 of issue 29, its HTTP half: HEAD had a body, absolute-form targets got 404, and
     invalid UTF-8 in a parameter merged different runs."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.collector = Collector()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.collector.stop()
 
     def test_head_is_answered_with_headers_only(self):
         with self.collector.connect() as sock:
