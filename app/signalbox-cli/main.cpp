@@ -49,7 +49,10 @@ Commands:
   parse nvidia-smi FILE       read `nvidia-smi --query-gpu=FIELDS --format=csv` output (header
                               line first, any fields, any order); prints one JSON object per GPU
   parse tfevents PATH         read a TensorBoard event file or logdir; prints one JSON object per
-                              run and tag: its number of points, first and last (step, value)
+                              run and scalar tag: its number of points, first and last (step,
+                              value); then one per run and tag of the other kinds ("kind":
+                              image, histogram, text or audio): its points and its last step;
+                              then one per run with hyperparameters ("kind": "hparams")
   sweep plan FILE [--seed N] [--count K]
                               read a sweep (W&B sweep YAML); print the trials it would run, one
                               JSON object per line: parameters, argument vector, shell line.
@@ -149,6 +152,42 @@ int parseNvidiaSmi(const QString &path) {
     return 0;
 }
 
+// The last step of a tag of another kind, as `parse tfevents` prints it.
+QJsonObject lastSample(const sb::LogdirFollower::Sample &sample) {
+    QJsonObject last{{u"step"_s, sample.step}, {u"wall_time"_s, sample.wallTime}};
+    if (const auto *image = std::get_if<sb::ImageSample>(&sample.data)) {
+        last[u"width"_s] = image->width;
+        last[u"height"_s] = image->height;
+        last[u"format"_s] = QString(image->format);
+        last[u"images"_s] = static_cast<qint64>(image->images.size());
+    } else if (const auto *histogram = std::get_if<sb::HistogramSample>(&sample.data)) {
+        last[u"min"_s] = histogram->min;
+        last[u"max"_s] = histogram->max;
+        last[u"num"_s] = histogram->num;
+        last[u"buckets"_s] = static_cast<qint64>(histogram->buckets.size());
+    } else if (const auto *text = std::get_if<sb::TextSample>(&sample.data)) {
+        // One string as it is; a table as rows of tab-separated cells.
+        const qint64 columns =
+            text->shape.size() >= 2 ? std::max<qint64>(text->shape.back(), 1) : 1;
+        QStringList rows;
+        for (qsizetype i = 0; i < text->cells.size(); i += columns)
+            rows.append(text->cells.mid(i, columns).join(u'\t'));
+        last[u"text"_s] = rows.join(u'\n');
+        if (!text->shape.empty()) {
+            QJsonArray shape;
+            for (const qint64 dim : text->shape)
+                shape.append(dim);
+            last[u"shape"_s] = shape;
+        }
+    } else if (const auto *audio = std::get_if<sb::AudioSample>(&sample.data)) {
+        last[u"sample_rate"_s] = audio->sampleRate;
+        last[u"channels"_s] = audio->channels;
+        last[u"frames"_s] = audio->frames;
+        last[u"clips"_s] = static_cast<qint64>(audio->clips.size());
+    }
+    return last;
+}
+
 int parseTfEvents(const QString &path) {
     struct Tag {
         qint64 points = 0;
@@ -156,17 +195,38 @@ int parseTfEvents(const QString &path) {
         sb::MetricPoint last;
     };
     QMap<std::pair<QString, QString>, Tag> tags; // sorted by run, then tag
+    struct SampledTag {
+        qint64 points = 0;
+        std::optional<sb::LogdirFollower::Sample> last;
+    };
+    QMap<std::pair<QString, QString>, SampledTag> sampled;
+    QMap<QString, QJsonObject> hparams; // a run's last session's
     sb::LocalLogdir source(path);
     sb::LogdirFollower follower;
     for (bool more = true; more;) {
         const auto progress = follower.poll(
-            source, [&](const QString &run, std::vector<sb::SeriesPoints> &&series) -> sb::Status {
+            source,
+            [&](const QString &run, std::vector<sb::SeriesPoints> &&series) -> sb::Status {
                 for (const sb::SeriesPoints &s : series) {
                     Tag &tag = tags[{run, s.metric}];
                     if (tag.points == 0)
                         tag.first = s.points.front();
                     tag.last = s.points.back();
                     tag.points += static_cast<qint64>(s.points.size());
+                }
+                return sb::success();
+            },
+            64 << 20,
+            [&](const QString &run,
+                std::vector<sb::LogdirFollower::Sample> &&samples) -> sb::Status {
+                for (sb::LogdirFollower::Sample &sample : samples) {
+                    if (const auto *session = std::get_if<sb::HparamsSample>(&sample.data)) {
+                        hparams[run] = session->hparams;
+                        continue;
+                    }
+                    SampledTag &tag = sampled[{run, sample.tag}];
+                    ++tag.points;
+                    tag.last = std::move(sample); // only the last is kept: images stay few
                 }
                 return sb::success();
             });
@@ -184,6 +244,17 @@ int parseTfEvents(const QString &path) {
                                             {u"first"_s, point(it->first)},
                                             {u"last"_s, point(it->last)}}));
     }
+    for (auto it = sampled.begin(); it != sampled.end(); ++it) {
+        const sb::SummaryKind kind = sb::sampleKind(it->last->data);
+        printJson(QJsonDocument(QJsonObject{{u"run"_s, it.key().first},
+                                            {u"tag"_s, it.key().second},
+                                            {u"kind"_s, QString(sb::summaryKindName(kind))},
+                                            {u"points"_s, it->points},
+                                            {u"last"_s, lastSample(*it->last)}}));
+    }
+    for (auto it = hparams.begin(); it != hparams.end(); ++it)
+        printJson(QJsonDocument(
+            QJsonObject{{u"run"_s, it.key()}, {u"kind"_s, u"hparams"_s}, {u"hparams"_s, *it}}));
     // What was passed over goes to stderr, so stdout stays one object per tag.
     qint64 records = 0;
     bool unread = false;
@@ -202,6 +273,13 @@ int parseTfEvents(const QString &path) {
         if (it->corrupt > 0)
             std::fprintf(stderr, "%s: %lld corrupt records skipped\n", shown(it.key()).constData(),
                          static_cast<long long>(it->corrupt));
+        if (it->skipped > 0)
+            std::fprintf(stderr, "%s: %lld records of over 64 MiB passed over\n",
+                         shown(it.key()).constData(), static_cast<long long>(it->skipped));
+        if (it->refused > 0)
+            std::fprintf(stderr, "%s: %lld samples refused; the last: %s\n",
+                         shown(it.key()).constData(), static_cast<long long>(it->refused),
+                         shown(it->lastRefusal).constData());
         unread = unread || !it->lastError.isEmpty();
         if (!it->lastError.isEmpty())
             std::fprintf(stderr, "%s: %s\n", shown(it.key()).constData(),
@@ -209,9 +287,9 @@ int parseTfEvents(const QString &path) {
     }
     if (follower.files().isEmpty())
         return failWith(u"%1: no TensorBoard event files (names holding \"tfevents\")"_s.arg(path));
-    std::fprintf(stderr, "%lld files, %lld records, %lld tags\n",
+    std::fprintf(stderr, "%lld files, %lld records, %lld scalar tags, %lld of other kinds\n",
                  static_cast<long long>(follower.files().size()), static_cast<long long>(records),
-                 static_cast<long long>(tags.size()));
+                 static_cast<long long>(tags.size()), static_cast<long long>(sampled.size()));
     return unread ? 1 : 0;
 }
 

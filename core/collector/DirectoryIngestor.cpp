@@ -16,11 +16,13 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
-DirectoryIngestor::DirectoryIngestor(Collector *collector, QStringList directories,
+DirectoryIngestor::DirectoryIngestor(Collector *collector, const QStringList &directories,
                                      QString statePath)
     : m_collector(collector)
-    , m_directories(std::move(directories))
     , m_statePath(std::move(statePath)) {
+    // Absolute: a relative directory would be joined to paths already relative to it.
+    for (const QString &directory : directories)
+        m_directories.append(QFileInfo(directory).absoluteFilePath());
     loadState();
     m_timer.setInterval(kPoll);
     connect(&m_timer, &QTimer::timeout, this, &DirectoryIngestor::scan);

@@ -35,7 +35,7 @@ public:
     static constexpr int kPoll = 500;         // ms
     static constexpr int kSlowestWalk = 8000; // ms
 
-    DirectoryIngestor(Collector *collector, QStringList directories, QString statePath);
+    DirectoryIngestor(Collector *collector, const QStringList &directories, QString statePath);
     void scan();
     QJsonArray sourcesJson() const;
 

@@ -1,94 +1,14 @@
 #include "EventParser.h"
 
+#include "ProtoWire.h"
+
 #include <cstring>
 
 namespace sb {
 
 namespace {
 
-enum WireType : std::uint8_t { Varint = 0, Fixed64 = 1, Bytes = 2, Fixed32 = 5 };
-
-// A cursor over protobuf wire format that stops (ok() false) at the first malformed byte.
-class Wire {
-public:
-    explicit Wire(QByteArrayView bytes)
-        : m_p(bytes.data())
-        , m_end(bytes.data() + bytes.size()) {}
-
-    bool atEnd() const { return m_p == m_end; }
-    bool ok() const { return m_ok; }
-
-    bool next(std::uint32_t *field, WireType *type) {
-        if (m_p >= m_end || !m_ok)
-            return false;
-        const std::uint64_t key = varint();
-        *field = static_cast<std::uint32_t>(key >> 3);
-        *type = static_cast<WireType>(key & 7);
-        if (*field == 0)
-            m_ok = false; // field numbers start at 1
-        return m_ok;
-    }
-
-    std::uint64_t varint() {
-        std::uint64_t value = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (m_p >= m_end)
-                break;
-            const auto byte = static_cast<std::uint8_t>(*m_p++);
-            value |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-            if (!(byte & 0x80))
-                return value;
-        }
-        m_ok = false;
-        return 0;
-    }
-
-    template <typename T> T fixed() {
-        T value{};
-        if (m_end - m_p < static_cast<std::ptrdiff_t>(sizeof value)) {
-            m_ok = false;
-            return value;
-        }
-        std::memcpy(&value, m_p, sizeof value);
-        m_p += sizeof value;
-        return value;
-    }
-
-    QByteArrayView bytes() {
-        const std::uint64_t length = varint();
-        if (!m_ok || length > static_cast<std::uint64_t>(m_end - m_p)) {
-            m_ok = false;
-            return {};
-        }
-        const QByteArrayView view(m_p, static_cast<qsizetype>(length));
-        m_p += length;
-        return view;
-    }
-
-    void skip(WireType type) {
-        switch (type) {
-        case Varint:
-            (void)varint();
-            break;
-        case Fixed64:
-            (void)fixed<std::uint64_t>();
-            break;
-        case Bytes:
-            (void)bytes();
-            break;
-        case Fixed32:
-            (void)fixed<std::uint32_t>();
-            break;
-        default:
-            m_ok = false; // groups (3, 4) are not in these messages
-        }
-    }
-
-private:
-    const char *m_p;
-    const char *m_end;
-    bool m_ok = true;
-};
+using namespace proto;
 
 constexpr std::uint64_t kDtFloat = 1;
 constexpr std::uint64_t kDtDouble = 2;
@@ -156,7 +76,7 @@ bool scalarTensor(QByteArrayView tensor, double *value) {
     return found;
 }
 
-void parseMetadata(QByteArrayView metadata, EventScalars::Value *value) {
+void parseMetadata(QByteArrayView metadata, TfEvent::Value *value) {
     Wire wire(metadata);
     std::uint32_t field = 0;
     WireType type{};
@@ -168,6 +88,8 @@ void parseMetadata(QByteArrayView metadata, EventScalars::Value *value) {
             while (plugin.next(&pluginField, &pluginType)) {
                 if (pluginField == 1 && pluginType == Bytes)
                     value->plugin = plugin.bytes();
+                else if (pluginField == 2 && pluginType == Bytes)
+                    value->pluginContent = plugin.bytes();
                 else
                     plugin.skip(pluginType);
             }
@@ -179,7 +101,7 @@ void parseMetadata(QByteArrayView metadata, EventScalars::Value *value) {
     }
 }
 
-bool parseValue(QByteArrayView bytes, EventScalars::Value *value) {
+bool parseValue(QByteArrayView bytes, TfEvent::Value *value) {
     Wire wire(bytes);
     std::uint32_t field = 0;
     WireType type{};
@@ -189,8 +111,15 @@ bool parseValue(QByteArrayView bytes, EventScalars::Value *value) {
         } else if (field == 2 && type == Fixed32) {
             value->value = wire.fixed<float>();
             value->isScalar = true;
+        } else if (field == 4 && type == Bytes) {
+            value->image = wire.bytes();
+        } else if (field == 5 && type == Bytes) {
+            value->histo = wire.bytes();
+        } else if (field == 6 && type == Bytes) {
+            value->audio = wire.bytes();
         } else if (field == 8 && type == Bytes) {
-            value->isScalar = scalarTensor(wire.bytes(), &value->value);
+            value->tensor = wire.bytes();
+            value->isScalar = scalarTensor(value->tensor, &value->value);
         } else if (field == 9 && type == Bytes) {
             parseMetadata(wire.bytes(), value);
         } else {
@@ -202,7 +131,7 @@ bool parseValue(QByteArrayView bytes, EventScalars::Value *value) {
 
 } // namespace
 
-bool parseEvent(QByteArrayView record, EventScalars *out) {
+bool parseEvent(QByteArrayView record, TfEvent *out) {
     out->wallTime = 0;
     out->step = 0;
     out->values.clear();
@@ -220,10 +149,9 @@ bool parseEvent(QByteArrayView record, EventScalars *out) {
             WireType summaryType{};
             while (summary.next(&summaryField, &summaryType)) {
                 if (summaryField == 1 && summaryType == Bytes) {
-                    EventScalars::Value value;
-                    if (!parseValue(summary.bytes(), &value))
+                    // In place: a value is 136 bytes of views, and events come by the million.
+                    if (!parseValue(summary.bytes(), &out->values.emplace_back()))
                         return false;
-                    out->values.push_back(value);
                 } else {
                     summary.skip(summaryType);
                 }

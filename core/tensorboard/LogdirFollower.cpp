@@ -18,9 +18,11 @@ using namespace Qt::StringLiterals;
 namespace {
 
 // Records up to kLargestScalarRecord always fit in a chunk; no scalar event comes near that
-// size, so bigger records (graphs, images) are passed over unread.
+// size, so bigger records (graphs, images) are passed over unread when only scalars are wanted.
+// With samples, a record up to kLargestRecord (a batch of large images) is read whole.
 constexpr qint64 kChunk = 8 << 20;
 constexpr std::uint64_t kLargestScalarRecord = 1 << 20;
+constexpr std::uint64_t kLargestRecord = 64 << 20;
 
 } // namespace
 
@@ -71,7 +73,7 @@ QString LogdirFollower::runOf(const QString &path) const {
 }
 
 Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, const Sink &sink,
-                                                      qint64 budget) {
+                                                      qint64 budget, const SampleSink &samples) {
     auto listed = source.eventFiles();
     if (!listed)
         return fail(listed.error());
@@ -84,7 +86,7 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
         if (left <= 0)
             break;
         const qint64 before = left;
-        if (const Status followed = follow(source, file, &left, sink); !followed)
+        if (const Status followed = follow(source, file, &left, sink, samples); !followed)
             m_files[file.path].lastError = followed.error(); // the others go on
         progress.bytes += before - left;
     }
@@ -93,7 +95,7 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
 }
 
 Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
-                              const Sink &sink) {
+                              const Sink &sink, const SampleSink &sampleSink) {
     FileState &state = m_files[file.path];
     const bool replaced = file.inode != 0 && state.inode != 0 &&
                           (file.inode != state.inode || file.device != state.device);
@@ -104,19 +106,23 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         state.device = file.device;
     }
     const QString run = runOf(file.path);
-    QHash<QByteArray, bool> &scalarTags = m_scalarTags[run];
-    EventScalars event;
+    QHash<QByteArray, SummaryKind> &tagKinds = m_tagKinds[run];
+    const std::uint64_t largest = sampleSink ? kLargestRecord : kLargestScalarRecord;
+    TfEvent event;
+    qint64 readSize = kChunk;
     while (*budget > 0 && state.offset < file.size) {
         auto bytes =
-            source.read(file.path, state.offset, std::min(kChunk, file.size - state.offset));
+            source.read(file.path, state.offset, std::min(readSize, file.size - state.offset));
         if (!bytes)
             return fail(bytes.error());
+        readSize = kChunk;
         std::vector<SeriesPoints> series;
+        std::vector<Sample> samples;
         QHash<QByteArray, std::size_t> seriesOfTag;
         FileState next = state;
         const RecordScan scan = scanRecords(*bytes, [&](QByteArrayView record) {
             ++next.records;
-            if (static_cast<std::uint64_t>(record.size()) > kLargestScalarRecord) {
+            if (static_cast<std::uint64_t>(record.size()) > largest) {
                 ++next.skipped;
                 return;
             }
@@ -124,32 +130,49 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
                 ++next.corrupt;
                 return;
             }
-            for (const EventScalars::Value &value : event.values) {
+            for (const TfEvent::Value &value : event.values) {
                 const QByteArray tag = QByteArray::fromRawData(value.tag.data(), value.tag.size());
-                bool scalar = value.isScalar;
-                if (!value.plugin.empty() || value.scalarClass) {
-                    scalar = scalar && (value.plugin == "scalars" || value.scalarClass);
-                    scalarTags.insert(QByteArray(tag.constData(), tag.size()), scalar);
-                } else if (const auto known = scalarTags.constFind(tag);
-                           known != scalarTags.cend()) {
-                    scalar = scalar && *known;
+                const auto known = tagKinds.constFind(tag);
+                bool remember = false;
+                const SummaryKind kind = summaryKind(
+                    value, known == tagKinds.cend() ? std::nullopt : std::optional(*known),
+                    &remember);
+                if (remember)
+                    tagKinds.insert(QByteArray(tag.constData(), tag.size()), kind);
+                if (kind == SummaryKind::Scalar) {
+                    auto it = seriesOfTag.constFind(tag);
+                    if (it == seriesOfTag.cend()) {
+                        it = seriesOfTag.insert(QByteArray(tag.constData(), tag.size()),
+                                                series.size());
+                        series.push_back({QString::fromUtf8(value.tag), {}});
+                    }
+                    series[*it].points.push_back(
+                        {static_cast<double>(event.step), value.value, event.wallTime});
+                    ++next.points;
+                } else if (kind != SummaryKind::Other && sampleSink) {
+                    auto decoded = decodeSample(value, kind);
+                    if (!decoded) {
+                        ++next.refused;
+                        next.lastRefusal = u"%1 at step %2: %3"_s.arg(QString::fromUtf8(value.tag),
+                                                                      QString::number(event.step),
+                                                                      decoded.error());
+                    } else if (std::optional<SampleData> data = std::move(decoded).value()) {
+                        samples.push_back({QString::fromUtf8(value.tag),
+                                           static_cast<double>(event.step), event.wallTime,
+                                           std::move(*data)});
+                    }
                 }
-                if (!scalar)
-                    continue;
-                auto it = seriesOfTag.constFind(tag);
-                if (it == seriesOfTag.cend()) {
-                    it = seriesOfTag.insert(QByteArray(tag.constData(), tag.size()), series.size());
-                    series.push_back({QString::fromUtf8(value.tag), {}});
-                }
-                series[*it].points.push_back(
-                    {static_cast<double>(event.step), value.value, event.wallTime});
-                ++next.points;
             }
         });
         next.corrupt += scan.corrupt;
         next.offset += scan.consumed;
         const auto unscanned = static_cast<std::uint64_t>(file.size - next.offset);
-        if (scan.pendingSize > kLargestScalarRecord && scan.pendingSize <= unscanned) {
+        if (scan.consumed == 0 && scan.pendingSize > static_cast<std::uint64_t>(bytes->size()) &&
+            scan.pendingSize <= largest && scan.pendingSize <= unscanned) {
+            readSize = static_cast<qint64>(scan.pendingSize); // one record, larger than a chunk
+            continue;
+        }
+        if (scan.pendingSize > largest && scan.pendingSize <= unscanned) {
             next.offset += static_cast<qint64>(scan.pendingSize);
             ++next.skipped;
         } else if (scan.consumed == 0) {
@@ -157,6 +180,10 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         }
         if (!series.empty()) {
             if (Status stored = sink(run, std::move(series)); !stored)
+                return stored;
+        }
+        if (!samples.empty()) {
+            if (Status stored = sampleSink(run, std::move(samples)); !stored)
                 return stored;
         }
         next.lastError.clear();
@@ -172,18 +199,20 @@ void LogdirFollower::adopt(const LogdirFollower &polled, const QSet<QString> &un
         if (!unstoredRuns.contains(runOf(it.key())))
             m_files[it.key()] = *it;
     }
-    m_scalarTags = polled.m_scalarTags;
+    m_tagKinds = polled.m_tagKinds;
 }
 
 QJsonArray LogdirFollower::filesJson() const {
     QJsonArray out;
     for (auto it = m_files.begin(); it != m_files.end(); ++it) {
-        QJsonObject file{{u"path"_s, it.key()},      {u"run"_s, runOf(it.key())},
-                         {u"offset"_s, it->offset},  {u"records"_s, it->records},
-                         {u"points"_s, it->points},  {u"corrupt"_s, it->corrupt},
-                         {u"skipped"_s, it->skipped}};
+        QJsonObject file{{u"path"_s, it.key()},       {u"run"_s, runOf(it.key())},
+                         {u"offset"_s, it->offset},   {u"records"_s, it->records},
+                         {u"points"_s, it->points},   {u"corrupt"_s, it->corrupt},
+                         {u"skipped"_s, it->skipped}, {u"refused"_s, it->refused}};
         if (!it->lastError.isEmpty())
             file[u"lastError"_s] = it->lastError;
+        if (!it->lastRefusal.isEmpty())
+            file[u"lastRefusal"_s] = it->lastRefusal;
         out.append(file);
     }
     return out;

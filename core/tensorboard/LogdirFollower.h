@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EventParser.h"
+#include "Summaries.h"
 #include "metrics/MetricPoint.h"
 #include "util/FileEntry.h"
 #include "util/Result.h"
@@ -54,11 +55,22 @@ public:
 
     // Receives one run's new points; a failure leaves the file's offset where it was.
     using Sink = std::function<Status(const QString &run, std::vector<SeriesPoints> &&series)>;
+    // One step of a tag of another kind: an image, histogram, text, audio clip, or a session's
+    // hyperparameters (their tag is TensorBoard's, "_hparams_/session_start_info").
+    struct Sample {
+        QString tag;
+        double step = 0;
+        double wallTime = 0;
+        SampleData data;
+    };
+    using SampleSink = std::function<Status(const QString &run, std::vector<Sample> &&samples)>;
     struct Progress {
         qint64 bytes = 0;  // read this time
         bool more = false; // stopped at the budget: poll again at once
     };
-    Result<Progress> poll(LogdirSource &source, const Sink &sink, qint64 budget = 64 << 20);
+    // Without a sample sink, only scalars are read and large records are passed over unread.
+    Result<Progress> poll(LogdirSource &source, const Sink &sink, qint64 budget = 64 << 20,
+                          const SampleSink &samples = {});
 
     struct FileState {
         qint64 offset = 0;
@@ -68,7 +80,9 @@ public:
         qint64 points = 0;
         qint64 corrupt = 0; // records skipped for a bad CRC or a malformed message
         qint64 skipped = 0; // large records (graphs, images) passed over unread
+        qint64 refused = 0; // samples refused (a truncated image, a histogram of NaN edges...)
         QString lastError;
+        QString lastRefusal; // why the last one was: "TAG at step N: WHY"
     };
     const QMap<QString, FileState> &files() const { return m_files; }
     void restoreOffset(const QString &path, qint64 offset) { m_files[path].offset = offset; }
@@ -81,12 +95,12 @@ public:
 
 private:
     Status follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
-                  const Sink &sink);
+                  const Sink &sink, const SampleSink &samples);
 
     QString m_prefix;
     QMap<QString, FileState> m_files; // by path: a run's files in name (= creation time) order
-    // Whether a tag holds scalars, from the plugin metadata its first value carried.
-    QHash<QString, QHash<QByteArray, bool>> m_scalarTags;
+    // Each run's tags' kinds, from the plugin metadata their first values carried.
+    QHash<QString, QHash<QByteArray, SummaryKind>> m_tagKinds;
 };
 
 } // namespace sb

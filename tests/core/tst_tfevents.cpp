@@ -428,7 +428,7 @@ void TestTfEvents::collectorFollowsLogdirAcrossRestarts() {
 }
 
 void TestTfEvents::malformedMessagesAreRejected() {
-    sb::EventScalars event;
+    sb::TfEvent event;
     QVERIFY(parseEvent({}, &event));              // an empty Event is valid protobuf
     QVERIFY(!parseEvent("\x2a\x05\x0a", &event)); // summary longer than the record
     QVERIFY(!parseEvent("\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", &event)); // varint

@@ -1,8 +1,10 @@
 // libFuzzer target: arbitrary bytes as an event file (a crash, a bad disk or a hostile node may
-// leave one) and as a lone Event message. The follower must read what is intact, count the
-// rest, never run past the file, and never crash.
+// leave one) and as a lone Event message, whose every value is also decoded as each kind of
+// sample. The follower must read what is intact, count the rest, never run past the file, and
+// never crash.
 #include "tensorboard/EventParser.h"
 #include "tensorboard/LogdirFollower.h"
+#include "tensorboard/Summaries.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,8 +33,15 @@ public:
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
     const QByteArray bytes(reinterpret_cast<const char *>(data), static_cast<qsizetype>(size));
-    sb::EventScalars event;
-    (void)sb::parseEvent(bytes, &event);
+    sb::TfEvent event;
+    if (sb::parseEvent(bytes, &event)) {
+        for (const sb::TfEvent::Value &value : event.values) {
+            for (const sb::SummaryKind kind :
+                 {sb::SummaryKind::Image, sb::SummaryKind::Histogram, sb::SummaryKind::Text,
+                  sb::SummaryKind::Audio, sb::SummaryKind::Hparams})
+                (void)sb::decodeSample(value, kind);
+        }
+    }
 
     MemoryLogdir source;
     source.bytes = bytes;
@@ -43,10 +52,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             points += static_cast<qint64>(s.points.size());
         return sb::success();
     };
+    auto samples = [](const QString &, std::vector<sb::LogdirFollower::Sample> &&) {
+        return sb::success();
+    };
     for (const qint64 visible : {bytes.size() / 2, bytes.size()}) {
         source.visible = visible;
         for (bool more = true; more;) {
-            auto progress = follower.poll(source, sink, 1024);
+            auto progress = follower.poll(source, sink, 1024, samples);
             if (!progress)
                 std::abort();
             more = progress->more;

@@ -216,6 +216,32 @@ class WatchedFiles(unittest.TestCase):
         finally:
             collector.stop()
 
+    def test_a_relative_watch_directory_is_read(self):
+        # `--watch runs` from the directory above: its files were once looked for at
+        # runs/runs/..., and nothing was ever read.
+        parent = tempfile.mkdtemp(prefix="sb-watch-")
+        watched = os.path.join(parent, "runs")
+        shutil.copytree(os.path.join(os.path.dirname(__file__), "..", "data", "tfevents",
+                                     "logdir"), watched)
+        with open(os.path.join(watched, "lines.jsonl"), "w") as f:
+            f.write('{"step": 1, "loss": 1}\n')
+        collector = Collector(watch="runs", cwd=parent)
+        try:
+            deadline = time.time() + 20
+            names = set()
+            while time.time() < deadline:
+                _, runs = collector.request("/api/v1/runs")
+                names = {run["name"] for run in runs}
+                if "lines" in names and len(names) > 1:
+                    break
+                time.sleep(0.2)
+            self.assertIn("lines", names)
+            self.assertGreater(len(names), 1, names)  # the event files' runs too
+            _, health = collector.request("/api/v1/health")
+            self.assertFalse([s for s in health["sources"] if s.get("lastError")], health)
+        finally:
+            collector.stop()
+
 
 class Files(unittest.TestCase):
     def run_cli(self, *args):

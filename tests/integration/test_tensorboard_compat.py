@@ -3,9 +3,11 @@
 Against TensorBoard itself (from PyPI, in a virtualenv under the build directory): for the
 checked-in logdir and one written by tensorboardX with NaNs in it, `signalbox-cli parse
 tfevents` finds the same runs and tags, point counts, and first and last values as
-TensorBoard's Python loader and its Rust data server serve them. Then the collector's smoothed
-series equals what TensorBoard's own smoothing code, taken from the frontend bundle it ships,
-computes on the same points.
+TensorBoard's Python loader and its Rust data server serve them. Images, histograms, text,
+audio and hyperparameters written by tensorboardX and by TensorBoard's own writer are found as
+TensorBoard's reader finds them, and hostile ones are refused with a reason while the rest is
+read. Then the collector's smoothed series equals what TensorBoard's own smoothing code, taken
+from the frontend bundle it ships, computes on the same points.
 
 usage: test_tensorboard_compat.py SIGNALBOX_CLI SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
 """
@@ -24,16 +26,28 @@ sys.path.insert(0, os.path.join(SOURCE, "tests", "harness"))
 import tensorboard_peer as peer  # noqa: E402
 
 PYTHON = peer.ensure_venv(BUILD)
+HARNESS = os.path.join(SOURCE, "tests", "harness")
+
+
+
+def parsed(logdir):
+    """`signalbox-cli parse tfevents`: (the objects it printed, what it said on stderr)."""
+    done = subprocess.run([CLI, "parse", "tfevents", logdir], capture_output=True, text=True,
+                          check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 
 
 def ours(logdir):
-    out = subprocess.run([CLI, "parse", "tfevents", logdir], capture_output=True, text=True,
-                         check=True).stdout
     tags = {}
-    for line in out.splitlines():
-        row = json.loads(line)
-        tags[(row["run"], row["tag"])] = (row["points"], row["first"], row["last"])
+    for row in parsed(logdir)[0]:
+        if "kind" not in row:  # scalars; the other kinds say theirs
+            tags[(row["run"], row["tag"])] = (row["points"], row["first"], row["last"])
     return tags
+
+
+def kinds(rows):
+    """The other kinds' objects by run, tag and kind."""
+    return {(r["run"], r.get("tag"), r["kind"]): r for r in rows if "kind" in r}
 
 
 def theirs(board, expected):
@@ -100,6 +114,50 @@ class TensorBoardCompat(unittest.TestCase):
         self.compare_with(load_fast=True,
                           unread_by_peer=[("tensors", "loss/double_val"),
                                           ("tensors", "loss/tensor_content")])
+
+    def test_other_kinds_as_tensorboards_reader_finds_them(self):
+        logdir = os.path.join(self.tmp.name, "media")
+        subprocess.run([PYTHON, os.path.join(HARNESS, "write_media.py"), logdir, "6"],
+                       check=True, stderr=subprocess.DEVNULL)
+        rows, _ = parsed(logdir)
+        found = kinds(rows)
+        reference = subprocess.run([PYTHON, os.path.join(HARNESS, "tensorboard_kinds.py"), logdir],
+                                   capture_output=True, text=True, check=True).stdout
+        expected = kinds(json.loads(line) for line in reference.splitlines())
+        self.assertEqual(set(found), set(expected))
+        self.assertEqual({k for _, _, k in expected},
+                         {"image", "histogram", "text", "audio", "hparams"})
+        for key, theirs_row in expected.items():
+            ours_row = found[key]
+            if key[2] == "hparams":
+                self.assertEqual(ours_row["hparams"], theirs_row["hparams"], key)
+                continue
+            self.assertEqual(ours_row["points"], theirs_row["points"], key)
+            for field, value in theirs_row["last"].items():
+                mine = ours_row["last"][field]
+                if isinstance(value, float):  # TensorBoard keeps TF1 histograms as float32
+                    self.assertTrue(abs(mine - value) <= 1e-6 * max(1.0, abs(value)),
+                                    (key, field, mine, value))
+                else:
+                    self.assertEqual(mine, value, (key, field))
+        # The scalars beside them are still read, and only they print without a kind.
+        self.assertEqual(ours(logdir)[("tbx", "loss")][0], 6)
+
+    def test_hostile_samples_are_refused_and_the_rest_read(self):
+        logdir = os.path.join(self.tmp.name, "hostile")
+        subprocess.run([PYTHON, os.path.join(HARNESS, "write_hostile_media.py"), logdir],
+                       check=True)
+        rows, said = parsed(logdir)
+        found = kinds(rows)
+        # Every hostile value was refused, the good ones around them kept.
+        self.assertEqual(found[(".", "good", "image")]["points"], 2)
+        self.assertEqual(found[(".", "good", "image")]["last"]["step"], 9)
+        self.assertEqual(ours(logdir)[(".", "after")][0], 1)
+        for name in ("huge", "cut", "nan_edges", "many_buckets", "lying_wav"):
+            self.assertNotIn((".", name, "image"), found)
+            self.assertFalse(any(k[1] == name for k in found), name)
+        self.assertIn("5 samples refused", said)
+        self.assertIn("records of over 64 MiB passed over", said)
 
     def test_smoothing_equals_tensorboards(self):
         # TensorBoard's smoothing, as its frontend bundle ships it (minified; names pinned by
