@@ -216,7 +216,7 @@ int parseTfEvents(const QString &path) {
                 }
                 return sb::success();
             },
-            64 << 20,
+            sb::LogdirFollower::kBudget,
             [&](const QString &run,
                 std::vector<sb::LogdirFollower::Sample> &&samples) -> sb::Status {
                 for (sb::LogdirFollower::Sample &sample : samples) {

@@ -477,6 +477,17 @@ Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoint
     return success();
 }
 
+Status Collector::ingestConfig(const QString &run, const QJsonObject &config) {
+    RunInfo update;
+    update.name = run;
+    update.config = config;
+    RunInfo merged = m_store->run(run).value_or(RunInfo{});
+    merged.merge(update);
+    if (const QString problem = infoProblem(merged); !problem.isEmpty())
+        return fail(u"%1: %2"_s.arg(run, problem), ErrorCode::InvalidInput);
+    return m_store->updateRun(update);
+}
+
 std::optional<double> Collector::storedLastStep(const QString &run) {
     if (const auto known = m_lastStep.constFind(run); known != m_lastStep.constEnd())
         return *known;

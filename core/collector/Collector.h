@@ -107,6 +107,9 @@ public:
     // Records may name their own run; each run's records are one atomic batch.
     IngestResult ingestRecords(const QString &run, const std::vector<MetricRecord> &records);
     Status ingestSeries(const QString &run, const std::vector<SeriesPoints> &series);
+    // Hyperparameters found beside a run's points (a TensorBoard hparams session), merged into
+    // its config; a config too large or deep is refused with ErrorCode::InvalidInput.
+    Status ingestConfig(const QString &run, const QJsonObject &config);
 
     // Runs whose metadata mentions `filter` (all for an empty one), with their metrics, in
     // name order: `limit` of them (all when negative) after the first `offset`.

@@ -178,10 +178,27 @@ bool DirectoryIngestor::followEventFiles(const QString &directory) {
         if (auto files = source.eventFiles())
             restore(*files);
     }
-    const auto progress =
-        follower.poll(source, [&](const QString &run, std::vector<SeriesPoints> &&series) {
+    // Besides scalars, the hyperparameters of TensorBoard's hparams sessions, as runs' configs.
+    const auto progress = follower.poll(
+        source,
+        [&](const QString &run, std::vector<SeriesPoints> &&series) {
             return m_collector->ingestSeries(run, series);
-        });
+        },
+        LogdirFollower::kBudget,
+        [&](const QString &run, std::vector<LogdirFollower::Sample> &&samples) -> Status {
+            for (const LogdirFollower::Sample &sample : samples) {
+                const auto *session = std::get_if<HparamsSample>(&sample.data);
+                if (!session)
+                    continue;
+                Status stored = m_collector->ingestConfig(run, session->hparams);
+                if (!stored && stored.errorCode() != ErrorCode::InvalidInput)
+                    return stored; // the disk: read again next time
+                if (!stored)       // refused for good: said, and the file goes on
+                    qCWarning(lcCollector).noquote() << stored.error();
+            }
+            return success();
+        },
+        summaryKinds({SummaryKind::Hparams}));
     if (progress && progress->bytes > 0)
         m_unsaved = true;
     return progress && progress->more;

@@ -62,6 +62,15 @@ QByteArray pushBody(const QString &run, const QString &host,
     return QJsonDocument(push).toJson(QJsonDocument::Compact);
 }
 
+// A push of a run's config alone.
+QByteArray configBody(const QString &run, const QString &host, const QJsonObject &config) {
+    QJsonObject info{{u"config"_s, config}};
+    if (!host.isEmpty())
+        info[u"host"_s] = host;
+    return QJsonDocument(QJsonObject{{u"run"_s, run}, {u"info"_s, info}})
+        .toJson(QJsonDocument::Compact);
+}
+
 } // namespace
 
 LogdirFeeds::LogdirFeeds(CollectorClient *collector, NodeMonitor *monitor, QString statePath,
@@ -146,7 +155,16 @@ Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, Log
             polled.pushes.append({run, pushBody(run, host, series)});
             return success();
         },
-        kBudget);
+        kBudget,
+        [&](const QString &run, std::vector<LogdirFollower::Sample> &&samples) {
+            // A TensorBoard hparams session: the run's hyperparameters, as its config.
+            for (const LogdirFollower::Sample &sample : samples) {
+                if (const auto *session = std::get_if<HparamsSample>(&sample.data))
+                    polled.pushes.append({run, configBody(run, host, session->hparams)});
+            }
+            return success();
+        },
+        summaryKinds({SummaryKind::Hparams}));
     if (!progress)
         return fail(progress.error());
     polled.more = progress->more;

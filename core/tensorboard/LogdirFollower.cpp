@@ -73,7 +73,8 @@ QString LogdirFollower::runOf(const QString &path) const {
 }
 
 Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, const Sink &sink,
-                                                      qint64 budget, const SampleSink &samples) {
+                                                      qint64 budget, const SampleSink &samples,
+                                                      SummaryKinds kinds) {
     auto listed = source.eventFiles();
     if (!listed)
         return fail(listed.error());
@@ -86,7 +87,7 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
         if (left <= 0)
             break;
         const qint64 before = left;
-        if (const Status followed = follow(source, file, &left, sink, samples); !followed)
+        if (const Status followed = follow(source, file, &left, sink, samples, kinds); !followed)
             m_files[file.path].lastError = followed.error(); // the others go on
         progress.bytes += before - left;
     }
@@ -95,7 +96,7 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
 }
 
 Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
-                              const Sink &sink, const SampleSink &sampleSink) {
+                              const Sink &sink, const SampleSink &sampleSink, SummaryKinds kinds) {
     FileState &state = m_files[file.path];
     const bool replaced = file.inode != 0 && state.inode != 0 &&
                           (file.inode != state.inode || file.device != state.device);
@@ -107,14 +108,18 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
     }
     const QString run = runOf(file.path);
     QHash<QByteArray, SummaryKind> &tagKinds = m_tagKinds[run];
-    const std::uint64_t largest = sampleSink ? kLargestRecord : kLargestScalarRecord;
+    if (!sampleSink)
+        kinds = 0;
+    const bool large = (kinds & ~summaryKinds({SummaryKind::Hparams})) != 0;
+    const std::uint64_t largest = large ? kLargestRecord : kLargestScalarRecord;
     TfEvent event;
     qint64 readSize = kChunk;
     while (*budget > 0 && state.offset < file.size) {
-        auto bytes =
-            source.read(file.path, state.offset, std::min(readSize, file.size - state.offset));
+        const qint64 requested = std::min(readSize, file.size - state.offset);
+        auto bytes = source.read(file.path, state.offset, requested);
         if (!bytes)
             return fail(bytes.error());
+        const bool enlarged = readSize != kChunk; // read once more for one large record
         readSize = kChunk;
         std::vector<SeriesPoints> series;
         std::vector<Sample> samples;
@@ -149,7 +154,7 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
                     series[*it].points.push_back(
                         {static_cast<double>(event.step), value.value, event.wallTime});
                     ++next.points;
-                } else if (kind != SummaryKind::Other && sampleSink) {
+                } else if (kinds & summaryKinds({kind})) {
                     auto decoded = decodeSample(value, kind);
                     if (!decoded) {
                         ++next.refused;
@@ -167,9 +172,12 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         next.corrupt += scan.corrupt;
         next.offset += scan.consumed;
         const auto unscanned = static_cast<std::uint64_t>(file.size - next.offset);
-        if (scan.consumed == 0 && scan.pendingSize > static_cast<std::uint64_t>(bytes->size()) &&
+        // One record larger than a chunk: read it whole, once (a short read, of a file cut or
+        // replaced since it was listed, waits for the next poll).
+        if (!enlarged && bytes->size() == requested && scan.consumed == 0 &&
+            scan.pendingSize > static_cast<std::uint64_t>(bytes->size()) &&
             scan.pendingSize <= largest && scan.pendingSize <= unscanned) {
-            readSize = static_cast<qint64>(scan.pendingSize); // one record, larger than a chunk
+            readSize = static_cast<qint64>(scan.pendingSize);
             continue;
         }
         if (scan.pendingSize > largest && scan.pendingSize <= unscanned) {
@@ -178,12 +186,13 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         } else if (scan.consumed == 0) {
             break; // the rest is still being written
         }
-        if (!series.empty()) {
-            if (Status stored = sink(run, std::move(series)); !stored)
-                return stored;
-        }
+        // Samples first: storing them again is harmless (a config merged twice), points not.
         if (!samples.empty()) {
             if (Status stored = sampleSink(run, std::move(samples)); !stored)
+                return stored;
+        }
+        if (!series.empty()) {
+            if (Status stored = sink(run, std::move(series)); !stored)
                 return stored;
         }
         next.lastError.clear();

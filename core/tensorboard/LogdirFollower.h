@@ -68,9 +68,11 @@ public:
         qint64 bytes = 0;  // read this time
         bool more = false; // stopped at the budget: poll again at once
     };
-    // Without a sample sink, only scalars are read and large records are passed over unread.
-    Result<Progress> poll(LogdirSource &source, const Sink &sink, qint64 budget = 64 << 20,
-                          const SampleSink &samples = {});
+    // Samples of `kinds` go to `samples`; the others are not decoded. Without images, audio,
+    // text or histograms among them, large records are passed over unread.
+    static constexpr qint64 kBudget = 64 << 20; // bytes a poll reads by default
+    Result<Progress> poll(LogdirSource &source, const Sink &sink, qint64 budget = kBudget,
+                          const SampleSink &samples = {}, SummaryKinds kinds = kEverySampleKind);
 
     struct FileState {
         qint64 offset = 0;
@@ -95,7 +97,7 @@ public:
 
 private:
     Status follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
-                  const Sink &sink, const SampleSink &samples);
+                  const Sink &sink, const SampleSink &samples, SummaryKinds kinds);
 
     QString m_prefix;
     QMap<QString, FileState> m_files; // by path: a run's files in name (= creation time) order

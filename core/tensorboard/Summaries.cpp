@@ -26,8 +26,13 @@ enum DataType : std::uint64_t {
     DtHalf = 19,
 };
 
-// More numbers than any histogram may hold ([buckets, 3]) are never read into memory.
+// More numbers than any histogram may hold ([buckets, 3]), more strings than a table or batch
+// of this many cells, more dimensions or hyperparameter values than these are never read into
+// memory: a record of empty entries would otherwise grow tenfold in it.
 constexpr qsizetype kMostNumbers = 3 * kMostHistogramBuckets;
+constexpr qsizetype kMostStrings = 1 << 16;
+constexpr qsizetype kMostDimensions = 8;
+constexpr int kMostHparamsValues = 10'000;
 constexpr int kMostHparamsDepth = 8;
 
 // Calls `field(number, type, wire)` for each field of a message; false if it is malformed.
@@ -127,7 +132,10 @@ Result<Tensor> readTensor(QByteArrayView bytes) {
                             size = static_cast<qint64>(dim.varint());
                             return true;
                         });
-                    tensor.shape.push_back(size);
+                    if (std::ssize(tensor.shape) < kMostDimensions)
+                        tensor.shape.push_back(size);
+                    else
+                        tensor.tooMany = true;
                     return true;
                 });
             return true;
@@ -152,7 +160,11 @@ Result<Tensor> readTensor(QByteArrayView bytes) {
         case 8:
             if (type != Bytes)
                 return false;
-            tensor.strings.push_back(wire.bytes());
+            if (const QByteArrayView string = wire.bytes();
+                std::ssize(tensor.strings) < kMostStrings)
+                tensor.strings.push_back(string);
+            else
+                tensor.tooMany = true;
             return true;
         default:
             return false;
@@ -160,6 +172,11 @@ Result<Tensor> readTensor(QByteArrayView bytes) {
     });
     if (!ok || malformed)
         return fail(u"a malformed tensor"_s);
+    if (tensor.tooMany)
+        return fail(
+            u"a tensor of more than %1 numbers, %2 strings or %3 dimensions"_s.arg(kMostNumbers)
+                .arg(kMostStrings)
+                .arg(kMostDimensions));
     return tensor;
 }
 
@@ -277,7 +294,8 @@ Result<HistogramSample> tf1Histogram(QByteArrayView histo) {
     std::vector<double> limits;
     std::vector<double> counts;
     bool tooMany = false;
-    auto repeated = [&tooMany](std::vector<double> &into, Wire &wire, WireType type) {
+    bool malformed = false;
+    auto repeated = [&tooMany, &malformed](std::vector<double> &into, Wire &wire, WireType type) {
         auto add = [&](double v) {
             if (std::ssize(into) <= kMostHistogramBuckets)
                 into.push_back(v);
@@ -291,8 +309,12 @@ Result<HistogramSample> tf1Histogram(QByteArrayView histo) {
         if (type != Bytes)
             return false;
         Wire values(wire.bytes());
-        while (!values.atEnd() && values.ok())
-            add(values.fixed<double>());
+        while (!values.atEnd() && values.ok()) {
+            const double v = values.fixed<double>();
+            if (values.ok())
+                add(v);
+        }
+        malformed = malformed || !values.ok();
         return true;
     };
     const bool ok = forEachField(histo, [&](std::uint32_t field, WireType type, Wire &wire) {
@@ -310,7 +332,7 @@ Result<HistogramSample> tf1Histogram(QByteArrayView histo) {
             return repeated(counts, wire, type);
         return false;
     });
-    if (!ok)
+    if (!ok || malformed)
         return fail(u"a malformed histogram"_s);
     if (tooMany)
         return fail(u"a histogram of more than %1 buckets"_s.arg(kMostHistogramBuckets));
@@ -432,9 +454,10 @@ Result<std::optional<SampleData>> decodeAudio(const TfEvent::Value &value) {
 
 // google.protobuf.Value { NullValue null_value = 1; double number_value = 2; string
 // string_value = 3; bool bool_value = 4; Struct struct_value = 5; ListValue list_value = 6; }
-Result<QJsonValue> protobufValue(QByteArrayView bytes, int depth);
+// `left`: how many more values the whole may hold.
+Result<QJsonValue> protobufValue(QByteArrayView bytes, int depth, int *left);
 
-Result<QJsonObject> protobufStruct(QByteArrayView bytes, int depth) {
+Result<QJsonObject> protobufStruct(QByteArrayView bytes, int depth, int *left) {
     QJsonObject object;
     QString problem;
     // map<string, Value> fields = 1: entries { string key = 1; Value value = 2; }
@@ -450,7 +473,7 @@ Result<QJsonObject> protobufStruct(QByteArrayView bytes, int depth) {
                 if (entryField == 1) {
                     key = QString::fromUtf8(entry.bytes());
                 } else if (entryField == 2) {
-                    auto decoded = protobufValue(entry.bytes(), depth + 1);
+                    auto decoded = protobufValue(entry.bytes(), depth + 1, left);
                     if (decoded)
                         value = *decoded;
                     else
@@ -472,9 +495,11 @@ Result<QJsonObject> protobufStruct(QByteArrayView bytes, int depth) {
     return object;
 }
 
-Result<QJsonValue> protobufValue(QByteArrayView bytes, int depth) {
+Result<QJsonValue> protobufValue(QByteArrayView bytes, int depth, int *left) {
     if (depth > kMostHparamsDepth)
         return fail(u"hyperparameters nested more than %1 deep"_s.arg(kMostHparamsDepth));
+    if (--*left < 0)
+        return fail(u"more than %1 hyperparameter values"_s.arg(kMostHparamsValues));
     QJsonValue value;
     QString problem;
     const bool ok = forEachField(bytes, [&](std::uint32_t field, WireType type, Wire &wire) {
@@ -487,7 +512,7 @@ Result<QJsonValue> protobufValue(QByteArrayView bytes, int depth) {
         } else if (field == 4 && type == Varint) {
             value = wire.varint() != 0;
         } else if (field == 5 && type == Bytes) {
-            if (auto object = protobufStruct(wire.bytes(), depth + 1))
+            if (auto object = protobufStruct(wire.bytes(), depth + 1, left))
                 value = *object;
             else
                 problem = object.error();
@@ -497,7 +522,7 @@ Result<QJsonValue> protobufValue(QByteArrayView bytes, int depth) {
                               [&](std::uint32_t listField, WireType listType, Wire &item) {
                                   if (listField != 1 || listType != Bytes)
                                       return false;
-                                  if (auto decoded = protobufValue(item.bytes(), depth + 1))
+                                  if (auto decoded = protobufValue(item.bytes(), depth + 1, left))
                                       list.append(*decoded);
                                   else
                                       problem = decoded.error();
@@ -533,7 +558,8 @@ Result<std::optional<SampleData>> decodeHparams(const TfEvent::Value &value) {
         return fail(u"malformed hyperparameters"_s);
     if (start.isNull())
         return std::optional<SampleData>{};
-    auto hparams = protobufStruct(start, 0); // its map is field 1, as a Struct's
+    int left = kMostHparamsValues;
+    auto hparams = protobufStruct(start, 0, &left); // its map is field 1, as a Struct's
     if (!hparams)
         return fail(hparams.error());
     return std::optional<SampleData>{HparamsSample{std::move(hparams).value()}};
@@ -560,9 +586,9 @@ SummaryKind kindOfPlugin(QByteArrayView plugin) {
 SummaryKind summaryKind(const TfEvent::Value &value, std::optional<SummaryKind> known,
                         bool *remember) {
     *remember = false;
-    // TF1 fields are migrated by the field that holds them, whatever the metadata says.
+    // TF1 fields are migrated by the field that holds them, whatever the metadata says; the
+    // field names the value's kind alone (a later simple_value of the tag stays a scalar).
     if (!value.image.isNull() || !value.histo.isNull() || !value.audio.isNull()) {
-        *remember = true;
         return !value.image.isNull()   ? SummaryKind::Image
                : !value.histo.isNull() ? SummaryKind::Histogram
                                        : SummaryKind::Audio;

@@ -8,6 +8,7 @@
 #include <QLatin1StringView>
 #include <QStringList>
 
+#include <initializer_list>
 #include <optional>
 #include <variant>
 #include <vector>
@@ -24,6 +25,17 @@ enum class SummaryKind : std::uint8_t { Scalar, Image, Histogram, Text, Audio, H
 SummaryKind summaryKind(const TfEvent::Value &value, std::optional<SummaryKind> known,
                         bool *remember);
 QLatin1StringView summaryKindName(SummaryKind kind); // "image", "histogram", "text", ...
+// A set of kinds, as a mask of (1 << kind).
+using SummaryKinds = std::uint32_t;
+constexpr SummaryKinds summaryKinds(std::initializer_list<SummaryKind> kinds) {
+    SummaryKinds mask = 0;
+    for (const SummaryKind kind : kinds)
+        mask |= SummaryKinds{1} << static_cast<unsigned>(kind);
+    return mask;
+}
+inline constexpr SummaryKinds kEverySampleKind =
+    summaryKinds({SummaryKind::Image, SummaryKind::Histogram, SummaryKind::Text, SummaryKind::Audio,
+                  SummaryKind::Hparams});
 
 // One step of an image tag: one image, or a batch (TF2 writers put several in one value).
 struct ImageSample {

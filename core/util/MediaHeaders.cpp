@@ -94,7 +94,7 @@ Result<ImageHeader> imageHeader(QByteArrayView b, qint64 mostPixels) {
         return header;
     if (header->width <= 0 || header->height <= 0)
         return fail(u"an image of no pixels"_s);
-    if (header->width * header->height > mostPixels)
+    if (header->width > mostPixels / header->height)
         return fail(u"an image of %1 × %2 pixels: the most is %3 pixels"_s.arg(header->width)
                         .arg(header->height)
                         .arg(mostPixels));

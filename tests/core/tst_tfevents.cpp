@@ -115,6 +115,7 @@ private Q_SLOTS:
     void unfinishedRecordIsNoWorkLeft();
     void absurdLengthIsDamageAndReadingGoesOn();
     void largeRecordsArePassedOver();
+    void aShortReadOfALargeRecordWaits();
     void refusedPointsAreReadAgain();
     void collectorFollowsLogdirAcrossRestarts();
     void malformedMessagesAreRejected();
@@ -369,6 +370,49 @@ void TestTfEvents::largeRecordsArePassedOver() {
     QCOMPARE(curves[u"."_s][u"train/loss"_s].size(), 64u);
     QCOMPARE(follower.files().first().skipped, 1);
     QCOMPARE(follower.files().first().corrupt, 0);
+}
+
+// A file listed larger than a read then finds it (cut, or replaced, since the listing; an SFTP
+// read cut short): a record larger than a chunk is read whole once, then waits, never looping.
+void TestTfEvents::aShortReadOfALargeRecordWaits() {
+    class ShortReads final : public sb::LogdirSource {
+    public:
+        QByteArray bytes;
+        int reads = 0;
+        sb::Result<std::vector<File>> eventFiles() override {
+            return std::vector<File>{{u"events.out.tfevents.1.host"_s, 40 << 20}};
+        }
+        sb::Result<QByteArray> read(const QString &, qint64 offset, qint64 size) override {
+            ++reads;
+            return bytes.mid(offset, std::min<qint64>(size, 1 << 20)); // never more than 1 MiB
+        }
+    } source;
+    source.bytes = frame(QByteArray(20 << 20, 't')); // a 20 MiB record (an image batch)
+    sb::LogdirFollower follower;
+    Curves curves;
+    const auto samples = [](const QString &, std::vector<sb::LogdirFollower::Sample> &&) {
+        return sb::success();
+    };
+    const auto progress =
+        follower.poll(source, collect(&curves), sb::LogdirFollower::kBudget, samples);
+    QVERIFY(progress);
+    QCOMPARE(follower.files().first().offset, 0);
+    QCOMPARE(source.reads, 1); // the short read ends the poll: the file is looked at again later
+    // Read whole, the same record is taken (and passed over: it is no event).
+    class WholeReads final : public sb::LogdirSource {
+    public:
+        QByteArray bytes;
+        sb::Result<std::vector<File>> eventFiles() override {
+            return std::vector<File>{{u"events.out.tfevents.1.host"_s, bytes.size()}};
+        }
+        sb::Result<QByteArray> read(const QString &, qint64 offset, qint64 size) override {
+            return bytes.mid(offset, size);
+        }
+    } whole;
+    whole.bytes = source.bytes;
+    QVERIFY(follower.poll(whole, collect(&curves), sb::LogdirFollower::kBudget, samples));
+    QCOMPARE(follower.files().first().offset, whole.bytes.size());
+    QCOMPARE(follower.files().first().corrupt, 1);
 }
 
 void TestTfEvents::refusedPointsAreReadAgain() {

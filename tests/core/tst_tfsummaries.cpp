@@ -214,6 +214,7 @@ void TestTfSummaries::imageHeadersAreCheckedBeforeAnyDecoding() {
     QVERIFY(!sb::imageHeader("GIF89a", sb::kMostImagePixels));
     QVERIFY(!sb::imageHeader("not an image at all", sb::kMostImagePixels));
     QVERIFY(!sb::imageHeader(png(0, 10), sb::kMostImagePixels));
+    QVERIFY(!sb::imageHeader(png(0xFFFFFFFF, 0xFFFFFFFF), sb::kMostImagePixels)); // no overflow
     QCOMPARE(sb::imageHeader(jpeg(300, 200), sb::kMostImagePixels)->width, 300);
     // A batch with one bad image is refused whole, with the reason.
     const auto refused =
@@ -288,6 +289,16 @@ void TestTfSummaries::textAndTables() {
     QCOMPARE(table.cells, (QStringList{u"a"_s, u"b"_s, u"c"_s, u"d"_s}));
     QCOMPARE(table.shape, (std::vector<qint64>{2, 2}));
     QVERIFY(!decode(bytesField(1, "t") + bytesField(8, stringTensor({3}, {"a"})) + plugin("text")));
+    // Empty entries cost two bytes each on the wire: more than 65,536 cells or 8 dimensions are
+    // refused before they are kept.
+    const QList<QByteArray> cells(70'000, QByteArray());
+    const auto many =
+        decode(bytesField(1, "t") + bytesField(8, stringTensor({70'000}, cells)) + plugin("text"));
+    QVERIFY(!many);
+    QVERIFY2(many.error().contains(u"65536 strings"_s), qPrintable(many.error()));
+    QVERIFY(!decode(bytesField(1, "t") +
+                    bytesField(8, stringTensor(std::vector<qint64>(9, 1), {"a"})) +
+                    plugin("text")));
     const auto huge =
         decode(bytesField(1, "t") + bytesField(8, stringTensor({}, {QByteArray(5 << 20, 'x')})) +
                plugin("text"));
@@ -351,6 +362,14 @@ void TestTfSummaries::hparamsOfASessionStart() {
                                 plugin("hparams", bytesField(3, entry("x", deep))));
     QVERIFY(!refused);
     QVERIFY(refused.error().contains(u"deep"_s));
+    // A list of 20,000 empty values: refused, not kept.
+    QByteArray items;
+    for (int i = 0; i < 20'000; ++i)
+        items += bytesField(1, {});
+    const auto wide = decode(bytesField(1, "_hparams_/session_start_info") +
+                             plugin("hparams", bytesField(3, entry("x", bytesField(6, items)))));
+    QVERIFY(!wide);
+    QVERIFY2(wide.error().contains(u"10000"_s), qPrintable(wide.error()));
 }
 
 QTEST_GUILESS_MAIN(TestTfSummaries)

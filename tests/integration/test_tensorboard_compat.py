@@ -142,6 +142,26 @@ class TensorBoardCompat(unittest.TestCase):
                     self.assertEqual(mine, value, (key, field))
         # The scalars beside them are still read, and only they print without a kind.
         self.assertEqual(ours(logdir)[("tbx", "loss")][0], 6)
+        # The collector following the logdir gives each hparams session as its run's config.
+        port = peer.free_port()
+        collector = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir",
+                                      os.path.join(self.tmp.name, "media-store"), "--watch",
+                                      logdir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            def configs():
+                try:
+                    runs = peer.http_json("http://127.0.0.1:%d/api/v1/runs" % port)
+                except OSError:
+                    return None
+                found = {run["name"]: run.get("config") for run in runs}
+                return found if found.get("tb") and found.get("tbx/session") else None
+            found = peer.wait_until(configs, timeout=60, interval=0.2)
+            for run in ("tb", "tbx/session"):
+                self.assertEqual(found[run], expected[(run, None, "hparams")]["hparams"], run)
+            self.assertFalse(found.get("tbx"))  # hyperparameters stay with their session's run
+        finally:
+            collector.terminate()
+            collector.wait()
 
     def test_hostile_samples_are_refused_and_the_rest_read(self):
         logdir = os.path.join(self.tmp.name, "hostile")

@@ -11,6 +11,7 @@
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QJsonArray>
+#include <QJsonObject>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,13 +20,20 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QByteArray simpleEvents() {
-    const QString dir = QStringLiteral(SIGNALBOX_TEST_DATA "/tfevents/logdir/simple");
+// The event file of a checked-in directory (tests/data/tfevents/...).
+QByteArray eventsOf(const QString &dir) {
     QFile file(
         QDir(dir).entryInfoList({u"*tfevents*"_s}, QDir::Files, QDir::Name).first().filePath());
     if (!file.open(QIODevice::ReadOnly))
         qFatal("no test event file");
     return file.readAll();
+}
+QByteArray simpleEvents() {
+    return eventsOf(QStringLiteral(SIGNALBOX_TEST_DATA "/tfevents/logdir/simple"));
+}
+// tensorboardX's add_hparams: a session of its own, with lr, batch_size, optimizer and augment.
+QByteArray hparamsEvents() {
+    return eventsOf(QStringLiteral(SIGNALBOX_TEST_DATA "/tfevents/hparams-session"));
 }
 
 void append(const QString &path, const QByteArray &bytes) {
@@ -35,21 +43,37 @@ void append(const QString &path, const QByteArray &bytes) {
         qFatal("cannot write %s", qPrintable(path));
 }
 
-// run -> metric -> point count, as the collector has them.
-QMap<QString, QMap<QString, qint64>> counts(sb::CollectorClient &client) {
-    QMap<QString, QMap<QString, qint64>> out;
+// The runs as the collector lists them.
+QList<sb::RunSummary> runs(sb::CollectorClient &client) {
+    QList<sb::RunSummary> out;
     bool done = false;
-    client.runs({}, &client, [&](const sb::Result<QList<sb::RunSummary>> &runs) {
-        for (const sb::RunSummary &run : runs ? *runs : QList<sb::RunSummary>()) {
-            for (auto it = run.metrics.begin(); it != run.metrics.end(); ++it)
-                out[run.info.name][it.key()] = it->count;
-        }
+    client.runs({}, &client, [&](const sb::Result<QList<sb::RunSummary>> &listed) {
+        if (listed)
+            out = *listed;
         done = true;
     });
     QDeadlineTimer deadline(10000);
     while (!done && !deadline.hasExpired())
         QTest::qWait(10);
     return out;
+}
+
+// run -> metric -> point count, as the collector has them.
+QMap<QString, QMap<QString, qint64>> counts(sb::CollectorClient &client) {
+    QMap<QString, QMap<QString, qint64>> out;
+    for (const sb::RunSummary &run : runs(client)) {
+        for (auto it = run.metrics.begin(); it != run.metrics.end(); ++it)
+            out[run.info.name][it.key()] = it->count;
+    }
+    return out;
+}
+
+QJsonObject configOf(sb::CollectorClient &client, const QString &name) {
+    for (const sb::RunSummary &run : runs(client)) {
+        if (run.info.name == name)
+            return run.info.config;
+    }
+    return {};
 }
 
 } // namespace
@@ -161,10 +185,19 @@ void TestLogdirFeeds::followsALocalLogdir() {
     QTemporaryDir dir;
     const QString logdir = dir.filePath(u"local-runs"_s);
     append(logdir + u"/events.out.tfevents.1.here"_s, simpleEvents());
+    append(logdir + u"/session/events.out.tfevents.1.here"_s, hparamsEvents());
     sb::LogdirFeeds feeds(&client, &monitor, dir.filePath(u"logdirs.json"_s));
     QVERIFY(feeds.follow(logdir));
     // Events directly in the logdir are its own run, named after it.
     QTRY_COMPARE_WITH_TIMEOUT(counts(client)[u"local-runs"_s][u"train/loss"_s], 64, 20000);
+    // A TensorBoard hparams session gives its run's config.
+    QTRY_COMPARE_WITH_TIMEOUT(configOf(client, u"local-runs/session"_s),
+                              (QJsonObject{{u"lr"_s, 0.01},
+                                           {u"batch_size"_s, 32},
+                                           {u"optimizer"_s, u"adam"_s},
+                                           {u"augment"_s, true}}),
+                              20000);
+    QVERIFY(configOf(client, u"local-runs"_s).isEmpty());
 }
 
 void TestLogdirFeeds::refusesWhatCannotBeFollowed() {
