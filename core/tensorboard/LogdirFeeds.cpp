@@ -160,7 +160,7 @@ Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, Log
             // A TensorBoard hparams session: the run's hyperparameters, as its config.
             for (const LogdirFollower::Sample &sample : samples) {
                 if (const auto *session = std::get_if<HparamsSample>(&sample.data))
-                    polled.pushes.append({run, configBody(run, host, session->hparams)});
+                    polled.pushes.append({run, configBody(run, host, session->hparams), false});
             }
             return success();
         },
@@ -228,17 +228,18 @@ void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_
         return;
     Feed &feed = *found;
     if (index < polled->pushes.size()) {
-        const QString &run = polled->pushes[index].first;
-        m_collector->push(
-            polled->pushes[index].second, this,
-            [this, source, id, polled, index, unstored, run](const Result<qint64> &stored) mutable {
-                if (!stored) {
-                    unstored.insert(run);
-                    if (Feed *current = feedOf(source, id))
-                        current->error = stored.error();
-                }
-                pushNext(source, id, polled, index + 1, unstored);
-            });
+        const Polled::Push &push = polled->pushes[index];
+        m_collector->push(push.body, this,
+                          [this, source, id, polled, index, unstored, run = push.run,
+                           points = push.points](const Result<qint64> &stored) mutable {
+                              if (!stored) {
+                                  if (points)
+                                      unstored.insert(run);
+                                  if (Feed *current = feedOf(source, id))
+                                      current->error = stored.error();
+                              }
+                              pushNext(source, id, polled, index + 1, unstored);
+                          });
         return;
     }
     feed.follower.adopt(polled->follower, unstored);

@@ -56,7 +56,14 @@ private:
     };
     struct Polled {
         LogdirFollower follower;
-        QList<std::pair<QString, QByteArray>> pushes; // run and its push body
+        struct Push {
+            QString run;
+            QByteArray body;
+            // Points: a refusal reads the run's files again. A config (hparams) is said once
+            // refused: reading again could only send the points beside it twice.
+            bool points = true;
+        };
+        QList<Push> pushes;
         bool more = false;
     };
     static Result<Polled> pollSource(LogdirFollower follower, LogdirSource &source,
