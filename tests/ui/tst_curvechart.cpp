@@ -31,6 +31,7 @@ private Q_SLOTS:
     void logYDropsNonPositivePoints();
     void wallClockAxis();
     void valuesNearTheDoubleRangeStillDraw();
+    void aCurveOfOnePointIsADot();
     void readoutListsEveryRunAtTheCursorHighestFirst();
     void hoverEmphasisesACurveAndAClickNamesIt();
     void extremeRangesDrawAHandfulOfTicks();
@@ -138,6 +139,26 @@ void TestCurveChart::valuesNearTheDoubleRangeStillDraw() {
     QVERIFY(y->min() <= -1e308 && y->max() >= 1.7e308);
     QCOMPARE(chart.drawnPoints(), 8);
     chart.grab(); // paints without trouble
+}
+
+void TestCurveChart::aCurveOfOnePointIsADot() {
+    sb::CurveChart chart(u"hparam/accuracy"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QColor colour(200, 30, 160);
+    auto painted = [&] {
+        const QImage image = chart.grab().toImage();
+        int count = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                count += image.pixelColor(x, y) == colour;
+        return count;
+    };
+    QCOMPARE(painted(), 0);
+    chart.setCurves({{u"session"_s, colour, {{0, 0.9}}, {}}});
+    QCOMPARE(chart.drawnPoints(), 1);
+    QVERIFY2(painted() > 3, qPrintable(QString::number(painted()))); // a dot, not nothing
 }
 
 void TestCurveChart::readoutListsEveryRunAtTheCursorHighestFirst() {

@@ -146,6 +146,24 @@ void CurveLayer::setEmphasis(const QString &run) {
     update();
 }
 
+namespace {
+
+// A curve of one point (a metric logged once, such as an hparams session's result) is a dot:
+// a polyline of one point draws nothing.
+void drawCurve(QPainter *painter, const QPolygonF &pixels) {
+    if (pixels.size() != 1) {
+        painter->drawPolyline(pixels);
+        return;
+    }
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setBrush(painter->pen().color());
+    painter->drawEllipse(pixels.front(), 3.0, 3.0);
+    painter->restore();
+}
+
+} // namespace
+
 void CurveLayer::draw(QPainter *painter, bool dimmed) const {
     painter->setRenderHint(QPainter::Antialiasing, false); // cosmetic 1 px lines: the fast path
     const QColor base = backgroundOf(m_chart);
@@ -168,7 +186,7 @@ void CurveLayer::draw(QPainter *painter, bool dimmed) const {
         }
         painter->setPen(pen);
         if (line.columns.isEmpty())
-            painter->drawPolyline(line.pixels);
+            drawCurve(painter, line.pixels);
         else
             painter->drawLines(line.columns);
     }
@@ -215,7 +233,7 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
             if (line.run == m_emphasis && line.columns.isEmpty()) {
                 painter->setPen(QPen(line.pen.color(), 2.5));
                 painter->setBrush(Qt::NoBrush);
-                painter->drawPolyline(line.pixels);
+                drawCurve(painter, line.pixels);
             }
         }
     }
