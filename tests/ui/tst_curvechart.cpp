@@ -158,6 +158,7 @@ void TestCurveChart::aCurveOfOnePointIsADot() {
     QCOMPARE(painted(), 0);
     chart.setCurves({{u"session"_s, colour, {{0, 0.9}}, {}}});
     QCOMPARE(chart.drawnPoints(), 1);
+    QVERIFY(xAxis(chart)->min() < 0 && xAxis(chart)->max() > 0);     // in the middle, whole
     QVERIFY2(painted() > 3, qPrintable(QString::number(painted()))); // a dot, not nothing
 }
 

@@ -52,7 +52,9 @@ void setAxisRange(QValueAxis *axis, double lo, double hi) {
     const double widest = std::max(std::abs(lo), std::abs(hi));
     if (!std::isfinite(interval) || interval < widest * 1e-9 || (hi - lo) / interval > 20)
         return; // the fixed ticks of a span too narrow for its values' digits
-    axis->setTickAnchor(std::floor(lo / interval) * interval);
+    // Ticks are counted from zero: Qt adds the interval up from the first tick, and a first tick
+    // of a few intervals below zero (-0.6 + 3 × 0.2) labels zero -5.55e-17.
+    axis->setTickAnchor(0);
     axis->setTickInterval(interval);
     axis->setTickType(QValueAxis::TicksDynamic);
 }
@@ -217,8 +219,10 @@ void CurveChart::fitAxes() {
     }
     if (m_userRange) {
         setXRange(m_userRange->first, m_userRange->second, false);
-    } else {
-        setXRange(xMin, xMax > xMin ? xMax : xMin + 1, false);
+    } else if (xMax > xMin) {
+        setXRange(xMin, xMax, false);
+    } else { // every point at one x: it in the middle, not on the edge
+        setXRange(xMin - 0.5, xMin + 0.5, false);
     }
     if (m_userYRange) {
         setYRange(m_userYRange->first, m_userYRange->second);
