@@ -109,17 +109,23 @@ def q(value):
     return urllib.parse.quote(value, safe="")
 
 
+def read_head(stream):
+    """(status, headers by lower-case name) of an HTTP response's head, read off a stream."""
+    status = int(stream.readline().split()[1])
+    headers = {}
+    for line in iter(stream.readline, b"\r\n"):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
 def raw(collector, request, timeout=20):
     """(status, headers, body) of the one answer to raw request bytes on a new connection."""
     with collector.connect() as sock:
         sock.settimeout(timeout)
         sock.sendall(request)
         stream = sock.makefile("rb")
-        status = int(stream.readline().split()[1])
-        headers = {}
-        for line in iter(stream.readline, b"\r\n"):
-            name, _, value = line.decode().partition(":")
-            headers[name.strip().lower()] = value.strip()
+        status, headers = read_head(stream)
         return status, headers, stream.read(int(headers.get("content-length", 0)))
 
 

@@ -22,7 +22,8 @@ import urllib.error
 import urllib.request
 
 import collector_process
-from collector_process import SharedCollector, free_port, room_for_sockets, Collector, q, raw, stored_steps
+from collector_process import (SharedCollector, free_port, room_for_sockets, Collector, q, raw,
+                               read_head, stored_steps)
 
 COLLECTOR, CLI = None, None
 
@@ -30,11 +31,7 @@ COLLECTOR, CLI = None, None
 def read_response(sock):
     """(status, body) of one HTTP response read off a raw socket (Content-Length or chunked)."""
     stream = sock.makefile("rb")
-    status = int(stream.readline().split()[1])
-    headers = {}
-    for line in iter(stream.readline, b"\r\n"):
-        name, _, value = line.decode().partition(":")
-        headers[name.strip().lower()] = value.strip()
+    status, headers = read_head(stream)
     if "content-length" in headers:
         return status, stream.read(int(headers["content-length"]))
     body = b""
