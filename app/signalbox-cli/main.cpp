@@ -26,11 +26,14 @@
 #include <QLoggingCategory>
 #include <QMap>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -44,6 +47,13 @@ Commands:
   metrics [RUN...]            list metric names (of these runs, or of all)
   series RUN METRIC [WIDTH]   print a downsampled series as JSON
   export RUN METRIC           print every point of a series as CSV
+  samples RUN [TAG] [--from STEP] [--to STEP]
+                              without TAG: one JSON object per tag of samples (images,
+                              histograms, text, audio) of RUN: kind, points, first and last
+                              step; with TAG: one per item, in step order: step, wall_time, blob
+                              (its digest), its facts, and texts and histograms' buckets inline
+  blob DIGEST [FILE]          write an item's bytes (image, audio, text...) to FILE, or to
+                              standard output when that is not a terminal
   health                      the collector's state and any repairs made on start
   parse metric-lines FILE     check a log for metric lines; prints one JSON object per record
   parse nvidia-smi FILE       read `nvidia-smi --query-gpu=FIELDS --format=csv` output (header
@@ -423,6 +433,57 @@ int planSweep(const QString &path, quint64 seed, int count) {
     return 0;
 }
 
+// `samples RUN [TAG]`: a run's tags, or a tag's items page by page, a JSON object a line.
+int printSamples(sb::CollectorClient &client, const QString &run, const QString &tag,
+                 std::optional<double> from, std::optional<double> to) {
+    if (tag.isEmpty()) {
+        const auto tags = await<QList<sb::SampleTagSummary>>(
+            [&](QObject *ctx, auto done) { client.sampleTags({run}, ctx, done); });
+        if (!tags)
+            return failWith(tags.error());
+        for (const sb::SampleTagSummary &summary : *tags)
+            printJson(QJsonDocument(summary.toJson()));
+        return 0;
+    }
+    for (qint64 offset = 0;;) {
+        const auto page = await<sb::SamplesReply>([&](QObject *ctx, auto done) {
+            client.samples(run, tag, from, to, offset, sb::CollectorApi::kMostSamplesPerPage, ctx,
+                           done);
+        });
+        if (!page)
+            return failWith(page.error());
+        const QJsonArray items = page->toJson().value(u"samples"_s).toArray();
+        for (const QJsonValue item : items)
+            printJson(QJsonDocument(item.toObject()));
+        offset += qint64(page->samples.size());
+        if (page->samples.empty() || offset >= page->total)
+            return 0;
+    }
+}
+
+// `blob DIGEST [FILE]`: an item's bytes, never onto a terminal (an image is not text).
+int writeBlob(sb::CollectorClient &client, const QString &digest, const QString &path) {
+    static const QRegularExpression hex(u"^[0-9a-f]{64}$"_s);
+    if (!hex.match(digest).hasMatch())
+        return failWith(u"a blob is named by its SHA-256 in hex (64 digits), as `samples` "
+                        "prints it"_s);
+    if (path.isEmpty() && ::isatty(STDOUT_FILENO))
+        return failWith(u"the blob's bytes are not for a terminal: name a FILE, or redirect "
+                        "standard output"_s);
+    const auto bytes =
+        await<QByteArray>([&](QObject *ctx, auto done) { client.blob(digest, ctx, done); });
+    if (!bytes)
+        return failWith(bytes.error());
+    if (path.isEmpty()) {
+        if (std::fwrite(bytes->constData(), 1, bytes->size(), stdout) != std::size_t(bytes->size()))
+            return failWith(u"cannot write the blob to standard output"_s);
+        return 0;
+    }
+    if (sb::Status written = sb::writeFileAtomically(path, *bytes); !written)
+        return failWith(written.error());
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char *argv[]) {
@@ -443,7 +504,10 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption config(u"config"_s, {}, u"file"_s);
     const QCommandLineOption seed(u"seed"_s, {}, u"n"_s, u"0"_s);
     const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
-    parser.addOptions({help, version, collectorUrl, token, tokenFile, config, seed, count});
+    const QCommandLineOption fromStep(u"from"_s, {}, u"step"_s);
+    const QCommandLineOption toStep(u"to"_s, {}, u"step"_s);
+    parser.addOptions(
+        {help, version, collectorUrl, token, tokenFile, config, seed, count, fromStep, toStep});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText(), kUsage);
     const QStringList args = parser.positionalArguments();
@@ -532,6 +596,20 @@ int main(int argc, char *argv[]) {
         printJson(QJsonDocument(series->toJson()));
         return 0;
     }
+    if (command == u"samples"_s && (args.size() == 2 || args.size() == 3)) {
+        std::optional<double> range[2];
+        for (int end = 0; end < 2; ++end) {
+            const QCommandLineOption &option = end == 0 ? fromStep : toStep;
+            bool ok = true;
+            if (parser.isSet(option))
+                range[end] = parser.value(option).toDouble(&ok);
+            if (!ok || (range[end] && !std::isfinite(*range[end])))
+                return failWith(u"--%1 takes a step (a number)"_s.arg(option.names().first()));
+        }
+        return printSamples(client, args[1], args.value(2), range[0], range[1]);
+    }
+    if (command == u"blob"_s && (args.size() == 2 || args.size() == 3))
+        return writeBlob(client, args[1], args.value(2));
     if (command == u"export"_s && args.size() == 3) {
         const auto csv = await<QByteArray>(
             [&](QObject *ctx, auto done) { client.exportCsv(args[1], args[2], ctx, done); });

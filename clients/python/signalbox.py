@@ -11,6 +11,14 @@ from the job's output, so nothing is lost when a script runs under Signalbox.
         signalbox.log({"loss": loss, "acc": acc}, step=step)
     signalbox.finish()
 
+Besides numbers, log() takes samples, at the same step: Image (numpy arrays HWC or CHW, uint8
+or float in [0, 1], a batch as one grid, PIL images, PNG or JPEG bytes), Histogram (of values,
+binned here so a large tensor never travels; or pre-binned), Text, Table and Audio. They are
+encoded on the sender thread (numpy and Pillow are used when present, never required):
+
+    signalbox.log({"loss": loss, "samples": signalbox.Image(batch),
+                   "weights": signalbox.Histogram(layer.weight)}, step=step)
+
 Environment: SIGNALBOX_COLLECTOR (default: the collector the Signalbox app published, else
 http://127.0.0.1:7410), SIGNALBOX_RUN (the run's name; Signalbox sets both for the runs it
 launches), SIGNALBOX_TOKEN (a bearer token), SIGNALBOX_PROXY (an HTTP proxy for the collector;
@@ -63,8 +71,11 @@ import threading
 import time
 import urllib.parse
 import uuid
+import wave
+import zlib
 
-__all__ = ["init", "log", "finish", "run", "Run", "metric_line", "PREFIX"]
+__all__ = ["init", "log", "finish", "run", "Run", "metric_line", "PREFIX", "Image", "Histogram",
+           "Text", "Table", "Audio"]
 
 PREFIX = "@signalbox "
 DEFAULT_COLLECTOR = "http://127.0.0.1:7410"
@@ -73,6 +84,8 @@ BATCH_VALUES = 4_000_000  # numbers in one push at most (32 MB), well inside the
 # Keys a metric line reserves; metrics with these names travel in its "" object instead.
 RESERVED_KEYS = frozenset(("step", "time", "run", "batch"))
 STATUS_ON_SIGNAL = "stopped"
+SAMPLES_BODY = 32 << 20  # bytes of one push of samples at most (the collector takes 64 MiB)
+SAMPLES_PER_PUSH = 10_000  # the collector's bound
 
 _current = None
 _live = set()  # runs of this process not finished yet: each is finished at exit or on a signal
@@ -335,6 +348,273 @@ def _unchunk(data):
     return b"".join(out)
 
 
+def _numpy():
+    try:
+        import numpy
+        return numpy
+    except ImportError:
+        return None
+
+
+def _array(data):
+    """A numpy copy of `data` (a torch tensor, on any device, too), or None without numpy or
+    for data that is not an array."""
+    np = _numpy()
+    if np is None:
+        return None
+    if hasattr(data, "detach") and hasattr(data, "cpu"):  # a torch tensor
+        data = data.detach().cpu()
+        data = data.float() if str(getattr(data, "dtype", "")) == "torch.bfloat16" else data
+        data = data.numpy()
+    if isinstance(data, np.ndarray):
+        return np.array(data, copy=True)
+    return None
+
+
+class _Sample:
+    """Something log() sends besides numbers: copied at the call, encoded on the sender."""
+    kind = None
+
+    def _encoded(self):
+        """[(bytes, extra header fields)], one per item (a batch of audio clips is several)."""
+        raise NotImplementedError
+
+    def _size(self):
+        """Bytes it holds while queued (bounds the queue)."""
+        raise NotImplementedError
+
+
+class Image(_Sample):
+    """An image: a numpy array (or torch tensor) H x W, H x W x C or C x H x W with C of 1, 3
+    or 4, uint8 or float in [0, 1]; a batch (N x H x W x C or N x C x H x W) is logged as one
+    grid. Or a PIL image, or the bytes of a PNG or JPEG file."""
+    kind = "image"
+
+    def __init__(self, data):
+        self._bytes = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else None
+        self._array = None if self._bytes is not None else _array(data)
+        self._pil = data if self._bytes is None and self._array is None else None
+        if self._pil is not None and not hasattr(self._pil, "save"):
+            raise TypeError("Image: expected a numpy array, a torch tensor, a PIL image or PNG/"
+                            "JPEG bytes, not %s" % type(data).__name__)
+        if self._pil is not None:
+            self._pil = self._pil.copy()
+
+    def _size(self):
+        if self._bytes is not None:
+            return len(self._bytes)
+        if self._array is not None:
+            return self._array.nbytes
+        return self._pil.width * self._pil.height * 4
+
+    def _encoded(self):
+        if self._bytes is not None:
+            return [(self._bytes, {})]
+        if self._pil is not None:
+            out = _io_bytes()
+            self._pil.save(out, format="PNG")
+            return [(out.getvalue(), {})]
+        return [(_png(_grid(_pixels(self._array))), {})]
+
+
+def _io_bytes():
+    import io
+    return io.BytesIO()
+
+
+def _pixels(array):
+    """uint8 pixels, HWC (or NHWC for a batch), from any of the layouts Image takes."""
+    np = _numpy()
+    if array.dtype != np.uint8:
+        array = np.clip(np.nan_to_num(array.astype(np.float64)), 0.0, 1.0)
+        array = np.rint(array * 255).astype(np.uint8)
+    if array.ndim == 2:
+        return array[:, :, None]
+    channels_first = array.shape[-3] in (1, 3, 4) and array.shape[-1] not in (1, 3, 4)
+    if array.ndim == 3:
+        return array.transpose(1, 2, 0) if channels_first else array
+    if array.ndim == 4:
+        return array.transpose(0, 2, 3, 1) if channels_first else array
+    raise ValueError("Image: an array of %d dimensions; expected 2, 3 or 4" % array.ndim)
+
+
+def _grid(pixels, pad=2):
+    """A batch (NHWC) tiled into a near-square grid with `pad` black pixels between; an image
+    (HWC) as it is."""
+    np = _numpy()
+    if pixels.ndim == 3:
+        return pixels
+    count, height, width, channels = pixels.shape
+    columns = max(1, math.ceil(math.sqrt(count)))
+    rows = max(1, math.ceil(count / columns))
+    grid = np.zeros((rows * (height + pad) - pad, columns * (width + pad) - pad, channels),
+                    np.uint8)
+    for i in range(count):
+        top, left = (i // columns) * (height + pad), (i % columns) * (width + pad)
+        grid[top:top + height, left:left + width] = pixels[i]
+    return grid
+
+
+def _png(pixels):
+    """A PNG of uint8 HWC pixels (1 to 4 channels), with zlib from the standard library."""
+    height, width, channels = pixels.shape
+    if channels not in (1, 2, 3, 4) or height == 0 or width == 0:
+        raise ValueError("Image: %d x %d pixels of %d channels; expected 1, 3 or 4 channels"
+                         % (height, width, channels))
+    colour = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    np = _numpy()
+    rows = np.zeros((height, 1 + width * channels), np.uint8)  # filter 0 before each row
+    rows[:, 1:] = np.ascontiguousarray(pixels).reshape(height, width * channels)
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
+
+
+class Histogram(_Sample):
+    """A histogram of `values` (a numpy array or torch tensor of any shape, or a list of
+    numbers), binned on the sender thread into `bins` equal buckets between the smallest and
+    largest finite value; or pre-binned `buckets`: [(left, right, count), ...]. NaNs and
+    infinities are left out of the buckets (TensorBoard does the same)."""
+    kind = "histogram"
+
+    def __init__(self, values=None, bins=64, buckets=None):
+        if (values is None) == (buckets is None):
+            raise ValueError("Histogram: give values or buckets, not both")
+        if not isinstance(bins, int) or not 1 <= bins <= 65536:
+            raise ValueError("Histogram: bins must be 1 to 65,536")
+        self._bins = bins
+        self._buckets = [tuple(float(x) for x in b) for b in buckets] if buckets is not None \
+            else None
+        self._values = None
+        if values is not None:
+            copied = _array(values)
+            self._values = copied if copied is not None else array.array("d", values)
+
+    def _size(self):
+        if self._buckets is not None:
+            return 24 * len(self._buckets)
+        return getattr(self._values, "nbytes", 8 * len(self._values))
+
+    def _encoded(self):
+        if self._buckets is not None:
+            buckets = self._buckets
+            fields = {"min": buckets[0][0] if buckets else 0.0,
+                      "max": buckets[-1][1] if buckets else 0.0,
+                      "num": sum(b[2] for b in buckets)}
+        else:
+            buckets, fields = _binned(self._values, self._bins)
+        body = struct.pack("<%dd" % (3 * len(buckets)), *(x for b in buckets for x in b))
+        return [(body, fields)]
+
+
+def _binned(values, bins):
+    np = _numpy()
+    if np is not None and hasattr(values, "dtype"):
+        finite = values[np.isfinite(values)].astype(np.float64).ravel()
+        if finite.size == 0:
+            return [], {"min": 0.0, "max": 0.0, "num": 0.0, "sum": 0.0}
+        low, high = float(finite.min()), float(finite.max())
+        fields = {"min": low, "max": high, "num": float(finite.size), "sum": float(finite.sum())}
+        if low == high:
+            return [(low, high, float(finite.size))], fields
+        counts, edges = np.histogram(finite, bins=bins, range=(low, high))
+        return [(float(edges[i]), float(edges[i + 1]), float(counts[i]))
+                for i in range(bins)], fields
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return [], {"min": 0.0, "max": 0.0, "num": 0.0, "sum": 0.0}
+    low, high = min(finite), max(finite)
+    fields = {"min": low, "max": high, "num": float(len(finite)), "sum": math.fsum(finite)}
+    if low == high:
+        return [(low, high, float(len(finite)))], fields
+    width = (high - low) / bins
+    counts = [0] * bins
+    for v in finite:
+        counts[min(bins - 1, int((v - low) / width))] += 1
+    return [(low + i * width, high if i == bins - 1 else low + (i + 1) * width, float(c))
+            for i, c in enumerate(counts)], fields
+
+
+class Text(_Sample):
+    """A text, shown as plain text."""
+    kind = "text"
+
+    def __init__(self, text):
+        self._text = str(text)
+
+    def _size(self):
+        return len(self._text)
+
+    def _encoded(self):
+        return [(self._text.encode("utf-8", "replace"), {})]
+
+
+class Table(_Sample):
+    """A table of text: rows, each a list of cells (each shown as str(cell)), all as long."""
+    kind = "text"
+
+    def __init__(self, rows):
+        self._rows = [[str(cell) for cell in row] for row in rows]
+        if not self._rows or len({len(row) for row in self._rows}) != 1 or not self._rows[0]:
+            raise ValueError("Table: rows of cells, all as long, at least one")
+
+    def _size(self):
+        return sum(len(cell) for row in self._rows for cell in row)
+
+    def _encoded(self):
+        body = json.dumps(self._rows, ensure_ascii=False, separators=(",", ":")).encode()
+        return [(body, {"rows": len(self._rows), "columns": len(self._rows[0])})]
+
+
+class Audio(_Sample):
+    """Audio: samples (a numpy array or torch tensor of frames, or frames x channels; float in
+    [-1, 1] or int16) at `rate` frames a second, sent as 16-bit WAV; or the bytes of a WAV file."""
+    kind = "audio"
+
+    def __init__(self, samples, rate=None):
+        self._bytes = bytes(samples) if isinstance(samples, (bytes, bytearray)) else None
+        self._samples = None
+        if self._bytes is None:
+            if not rate or not 1 <= rate <= 1_000_000:
+                raise ValueError("Audio: a sample rate of 1 to 1,000,000 frames a second")
+            self._samples = _array(samples)
+            if self._samples is None:
+                self._samples = array.array("d", samples)
+        self._rate = int(rate or 0)
+
+    def _size(self):
+        if self._bytes is not None:
+            return len(self._bytes)
+        return getattr(self._samples, "nbytes", 8 * len(self._samples))
+
+    def _encoded(self):
+        if self._bytes is not None:
+            return [(self._bytes, {})]
+        np = _numpy()
+        if np is not None and hasattr(self._samples, "dtype"):
+            frames = self._samples if self._samples.ndim == 2 else self._samples.reshape(-1, 1)
+            if frames.dtype != np.int16:
+                frames = np.rint(np.clip(np.nan_to_num(frames.astype(np.float64)), -1, 1)
+                                 * 32767).astype("<i2")
+            channels, pcm = frames.shape[1], frames.astype("<i2").tobytes()
+        else:
+            channels = 1
+            pcm = struct.pack("<%dh" % len(self._samples),
+                              *(int(round(max(-1.0, min(1.0, v if math.isfinite(v) else 0.0))
+                                          * 32767)) for v in self._samples))
+        out = _io_bytes()
+        with wave.open(out, "wb") as w:
+            w.setnchannels(channels)
+            w.setsampwidth(2)
+            w.setframerate(self._rate)
+            w.writeframes(pcm)
+        return [(out.getvalue(), {})]
+
+
 class Run:
     """One run's connection to the collector. Use the module functions unless you need two.
 
@@ -351,11 +631,14 @@ class Run:
     run; False or "never" always starts a new run. timeout: seconds one request may take in
     all. finish_timeout: seconds finish() (and exit, and a signal) spends sending before it
     prints the rest. heartbeat: seconds between the sender's "still alive" pushes (0: none).
-    proxy: an HTTP proxy for the collector (default $SIGNALBOX_PROXY, else none)."""
+    proxy: an HTTP proxy for the collector (default $SIGNALBOX_PROXY, else none).
+    max_sample_bytes: bytes of samples (images, histograms, text, audio) queued or waiting for
+    another try at most; past it new samples are dropped (counted). Samples are never printed:
+    one no collector takes is counted as unsent at finish."""
 
     def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.25,
                  max_queue=1_000_000, on_ack=None, out=None, timeout=5.0, resume=None,
-                 proxy=None, heartbeat=15.0, finish_timeout=5.0):
+                 proxy=None, heartbeat=15.0, finish_timeout=5.0, max_sample_bytes=256 << 20):
         published = None
         if not collector and not os.environ.get("SIGNALBOX_COLLECTOR"):
             published = _published_collector()
@@ -396,6 +679,10 @@ class Run:
         self._final = False
         self._step = -1
         self._pid = os.getpid()
+        self._samples = []  # what log() took besides numbers: (tag, step, time, _Sample)
+        self._sample_bytes = 0  # queued and waiting for another try
+        self._max_sample_bytes = max_sample_bytes
+        self._samples_retry = []  # encoded pushes the collector failed: (body, items)
         self._forked = False  # a copy of a parent's run in a forked child: it sends nothing
         self.dropped = 0  # values dropped by log(): a full queue, after finish(), after fork
         self.refused = 0  # values the collector refused for their content
@@ -500,7 +787,7 @@ class Run:
             self._drop(len(metrics))
             return
         if not self._append(tuple(metrics), metrics.values(), step):
-            metrics = self._clean(metrics)  # a value that is no float, or a bad name
+            metrics = self._clean(metrics, step)  # a sample, no float, or a bad name
             if metrics:
                 self._append(tuple(metrics), metrics.values(), step)
 
@@ -547,13 +834,16 @@ class Run:
             self._rows += 1
         return True
 
-    def _clean(self, metrics):
+    def _clean(self, metrics, step):
         values = {}
         for name, value in metrics.items():
             if not isinstance(name, str) or not name:
                 self.invalid += 1
                 self._warn(("name", repr(name)), "metric name %r dropped: a name is a "
                            "non-empty string" % (name,))
+                continue
+            if isinstance(value, _Sample):
+                self._queue_sample(name, step, value)
                 continue
             number = _as_float(value)
             if number is None:
@@ -563,6 +853,20 @@ class Run:
                 continue
             values[name] = number
         return values
+
+    def _queue_sample(self, tag, step, sample):
+        size = sample._size()
+        with self._lock:
+            if self._limit >= 0 and self._sample_bytes + size <= self._max_sample_bytes:
+                self._samples.append((tag, step, time.time(), sample))
+                self._sample_bytes += size
+                return
+        if self._limit < 0:  # finished, or a forked copy: said as for numbers
+            self._drop(1)
+            return
+        self.dropped += 1
+        self._warn("samples-queue", "%d bytes of samples wait to be sent (max_sample_bytes): "
+                   "dropping new samples (counted at finish)" % self._max_sample_bytes)
 
     def finish(self, status="finished", timeout=None):
         """Sends what is queued (for at most `timeout` seconds, default finish_timeout; the
@@ -612,6 +916,7 @@ class Run:
         self._lock = threading.Lock()  # another thread may have held it at the fork
         self._blocks, self._tail, self._rows, self._taken, self._sending = [], None, 0, [], []
         self._retry, self._retry_rows = [], 0
+        self._samples, self._samples_retry, self._sample_bytes = [], [], 0
         self._limit = -1
         self._stop = True
         self.dropped = 0
@@ -625,7 +930,8 @@ class Run:
             self._wake.clear()
             stopping = self._stop
             self._flush_safely(stopping)
-            while stopping and (self._blocks or self._retry):  # finish() sends everything
+            while stopping and (self._blocks or self._retry or self._samples
+                                or self._samples_retry):  # finish() sends everything
                 self._flush_safely(True)
             if stopping:
                 return
@@ -655,6 +961,9 @@ class Run:
                 held.append((self._sending_id, self._sending))
             held.append((None, self._taken))
             self._retry, self._retry_rows, self._sending, self._taken = [], 0, [], []
+            with self._lock:  # samples cannot be printed: counted
+                self.unsent += len(self._samples) + sum(n for _, n in self._samples_retry)
+                self._samples, self._samples_retry, self._sample_bytes = [], [], 0
             for batch_id, blocks in held:
                 try:
                     self._print(blocks, batch_id)
@@ -690,6 +999,93 @@ class Run:
             info = None
             self._settle(batch_id, blocks, outcome)
             self._sending = []
+        self._flush_samples(final)
+
+    def _flush_samples(self, final):
+        """Sends samples: those that failed before first, then what log() took since, encoded
+        here, a push of at most SAMPLES_BODY bytes at a time."""
+        while self._samples_retry and (final or time.time() >= self._down_until):
+            pending = self._samples_retry[0]
+            outcome = self._send_samples(pending)
+            if outcome == "retry" and not final:
+                break
+            self._samples_retry.pop(0)
+            with self._lock:
+                self._sample_bytes -= _sample_size(pending)
+            if outcome == "retry":
+                self.unsent += len(pending)
+        with self._lock:
+            taken, self._samples = self._samples, []
+            self._sample_bytes -= sum(sample._size() for _, _, _, sample in taken)
+        pending, size = [], 0
+        for tag, step, wall, sample in taken:
+            try:
+                for index, (data, fields) in enumerate(sample._encoded()):
+                    header = dict(fields, tag=tag, kind=sample.kind, step=step, time=wall,
+                                  index=index, bytes=len(data))
+                    json.dumps(header, allow_nan=False)  # a NaN edge: refused here, said
+                    if pending and (size + len(data) > SAMPLES_BODY
+                                    or len(pending) >= SAMPLES_PER_PUSH):
+                        self._push_samples(pending, final)
+                        pending, size = [], 0
+                    pending.append((header, data))
+                    size += len(data)
+            except (ValueError, TypeError, OverflowError, OSError) as error:
+                self.invalid += 1
+                self._warn(("sample", tag), "sample %r at step %s cannot be encoded: %s; dropped "
+                           "(said once per tag)" % (tag, step, error))
+        if pending:
+            self._push_samples(pending, final)
+
+    def _push_samples(self, pending, final):
+        if self._samples_retry or (time.time() < self._down_until and not final):
+            outcome = "retry"
+        else:
+            outcome = self._send_samples(pending)
+        if outcome != "retry":
+            return
+        if final:
+            self.unsent += len(pending)
+            return
+        with self._lock:  # kept for another try, within max_sample_bytes: the oldest go first
+            self._samples_retry.append(pending)
+            self._sample_bytes += _sample_size(pending)
+            while self._sample_bytes > self._max_sample_bytes and self._samples_retry:
+                oldest = self._samples_retry.pop(0)
+                self._sample_bytes -= _sample_size(oldest)
+                self.unsent += len(oldest)
+                self._warn("samples-full", "the collector is not taking samples and %d bytes "
+                           "wait: dropping the oldest (counted at finish)" % self._max_sample_bytes)
+
+    def _send_samples(self, pending):
+        """'acked' (stored, or refused for good: said and counted), or 'retry'. A push refused
+        for its content is split until only the bad items are dropped."""
+        text = json.dumps({"run": self.name, "samples": [h for h, _ in pending]},
+                          separators=(",", ":")).encode()
+        body = b"".join([b"SBS1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8)]
+                        + [data for _, data in pending])
+        status, detail = self._request("POST", "/api/v1/push/samples", body,
+                                       "application/x-signalbox-samples",
+                                       time.monotonic() + self._timeout)
+        if 200 <= status < 300:
+            self._down_until, self._backoff = 0.0, 0.0
+            self.acknowledged += len(pending)
+            return "acked"
+        if status in (400, 413) and len(pending) > 1:
+            half = len(pending) // 2
+            for part in (pending[:half], pending[half:]):
+                if self._send_samples(part) == "retry":
+                    self._push_samples(part, self._final)
+            return "acked"
+        if status in (400, 404, 413):
+            self.refused += len(pending)
+            self._warn(("samples-refused", detail), "the collector refused %d samples: %s (said "
+                       "once; counted at finish)" % (len(pending), detail if status != 404 else
+                                                     "it is older than samples"))
+            return "acked"
+        self._backoff = min(30.0, max(0.5, self._backoff * 2))
+        self._down_until = time.time() + self._backoff
+        return "retry"
 
     def _settle(self, batch_id, blocks, outcome):
         """Keeps a batch for another try (bounded: past max_queue the oldest are printed), or
@@ -820,6 +1216,10 @@ class Run:
         except (ValueError, AttributeError):
             pass
         return status, text
+
+
+def _sample_size(pending):
+    return sum(len(data) for _, data in pending)
 
 
 def _rows(blocks):

@@ -281,9 +281,64 @@ void CollectorClient::exportCsv(const QString &run, const QString &metric, QObje
              });
 }
 
+void CollectorClient::sampleTags(const QStringList &runs, QObject *context,
+                                 Callback<QList<SampleTagSummary>> done) {
+    QueryItems query;
+    for (const QString &run : runs)
+        query.append({u"run"_s, run});
+    exchangeJson<QList<SampleTagSummary>>(
+        "GET", QString::fromLatin1(CollectorApi::kSamples), query, {}, {}, context,
+        [](const QJsonDocument &json) {
+            QList<SampleTagSummary> tags;
+            for (const QJsonValue tag : json.object().value(u"tags"_s).toArray())
+                tags << SampleTagSummary::fromJson(tag.toObject());
+            return tags;
+        },
+        std::move(done));
+}
+
+void CollectorClient::samples(const QString &run, const QString &tag, std::optional<double> from,
+                              std::optional<double> to, qint64 offset, qint64 limit,
+                              QObject *context, Callback<SamplesReply> done) {
+    QueryItems query{{u"run"_s, run},
+                     {u"tag"_s, tag},
+                     {u"offset"_s, QString::number(offset)},
+                     {u"limit"_s, QString::number(limit)}};
+    if (from)
+        query.append({u"from"_s, QString::number(*from, 'g', 17)});
+    if (to)
+        query.append({u"to"_s, QString::number(*to, 'g', 17)});
+    exchangeJson<Result<SamplesReply>>(
+        "GET", QString::fromLatin1(CollectorApi::kSamples), query, {}, {}, context,
+        [](const QJsonDocument &json) { return SamplesReply::fromJson(json.object()); },
+        [done = std::move(done)](Result<Result<SamplesReply>> reply) {
+            if (!reply)
+                done(reply.failure());
+            else
+                done(std::move(reply).value());
+        });
+}
+
+void CollectorClient::blob(const QString &digest, QObject *context, Callback<QByteArray> done) {
+    exchange("GET", QString::fromLatin1(CollectorApi::kBlobs) + digest, {}, {}, {}, context,
+             [done = std::move(done)](const Result<Answer> &answer) {
+                 if (answer)
+                     done(answer->body);
+                 else
+                     done(fail(answer.error()));
+             });
+}
+
 void CollectorClient::push(const QByteArray &body, QObject *context, Callback<qint64> done) {
     exchangeJson<qint64>(
         "POST", QString::fromLatin1(CollectorApi::kPush), {}, body, u"application/json"_s, context,
+        [](const QJsonDocument &json) { return json[u"accepted"_s].toInteger(); }, std::move(done));
+}
+
+void CollectorClient::pushSamples(const QByteArray &body, QObject *context, Callback<qint64> done) {
+    exchangeJson<qint64>(
+        "POST", QString::fromLatin1(CollectorApi::kPushSamples), {}, body,
+        u"application/x-signalbox-samples"_s, context,
         [](const QJsonDocument &json) { return json[u"accepted"_s].toInteger(); }, std::move(done));
 }
 

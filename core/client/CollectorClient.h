@@ -54,9 +54,21 @@ public:
                    Callback<QByteArray> done);
     // A push body (JSON, as the README's API table has it); the number of points stored.
     void push(const QByteArray &body, QObject *context, Callback<qint64> done);
+    // A push of samples (see samplesPushes); the number of new items stored.
+    void pushSamples(const QByteArray &body, QObject *context, Callback<qint64> done);
     // Job output with metric lines in it; the collector stores those and ignores the rest.
     void pushLines(const QString &run, const QByteArray &text, QObject *context,
                    Callback<LinesReply> done);
+    // The tags of samples (images, histograms, text, audio) of these runs.
+    void sampleTags(const QStringList &runs, QObject *context,
+                    Callback<QList<SampleTagSummary>> done);
+    // One page of a tag's items with steps in [from, to], in step order, after the first
+    // `offset`: an answer may hold fewer than `limit` (see CollectorApi::kMostInlineBytes).
+    void samples(const QString &run, const QString &tag, std::optional<double> from,
+                 std::optional<double> to, qint64 offset, qint64 limit, QObject *context,
+                 Callback<SamplesReply> done);
+    // An item's bytes, by its blob's digest (hex).
+    void blob(const QString &digest, QObject *context, Callback<QByteArray> done);
     // The person has read the store's repair notes; how many there were.
     void acknowledgeRecovery(QObject *context, Callback<qint64> done);
 

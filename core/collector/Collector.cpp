@@ -22,6 +22,11 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// A refusal for the input's content: sending it again fails again.
+Error invalid(const QString &message) {
+    return fail(message, ErrorCode::InvalidInput);
+}
+
 double now() {
     return static_cast<double>(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
 }
@@ -150,9 +155,6 @@ Result<Collector::Push> Collector::decodePush(QByteArrayView body) {
 }
 
 Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
-    auto invalid = [](const QString &message) {
-        return fail(message, ErrorCode::InvalidInput);
-    };
     Push decoded;
     decoded.run = push.value(u"run"_s).toString();
     if (decoded.run.isEmpty())
@@ -247,14 +249,22 @@ QString Collector::infoProblem(const RunInfo &info) {
     return {};
 }
 
-Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
-    auto invalid = [](const QString &message) {
-        return fail(message, ErrorCode::InvalidInput);
-    };
+namespace {
+
+// A binary push's JSON header: `magic` (its version the last byte), a u32 length, the header,
+// zeros to a multiple of 8 bytes. `content` is taken out of its fields; `payload` is where what
+// follows the header starts.
+struct BinaryHeader {
+    QJsonObject fields;
+    QJsonValue content;
+    qint64 payload = 0;
+};
+Result<BinaryHeader> binaryHeader(QByteArrayView body, const char *magic, const QString &what,
+                                  const QString &content) {
     constexpr qsizetype kPrefix = 8;
-    if (body.size() < kPrefix || !body.startsWith(QByteArrayView(CollectorApi::kColumnsMagic)))
-        return invalid(u"the body is not a columnar push (it starts with \"%1\", version 1)"_s.arg(
-            QLatin1StringView(CollectorApi::kColumnsMagic)));
+    if (body.size() < kPrefix || !body.startsWith(QByteArrayView(magic)))
+        return invalid(u"the body is not %1 (it starts with \"%2\", version 1)"_s.arg(
+            what, QLatin1StringView(magic)));
     const qint64 headerSize = qFromLittleEndian<quint32>(body.data() + 4);
     if (headerSize > body.size() - kPrefix)
         return invalid(u"the header's length (%1 bytes) runs past the body"_s.arg(headerSize));
@@ -263,8 +273,21 @@ Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
         QJsonDocument::fromJson(body.sliced(kPrefix, headerSize).toByteArray(), &error);
     if (error.error != QJsonParseError::NoError || !header.isObject())
         return invalid(u"the header is not a JSON object: %1"_s.arg(error.errorString()));
-    QJsonObject fields = header.object();
-    const QJsonValue groups = fields.take(u"groups"_s);
+    BinaryHeader read{header.object(), {}, (kPrefix + headerSize + 7) / 8 * 8};
+    read.content = read.fields.take(content);
+    return read;
+}
+
+} // namespace
+
+Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
+    auto header =
+        binaryHeader(body, CollectorApi::kColumnsMagic, u"a columnar push"_s, u"groups"_s);
+    if (!header)
+        return header.failure();
+    const QJsonObject &fields = header->fields;
+    const QJsonValue &groups = header->content;
+    qint64 offset = header->payload;
     for (const QString &key : {u"series"_s, u"records"_s}) {
         if (fields.contains(key))
             return invalid(u"a columnar push carries its points in columns, not \"%1\""_s.arg(key));
@@ -276,7 +299,6 @@ Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
     if (!groups.isArray())
         return invalid(u"the header needs \"groups\": [{\"rows\", \"metrics\", \"time\"}]"_s);
 
-    qint64 offset = (kPrefix + headerSize + 7) / 8 * 8;
     auto column = [&](qint64 rows) {
         const char *at = body.data() + offset;
         offset += rows * 8;
@@ -331,6 +353,72 @@ Result<Collector::Push> Collector::decodeColumns(QByteArrayView body) {
     if (offset != body.size())
         return invalid(u"the body holds %1 bytes past its last column"_s.arg(body.size() - offset));
     return decoded;
+}
+
+Result<Collector::SamplesPush> Collector::decodeSamples(QByteArrayView body) {
+    auto header =
+        binaryHeader(body, CollectorApi::kSamplesMagic, u"a push of samples"_s, u"samples"_s);
+    if (!header)
+        return header.failure();
+    const QJsonObject &fields = header->fields;
+    const QJsonValue &items = header->content;
+    qint64 offset = header->payload;
+    if (fields.size() != 1 || !fields.contains(u"run"_s))
+        return invalid(u"the header holds \"run\" and \"samples\" only (send a run's info with "
+                       "/api/v1/push)"_s);
+    auto named = decodePush(fields); // the run's name, checked as for every push
+    if (!named)
+        return named.failure();
+    if (!items.isArray())
+        return invalid(u"the header needs \"samples\": [{\"tag\", \"kind\", \"step\", "
+                       "\"bytes\"}, ...]"_s);
+    const QJsonArray list = items.toArray();
+    if (list.size() > CollectorApi::kMostSamplesPerPush)
+        return invalid(
+            u"%1 samples in one push, more than %2: send them in several"_s.arg(list.size())
+                .arg(CollectorApi::kMostSamplesPerPush));
+    SamplesPush decoded{named->run, {}};
+    decoded.samples.reserve(std::size_t(list.size()));
+    const double wallNow = now();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QJsonObject item = list[i].toObject();
+        const auto kind = parseSampleKind(item.value(u"kind"_s).toString());
+        const double bytes = item.value(u"bytes"_s).toDouble(-1);
+        const double index = item.value(u"index"_s).toDouble(0);
+        if (!list[i].isObject() || !item.value(u"tag"_s).isString() || !kind ||
+            !item.value(u"step"_s).isDouble() || !(bytes >= 0 && bytes == std::floor(bytes)) ||
+            !(index >= 0 && index <= 0xffffffff && index == std::floor(index)))
+            return invalid(u"sample %1 needs \"tag\", \"kind\" (image, histogram, text or "
+                           "audio), \"step\" and \"bytes\" (a count), and an \"index\" that "
+                           "is a count"_s.arg(i));
+        if (bytes > double(body.size() - offset))
+            return invalid(u"sample %1's bytes run past the body"_s.arg(i));
+        Sample sample{item.value(u"tag"_s).toString(),
+                      *kind,
+                      item.value(u"step"_s).toDouble(),
+                      item.value(u"time"_s).toDouble(wallNow),
+                      quint32(index),
+                      sampleFactsFromJson(*kind, item),
+                      body.sliced(offset, qint64(bytes)).toByteArray(),
+                      {}};
+        offset += qint64(bytes);
+        if (*kind == SampleKind::Text) // rows and columns: both absent for one string
+            for (double &fact : sample.facts)
+                fact = std::isnan(fact) ? 0 : fact;
+        if (Status checked = checkSample(&sample); !checked)
+            return invalid(u"sample %1: %2"_s.arg(i).arg(checked.error()));
+        decoded.samples.push_back(std::move(sample));
+    }
+    if (offset != body.size())
+        return invalid(u"the body holds %1 bytes past its last sample"_s.arg(body.size() - offset));
+    return decoded;
+}
+
+Result<qint64> Collector::storeSamples(const QString &run, const std::vector<Sample> &samples) {
+    auto stored = m_store->appendSamples(run, samples);
+    if (stored)
+        heard(run);
+    return stored;
 }
 
 Result<qint64> Collector::storePush(Push push) {

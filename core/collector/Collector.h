@@ -81,6 +81,21 @@ public:
     // "metrics": [names], "time": true}], one group per stretch of rows that logged the same
     // metrics. A metric in several groups gets its points in group order.
     static Result<Push> decodeColumns(QByteArrayView body);
+    // A push of samples (POST /api/v1/push/samples), version 1, little-endian:
+    //   "SBS1", a u32 header length H, H bytes of a JSON header, zeros to a multiple of 8 bytes;
+    //   then each item's bytes, end to end, in the header's order. The body ends there.
+    // The header is {"run", "samples": [{"tag", "kind": "image"|"histogram"|"text"|"audio",
+    // "step", "time" (else the time of arrival), "index" (its place in a batch; 0), "bytes": N},
+    // ...]}; a histogram adds "min", "max", "num" and "sum" (its bytes are its buckets, three
+    // f64 each: left, right, count), a table of text "rows" and "columns" (its bytes a JSON
+    // array of rows). Items are checked here (checkSample): decoding may run on any thread.
+    struct SamplesPush {
+        QString run;
+        std::vector<Sample> samples;
+    };
+    static Result<SamplesPush> decodeSamples(QByteArrayView body);
+    // Stores a run's samples whole or not at all; returns how many were new.
+    Result<qint64> storeSamples(const QString &run, const std::vector<Sample> &samples);
     // Stores a push whole or not at all; returns the number of points it holds.
     Result<qint64> storePush(Push push);
     Result<qint64> ingestPush(const QJsonObject &push);

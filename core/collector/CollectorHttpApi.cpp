@@ -8,6 +8,7 @@
 #include <QStringDecoder>
 
 #include <cmath>
+#include <cstring>
 
 namespace sb {
 
@@ -174,6 +175,106 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     return json(replies.toJson());
 }
 
+// GET /samples: a run's tags (run=R...), or one tag's items (run=R&tag=T&from=&to=&offset=&limit=).
+HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
+    const auto runs = namedRuns(query);
+    if (!runs)
+        return error(runs.error(), BadRequest);
+    const QStringList tags = query.values(u"tag"_s);
+    if (tags.isEmpty()) {
+        QJsonArray listed;
+        for (const QString &run : *runs) {
+            for (const auto &tag : store.sampleTags(run))
+                listed.append(
+                    SampleTagSummary{run, tag.tag, tag.kind, tag.count, tag.firstStep, tag.lastStep}
+                        .toJson());
+        }
+        return json(QJsonObject{{u"tags"_s, listed}});
+    }
+    if (runs->size() != 1 || tags.size() != 1)
+        return error(u"ask for one run's tag at a time: run=NAME&tag=TAG"_s, BadRequest);
+    const qint64 limit = qint64(query.number(u"limit"_s).value_or(100));
+    if (limit < 1 || limit > CollectorApi::kMostSamplesPerPage)
+        return error(u"limit must be 1 to %1 samples"_s.arg(CollectorApi::kMostSamplesPerPage),
+                     BadRequest);
+    const qint64 offset = std::max<qint64>(0, qint64(query.number(u"offset"_s).value_or(0)));
+    const auto page = store.samples(runs->front(), tags.front(), query.number(u"from"_s),
+                                    query.number(u"to"_s), offset, limit);
+    if (!page)
+        return error(page.error(), NotFound);
+    SamplesReply reply{runs->front(), tags.front(), page->kind, page->total, offset, {}};
+    qint64 buckets = 0;
+    qint64 inlineBytes = 0;
+    for (const MetricStore::FoundSample &found : page->samples) {
+        SampleItem item{found.item.step,
+                        found.item.wall,
+                        found.item.index,
+                        found.item.facts,
+                        QString::fromLatin1(found.digest.toHex()),
+                        found.size,
+                        {},
+                        false,
+                        {}};
+        const bool inlined = page->kind == SampleKind::Text || page->kind == SampleKind::Histogram;
+        if (inlined) {
+            // What one answer carries inline is bounded: it stops early, never empty.
+            const qint64 more = std::min(found.size, CollectorApi::kMostInlineText);
+            if (!reply.samples.empty() &&
+                (inlineBytes + more > CollectorApi::kMostInlineBytes ||
+                 buckets + found.size / kHistogramBucketBytes > CollectorApi::kMostInlineBuckets))
+                break;
+            auto bytes = store.readBlob(found.digest);
+            if (!bytes) // stored, yet unreadable: never an answer that hides it
+                return error(bytes.error(), 500);
+            if (page->kind == SampleKind::Text) {
+                // Cut on a character's start: a UTF-8 continuation byte is 10xxxxxx.
+                qint64 cut = std::min<qint64>(bytes->size(), CollectorApi::kMostInlineText);
+                while (cut < bytes->size() && cut > 0 && (quint8(bytes->at(cut)) & 0xc0) == 0x80)
+                    --cut;
+                item.text = QString::fromUtf8(bytes->first(cut));
+                item.textCut = cut < bytes->size();
+                inlineBytes += cut;
+            } else {
+                auto decoded = decodeBuckets(*bytes);
+                if (!decoded)
+                    return error(decoded.error(), 500);
+                item.buckets = std::move(decoded).value();
+                buckets += qint64(item.buckets.size());
+                inlineBytes += bytes->size();
+            }
+        }
+        reply.samples.push_back(std::move(item));
+    }
+    return json(reply.toJson());
+}
+
+// The Content-Type of a blob's bytes, from their own first bytes (a blob has no kind of its own:
+// the same bytes may be two tags' items); anything else is bytes to download.
+QByteArray blobType(QByteArrayView bytes) {
+    if (bytes.startsWith("\x89PNG\r\n\x1a\n"))
+        return "image/png";
+    if (bytes.startsWith("\xff\xd8\xff"))
+        return "image/jpeg";
+    if (bytes.startsWith("GIF87a") || bytes.startsWith("GIF89a"))
+        return "image/gif";
+    if (bytes.size() >= 12 && bytes.startsWith("RIFF") && bytes.sliced(8, 4) == "WEBP")
+        return "image/webp";
+    if (bytes.size() >= 12 && bytes.startsWith("RIFF") && bytes.sliced(8, 4) == "WAVE")
+        return "audio/wav";
+    return "application/octet-stream";
+}
+
+HttpResponse blobReply(const MetricStore &store, QByteArrayView hex) {
+    const QByteArray digest = QByteArray::fromHex(hex.toByteArray());
+    if (hex.size() != 64 || digest.size() != 32 || digest.toHex() != hex.toByteArray().toLower())
+        return error(u"a blob is named by its SHA-256 in hex (64 digits)"_s, BadRequest);
+    auto bytes = store.readBlob(digest);
+    if (!bytes)
+        return error(bytes.error(), bytes.errorCode() == ErrorCode::StorageFailed ? 500 : NotFound);
+    const QByteArray type = blobType(*bytes);
+    return {Ok, type, std::move(bytes).value(), {}};
+}
+
 HttpResponse groupsReply(Collector &collector, const QByteArray &body) {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
@@ -249,6 +350,15 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
                 respond(stored ? json(QJsonObject{{u"accepted"_s, stored.value()}})
                                : error(stored.error(), failureStatus(stored.errorCode())));
             });
+    } else if (path == CollectorApi::kPushSamples && post) {
+        runOffThread(
+            this, [body = std::move(request.body)] { return Collector::decodeSamples(body); },
+            [this, respond](const Result<Collector::SamplesPush> &push) {
+                const auto stored =
+                    push ? m_collector->storeSamples(push->run, push->samples) : push.failure();
+                respond(stored ? json(QJsonObject{{u"accepted"_s, stored.value()}})
+                               : error(stored.error(), failureStatus(stored.errorCode())));
+            });
     } else if (path == CollectorApi::kLines && post) {
         runOffThread(
             this, [body = std::move(request.body)] { return Collector::decodeLines(body); },
@@ -292,6 +402,11 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         respond(json(QJsonArray::fromStringList(sorted)));
     } else if (path == CollectorApi::kSeries && get) {
         respond(seriesReply(m_collector->store(), query));
+    } else if (path == CollectorApi::kSamples && get) {
+        respond(samplesReply(m_collector->store(), query));
+    } else if (path.startsWith(CollectorApi::kBlobs) && get) {
+        respond(blobReply(m_collector->store(), QByteArrayView(path).sliced(
+                                                    qsizetype(std::strlen(CollectorApi::kBlobs)))));
     } else if (path == CollectorApi::kGroups && post) {
         respond(groupsReply(*m_collector, request.body));
     } else if (path == CollectorApi::kExport && get) {

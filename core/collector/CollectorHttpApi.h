@@ -6,7 +6,8 @@ namespace sb {
 
 class Collector;
 
-// The collector's HTTP API (version 1). Every route answers JSON, except the CSV export.
+// The collector's HTTP API (version 1). Every route answers JSON, except the CSV export and
+// blobs.
 //   GET  /api/v1/health
 //   POST /api/v1/push                 body: see Collector::ingestPush
 //   POST /api/v1/lines?run=NAME       body: job output; metric lines are ingested
@@ -19,6 +20,10 @@ class Collector;
 //        (with smoothing, each series also carries the raw curve as rawX/rawY, unless raw=0)
 //   POST /api/v1/groups               body: GroupRequest (JSON); each group's centre line and band
 //   GET  /api/v1/export?run=A&metric=M   (text/csv)
+//   POST /api/v1/push/samples         body: see Collector::decodeSamples
+//   GET  /api/v1/samples?run=A&run=B      each run's tags of samples
+//   GET  /api/v1/samples?run=A&tag=T&from=&to=&offset=&limit=   a tag's items in step order
+//   GET  /api/v1/blobs/SHA256             an item's bytes (image/png, audio/wav, ...)
 //   POST /api/v1/recovery/acknowledge    health stops repeating the recovery notes
 // With a token configured, every request needs "Authorization: Bearer TOKEN". Browsers' requests
 // for other sites, and (on loopback) Host names that are not this machine's, are refused first

@@ -1,6 +1,7 @@
 #include "DirectoryIngestor.h"
 
 #include "Collector.h"
+#include "tensorboard/Summaries.h"
 #include "util/Files.h"
 #include "util/Log.h"
 #include "util/OffThread.h"
@@ -178,30 +179,68 @@ bool DirectoryIngestor::followEventFiles(const QString &directory) {
         if (auto files = source.eventFiles())
             restore(*files);
     }
-    // Besides scalars, the hyperparameters of TensorBoard's hparams sessions, as runs' configs.
+    // Besides scalars, images, histograms, text and audio, and the hyperparameters of
+    // TensorBoard's hparams sessions as runs' configs.
     const auto progress = follower.poll(
         source,
         [&](const QString &run, std::vector<SeriesPoints> &&series) {
             return m_collector->ingestSeries(run, series);
         },
         LogdirFollower::kBudget,
-        [&](const QString &run, std::vector<LogdirFollower::Sample> &&samples) -> Status {
-            for (const LogdirFollower::Sample &sample : samples) {
-                const auto *session = std::get_if<HparamsSample>(&sample.data);
-                if (!session)
-                    continue;
-                Status stored = m_collector->ingestConfig(run, session->hparams);
-                if (!stored && stored.errorCode() != ErrorCode::InvalidInput)
-                    return stored; // the disk: read again next time
-                if (!stored)       // refused for good: said, and the file goes on
-                    qCWarning(lcCollector).noquote() << stored.error();
-            }
-            return success();
+        [&](const QString &run, std::vector<LogdirFollower::Sample> &&samples) {
+            return storeSamples(run, samples);
         },
-        summaryKinds({SummaryKind::Hparams}));
+        kEverySampleKind);
     if (progress && progress->bytes > 0)
         m_unsaved = true;
     return progress && progress->more;
+}
+
+Status DirectoryIngestor::storeSamples(const QString &run,
+                                       const std::vector<LogdirFollower::Sample> &samples) {
+    // What is refused for good is said, and the file goes on; a disk that failed is read again.
+    auto store = [&](const std::vector<Sample> &items) -> Status {
+        const auto stored = m_collector->store().appendSamples(run, items);
+        if (stored)
+            return success();
+        if (stored.errorCode() != ErrorCode::InvalidInput)
+            return stored.failure();
+        qCWarning(lcCollector).noquote() << u"%1: %2"_s.arg(run, stored.error());
+        return success();
+    };
+    std::vector<Sample> batch;
+    std::vector<std::vector<Sample>> byValue; // a value's items: stored one value at a time
+    for (const LogdirFollower::Sample &sample : samples) {
+        if (const auto *session = std::get_if<HparamsSample>(&sample.data)) {
+            Status stored = m_collector->ingestConfig(run, session->hparams);
+            if (!stored && stored.errorCode() != ErrorCode::InvalidInput)
+                return stored;
+            if (!stored)
+                qCWarning(lcCollector).noquote() << stored.error();
+            continue;
+        }
+        auto items = storedSamples(sample.tag, sample.step, sample.wallTime, sample.data);
+        if (!items) {
+            qCWarning(lcCollector).noquote() << u"%1: %2"_s.arg(run, items.error());
+            continue;
+        }
+        batch.insert(batch.end(), items->begin(), items->end());
+        byValue.push_back(std::move(items).value());
+    }
+    if (batch.empty())
+        return success();
+    // One batch; when it is refused (a tag that changed kind, one full), value by value, so that
+    // one refused value costs only itself.
+    const auto stored = m_collector->store().appendSamples(run, batch);
+    if (stored)
+        return success();
+    if (stored.errorCode() != ErrorCode::InvalidInput)
+        return stored.failure();
+    for (const std::vector<Sample> &items : byValue) {
+        if (Status one = store(items); !one)
+            return one;
+    }
+    return success();
 }
 
 bool DirectoryIngestor::follow(const QString &directory, const FileEntry &listed) {

@@ -66,6 +66,8 @@ private:
     // Reads the next chunk of new lines; true: more is waiting.
     bool follow(const QString &directory, const FileEntry &listed);
     bool followEventFiles(const QString &directory); // true: more is waiting
+    // A chunk's samples of one run into the store; an error only when the disk failed.
+    Status storeSamples(const QString &run, const std::vector<LogdirFollower::Sample> &samples);
     // Follows what the latest listing shows changed; again at once while a backlog is left.
     void followListed();
     void loadState();

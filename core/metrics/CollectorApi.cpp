@@ -2,6 +2,9 @@
 
 #include "MetricLineParser.h"
 
+#include <QJsonDocument>
+#include <QtEndian>
+
 #include <algorithm>
 #include <cmath>
 
@@ -253,6 +256,116 @@ LinesReply LinesReply::fromJson(const QJsonObject &json) {
     for (const auto &error : json.value(u"errors"_s).toArray())
         reply.errors << error.toString();
     return reply;
+}
+
+QJsonObject SampleTagSummary::toJson() const {
+    return {{u"run"_s, run},
+            {u"tag"_s, tag},
+            {u"kind"_s, QString(sampleKindName(kind))},
+            {u"points"_s, points},
+            {u"first_step"_s, firstStep},
+            {u"last_step"_s, lastStep}};
+}
+
+SampleTagSummary SampleTagSummary::fromJson(const QJsonObject &json) {
+    return {json.value(u"run"_s).toString(),
+            json.value(u"tag"_s).toString(),
+            parseSampleKind(json.value(u"kind"_s).toString()).value_or(SampleKind::Image),
+            json.value(u"points"_s).toInteger(),
+            json.value(u"first_step"_s).toDouble(),
+            json.value(u"last_step"_s).toDouble()};
+}
+
+QJsonObject SamplesReply::toJson() const {
+    QJsonArray items;
+    for (const SampleItem &item : samples) {
+        QJsonObject json = sampleFactsJson(kind, item.facts);
+        json.insert(u"step"_s, item.step);
+        json.insert(u"wall_time"_s, item.wall);
+        json.insert(u"index"_s, qint64(item.index));
+        json.insert(u"blob"_s, item.blob);
+        json.insert(u"bytes"_s, item.bytes);
+        if (item.text) {
+            json.insert(u"text"_s, *item.text);
+            if (item.textCut)
+                json.insert(u"text_cut"_s, true);
+        }
+        if (kind == SampleKind::Histogram) {
+            QJsonArray buckets;
+            for (const HistogramBucket &bucket : item.buckets)
+                buckets.append(QJsonArray{bucket.left, bucket.right, bucket.count});
+            json.insert(u"buckets"_s, buckets);
+        }
+        items.append(json);
+    }
+    return {{u"run"_s, run},     {u"tag"_s, tag},       {u"kind"_s, QString(sampleKindName(kind))},
+            {u"total"_s, total}, {u"offset"_s, offset}, {u"samples"_s, items}};
+}
+
+Result<SamplesReply> SamplesReply::fromJson(const QJsonObject &json) {
+    SamplesReply reply;
+    reply.run = json.value(u"run"_s).toString();
+    reply.tag = json.value(u"tag"_s).toString();
+    const auto kind = parseSampleKind(json.value(u"kind"_s).toString());
+    if (!kind)
+        return fail(u"the collector's answer names no kind of sample"_s);
+    reply.kind = *kind;
+    reply.total = json.value(u"total"_s).toInteger();
+    reply.offset = json.value(u"offset"_s).toInteger();
+    for (const QJsonValue value : json.value(u"samples"_s).toArray()) {
+        const QJsonObject item = value.toObject();
+        SampleItem &sample = reply.samples.emplace_back();
+        sample.step = item.value(u"step"_s).toDouble();
+        sample.wall = item.value(u"wall_time"_s).toDouble();
+        sample.index = quint32(item.value(u"index"_s).toInteger());
+        sample.facts = sampleFactsFromJson(reply.kind, item);
+        sample.blob = item.value(u"blob"_s).toString();
+        sample.bytes = item.value(u"bytes"_s).toInteger();
+        if (item.contains(u"text"_s))
+            sample.text = item.value(u"text"_s).toString();
+        sample.textCut = item.value(u"text_cut"_s).toBool();
+        for (const QJsonValue bucket : item.value(u"buckets"_s).toArray()) {
+            const QJsonArray edges = bucket.toArray();
+            sample.buckets.push_back(
+                {edges.at(0).toDouble(), edges.at(1).toDouble(), edges.at(2).toDouble()});
+        }
+    }
+    return reply;
+}
+
+QList<QByteArray> samplesPushes(const QString &run, const std::vector<Sample> &samples) {
+    QList<QByteArray> bodies;
+    std::size_t first = 0;
+    while (first < samples.size()) {
+        QJsonArray items;
+        qint64 bytes = 0;
+        std::size_t end = first;
+        for (; end < samples.size() && items.size() < CollectorApi::kMostSamplesPerPush; ++end) {
+            const Sample &sample = samples[end];
+            if (end > first && bytes + sample.bytes.size() > kSamplesPushBytes)
+                break;
+            QJsonObject item = sampleFactsJson(sample.kind, sample.facts);
+            item.insert(u"tag"_s, sample.tag);
+            item.insert(u"kind"_s, QString(sampleKindName(sample.kind)));
+            item.insert(u"step"_s, sample.step);
+            item.insert(u"time"_s, sample.wall);
+            item.insert(u"index"_s, qint64(sample.index));
+            item.insert(u"bytes"_s, sample.bytes.size());
+            items.append(item);
+            bytes += sample.bytes.size();
+        }
+        const QByteArray header = QJsonDocument(QJsonObject{{u"run"_s, run}, {u"samples"_s, items}})
+                                      .toJson(QJsonDocument::Compact);
+        QByteArray body = QByteArray(CollectorApi::kSamplesMagic) + QByteArray(4, '\0') + header;
+        qToLittleEndian<quint32>(quint32(header.size()), body.data() + 4);
+        body.append(QByteArray(-body.size() & 7, '\0')); // to a multiple of 8 bytes
+        body.reserve(body.size() + bytes);
+        for (std::size_t i = first; i < end; ++i)
+            body.append(samples[i].bytes);
+        bodies << body;
+        first = end;
+    }
+    return bodies;
 }
 
 QJsonObject Health::toJson() const {

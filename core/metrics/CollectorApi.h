@@ -4,6 +4,7 @@
 #include "MetricPoint.h"
 #include "RunGroups.h"
 #include "RunInfo.h"
+#include "Samples.h"
 #include "util/Result.h"
 
 #include <QJsonArray>
@@ -32,6 +33,12 @@ inline constexpr char kSeries[] = "/api/v1/series";
 inline constexpr char kGroups[] = "/api/v1/groups";
 inline constexpr char kExport[] = "/api/v1/export";
 inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
+// Samples (images, histograms, text, audio): pushed as a header and their bytes (see
+// Collector::decodeSamples), listed by run and tag, and each item's bytes fetched by digest.
+inline constexpr char kPushSamples[] = "/api/v1/push/samples";
+inline constexpr char kSamplesMagic[] = "SBS1"; // the format's version is its last byte
+inline constexpr char kSamples[] = "/api/v1/samples";
+inline constexpr char kBlobs[] = "/api/v1/blobs/"; // then the blob's SHA-256 in hex
 // What one request may ask for (more is refused with 400 and a message saying what to ask
 // instead): every request's work and answer are bounded, whatever it names.
 inline constexpr int kMostColumns = 10'000;             // width of /series and /groups
@@ -40,6 +47,13 @@ inline constexpr qint64 kMostSeriesColumns = 1'000'000; // /series: runs × widt
 inline constexpr int kMostGroups = 1'000;               // groups in one /groups request
 inline constexpr qint64 kMostGroupColumns = 1'000'000;  // /groups: groups × width
 inline constexpr qint64 kMostGroupMembers = 100'000;    // /groups: members of all groups together
+inline constexpr qint64 kMostSamplesPerPush = 10'000;
+inline constexpr qint64 kMostSamplesPerPage = 1'000; // /samples: items in one answer
+// /samples: what one answer carries inline (histograms' buckets, texts' bytes); an answer stops
+// early (but never before its first item) rather than pass it, and says where to go on.
+inline constexpr qint64 kMostInlineBuckets = 1'000'000;
+inline constexpr qint64 kMostInlineBytes = qint64(8) << 20;
+inline constexpr qint64 kMostInlineText = 65'536; // bytes of one text; the rest is in its blob
 } // namespace CollectorApi
 
 // A metric of a run, as /runs lists it: how many points, the last one, and the smallest and
@@ -121,6 +135,48 @@ struct LinesReply {
     QJsonObject toJson() const;
     static LinesReply fromJson(const QJsonObject &json);
 };
+
+// A run's tag of samples, as /samples?run=R lists them.
+struct SampleTagSummary {
+    QString run;
+    QString tag;
+    SampleKind kind = SampleKind::Image;
+    qint64 points = 0;
+    double firstStep = 0;
+    double lastStep = 0;
+    QJsonObject toJson() const;
+    static SampleTagSummary fromJson(const QJsonObject &json);
+};
+
+// One item in /samples?run=R&tag=T: its step, its kind's facts, its blob, and what is small
+// enough to come inline: a text (its first kMostInlineText bytes), a histogram's buckets.
+struct SampleItem {
+    double step = 0;
+    double wall = 0;
+    quint32 index = 0;
+    SampleFacts facts{};
+    QString blob; // the SHA-256 of its bytes, in hex: GET /api/v1/blobs/<blob>
+    qint64 bytes = 0;
+    std::optional<QString> text;
+    bool textCut = false; // the text goes on in its blob
+    std::vector<HistogramBucket> buckets;
+};
+struct SamplesReply {
+    QString run;
+    QString tag;
+    SampleKind kind = SampleKind::Image;
+    qint64 total = 0;  // items in the asked step range
+    qint64 offset = 0; // of the first item here among them
+    std::vector<SampleItem> samples;
+    QJsonObject toJson() const;
+    static Result<SamplesReply> fromJson(const QJsonObject &json);
+};
+
+// Samples as one or more pushes (POST /api/v1/push/samples, the format Collector::decodeSamples
+// reads), each at most kSamplesPushBytes of items (an item larger alone) and kMostSamplesPerPush
+// items.
+inline constexpr qint64 kSamplesPushBytes = qint64(32) << 20;
+QList<QByteArray> samplesPushes(const QString &run, const std::vector<Sample> &samples);
 
 // The answer to /health.
 struct Health {

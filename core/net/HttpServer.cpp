@@ -128,7 +128,8 @@ qint64 raiseDescriptorLimit() {
 QByteArray responseHead(int status, const QByteArray &contentType, qint64 length, bool chunked,
                         bool keepAlive) {
     QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' +
-                      HttpServer::reasonPhrase(status) + "\r\nContent-Type: " + contentType;
+                      HttpServer::reasonPhrase(status) + "\r\nContent-Type: " + contentType +
+                      "\r\nX-Content-Type-Options: nosniff"; // a blob is never taken for a page
     if (chunked)
         head += "\r\nTransfer-Encoding: chunked";
     else if (length >= 0)

@@ -139,8 +139,18 @@ Result<DataFiles::File *> DataFiles::create(quint32 number) {
 }
 
 Result<Extent> DataFiles::allocate(qint64 held, qint64 points) {
-    const qint64 capacity = std::clamp(std::max<qint64>(held, std::bit_ceil(quint64(points))),
-                                       kFirstExtent, kLargestExtent);
+    return place(std::clamp(std::max<qint64>(held, std::bit_ceil(quint64(points))), kFirstExtent,
+                            kLargestExtent));
+}
+
+Result<Extent> DataFiles::allocateBytes(qint64 bytes) {
+    const qint64 capacity = std::max<qint64>(1, (bytes + kPointBytes - 1) / kPointBytes);
+    if (capacity > kLargestExtent)
+        return fail(u"%1 bytes are more than one extent holds"_s.arg(bytes));
+    return place(capacity);
+}
+
+Result<Extent> DataFiles::place(qint64 capacity) {
     auto file = create(m_fillFile);
     if (file && (*file)->end + capacity * kPointBytes > kFileBytes) {
         m_fillFile = m_nextFile;
@@ -156,6 +166,13 @@ Result<Extent> DataFiles::allocate(qint64 held, qint64 points) {
 Status DataFiles::write(const Extent &extent, qint64 at, const char *points, qint64 count) {
     if (!writeFully(m_files[extent.file]->fd.get(), points, count * kPointBytes,
                     extent.offset + at * kPointBytes))
+        return fail(systemError(u"cannot write %1"_s.arg(path(extent.file))));
+    m_unsynced.insert(extent.file);
+    return success();
+}
+
+Status DataFiles::writeBytes(const Extent &extent, QByteArrayView bytes) {
+    if (!writeFully(m_files[extent.file]->fd.get(), bytes.data(), bytes.size(), extent.offset))
         return fail(systemError(u"cannot write %1"_s.arg(path(extent.file))));
     m_unsynced.insert(extent.file);
     return success();

@@ -74,8 +74,12 @@ public:
     // Room for `points` more points of a series that holds `held` points of room: each new
     // extent at least as large as all before it, so that a long series lies in few pieces.
     Result<Extent> allocate(qint64 held, qint64 points);
+    // Room for a blob of `bytes` (at most kLargestExtent points' worth), exactly.
+    Result<Extent> allocateBytes(qint64 bytes);
     // Writes `count` points (raw bytes) at the extent's point index `at`.
     Status write(const Extent &extent, qint64 at, const char *points, qint64 count);
+    // Writes a blob's bytes at the start of its extent.
+    Status writeBytes(const Extent &extent, QByteArrayView bytes);
     // Forces written points to the disk.
     Status sync();
 
@@ -89,6 +93,7 @@ public:
 
 private:
     Result<File *> create(quint32 number);
+    Result<Extent> place(qint64 capacity);
 
     const StoreDirectory &m_directory;
     QStringList *m_notes;

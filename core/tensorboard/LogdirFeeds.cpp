@@ -1,6 +1,7 @@
 #include "LogdirFeeds.h"
 
 #include "SftpLogdir.h"
+#include "Summaries.h"
 #include "client/CollectorClient.h"
 #include "metrics/MetricLineParser.h"
 #include "monitor/NodeConnection.h"
@@ -157,14 +158,25 @@ Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, Log
         },
         kBudget,
         [&](const QString &run, std::vector<LogdirFollower::Sample> &&samples) {
-            // A TensorBoard hparams session: the run's hyperparameters, as its config.
+            // A TensorBoard hparams session: the run's hyperparameters, as its config; images,
+            // histograms, text and audio as the collector's samples.
+            std::vector<Sample> items;
             for (const LogdirFollower::Sample &sample : samples) {
-                if (const auto *session = std::get_if<HparamsSample>(&sample.data))
-                    polled.pushes.append({run, configBody(run, host, session->hparams), false});
+                if (const auto *session = std::get_if<HparamsSample>(&sample.data)) {
+                    polled.pushes.append(
+                        {run, configBody(run, host, session->hparams), Polled::Push::Kind::Config});
+                } else if (auto stored = storedSamples(sample.tag, sample.step, sample.wallTime,
+                                                       sample.data)) {
+                    std::move(stored->begin(), stored->end(), std::back_inserter(items));
+                } else {
+                    qCWarning(lcTensorboard).noquote() << u"%1: %2"_s.arg(run, stored.error());
+                }
             }
+            for (QByteArray &body : samplesPushes(run, items))
+                polled.pushes.append({run, std::move(body), Polled::Push::Kind::Samples});
             return success();
         },
-        summaryKinds({SummaryKind::Hparams}));
+        kEverySampleKind);
     if (!progress)
         return fail(progress.error());
     polled.more = progress->more;
@@ -229,17 +241,21 @@ void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_
     Feed &feed = *found;
     if (index < polled->pushes.size()) {
         const Polled::Push &push = polled->pushes[index];
-        m_collector->push(push.body, this,
-                          [this, source, id, polled, index, unstored, run = push.run,
-                           points = push.points](const Result<qint64> &stored) mutable {
-                              if (!stored) {
-                                  if (points)
-                                      unstored.insert(run);
-                                  if (Feed *current = feedOf(source, id))
-                                      current->error = stored.error();
-                              }
-                              pushNext(source, id, polled, index + 1, unstored);
-                          });
+        auto pushed = [this, source, id, polled, index, unstored, run = push.run,
+                       points = push.kind ==
+                                Polled::Push::Kind::Points](const Result<qint64> &stored) mutable {
+            if (!stored) {
+                if (points)
+                    unstored.insert(run);
+                if (Feed *current = feedOf(source, id))
+                    current->error = stored.error();
+            }
+            pushNext(source, id, polled, index + 1, unstored);
+        };
+        if (push.kind == Polled::Push::Kind::Samples)
+            m_collector->pushSamples(push.body, this, std::move(pushed));
+        else
+            m_collector->push(push.body, this, std::move(pushed));
         return;
     }
     feed.follower.adopt(polled->follower, unstored);

@@ -57,11 +57,12 @@ private:
     struct Polled {
         LogdirFollower follower;
         struct Push {
+            // Points: a refusal reads the run's files again. A config (hparams) and samples are
+            // said once refused: reading again could only send the points beside them twice.
+            enum class Kind { Points, Config, Samples };
             QString run;
             QByteArray body;
-            // Points: a refusal reads the run's files again. A config (hparams) is said once
-            // refused: reading again could only send the points beside it twice.
-            bool points = true;
+            Kind kind = Kind::Points;
         };
         QList<Push> pushes;
         bool more = false;

@@ -4,6 +4,7 @@
 #include "util/MediaHeaders.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <cmath>
 #include <cstring>
@@ -614,13 +615,13 @@ QLatin1StringView summaryKindName(SummaryKind kind) {
     case SummaryKind::Scalar:
         return "scalar"_L1;
     case SummaryKind::Image:
-        return "image"_L1;
+        return sampleKindName(SampleKind::Image);
     case SummaryKind::Histogram:
-        return "histogram"_L1;
+        return sampleKindName(SampleKind::Histogram);
     case SummaryKind::Text:
-        return "text"_L1;
+        return sampleKindName(SampleKind::Text);
     case SummaryKind::Audio:
-        return "audio"_L1;
+        return sampleKindName(SampleKind::Audio);
     case SummaryKind::Hparams:
         return "hparams"_L1;
     case SummaryKind::Other:
@@ -654,6 +655,47 @@ Result<std::optional<SampleData>> decodeSample(const TfEvent::Value &value, Summ
         break;
     }
     return std::optional<SampleData>{};
+}
+
+Result<std::vector<Sample>> storedSamples(const QString &tag, double step, double wallTime,
+                                          const SampleData &data) {
+    std::vector<Sample> items;
+    auto item = [&](SampleKind kind, QByteArray bytes, SampleFacts facts = {}) {
+        items.push_back(
+            {tag, kind, step, wallTime, quint32(items.size()), facts, std::move(bytes), {}});
+    };
+    if (const auto *image = std::get_if<ImageSample>(&data)) {
+        for (const QByteArray &bytes : image->images)
+            item(SampleKind::Image, bytes);
+    } else if (const auto *audio = std::get_if<AudioSample>(&data)) {
+        for (const QByteArray &bytes : audio->clips)
+            item(SampleKind::Audio, bytes);
+    } else if (const auto *histogram = std::get_if<HistogramSample>(&data)) {
+        std::vector<HistogramBucket> buckets;
+        buckets.reserve(histogram->buckets.size());
+        for (const HistogramSample::Bucket &b : histogram->buckets)
+            buckets.push_back({b.left, b.right, b.count});
+        item(SampleKind::Histogram, encodeBuckets(buckets),
+             {histogram->min, histogram->max, histogram->num, histogram->sum});
+    } else if (const auto *text = std::get_if<TextSample>(&data)) {
+        if (text->shape.empty() || text->cells.isEmpty()) {
+            item(SampleKind::Text, text->cells.value(0).toUtf8());
+        } else {
+            // Rows of the first dimension, the rest of each row's cells in order.
+            const qint64 rows = std::max<qint64>(1, text->shape.front());
+            const qint64 columns = std::max<qint64>(1, qint64(text->cells.size()) / rows);
+            QJsonArray table;
+            for (qint64 r = 0; r < rows; ++r)
+                table.append(QJsonArray::fromStringList(text->cells.mid(r * columns, columns)));
+            item(SampleKind::Text, QJsonDocument(table).toJson(QJsonDocument::Compact),
+                 {double(rows), double(columns), 0, 0});
+        }
+    }
+    for (Sample &sample : items) {
+        if (Status checked = checkSample(&sample); !checked)
+            return checked.failure();
+    }
+    return items;
 }
 
 } // namespace sb

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "EventParser.h"
+#include "metrics/Samples.h"
 #include "util/Result.h"
 
 #include <QByteArray>
@@ -83,14 +84,15 @@ using SampleData =
     std::variant<ImageSample, HistogramSample, TextSample, AudioSample, HparamsSample>;
 SummaryKind sampleKind(const SampleData &data);
 
-// What one image, histogram, text or audio clip may hold; beyond it a value is refused.
-inline constexpr qint64 kMostImagePixels = qint64{1} << 27; // 16,384 x 8,192
-inline constexpr qsizetype kMostHistogramBuckets = 1 << 16;
-inline constexpr qsizetype kMostTextBytes = 4 << 20;
-
 // Decodes a value of `kind` (an image, histogram, text, audio or hparams kind). The error says
 // in words why the value was refused. An hparams value that is not a session's start (the
 // experiment, a session's end) decodes to nothing.
 Result<std::optional<SampleData>> decodeSample(const TfEvent::Value &value, SummaryKind kind);
+
+// The items a decoded value holds, as the store keeps them (each image and clip of a batch its
+// own item, by index), checked (checkSample); hparams hold none. The error names the first item
+// refused.
+Result<std::vector<Sample>> storedSamples(const QString &tag, double step, double wallTime,
+                                          const SampleData &data);
 
 } // namespace sb

@@ -1,8 +1,7 @@
 // libFuzzer target: the collector from the outside. The first byte picks a surface, the rest is
-// the input: a raw HTTP request to a real listening collector, a push body (JSON or columns), a
-// /lines body, YAML with anchors and aliases (every loader), or arbitrary stored points under
-// the M4 query path.
-// Anything may be refused; nothing may crash, hang or trip a sanitizer.
+// the input: a raw HTTP request to a real listening collector, a push body (JSON, columns or
+// samples), a /lines body, YAML with anchors and aliases (every loader), or arbitrary stored points
+// under the M4 query path. Anything may be refused; nothing may crash, hang or trip a sanitizer.
 #include "collector/Collector.h"
 #include "config/Config.h"
 #include "config/YamlFile.h"
@@ -107,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         return 0;
     const QByteArrayView input(reinterpret_cast<const char *>(data) + 1,
                                static_cast<qsizetype>(size - 1));
-    switch (data[0] % 6) {
+    switch (data[0] % 7) {
     case 0:
         rawHttp(collector(), input);
         break;
@@ -132,6 +131,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         break;
     case 5:
         push(collector(), input, true);
+        break;
+    case 6:
+        if (auto samples = sb::Collector::decodeSamples(input)) {
+            (void)collector().storeSamples(samples->run, samples->samples);
+            for (const auto &tag : collector().store().sampleTags(samples->run))
+                (void)collector().store().samples(samples->run, tag.tag, {}, {}, 0, 100);
+        }
         break;
     }
     return 0;

@@ -1,5 +1,6 @@
 // libFuzzer target: the store opened on an arbitrary journal (as a crash or a bad disk may leave
-// it) must recover to a consistent state that accepts appends and answers queries. An input that
+// it) must recover to a consistent state that accepts appends (points and samples) and answers
+// queries. An input that
 // starts with "summary:" is instead a saved summary of a real series, framed with a valid
 // checksum, so that what the store's summaries file may hold reaches SeriesSummary::restore.
 #include "metrics/store/MetricStore.h"
@@ -79,8 +80,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         for (const auto &series : s.series(run.name))
             (void)s.query(run.name, series.metric, {});
     }
+    // Every sample it lists is paged through and its blob read (or its loss said).
+    for (const sb::RunInfo &run : s.runs()) {
+        for (const auto &tag : s.sampleTags(run.name)) {
+            const auto page = s.samples(run.name, tag.tag, {}, {}, 0, 1000);
+            if (!page)
+                std::abort(); // a listed tag has items
+            for (const auto &found : page->samples)
+                (void)s.readBlob(found.digest);
+        }
+    }
     const qint64 before = s.totalPoints();
     if (!s.append(u"fuzz"_s, {{u"m"_s, {{1, 2, 3}}}}).ok() || s.totalPoints() != before + 1)
         std::abort(); // a recovered store must take new points
+    sb::Sample text{u"t"_s, sb::SampleKind::Text, 1, 2, 0, {}, "fuzz", {}};
+    if (!sb::checkSample(&text).ok() || !s.appendSamples(u"fuzz"_s, {text}).ok() ||
+        s.readBlob(text.digest).value_or(QByteArray()) != "fuzz")
+        std::abort(); // and new samples
     return 0;
 }

@@ -5,12 +5,13 @@ checked-in logdir and one written by tensorboardX with NaNs in it, `signalbox-cl
 tfevents` finds the same runs and tags, point counts, and first and last values as
 TensorBoard's Python loader and its Rust data server serve them. Images, histograms, text,
 audio and hyperparameters written by tensorboardX and by TensorBoard's own writer are found as
-TensorBoard's reader finds them, and hostile ones are refused with a reason while the rest is
-read. Then the collector's smoothed series equals what TensorBoard's own smoothing code, taken
+TensorBoard's reader finds them (by `parse tfevents`, and stored and served by a collector that
+follows the logdir), and hostile ones are refused with a reason while the rest is read. Then the collector's smoothed series equals what TensorBoard's own smoothing code, taken
 from the frontend bundle it ships, computes on the same points.
 
 usage: test_tensorboard_compat.py SIGNALBOX_CLI SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
 """
+import hashlib
 import json
 import math
 import os
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import urllib.parse
+import urllib.request
 import zipfile
 
 CLI, COLLECTOR, BUILD, SOURCE = sys.argv[1:5]
@@ -43,6 +46,12 @@ def ours(logdir):
         if "kind" not in row:  # scalars; the other kinds say theirs
             tags[(row["run"], row["tag"])] = (row["points"], row["first"], row["last"])
     return tags
+
+
+def cli_json(args):
+    """`signalbox-cli ARGS`: the JSON objects it printed, a line each."""
+    done = subprocess.run([CLI] + args, capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()]
 
 
 def kinds(rows):
@@ -159,9 +168,68 @@ class TensorBoardCompat(unittest.TestCase):
             for run in ("tb", "tbx/session"):
                 self.assertEqual(found[run], expected[(run, None, "hparams")]["hparams"], run)
             self.assertFalse(found.get("tbx"))  # hyperparameters stay with their session's run
+            self.served_as_tensorboard_finds_them(port, expected)
         finally:
             collector.terminate()
             collector.wait()
+
+    def served_as_tensorboard_finds_them(self, port, expected):
+        """The collector stores every image, histogram, text and audio item it followed, and
+        serves them (and `signalbox-cli samples` and `blob` print them) as TensorBoard's reader
+        finds them: each step, each item of a batch, and the bytes as written."""
+        base = "http://127.0.0.1:%d" % port
+        wanted = {k: v for k, v in expected.items() if k[2] != "hparams"}
+        runs = sorted({run for run, _, _ in wanted})
+
+        def listed():
+            query = urllib.parse.urlencode([("run", run) for run in runs])
+            tags = peer.http_json(base + "/api/v1/samples?" + query)["tags"]
+            found = {(t["run"], t["tag"], t["kind"]): t for t in tags}
+            done = all(key in found and found[key]["last_step"] == row["last"]["step"]
+                       for key, row in wanted.items())
+            return found if done else None
+        tags = peer.wait_until(listed, timeout=60, interval=0.2)
+        self.assertEqual(set(tags), set(wanted))
+        for (run, tag, kind), theirs_row in wanted.items():
+            items = cli_json(["--collector", base, "samples", run, tag])
+            self.assertEqual(len(items), tags[(run, tag, kind)]["points"])
+            steps = sorted({item["step"] for item in items})
+            self.assertEqual(len(steps), theirs_row["points"], (run, tag))
+            self.assertEqual([i["step"] for i in items], sorted(i["step"] for i in items))
+            last = [item for item in items if item["step"] == theirs_row["last"]["step"]]
+            want = theirs_row["last"]
+            if kind in ("image", "audio"):  # a batch: one item each, by index
+                self.assertEqual([i["index"] for i in last],
+                                 list(range(want.get("images", want.get("clips")))))
+            first = last[0]
+            for field in {"image": ("width", "height"),
+                          "audio": ("sample_rate", "channels", "frames")}.get(kind, ()):
+                self.assertEqual(first[field], want[field], (run, tag, field))
+            if kind == "histogram":
+                self.assertEqual(len(first["buckets"]), want["buckets"], (run, tag))
+                for field in ("min", "max", "num"):
+                    near = abs(first[field] - want[field]) <= 1e-6 * max(1, abs(want[field]))
+                    self.assertTrue(near, (run, tag, field, first[field], want[field]))
+            if kind == "text":
+                text = first["text"]
+                if first["rows"]:  # a table: JSON rows
+                    text = "\n".join("\t".join(row) for row in json.loads(text))
+                self.assertEqual(text, want["text"], (run, tag))
+            # The bytes as written: the digest is theirs, and `blob` writes them whole.
+            with urllib.request.urlopen(base + "/api/v1/blobs/" + first["blob"]) as reply:
+                blob = reply.read()
+                self.assertEqual(reply.headers["X-Content-Type-Options"], "nosniff")
+                if kind == "image":
+                    self.assertIn(reply.headers["Content-Type"], ("image/png", "image/jpeg"))
+            self.assertEqual(hashlib.sha256(blob).hexdigest(), first["blob"])
+            self.assertEqual(len(blob), first["bytes"])
+            saved = os.path.join(self.tmp.name, "blob")
+            subprocess.run([CLI, "--collector", base, "blob", first["blob"], saved], check=True)
+            with open(saved, "rb") as f:
+                self.assertEqual(f.read(), blob)
+        listing = cli_json(["--collector", base, "samples", runs[0]])
+        self.assertEqual({(t["run"], t["tag"]) for t in listing},
+                         {(r, t) for r, t, _ in tags if r == runs[0]})
 
     def test_hostile_samples_are_refused_and_the_rest_read(self):
         logdir = os.path.join(self.tmp.name, "hostile")

@@ -49,6 +49,37 @@ def restore_environment(saved):
         else:
             os.environ[key] = value
 
+def png_bytes(width, height):
+    """A real PNG (RGB, every pixel grey), written with zlib as any writer would."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"\x80" * (3 * width) for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def decode_png(data):
+    """The pixels of a PNG the client wrote (8-bit, filter 0): rows of tuples."""
+    import struct
+    import zlib
+    width, height, _, colour = struct.unpack(">IIBB", data[16:26])
+    channels = {0: 1, 4: 2, 2: 3, 6: 4}[colour]
+    at, idat = 8, b""
+    while at < len(data):
+        length, = struct.unpack(">I", data[at:at + 4])
+        if data[at + 4:at + 8] == b"IDAT":
+            idat += data[at + 8:at + 8 + length]
+        at += 12 + length
+    raw = zlib.decompress(idat)
+    stride = 1 + width * channels
+    return [[tuple(raw[r * stride + 1 + c * channels:r * stride + 1 + (c + 1) * channels])
+             for c in range(width)] for r in range(height)]
+
+
 class Collector:
     """A real signalbox-collector on a free loopback port, with its own data directory."""
 
@@ -291,6 +322,118 @@ class AgainstCollectorTest(unittest.TestCase):
                 process.kill()
                 process.wait()
         return process.returncode, out, err
+
+    def samples(self, run, tag):
+        """A tag's items as the collector serves them, and its kind."""
+        query = urllib.parse.urlencode({"run": run, "tag": tag, "limit": 1000})
+        page = json.loads(self.collector.request("/api/v1/samples?" + query))
+        return page["kind"], page["samples"]
+
+    def blob(self, digest):
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(self.collector.url + "/api/v1/blobs/" + digest, timeout=BOUND) as reply:
+            return reply.read()
+
+    def test_samples_beside_scalars_in_one_log_call(self):
+        name = unique("samples")
+        run = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        png = png_bytes(3, 2)
+        for step in range(3):
+            run.log({"loss": 1.0 / (step + 1), "picture": signalbox.Image(png),
+                     "weights": signalbox.Histogram([0.5, 1.5, 1.5, 2.5, float("nan")], bins=2),
+                     "note": signalbox.Text("step %d: ok \u00e9" % step),
+                     "scores": signalbox.Table([["a", 1], ["b", 2]]),
+                     "tone": signalbox.Audio([0.0, 0.5, -0.5, 1.0], rate=8000)}, step=step)
+        run.finish()
+        self.assertEqual((run.acknowledged, run.dropped, run.refused, run.invalid, run.unsent),
+                         (3 + 5 * 3, 0, 0, 0, 0))
+        self.assertEqual(self.collector.count(name, "loss"), 3)
+        kind, images = self.samples(name, "picture")
+        self.assertEqual(kind, "image")
+        self.assertEqual([(i["step"], i["width"], i["height"]) for i in images],
+                         [(0, 3, 2), (1, 3, 2), (2, 3, 2)])
+        self.assertEqual(self.blob(images[0]["blob"]), png)
+        self.assertEqual(len({i["blob"] for i in images}), 1)  # the same bytes, one blob
+        kind, histograms = self.samples(name, "weights")
+        self.assertEqual(kind, "histogram")
+        self.assertEqual(histograms[0]["buckets"], [[0.5, 1.5, 1.0], [1.5, 2.5, 3.0]])
+        self.assertEqual((histograms[0]["num"], histograms[0]["sum"]), (4, 6.0))  # NaN left out
+        _, notes = self.samples(name, "note")
+        self.assertEqual(notes[2]["text"], "step 2: ok \u00e9")
+        _, tables = self.samples(name, "scores")
+        self.assertEqual((tables[0]["rows"], tables[0]["columns"]), (2, 2))
+        self.assertEqual(json.loads(tables[0]["text"]), [["a", "1"], ["b", "2"]])
+        _, clips = self.samples(name, "tone")
+        self.assertEqual((clips[0]["sample_rate"], clips[0]["frames"], clips[0]["channels"]),
+                         (8000, 4, 1))
+        self.assertTrue(self.blob(clips[0]["blob"]).startswith(b"RIFF"))
+
+    def test_arrays_are_encoded_on_the_sender(self):
+        try:
+            import numpy as np
+            from PIL import Image as PilImage
+        except ImportError:
+            if os.environ.get("SIGNALBOX_TEST_NUMPY") == "required":
+                raise
+            self.skipTest("numpy or Pillow is missing (python_client_arrays runs this test with "
+                          "Debian's python3, which has them)")
+        name = unique("arrays")
+        run = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        hwc = np.zeros((4, 6, 3), np.uint8)
+        hwc[1, 2] = (255, 0, 10)
+        chw = np.ones((1, 5, 7), np.float32) * 0.5  # float in [0, 1], channels first
+        batch = np.zeros((5, 3, 8, 8), np.float64)  # N x C x H x W: one grid of 3 x 2 cells
+        weights = np.random.default_rng(0).normal(size=1_000_000).astype(np.float32)
+        weights[:10] = np.nan
+        pil = PilImage.new("RGB", (9, 2), (1, 2, 3))
+        run.log({"pil": signalbox.Image(pil)}, step=6)
+        pil.putpixel((0, 0), (9, 9, 9))  # log() took a copy
+        run.log({"hwc": signalbox.Image(hwc), "chw": signalbox.Image(chw),
+                 "batch": signalbox.Image(batch), "w": signalbox.Histogram(weights, bins=30),
+                 "stereo": signalbox.Audio(np.zeros((100, 2), np.float32), rate=16000)}, step=7)
+        hwc[:] = 0  # log() took a copy
+        run.finish()
+        self.assertEqual((run.acknowledged, run.invalid, run.refused), (6, 0, 0))
+        pil_item = self.samples(name, "pil")[1][0]
+        self.assertEqual((pil_item["width"], pil_item["height"]), (9, 2))
+        with PilImage.open(io.BytesIO(self.blob(pil_item["blob"]))) as sent:
+            self.assertEqual(sent.getpixel((0, 0)), (1, 2, 3))
+        facts = {tag: self.samples(name, tag)[1][0] for tag in ("hwc", "chw", "batch", "w",
+                                                                  "stereo")}
+        self.assertEqual((facts["hwc"]["width"], facts["hwc"]["height"]), (6, 4))
+        self.assertEqual((facts["chw"]["width"], facts["chw"]["height"]), (7, 5))
+        self.assertEqual((facts["batch"]["width"], facts["batch"]["height"]), (3 * 8 + 4, 2 * 8 + 2))
+        self.assertEqual(decode_png(self.blob(facts["hwc"]["blob"]))[1][2], (255, 0, 10))
+        self.assertEqual(decode_png(self.blob(facts["chw"]["blob"]))[0][0], (128,))
+        self.assertEqual(facts["w"]["num"], 999_990)
+        self.assertEqual(len(facts["w"]["buckets"]), 30)
+        self.assertEqual(sum(b[2] for b in facts["w"]["buckets"]), 999_990)
+        self.assertEqual((facts["stereo"]["channels"], facts["stereo"]["frames"]), (2, 100))
+
+    def test_samples_the_collector_refuses_are_said_and_the_rest_kept(self):
+        name = unique("refused")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            run = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+            run.log({"bad": signalbox.Image(b"not an image"), "x": 1.0}, step=0)
+            run.log({"nan": signalbox.Histogram(buckets=[(float("nan"), 1, 1)])}, step=1)
+            run.log({"good": signalbox.Text("kept")}, step=2)
+            run.finish()
+        self.assertEqual(run.refused, 1, err.getvalue())  # the image; its push held only it
+        self.assertEqual(run.invalid, 1, err.getvalue())  # the NaN edge, caught here
+        self.assertIn("not an image TensorBoard shows", err.getvalue())
+        self.assertEqual(self.samples(name, "good")[1][0]["text"], "kept")
+        self.assertEqual(self.collector.count(name, "x"), 1)
+
+    def test_samples_without_a_collector_are_counted_unsent(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            run = signalbox.Run(run=unique("nowhere"), collector=UNREACHABLE, heartbeat=0,
+                                finish_timeout=0.5, out=io.StringIO())
+            run.log({"t": signalbox.Text("lost"), "x": 1.0}, step=0)
+            run.finish()
+        self.assertEqual((run.unsent, run.printed), (1, 1), err.getvalue())
+        self.assertIn("1 neither sent nor printed", err.getvalue())
 
     LOG_3000 = """
 signalbox.init(run=NAME, flush_interval=60, heartbeat=0)  # nothing sent before the signal

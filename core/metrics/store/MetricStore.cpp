@@ -6,6 +6,7 @@
 #include "storage/StoreFiles.h"
 #include "util/Files.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -84,7 +85,7 @@ Status MetricStore::acknowledgeRecovery() {
 }
 
 Status MetricStore::load() {
-    JournalReplay replay(m_runs, m_series, m_batches);
+    JournalReplay replay(m_runs, m_series, m_batches, m_samples);
     if (Status read = m_journal.replay(
             [&replay](quint32 type, QByteArrayView payload) { replay.read(type, payload); },
             &m_recoveryNotes, &m_lossNotes);
@@ -95,6 +96,7 @@ Status MetricStore::load() {
                     "format %3 and earlier"_s.arg(m_directory.path())
                         .arg(replay.format)
                         .arg(store_records::kFormat));
+    m_format = replay.format;
     // Opening adds no series: one look-up by id serves every step below.
     const QHash<quint32, StoredSeries *> byId = m_series.byId();
     LegacySeriesFiles legacy(m_directory, m_series, &m_recoveryNotes, &m_lossNotes);
@@ -127,7 +129,8 @@ Status MetricStore::load() {
         return opened;
     if (m_journal.size() == 0) { // a new store: its journal says its format first
         QByteArray record;
-        store_records::append(&record, RecordType::Format, store_records::format());
+        m_format = store_records::kFormatOfPointsOnly; // until its first sample
+        store_records::append(&record, RecordType::Format, store_records::format(m_format));
         if (Status appended = m_journal.append(record, &m_recoveryNotes); !appended)
             return appended;
     }
@@ -163,6 +166,8 @@ Status MetricStore::loadDataFiles(const JournalReplay &replay,
         if (byId.contains(id))
             named.insert(extent.file);
     }
+    for (const StoredBlob &blob : m_samples.blobs())
+        named.insert(blob.file);
     QHash<quint32, qint64> sizes;
     if (Status opened = m_data.recover(named, &sizes, &m_lossNotes); !opened)
         return opened;
@@ -172,6 +177,18 @@ Status MetricStore::loadDataFiles(const JournalReplay &replay,
         if (StoredSeries *series = byId.value(id, nullptr))
             series->extents.push_back(extent);
     }
+    for (const StoredBlob &blob : m_samples.blobs())
+        m_data.reserve(blob.extent());
+    // A blob the disk lost keeps its record (the loss is said, never hidden by a rewrite).
+    if (const qint64 lost = m_samples.markLost([&](const StoredBlob &blob) {
+            return m_data.isOpen(blob.file) && sizes.value(blob.file) >= blob.offset + blob.size;
+        });
+        lost > 0)
+        m_lossNotes << u"%1 blobs (images, histograms, text or audio) were lost by the disk: "
+                       "their samples are listed, and reading them fails"_s.arg(lost);
+    if (m_samples.unplaced() > 0)
+        m_lossNotes << u"%1 samples name a tag or blob that no journal record holds (a damaged "
+                       "journal): they are left out"_s.arg(m_samples.unplaced());
     for (const auto &series : m_series.all()) {
         const qint64 committedCount = replay.committed.value(series->id, 0);
         // Points readable in order: up to the first extent the disk lost, in part or whole.
@@ -227,7 +244,10 @@ Status MetricStore::saveSummaries() {
 
 Status MetricStore::compactJournal() {
     QByteArray snapshot;
-    store_records::append(&snapshot, RecordType::Format, store_records::format());
+    const quint32 format = m_samples.tags().empty() && m_samples.blobs().empty()
+                               ? store_records::kFormatOfPointsOnly
+                               : store_records::kFormat;
+    store_records::append(&snapshot, RecordType::Format, store_records::format(format));
     for (const RunInfo &run : m_runs.byName())
         store_records::append(&snapshot, RecordType::Run, store_records::run(run));
     QByteArray commit;
@@ -242,9 +262,11 @@ Status MetricStore::compactJournal() {
     store_records::append(&snapshot, RecordType::Committed, commit);
     for (const QString &batch : m_batches.keys())
         store_records::append(&snapshot, RecordType::BatchKey, batch.toUtf8());
+    m_samples.appendSnapshot(&snapshot);
     // Series data must be on disk before a journal that no longer lists older commits.
     if (Status swapped = m_journal.replace(snapshot, [this] { return sync(); }); !swapped)
         return swapped;
+    m_format = format;
     // Compacting again only once as much again was appended keeps the bytes written per append
     // flat however many runs the snapshot holds.
     m_compactAt = std::max(kCompactJournalAt, 2 * m_journal.size());
@@ -304,19 +326,12 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
         }
     }
     QByteArray journal;
-    const bool isNew = !m_runs.contains(run);
-    RunInfo merged = m_runs.value(run);
-    if (info)
-        merged.merge(*info);
-    if (!merged.start) {
-        for (const SeriesPoints &s : series) {
-            if (!s.points.empty())
-                merged.start =
-                    std::min(merged.start.value_or(s.points.front().wall), s.points.front().wall);
-        }
+    std::optional<double> earliest;
+    for (const SeriesPoints &s : series) {
+        if (!s.points.empty())
+            earliest = std::min(earliest.value_or(s.points.front().wall), s.points.front().wall);
     }
-    if (isNew || info || merged.start != m_runs.value(run).start)
-        store_records::append(&journal, RecordType::Run, store_records::run(merged));
+    const RunInfo merged = mergedRun(run, info, earliest, &journal);
 
     // Write the points; on failure, forget the room this batch took (what it wrote past the
     // committed counts is never read, and is written over by the next batch).
@@ -542,6 +557,197 @@ Status MetricStore::sync() {
     if (Status synced = m_data.sync(); !synced)
         return synced;
     return m_journal.sync();
+}
+
+RunInfo MetricStore::mergedRun(const QString &run, const RunInfo *info,
+                               std::optional<double> earliest, QByteArray *journal) const {
+    const RunInfo stored = m_runs.value(run);
+    RunInfo merged = stored;
+    if (info)
+        merged.merge(*info);
+    if (!merged.start)
+        merged.start = earliest;
+    if (!m_runs.contains(run) || info || merged.start != stored.start)
+        store_records::append(journal, RecordType::Run, store_records::run(merged));
+    return merged;
+}
+
+Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<Sample> &samples) {
+    if (run.isEmpty())
+        return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
+    if (samples.empty())
+        return 0;
+    QByteArray journal;
+    if (m_format < store_records::kFormat) // an earlier Signalbox would drop samples: it refuses
+        store_records::append(&journal, RecordType::Format,
+                              store_records::format(store_records::kFormat));
+    std::optional<double> earliest;
+    for (const Sample &sample : samples)
+        earliest = std::min(earliest.value_or(sample.wall), sample.wall);
+    const RunInfo merged = mergedRun(run, nullptr, earliest, &journal);
+
+    // New tags and blobs join the table at once (a batch may hold the same bytes twice); on
+    // failure they, and the room their bytes took, are taken back.
+    const SampleTable::Mark tableMark = m_samples.mark();
+    const DataFiles::Mark dataMark = m_data.mark();
+    auto refuse = [&](Error why) -> Result<qint64> {
+        m_samples.truncate(tableMark);
+        m_data.rollBack(dataMark);
+        return why;
+    };
+    bool newTags = false;
+    QByteArray blobs, entries;
+    std::vector<std::pair<SampleTag *, StoredSample>> added;
+    QHash<SampleTag *, qint64> adding; // items per tag in this batch
+    for (const Sample &sample : samples) {
+        SampleTag *tag = m_samples.find(run, sample.tag);
+        if (!tag) {
+            if (m_samples.tagCount(run) >= SampleTable::kMostTagsPerRun)
+                return refuse(
+                    fail(u"run \"%1\" has %2 tags of samples, the most a run keeps"_s.arg(run).arg(
+                             SampleTable::kMostTagsPerRun),
+                         ErrorCode::InvalidInput));
+            tag = m_samples.createTag(run, sample.tag, sample.kind);
+            newTags = true;
+            store_records::append(&journal, RecordType::SampleTag, SampleTable::tagRecord(*tag));
+        } else if (tag->kind != sample.kind) {
+            return refuse(
+                fail(u"tag \"%1\" of run \"%2\" holds %3 samples, not %4"_s.arg(
+                         sample.tag, run, sampleKindName(tag->kind), sampleKindName(sample.kind)),
+                     ErrorCode::InvalidInput));
+        }
+        const QByteArray digest =
+            sample.digest.size() == 32
+                ? sample.digest
+                : QCryptographicHash::hash(sample.bytes, QCryptographicHash::Sha256);
+        std::optional<quint32> blob = m_samples.blob(digest);
+        if (!blob) {
+            auto extent = m_data.allocateBytes(sample.bytes.size());
+            if (!extent)
+                return refuse(fail(extent.error(), ErrorCode::StorageFailed));
+            if (Status written = m_data.writeBytes(*extent, sample.bytes); !written)
+                return refuse(fail(written.error(), ErrorCode::StorageFailed));
+            blob = m_samples.addBlob({digest, sample.bytes.size(), extent->file, extent->offset});
+            SampleTable::appendBlobEntry(&blobs, m_samples.blobs()[*blob]);
+        }
+        const StoredSample item{sample.step, sample.wall, *blob, sample.index, sample.facts};
+        if (SampleTable::holds(*tag, item))
+            continue; // stored before: a file read again, a push sent again
+        if (qint64(tag->samples.size()) + ++adding[tag] > SampleTable::kMostSamplesPerTag)
+            return refuse(fail(u"tag \"%1\" of run \"%2\" would hold more than %3 samples, the "
+                               "most a tag keeps"_s.arg(sample.tag, run)
+                                   .arg(SampleTable::kMostSamplesPerTag),
+                               ErrorCode::InvalidInput));
+        m_samples.appendSampleEntry(&entries, *tag, item);
+        added.emplace_back(tag, item);
+    }
+    if (!blobs.isEmpty())
+        store_records::append(&journal, RecordType::Blobs, blobs);
+    if (!entries.isEmpty())
+        store_records::append(&journal, RecordType::Samples, entries);
+    if (added.empty() && !newTags && blobs.isEmpty()) {
+        m_samples.truncate(tableMark);
+        m_data.rollBack(dataMark);
+        return 0; // every item was there: nothing to say
+    }
+    // The blobs' bytes were written before the record that names them; the journal's append is
+    // the commit.
+    if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended)
+        return refuse(fail(appended.error(), ErrorCode::StorageFailed));
+    m_format = std::max(m_format, store_records::kFormat);
+    m_runs.set(merged);
+    for (const auto &[tag, item] : added)
+        m_samples.addSample(tag, item);
+    if (m_journal.size() > m_compactAt)
+        compactOrNote();
+    return qint64(added.size());
+}
+
+std::vector<MetricStore::SampleTagInfo> MetricStore::sampleTags(const QString &run) const {
+    std::vector<SampleTagInfo> out;
+    for (const SampleTag *tag : m_samples.ofRun(run)) {
+        if (tag->samples.empty())
+            continue; // created by a batch that stored no item
+        SampleTagInfo info{tag->tag, tag->kind, qint64(tag->samples.size()),
+                           tag->samples.front().step, tag->samples.back().step};
+        if (!tag->ordered) {
+            const auto [low, high] = std::minmax_element(
+                tag->samples.begin(), tag->samples.end(),
+                [](const StoredSample &a, const StoredSample &b) { return a.step < b.step; });
+            info.firstStep = low->step;
+            info.lastStep = high->step;
+        }
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+Result<MetricStore::SamplePage> MetricStore::samples(const QString &run, const QString &tag,
+                                                     std::optional<double> from,
+                                                     std::optional<double> to, qint64 offset,
+                                                     qint64 limit) const {
+    const SampleTag *found = m_samples.find(run, tag);
+    if (!found || found->samples.empty())
+        return fail(u"run \"%1\" has no samples under tag \"%2\""_s.arg(run, tag));
+    const std::vector<StoredSample> &all = found->samples;
+    auto inRange = [&](double step) {
+        return (!from || step >= *from) && (!to || step <= *to);
+    };
+    // Indices of the range's items in step order: a stretch for a tag whose steps only rise.
+    std::vector<qint64> order;
+    qint64 first = 0;
+    qint64 total = 0;
+    if (found->ordered) {
+        auto byStep = [](const StoredSample &held, double step) {
+            return held.step < step;
+        };
+        first = from ? std::lower_bound(all.begin(), all.end(), *from, byStep) - all.begin() : 0;
+        const qint64 end = to ? std::upper_bound(all.begin(), all.end(), *to,
+                                                 [](double step, const StoredSample &held) {
+                                                     return step < held.step;
+                                                 }) -
+                                    all.begin()
+                              : qint64(all.size());
+        total = std::max<qint64>(0, end - first);
+    } else {
+        for (qint64 i = 0; i < qint64(all.size()); ++i) {
+            if (inRange(all[std::size_t(i)].step))
+                order.push_back(i);
+        }
+        std::stable_sort(order.begin(), order.end(), [&all](qint64 a, qint64 b) {
+            return all[std::size_t(a)].step < all[std::size_t(b)].step;
+        });
+        total = qint64(order.size());
+    }
+    SamplePage page{found->kind, total, {}};
+    for (qint64 i = std::max<qint64>(0, offset); i < total && qint64(page.samples.size()) < limit;
+         ++i) {
+        const StoredSample &item =
+            all[std::size_t(found->ordered ? first + i : order[std::size_t(i)])];
+        const StoredBlob &blob = m_samples.blobs()[item.blob];
+        page.samples.push_back({item, blob.digest, blob.size});
+    }
+    return page;
+}
+
+Result<QByteArray> MetricStore::readBlob(QByteArrayView digest) const {
+    const auto index = m_samples.blob(digest);
+    if (!index)
+        return fail(u"no blob %1"_s.arg(QString::fromLatin1(digest.toByteArray().toHex())));
+    const StoredBlob &blob = m_samples.blobs()[*index];
+    const auto file = m_data.file(blob.file);
+    QByteArray bytes(blob.size, Qt::Uninitialized);
+    if (blob.lost || !file)
+        return fail(u"blob %1 was lost by the disk (data/%2.dat)"_s
+                        .arg(QString::fromLatin1(blob.digest.toHex()))
+                        .arg(blob.file),
+                    ErrorCode::StorageFailed);
+    if (!readFully(file->fd.get(), bytes.data(), blob.size, blob.offset))
+        return fail(systemError(u"cannot read blob %1 from data/%2.dat"_s
+                                    .arg(QString::fromLatin1(blob.digest.toHex()))
+                                    .arg(blob.file)),
+                    ErrorCode::StorageFailed);
+    return bytes;
 }
 
 } // namespace sb

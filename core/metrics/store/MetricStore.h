@@ -4,6 +4,7 @@
 #include "CsvExport.h"
 #include "ExtentSource.h"
 #include "RunIndex.h"
+#include "SampleTable.h"
 #include "SeriesTable.h"
 #include "StoreRecords.h"
 #include "SummariesCache.h"
@@ -41,6 +42,10 @@ class LegacySeriesFiles;
 //                    24 bytes each, filled in order; a series has a few, each at least as large
 //                    as all its earlier ones together, so that a long series lies in few pieces
 //                    and a million short ones share a few files
+//   (samples)        images, histograms, text and audio: each item's bytes a blob, stored once
+//                    per digest in an extent of its own in the data files, named by a Blobs
+//                    record; the items in Samples records, each naming its tag and blob; both in
+//                    the same append as a batch's commit (see SampleTable)
 //   summaries        CRC-framed records of series' summaries (SeriesSummary::saved), each giving
 //                    a series' summary from some block on; rewritten whole when mostly stale
 // A batch is written to its extents first and acknowledged once its commit record (with any new
@@ -157,7 +162,43 @@ public:
     Status saveSummaries();
     std::size_t summaryBytes() const;
 
+    // Samples (images, histograms, text, audio) of one run, stored whole or not at all, under
+    // the rules of points: each blob written once (a digest the store holds is not written
+    // again), and an item its tag holds already (the same step, time, index and bytes) skipped,
+    // so that a file read again or a retried push stores nothing twice. A tag keeps the kind of
+    // its first item. Each sample must have passed checkSample. Returns how many were new.
+    Result<qint64> appendSamples(const QString &run, const std::vector<Sample> &samples);
+    struct SampleTagInfo {
+        QString tag;
+        SampleKind kind = SampleKind::Image;
+        qint64 count = 0;
+        double firstStep = 0; // the smallest and largest
+        double lastStep = 0;
+    };
+    std::vector<SampleTagInfo> sampleTags(const QString &run) const;
+    struct FoundSample {
+        StoredSample item;
+        QByteArray digest;
+        qint64 size = 0; // of its blob
+    };
+    struct SamplePage {
+        SampleKind kind = SampleKind::Image;
+        qint64 total = 0; // items with steps in the range
+        std::vector<FoundSample> samples;
+    };
+    // A tag's items with steps in [from, to], in step order (arrival order within a step):
+    // `limit` of them after the first `offset`. A missing run or tag: ErrorCode::Failed.
+    Result<SamplePage> samples(const QString &run, const QString &tag, std::optional<double> from,
+                               std::optional<double> to, qint64 offset, qint64 limit) const;
+    // A blob's bytes by its digest (32 bytes): missing is ErrorCode::Failed, unreadable
+    // ErrorCode::StorageFailed.
+    Result<QByteArray> readBlob(QByteArrayView digest) const;
+
 private:
+    // The run's info with `info` merged in and its start at `earliest` unless it has one; its
+    // record added to `journal` when it changed.
+    RunInfo mergedRun(const QString &run, const RunInfo *info, std::optional<double> earliest,
+                      QByteArray *journal) const;
     explicit MetricStore(const QString &directory);
     Status load();
     // A store of the first layout: its series files moved into data files.
@@ -195,6 +236,8 @@ private:
     RunIndex m_runs;
     BatchLedger m_batches;
     SeriesTable m_series;
+    SampleTable m_samples;
+    quint32 m_format = store_records::kFormat; // what the journal says of itself
     std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
 };
 

@@ -17,10 +17,10 @@ void append(QByteArray *out, RecordType type, QByteArrayView payload) {
     journal_framing::append(out, static_cast<quint32>(type), payload);
 }
 
-QByteArray format() {
-    char version[4];
-    qToLittleEndian<quint32>(kFormat, version);
-    return QByteArray(version, 4);
+QByteArray format(quint32 version) {
+    char payload[4];
+    qToLittleEndian<quint32>(version, payload);
+    return QByteArray(payload, 4);
 }
 
 QByteArray run(const RunInfo &info) {
@@ -111,6 +111,12 @@ void JournalReplay::read(quint32 type, QByteArrayView payload) {
         if (!key.isEmpty())
             m_batches.remember(key);
         m_otherBytes += length;
+    } else if (type == static_cast<quint32>(RecordType::SampleTag)) {
+        m_samples.readTag(payload);
+    } else if (type == static_cast<quint32>(RecordType::Blobs)) {
+        m_samples.readBlobs(payload);
+    } else if (type == static_cast<quint32>(RecordType::Samples)) {
+        m_samples.readSamples(payload);
     } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
         format = qFromLittleEndian<quint32>(payload.data());
     } else if (type == static_cast<quint32>(RecordType::Extent) && payload.size() == 24) {
@@ -129,7 +135,7 @@ qint64 JournalReplay::snapshotBytes() const {
                    store_records::kCommittedEntryBytes * qint64(m_series.size());
     for (const qint64 runBytes : m_runRecordBytes)
         bytes += runBytes;
-    return bytes;
+    return bytes + m_samples.snapshotBytes();
 }
 
 } // namespace sb

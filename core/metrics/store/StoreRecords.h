@@ -2,6 +2,7 @@
 
 #include "BatchLedger.h"
 #include "RunIndex.h"
+#include "SampleTable.h"
 #include "SeriesTable.h"
 #include "metrics/MetricPoint.h"
 #include "storage/DataFiles.h"
@@ -25,17 +26,23 @@ enum class RecordType : quint32 {
     Summary = 5, // in the summaries file
     Format = 6,
     Extent = 7,
-    Series = 8,    // binary: id, the run's length, run and metric (UTF-8)
-    Committed = 9, // entries of id, count and the last point (36 bytes)
-    BatchKey = 10, // a batch's key (BatchLedger::key) as UTF-8; Batch: the earlier form
+    Series = 8,     // binary: id, the run's length, run and metric (UTF-8)
+    Committed = 9,  // entries of id, count and the last point (36 bytes)
+    BatchKey = 10,  // a batch's key (BatchLedger::key) as UTF-8; Batch: the earlier form
+    SampleTag = 11, // these three: see SampleTable (format 3 on)
+    Blobs = 12,
+    Samples = 13,
 };
 
 namespace store_records {
-constexpr quint32 kFormat = 2;              // data files; 1 (no format record): series files
+// 3: samples and blobs (a store says it with its first sample, so that an earlier Signalbox,
+// which would drop them, refuses it); 2: data files; 1 (no format record): series files.
+constexpr quint32 kFormat = 3;
+constexpr quint32 kFormatOfPointsOnly = 2;
 constexpr qint64 kSeriesIdBytes = 4;        // a series' id, as records and summaries give it
 constexpr qint64 kCommittedEntryBytes = 36; // of a Committed record: id, count, last point
 void append(QByteArray *out, RecordType type, QByteArrayView payload);
-QByteArray format();
+QByteArray format(quint32 version);
 QByteArray run(const RunInfo &info);
 QByteArray series(quint32 id, const QString &run, const QString &metric);
 QByteArray extent(quint32 series, const Extent &extent);
@@ -47,10 +54,11 @@ void appendCommitted(QByteArray *out, quint32 id, qint64 count, const MetricPoin
 // and gathers what opening the data files needs: committed counts, last points, extents.
 class JournalReplay {
 public:
-    JournalReplay(RunIndex &runs, SeriesTable &series, BatchLedger &batches)
+    JournalReplay(RunIndex &runs, SeriesTable &series, BatchLedger &batches, SampleTable &samples)
         : m_runs(runs)
         , m_series(series)
-        , m_batches(batches) {}
+        , m_batches(batches)
+        , m_samples(samples) {}
     void read(quint32 type, QByteArrayView payload);
 
     QHash<quint32, qint64> committed;
@@ -66,6 +74,7 @@ private:
     RunIndex &m_runs;
     SeriesTable &m_series;
     BatchLedger &m_batches;
+    SampleTable &m_samples;
     QSet<quint32> m_ids;                     // of the series read
     QHash<QString, qint64> m_runRecordBytes; // the latest record of each run: what a snapshot holds
     qint64 m_otherBytes = 0;                 // of records other than runs'
