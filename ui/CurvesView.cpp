@@ -6,12 +6,15 @@
 #include "Settings.h"
 #include "Swatches.h"
 #include "client/CurvesFeed.h"
+#include "client/SamplesFeed.h"
 #include "metrics/RunColors.h"
+#include "samples/SamplesPanel.h"
 #include "util/PlainText.h"
 
 #include <QLabel>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -33,6 +36,9 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     , m_panel(new RunsPanel(m_runs, collector))
     , m_controls(new CurvesControls([this] { return shownRunInfos(); }))
     , m_grid(new ChartGrid(collector->url()))
+    , m_samplesFeed(new SamplesFeed(collector, this))
+    , m_samples(new SamplesPanel(m_samplesFeed))
+    , m_tabs(new QTabWidget)
     , m_export(new CurvesExport(collector, this))
     , m_legend(makeLegend()) {
     auto *right = new QWidget;
@@ -40,7 +46,12 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(m_controls);
     rightLayout->addWidget(m_legend);
-    rightLayout->addWidget(m_grid);
+    m_tabs->setObjectName(u"curvesTabs"_s);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_grid, tr("Curves"));
+    m_tabs->addTab(m_samples, tr("Samples"));
+    m_tabs->setTabVisible(1, false); // until a shown run has samples
+    rightLayout->addWidget(m_tabs);
     auto *splitter = new QSplitter;
     splitter->setObjectName(u"curvesSplitter"_s);
     splitter->addWidget(m_panel);
@@ -140,7 +151,13 @@ void CurvesView::connectParts() {
         updateLegend();
     });
     connect(&m_legendUpdate, &QTimer::timeout, this, &CurvesView::updateLegend);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &CurvesView::activateSamples);
+    connect(m_samples, &SamplesPanel::samplesChanged, this, [this] {
+        m_tabs->setTabVisible(1, m_samples->hasSamples() || m_tabs->currentIndex() == 1);
+    });
+    connect(m_samples, &SamplesPanel::problem, this, &CurvesView::collectorError);
     connect(&m_chartSet, &QTimer::timeout, this, [this] {
+        m_samples->setRuns(m_panel->shownRuns());
         rebuildCharts();
         refetchAll();
         m_legendUpdate.start();
@@ -169,11 +186,24 @@ void CurvesView::showEvent(QShowEvent *event) {
     QWidget::showEvent(event);
     m_shown = true;
     refetchAll(); // what changed while hidden
+    activateSamples();
 }
 
 void CurvesView::hideEvent(QHideEvent *event) {
     QWidget::hideEvent(event); // another tab in front, or the window minimised
     m_shown = false;
+    activateSamples();
+}
+
+void CurvesView::activateSamples() {
+    // The tags are listed even while the charts are in front, so the tab shows when it has
+    // something; items and blobs only while it is in front.
+    m_samplesFeed->setActive(m_shown);
+}
+
+void CurvesView::showSamplesTab() {
+    m_tabs->setTabVisible(1, true);
+    m_tabs->setCurrentIndex(1);
 }
 
 const QList<CurveChart *> &CurvesView::charts() const {

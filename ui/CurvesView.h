@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QLabel;
+class QTabWidget;
 
 namespace sb {
 
@@ -18,6 +19,8 @@ class CurvesControls;
 class CurvesExport;
 class CurvesFeed;
 class RunsPanel;
+class SamplesFeed;
+class SamplesPanel;
 
 // Learning curves: the runs table, a metric picker, and one chart per metric with the checked
 // runs overlaid. A shell over its parts: the runs panel (left), the toolbar, the legend and the
@@ -33,6 +36,10 @@ public:
 
     RunsModel *runsModel() const { return m_runs; }
     const QList<CurveChart *> &charts() const;
+    // The images, histograms, text and audio of the shown runs, on the "Samples" tab beside the
+    // charts (shown once a shown run has some).
+    SamplesPanel *samplesPanel() const { return m_samples; }
+    void showSamplesTab();
     void refresh();
     // Every point of the shown runs and charted metrics, streamed to a CSV or JSON Lines file (by
     // its name's ending); with no path, asks where. exported() says when it is written.
@@ -84,12 +91,17 @@ private:
     // A chart drawn from what the feed holds for it.
     void showFetched(const QString &metric);
     void updateLegend();
+    // The samples feed polls while its tab is in front and the view shows.
+    void activateSamples();
 
     RunsModel *m_runs;
     CurvesFeed *m_feed;
     RunsPanel *m_panel;
     CurvesControls *m_controls;
     ChartGrid *m_grid;
+    SamplesFeed *m_samplesFeed;
+    SamplesPanel *m_samples;
+    QTabWidget *m_tabs; // the charts, and the samples
     CurvesExport *m_export;
     QLabel *m_legend;
     QSet<QString> m_expanded; // groups drawn as their runs

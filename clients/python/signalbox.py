@@ -428,14 +428,14 @@ def _pixels(array):
     if array.dtype != np.uint8:
         array = np.clip(np.nan_to_num(array.astype(np.float64)), 0.0, 1.0)
         array = np.rint(array * 255).astype(np.uint8)
+    if array.ndim < 2 or array.ndim > 4:
+        raise ValueError("Image: an array of %d dimensions; expected 2, 3 or 4" % array.ndim)
     if array.ndim == 2:
         return array[:, :, None]
     channels_first = array.shape[-3] in (1, 3, 4) and array.shape[-1] not in (1, 3, 4)
     if array.ndim == 3:
         return array.transpose(1, 2, 0) if channels_first else array
-    if array.ndim == 4:
-        return array.transpose(0, 2, 3, 1) if channels_first else array
-    raise ValueError("Image: an array of %d dimensions; expected 2, 3 or 4" % array.ndim)
+    return array.transpose(0, 2, 3, 1) if channels_first else array
 
 
 def _grid(pixels, pad=2):
@@ -687,6 +687,7 @@ class Run:
         self.dropped = 0  # values dropped by log(): a full queue, after finish(), after fork
         self.refused = 0  # values the collector refused for their content
         self.invalid = 0  # values log() dropped at the call (not numbers, bad names)
+        self.unencoded = 0  # samples the sender could not encode (counted by the sender only)
         self.unsent = 0  # values neither sent nor printed (stdout failed, or finish ran out)
         self.acknowledged = 0
         self.printed = 0
@@ -828,6 +829,9 @@ class Run:
                 for column in (block[1], *columns):
                     if len(column) > rows:
                         column.pop()
+                if rows == 0:  # made for this row (a sample among the values): not left empty
+                    self._blocks.pop()
+                    self._tail = self._blocks[-1] if self._blocks else None
                 if isinstance(error, (TypeError, ValueError, OverflowError)):
                     return False
                 raise
@@ -900,14 +904,17 @@ class Run:
         if self._thread.is_alive():  # stdout blocked: what it still holds is not delivered
             self.unsent += _values(self._blocks) + _values(self._taken) + _values(
                 self._sending) + sum(_values(blocks) for _, blocks in self._retry)
+            self.unsent += len(self._samples) + sum(len(p) for p in self._samples_retry)
         self._reported = True
-        lost = self.dropped + self.refused + self.invalid + self.unsent
+        lost = self.dropped + self.refused + self.invalid + self.unencoded + self.unsent
         if lost or self.printed:
             print("signalbox: run %s: %d values acknowledged by the collector, %d printed as metric "
                   "lines, %d dropped (%d by log() with a full queue, after finish or after fork, "
-                  "%d refused by the collector, %d not numbers, %d neither sent nor printed)"
+                  "%d refused by the collector, %d not numbers or samples that could not be encoded, %d "
+                  "neither sent nor printed)"
                   % (self.name, self.acknowledged, self.printed, lost, self.dropped,
-                     self.refused, self.invalid, self.unsent), file=sys.stderr, flush=True)
+                     self.refused, self.invalid + self.unencoded, self.unsent), file=sys.stderr,
+                  flush=True)
 
     def _forked_copy(self):
         """In a child forked after init(): this copy sends nothing and ends nothing of the
@@ -962,7 +969,7 @@ class Run:
             held.append((None, self._taken))
             self._retry, self._retry_rows, self._sending, self._taken = [], 0, [], []
             with self._lock:  # samples cannot be printed: counted
-                self.unsent += len(self._samples) + sum(n for _, n in self._samples_retry)
+                self.unsent += len(self._samples) + sum(len(p) for p in self._samples_retry)
                 self._samples, self._samples_retry, self._sample_bytes = [], [], 0
             for batch_id, blocks in held:
                 try:
@@ -1030,8 +1037,8 @@ class Run:
                         pending, size = [], 0
                     pending.append((header, data))
                     size += len(data)
-            except (ValueError, TypeError, OverflowError, OSError) as error:
-                self.invalid += 1
+            except Exception as error:  # noqa: BLE001 - one sample's fault costs only itself
+                self.unencoded += 1
                 self._warn(("sample", tag), "sample %r at step %s cannot be encoded: %s; dropped "
                            "(said once per tag)" % (tag, step, error))
         if pending:

@@ -52,8 +52,13 @@ QString encodeQuery(const QueryItems &query) {
 // Our API explains its refusals in {"error": ...}; that says more than a status line. The body
 // is read off the calling thread, as every answer is.
 template <typename Done>
-void refuse(QObject *receiver, const QString &where, const QByteArray &body,
+// The collector's refusal in words; its status says whose it is to fix (400 and 413: the
+// request's content, sending it again fails again; 507: the collector's disk).
+void refuse(QObject *receiver, const QString &where, int status, const QByteArray &body,
             const QString &fallback, const Done &done) {
+    const ErrorCode code = status == 400 || status == 413 ? ErrorCode::InvalidInput
+                           : status == 507                ? ErrorCode::StorageFailed
+                                                          : ErrorCode::Failed;
     runOffThread(
         receiver,
         [where, body, fallback] {
@@ -61,7 +66,7 @@ void refuse(QObject *receiver, const QString &where, const QByteArray &body,
                 QJsonDocument::fromJson(body).object().value(u"error"_s).toString();
             return u"collector at %1: %2"_s.arg(where, apiError.isEmpty() ? fallback : apiError);
         },
-        [done](const QString &refusal) { done(fail(refusal)); });
+        [done, code](const QString &refusal) { done(fail(refusal, code)); });
 }
 
 } // namespace
@@ -82,13 +87,13 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
         if (!m_token.isEmpty())
             request.headers.append({"X-Signalbox-Token", m_token});
         const QString where = m_cluster->context().name;
-        m_cluster->send(request, receiver,
-                        [receiver, done = std::move(done), where](const KubeReply &reply) {
-                            if (reply.ok())
-                                done(Answer{reply.body, reply.json});
-                            else
-                                refuse(receiver, where, reply.body, reply.error, done);
-                        });
+        m_cluster->send(
+            request, receiver, [receiver, done = std::move(done), where](const KubeReply &reply) {
+                if (reply.ok())
+                    done(Answer{reply.body, reply.json});
+                else
+                    refuse(receiver, where, reply.status, reply.body, reply.error, done);
+            });
         return;
     }
     QUrl url = m_base;
@@ -107,7 +112,9 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
         if (reply->error() == QNetworkReply::NoError)
             done(Answer{answer, {}});
         else
-            refuse(receiver, reply->url().authority(), answer, reply->errorString(), done);
+            refuse(receiver, reply->url().authority(),
+                   reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), answer,
+                   reply->errorString(), done);
     });
 }
 
@@ -122,7 +129,7 @@ void CollectorClient::exchangeJson(const QByteArray &method, const QString &path
              [receiver, convert = std::move(convert),
               done = std::move(done)](const Result<Answer> &answer) {
                  if (!answer) {
-                     done(fail(answer.error()));
+                     done(answer.failure());
                      return;
                  }
                  // Parsed and decoded on a worker: a large answer never holds the caller's thread.
@@ -213,7 +220,7 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
                            return;
                        if (!answer) {
                            parts->failed = true;
-                           parts->done(fail(answer.error()));
+                           parts->done(answer.failure());
                            return;
                        }
                        parts->answers[static_cast<size_t>(index)] = std::move(answer).value();
@@ -277,7 +284,7 @@ void CollectorClient::exportCsv(const QString &run, const QString &metric, QObje
                  if (answer)
                      done(answer->body);
                  else
-                     done(fail(answer.error()));
+                     done(answer.failure());
              });
 }
 
@@ -325,7 +332,7 @@ void CollectorClient::blob(const QString &digest, QObject *context, Callback<QBy
                  if (answer)
                      done(answer->body);
                  else
-                     done(fail(answer.error()));
+                     done(answer.failure());
              });
 }
 

@@ -184,6 +184,10 @@ HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
     if (tags.isEmpty()) {
         QJsonArray listed;
         for (const QString &run : *runs) {
+            if (listed.size() > CollectorApi::kMostListedTags)
+                return error(u"more than %1 tags of samples in one answer: ask for fewer runs at "
+                             "a time"_s.arg(CollectorApi::kMostListedTags),
+                             BadRequest);
             for (const auto &tag : store.sampleTags(run))
                 listed.append(
                     SampleTagSummary{run, tag.tag, tag.kind, tag.count, tag.firstStep, tag.lastStep}
@@ -193,16 +197,18 @@ HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
     }
     if (runs->size() != 1 || tags.size() != 1)
         return error(u"ask for one run's tag at a time: run=NAME&tag=TAG"_s, BadRequest);
-    const qint64 limit = qint64(query.number(u"limit"_s).value_or(100));
-    if (limit < 1 || limit > CollectorApi::kMostSamplesPerPage)
+    // Compared as numbers before they become counts: 1e300 is finite, and no qint64.
+    const double limit = query.number(u"limit"_s).value_or(100);
+    if (!(limit >= 1 && limit <= CollectorApi::kMostSamplesPerPage))
         return error(u"limit must be 1 to %1 samples"_s.arg(CollectorApi::kMostSamplesPerPage),
                      BadRequest);
-    const qint64 offset = std::max<qint64>(0, qint64(query.number(u"offset"_s).value_or(0)));
+    const double offset =
+        std::clamp(query.number(u"offset"_s).value_or(0), 0.0, double(kMaxCoordinate));
     const auto page = store.samples(runs->front(), tags.front(), query.number(u"from"_s),
-                                    query.number(u"to"_s), offset, limit);
+                                    query.number(u"to"_s), qint64(offset), qint64(limit));
     if (!page)
         return error(page.error(), NotFound);
-    SamplesReply reply{runs->front(), tags.front(), page->kind, page->total, offset, {}};
+    SamplesReply reply{runs->front(), tags.front(), page->kind, page->total, qint64(offset), {}};
     qint64 buckets = 0;
     qint64 inlineBytes = 0;
     for (const MetricStore::FoundSample &found : page->samples) {
@@ -223,7 +229,10 @@ HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
                 (inlineBytes + more > CollectorApi::kMostInlineBytes ||
                  buckets + found.size / kHistogramBucketBytes > CollectorApi::kMostInlineBuckets))
                 break;
-            auto bytes = store.readBlob(found.digest);
+            // A text's first 64 KiB (and a character's worth more, to cut on its start).
+            auto bytes = store.readBlob(found.digest, page->kind == SampleKind::Text
+                                                          ? CollectorApi::kMostInlineText + 4
+                                                          : -1);
             if (!bytes) // stored, yet unreadable: never an answer that hides it
                 return error(bytes.error(), 500);
             if (page->kind == SampleKind::Text) {
@@ -232,7 +241,7 @@ HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
                 while (cut < bytes->size() && cut > 0 && (quint8(bytes->at(cut)) & 0xc0) == 0x80)
                     --cut;
                 item.text = QString::fromUtf8(bytes->first(cut));
-                item.textCut = cut < bytes->size();
+                item.textCut = cut < found.size;
                 inlineBytes += cut;
             } else {
                 auto decoded = decodeBuckets(*bytes);

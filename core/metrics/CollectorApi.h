@@ -48,7 +48,8 @@ inline constexpr int kMostGroups = 1'000;               // groups in one /groups
 inline constexpr qint64 kMostGroupColumns = 1'000'000;  // /groups: groups × width
 inline constexpr qint64 kMostGroupMembers = 100'000;    // /groups: members of all groups together
 inline constexpr qint64 kMostSamplesPerPush = 10'000;
-inline constexpr qint64 kMostSamplesPerPage = 1'000; // /samples: items in one answer
+inline constexpr qint64 kMostSamplesPerPage = 1'000;  // /samples: items in one answer
+inline constexpr qsizetype kMostListedTags = 100'000; // /samples?run=...: tags in one answer
 // /samples: what one answer carries inline (histograms' buckets, texts' bytes); an answer stops
 // early (but never before its first item) rather than pass it, and says where to go on.
 inline constexpr qint64 kMostInlineBuckets = 1'000'000;
@@ -144,6 +145,7 @@ struct SampleTagSummary {
     qint64 points = 0;
     double firstStep = 0;
     double lastStep = 0;
+    bool operator==(const SampleTagSummary &) const = default;
     QJsonObject toJson() const;
     static SampleTagSummary fromJson(const QJsonObject &json);
 };

@@ -8,6 +8,7 @@
 #include <QStringDecoder>
 #include <QtEndian>
 
+#include <algorithm>
 #include <cmath>
 
 namespace sb {
@@ -169,6 +170,31 @@ Result<std::vector<HistogramBucket>> decodeBuckets(QByteArrayView bytes) {
                         "negative"_s);
     }
     return buckets;
+}
+
+HistogramPercentiles histogramPercentiles(const std::vector<HistogramBucket> &buckets) {
+    HistogramPercentiles out;
+    out.fill(qQNaN());
+    double total = 0;
+    for (const HistogramBucket &bucket : buckets)
+        total += bucket.count;
+    if (!(total > 0))
+        return out;
+    std::size_t b = 0;
+    double before = 0; // the count below bucket b
+    for (std::size_t p = 0; p < kPercentiles.size(); ++p) {
+        const double target = kPercentiles[p] * total;
+        // The first bucket whose end reaches the target (a bucket of no count holds none).
+        while (b + 1 < buckets.size() &&
+               (before + buckets[b].count < target || buckets[b].count == 0)) {
+            before += buckets[b].count;
+            ++b;
+        }
+        const HistogramBucket &at = buckets[b];
+        const double within = at.count > 0 ? std::clamp((target - before) / at.count, 0.0, 1.0) : 0;
+        out[p] = at.left + within * (at.right - at.left);
+    }
+    return out;
 }
 
 namespace {

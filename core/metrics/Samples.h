@@ -66,6 +66,14 @@ struct HistogramBucket {
 QByteArray encodeBuckets(const std::vector<HistogramBucket> &buckets);
 Result<std::vector<HistogramBucket>> decodeBuckets(QByteArrayView bytes);
 
+// Where a histogram's values reach each of kPercentiles of its count, the count spread evenly
+// across each bucket: the lines of TensorBoard's distributions (the normal distribution's
+// -inf, -1.5σ, -1σ, -0.5σ, median, +0.5σ, +1σ, +1.5σ, +inf). NaN for a histogram of no count.
+inline constexpr std::array<double, 9> kPercentiles{0,      0.0668, 0.1587, 0.3085, 0.5,
+                                                    0.6915, 0.8413, 0.9332, 1};
+using HistogramPercentiles = std::array<double, 9>;
+HistogramPercentiles histogramPercentiles(const std::vector<HistogramBucket> &buckets);
+
 // The kind's facts as JSON fields: {"width", "height"}, {"min", "max", "num", "sum"},
 // {"rows", "columns"} or {"sample_rate", "frames", "channels"}; a NaN sum is left out.
 QJsonObject sampleFactsJson(SampleKind kind, const SampleFacts &facts);

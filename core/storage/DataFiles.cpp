@@ -197,9 +197,17 @@ DataFiles::Mark DataFiles::mark() const {
 }
 
 void DataFiles::rollBack(const Mark &mark) {
-    for (std::size_t i = 0; i < mark.ends.size(); ++i) {
-        if (m_files[i])
+    for (std::size_t i = 0; i < m_files.size(); ++i) {
+        if (!m_files[i])
+            continue;
+        if (i < mark.ends.size() && mark.ends[i] > 0) {
             m_files[i]->end = mark.ends[i];
+            continue;
+        }
+        // Created since the mark: what it holds is of no record, and a file of only its header
+        // is removed quietly at the next open (a failure here leaves it to lost+found instead).
+        m_files[i]->end = kHeaderSize;
+        (void)::ftruncate(m_files[i]->fd.get(), kHeaderSize);
     }
     m_fillFile = mark.fillFile;
 }

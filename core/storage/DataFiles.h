@@ -89,6 +89,7 @@ public:
         quint32 fillFile = 0;
     };
     Mark mark() const;
+    // Files made since the mark are cut back to their header.
     void rollBack(const Mark &mark);
 
 private:

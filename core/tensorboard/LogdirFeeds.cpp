@@ -241,11 +241,20 @@ void LogdirFeeds::pushNext(const QString &source, quint64 id, const std::shared_
     Feed &feed = *found;
     if (index < polled->pushes.size()) {
         const Polled::Push &push = polled->pushes[index];
+        // After a push of a run that must be read again, the run's later pushes wait for that
+        // read: sent now, they would be sent twice.
+        if (unstored.contains(push.run)) {
+            pushNext(source, id, polled, index + 1, unstored);
+            return;
+        }
         auto pushed = [this, source, id, polled, index, unstored, run = push.run,
-                       points = push.kind ==
-                                Polled::Push::Kind::Points](const Result<qint64> &stored) mutable {
+                       kind = push.kind](const Result<qint64> &stored) mutable {
             if (!stored) {
-                if (points)
+                // Points are read again; samples too (the store skips what it holds) unless
+                // refused for their content; a config is said once refused.
+                if (kind == Polled::Push::Kind::Points ||
+                    (kind == Polled::Push::Kind::Samples &&
+                     stored.errorCode() != ErrorCode::InvalidInput))
                     unstored.insert(run);
                 if (Feed *current = feedOf(source, id))
                     current->error = stored.error();

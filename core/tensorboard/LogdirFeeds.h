@@ -57,8 +57,9 @@ private:
     struct Polled {
         LogdirFollower follower;
         struct Push {
-            // Points: a refusal reads the run's files again. A config (hparams) and samples are
-            // said once refused: reading again could only send the points beside them twice.
+            // Points and samples: a failure reads the run's files again (the store skips the
+            // samples it holds); a config (hparams), or samples refused for their content, are
+            // said once: reading again would fail again.
             enum class Kind { Points, Config, Samples };
             QString run;
             QByteArray body;

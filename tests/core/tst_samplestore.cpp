@@ -170,6 +170,9 @@ void TestSampleStore::stepRangesComeInStepOrder() {
     QCOMPARE(steps(*store->samples(u"back"_s, u"h"_s, 2, 4, 0, 10)),
              (std::vector<double>{2, 3, 4}));
     QCOMPARE(steps(*store->samples(u"back"_s, u"h"_s, {}, {}, 3, 10)), (std::vector<double>{4, 5}));
+    // Read again (a logdir after a restart): each item is known, without a scan of the tag.
+    for (const double step : {5.0, 1.0, 3.0})
+        QCOMPARE(store->appendSamples(u"back"_s, {histogram(u"h"_s, step)}).value(), 0);
     const auto tags = store->sampleTags(u"back"_s);
     QCOMPARE(tags[0].firstStep, 1.0);
     QCOMPARE(tags[0].lastStep, 5.0);
@@ -254,6 +257,16 @@ void TestSampleStore::aLostDataFileIsSaidAndItsBlobsFailToRead() {
     // New items go to a new file, never over what was lost.
     QVERIFY(store->appendSamples(u"r"_s, {histogram(u"h"_s, 2)}).ok());
     QVERIFY(!QFile::exists(dir.path() + u"/data/0.dat"_s));
+    // The same bytes logged again are written anew, and read.
+    QCOMPARE(store->appendSamples(u"r"_s, {histogram(u"h"_s, 1)}).value(), 0); // item known
+    QVERIFY(store->readBlob(page->samples[0].digest).ok());
+    QVERIFY(store->acknowledgeRecovery().ok());
+    store.reset();
+    // The loss was said once: the next start finds nothing new to say.
+    store = openStore(dir.path());
+    QVERIFY2(store->recoveryNotes().isEmpty(), qPrintable(store->recoveryNotes().join(u'\n')));
+    QVERIFY(store->readBlob(page->samples[0].digest).ok());
+    QCOMPARE(store->samples(u"r"_s, u"h"_s, {}, {}, 0, 10)->total, 2);
 }
 
 void TestSampleStore::onlyAStoreWithSamplesSaysTheNewFormat() {
@@ -332,6 +345,10 @@ void TestSampleStore::aFullTagRefusesMoreAndNothingElse() {
     QVERIFY(!refused);
     QVERIFY(refused.error().contains(u"the most a tag keeps"_s));
     QVERIFY(store->sampleTags(u"r"_s).empty());
+    // What the refused batch wrote is of no record: the next start has nothing to keep aside.
+    store.reset();
+    store = openStore(dir.path());
+    QVERIFY2(store->recoveryNotes().isEmpty(), qPrintable(store->recoveryNotes().join(u'\n')));
     QCOMPARE(store->appendSamples(u"r"_s, batch).value(), sb::SampleTable::kMostSamplesPerTag);
     Sample more = one;
     more.step = -1;

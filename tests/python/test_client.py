@@ -336,7 +336,8 @@ class AgainstCollectorTest(unittest.TestCase):
 
     def test_samples_beside_scalars_in_one_log_call(self):
         name = unique("samples")
-        run = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        run = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0,
+                            flush_interval=60)  # nothing sent before finish()
         png = png_bytes(3, 2)
         for step in range(3):
             run.log({"loss": 1.0 / (step + 1), "picture": signalbox.Image(png),
@@ -344,9 +345,11 @@ class AgainstCollectorTest(unittest.TestCase):
                      "note": signalbox.Text("step %d: ok \u00e9" % step),
                      "scores": signalbox.Table([["a", 1], ["b", 2]]),
                      "tone": signalbox.Audio([0.0, 0.5, -0.5, 1.0], rate=8000)}, step=step)
+        # One block of the rows' numbers: none left empty by the rows' samples.
+        self.assertEqual([len(block[1]) for block in run._blocks], [3])
         run.finish()
-        self.assertEqual((run.acknowledged, run.dropped, run.refused, run.invalid, run.unsent),
-                         (3 + 5 * 3, 0, 0, 0, 0))
+        self.assertEqual((run.acknowledged, run.dropped, run.refused, run.invalid, run.unencoded,
+                          run.unsent), (3 + 5 * 3, 0, 0, 0, 0, 0))
         self.assertEqual(self.collector.count(name, "loss"), 3)
         kind, images = self.samples(name, "picture")
         self.assertEqual(kind, "image")
@@ -392,8 +395,10 @@ class AgainstCollectorTest(unittest.TestCase):
                  "batch": signalbox.Image(batch), "w": signalbox.Histogram(weights, bins=30),
                  "stereo": signalbox.Audio(np.zeros((100, 2), np.float32), rate=16000)}, step=7)
         hwc[:] = 0  # log() took a copy
+        run.log({"flat": signalbox.Image(np.zeros(5, np.uint8))}, step=8)  # not an image
         run.finish()
-        self.assertEqual((run.acknowledged, run.invalid, run.refused), (6, 0, 0))
+        self.assertEqual(run.unencoded, 1)
+        self.assertEqual((run.acknowledged, run.refused), (6, 0))
         pil_item = self.samples(name, "pil")[1][0]
         self.assertEqual((pil_item["width"], pil_item["height"]), (9, 2))
         with PilImage.open(io.BytesIO(self.blob(pil_item["blob"]))) as sent:
@@ -420,7 +425,7 @@ class AgainstCollectorTest(unittest.TestCase):
             run.log({"good": signalbox.Text("kept")}, step=2)
             run.finish()
         self.assertEqual(run.refused, 1, err.getvalue())  # the image; its push held only it
-        self.assertEqual(run.invalid, 1, err.getvalue())  # the NaN edge, caught here
+        self.assertEqual(run.unencoded, 1, err.getvalue())  # the NaN edge, caught here
         self.assertIn("not an image TensorBoard shows", err.getvalue())
         self.assertEqual(self.samples(name, "good")[1][0]["text"], "kept")
         self.assertEqual(self.collector.count(name, "x"), 1)

@@ -166,8 +166,10 @@ Status MetricStore::loadDataFiles(const JournalReplay &replay,
         if (byId.contains(id))
             named.insert(extent.file);
     }
-    for (const StoredBlob &blob : m_samples.blobs())
-        named.insert(blob.file);
+    for (const StoredBlob &blob : m_samples.blobs()) {
+        if (!blob.lost()) // one lost before names no file: its loss was said then
+            named.insert(blob.file);
+    }
     QHash<quint32, qint64> sizes;
     if (Status opened = m_data.recover(named, &sizes, &m_lossNotes); !opened)
         return opened;
@@ -177,15 +179,18 @@ Status MetricStore::loadDataFiles(const JournalReplay &replay,
         if (StoredSeries *series = byId.value(id, nullptr))
             series->extents.push_back(extent);
     }
-    for (const StoredBlob &blob : m_samples.blobs())
-        m_data.reserve(blob.extent());
+    for (const StoredBlob &blob : m_samples.blobs()) {
+        if (!blob.lost())
+            m_data.reserve(blob.extent());
+    }
     // A blob the disk lost keeps its record (the loss is said, never hidden by a rewrite).
     if (const qint64 lost = m_samples.markLost([&](const StoredBlob &blob) {
             return m_data.isOpen(blob.file) && sizes.value(blob.file) >= blob.offset + blob.size;
         });
         lost > 0)
         m_lossNotes << u"%1 blobs (images, histograms, text or audio) were lost by the disk: "
-                       "their samples are listed, and reading them fails"_s.arg(lost);
+                       "their samples are listed, reading them fails, and the same bytes logged "
+                       "again are stored anew"_s.arg(lost);
     if (m_samples.unplaced() > 0)
         m_lossNotes << u"%1 samples name a tag or blob that no journal record holds (a damaged "
                        "journal): they are left out"_s.arg(m_samples.unplaced());
@@ -586,11 +591,36 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
         earliest = std::min(earliest.value_or(sample.wall), sample.wall);
     const RunInfo merged = mergedRun(run, nullptr, earliest, &journal);
 
+    // What would refuse the batch is found before anything is written: each tag's kind, and
+    // how many tags a run keeps.
+    QHash<QString, SampleKind> kinds; // of the batch's tags
+    for (const Sample &sample : samples) {
+        const SampleTag *held = m_samples.find(run, sample.tag);
+        const SampleKind kind = held ? held->kind : kinds.value(sample.tag, sample.kind);
+        if (kind != sample.kind)
+            return fail(u"tag \"%1\" of run \"%2\" holds %3 samples, not %4"_s.arg(
+                            sample.tag, run, sampleKindName(kind), sampleKindName(sample.kind)),
+                        ErrorCode::InvalidInput);
+        if (!held)
+            kinds.insert(sample.tag, kind);
+    }
+    if (!kinds.isEmpty() && m_samples.tagCount(run) + kinds.size() > SampleTable::kMostTagsPerRun)
+        return fail(
+            u"run \"%1\" would have more than %2 tags of samples, the most a run keeps"_s.arg(run)
+                .arg(SampleTable::kMostTagsPerRun),
+            ErrorCode::InvalidInput);
+    if (!kinds.isEmpty() && m_samples.idsExhausted())
+        return fail(u"the store has made all the tags of samples it can (2^30)"_s,
+                    ErrorCode::StorageFailed);
+
     // New tags and blobs join the table at once (a batch may hold the same bytes twice); on
-    // failure they, and the room their bytes took, are taken back.
+    // failure they, the room their bytes took, and lost blobs written anew are taken back.
     const SampleTable::Mark tableMark = m_samples.mark();
     const DataFiles::Mark dataMark = m_data.mark();
+    std::vector<std::pair<quint32, StoredBlob>> rewritten; // lost blobs' entries before
     auto refuse = [&](Error why) -> Result<qint64> {
+        for (auto &[index, before] : rewritten)
+            m_samples.replaceBlob(index, std::move(before));
         m_samples.truncate(tableMark);
         m_data.rollBack(dataMark);
         return why;
@@ -602,33 +632,28 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
     for (const Sample &sample : samples) {
         SampleTag *tag = m_samples.find(run, sample.tag);
         if (!tag) {
-            if (m_samples.tagCount(run) >= SampleTable::kMostTagsPerRun)
-                return refuse(
-                    fail(u"run \"%1\" has %2 tags of samples, the most a run keeps"_s.arg(run).arg(
-                             SampleTable::kMostTagsPerRun),
-                         ErrorCode::InvalidInput));
             tag = m_samples.createTag(run, sample.tag, sample.kind);
             newTags = true;
             store_records::append(&journal, RecordType::SampleTag, SampleTable::tagRecord(*tag));
-        } else if (tag->kind != sample.kind) {
-            return refuse(
-                fail(u"tag \"%1\" of run \"%2\" holds %3 samples, not %4"_s.arg(
-                         sample.tag, run, sampleKindName(tag->kind), sampleKindName(sample.kind)),
-                     ErrorCode::InvalidInput));
         }
         const QByteArray digest =
             sample.digest.size() == 32
                 ? sample.digest
                 : QCryptographicHash::hash(sample.bytes, QCryptographicHash::Sha256);
         std::optional<quint32> blob = m_samples.blob(digest);
-        if (!blob) {
+        // Bytes the store does not hold, or held and lost by the disk: written (again).
+        if (!blob || m_samples.blobs()[*blob].lost()) {
             auto extent = m_data.allocateBytes(sample.bytes.size());
             if (!extent)
                 return refuse(fail(extent.error(), ErrorCode::StorageFailed));
             if (Status written = m_data.writeBytes(*extent, sample.bytes); !written)
                 return refuse(fail(written.error(), ErrorCode::StorageFailed));
-            blob = m_samples.addBlob({digest, sample.bytes.size(), extent->file, extent->offset});
-            SampleTable::appendBlobEntry(&blobs, m_samples.blobs()[*blob]);
+            StoredBlob stored{digest, sample.bytes.size(), extent->file, extent->offset};
+            if (blob)
+                rewritten.emplace_back(*blob, m_samples.replaceBlob(*blob, stored));
+            else
+                blob = m_samples.addBlob(stored);
+            SampleTable::appendBlobEntry(&blobs, stored);
         }
         const StoredSample item{sample.step, sample.wall, *blob, sample.index, sample.facts};
         if (SampleTable::holds(*tag, item))
@@ -646,8 +671,7 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
     if (!entries.isEmpty())
         store_records::append(&journal, RecordType::Samples, entries);
     if (added.empty() && !newTags && blobs.isEmpty()) {
-        m_samples.truncate(tableMark);
-        m_data.rollBack(dataMark);
+        (void)refuse({});
         return 0; // every item was there: nothing to say
     }
     // The blobs' bytes were written before the record that names them; the journal's append is
@@ -668,16 +692,8 @@ std::vector<MetricStore::SampleTagInfo> MetricStore::sampleTags(const QString &r
     for (const SampleTag *tag : m_samples.ofRun(run)) {
         if (tag->samples.empty())
             continue; // created by a batch that stored no item
-        SampleTagInfo info{tag->tag, tag->kind, qint64(tag->samples.size()),
-                           tag->samples.front().step, tag->samples.back().step};
-        if (!tag->ordered) {
-            const auto [low, high] = std::minmax_element(
-                tag->samples.begin(), tag->samples.end(),
-                [](const StoredSample &a, const StoredSample &b) { return a.step < b.step; });
-            info.firstStep = low->step;
-            info.lastStep = high->step;
-        }
-        out.push_back(std::move(info));
+        out.push_back(
+            {tag->tag, tag->kind, qint64(tag->samples.size()), tag->firstStep, tag->lastStep});
     }
     return out;
 }
@@ -690,59 +706,51 @@ Result<MetricStore::SamplePage> MetricStore::samples(const QString &run, const Q
     if (!found || found->samples.empty())
         return fail(u"run \"%1\" has no samples under tag \"%2\""_s.arg(run, tag));
     const std::vector<StoredSample> &all = found->samples;
-    auto inRange = [&](double step) {
-        return (!from || step >= *from) && (!to || step <= *to);
+    // The items in step order: as they are for a tag whose steps only rose, else by an index
+    // the table keeps until the tag changes.
+    const std::vector<quint32> *order =
+        found->ordered ? nullptr : &SampleTable::inStepOrder(*found);
+    const auto count = qint64(all.size());
+    auto at = [&](qint64 i) -> const StoredSample & {
+        return all[order ? (*order)[std::size_t(i)] : std::size_t(i)];
     };
-    // Indices of the range's items in step order: a stretch for a tag whose steps only rise.
-    std::vector<qint64> order;
-    qint64 first = 0;
-    qint64 total = 0;
-    if (found->ordered) {
-        auto byStep = [](const StoredSample &held, double step) {
-            return held.step < step;
-        };
-        first = from ? std::lower_bound(all.begin(), all.end(), *from, byStep) - all.begin() : 0;
-        const qint64 end = to ? std::upper_bound(all.begin(), all.end(), *to,
-                                                 [](double step, const StoredSample &held) {
-                                                     return step < held.step;
-                                                 }) -
-                                    all.begin()
-                              : qint64(all.size());
-        total = std::max<qint64>(0, end - first);
-    } else {
-        for (qint64 i = 0; i < qint64(all.size()); ++i) {
-            if (inRange(all[std::size_t(i)].step))
-                order.push_back(i);
+    // The first position whose step is not below `step` (or, `after`, is above it).
+    auto position = [&](double step, bool after) {
+        qint64 low = 0;
+        qint64 high = count;
+        while (low < high) {
+            const qint64 middle = low + (high - low) / 2;
+            if (after ? at(middle).step <= step : at(middle).step < step)
+                low = middle + 1;
+            else
+                high = middle;
         }
-        std::stable_sort(order.begin(), order.end(), [&all](qint64 a, qint64 b) {
-            return all[std::size_t(a)].step < all[std::size_t(b)].step;
-        });
-        total = qint64(order.size());
-    }
-    SamplePage page{found->kind, total, {}};
-    for (qint64 i = std::max<qint64>(0, offset); i < total && qint64(page.samples.size()) < limit;
-         ++i) {
-        const StoredSample &item =
-            all[std::size_t(found->ordered ? first + i : order[std::size_t(i)])];
+        return low;
+    };
+    const qint64 first = from ? position(*from, false) : 0;
+    const qint64 end = to ? position(*to, true) : count;
+    SamplePage page{found->kind, std::max<qint64>(0, end - first), {}};
+    for (qint64 i = first + std::max<qint64>(0, offset);
+         i < end && qint64(page.samples.size()) < limit; ++i) {
+        const StoredSample &item = at(i);
         const StoredBlob &blob = m_samples.blobs()[item.blob];
         page.samples.push_back({item, blob.digest, blob.size});
     }
     return page;
 }
 
-Result<QByteArray> MetricStore::readBlob(QByteArrayView digest) const {
+Result<QByteArray> MetricStore::readBlob(QByteArrayView digest, qint64 most) const {
     const auto index = m_samples.blob(digest);
     if (!index)
         return fail(u"no blob %1"_s.arg(QString::fromLatin1(digest.toByteArray().toHex())));
     const StoredBlob &blob = m_samples.blobs()[*index];
     const auto file = m_data.file(blob.file);
-    QByteArray bytes(blob.size, Qt::Uninitialized);
-    if (blob.lost || !file)
-        return fail(u"blob %1 was lost by the disk (data/%2.dat)"_s
-                        .arg(QString::fromLatin1(blob.digest.toHex()))
-                        .arg(blob.file),
+    if (blob.lost() || !file)
+        return fail(u"blob %1 was lost by the disk"_s.arg(QString::fromLatin1(blob.digest.toHex())),
                     ErrorCode::StorageFailed);
-    if (!readFully(file->fd.get(), bytes.data(), blob.size, blob.offset))
+    const qint64 size = most < 0 ? blob.size : std::min(most, blob.size);
+    QByteArray bytes(size, Qt::Uninitialized);
+    if (!readFully(file->fd.get(), bytes.data(), size, blob.offset))
         return fail(systemError(u"cannot read blob %1 from data/%2.dat"_s
                                     .arg(QString::fromLatin1(blob.digest.toHex()))
                                     .arg(blob.file)),

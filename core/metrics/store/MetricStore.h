@@ -190,9 +190,9 @@ public:
     // `limit` of them after the first `offset`. A missing run or tag: ErrorCode::Failed.
     Result<SamplePage> samples(const QString &run, const QString &tag, std::optional<double> from,
                                std::optional<double> to, qint64 offset, qint64 limit) const;
-    // A blob's bytes by its digest (32 bytes): missing is ErrorCode::Failed, unreadable
-    // ErrorCode::StorageFailed.
-    Result<QByteArray> readBlob(QByteArrayView digest) const;
+    // A blob's bytes by its digest (32 bytes), its first `most` when not negative: missing is
+    // ErrorCode::Failed, unreadable (or lost by the disk) ErrorCode::StorageFailed.
+    Result<QByteArray> readBlob(QByteArrayView digest, qint64 most = -1) const;
 
 private:
     // The run's info with `info` merged in and its start at `earliest` unless it has one; its

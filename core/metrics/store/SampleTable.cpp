@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
+#include <utility>
 
 namespace sb {
 
@@ -86,6 +88,10 @@ SampleTag *SampleTable::addTag(quint32 id, const QString &run, const QString &ta
     return raw;
 }
 
+StoredBlob SampleTable::replaceBlob(quint32 index, StoredBlob blob) {
+    return std::exchange(m_blobs[index], std::move(blob));
+}
+
 quint32 SampleTable::addBlob(StoredBlob blob) {
     const auto index = quint32(m_blobs.size());
     m_blobsByDigest.insert(blob.digest, index);
@@ -93,11 +99,38 @@ quint32 SampleTable::addBlob(StoredBlob blob) {
     return index;
 }
 
+namespace {
+quint64 fingerprint(const StoredSample &sample) {
+    return qHashMulti(0, sample.step, sample.wall, sample.index, sample.blob);
+}
+} // namespace
+
 void SampleTable::addSample(SampleTag *tag, const StoredSample &sample) {
-    if (!tag->samples.empty() && sample.step < tag->samples.back().step)
+    if (tag->samples.empty()) {
+        tag->firstStep = tag->lastStep = sample.step;
+    } else if (sample.step < tag->samples.back().step && tag->ordered) {
         tag->ordered = false;
+        for (const StoredSample &held : tag->samples)
+            tag->fingerprints.insert(fingerprint(held));
+    }
+    tag->firstStep = std::min(tag->firstStep, sample.step);
+    tag->lastStep = std::max(tag->lastStep, sample.step);
+    if (!tag->ordered)
+        tag->fingerprints.insert(fingerprint(sample));
+    tag->byStep.clear();
     tag->samples.push_back(sample);
     ++m_samples;
+}
+
+const std::vector<quint32> &SampleTable::inStepOrder(const SampleTag &tag) {
+    if (tag.byStep.size() != tag.samples.size()) {
+        tag.byStep.resize(tag.samples.size());
+        std::iota(tag.byStep.begin(), tag.byStep.end(), 0U);
+        std::stable_sort(tag.byStep.begin(), tag.byStep.end(), [&tag](quint32 a, quint32 b) {
+            return tag.samples[a].step < tag.samples[b].step;
+        });
+    }
+    return tag.byStep;
 }
 
 bool SampleTable::holds(const SampleTag &tag, const StoredSample &sample) {
@@ -105,8 +138,8 @@ bool SampleTable::holds(const SampleTag &tag, const StoredSample &sample) {
         return held.step == sample.step && held.wall == sample.wall && held.index == sample.index &&
                held.blob == sample.blob;
     };
-    if (!tag.ordered)
-        return std::any_of(tag.samples.rbegin(), tag.samples.rend(), same);
+    if (!tag.ordered) // a 64-bit fingerprint: two items alike in it are taken as one
+        return tag.fingerprints.contains(fingerprint(sample));
     auto at =
         std::lower_bound(tag.samples.begin(), tag.samples.end(), sample.step,
                          [](const StoredSample &held, double step) { return held.step < step; });
@@ -179,9 +212,15 @@ void SampleTable::readBlobs(QByteArrayView payload) {
         blob.size = take<qint64>(at);
         blob.file = take<quint32>(at);
         blob.offset = take<qint64>(at);
-        if (blob.size < 0 || blob.size > kMostBlobBytes || !DataFiles::plausible(blob.extent()) ||
-            m_blobsByDigest.contains(blob.digest))
+        if (blob.size < 0 || blob.size > kMostBlobBytes ||
+            (!blob.lost() && !DataFiles::plausible(blob.extent())))
             continue;
+        // A later entry for a digest is the same bytes written again after the disk lost them.
+        if (const auto held = this->blob(blob.digest)) {
+            if (m_blobs[*held].lost() && !blob.lost())
+                m_blobs[*held] = std::move(blob);
+            continue;
+        }
         addBlob(std::move(blob));
     }
 }
@@ -211,8 +250,11 @@ void SampleTable::readSamples(QByteArrayView payload) {
 qint64 SampleTable::markLost(const std::function<bool(const StoredBlob &)> &available) {
     qint64 lost = 0;
     for (StoredBlob &blob : m_blobs) {
-        blob.lost = !available(blob);
-        lost += blob.lost ? 1 : 0;
+        if (!blob.lost() && !available(blob)) {
+            blob.file = StoredBlob::kLostFile;
+            blob.offset = 0;
+            ++lost;
+        }
     }
     return lost;
 }

@@ -5,6 +5,7 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QSet>
 #include <QString>
 
 #include <functional>
@@ -16,11 +17,14 @@ namespace sb {
 
 // A blob's bytes in a data file: an extent of ceil(size / 24) units, never shared.
 struct StoredBlob {
+    // A blob whose bytes the disk lost is journaled with this file: it names no data file, so
+    // the loss is said once, and the same bytes logged again are written anew.
+    static constexpr quint32 kLostFile = 0xFFFFFFFF;
     QByteArray digest; // SHA-256 of the bytes, 32 bytes
     qint64 size = 0;
     quint32 file = 0;
     qint64 offset = 0;
-    bool lost = false; // its data file is gone or cut short: reading it fails
+    bool lost() const { return file == kLostFile; }
     Extent extent() const;
 };
 
@@ -39,8 +43,14 @@ struct SampleTag {
     QString run;
     QString tag;
     SampleKind kind = SampleKind::Image;
-    std::vector<StoredSample> samples;
-    bool ordered = true; // steps never went down: a step range is found by halving
+    std::vector<StoredSample> samples; // in arrival order
+    bool ordered = true;               // steps never went down: a step range is found by halving
+    double firstStep = 0;              // the smallest and largest
+    double lastStep = 0;
+    // Once steps went down: what the tag holds, by fingerprint (a file read again is found
+    // without a scan), and its items in step order, made again when asked after a change.
+    QSet<quint64> fingerprints;
+    mutable std::vector<quint32> byStep;
 };
 
 // The store's samples and blobs, as the journal's records build them, and those records:
@@ -80,9 +90,13 @@ public:
     void truncate(const Mark &mark);
     SampleTag *createTag(const QString &run, const QString &tag, SampleKind kind);
     quint32 addBlob(StoredBlob blob);
+    // A lost blob's bytes written anew (the old entry returned, to put back if the batch fails).
+    StoredBlob replaceBlob(quint32 index, StoredBlob blob);
     void addSample(SampleTag *tag, const StoredSample &sample);
     // Whether the tag holds this very item already (a file read again after a restart).
     static bool holds(const SampleTag &tag, const StoredSample &sample);
+    // The tag's items in step order (arrival order within a step), as indices.
+    static const std::vector<quint32> &inStepOrder(const SampleTag &tag);
 
     // The records, written and read back (read: what a damaged journal left is skipped).
     static QByteArray tagRecord(const SampleTag &tag);
@@ -93,8 +107,11 @@ public:
     void readSamples(QByteArrayView payload);
     // Samples whose blob or tag no record named (a damaged journal): said once opened.
     qint64 unplaced() const { return m_unplaced; }
-    // Marks the blobs whose bytes are not all there; returns how many.
+    // Marks the blobs whose bytes are not all there as lost; returns how many (those lost
+    // before are not counted again).
     qint64 markLost(const std::function<bool(const StoredBlob &)> &available);
+    // Whether no more tags can be made (ids are never re-used).
+    bool idsExhausted() const { return m_nextId >= kMostTagIds; }
     // The bytes the records of all samples and blobs take in a snapshot.
     qint64 snapshotBytes() const;
     // Appends every record to a snapshot.

@@ -1,0 +1,301 @@
+#include "SampleViews.h"
+
+#include "client/SamplesFeed.h"
+#include "util/Files.h"
+#include "util/PlainText.h"
+
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMessageBox>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+ImageView::ImageView(QWidget *parent)
+    : QWidget(parent) {
+    setObjectName(u"imageView"_s);
+    setMinimumSize(200, 200);
+    setCursor(Qt::PointingHandCursor);
+    setToolTip(tr("Click to see it at full size"));
+}
+
+void ImageView::showImage(const QImage &image) {
+    m_image = image;
+    m_message.clear();
+    QWidget::update();
+}
+
+void ImageView::showLoading() {
+    // The image shown before stays while the next one comes (a slider being dragged).
+    if (m_image.isNull())
+        m_message = tr("loading…");
+    QWidget::update();
+}
+
+void ImageView::showMessage(const QString &text) {
+    m_image = {};
+    m_message = text;
+    QWidget::update();
+}
+
+void ImageView::paintEvent(QPaintEvent *) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().alternateBase());
+    if (m_image.isNull()) {
+        painter.setPen(palette().placeholderText().color());
+        painter.drawText(rect().adjusted(6, 6, -6, -6), Qt::AlignCenter | Qt::TextWordWrap,
+                         m_message);
+        return;
+    }
+    // Fitted, aspect kept; a small image is enlarged by whole pixels, so that it stays sharp.
+    const QSizeF size = m_image.size();
+    double scale = std::min(width() / size.width(), height() / size.height());
+    if (scale >= 1)
+        scale = std::floor(scale);
+    const QSizeF drawn = size * scale;
+    const QRectF target(QPointF((width() - drawn.width()) / 2, (height() - drawn.height()) / 2),
+                        drawn);
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, scale < 1);
+    painter.drawImage(target, m_image);
+}
+
+void ImageView::mouseReleaseEvent(QMouseEvent *event) {
+    if (event->button() == Qt::LeftButton && !m_image.isNull())
+        Q_EMIT clicked();
+}
+
+HistogramView::HistogramView(QWidget *parent)
+    : QWidget(parent) {
+    setObjectName(u"histogramView"_s);
+    setMinimumSize(200, 160);
+}
+
+void HistogramView::show(const std::vector<SampleItem> &items, const SampleItem *chosen) {
+    m_bands.clear();
+    m_bands.reserve(items.size());
+    for (const SampleItem &item : items) {
+        if (item.index == 0) // a step's first histogram (a batch holds one in practice)
+            m_bands.emplace_back(item.step, histogramPercentiles(item.buckets));
+    }
+    m_hasChosen = chosen != nullptr;
+    m_chosen = chosen ? chosen->buckets : std::vector<HistogramBucket>{};
+    m_chosenStep = chosen ? chosen->step : 0;
+    QWidget::update();
+}
+
+void HistogramView::paintEvent(QPaintEvent *) {
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(rect(), palette().base());
+    const QColor ink = palette().text().color();
+    QColor band = palette().highlight().color();
+    const QRectF top(36, 4, width() - 40, height() * 0.58 - 8);
+    const QRectF bottom(36, height() * 0.58 + 4, width() - 40, height() * 0.42 - 20);
+    if (m_bands.empty()) {
+        painter.setPen(palette().placeholderText().color());
+        painter.drawText(rect(), Qt::AlignCenter, tr("no histograms yet"));
+        return;
+    }
+    // The distribution: x the step, y the value.
+    double low = INFINITY;
+    double high = -INFINITY;
+    for (const auto &[step, lines] : m_bands) {
+        if (std::isfinite(lines.front()))
+            low = std::min(low, lines.front());
+        if (std::isfinite(lines.back()))
+            high = std::max(high, lines.back());
+    }
+    if (!(low <= high)) {
+        low = 0;
+        high = 1;
+    }
+    if (low == high) {
+        low -= 0.5;
+        high += 0.5;
+    }
+    const double firstStep = m_bands.front().first;
+    const double lastStep = m_bands.back().first;
+    auto x = [&](double step) {
+        return lastStep > firstStep
+                   ? top.left() + (step - firstStep) / (lastStep - firstStep) * top.width()
+                   : top.center().x();
+    };
+    auto y = [&](double value) {
+        return top.bottom() - (value - low) / (high - low) * top.height();
+    };
+    painter.setPen(ink);
+    painter.drawText(QRectF(0, top.top() - 2, 34, 14), Qt::AlignRight,
+                     QString::number(high, 'g', 3));
+    painter.drawText(QRectF(0, top.bottom() - 12, 34, 14), Qt::AlignRight,
+                     QString::number(low, 'g', 3));
+    // Four bands between mirrored percentiles, darker towards the median.
+    for (std::size_t outer = 0; outer < 4; ++outer) {
+        QPainterPath path;
+        bool started = false;
+        for (const auto &[step, lines] : m_bands) {
+            if (!std::isfinite(lines[outer]))
+                continue;
+            const QPointF point(x(step), y(lines[outer]));
+            started ? path.lineTo(point) : path.moveTo(point);
+            started = true;
+        }
+        for (auto it = m_bands.rbegin(); it != m_bands.rend(); ++it) {
+            if (std::isfinite(it->second[8 - outer]))
+                path.lineTo(x(it->first), y(it->second[8 - outer]));
+        }
+        band.setAlphaF(0.15 + 0.15 * double(outer));
+        painter.fillPath(path, band);
+    }
+    QPainterPath median;
+    bool started = false;
+    for (const auto &[step, lines] : m_bands) {
+        if (!std::isfinite(lines[4]))
+            continue;
+        const QPointF point(x(step), y(lines[4]));
+        started ? median.lineTo(point) : median.moveTo(point);
+        started = true;
+    }
+    painter.strokePath(median, QPen(palette().highlight().color().darker(130), 1.5));
+    if (!m_hasChosen)
+        return;
+    painter.setPen(QPen(ink, 1, Qt::DashLine));
+    painter.drawLine(QPointF(x(m_chosenStep), top.top()), QPointF(x(m_chosenStep), top.bottom()));
+    // The histogram at the chosen step: each bucket's count, its width its edges.
+    double most = 0;
+    double left = INFINITY;
+    double right = -INFINITY;
+    for (const HistogramBucket &bucket : m_chosen) {
+        most = std::max(most, bucket.count);
+        left = std::min(left, bucket.left);
+        right = std::max(right, bucket.right);
+    }
+    if (m_chosen.empty() || !(most > 0))
+        return;
+    if (left == right) {
+        left -= 0.5;
+        right += 0.5;
+    }
+    auto bx = [&](double value) {
+        return bottom.left() + (value - left) / (right - left) * bottom.width();
+    };
+    QColor bars = palette().highlight().color();
+    bars.setAlphaF(0.7);
+    for (const HistogramBucket &bucket : m_chosen) {
+        const double h = bucket.count / most * bottom.height();
+        const double x0 = bx(bucket.left);
+        const double x1 = std::max(bx(bucket.right), x0 + 1);
+        painter.fillRect(QRectF(x0, bottom.bottom() - h, x1 - x0, h), bars);
+    }
+    painter.setPen(ink);
+    painter.drawText(QRectF(bottom.left(), bottom.bottom() + 2, bottom.width(), 14), Qt::AlignLeft,
+                     QString::number(left, 'g', 4));
+    painter.drawText(QRectF(bottom.left(), bottom.bottom() + 2, bottom.width(), 14), Qt::AlignRight,
+                     QString::number(right, 'g', 4));
+}
+
+TextView::TextView(QWidget *parent)
+    : QWidget(parent)
+    , m_pages(new QStackedWidget)
+    , m_text(new QPlainTextEdit)
+    , m_table(new QTableWidget) {
+    setObjectName(u"textView"_s);
+    m_text->setReadOnly(true);
+    m_text->setObjectName(u"sampleText"_s);
+    m_table->setObjectName(u"sampleTable"_s);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_pages->addWidget(m_text);
+    m_pages->addWidget(m_table);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_pages);
+}
+
+void TextView::show(const SampleItem *item) {
+    // Rows of cells when it is a table of more than one cell; plain text always (a run's text
+    // is never markup).
+    if (item && item->facts[0] * item->facts[1] > 1 && item->text && !item->textCut) {
+        const QJsonArray rows = QJsonDocument::fromJson(item->text->toUtf8()).array();
+        m_table->clear();
+        m_table->setRowCount(int(rows.size()));
+        m_table->setColumnCount(int(item->facts[1]));
+        for (int r = 0; r < rows.size(); ++r) {
+            const QJsonArray cells = rows[r].toArray();
+            for (int c = 0; c < cells.size() && c < m_table->columnCount(); ++c)
+                m_table->setItem(r, c, new QTableWidgetItem(printable(cells[c].toString())));
+        }
+        m_table->resizeRowsToContents();
+        m_pages->setCurrentWidget(m_table);
+        return;
+    }
+    QString text = item ? item->text.value_or(QString()) : QString();
+    if (item && item->facts[0] * item->facts[1] == 1) // a table of one cell: its text
+        text = QJsonDocument::fromJson(text.toUtf8()).array().at(0).toArray().at(0).toString();
+    m_text->setPlainText(text);
+    m_pages->setCurrentWidget(m_text);
+}
+
+AudioView::AudioView(SamplesFeed *feed, QWidget *parent)
+    : QWidget(parent)
+    , m_feed(feed)
+    , m_save(new QPushButton(tr("Save as WAV…"))) {
+    setObjectName(u"audioView"_s);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_save);
+    layout->addStretch();
+    m_save->setEnabled(false);
+    connect(m_save, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save the clip"), m_suggested, u"WAV (*.wav)"_s);
+        if (path.isEmpty())
+            return;
+        const QString digest = m_digest;
+        auto *once = new QObject(this); // the answer for this click only
+        auto said = [this](const QString &why) {
+            QMessageBox::warning(this, tr("The clip was not saved"), printable(why));
+        };
+        connect(m_feed, &SamplesFeed::blobFetched, once,
+                [once, digest, path, said](const QString &fetched, const QByteArray &bytes) {
+                    if (fetched != digest)
+                        return;
+                    once->deleteLater();
+                    if (Status written = writeFileAtomically(path, bytes); !written)
+                        said(written.error());
+                });
+        connect(m_feed, &SamplesFeed::blobFailed, once,
+                [once, digest, said](const QString &failed, const QString &why) {
+                    if (failed != digest)
+                        return;
+                    once->deleteLater();
+                    said(why);
+                });
+        m_feed->fetchBlob(digest);
+    });
+}
+
+void AudioView::show(const QString &run, const QString &tag, const SampleItem *item) {
+    m_digest = item ? item->blob : QString();
+    m_save->setEnabled(item != nullptr);
+    if (item) {
+        QString name = run + u'-' + tag + u"-step" + QString::number(item->step, 'g', 15);
+        name.replace(QRegularExpression(u"[^A-Za-z0-9._-]+"_s), u"_"_s);
+        m_suggested = name + u".wav";
+    }
+}
+
+} // namespace sb

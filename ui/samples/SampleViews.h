@@ -1,0 +1,94 @@
+#pragma once
+
+#include "metrics/CollectorApi.h"
+
+#include <QImage>
+#include <QWidget>
+
+#include <array>
+#include <vector>
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QStackedWidget;
+class QTableWidget;
+
+namespace sb {
+
+class SamplesFeed;
+
+// An image fitted to the cell (aspect kept), or a word in its place; a click asks for it whole.
+class ImageView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit ImageView(QWidget *parent = nullptr);
+    void showImage(const QImage &image);
+    void showLoading();
+    void showMessage(const QString &text); // plain text
+    bool showsImage() const { return !m_image.isNull(); }
+    const QString &message() const { return m_message; }
+    QSize sizeHint() const override { return {220, 220}; }
+
+Q_SIGNALS:
+    void clicked();
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+
+private:
+    QImage m_image;
+    QString m_message;
+};
+
+// TensorBoard's two views of a histogram tag, for one run: its distribution over the steps
+// (bands between the percentiles 0, 6.7, 15.9, 30.9 and their mirrors, and the median; the
+// normal distribution's ±1.5σ, ±1σ, ±0.5σ) with the chosen step marked, and under it the
+// histogram at that step.
+class HistogramView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit HistogramView(QWidget *parent = nullptr);
+    void show(const std::vector<SampleItem> &items, const SampleItem *chosen);
+    QSize sizeHint() const override { return {360, 260}; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    std::vector<std::pair<double, HistogramPercentiles>> m_bands; // by step
+    std::vector<HistogramBucket> m_chosen;
+    double m_chosenStep = 0;
+    bool m_hasChosen = false;
+};
+
+// A text as plain text, or a table of plain-text cells.
+class TextView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit TextView(QWidget *parent = nullptr);
+    void show(const SampleItem *item);
+    QSize sizeHint() const override { return {360, 160}; }
+
+private:
+    QStackedWidget *m_pages;
+    QPlainTextEdit *m_text;
+    QTableWidget *m_table;
+};
+
+// An audio clip: its facts, and saving it as a WAV file.
+class AudioView final : public QWidget {
+    Q_OBJECT
+public:
+    explicit AudioView(SamplesFeed *feed, QWidget *parent = nullptr);
+    void show(const QString &run, const QString &tag, const SampleItem *item);
+
+private:
+    SamplesFeed *m_feed;
+    QPushButton *m_save;
+    QString m_digest;
+    QString m_suggested; // the file name offered
+};
+
+} // namespace sb
