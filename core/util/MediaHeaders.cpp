@@ -111,9 +111,11 @@ Result<WavHeader> wavHeader(QByteArrayView b) {
         const qint64 size = littleEndian(b.data() + pos + 4, 4);
         const qsizetype body = pos + 8;
         if (id == "fmt " && size >= 16 && body + 16 <= b.size()) {
+            header.encoding = littleEndian(b.data() + body, 2);
             header.channels = littleEndian(b.data() + body + 2, 2);
             header.sampleRate = littleEndian(b.data() + body + 4, 4);
             blockAlign = littleEndian(b.data() + body + 12, 2);
+            header.bitsPerSample = littleEndian(b.data() + body + 14, 2);
         } else if (id == "data") {
             if (blockAlign == 0 || header.channels < 1 || header.channels > 256 ||
                 header.sampleRate < 1 || header.sampleRate > 1'000'000)
@@ -125,6 +127,8 @@ Result<WavHeader> wavHeader(QByteArrayView b) {
                     u"a WAV whose header says %1 bytes of samples but which holds %2"_s.arg(size)
                         .arg(b.size() - body));
             header.frames = size / blockAlign;
+            header.dataOffset = body;
+            header.dataBytes = header.frames * blockAlign;
             return header;
         }
         pos = body + size + (size & 1);

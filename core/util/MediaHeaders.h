@@ -23,6 +23,10 @@ struct WavHeader {
     double sampleRate = 0;
     qint64 channels = 0;
     qint64 frames = 0;
+    qint64 encoding = 0;      // 1: integer PCM; 3: IEEE float; 0xFFFE: see its extension
+    qint64 bitsPerSample = 0; // of one channel's sample
+    qint64 dataOffset = 0;    // where the samples start, and their bytes (whole frames)
+    qint64 dataBytes = 0;
 };
 Result<WavHeader> wavHeader(QByteArrayView bytes);
 

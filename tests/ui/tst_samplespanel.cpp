@@ -15,6 +15,7 @@
 #include <QJsonArray>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
 
@@ -92,6 +93,8 @@ void TestSamplesPanel::imagesSideBySideAtTheChosenStep() {
         samples.push_back(item(u"note"_s, sb::SampleKind::Text, 3, "<b>bold</b> *not* markup"));
         samples.push_back(item(u"w"_s, sb::SampleKind::Histogram, 3,
                                sb::encodeBuckets({{-1, 0, 2}, {0, 1, 6}}), {-1, 1, 8, 1}));
+        samples.push_back(
+            item(u"clip"_s, sb::SampleKind::Audio, 2, media_bytes::wav(8000, 1, 16000, 16000)));
         // A PNG whose header passes, whose pixels do not.
         samples.push_back(item(u"broken"_s, sb::SampleKind::Image, 1,
                                media_bytes::png(4, 4, "IDAT-that-is-no-zlib")));
@@ -154,6 +157,17 @@ void TestSamplesPanel::imagesSideBySideAtTheChosenStep() {
     sb::ImageView *brokenView = imageViews(broken).front();
     QTRY_VERIFY_WITH_TIMEOUT(brokenView->message().startsWith(u"cannot show it"_s), 20000);
     QVERIFY(!brokenView->showsImage());
+
+    // A clip is fetched and handed to the player: it plays, or says why it cannot (a machine
+    // with no sound device), never silently nothing.
+    sb::SampleSection *clips = panel->section(u"clip"_s);
+    QVERIFY(clips);
+    QTRY_VERIFY_WITH_TIMEOUT(clips->shown(u"a"_s) != nullptr, 20000);
+    auto *audio = clips->findChildren<sb::AudioView *>().front();
+    QCOMPARE(audio->state(), u"stopped"_s);
+    QTest::mouseClick(audio->findChild<QPushButton *>(u"playClip"_s), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(audio->state() != u"stopped"_s, 20000);
+    qInfo() << "the player says:" << audio->state();
 }
 
 QTEST_MAIN(TestSamplesPanel)

@@ -2,12 +2,20 @@
 
 #include "client/SamplesFeed.h"
 #include "util/Files.h"
+#include "util/MediaHeaders.h"
 #include "util/PlainText.h"
 
+#include <QAudioDevice>
+#include <QAudioFormat>
+#include <QAudioSink>
+#include <QBuffer>
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
+#include <QMediaDevices>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPainter>
@@ -252,44 +260,139 @@ void TextView::show(const SampleItem *item) {
 AudioView::AudioView(SamplesFeed *feed, QWidget *parent)
     : QWidget(parent)
     , m_feed(feed)
-    , m_save(new QPushButton(tr("Save as WAV…"))) {
+    , m_play(new QPushButton(tr("Play")))
+    , m_save(new QPushButton(tr("Save as WAV…")))
+    , m_status(new QLabel) {
     setObjectName(u"audioView"_s);
+    m_play->setObjectName(u"playClip"_s);
+    m_status->setTextFormat(Qt::PlainText);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_play);
+    buttons->addWidget(m_save);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_save);
+    layout->addLayout(buttons);
+    layout->addWidget(m_status);
     layout->addStretch();
+    m_play->setEnabled(false);
     m_save->setEnabled(false);
+    connect(m_play, &QPushButton::clicked, this, [this] {
+        if (m_sink) {
+            stop();
+            return;
+        }
+        withClip([this](const QByteArray &clip) { play(clip); });
+    });
     connect(m_save, &QPushButton::clicked, this, [this] {
         const QString path =
             QFileDialog::getSaveFileName(this, tr("Save the clip"), m_suggested, u"WAV (*.wav)"_s);
         if (path.isEmpty())
             return;
-        const QString digest = m_digest;
-        auto *once = new QObject(this); // the answer for this click only
-        auto said = [this](const QString &why) {
-            QMessageBox::warning(this, tr("The clip was not saved"), printable(why));
-        };
-        connect(m_feed, &SamplesFeed::blobFetched, once,
-                [once, digest, path, said](const QString &fetched, const QByteArray &bytes) {
-                    if (fetched != digest)
-                        return;
-                    once->deleteLater();
-                    if (Status written = writeFileAtomically(path, bytes); !written)
-                        said(written.error());
-                });
-        connect(m_feed, &SamplesFeed::blobFailed, once,
-                [once, digest, said](const QString &failed, const QString &why) {
-                    if (failed != digest)
-                        return;
-                    once->deleteLater();
-                    said(why);
-                });
-        m_feed->fetchBlob(digest);
+        withClip([this, path](const QByteArray &clip) {
+            if (Status written = writeFileAtomically(path, clip); !written)
+                QMessageBox::warning(this, tr("The clip was not saved"),
+                                     printable(written.error()));
+        });
     });
 }
 
+QString AudioView::state() const {
+    return m_sink ? u"playing"_s : m_status->text().isEmpty() ? u"stopped"_s : m_status->text();
+}
+
+void AudioView::withClip(const std::function<void(const QByteArray &)> &use) {
+    const QString digest = m_digest;
+    auto *once = new QObject(this); // the answer for this click only
+    connect(m_feed, &SamplesFeed::blobFetched, once,
+            [once, digest, use](const QString &fetched, const QByteArray &bytes) {
+                if (fetched != digest)
+                    return;
+                once->deleteLater();
+                use(bytes);
+            });
+    connect(m_feed, &SamplesFeed::blobFailed, once,
+            [this, once, digest](const QString &failed, const QString &why) {
+                if (failed != digest)
+                    return;
+                once->deleteLater();
+                m_status->setText(tr("cannot fetch it: %1").arg(printable(why)));
+            });
+    m_feed->fetchBlob(digest);
+}
+
+void AudioView::play(const QByteArray &clip) {
+    stop();
+    const auto header = wavHeader(clip);
+    if (!header) {
+        m_status->setText(tr("cannot play it: %1").arg(header.error()));
+        return;
+    }
+    // WAV's integer PCM (8-bit unsigned, 16- and 32-bit signed) and 32-bit float, as they are.
+    QAudioFormat format;
+    format.setSampleRate(int(header->sampleRate));
+    format.setChannelCount(int(header->channels));
+    const bool isFloat = header->encoding == 3;
+    format.setSampleFormat(isFloat && header->bitsPerSample == 32 ? QAudioFormat::Float
+                           : isFloat                              ? QAudioFormat::Unknown
+                           : header->bitsPerSample == 8           ? QAudioFormat::UInt8
+                           : header->bitsPerSample == 16          ? QAudioFormat::Int16
+                           : header->bitsPerSample == 32          ? QAudioFormat::Int32
+                                                                  : QAudioFormat::Unknown);
+    const QAudioDevice device = QMediaDevices::defaultAudioOutput();
+    if (format.sampleFormat() == QAudioFormat::Unknown) {
+        m_status->setText(tr("cannot play it: %1-bit samples of encoding %2")
+                              .arg(header->bitsPerSample)
+                              .arg(header->encoding));
+        return;
+    }
+    if (device.isNull()) {
+        m_status->setText(tr("cannot play it: this computer has no sound device"));
+        return;
+    }
+    if (!device.isFormatSupported(format)) {
+        m_status->setText(tr("cannot play it: the sound device does not take %1 Hz, %2 channels")
+                              .arg(header->sampleRate)
+                              .arg(header->channels));
+        return;
+    }
+    m_buffer = new QBuffer(this);
+    m_buffer->setData(clip.sliced(header->dataOffset, header->dataBytes));
+    m_buffer->open(QIODevice::ReadOnly);
+    m_sink = new QAudioSink(device, format, this);
+    connect(m_sink, &QAudioSink::stateChanged, this, [this](QAudio::State state) {
+        if (state == QAudio::IdleState || state == QAudio::StoppedState) {
+            const bool failed = m_sink && m_sink->error() != QAudio::NoError &&
+                                m_sink->error() != QAudio::UnderrunError;
+            stop();
+            if (failed)
+                m_status->setText(tr("cannot play it: the sound device failed"));
+        }
+    });
+    m_sink->start(m_buffer);
+    m_play->setText(tr("Stop"));
+    m_status->clear();
+}
+
+void AudioView::stop() {
+    if (m_sink) {
+        m_sink->disconnect(this);
+        m_sink->stop();
+        m_sink->deleteLater();
+        m_sink = nullptr;
+    }
+    if (m_buffer) {
+        m_buffer->deleteLater();
+        m_buffer = nullptr;
+    }
+    m_play->setText(tr("Play"));
+}
+
 void AudioView::show(const QString &run, const QString &tag, const SampleItem *item) {
-    m_digest = item ? item->blob : QString();
+    const QString digest = item ? item->blob : QString();
+    if (digest != m_digest)
+        stop(); // another step: its clip, not this one's
+    m_digest = digest;
+    m_play->setEnabled(item != nullptr);
     m_save->setEnabled(item != nullptr);
     if (item) {
         QString name = run + u'-' + tag + u"-step" + QString::number(item->step, 'g', 15);

@@ -6,8 +6,11 @@
 #include <QWidget>
 
 #include <array>
+#include <functional>
 #include <vector>
 
+class QAudioSink;
+class QBuffer;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -77,16 +80,28 @@ private:
     QTableWidget *m_table;
 };
 
-// An audio clip: its facts, and saving it as a WAV file.
+// An audio clip: played (its PCM samples to the default sound device, with Qt Multimedia's
+// QAudioSink), or saved as its WAV file.
 class AudioView final : public QWidget {
     Q_OBJECT
 public:
     explicit AudioView(SamplesFeed *feed, QWidget *parent = nullptr);
     void show(const QString &run, const QString &tag, const SampleItem *item);
+    // What the player says: "playing", "stopped", or why it cannot play (plain text).
+    QString state() const;
 
 private:
+    // The clip's bytes, then `use` them (once, for this clip).
+    void withClip(const std::function<void(const QByteArray &)> &use);
+    void play(const QByteArray &clip);
+    void stop();
+
     SamplesFeed *m_feed;
+    QPushButton *m_play;
     QPushButton *m_save;
+    QLabel *m_status;
+    QAudioSink *m_sink = nullptr;
+    QBuffer *m_buffer = nullptr; // the samples the sink reads
     QString m_digest;
     QString m_suggested; // the file name offered
 };

@@ -135,24 +135,44 @@ void SampleSection::setRuns(const QStringList &runs) {
     for (Cell &cell : m_cellList)
         delete cell.box;
     m_cellList.clear();
-    // Images side by side, four to a row; the other kinds two to a row; cells keep their width
-    // (the last column takes what is left).
-    const int columns = m_kind == SampleKind::Image ? 4 : 2;
-    for (const QString &run : runs) {
+    for (const QString &run : runs)
         m_cellList.append(makeCell(run));
-        const qsizetype at = m_cellList.size() - 1;
-        m_cells->addWidget(m_cellList.back().box, int(at / columns), int(at % columns));
-    }
-    for (int column = 0; column <= columns; ++column)
-        m_cells->setColumnStretch(column, column == columns ? 1 : 0);
+    m_columns = 0;
+    placeCells();
     update();
+}
+
+int SampleSection::cellWidth() const {
+    return m_kind == SampleKind::Image ? 300 : 460;
+}
+
+void SampleSection::placeCells() {
+    // As many cells to a row as the width holds, each its own width; the column after the last
+    // takes what is left.
+    const int spacing = std::max(0, m_cells->horizontalSpacing());
+    const int columns = std::max(1, (width() + spacing) / (cellWidth() + spacing));
+    if (columns == m_columns)
+        return;
+    for (const Cell &cell : std::as_const(m_cellList))
+        m_cells->removeWidget(cell.box);
+    for (int column = 0; column <= std::max(columns, m_columns); ++column)
+        m_cells->setColumnStretch(column, 0);
+    m_columns = columns;
+    for (qsizetype at = 0; at < m_cellList.size(); ++at)
+        m_cells->addWidget(m_cellList[at].box, int(at / columns), int(at % columns));
+    m_cells->setColumnStretch(columns, 1);
+}
+
+void SampleSection::resizeEvent(QResizeEvent *event) {
+    QWidget::resizeEvent(event);
+    placeCells();
 }
 
 SampleSection::Cell SampleSection::makeCell(const QString &run) {
     Cell cell;
     cell.run = run;
     cell.box = new QWidget;
-    cell.box->setFixedWidth(m_kind == SampleKind::Image ? 300 : 520);
+    cell.box->setFixedWidth(cellWidth());
     auto *layout = new QVBoxLayout(cell.box);
     layout->setContentsMargins(0, 0, 0, 0);
     cell.title = plainLabel(run);

@@ -72,6 +72,7 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     struct Cell {
@@ -82,6 +83,8 @@ private:
         QLabel *facts = nullptr;
     };
     Cell makeCell(const QString &run);
+    int cellWidth() const;
+    void placeCells(); // as many to a row as the width holds
     void showCell(Cell &cell);
     void showStepLabel();
 
@@ -96,6 +99,7 @@ private:
     std::vector<double> m_steps;
     double m_step = 0;
     bool m_atEnd = true; // follows the newest step as it comes
+    int m_columns = 0;   // cells to a row, as placed
 };
 
 // The samples of the runs the curves view shows, a section per tag: images side by side at a
