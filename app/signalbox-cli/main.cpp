@@ -465,7 +465,7 @@ int printSamples(sb::CollectorClient &client, const QString &run, const QString 
 int writeBlob(sb::CollectorClient &client, const QString &digest, const QString &path) {
     static const QRegularExpression hex(u"^[0-9a-f]{64}$"_s);
     if (!hex.match(digest).hasMatch())
-        return failWith(u"a blob is named by its SHA-256 in hex (64 digits), as `samples` "
+        return failWith(u"a blob is named by its digest in hex (64 digits), as `samples` "
                         "prints it"_s);
     if (path.isEmpty() && ::isatty(STDOUT_FILENO))
         return failWith(u"the blob's bytes are not for a terminal: name a FILE, or redirect "

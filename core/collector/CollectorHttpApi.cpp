@@ -276,7 +276,7 @@ QByteArray blobType(QByteArrayView bytes) {
 HttpResponse blobReply(const MetricStore &store, QByteArrayView hex) {
     const QByteArray digest = QByteArray::fromHex(hex.toByteArray());
     if (hex.size() != 64 || digest.size() != 32 || digest.toHex() != hex.toByteArray().toLower())
-        return error(u"a blob is named by its SHA-256 in hex (64 digits)"_s, BadRequest);
+        return error(u"a blob is named by its digest in hex (64 digits)"_s, BadRequest);
     auto bytes = store.readBlob(digest);
     if (!bytes)
         return error(bytes.error(), bytes.errorCode() == ErrorCode::StorageFailed ? 500 : NotFound);

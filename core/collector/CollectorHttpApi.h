@@ -23,7 +23,7 @@ class Collector;
 //   POST /api/v1/push/samples         body: see Collector::decodeSamples
 //   GET  /api/v1/samples?run=A&run=B      each run's tags of samples
 //   GET  /api/v1/samples?run=A&tag=T&from=&to=&offset=&limit=   a tag's items in step order
-//   GET  /api/v1/blobs/SHA256             an item's bytes (image/png, audio/wav, ...)
+//   GET  /api/v1/blobs/DIGEST             an item's bytes (image/png, audio/wav, ...)
 //   POST /api/v1/recovery/acknowledge    health stops repeating the recovery notes
 // With a token configured, every request needs "Authorization: Bearer TOKEN". Browsers' requests
 // for other sites, and (on loopback) Host names that are not this machine's, are refused first

@@ -38,7 +38,7 @@ inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
 inline constexpr char kPushSamples[] = "/api/v1/push/samples";
 inline constexpr char kSamplesMagic[] = "SBS1"; // the format's version is its last byte
 inline constexpr char kSamples[] = "/api/v1/samples";
-inline constexpr char kBlobs[] = "/api/v1/blobs/"; // then the blob's SHA-256 in hex
+inline constexpr char kBlobs[] = "/api/v1/blobs/"; // then the blob's digest in hex
 // What one request may ask for (more is refused with 400 and a message saying what to ask
 // instead): every request's work and answer are bounded, whatever it names.
 inline constexpr int kMostColumns = 10'000;             // width of /series and /groups
@@ -157,7 +157,7 @@ struct SampleItem {
     double wall = 0;
     quint32 index = 0;
     SampleFacts facts{};
-    QString blob; // the SHA-256 of its bytes, in hex: GET /api/v1/blobs/<blob>
+    QString blob; // the digest of its bytes (BLAKE2b-256), in hex: GET /api/v1/blobs/<blob>
     qint64 bytes = 0;
     std::optional<QString> text;
     bool textCut = false; // the text goes on in its blob

@@ -45,6 +45,10 @@ Status checkTable(QByteArrayView bytes, double rows, double columns) {
 
 } // namespace
 
+QByteArray sampleDigest(QByteArrayView bytes) {
+    return QCryptographicHash::hash(bytes, QCryptographicHash::Blake2b_256);
+}
+
 QLatin1StringView sampleKindName(SampleKind kind) {
     switch (kind) {
     case SampleKind::Image:
@@ -71,7 +75,7 @@ std::optional<SampleKind> parseSampleKind(QStringView name) {
 Status checkSample(Sample *sample) {
     if (Status checked = checkBytes(sample); !checked)
         return checked;
-    sample->digest = QCryptographicHash::hash(sample->bytes, QCryptographicHash::Sha256);
+    sample->digest = sampleDigest(sample->bytes);
     return success();
 }
 

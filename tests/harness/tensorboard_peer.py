@@ -78,12 +78,13 @@ def http_json(url, form=None, timeout=600):
 class TensorBoard:
     """`tensorboard --logdir` as a user starts it; load_fast picks the Rust data server."""
 
-    def __init__(self, python, logdir, load_fast, samples=None):
+    def __init__(self, python, logdir, load_fast, samples=None, extra=()):
         self.port = free_port()
         args = [python, "-m", "tensorboard.main", "--logdir", logdir, "--host", "127.0.0.1",
                 "--port", str(self.port), "--load_fast", "true" if load_fast else "false"]
         if samples is not None:
             args += ["--samples_per_plugin", "scalars=%d" % samples]
+        args += list(extra)
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
         self.base = "http://127.0.0.1:%d" % self.port

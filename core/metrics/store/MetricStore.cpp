@@ -637,9 +637,7 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
             store_records::append(&journal, RecordType::SampleTag, SampleTable::tagRecord(*tag));
         }
         const QByteArray digest =
-            sample.digest.size() == 32
-                ? sample.digest
-                : QCryptographicHash::hash(sample.bytes, QCryptographicHash::Sha256);
+            sample.digest.size() == 32 ? sample.digest : sampleDigest(sample.bytes);
         std::optional<quint32> blob = m_samples.blob(digest);
         // Bytes the store does not hold, or held and lost by the disk: written (again).
         if (!blob || m_samples.blobs()[*blob].lost()) {

@@ -20,7 +20,7 @@ struct StoredBlob {
     // A blob whose bytes the disk lost is journaled with this file: it names no data file, so
     // the loss is said once, and the same bytes logged again are written anew.
     static constexpr quint32 kLostFile = 0xFFFFFFFF;
-    QByteArray digest; // SHA-256 of the bytes, 32 bytes
+    QByteArray digest; // sampleDigest() of the bytes, 32 bytes
     qint64 size = 0;
     quint32 file = 0;
     qint64 offset = 0;
