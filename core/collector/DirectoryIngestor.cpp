@@ -217,13 +217,15 @@ Status DirectoryIngestor::storeSamples(const QString &run,
                 return stored;
             if (!stored)
                 qCWarning(lcCollector).noquote() << stored.error();
-            continue;
         }
-        auto items = storedSamples(sample.tag, sample.step, sample.wallTime, sample.data);
+    }
+    for (auto &items : LogdirFollower::storedItems(samples)) {
         if (!items) {
             qCWarning(lcCollector).noquote() << u"%1: %2"_s.arg(run, items.error());
             continue;
         }
+        if (items->empty())
+            continue; // an hparams value
         batch.insert(batch.end(), items->begin(), items->end());
         byValue.push_back(std::move(items).value());
     }

@@ -157,7 +157,7 @@ struct SampleItem {
     double wall = 0;
     quint32 index = 0;
     SampleFacts facts{};
-    QString blob; // the digest of its bytes (BLAKE2b-256), in hex: GET /api/v1/blobs/<blob>
+    QString blob; // the SHA-256 of its bytes, in hex: GET /api/v1/blobs/<blob>
     qint64 bytes = 0;
     std::optional<QString> text;
     bool textCut = false; // the text goes on in its blob

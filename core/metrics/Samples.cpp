@@ -1,11 +1,12 @@
 #include "Samples.h"
 
+#include "util/Digest.h"
 #include "util/MediaHeaders.h"
 
-#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QStringDecoder>
+#include <QSysInfo>
 #include <QtEndian>
 
 #include <algorithm>
@@ -46,7 +47,7 @@ Status checkTable(QByteArrayView bytes, double rows, double columns) {
 } // namespace
 
 QByteArray sampleDigest(QByteArrayView bytes) {
-    return QCryptographicHash::hash(bytes, QCryptographicHash::Blake2b_256);
+    return sha256(bytes);
 }
 
 QLatin1StringView sampleKindName(SampleKind kind) {
@@ -126,8 +127,7 @@ Status checkBytes(Sample *sample) {
         return success();
     }
     case SampleKind::Histogram: {
-        const auto buckets = decodeBuckets(sample->bytes);
-        if (!buckets)
+        if (Status buckets = checkBuckets(sample->bytes); !buckets)
             return fail(where + buckets.error());
         const auto [min, max, num, sum] = facts;
         if (!std::isfinite(num) || num < 0 || (num > 0 && !(min <= max)) || std::isinf(sum) ||
@@ -142,6 +142,10 @@ Status checkBytes(Sample *sample) {
 } // namespace
 
 QByteArray encodeBuckets(const std::vector<HistogramBucket> &buckets) {
+    static_assert(sizeof(HistogramBucket) == kHistogramBucketBytes);
+    if constexpr (QSysInfo::ByteOrder == QSysInfo::LittleEndian) // as the blob lays them out
+        return QByteArray(reinterpret_cast<const char *>(buckets.data()),
+                          qsizetype(buckets.size()) * kHistogramBucketBytes);
     QByteArray bytes(qsizetype(buckets.size()) * kHistogramBucketBytes, Qt::Uninitialized);
     char *at = bytes.data();
     for (const HistogramBucket &bucket : buckets) {
@@ -153,25 +157,36 @@ QByteArray encodeBuckets(const std::vector<HistogramBucket> &buckets) {
     return bytes;
 }
 
-Result<std::vector<HistogramBucket>> decodeBuckets(QByteArrayView bytes) {
+Status checkBuckets(QByteArrayView bytes) {
     if (bytes.size() % kHistogramBucketBytes != 0)
         return fail(u"a histogram's buckets must be whole (24 bytes each)"_s);
     if (bytes.size() / kHistogramBucketBytes > kMostHistogramBuckets)
         return fail(
             u"a histogram of %1 buckets: the most is %2"_s.arg(bytes.size() / kHistogramBucketBytes)
                 .arg(kMostHistogramBuckets));
-    std::vector<HistogramBucket> buckets(std::size_t(bytes.size() / kHistogramBucketBytes));
-    const char *at = bytes.data();
-    for (HistogramBucket &bucket : buckets) {
-        bucket.left = qFromLittleEndian<double>(at);
-        bucket.right = qFromLittleEndian<double>(at + 8);
-        bucket.count = qFromLittleEndian<double>(at + 16);
-        at += kHistogramBucketBytes;
-        if (!std::isfinite(bucket.left) || !std::isfinite(bucket.right) ||
-            !std::isfinite(bucket.count) || bucket.count < 0 || bucket.left > bucket.right)
+    for (const char *at = bytes.data(); at < bytes.data() + bytes.size();
+         at += kHistogramBucketBytes) {
+        const auto left = qFromLittleEndian<double>(at);
+        const auto right = qFromLittleEndian<double>(at + 8);
+        const auto count = qFromLittleEndian<double>(at + 16);
+        if (!std::isfinite(left) || !std::isfinite(right) || !std::isfinite(count) || count < 0 ||
+            left > right)
             return fail(u"a histogram's bucket edges and counts must be finite numbers, each "
                         "bucket's left edge no larger than its right and its count not "
                         "negative"_s);
+    }
+    return success();
+}
+
+Result<std::vector<HistogramBucket>> decodeBuckets(QByteArrayView bytes) {
+    if (Status checked = checkBuckets(bytes); !checked)
+        return checked.failure();
+    std::vector<HistogramBucket> buckets(std::size_t(bytes.size() / kHistogramBucketBytes));
+    const char *at = bytes.data();
+    for (HistogramBucket &bucket : buckets) {
+        bucket = {qFromLittleEndian<double>(at), qFromLittleEndian<double>(at + 8),
+                  qFromLittleEndian<double>(at + 16)};
+        at += kHistogramBucketBytes;
     }
     return buckets;
 }

@@ -52,9 +52,7 @@ inline constexpr qint64 kMostBlobBytes = qint64{16} << 20;
 inline constexpr qsizetype kLongestSampleTag = 1024; // characters
 inline constexpr qint64 kHistogramBucketBytes = 24;
 
-// What names a blob: BLAKE2b-256 of its bytes (32 bytes), collision-resistant as SHA-256 is and
-// 4x faster with Qt's implementations (0.7 GB/s against 0.16), since a logdir's images are all
-// hashed as they are read.
+// What names a blob: the SHA-256 of its bytes (32 bytes; `sha256sum FILE` says the same).
 QByteArray sampleDigest(QByteArrayView bytes);
 
 // Checks an item's bytes against its kind, and sets the facts its bytes give (an image's size,
@@ -69,6 +67,7 @@ struct HistogramBucket {
     double count = 0;
 };
 QByteArray encodeBuckets(const std::vector<HistogramBucket> &buckets);
+Status checkBuckets(QByteArrayView bytes);
 Result<std::vector<HistogramBucket>> decodeBuckets(QByteArrayView bytes);
 
 // Where a histogram's values reach each of kPercentiles of its count, the count spread evenly

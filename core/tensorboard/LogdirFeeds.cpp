@@ -162,15 +162,15 @@ Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, Log
             // histograms, text and audio as the collector's samples.
             std::vector<Sample> items;
             for (const LogdirFollower::Sample &sample : samples) {
-                if (const auto *session = std::get_if<HparamsSample>(&sample.data)) {
+                if (const auto *session = std::get_if<HparamsSample>(&sample.data))
                     polled.pushes.append(
                         {run, configBody(run, host, session->hparams), Polled::Push::Kind::Config});
-                } else if (auto stored = storedSamples(sample.tag, sample.step, sample.wallTime,
-                                                       sample.data)) {
+            }
+            for (auto &stored : LogdirFollower::storedItems(samples)) {
+                if (stored)
                     std::move(stored->begin(), stored->end(), std::back_inserter(items));
-                } else {
+                else
                     qCWarning(lcTensorboard).noquote() << u"%1: %2"_s.arg(run, stored.error());
-                }
             }
             for (QByteArray &body : samplesPushes(run, items))
                 polled.pushes.append({run, std::move(body), Polled::Push::Kind::Samples});

@@ -8,8 +8,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QtConcurrentMap>
 
 #include <algorithm>
+#include <numeric>
 
 namespace sb {
 
@@ -225,6 +227,18 @@ QJsonArray LogdirFollower::filesJson() const {
         out.append(file);
     }
     return out;
+}
+
+std::vector<Result<std::vector<sb::Sample>>>
+LogdirFollower::storedItems(const std::vector<Sample> &samples) {
+    std::vector<Result<std::vector<sb::Sample>>> items(samples.size(), std::vector<sb::Sample>{});
+    std::vector<std::size_t> values(samples.size());
+    std::iota(values.begin(), values.end(), std::size_t{0});
+    QtConcurrent::blockingMap(values, [&samples, &items](std::size_t i) {
+        const Sample &sample = samples[i];
+        items[i] = storedSamples(sample.tag, sample.step, sample.wallTime, sample.data);
+    });
+    return items;
 }
 
 } // namespace sb

@@ -64,6 +64,11 @@ public:
         SampleData data;
     };
     using SampleSink = std::function<Status(const QString &run, std::vector<Sample> &&samples)>;
+    // Each value's items as the store keeps them (storedSamples), or why the value is refused;
+    // hparams values hold none. Checked on every core of the pool: hashing a logdir's images
+    // is most of the work of reading it.
+    static std::vector<Result<std::vector<sb::Sample>>>
+    storedItems(const std::vector<Sample> &samples);
     struct Progress {
         qint64 bytes = 0;  // read this time
         bool more = false; // stopped at the budget: poll again at once

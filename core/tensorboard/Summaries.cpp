@@ -309,7 +309,10 @@ Result<HistogramSample> tf1Histogram(QByteArrayView histo) {
         }
         if (type != Bytes)
             return false;
-        Wire values(wire.bytes());
+        const QByteArrayView packed = wire.bytes();
+        into.reserve(into.size() + std::size_t(std::min<qsizetype>(packed.size() / 8,
+                                                                   kMostHistogramBuckets + 1)));
+        Wire values(packed);
         while (!values.atEnd() && values.ok()) {
             const double v = values.fixed<double>();
             if (values.ok())
@@ -347,6 +350,7 @@ Result<HistogramSample> tf1Histogram(QByteArrayView histo) {
     qsizetype last = n - 1;
     while (last >= first && !(counts[last] > 0))
         --last;
+    sample.buckets.reserve(std::size_t(std::max<qsizetype>(0, last - first + 1)));
     for (qsizetype i = first; i <= last; ++i)
         sample.buckets.push_back({i == first ? sample.min : limits[i - 1],
                                   i == last ? sample.max : limits[i], counts[i]});
@@ -671,11 +675,7 @@ Result<std::vector<Sample>> storedSamples(const QString &tag, double step, doubl
         for (const QByteArray &bytes : audio->clips)
             item(SampleKind::Audio, bytes);
     } else if (const auto *histogram = std::get_if<HistogramSample>(&data)) {
-        std::vector<HistogramBucket> buckets;
-        buckets.reserve(histogram->buckets.size());
-        for (const HistogramSample::Bucket &b : histogram->buckets)
-            buckets.push_back({b.left, b.right, b.count});
-        item(SampleKind::Histogram, encodeBuckets(buckets),
+        item(SampleKind::Histogram, encodeBuckets(histogram->buckets),
              {histogram->min, histogram->max, histogram->num, histogram->sum});
     } else if (const auto *text = std::get_if<TextSample>(&data)) {
         if (text->shape.empty() || text->cells.isEmpty()) {

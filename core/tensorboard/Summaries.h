@@ -48,11 +48,7 @@ struct ImageSample {
 
 // Buckets as TensorBoard's histograms plugin keeps them: [left, right) and a count.
 struct HistogramSample {
-    struct Bucket {
-        double left = 0;
-        double right = 0;
-        double count = 0;
-    };
+    using Bucket = HistogramBucket;
     double min = 0;
     double max = 0;
     double num = 0; // the values counted

@@ -18,7 +18,6 @@ again on that one; SIGNALBOX_BENCH_FULL=1 measures every reader on the full logd
 usage: bench_tensorboard.py SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
 """
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,22 +36,10 @@ def log(message):
     print("bench_tensorboard: " + message, flush=True)
 
 
-def warm(logdir):
-    """Reads every file once, so no reader pays for the disk and the next one not."""
-    for root, _, files in os.walk(logdir):
-        for name in files:
-            with open(os.path.join(root, name), "rb") as f:
-                while f.read(1 << 20):
-                    pass
-
-
 def signalbox(logdir, data_dir, runs=RUNS, tags=TAGS):
-    port = peer.free_port()
     start = time.monotonic()
-    proc = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir", data_dir,
-                             "--watch", logdir], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = "http://127.0.0.1:%d/api/v1/runs" % port
+    proc, base = peer.collector(COLLECTOR, logdir, data_dir)
+    url = base + "/runs"
 
     def done():
         try:
@@ -74,14 +61,8 @@ def signalbox(logdir, data_dir, runs=RUNS, tags=TAGS):
 def tensorboard(python, logdir, load_fast, samples, runs=RUNS):
     start = time.monotonic()
     board = peer.TensorBoard(python, logdir, load_fast=load_fast, samples=samples)
-
-    def done():
-        tags = board.tags()
-        return tags and len(tags) == runs and all(LAST_TAG in t for t in tags.values())
     try:
-        peer.wait_until(done, timeout=3600, interval=0.25)
-        seconds = time.monotonic() - start
-        rss = peer.peak_rss_mib(board.proc.pid)
+        seconds, rss = board.load(start, runs, LAST_TAG)
         names = sorted(board.tags())
         counts = {len(points) for points in board.scalars("metric/00", names).values()}
     finally:
@@ -110,12 +91,12 @@ def compare(python, steps, peers):
         % (RUNS, TAGS, steps, points / 1e6, size / 1e6))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        warm(logdir)
+        peer.warm(logdir)
         seconds, rss, counts = signalbox(logdir, os.path.join(tmp, "store"))
         rows.append(("Signalbox collector (every point)", seconds, rss, counts))
         log("Signalbox: %.2f s, %.0f MiB" % (seconds, rss))
     for name, load_fast, samples in peers:
-        warm(logdir)
+        peer.warm(logdir)
         seconds, rss, counts = tensorboard(python, logdir, load_fast, samples)
         rows.append((name, seconds, rss, counts))
         log("%s: %.2f s, %.0f MiB" % (name, seconds, rss))
@@ -143,10 +124,10 @@ def many_runs(python, runs=1000, tags=3, steps=100, repeats=5):
         open(os.path.join(logdir, ".complete"), "w").close()
     ours, theirs = [], []
     for _ in range(repeats):
-        warm(logdir)
+        peer.warm(logdir)
         with tempfile.TemporaryDirectory() as tmp:
             ours.append(signalbox(logdir, os.path.join(tmp, "store"), runs, tags)[0])
-        warm(logdir)
+        peer.warm(logdir)
         theirs.append(tensorboard(python, logdir, True, None, runs)[0])
     print()
     print("| %d runs x %d tags x %d steps, until every scalar is queryable (%d times) | min | "

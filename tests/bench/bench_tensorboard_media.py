@@ -17,8 +17,6 @@ ratios to Signalbox.
 usage: bench_tensorboard_media.py SIGNALBOX_COLLECTOR BUILD_DIR SOURCE_DIR
 """
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,35 +45,16 @@ def logdir_of(python):
         return logdir
     log("writing %d runs x %d steps of images, histograms and text with tensorboardX..."
         % (RUNS, STEPS))
-    shutil.rmtree(logdir, ignore_errors=True)
     writer = os.path.join(SOURCE, "tests", "harness", "write_media_run.py")
-    procs = [subprocess.Popen([python, writer, os.path.join(logdir, "run%03d" % i), str(STEPS),
-                               str(i)]) for i in range(DISTINCT)]
-    for proc in procs:
-        if proc.wait() != 0:
-            raise RuntimeError("writing the logdir failed")
-    for i in range(DISTINCT, RUNS):
-        shutil.copytree(os.path.join(logdir, "run%03d" % (i % DISTINCT)),
-                        os.path.join(logdir, "run%03d" % i))
+    peer.write_runs(logdir, RUNS, DISTINCT,
+                    lambda i, run_dir: [python, writer, run_dir, str(STEPS), str(i)])
     open(os.path.join(logdir, ".complete"), "w").close()
     return logdir
 
 
-def warm(logdir):
-    for root, _, files in os.walk(logdir):
-        for name in files:
-            with open(os.path.join(root, name), "rb") as f:
-                while f.read(1 << 20):
-                    pass
-
-
 def signalbox(logdir, data_dir):
-    port = peer.free_port()
-    base = "http://127.0.0.1:%d/api/v1" % port
     start = time.monotonic()
-    proc = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:%d" % port, "--data-dir",
-                             data_dir, "--watch", logdir], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc, base = peer.collector(COLLECTOR, logdir, data_dir)
 
     def done():
         try:
@@ -107,14 +86,8 @@ def tensorboard(python, logdir, load_fast, every):
     keep = ["--samples_per_plugin", "scalars=%d,images=%d,histograms=%d,text=%d"
             % (EVERY, EVERY, EVERY, EVERY)] if every else []
     board = peer.TensorBoard(python, logdir, load_fast=load_fast, extra=keep)
-
-    def done():
-        tags = board.tags()
-        return tags and len(tags) == RUNS and all(LAST_TAG in t for t in tags.values())
     try:
-        peer.wait_until(done, timeout=3600, interval=0.25)
-        seconds = time.monotonic() - start
-        rss = peer.peak_rss_mib(board.proc.pid)
+        seconds, rss = board.load(start, RUNS, LAST_TAG)
         served = {}
         for run in ("run%03d" % i for i in range(RUNS)):
             for kind, plugin, route, tags in (
@@ -145,7 +118,7 @@ def main():
         "%.0f MB of event files" % (RUNS, STEPS, RUNS * STEPS * 4, size / 1e6))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        warm(logdir)
+        peer.warm(logdir)
         rows.append(("Signalbox collector (every item)",) + signalbox(logdir, os.path.join(tmp, "s")))
         log("%s: %.2f s, %.0f MiB" % rows[-1][:3])
     for name, load_fast, every in (
@@ -153,7 +126,7 @@ def main():
             ("TensorBoard Rust data server, default reservoirs", True, False),
             ("TensorBoard Python loader, every item", False, True),
             ("TensorBoard Python loader, default reservoirs", False, False)):
-        warm(logdir)
+        peer.warm(logdir)
         rows.append((name,) + tensorboard(python, logdir, load_fast, every))
         log("%s: %.2f s, %.0f MiB" % rows[-1][:3])
     ours_seconds, ours_rss = rows[0][1], rows[0][2]

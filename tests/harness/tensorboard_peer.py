@@ -36,24 +36,45 @@ def ensure_venv(build_dir, name="venv-tensorboard", packages=PACKAGES):
 def write_logdir(python, logdir, runs, tags, steps, distinct=4, nan_every=0):
     """runs x tags x steps scalars. `distinct` runs are written by tensorboardX (two at a time);
     the others are copies of them, since the writer, pure Python, is far slower than any reader."""
+    write_runs(logdir, runs, distinct, lambda i, run_dir: [
+        python, WRITER, run_dir, str(tags), str(steps), str(i), str(nan_every)])
+
+
+def write_runs(logdir, runs, distinct, command):
+    """Runs run000, run001... in `logdir`: `distinct` of them written by command(i, run_dir), two
+    at a time, the others copies of them."""
     shutil.rmtree(logdir, ignore_errors=True)
     distinct = max(1, min(distinct, runs))
     procs = []
     for i in range(distinct):
-        procs.append(subprocess.Popen([python, WRITER, os.path.join(logdir, "run%03d" % i),
-                                       str(tags), str(steps), str(i), str(nan_every)],
+        procs.append(subprocess.Popen(command(i, os.path.join(logdir, "run%03d" % i)),
                                       stderr=subprocess.DEVNULL))  # "NaN or Inf found" per NaN
-        if len(procs) == 2:
+        if len(procs) == 2 or i == distinct - 1:
             for p in procs:
                 if p.wait() != 0:
                     raise RuntimeError("writing the logdir failed")
             procs = []
-    for p in procs:
-        if p.wait() != 0:
-            raise RuntimeError("writing the logdir failed")
     for i in range(distinct, runs):
         shutil.copytree(os.path.join(logdir, "run%03d" % (i % distinct)),
                         os.path.join(logdir, "run%03d" % i))
+
+
+def warm(logdir):
+    """Reads every file once, so no reader pays for the disk and the next one not."""
+    for root, _, files in os.walk(logdir):
+        for name in files:
+            with open(os.path.join(root, name), "rb") as f:
+                while f.read(1 << 20):
+                    pass
+
+
+def collector(binary, logdir, data_dir):
+    """signalbox-collector following `logdir`: (the process, its API's base URL)."""
+    port = free_port()
+    proc = subprocess.Popen([binary, "--listen", "127.0.0.1:%d" % port, "--data-dir", data_dir,
+                             "--watch", logdir], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    return proc, "http://127.0.0.1:%d/api/v1" % port
 
 
 def free_port():
@@ -103,6 +124,15 @@ class TensorBoard:
     def stop(self):
         os.killpg(self.proc.pid, 15)
         self.proc.wait()
+
+    def load(self, start, runs, last_tag):
+        """Waits until every one of `runs` shows `last_tag` (its file read to the end): the
+        seconds since `start`, and the peak resident memory so far."""
+        def done():
+            tags = self.tags()
+            return tags and len(tags) == runs and all(last_tag in t for t in tags.values())
+        wait_until(done, timeout=3600, interval=0.25)
+        return time.monotonic() - start, peak_rss_mib(self.proc.pid)
 
 
 def wait_until(predicate, timeout, interval=0.5):
