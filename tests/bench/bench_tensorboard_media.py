@@ -30,7 +30,7 @@ SCALE = float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1"))
 RUNS, DISTINCT, STEPS = 20, 2, max(50, int(1000 * SCALE))
 IMAGE_TAGS = ["samples/%d" % i for i in range(4)]
 HISTOGRAM_TAGS = ["weights/%d" % i for i in range(3)]
-TEXT_TAGS = ["notes"]
+TEXT_TAGS = ["notes/text_summary"]  # tensorboardX files add_text under TAG/text_summary
 LAST_TAG = "zz/end"
 EVERY = 10**7  # TensorBoard's --samples_per_plugin for "keep every item"
 
