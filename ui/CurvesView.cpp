@@ -197,8 +197,9 @@ void CurvesView::hideEvent(QHideEvent *event) {
 
 void CurvesView::activateSamples() {
     // The tags are listed even while the charts are in front, so the tab shows when it has
-    // something; items and blobs only while it is in front.
+    // something; items and images only while it is in front.
     m_samplesFeed->setActive(m_shown);
+    m_samples->setActive(m_shown && m_tabs->currentIndex() == 1);
 }
 
 void CurvesView::showSamplesTab() {

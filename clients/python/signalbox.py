@@ -1012,13 +1012,15 @@ class Run:
         """Sends samples: those that failed before first, then what log() took since, encoded
         here, a push of at most SAMPLES_BODY bytes at a time."""
         while self._samples_retry and (final or time.time() >= self._down_until):
-            pending = self._samples_retry[0]
+            with self._lock:  # off the list while it is sent: a split half may add to it
+                pending = self._samples_retry.pop(0)
+                self._sample_bytes -= _sample_size(pending)
             outcome = self._send_samples(pending)
             if outcome == "retry" and not final:
+                with self._lock:
+                    self._samples_retry.insert(0, pending)
+                    self._sample_bytes += _sample_size(pending)
                 break
-            self._samples_retry.pop(0)
-            with self._lock:
-                self._sample_bytes -= _sample_size(pending)
             if outcome == "retry":
                 self.unsent += len(pending)
         with self._lock:
@@ -1027,20 +1029,24 @@ class Run:
         pending, size = [], 0
         for tag, step, wall, sample in taken:
             try:
+                items = []
                 for index, (data, fields) in enumerate(sample._encoded()):
                     header = dict(fields, tag=tag, kind=sample.kind, step=step, time=wall,
                                   index=index, bytes=len(data))
                     json.dumps(header, allow_nan=False)  # a NaN edge: refused here, said
-                    if pending and (size + len(data) > SAMPLES_BODY
-                                    or len(pending) >= SAMPLES_PER_PUSH):
-                        self._push_samples(pending, final)
-                        pending, size = [], 0
-                    pending.append((header, data))
-                    size += len(data)
+                    items.append((header, data))
             except Exception as error:  # noqa: BLE001 - one sample's fault costs only itself
                 self.unencoded += 1
                 self._warn(("sample", tag), "sample %r at step %s cannot be encoded: %s; dropped "
                            "(said once per tag)" % (tag, step, error))
+                continue
+            for header, data in items:
+                if pending and (size + len(data) > SAMPLES_BODY
+                                or len(pending) >= SAMPLES_PER_PUSH):
+                    self._push_samples(pending, final)
+                    pending, size = [], 0
+                pending.append((header, data))
+                size += len(data)
         if pending:
             self._push_samples(pending, final)
 

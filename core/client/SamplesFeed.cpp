@@ -13,11 +13,21 @@ void SamplesFeed::setRuns(const QStringList &runs) {
     if (runs == m_runs)
         return;
     m_runs = runs;
-    // Tags of runs no longer shown go at once; their items stay cached until the next listing.
+    // Tags and items of runs no longer shown go at once (a fetch still out is dropped).
     const QSet<QString> shown(runs.begin(), runs.end());
     m_tags.removeIf([&shown](const SampleTagSummary &tag) { return !shown.contains(tag.run); });
+    m_series.removeIf([&shown](const auto &entry) { return !shown.contains(entry.key().first); });
     Q_EMIT tagsChanged();
     refresh();
+}
+
+void SamplesFeed::say(const QString &problem) {
+    // Said when it changes: the view's one banner is the curves' too, and an answer that
+    // came is no reason to clear what they said.
+    if (problem == m_problem)
+        return;
+    m_problem = problem;
+    Q_EMIT this->problem(problem);
 }
 
 void SamplesFeed::setActive(bool active) {
@@ -44,10 +54,10 @@ void SamplesFeed::refresh() {
     m_collector->sampleTags(asked, this, [this, asked](Result<QList<SampleTagSummary>> tags) {
         m_listing = false;
         if (!tags) {
-            Q_EMIT problem(tags.error());
+            say(tags.error());
             return;
         }
-        Q_EMIT problem({});
+        say({});
         if (asked != m_runs) { // the shown runs changed meanwhile: list them
             refresh();
             return;
@@ -79,33 +89,42 @@ void SamplesFeed::fetchItems(const Key &key) {
     if (series.fetching)
         return;
     series.fetching = true;
-    const auto offset = qint64(series.items.size());
-    m_collector->samples(
-        key.first, key.second, std::nullopt, std::nullopt, offset,
-        CollectorApi::kMostSamplesPerPage, this,
-        [this, key, offset](const Result<SamplesReply> &page) {
-            Series &fetched = m_series[key];
-            fetched.fetching = false;
-            if (!page) {
-                Q_EMIT problem(page.error());
-                return;
-            }
-            if (qint64(fetched.items.size()) != offset)
-                return; // forgotten meanwhile
-            // Items in step order: one that lands before what is held (a run restarted at an
-            // earlier step) means the order changed: fetched again from the start.
-            if (!fetched.items.empty() && !page->samples.empty() &&
-                page->samples.front().step < fetched.items.back().step) {
-                fetched.items.clear();
-                fetchItems(key);
-                return;
-            }
-            fetched.items.insert(fetched.items.end(), page->samples.begin(), page->samples.end());
-            fetched.listed = std::max(fetched.listed, page->total);
-            Q_EMIT itemsChanged(key.first, key.second);
-            if (!page->samples.empty() && qint64(fetched.items.size()) < page->total)
-                fetchItems(key); // the next page
-        });
+    // From the last item held, which must come back first: if it does not, an item landed
+    // before it (a run logged an earlier step again) and the tag is fetched from its start.
+    const auto held = qint64(series.items.size());
+    const qint64 offset = std::max<qint64>(0, held - 1);
+    m_collector->samples(key.first, key.second, std::nullopt, std::nullopt, offset,
+                         CollectorApi::kMostSamplesPerPage, this,
+                         [this, key, held](const Result<SamplesReply> &page) {
+                             Series &fetched = m_series[key];
+                             fetched.fetching = false;
+                             if (!page) {
+                                 say(page.error());
+                                 return;
+                             }
+                             if (qint64(fetched.items.size()) != held)
+                                 return; // forgotten meanwhile
+                             auto first = page->samples.begin();
+                             if (held > 0) {
+                                 const SampleItem &last = fetched.items.back();
+                                 if (first == page->samples.end() || first->blob != last.blob ||
+                                     first->step != last.step || first->index != last.index) {
+                                     fetched.items.clear();
+                                     fetchItems(key);
+                                     return;
+                                 }
+                                 ++first;
+                             }
+                             fetched.items.insert(fetched.items.end(), first, page->samples.end());
+                             fetched.listed = std::max(fetched.listed, page->total);
+                             // Decided before the signal: its handlers may add series, which moves
+                             // `fetched`.
+                             const bool more = page->samples.size() > (held > 0 ? 1U : 0U) &&
+                                               qint64(fetched.items.size()) < page->total;
+                             Q_EMIT itemsChanged(key.first, key.second);
+                             if (more)
+                                 fetchItems(key); // the next page
+                         });
 }
 
 void SamplesFeed::fetchBlob(const QString &digest) {
@@ -114,8 +133,10 @@ void SamplesFeed::fetchBlob(const QString &digest) {
     m_blobsAsked.insert(digest);
     m_blobQueue.push_front(digest);
     while (qsizetype(m_blobQueue.size()) > kBlobsWaiting) {
-        m_blobsAsked.remove(m_blobQueue.back()); // asked long ago: asked again if still wanted
+        const QString dropped = m_blobQueue.back(); // asked long ago: asked again if still wanted
+        m_blobsAsked.remove(dropped);
         m_blobQueue.pop_back();
+        Q_EMIT blobDropped(dropped);
     }
     nextBlobs();
 }

@@ -45,6 +45,8 @@ Q_SIGNALS:
     void itemsChanged(const QString &run, const QString &tag);
     void blobFetched(const QString &digest, const QByteArray &bytes);
     void blobFailed(const QString &digest, const QString &why);
+    // Asked long ago and dropped from the queue unasked: ask again if still wanted.
+    void blobDropped(const QString &digest);
     void problem(const QString &message); // empty: the collector answers again
 
 private:
@@ -56,6 +58,7 @@ private:
     };
     using Key = std::pair<QString, QString>; // run, tag
     void fetchItems(const Key &key);
+    void say(const QString &problem);
     void nextBlobs();
 
     CollectorClient *m_collector;
@@ -67,6 +70,7 @@ private:
     std::deque<QString> m_blobQueue; // newest first
     QSet<QString> m_blobsAsked;      // queued or in flight
     int m_blobsInFlight = 0;
+    QString m_problem; // the last said
 };
 
 } // namespace sb

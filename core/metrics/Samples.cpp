@@ -77,6 +77,8 @@ Status checkSample(Sample *sample) {
     if (Status checked = checkBytes(sample); !checked)
         return checked;
     sample->digest = sampleDigest(sample->bytes);
+    if (sample->digest.size() != 32)
+        return fail(u"the item's SHA-256 could not be computed (out of memory?)"_s);
     return success();
 }
 

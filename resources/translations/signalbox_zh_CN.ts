@@ -170,6 +170,57 @@
     </message>
 </context>
 <context>
+    <name>sb::AudioView</name>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>Save as WAV…</source>
+        <translation>另存为 WAV…</translation>
+    </message>
+    <message>
+        <source>Save the clip</source>
+        <translation>保存音频片段</translation>
+    </message>
+    <message>
+        <source>The clip was not saved</source>
+        <translation>音频片段未保存</translation>
+    </message>
+    <message>
+        <source>cannot fetch it: %1</source>
+        <translation>无法获取：%1</translation>
+    </message>
+    <message>
+        <source>cannot play it: %1</source>
+        <translation>无法播放：%1</translation>
+    </message>
+    <message>
+        <source>cannot play it: a WAV of encoding %1 (only PCM and float are played)</source>
+        <translation>无法播放：编码为 %1 的 WAV（仅支持 PCM 和浮点）</translation>
+    </message>
+    <message>
+        <source>cannot play it: %1-bit samples of encoding %2</source>
+        <translation>无法播放：编码 %2 的 %1 位采样</translation>
+    </message>
+    <message>
+        <source>cannot play it: this computer has no sound device</source>
+        <translation>无法播放：本机没有声音设备</translation>
+    </message>
+    <message>
+        <source>cannot play it: the sound device does not take %1 Hz, %2 channels</source>
+        <translation>无法播放：声音设备不支持 %1 Hz、%2 声道</translation>
+    </message>
+    <message>
+        <source>cannot play it: the sound device failed</source>
+        <translation>无法播放：声音设备出错</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+</context>
+<context>
     <name>sb::ClusterGpuWatch</name>
     <message>
         <source>it is no longer running</source>
@@ -577,6 +628,14 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>Show %1 more charts (%2 not shown; uncheck metrics in the list to choose)</source>
         <translation>再显示 %1 个图表（%2 个未显示；在列表中取消勾选指标以选择）</translation>
     </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲线</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>样本</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>
@@ -650,6 +709,59 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>free</source>
         <translation>空闲</translation>
+    </message>
+</context>
+<context>
+    <name>sb::HistogramView</name>
+    <message>
+        <source>no histograms yet</source>
+        <translation>还没有直方图</translation>
+    </message>
+</context>
+<context>
+    <name>sb::ImageView</name>
+    <message>
+        <source>Click to see it at full size</source>
+        <translation>点击查看原尺寸</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+</context>
+<context>
+    <name>sb::ImageViewer</name>
+    <message>
+        <source>Fit</source>
+        <translation>适应窗口</translation>
+    </message>
+    <message>
+        <source>100%</source>
+        <translation>100%</translation>
+    </message>
+    <message>
+        <source>Zoom out</source>
+        <translation>缩小</translation>
+    </message>
+    <message>
+        <source>Zoom in</source>
+        <translation>放大</translation>
+    </message>
+    <message>
+        <source>It cannot be shown: %1</source>
+        <translation>无法显示：%1</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>%1 × %2 pixels, %3</source>
+        <translation>%1 × %2 像素，%3</translation>
+    </message>
+    <message>
+        <source>fitted</source>
+        <translation>适应窗口</translation>
     </message>
 </context>
 <context>
@@ -1937,6 +2049,94 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>%1 (best)</source>
         <translation>%1（最佳）</translation>
+    </message>
+</context>
+<context>
+    <name>sb::SampleSection</name>
+    <message>
+        <source>Distributions</source>
+        <translation>分布</translation>
+    </message>
+    <message>
+        <source>Histograms (offset)</source>
+        <translation>直方图（错开）</translation>
+    </message>
+    <message>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <source>Render the texts as Markdown, as TensorBoard does (no HTML; nothing they name is loaded)</source>
+        <translation>像 TensorBoard 一样将文本渲染为 Markdown（不含 HTML；不加载其中引用的任何内容）</translation>
+    </message>
+    <message>
+        <source>The step shown: each run&apos;s last item at or before it</source>
+        <translation>显示的步数：每个运行在该步或之前的最后一项</translation>
+    </message>
+    <message>
+        <source>Each run&apos;s histogram at the step, in its colour</source>
+        <translation>各运行在该步的直方图，以其颜色显示</translation>
+    </message>
+    <message>
+        <source>no items yet</source>
+        <translation>还没有条目</translation>
+    </message>
+    <message>
+        <source>step %1 (%2 of %3)</source>
+        <translation>第 %1 步（%3 中的第 %2 个）</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>, the first of %1</source>
+        <translation>，%1 个中的第一个</translation>
+    </message>
+    <message>
+        <source>no items</source>
+        <translation>没有条目</translation>
+    </message>
+    <message>
+        <source>nothing at or before this step</source>
+        <translation>该步及之前没有条目</translation>
+    </message>
+    <message>
+        <source>, %1 × %2</source>
+        <translation>，%1 × %2</translation>
+    </message>
+    <message>
+        <source>cannot show it: %1</source>
+        <translation>无法显示：%1</translation>
+    </message>
+    <message>
+        <source>, %1 values from %2 to %3</source>
+        <translation>，%1 个值，从 %2 到 %3</translation>
+    </message>
+    <message>
+        <source>, the first 64 KiB of %1 bytes</source>
+        <translation>，%1 字节中的前 64 KiB</translation>
+    </message>
+    <message>
+        <source>, %1 Hz, %2 s, %3</source>
+        <translation>，%1 Hz，%2 秒，%3</translation>
+    </message>
+    <message>
+        <source>mono</source>
+        <translation>单声道</translation>
+    </message>
+    <message>
+        <source>%1 channels</source>
+        <translation>%1 声道</translation>
+    </message>
+</context>
+<context>
+    <name>sb::SamplesPanel</name>
+    <message>
+        <source>None of the shown runs has logged images, histograms, text or audio.
+Log them with signalbox.Image, Histogram, Text or Audio (see the README), or follow a TensorBoard logdir that has them.</source>
+        <translation>所显示的运行都没有记录图像、直方图、文本或音频。
+请用 signalbox.Image、Histogram、Text 或 Audio 记录（见 README），或跟踪包含它们的 TensorBoard 日志目录。</translation>
     </message>
 </context>
 <context>

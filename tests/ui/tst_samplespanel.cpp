@@ -11,6 +11,8 @@
 #include "samples/SamplesPanel.h"
 
 #include <QBuffer>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QImage>
 #include <QJsonArray>
 #include <QLabel>
@@ -18,6 +20,8 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
+#include <QTextDocument>
+#include <QTextEdit>
 
 using namespace Qt::StringLiterals;
 
@@ -90,7 +94,8 @@ void TestSamplesPanel::imagesSideBySideAtTheChosenStep() {
                 samples.push_back(
                     item(u"samples/x"_s, sb::SampleKind::Image, step, stepImage(step)));
         }
-        samples.push_back(item(u"note"_s, sb::SampleKind::Text, 3, "<b>bold</b> *not* markup"));
+        samples.push_back(item(u"note"_s, sb::SampleKind::Text, 3,
+                               "<b>bold</b> *not* markup ![x](file:///etc/hostname)"));
         samples.push_back(item(u"w"_s, sb::SampleKind::Histogram, 3,
                                sb::encodeBuckets({{-1, 0, 2}, {0, 1, 6}}), {-1, 1, 8, 1}));
         samples.push_back(
@@ -150,7 +155,24 @@ void TestSamplesPanel::imagesSideBySideAtTheChosenStep() {
     QTRY_VERIFY_WITH_TIMEOUT(panel->section(u"w"_s)->shown(u"a"_s) != nullptr, 20000);
     QCOMPARE(panel->section(u"w"_s)->shown(u"a"_s)->buckets.size(), std::size_t(2));
     auto *text = panel->section(u"note"_s)->findChild<QPlainTextEdit *>(u"sampleText"_s);
-    QTRY_COMPARE_WITH_TIMEOUT(text->toPlainText(), u"<b>bold</b> *not* markup"_s, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(text->toPlainText(),
+                              u"<b>bold</b> *not* markup ![x](file:///etc/hostname)"_s, 20000);
+    // Markdown only when asked: no HTML, and nothing it names is loaded.
+    panel->section(u"note"_s)->findChild<QCheckBox *>(u"renderMarkdown"_s)->setChecked(true);
+    auto *rendered = panel->section(u"note"_s)->findChild<QTextEdit *>(u"sampleMarkdown"_s);
+    QVERIFY(rendered->isVisible());
+    QVERIFY(rendered->toPlainText().contains(u"<b>bold</b> not markup"_s));
+    QVERIFY(!rendered->document()
+                 ->resource(QTextDocument::ImageResource, QUrl(u"file:///etc/hostname"_s))
+                 .isValid());
+
+    // Histograms: each run's at the step overlaid; the offset view of each run's steps.
+    sb::SampleSection *weights = panel->section(u"w"_s);
+    QVERIFY(weights->findChild<sb::HistogramOverlay *>()->isVisible());
+    weights->findChild<QComboBox *>(u"histogramMode"_s)->setCurrentIndex(1);
+    for (const sb::HistogramView *view : weights->findChildren<sb::HistogramView *>())
+        QCOMPARE(view->mode(), sb::HistogramView::Mode::Offset);
+    QVERIFY(!weights->grab().isNull()); // painted in that mode
     sb::SampleSection *broken = panel->section(u"broken"_s);
     QVERIFY(broken);
     QTRY_VERIFY_WITH_TIMEOUT(broken->shown(u"a"_s) != nullptr, 20000);

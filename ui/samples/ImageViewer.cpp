@@ -55,6 +55,7 @@ ImageViewer::ImageViewer(ImageCache *images, const QString &digest, QWidget *par
     , m_status(new QLabel) {
     setObjectName(u"imageViewer"_s);
     resize(900, 700);
+    m_status->setTextFormat(Qt::PlainText); // the collector's and the decoder's words
     m_scroll->setWidget(m_canvas);
     m_scroll->setAlignment(Qt::AlignCenter);
     m_scroll->viewport()->installEventFilter(this);

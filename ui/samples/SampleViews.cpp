@@ -21,10 +21,13 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QTextDocument>
+#include <QTextEdit>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -32,6 +35,52 @@
 namespace sb {
 
 using namespace Qt::StringLiterals;
+
+namespace {
+// A document that loads nothing a text names: an image of "/etc/shadow" or of a URL is not read.
+class InertDocument final : public QTextDocument {
+public:
+    using QTextDocument::QTextDocument;
+
+protected:
+    QVariant loadResource(int, const QUrl &) override { return {}; }
+};
+
+// The value range of histograms' buckets and their densest bucket (count per unit of value,
+// so histograms binned differently compare).
+struct Extent {
+    double left = INFINITY;
+    double right = -INFINITY;
+    double most = 0;
+    void add(const std::vector<HistogramBucket> &buckets) {
+        for (const HistogramBucket &bucket : buckets) {
+            left = std::min(left, bucket.left);
+            right = std::max(right, bucket.right);
+            most = std::max(most, bucket.count / std::max(1e-300, bucket.right - bucket.left));
+        }
+    }
+    bool drawable() const { return left < right && most > 0; }
+};
+
+// A histogram's outline standing on `base`, the densest bucket of `extent` `height` tall.
+QPainterPath outline(const std::vector<HistogramBucket> &buckets, const Extent &extent,
+                     const QRectF &area, double base, double height) {
+    auto x = [&](double value) {
+        return area.left() + (value - extent.left) / (extent.right - extent.left) * area.width();
+    };
+    QPainterPath path(QPointF(area.left(), base));
+    for (const HistogramBucket &bucket : buckets) {
+        const double density = bucket.count / std::max(1e-300, bucket.right - bucket.left);
+        const double y = base - density / extent.most * height;
+        path.lineTo(x(bucket.left), base);
+        path.lineTo(x(bucket.left), y);
+        path.lineTo(x(bucket.right), y);
+        path.lineTo(x(bucket.right), base);
+    }
+    path.lineTo(area.right(), base);
+    return path;
+}
+} // namespace
 
 ImageView::ImageView(QWidget *parent)
     : QWidget(parent) {
@@ -93,15 +142,38 @@ HistogramView::HistogramView(QWidget *parent)
 }
 
 void HistogramView::show(const std::vector<SampleItem> &items, const SampleItem *chosen) {
-    m_bands.clear();
-    m_bands.reserve(items.size());
-    for (const SampleItem &item : items) {
-        if (item.index == 0) // a step's first histogram (a batch holds one in practice)
-            m_bands.emplace_back(item.step, histogramPercentiles(item.buckets));
-    }
     m_hasChosen = chosen != nullptr;
     m_chosen = chosen ? chosen->buckets : std::vector<HistogramBucket>{};
     m_chosenStep = chosen ? chosen->step : 0;
+    // The bands and ridges change only with the items: a slider's move only moves the marker.
+    if (items.data() == m_itemsData && items.size() == m_itemsCount) {
+        QWidget::update();
+        return;
+    }
+    m_itemsData = items.data();
+    m_itemsCount = items.size();
+    m_bands.clear();
+    m_offset.clear();
+    m_bands.reserve(items.size());
+    std::vector<const SampleItem *> firsts; // a step's first histogram (a batch holds one)
+    for (const SampleItem &item : items) {
+        if (item.index == 0) {
+            m_bands.emplace_back(item.step, histogramPercentiles(item.buckets));
+            firsts.push_back(&item);
+        }
+    }
+    // The offset view: kOffsetSteps of them, evenly over the steps, the last one among them.
+    const std::size_t count = firsts.size();
+    const std::size_t shown = std::min<std::size_t>(count, kOffsetSteps);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const SampleItem *item = firsts[shown == 1 ? count - 1 : i * (count - 1) / (shown - 1)];
+        m_offset.emplace_back(item->step, item->buckets);
+    }
+    QWidget::update();
+}
+
+void HistogramView::setMode(Mode mode) {
+    m_mode = mode;
     QWidget::update();
 }
 
@@ -109,15 +181,56 @@ void HistogramView::paintEvent(QPaintEvent *) {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.fillRect(rect(), palette().base());
-    const QColor ink = palette().text().color();
-    QColor band = palette().highlight().color();
-    const QRectF top(36, 4, width() - 40, height() * 0.58 - 8);
-    const QRectF bottom(36, height() * 0.58 + 4, width() - 40, height() * 0.42 - 20);
     if (m_bands.empty()) {
         painter.setPen(palette().placeholderText().color());
         painter.drawText(rect(), Qt::AlignCenter, tr("no histograms yet"));
         return;
     }
+    if (m_mode == Mode::Offset)
+        paintOffset(painter);
+    else
+        paintDistribution(painter);
+}
+
+void HistogramView::paintOffset(QPainter &painter) {
+    // x the value; each step's histogram a ridge, one row lower per later step.
+    Extent extent;
+    for (const auto &[step, buckets] : m_offset)
+        extent.add(buckets);
+    if (!extent.drawable())
+        return;
+    const QRectF area(36, 8, width() - 44, height() - 28);
+    const double rows = double(std::max<std::size_t>(1, m_offset.size()));
+    const double rise = area.height() * 0.45; // the tallest ridge
+    const double stride = (area.height() - rise) / std::max(1.0, rows - 1);
+    const QColor ink = palette().text().color();
+    for (std::size_t row = 0; row < m_offset.size(); ++row) {
+        const auto &[step, buckets] = m_offset[row];
+        const QPainterPath ridge =
+            outline(buckets, extent, area, area.top() + rise + double(row) * stride, rise);
+        const bool chosen = m_hasChosen && step == m_chosenStep;
+        // Filled, so it hides the ridges behind it, as TensorBoard's offset view.
+        painter.fillPath(ridge, palette().base());
+        QColor line = chosen ? palette().highlight().color() : ink;
+        line.setAlphaF(chosen ? 1.0 : 0.25 + 0.6 * double(row + 1) / rows);
+        painter.strokePath(ridge, QPen(line, chosen ? 2 : 1));
+    }
+    painter.setPen(ink);
+    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 14), Qt::AlignLeft,
+                     QString::number(extent.left, 'g', 4));
+    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 14), Qt::AlignRight,
+                     QString::number(extent.right, 'g', 4));
+    painter.drawText(QRectF(0, area.top(), 34, 14), Qt::AlignRight,
+                     QString::number(m_offset.front().first, 'g', 6));
+    painter.drawText(QRectF(0, area.bottom() - 14, 34, 14), Qt::AlignRight,
+                     QString::number(m_offset.back().first, 'g', 6));
+}
+
+void HistogramView::paintDistribution(QPainter &painter) {
+    const QColor ink = palette().text().color();
+    QColor band = palette().highlight().color();
+    const QRectF top(36, 4, width() - 40, height() * 0.58 - 8);
+    const QRectF bottom(36, height() * 0.58 + 4, width() - 40, height() * 0.42 - 20);
     // The distribution: x the step, y the value.
     double low = INFINITY;
     double high = -INFINITY;
@@ -215,12 +328,52 @@ void HistogramView::paintEvent(QPaintEvent *) {
                      QString::number(right, 'g', 4));
 }
 
+HistogramOverlay::HistogramOverlay(QWidget *parent)
+    : QWidget(parent) {
+    setObjectName(u"histogramOverlay"_s);
+    setMinimumHeight(120);
+}
+
+void HistogramOverlay::setRuns(std::vector<Run> runs) {
+    m_runs = std::move(runs);
+    QWidget::update();
+}
+
+void HistogramOverlay::paintEvent(QPaintEvent *) {
+    QPainter painter(this);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(rect(), palette().base());
+    Extent extent;
+    for (const Run &run : m_runs)
+        extent.add(run.buckets);
+    if (!extent.drawable())
+        return;
+    const QRectF area(36, 6, width() - 44, height() - 26);
+    for (const Run &run : m_runs) {
+        const QPainterPath path = outline(run.buckets, extent, area, area.bottom(), area.height());
+        QColor fill = run.color;
+        fill.setAlphaF(0.12);
+        painter.fillPath(path, fill);
+        painter.strokePath(path, QPen(run.color, 1.5));
+    }
+    painter.setPen(palette().text().color());
+    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 14), Qt::AlignLeft,
+                     QString::number(extent.left, 'g', 4));
+    painter.drawText(QRectF(area.left(), area.bottom() + 4, area.width(), 14), Qt::AlignRight,
+                     QString::number(extent.right, 'g', 4));
+}
+
 TextView::TextView(QWidget *parent)
     : QWidget(parent)
     , m_pages(new QStackedWidget)
     , m_text(new QPlainTextEdit)
-    , m_table(new QTableWidget) {
+    , m_table(new QTableWidget)
+    , m_rendered(new QTextEdit) {
     setObjectName(u"textView"_s);
+    m_rendered->setObjectName(u"sampleMarkdown"_s);
+    m_rendered->setReadOnly(true);
+    m_rendered->setTextInteractionFlags(Qt::TextSelectableByMouse); // links are not followed
+    m_rendered->setDocument(new InertDocument(m_rendered));
     m_text->setReadOnly(true);
     m_text->setObjectName(u"sampleText"_s);
     m_table->setObjectName(u"sampleTable"_s);
@@ -228,12 +381,17 @@ TextView::TextView(QWidget *parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_pages->addWidget(m_text);
     m_pages->addWidget(m_table);
+    m_pages->addWidget(m_rendered);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_pages);
 }
 
 void TextView::show(const SampleItem *item) {
+    const QString blob = item ? item->blob : QString();
+    if (blob == m_blob && !blob.isEmpty())
+        return; // the same text: a table is not parsed and laid out again
+    m_blob = blob;
     // Rows of cells when it is a table of more than one cell; plain text always (a run's text
     // is never markup).
     if (item && item->facts[0] * item->facts[1] > 1 && item->text && !item->textCut) {
@@ -253,8 +411,20 @@ void TextView::show(const SampleItem *item) {
     QString text = item ? item->text.value_or(QString()) : QString();
     if (item && item->facts[0] * item->facts[1] == 1) // a table of one cell: its text
         text = QJsonDocument::fromJson(text.toUtf8()).array().at(0).toArray().at(0).toString();
+    m_shown = text;
     m_text->setPlainText(text);
-    m_pages->setCurrentWidget(m_text);
+    setMarkdown(m_markdown);
+}
+
+void TextView::setMarkdown(bool markdown) {
+    m_markdown = markdown;
+    if (m_pages->currentWidget() == m_table)
+        return;
+    if (markdown) // no HTML: a run's text never becomes markup beyond Markdown's own
+        m_rendered->document()->setMarkdown(
+            m_shown, QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub |
+                                                     QTextDocument::MarkdownNoHTML));
+    m_pages->setCurrentWidget(markdown ? static_cast<QWidget *>(m_rendered) : m_text);
 }
 
 AudioView::AudioView(SamplesFeed *feed, QWidget *parent)
@@ -281,12 +451,17 @@ AudioView::AudioView(SamplesFeed *feed, QWidget *parent)
             stop();
             return;
         }
-        withClip([this](const QByteArray &clip) { play(clip); });
+        const QString digest = m_digest;
+        withClip([this, digest](const QByteArray &clip) {
+            if (digest == m_digest) // the slider may have moved on meanwhile
+                play(clip);
+        });
     });
     connect(m_save, &QPushButton::clicked, this, [this] {
+        const QPointer<AudioView> alive(this); // the dialog's event loop may delete the cell
         const QString path =
             QFileDialog::getSaveFileName(this, tr("Save the clip"), m_suggested, u"WAV (*.wav)"_s);
-        if (path.isEmpty())
+        if (!alive || path.isEmpty())
             return;
         withClip([this, path](const QByteArray &clip) {
             if (Status written = writeFileAtomically(path, clip); !written)
@@ -294,6 +469,10 @@ AudioView::AudioView(SamplesFeed *feed, QWidget *parent)
                                      printable(written.error()));
         });
     });
+}
+
+AudioView::~AudioView() {
+    stop(); // the sink stops before the buffer it reads goes
 }
 
 QString AudioView::state() const {
@@ -317,6 +496,10 @@ void AudioView::withClip(const std::function<void(const QByteArray &)> &use) {
                 once->deleteLater();
                 m_status->setText(tr("cannot fetch it: %1").arg(printable(why)));
             });
+    connect(m_feed, &SamplesFeed::blobDropped, once, [once, digest](const QString &dropped) {
+        if (dropped == digest)
+            once->deleteLater(); // another click asks again
+    });
     m_feed->fetchBlob(digest);
 }
 
@@ -331,6 +514,11 @@ void AudioView::play(const QByteArray &clip) {
     QAudioFormat format;
     format.setSampleRate(int(header->sampleRate));
     format.setChannelCount(int(header->channels));
+    if (header->encoding != 1 && header->encoding != 3) {
+        m_status->setText(tr("cannot play it: a WAV of encoding %1 (only PCM and float are played)")
+                              .arg(header->encoding));
+        return;
+    }
     const bool isFloat = header->encoding == 3;
     format.setSampleFormat(isFloat && header->bitsPerSample == 32 ? QAudioFormat::Float
                            : isFloat                              ? QAudioFormat::Unknown

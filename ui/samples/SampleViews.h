@@ -16,6 +16,7 @@ class QPlainTextEdit;
 class QPushButton;
 class QStackedWidget;
 class QTableWidget;
+class QTextEdit;
 
 namespace sb {
 
@@ -45,39 +46,78 @@ private:
     QString m_message;
 };
 
-// TensorBoard's two views of a histogram tag, for one run: its distribution over the steps
-// (bands between the percentiles 0, 6.7, 15.9, 30.9 and their mirrors, and the median; the
-// normal distribution's ±1.5σ, ±1σ, ±0.5σ) with the chosen step marked, and under it the
-// histogram at that step.
+// TensorBoard's two views of a histogram tag, for one run. Distribution: the bands between the
+// percentiles 0, 6.7, 15.9, 30.9 and their mirrors, and the median (the normal distribution's
+// ±1.5σ, ±1σ, ±0.5σ) over the steps, the chosen step marked, and under it the histogram at that
+// step. Offset: the histograms of up to kOffsetSteps steps spread over the tag's, stacked, the
+// earliest at the back, the chosen one drawn strong.
 class HistogramView final : public QWidget {
     Q_OBJECT
 public:
+    enum class Mode { Distribution, Offset };
+    static constexpr int kOffsetSteps = 30;
+
     explicit HistogramView(QWidget *parent = nullptr);
     void show(const std::vector<SampleItem> &items, const SampleItem *chosen);
+    void setMode(Mode mode);
+    Mode mode() const { return m_mode; }
     QSize sizeHint() const override { return {360, 260}; }
 
 protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
-    std::vector<std::pair<double, HistogramPercentiles>> m_bands; // by step
+    void paintDistribution(QPainter &painter);
+    void paintOffset(QPainter &painter);
+
+    Mode m_mode = Mode::Distribution;
+    std::vector<std::pair<double, HistogramPercentiles>> m_bands;          // by step
+    std::vector<std::pair<double, std::vector<HistogramBucket>>> m_offset; // by step
     std::vector<HistogramBucket> m_chosen;
     double m_chosenStep = 0;
     bool m_hasChosen = false;
+    const SampleItem *m_itemsData = nullptr; // the items the bands were made of
+    std::size_t m_itemsCount = 0;
 };
 
-// A text as plain text, or a table of plain-text cells.
+// The histograms of several runs at one step, overlaid: each run's as an outline in its colour.
+class HistogramOverlay final : public QWidget {
+    Q_OBJECT
+public:
+    struct Run {
+        QColor color;
+        std::vector<HistogramBucket> buckets;
+    };
+    explicit HistogramOverlay(QWidget *parent = nullptr);
+    void setRuns(std::vector<Run> runs);
+    QSize sizeHint() const override { return {600, 140}; }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    std::vector<Run> m_runs;
+};
+
+// A text as plain text, or a table of plain-text cells. Markdown (TensorBoard renders a text
+// as Markdown) only when the person asks for it: rendered with HTML off, no image or other
+// resource ever loaded, links not followed.
 class TextView final : public QWidget {
     Q_OBJECT
 public:
     explicit TextView(QWidget *parent = nullptr);
     void show(const SampleItem *item);
+    void setMarkdown(bool markdown);
     QSize sizeHint() const override { return {360, 160}; }
 
 private:
     QStackedWidget *m_pages;
     QPlainTextEdit *m_text;
     QTableWidget *m_table;
+    QTextEdit *m_rendered;
+    QString m_shown; // the text (not a table) shown now
+    QString m_blob;  // its digest
+    bool m_markdown = false;
 };
 
 // An audio clip: played (its PCM samples to the default sound device, with Qt Multimedia's
@@ -86,6 +126,7 @@ class AudioView final : public QWidget {
     Q_OBJECT
 public:
     explicit AudioView(SamplesFeed *feed, QWidget *parent = nullptr);
+    ~AudioView() override;
     void show(const QString &run, const QString &tag, const SampleItem *item);
     // What the player says: "playing", "stopped", or why it cannot play (plain text).
     QString state() const;

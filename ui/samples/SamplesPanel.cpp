@@ -9,6 +9,8 @@
 #include "util/PlainText.h"
 
 #include <QBuffer>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QImageReader>
 #include <QLabel>
@@ -51,9 +53,13 @@ ImageCache::ImageCache(SamplesFeed *feed, QObject *parent)
             [this](const QString &digest, const QString &why) {
                 if (!m_decoding.remove(digest))
                     return;
+                // Not fetched (a timeout, a collector restarting): said, and asked again later.
                 m_failed.insert(digest, why);
+                m_retryAt.insert(digest, QDeadlineTimer(kRetryMs));
                 Q_EMIT decoded(digest);
             });
+    connect(feed, &SamplesFeed::blobDropped, this,
+            [this](const QString &digest) { m_decoding.remove(digest); });
 }
 
 const QImage *ImageCache::image(const QString &digest) {
@@ -63,6 +69,11 @@ const QImage *ImageCache::image(const QString &digest) {
         m_recent.push_front(digest);
         return &*found;
     }
+    if (const auto retry = m_retryAt.constFind(digest);
+        retry != m_retryAt.constEnd() && retry->hasExpired()) {
+        m_failed.remove(digest);
+        m_retryAt.remove(digest);
+    }
     if (!m_failed.contains(digest) && !m_decoding.contains(digest)) {
         m_decoding.insert(digest);
         m_feed->fetchBlob(digest);
@@ -71,6 +82,8 @@ const QImage *ImageCache::image(const QString &digest) {
 }
 
 void ImageCache::keep(const QString &digest, const QImage &image) {
+    if (m_images.contains(digest))
+        return;
     m_bytes += image.sizeInBytes();
     m_images.insert(digest, image);
     m_recent.push_front(digest);
@@ -100,6 +113,27 @@ SampleSection::SampleSection(SampleKind kind, const QString &tag, SamplesFeed *f
     header->addWidget(name);
     header->addWidget(plainLabel(QString(sampleKindName(kind))));
     header->addStretch();
+    if (kind == SampleKind::Histogram) {
+        m_histogramMode = new QComboBox;
+        m_histogramMode->setObjectName(u"histogramMode"_s);
+        m_histogramMode->addItems({tr("Distributions"), tr("Histograms (offset)")});
+        connect(m_histogramMode, &QComboBox::currentIndexChanged, this, [this](int mode) {
+            for (const Cell &cell : std::as_const(m_cellList))
+                static_cast<HistogramView *>(cell.view)->setMode(
+                    mode == 1 ? HistogramView::Mode::Offset : HistogramView::Mode::Distribution);
+        });
+        header->addWidget(m_histogramMode);
+    } else if (kind == SampleKind::Text) {
+        m_markdown = new QCheckBox(tr("Markdown"));
+        m_markdown->setObjectName(u"renderMarkdown"_s);
+        m_markdown->setToolTip(tr("Render the texts as Markdown, as TensorBoard does (no HTML; "
+                                  "nothing they name is loaded)"));
+        connect(m_markdown, &QCheckBox::toggled, this, [this](bool on) {
+            for (const Cell &cell : std::as_const(m_cellList))
+                static_cast<TextView *>(cell.view)->setMarkdown(on);
+        });
+        header->addWidget(m_markdown);
+    }
     header->addWidget(m_stepLabel);
     layout->addLayout(header);
     m_slider->setObjectName(u"stepSlider"_s);
@@ -108,6 +142,11 @@ SampleSection::SampleSection(SampleKind kind, const QString &tag, SamplesFeed *f
     m_slider->setFocusPolicy(Qt::StrongFocus);
     m_slider->installEventFilter(this);
     layout->addWidget(m_slider);
+    if (kind == SampleKind::Histogram) {
+        m_overlay = new HistogramOverlay;
+        m_overlay->setToolTip(tr("Each run's histogram at the step, in its colour"));
+        layout->addWidget(m_overlay);
+    }
     layout->addLayout(m_cells);
     connect(m_slider, &QSlider::valueChanged, this, [this](int index) {
         if (index < 0 || index >= int(m_steps.size()))
@@ -117,6 +156,7 @@ SampleSection::SampleSection(SampleKind kind, const QString &tag, SamplesFeed *f
         showStepLabel();
         for (Cell &cell : m_cellList)
             showCell(cell);
+        showOverlay();
     });
     connect(images, &ImageCache::decoded, this, [this](const QString &digest) {
         for (Cell &cell : m_cellList) {
@@ -132,11 +172,23 @@ void SampleSection::setRuns(const QStringList &runs) {
         current << cell.run;
     if (current == runs)
         return;
-    for (Cell &cell : m_cellList)
-        delete cell.box;
-    m_cellList.clear();
-    for (const QString &run : runs)
-        m_cellList.append(makeCell(run));
+    // Cells of runs still shown are kept (a dialog one of them opened may be waiting on it).
+    QList<Cell> cells;
+    for (const QString &run : runs) {
+        const auto kept = std::find_if(m_cellList.begin(), m_cellList.end(),
+                                       [&run](const Cell &cell) { return cell.run == run; });
+        if (kept != m_cellList.end()) {
+            cells.append(*kept);
+            m_cellList.erase(kept);
+        } else {
+            cells.append(makeCell(run));
+        }
+    }
+    for (const Cell &gone : std::as_const(m_cellList)) {
+        gone.box->hide();
+        gone.box->deleteLater();
+    }
+    m_cellList = cells;
     m_columns = 0;
     placeCells();
     update();
@@ -192,12 +244,19 @@ SampleSection::Cell SampleSection::makeCell(const QString &run) {
         cell.view = view;
         break;
     }
-    case SampleKind::Histogram:
-        cell.view = new HistogramView;
+    case SampleKind::Histogram: {
+        auto *view = new HistogramView;
+        view->setMode(m_histogramMode->currentIndex() == 1 ? HistogramView::Mode::Offset
+                                                           : HistogramView::Mode::Distribution);
+        cell.view = view;
         break;
-    case SampleKind::Text:
-        cell.view = new TextView;
+    }
+    case SampleKind::Text: {
+        auto *view = new TextView;
+        view->setMarkdown(m_markdown->isChecked());
+        cell.view = view;
         break;
+    }
     case SampleKind::Audio:
         cell.view = new AudioView(m_feed);
         break;
@@ -234,6 +293,19 @@ void SampleSection::update() {
     showStepLabel();
     for (Cell &cell : m_cellList)
         showCell(cell);
+    showOverlay();
+}
+
+void SampleSection::showOverlay() {
+    if (!m_overlay)
+        return;
+    std::vector<HistogramOverlay::Run> runs;
+    for (const Cell &cell : std::as_const(m_cellList)) {
+        if (const SampleItem *item = shown(cell.run))
+            runs.push_back({runColor(cell.run), item->buckets});
+    }
+    m_overlay->setVisible(m_cellList.size() > 1);
+    m_overlay->setRuns(std::move(runs));
 }
 
 bool SampleSection::eventFilter(QObject *watched, QEvent *event) {
@@ -356,11 +428,24 @@ void SamplesPanel::setRuns(const QStringList &runs) {
     rebuildSections();
 }
 
+void SamplesPanel::setActive(bool active) {
+    if (active == m_active)
+        return;
+    m_active = active;
+    rebuildSections();
+}
+
 SampleSection *SamplesPanel::section(const QString &tag) const {
     return m_sections.value(tag, nullptr);
 }
 
 void SamplesPanel::rebuildSections() {
+    // Behind another tab, only whether there is anything: sections (which fetch their items
+    // and images) are made once the tab is in front.
+    if (!m_active) {
+        Q_EMIT samplesChanged();
+        return;
+    }
     // A section per tag, its kind the first run's (a tag is one kind in each run).
     QMap<std::pair<SampleKind, QString>, QStringList> tags;
     QHash<QString, SampleKind> kindOf;

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "client/SamplesFeed.h"
 #include "metrics/CollectorApi.h"
 
+#include <QDeadlineTimer>
 #include <QHash>
 #include <QImage>
 #include <QList>
@@ -10,6 +12,8 @@
 
 #include <list>
 
+class QCheckBox;
+class QComboBox;
 class QGridLayout;
 class QLabel;
 class QSlider;
@@ -17,6 +21,7 @@ class QVBoxLayout;
 
 namespace sb {
 
+class HistogramOverlay;
 class SamplesFeed;
 
 // Images the panel shows, decoded off the GUI thread from the blobs the feed fetches, the most
@@ -27,6 +32,7 @@ class ImageCache final : public QObject {
 public:
     static constexpr qint64 kBudget = qint64(256) << 20;
     static constexpr int kMostDecodedMiB = 256;
+    static constexpr int kRetryMs = 5000;
 
     explicit ImageCache(SamplesFeed *feed, QObject *parent = nullptr);
     // The image, or null (then it is fetched and decoded: decoded() says when).
@@ -45,6 +51,7 @@ private:
     std::list<QString> m_recent; // most recently shown first
     qint64 m_bytes = 0;
     QHash<QString, QString> m_failed;
+    QHash<QString, QDeadlineTimer> m_retryAt; // failures to fetch, asked again after a while
     QSet<QString> m_decoding;
 };
 
@@ -87,6 +94,8 @@ private:
     void placeCells(); // as many to a row as the width holds
     void showCell(Cell &cell);
     void showStepLabel();
+    // Histograms: each run's at the step, overlaid in the runs' colours.
+    void showOverlay();
 
     SampleKind m_kind;
     QString m_tag;
@@ -94,6 +103,9 @@ private:
     ImageCache *m_images;
     QSlider *m_slider;
     QLabel *m_stepLabel;
+    QComboBox *m_histogramMode = nullptr; // distributions, or offset histograms
+    HistogramOverlay *m_overlay = nullptr;
+    QCheckBox *m_markdown = nullptr; // texts rendered as Markdown, when asked
     QGridLayout *m_cells;
     QList<Cell> m_cellList;
     std::vector<double> m_steps;
@@ -113,7 +125,9 @@ public:
     // The runs shown, in the table's order.
     void setRuns(const QStringList &runs);
     // Whether any shown run has samples (the view shows the panel's tab only then).
-    bool hasSamples() const { return !m_sections.isEmpty(); }
+    bool hasSamples() const { return !m_feed->tags().isEmpty(); }
+    // Sections are made and kept up to date only while active (the tab in front).
+    void setActive(bool active);
     SampleSection *section(const QString &tag) const;
     const QList<SampleSection *> &sections() const { return m_sectionList; }
 
@@ -133,6 +147,7 @@ private:
     QHash<QString, SampleSection *> m_sections; // by tag
     QList<SampleSection *> m_sectionList;       // in kind, then tag order
     QStringList m_runs;
+    bool m_active = false;
 };
 
 } // namespace sb
