@@ -193,7 +193,7 @@ void TestSlurmBackend::pendingReasonCancelTwoNodesAndASecondSignalbox() {
     wide.workers = 2;
     const auto big = app.backend.submit(wide);
     QVERIFY(big);
-    QTRY_COMPARE_WITH_TIMEOUT(app.state(*big), sb::JobState::Running, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*big), sb::JobState::Running, 120000);
     QTRY_VERIFY_WITH_TIMEOUT(app.log(*big).contains(u"rank=1 node_rank=1 world=2 master=gpu1"_s),
                              20000);
     QVERIFY2(app.log(*big).contains(u"rank=0 node_rank=0 world=2 master=gpu1 on=gpu1"_s),
@@ -345,7 +345,7 @@ void TestSlurmBackend::aSweepRunsAsOneJobArray() {
     QCOMPARE(app.job(id)->spec.trials, 4);
 
     // Task 0 runs (and would for ten minutes); task 2 waits its turn behind it.
-    QTRY_COMPARE_WITH_TIMEOUT(sweep->trials()[0].state, sb::JobState::Running, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(sweep->trials()[0].state, sb::JobState::Running, 120000);
     QCOMPARE(app.job(id)->indexStates.value(2), sb::JobState::Queued);
     QVERIFY2(app.message(id).contains(u"1 of 4 trials running"_s), qPrintable(app.message(id)));
     // One row in the jobs table, unfolding into a row per trial, named as its run.
@@ -427,7 +427,7 @@ void TestSlurmBackend::codeEditedScriptTimeLimitAndDependency() {
     spec.codeDirectory = code.filePath(u"nonesuch"_s);
     QVERIFY(!app.backend.submit(spec));
 
-    QTRY_COMPARE_WITH_TIMEOUT(app.state(*timed), sb::JobState::Running, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*timed), sb::JobState::Running, 120000);
     sb::JobSpec after = slurmJob(u"after"_s, {u"true"_s});
     after.slurm.dependency = u"afterok:"_s + app.job(*timed)->clusterJobId;
     const auto waiting = app.backend.submit(after);
@@ -499,7 +499,7 @@ void TestSlurmBackend::throughSlurmrestd() {
     const auto failing =
         app.backend.submit(slurmJob(u"fails"_s, {u"sh"_s, u"-c"_s, u"echo dying; exit 3"_s}));
     QVERIFY(blocker && waits && failing);
-    QTRY_COMPARE_WITH_TIMEOUT(app.state(*blocker), sb::JobState::Running, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*blocker), sb::JobState::Running, 120000);
     QVERIFY2(app.message(*blocker).startsWith(u"on gpu[1-2]"_s) &&
                  !app.message(*blocker).contains(u"left"_s), // no time limit
              qPrintable(app.message(*blocker)));
@@ -610,7 +610,7 @@ void TestSlurmBackend::anotherUsersHostileJobNames() {
                  {u"sh"_s, u"-c"_s,
                   u"echo started; while [ ! -e \"$0\" ]; do sleep 0.2; done; echo done"_s, go}));
     QVERIFY2(id, qPrintable(id.error()));
-    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Running, 30000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.state(*id), sb::JobState::Running, 120000);
     QTRY_VERIFY_WITH_TIMEOUT(app.log(*id).contains(u"started\n"_s), 20000);
     const QString ours = app.job(*id)->clusterJobId;
 
