@@ -95,6 +95,7 @@ int main(int argc, char *argv[]) {
     panel.resize(1600, 1200);
     panel.show();
     panel.setRuns(runs);
+    panel.setActive(true); // as the tab in front
     feed.setActive(true);
     sb::SampleSection *section = nullptr;
     (void)QTest::qWaitFor(
