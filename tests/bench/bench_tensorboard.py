@@ -101,15 +101,10 @@ def compare(python, steps, peers):
         rows.append((name, seconds, rss, counts))
         log("%s: %.2f s, %.0f MiB" % (name, seconds, rss))
 
-    ours_seconds, ours_rss = rows[0][1], rows[0][2]
-    print()
-    print("| reader | until every scalar is queryable | peak RSS | points per curve served |"
-          " time vs Signalbox | memory vs Signalbox |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name, seconds, rss, counts in rows:
-        print("| %s | %.2f s | %.0f MiB | %s | %.1fx | %.1fx |"
-              % (name, seconds, rss, "/".join(str(c) for c in sorted(counts)),
-                 seconds / ours_seconds, rss / ours_rss))
+    peer.print_ratios("until every scalar is queryable", "points per curve served",
+                      [(name, seconds, rss, "/".join(str(c) for c in sorted(counts)))
+                       for name, seconds, rss, counts in rows])
+    ours_seconds = rows[0][1]
     print("(%d runs x %d tags x %d steps = %.1f M points, %.0f MB; %.2f M points/s for Signalbox)"
           % (RUNS, TAGS, steps, points / 1e6, size / 1e6, points / ours_seconds / 1e6))
 

@@ -135,16 +135,11 @@ def main():
         peer.warm(logdir)
         rows.append((name,) + tensorboard(python, logdir, load_fast, every))
         log("%s: %.2f s, %.0f MiB" % rows[-1][:3])
-    ours_seconds, ours_rss = rows[0][1], rows[0][2]
-    print()
-    print("| reader | until every item is served | peak RSS | images / histograms / texts per "
-          "tag served | time vs Signalbox | memory vs Signalbox |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name, seconds, rss, served in rows:
-        counts = " / ".join("/".join(str(c) for c in sorted(served.get(kind, ())))
-                            for kind in ("image", "histogram", "text"))
-        print("| %s | %.2f s | %.0f MiB | %s | %.1fx | %.1fx |"
-              % (name, seconds, rss, counts, seconds / ours_seconds, rss / ours_rss))
+    peer.print_ratios(
+        "until every item is served", "images / histograms / texts per tag served",
+        [(name, seconds, rss, " / ".join("/".join(str(c) for c in sorted(served.get(kind, ())))
+                                         for kind in ("image", "histogram", "text")))
+         for name, seconds, rss, served in rows])
     print("(%d runs x %d steps: %d images, %d histograms, %d texts; %.0f MB)"
           % (RUNS, STEPS, RUNS * STEPS * 4, RUNS * STEPS * 3, RUNS * STEPS, size / 1e6))
 

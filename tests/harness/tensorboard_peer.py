@@ -135,6 +135,19 @@ class TensorBoard:
         return time.monotonic() - start, peak_rss_mib(self.proc.pid)
 
 
+def print_ratios(until, served, rows):
+    """A Markdown table of readers (name, seconds, peak RSS in MiB, what each served), the
+    first Signalbox, with each one's time and memory as a ratio to it."""
+    ours_seconds, ours_rss = rows[0][1], rows[0][2]
+    print()
+    print("| reader | %s | peak RSS | %s | time vs Signalbox | memory vs Signalbox |"
+          % (until, served))
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, seconds, rss, what in rows:
+        print("| %s | %.2f s | %.0f MiB | %s | %.1fx | %.1fx |"
+              % (name, seconds, rss, what, seconds / ours_seconds, rss / ours_rss))
+
+
 def wait_until(predicate, timeout, interval=0.5):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
