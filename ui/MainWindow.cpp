@@ -243,7 +243,10 @@ void MainWindow::createMenus() {
 void MainWindow::showHowToLog() {
     QMessageBox box(QMessageBox::Information, tr("How to log metrics"),
                     tr("<p>From Python, with the client that ships with Signalbox "
-                       "(<code>clients/python/signalbox.py</code>, standard library only):</p>"
+                       "(<code>pip install clients/python</code>, standard library only; "
+                       "adapters for Lightning, Hugging Face, Keras and TensorBoard's "
+                       "<code>SummaryWriter</code> in <code>signalbox.integrations</code> and "
+                       "<code>signalbox.tensorboard</code>):</p>"
                        "<pre>import signalbox\n"
                        "signalbox.init(config={\"lr\": 0.01})\n"
                        "signalbox.log({\"train/loss\": loss}, step=step)</pre>"

@@ -33,6 +33,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <functional>
 #include <optional>
 
 namespace sb {
@@ -205,20 +206,25 @@ void RunsPanel::addRunActions() {
     compare->setObjectName(u"compareConfigs"_s);
     m_table->addAction(compare);
     connect(compare, &QAction::triggered, this, &RunsPanel::compareConfigs);
+    // An action on the table's current run, when there is one.
+    const auto onCurrentRun = [this](const QString &text, const QString &name,
+                                     const std::function<void(const QString &)> &act) {
+        auto *action = new QAction(text, m_table);
+        action->setObjectName(name);
+        m_table->addAction(action);
+        connect(action, &QAction::triggered, this, [this, act] {
+            if (const QString run = currentRun(); !run.isEmpty())
+                act(run);
+        });
+    };
+    onCurrentRun(CurvesView::tr("What it ran…"), u"showRecord"_s,
+                 [this](const QString &run) { showRecord(run); });
     // A grouped run's group, drawn as its runs one by one, or folded back into one curve.
-    auto *unfold =
-        new QAction(CurvesView::tr("Show its group's runs one by one, or as one"), m_table);
-    unfold->setObjectName(u"toggleGroup"_s);
-    m_table->addAction(unfold);
-    connect(unfold, &QAction::triggered, this, [this] { Q_EMIT groupToggled(currentRun()); });
+    onCurrentRun(CurvesView::tr("Show its group's runs one by one, or as one"), u"toggleGroup"_s,
+                 [this](const QString &run) { Q_EMIT groupToggled(run); });
     // The researcher's own tags and note on a run, kept by the collector and found by the filter.
-    auto *annotate = new QAction(CurvesView::tr("Tags and note…"), m_table);
-    annotate->setObjectName(u"annotate"_s);
-    m_table->addAction(annotate);
-    connect(annotate, &QAction::triggered, this, [this] {
-        if (const QString run = currentRun(); !run.isEmpty())
-            annotateRun(run);
-    });
+    onCurrentRun(CurvesView::tr("Tags and note…"), u"annotate"_s,
+                 [this](const QString &run) { annotateRun(run); });
     // A run's colour, as the user wants it: every view and every later session follow.
     auto *recolor = new QAction(CurvesView::tr("Change its colour…"), m_table);
     m_table->addAction(recolor);
@@ -350,6 +356,62 @@ void RunsPanel::annotateRun(const QString &run) {
         dialog->accept();
     });
     dialog->resize(480, 300);
+    dialog->show();
+}
+
+void RunsPanel::showRecord(const QString &run) {
+    const RunInfo info = m_runs->info(run);
+    auto *dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(u"runRecord"_s);
+    dialog->setWindowTitle(CurvesView::tr("What %1 ran").arg(run));
+    auto *form = new QFormLayout(dialog);
+    const auto add = [form](const QString &label, const QString &value) {
+        if (value.isEmpty())
+            return;
+        auto *text = new QLabel(value); // the run's words: plain text, never markup
+        text->setTextFormat(Qt::PlainText);
+        text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        text->setWordWrap(true);
+        form->addRow(label, text);
+    };
+    const QJsonObject &code = info.code;
+    const QJsonObject &environment = info.environment;
+    if (code.isEmpty() && environment.isEmpty())
+        add(CurvesView::tr("Nothing recorded"),
+            CurvesView::tr("Its client recorded no code or environment (record_code=False, or "
+                           "a client from before 0.1)."));
+    add(CurvesView::tr("Commit"), code.value(u"commit"_s).toString());
+    add(CurvesView::tr("Branch"), code.value(u"branch"_s).toString());
+    if (code.contains(u"dirty"_s)) {
+        const qint64 bytes = code.value(u"diff_bytes"_s).toInteger();
+        add(CurvesView::tr("Working tree"),
+            !code.value(u"dirty"_s).toBool()
+                ? CurvesView::tr("clean: the commit is the code")
+                : CurvesView::tr("changed since the commit: %1 bytes of diff%2, in the Samples "
+                                 "tab at code/diff")
+                      .arg(bytes)
+                      .arg(code.value(u"diff_cut"_s).toBool() ? CurvesView::tr(" (cut)")
+                                                              : QString()));
+    }
+    add(CurvesView::tr("Repository"), code.value(u"root"_s).toString());
+    add(CurvesView::tr("Remote"), code.value(u"remote"_s).toString());
+    add(CurvesView::tr("Command"),
+        environment.value(u"argv"_s).toVariant().toStringList().join(u' '));
+    add(CurvesView::tr("Directory"), environment.value(u"cwd"_s).toString());
+    add(CurvesView::tr("Python"), QStringList{environment.value(u"python"_s).toString(),
+                                              environment.value(u"executable"_s).toString()}
+                                      .join(u"  "_s)
+                                      .trimmed());
+    add(CurvesView::tr("Platform"), environment.value(u"platform"_s).toString());
+    add(CurvesView::tr("Host"), environment.value(u"host"_s).toString());
+    if (!environment.isEmpty())
+        add(CurvesView::tr("Packages"),
+            CurvesView::tr("in the Samples tab at environment/packages"));
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    form->addRow(buttons);
+    dialog->resize(640, 0);
     dialog->show();
 }
 

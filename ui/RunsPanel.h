@@ -51,6 +51,9 @@ private:
     void annotateRun(const QString &run);
     // The selected runs' configs, only the keys that differ, side by side.
     void compareConfigs();
+    // What the run ran, as its client recorded it: its code's commit and state, its command line
+    // and environment.
+    void showRecord(const QString &run);
 
     RunsModel *m_runs;
     CollectorClient *m_collector;

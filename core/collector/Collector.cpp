@@ -241,6 +241,15 @@ QString Collector::infoProblem(const RunInfo &info) {
     }
     if (nesting(info.config) > kDeepestConfig)
         return u"\"config\" nests deeper than %1 levels"_s.arg(kDeepestConfig);
+    for (const auto &[field, record] :
+         {std::pair{"code", &info.code}, std::pair{"environment", &info.environment}}) {
+        if (nesting(*record) > kDeepestRecord ||
+            QJsonDocument(*record).toJson(QJsonDocument::Compact).size() > kLargestRecord)
+            return u"\"%1\" is more than %2 bytes as JSON or nests deeper than %3 levels: the "
+                   "diff and the packages go in texts of the run"_s.arg(QLatin1StringView(field))
+                       .arg(kLargestRecord)
+                       .arg(kDeepestRecord);
+    }
     if (const qsizetype bytes = QJsonDocument(info.config).toJson(QJsonDocument::Compact).size();
         bytes > kLargestConfig)
         return u"\"config\" is %1 bytes as JSON, more than %2: keep hyperparameters there, and "

@@ -67,6 +67,9 @@ public:
     static constexpr qsizetype kLongestWord = 64;      // characters of a status
     static constexpr qsizetype kLargestConfig = 65536; // bytes of the config as compact JSON
     static constexpr int kDeepestConfig = 32;          // levels of nesting in the config
+    // A run's code and environment records (RunInfo): what travels with every listing of runs.
+    static constexpr qsizetype kLargestRecord = 16384; // bytes of each as compact JSON
+    static constexpr int kDeepestRecord = 4;
     // Why an update of a run's info is refused (its config alone, or merged into the stored one);
     // empty when it is fine.
     static QString infoProblem(const RunInfo &info);

@@ -20,6 +20,21 @@ void flattenInto(QJsonObject &flat, const QJsonObject &object, const QString &pr
     }
 }
 
+// What a run ran, beside its config: its code's commit, branch and state, and its Python, platform,
+// host and command line, under "code." and "environment." (a config's own key of that name wins).
+void addRecorded(QJsonObject &flat, const RunInfo &run) {
+    const auto add = [&flat](const QString &key, const QJsonValue &value) {
+        if (!value.isUndefined() && !flat.contains(key))
+            flat.insert(key, value);
+    };
+    for (const QString &field : {u"commit"_s, u"branch"_s, u"dirty"_s})
+        add(u"code."_s + field, run.code.value(field));
+    for (const QString &field : {u"python"_s, u"platform"_s, u"host"_s})
+        add(u"environment."_s + field, run.environment.value(field));
+    if (const QJsonValue argv = run.environment.value(u"argv"_s); argv.isArray())
+        add(u"environment.argv"_s, argv.toVariant().toStringList().join(u' '));
+}
+
 } // namespace
 
 QJsonObject flattenConfig(const QJsonObject &config) {
@@ -55,6 +70,7 @@ ConfigDiff diffConfigs(const QList<RunInfo> &runs) {
     for (const RunInfo &run : runs) {
         diff.runs << run.name;
         flat << flattenConfig(run.config);
+        addRecorded(flat.back(), run);
         for (const QString &key : flat.back().keys())
             keys.insert(key);
     }

@@ -9,7 +9,8 @@ namespace sb {
 
 // The hyperparameters that differ between runs, side by side: what a researcher asks first when
 // two curves part ways. Nested config groups are flattened ("optimizer.lr"); a key that a run
-// lacks differs (shown empty for it).
+// lacks differs (shown empty for it). What the runs ran is compared too, where recorded:
+// code.commit, code.branch, code.dirty, environment.python, .platform, .host and .argv.
 struct ConfigDiff {
     QStringList runs;
     QStringList keys;                   // the differing ones, sorted

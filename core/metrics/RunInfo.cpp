@@ -28,6 +28,10 @@ QJsonObject RunInfo::toJson() const {
         json[u"tags"_s] = QJsonArray::fromStringList(*tags);
     if (note)
         json[u"note"_s] = *note;
+    if (!code.isEmpty())
+        json[u"code"_s] = code;
+    if (!environment.isEmpty())
+        json[u"environment"_s] = environment;
     return json;
 }
 
@@ -55,6 +59,8 @@ RunInfo RunInfo::fromJson(const QString &name, const QJsonObject &json) {
     }
     if (json.value(u"note"_s).isString())
         info.note = json.value(u"note"_s).toString();
+    info.code = json.value(u"code"_s).toObject();
+    info.environment = json.value(u"environment"_s).toObject();
     return info;
 }
 
@@ -79,6 +85,10 @@ void RunInfo::merge(const RunInfo &update) {
         tags = update.tags;
     if (update.note)
         note = update.note;
+    if (!update.code.isEmpty())
+        code = update.code;
+    if (!update.environment.isEmpty())
+        environment = update.environment;
 }
 
 bool RunInfo::ended() const {

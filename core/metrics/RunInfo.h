@@ -23,6 +23,12 @@ struct RunInfo {
     // The researcher's own words on it; unset in an update: left as they are.
     std::optional<QStringList> tags;
     std::optional<QString> note;
+    // What the run ran, as its client recorded it (each replaced whole by an update that has it):
+    // code {commit, branch, dirty, remote, root, diff_bytes, diff_cut} and environment {argv,
+    // python, executable, platform, host, cwd}. The diff and the packages are texts of the run
+    // at tags "code/diff" and "environment/packages", kept out of every listing of runs.
+    QJsonObject code;
+    QJsonObject environment;
     bool operator==(const RunInfo &) const = default;
 
     QJsonObject toJson() const;

@@ -636,6 +636,82 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>Samples</source>
         <translation>样本</translation>
     </message>
+    <message>
+        <source>What it ran…</source>
+        <translation>它运行了什么…</translation>
+    </message>
+    <message>
+        <source>What %1 ran</source>
+        <translation>%1 运行了什么</translation>
+    </message>
+    <message>
+        <source>Nothing recorded</source>
+        <translation>未记录</translation>
+    </message>
+    <message>
+        <source>Its client recorded no code or environment (record_code=False, or a client from before 0.1).</source>
+        <translation>它的客户端没有记录代码或环境（record_code=False，或 0.1 之前的客户端）。</translation>
+    </message>
+    <message>
+        <source>Commit</source>
+        <translation>提交</translation>
+    </message>
+    <message>
+        <source>Branch</source>
+        <translation>分支</translation>
+    </message>
+    <message>
+        <source>Working tree</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>clean: the commit is the code</source>
+        <translation>干净：代码即该提交</translation>
+    </message>
+    <message>
+        <source>changed since the commit: %1 bytes of diff%2, in the Samples tab at code/diff</source>
+        <translation>自该提交以来有改动：差异 %1 字节%2，见“样本”标签页的 code/diff</translation>
+    </message>
+    <message>
+        <source> (cut)</source>
+        <translation>（已截断）</translation>
+    </message>
+    <message>
+        <source>Repository</source>
+        <translation>仓库</translation>
+    </message>
+    <message>
+        <source>Remote</source>
+        <translation>远程</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Directory</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <source>Platform</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>Packages</source>
+        <translation>软件包</translation>
+    </message>
+    <message>
+        <source>in the Samples tab at environment/packages</source>
+        <translation>见“样本”标签页的 environment/packages</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>
@@ -1406,14 +1482,6 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <translation>如何记录指标</translation>
     </message>
     <message>
-        <source>&lt;p&gt;From Python, with the client that ships with Signalbox (&lt;code&gt;clients/python/signalbox.py&lt;/code&gt;, standard library only):&lt;/p&gt;&lt;pre&gt;import signalbox
-signalbox.init(config={&quot;lr&quot;: 0.01})
-signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;From any language, print a metric line; every other line is left alone:&lt;/p&gt;&lt;pre&gt;@signalbox {&quot;step&quot;: 12, &quot;loss&quot;: 0.25}&lt;/pre&gt;&lt;p&gt;Runs started from Signalbox get &lt;code&gt;SIGNALBOX_RUN&lt;/code&gt; and &lt;code&gt;SIGNALBOX_COLLECTOR&lt;/code&gt;. TensorBoard event files are read too: File ▸ Open TensorBoard logdir.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;在 Python 中，使用 Signalbox 自带的客户端（&lt;code&gt;clients/python/signalbox.py&lt;/code&gt;，仅需标准库）：&lt;/p&gt;&lt;pre&gt;import signalbox
-signalbox.init(config={&quot;lr&quot;: 0.01})
-signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在任何语言中，打印一行指标行即可；其他行不受影响：&lt;/p&gt;&lt;pre&gt;@signalbox {&quot;step&quot;: 12, &quot;loss&quot;: 0.25}&lt;/pre&gt;&lt;p&gt;从 Signalbox 启动的运行会获得 &lt;code&gt;SIGNALBOX_RUN&lt;/code&gt; 和 &lt;code&gt;SIGNALBOX_COLLECTOR&lt;/code&gt;。也会读取 TensorBoard 事件文件：文件 ▸ 打开 TensorBoard 日志目录。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>About Signalbox</source>
         <translation>关于 Signalbox</translation>
     </message>
@@ -1452,6 +1520,14 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
     <message>
         <source>&amp;Settings…</source>
         <translation>设置(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;From Python, with the client that ships with Signalbox (&lt;code&gt;pip install clients/python&lt;/code&gt;, standard library only; adapters for Lightning, Hugging Face, Keras and TensorBoard&apos;s &lt;code&gt;SummaryWriter&lt;/code&gt; in &lt;code&gt;signalbox.integrations&lt;/code&gt; and &lt;code&gt;signalbox.tensorboard&lt;/code&gt;):&lt;/p&gt;&lt;pre&gt;import signalbox
+signalbox.init(config={&quot;lr&quot;: 0.01})
+signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;From any language, print a metric line; every other line is left alone:&lt;/p&gt;&lt;pre&gt;@signalbox {&quot;step&quot;: 12, &quot;loss&quot;: 0.25}&lt;/pre&gt;&lt;p&gt;Runs started from Signalbox get &lt;code&gt;SIGNALBOX_RUN&lt;/code&gt; and &lt;code&gt;SIGNALBOX_COLLECTOR&lt;/code&gt;. TensorBoard event files are read too: File ▸ Open TensorBoard logdir.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在 Python 中，使用 Signalbox 自带的客户端（&lt;code&gt;pip install clients/python&lt;/code&gt;，仅需标准库；Lightning、Hugging Face、Keras 与 TensorBoard 的 &lt;code&gt;SummaryWriter&lt;/code&gt; 的适配器在 &lt;code&gt;signalbox.integrations&lt;/code&gt; 与 &lt;code&gt;signalbox.tensorboard&lt;/code&gt; 中）：&lt;/p&gt;&lt;pre&gt;import signalbox
+signalbox.init(config={&quot;lr&quot;: 0.01})
+signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在任何语言中，打印一行指标行即可；其他行不受影响：&lt;/p&gt;&lt;pre&gt;@signalbox {&quot;step&quot;: 12, &quot;loss&quot;: 0.25}&lt;/pre&gt;&lt;p&gt;从 Signalbox 启动的运行会获得 &lt;code&gt;SIGNALBOX_RUN&lt;/code&gt; 和 &lt;code&gt;SIGNALBOX_COLLECTOR&lt;/code&gt;。也会读取 TensorBoard 事件文件：文件 ▸ 打开 TensorBoard 日志目录。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>

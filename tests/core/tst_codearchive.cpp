@@ -112,7 +112,8 @@ void TestCodeArchive::podsImportTheClient() {
     const QJsonObject job = sb::withPythonClientMounted(
         sb::jobManifest({.name = u"t"_s,
                          .command = {u"python3"_s, u"-c"_s,
-                                     u"import os, signalbox; print(os.environ['PYTHONPATH'])"_s},
+                                     u"import os, signalbox.tensorboard, signalbox.integrations; "
+                                     "print(os.environ['PYTHONPATH'])"_s},
                          .backend = u"kubernetes"_s},
                         u"t"_s, u"ns"_s),
         sb::clientConfigMapName(client->version));
@@ -125,9 +126,10 @@ void TestCodeArchive::podsImportTheClient() {
     // The mount holds what the ConfigMap holds.
     QTemporaryDir mount;
     const QJsonObject configMap =
-        sb::clientConfigMap(sb::clientConfigMapName(client->version), u"ns"_s, client->source);
-    write(mount.filePath(u"signalbox.py"_s),
-          configMap[u"data"_s][u"signalbox.py"_s].toString().toUtf8());
+        sb::clientConfigMap(sb::clientConfigMapName(client->version), u"ns"_s, client->archive);
+    write(mount.filePath(u"signalbox.zip"_s),
+          QByteArray::fromBase64(
+              configMap[u"binaryData"_s][u"signalbox.zip"_s].toString().toLatin1()));
     QStringList command;
     for (const QJsonValue word : container[u"command"_s].toArray())
         command << word.toString();
@@ -140,7 +142,7 @@ void TestCodeArchive::podsImportTheClient() {
     QVERIFY(process.waitForFinished(30000));
     QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
     QCOMPARE(process.readAllStandardOutput().trimmed(),
-             (mount.path() + u":/image/site"_s).toUtf8());
+             (mount.path() + u"/signalbox.zip:/image/site"_s).toUtf8());
 }
 
 QTEST_GUILESS_MAIN(TestCodeArchive)

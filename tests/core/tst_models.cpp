@@ -57,6 +57,22 @@ void TestModels::configDiffShowsOnlyWhatDiffers() {
     QCOMPARE(diff.sameKeys, 3); // seed, optimizer.name, layers
     QCOMPARE(sb::configValueText(QJsonArray{1, u"x"_s}), u"[1,\"x\"]"_s);
     QCOMPARE(sb::diffConfigs({run(u"only"_s, R"({"lr": 1})")}).keys, QStringList());
+
+    // What they ran, where recorded, beside the config; a config key of the same name wins.
+    sb::RunInfo c = run(u"c"_s, R"({"lr": 1, "code.commit": "mine"})");
+    sb::RunInfo d = run(u"d"_s, R"({"lr": 1})");
+    c.code = QJsonDocument::fromJson(R"({"commit": "abc", "dirty": false})").object();
+    d.code = QJsonDocument::fromJson(R"({"commit": "def", "dirty": true})").object();
+    c.environment = QJsonDocument::fromJson(R"({"python": "3.11.7", "argv": ["t.py"]})").object();
+    d.environment =
+        QJsonDocument::fromJson(R"({"python": "3.11.7", "argv": ["t.py", "--lr=1"]})").object();
+    const sb::ConfigDiff recorded = sb::diffConfigs({c, d});
+    QCOMPARE(recorded.keys,
+             (QStringList{u"code.commit"_s, u"code.dirty"_s, u"environment.argv"_s}));
+    QCOMPARE(recorded.values.value(u"code.commit"_s), (QStringList{u"mine"_s, u"def"_s}));
+    QCOMPARE(recorded.values.value(u"environment.argv"_s),
+             (QStringList{u"t.py"_s, u"t.py --lr=1"_s}));
+    QCOMPARE(recorded.sameKeys, 2); // lr, environment.python
 }
 
 void TestModels::runsModel() {

@@ -9,7 +9,9 @@ root="$(mktemp -d)"
 trap 'rm -rf "$root"' EXIT
 dpkg-deb -x "$deb" "$root"
 dpkg-deb -f "$deb" Package Version Depends
-for f in usr/bin/signalbox-cli usr/bin/signalbox-collector usr/share/signalbox/examples/train_mlp.py usr/share/signalbox/examples/sweeps/lr-grid-nodes.yaml; do
+for f in usr/bin/signalbox-cli usr/bin/signalbox-collector usr/share/signalbox/examples/train_mlp.py usr/share/signalbox/examples/sweeps/lr-grid-nodes.yaml \
+         usr/share/signalbox/clients/python/signalbox/__init__.py usr/share/signalbox/clients/python/pyproject.toml \
+         usr/share/signalbox/clients/python/signalbox/integrations/lightning.py; do
   [ -e "$root/$f" ] || { echo "missing from the package: $f"; exit 1; }
 done
 version="$("$root/usr/bin/signalbox-cli" --version)"

@@ -654,7 +654,19 @@ class RunInfoBounds(unittest.TestCase):
             status, reply = push({"config": {"b": "x" * 40000}})
             self.assertEqual(status, 400, reply)
             self.assertIn("config", reply["error"])
+            # What a run ran travels with every listing: bounded, the diff kept out of it.
+            for field in ("code", "environment"):
+                status, reply = push({field: {"diff": "x" * 20000}})
+                self.assertEqual(status, 400, field)
+                self.assertIn('"%s"' % field, reply["error"])
+                status, reply = push({field: {"a": {"b": {"c": {"d": {"e": 1}}}}}})
+                self.assertEqual(status, 400, field)
+            self.assertEqual(push({"code": {"commit": "abc", "dirty": True},
+                                   "environment": {"argv": ["t.py"]}})[0], 200)
+            self.assertEqual(push({"code": {"commit": "def"}})[0], 200)  # replaced whole
             _, runs = collector.request("/api/v1/runs")
+            self.assertEqual(runs[0]["code"], {"commit": "def"})
+            self.assertEqual(runs[0]["environment"], {"argv": ["t.py"]})
             self.assertLess(len(json.dumps(runs)), 200000)
         finally:
             collector.stop()

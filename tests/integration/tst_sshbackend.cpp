@@ -259,7 +259,8 @@ void TestSshBackend::launchedRunsImportTheClient() {
     {
         QFile train(project.path() + u"/train.py"_s);
         QVERIFY(train.open(QIODevice::WriteOnly));
-        train.write("import sys\nimport signalbox\nprint('client at', signalbox.__file__)\n"
+        train.write("import sys\nimport signalbox, signalbox.tensorboard\n"
+                    "print('client at', signalbox.__file__)\n"
                     "print('args', sys.argv[1:])\n");
     }
     QTemporaryDir data;
@@ -273,7 +274,10 @@ void TestSshBackend::launchedRunsImportTheClient() {
     QTRY_VERIFY_WITH_TIMEOUT(app.job(*id)->finishedState(), 30000);
     QVERIFY2(app.job(*id)->state == sb::JobState::Succeeded,
              qPrintable(app.job(*id)->message + u'\n' + app.log(*id)));
-    QVERIFY2(app.log(*id).contains(u"/.signalbox/client/"_s), qPrintable(app.log(*id)));
+    // The package, adapters and all, from the one file it travels as.
+    QVERIFY2(app.log(*id).contains(u"/.signalbox/client/"_s) &&
+                 app.log(*id).contains(u"/signalbox.zip/signalbox/__init__.py"_s),
+             qPrintable(app.log(*id)));
     QVERIFY2(app.log(*id).contains(u"args ['--x=$HOME']"_s), qPrintable(app.log(*id)));
 }
 

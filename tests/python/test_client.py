@@ -26,7 +26,13 @@ import signalbox
 
 UNREACHABLE = "http://127.0.0.1:1"  # nothing listens on port 1: connection refused at once
 HERE = os.path.dirname(os.path.abspath(__file__))
-CLIENT_DIR = os.path.dirname(os.path.abspath(signalbox.__file__))  # the scripts' client too
+# The scripts' client too: the directory holding the package (or the single file).
+CLIENT_DIR = os.path.dirname(os.path.abspath(signalbox.__file__))
+if os.path.basename(signalbox.__file__) == "__init__.py":
+    CLIENT_DIR = os.path.dirname(CLIENT_DIR)
+# What a run ran is recorded by test_code_and_environment_are_recorded; the other tests count
+# exactly the samples they log.
+os.environ["SIGNALBOX_RECORD_CODE"] = "0"
 BOUND = 60  # seconds any one wait may take before the test fails instead of hanging
 
 
@@ -333,6 +339,48 @@ class AgainstCollectorTest(unittest.TestCase):
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         with opener.open(self.collector.url + "/api/v1/blobs/" + digest, timeout=BOUND) as reply:
             return reply.read()
+
+    def test_code_and_environment_are_recorded(self):
+        with tempfile.TemporaryDirectory() as repo:
+            def git(*args):
+                subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t",
+                                *args], check=True, capture_output=True)
+            git("init", "-q", "-b", "exp")
+            git("remote", "add", "origin", "https://alice:s3cret@git.example.com/lab/model.git")
+            script = os.path.join(repo, "train.py")
+            with open(script, "w") as f:
+                f.write("import signalbox, sys\nrun = signalbox.Run(sys.argv[1])\n"
+                        "run.log({'loss': 1.0})\nrun.finish()\n")
+            git("add", "train.py")
+            git("commit", "-q", "-m", "first")
+            commit = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], check=True,
+                                    capture_output=True, text=True).stdout.strip()
+            with open(script, "a") as f:
+                f.write("# tried a larger batch\n")
+            names = unique("recorded"), unique("unrecorded")
+            for name, record in zip(names, ("1", "0")):
+                done = subprocess.run([sys.executable, script, name, "--lr=0.1"], cwd=HERE,
+                                      capture_output=True, text=True, timeout=BOUND,
+                                      env=script_env(SIGNALBOX_COLLECTOR=self.collector.url,
+                                                     SIGNALBOX_RECORD_CODE=record))
+                self.assertEqual(done.returncode, 0, done.stderr)
+        info = self.collector.run_info(names[0])
+        code, environment = info["code"], info["environment"]
+        self.assertEqual((code["commit"], code["branch"], code["dirty"], code["diff_cut"]),
+                         (commit, "exp", True, False))
+        self.assertEqual(code["remote"], "https://git.example.com/lab/model.git")  # no secret
+        self.assertEqual(environment["argv"], [script, names[0], "--lr=0.1"])
+        self.assertEqual(environment["python"], "%d.%d.%d" % sys.version_info[:3])
+        self.assertEqual(environment["cwd"], HERE)
+        diff = self.samples(names[0], "code/diff")[1][0]["text"]
+        self.assertIn("+# tried a larger batch", diff)
+        self.assertEqual(code["diff_bytes"], len(diff.encode()))
+        packages = self.samples(names[0], "environment/packages")[1][0]["text"].splitlines()
+        self.assertEqual(packages, sorted(packages, key=str.lower))
+        self.assertTrue(all("==" in line for line in packages))
+        unrecorded = self.collector.run_info(names[1])
+        self.assertNotIn("code", unrecorded)
+        self.assertNotIn("environment", unrecorded)
 
     def test_samples_beside_scalars_in_one_log_call(self):
         name = unique("samples")

@@ -190,6 +190,39 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     diff->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/config-diff.png"_s);
     diff->close();
 
+    // What a run ran, as its client recorded it: plain text, markup in a command line too.
+    {
+        const QJsonObject info{
+            {u"code"_s,
+             QJsonObject{{u"commit"_s, u"0123abc"_s}, {u"dirty"_s, true}, {u"diff_bytes"_s, 120}}},
+            {u"environment"_s,
+             QJsonObject{{u"argv"_s, QJsonArray{u"train.py"_s, u"--name=<b>bold</b>"_s}},
+                         {u"python"_s, u"3.11.7"_s}}}};
+        bool done = false;
+        client.push(QJsonDocument(QJsonObject{{u"run"_s, u"alpha"_s}, {u"info"_s, info}}).toJson(),
+                    this, [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    QTRY_VERIFY(!curves->runsModel()->info(u"alpha"_s).code.isEmpty());
+    for (int row = 0; row < runsTable->model()->rowCount(); ++row) {
+        const QModelIndex index = runsTable->model()->index(row, 0);
+        if (index.data(sb::RunsModel::RunNameRole).toString() == u"alpha"_s)
+            runsTable->setCurrentIndex(index);
+    }
+    runsTable->findChild<QAction *>(u"showRecord"_s)->trigger();
+    auto *record = window.findChild<QDialog *>(u"runRecord"_s);
+    QVERIFY(record);
+    QStringList shown;
+    for (const QLabel *label : record->findChildren<QLabel *>()) {
+        if (label->textFormat() == Qt::PlainText)
+            shown << label->text();
+    }
+    QVERIFY2(shown.contains(u"0123abc"_s), qPrintable(shown.join(u" | "_s)));
+    QVERIFY(shown.contains(u"train.py --name=<b>bold</b>"_s));
+    QVERIFY(shown.contains(u"3.11.7"_s));
+    record->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/run-record.png"_s);
+    record->close();
+
     // Each chart's own options: log y on one chart alone; another pinned first, full width.
     auto chartOf = [curves](const QString &metric) {
         for (sb::CurveChart *chart : curves->charts()) {

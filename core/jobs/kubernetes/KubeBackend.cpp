@@ -399,8 +399,8 @@ void ensureClientConfigMap(KubeClient *client, const QString &ns, const PythonCl
         KubeRequest create;
         create.method = "POST";
         create.path = u"/api/v1/namespaces/%1/configmaps"_s.arg(ns);
-        create.body =
-            QJsonDocument(clientConfigMap(name, ns, shipped.source)).toJson(QJsonDocument::Compact);
+        create.body = QJsonDocument(clientConfigMap(name, ns, shipped.archive))
+                          .toJson(QJsonDocument::Compact);
         client->send(create, receiver, [=](const KubeReply &created) {
             done(created.ok() || created.status == 409 // another submission raced us
                      ? QString()

@@ -291,12 +291,13 @@ QString clientConfigMapName(const QString &version) {
     return u"signalbox-client-"_s + version;
 }
 
-QJsonObject clientConfigMap(const QString &name, const QString &ns, const QByteArray &source) {
+QJsonObject clientConfigMap(const QString &name, const QString &ns, const QByteArray &archive) {
     return {{u"apiVersion"_s, u"v1"_s},
             {u"kind"_s, u"ConfigMap"_s},
             {u"metadata"_s, managedMetadata(name, ns)},
             {u"immutable"_s, true}, // its name is its version
-            {u"data"_s, QJsonObject{{u"signalbox.py"_s, QString::fromUtf8(source)}}}};
+            {u"binaryData"_s,
+             QJsonObject{{u"signalbox.zip"_s, QString::fromLatin1(archive.toBase64())}}}};
 }
 
 QJsonObject withPythonClientMounted(QJsonObject job, const QString &configMap) {

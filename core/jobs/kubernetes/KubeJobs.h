@@ -52,7 +52,7 @@ inline constexpr qsizetype kConfigMapCodeLimit = 740 * 1024;
 // commands find it first on PYTHONPATH.
 inline constexpr char kClientDirectory[] = "/signalbox/client";
 QString clientConfigMapName(const QString &version);
-QJsonObject clientConfigMap(const QString &name, const QString &ns, const QByteArray &source);
+QJsonObject clientConfigMap(const QString &name, const QString &ns, const QByteArray &archive);
 QJsonObject withPythonClientMounted(QJsonObject job, const QString &configMap);
 
 // A Job name for `spec`: DNS-1123, short enough for Indexed pods' host names, unique by suffix.

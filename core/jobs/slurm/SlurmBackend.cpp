@@ -297,7 +297,7 @@ void SlurmBackend::sendSubmission(const QString &id, const QString &script,
                 if (const Job *j = find(id); j && !j->finishedState())
                     sendSubmission(id, script, directory);
             },
-            30000, shipped->source);
+            30000, shipped->archive);
         return;
     }
     QString withClient = script;

@@ -212,7 +212,7 @@ void SshBackend::launch(const Job &job, const QString &node, const QStringList &
                 else
                     m_launching.remove(job.id);
             },
-            30000, shipped->source);
+            30000, shipped->archive);
         return;
     }
     if (code.isEmpty()) {

@@ -1,6 +1,9 @@
 """Signalbox metrics client: log training metrics to a Signalbox collector.
 
-Standard library only, Python >= 3.8. Logging never blocks training: log() appends to a
+Standard library only, Python >= 3.8: `pip install clients/python` (numpy and Pillow are used
+when present), or copy this file alone as signalbox.py. The trainers' adapters are in the
+package: signalbox.integrations.lightning, .transformers and .keras, and signalbox.tensorboard's
+SummaryWriter for code written for torch.utils.tensorboard. Logging never blocks training: log() appends to a
 bounded in-memory queue, and a background thread sends batches to the collector. When no
 collector answers, batches are printed as metric lines instead, which Signalbox picks up
 from the job's output, so nothing is lost when a script runs under Signalbox.
@@ -53,6 +56,11 @@ What the client guarantees:
 - After os.fork() (DataLoader workers, multiprocessing) the child does not write to its
   parent's run: its log() calls are dropped and said on stderr, with counts; call init() in the
   child to log from it.
+- What a run ran is recorded on it, by the sender thread: the git commit, branch, remote
+  (without credentials) and whether the tree was dirty, the command line, Python, the platform
+  and the host; the diff (at most 1 MiB) and the installed packages as texts of the run.
+  record_code=False or SIGNALBOX_RECORD_CODE=0 turns it off (the command line may hold what
+  should not be kept).
 - While a run is alive the sender tells the collector so every `heartbeat` seconds (15 s), even
   when nothing is logged, so a run whose process died can be told from one that is quiet.
 """
@@ -75,7 +83,8 @@ import wave
 import zlib
 
 __all__ = ["init", "log", "finish", "run", "Run", "metric_line", "PREFIX", "Image", "Histogram",
-           "Text", "Table", "Audio"]
+           "Text", "Table", "Audio", "__version__"]
+__version__ = "0.1.0"  # Signalbox's own (CMakeLists.txt); the package's on PyPI and in wheels
 
 PREFIX = "@signalbox "
 DEFAULT_COLLECTOR = "http://127.0.0.1:7410"
@@ -634,11 +643,17 @@ class Run:
     proxy: an HTTP proxy for the collector (default $SIGNALBOX_PROXY, else none).
     max_sample_bytes: bytes of samples (images, histograms, text, audio) queued or waiting for
     another try at most; past it new samples are dropped (counted). Samples are never printed:
-    one no collector takes is counted as unsent at finish."""
+    one no collector takes is counted as unsent at finish.
+    record_code: record what the run ran (default True; SIGNALBOX_RECORD_CODE=0 turns it off):
+    the git commit, branch, remote (without credentials) and whether the tree was dirty, the
+    command line, Python, the platform and the host on the run; the diff against the commit
+    (at most DIFF_BYTES) and the installed packages as texts of the run at "code/diff" and
+    "environment/packages". Gathered by the sender thread, never by log()."""
 
     def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.25,
                  max_queue=1_000_000, on_ack=None, out=None, timeout=5.0, resume=None,
-                 proxy=None, heartbeat=15.0, finish_timeout=5.0, max_sample_bytes=256 << 20):
+                 proxy=None, heartbeat=15.0, finish_timeout=5.0, max_sample_bytes=256 << 20,
+                 record_code=None):
         published = None
         if not collector and not os.environ.get("SIGNALBOX_COLLECTOR"):
             published = _published_collector()
@@ -697,10 +712,14 @@ class Run:
         self._reported = False  # finish() said its counts
         self._info = {"status": "running", "host": socket.gethostname(), "start": time.time()}
         if config:
-            self._info["config"] = dict(config)
+            self._info["config"] = _plain_config(config)
         if os.environ.get("SIGNALBOX_SWEEP"):  # a trial: the curves view can group by its sweep
             self._info["sweep"] = os.environ["SIGNALBOX_SWEEP"]
         self._pending_info = dict(self._info)
+        if record_code is None:
+            record_code = os.environ.get("SIGNALBOX_RECORD_CODE", "1").lower() not in (
+                "0", "false", "no", "off")
+        self._record_code = record_code
         self._thread = threading.Thread(target=self._sender, name="signalbox-sender", daemon=True)
         self._thread.start()
         _live.add(self)
@@ -770,27 +789,44 @@ class Run:
         except (ValueError, TypeError, AttributeError):
             return None
 
-    def log(self, metrics, step=None):
+    def log(self, metrics, step=None, wall=None):
         """Records metric values at `step` (default: the previous step + 1). Returns at once.
         A value that is not a number is dropped with a warning (once per metric); the others
         are kept. A step that is not exactly a number within +-2^53 raises ValueError. The
-        values are copied: the dict may be changed and passed again."""
+        values are copied: the dict may be changed and passed again. wall: when they were
+        taken, in seconds since the epoch (default: now)."""
         if step is None:
             step = self._step + 1
         elif type(step) is int and -MAX_COORDINATE <= step <= MAX_COORDINATE:
             pass  # the common case, checked without a conversion
         else:
             step = _coordinate(step, "step")
+        if wall is not None:
+            wall = _coordinate(wall, "wall")
         self._step = step
         if not metrics:
             return
         if self._rows >= self._limit:
             self._drop(len(metrics))
             return
-        if not self._append(tuple(metrics), metrics.values(), step):
-            metrics = self._clean(metrics, step)  # a sample, no float, or a bad name
+        if not self._append(tuple(metrics), metrics.values(), step, wall):
+            metrics = self._clean(metrics, step, wall)  # a sample, no float, or a bad name
             if metrics:
-                self._append(tuple(metrics), metrics.values(), step)
+                self._append(tuple(metrics), metrics.values(), step, wall)
+
+    @property
+    def last_step(self):
+        """The step of the last log() call (-1 before the first)."""
+        return self._step
+
+    def update_config(self, values):
+        """Adds `values` (a dict) to the run's config: its keys replace the config's, the
+        others stay. Values that are no JSON (objects, NaN) are kept as their text."""
+        values = _plain_config(values)
+        with self._lock:
+            self._info["config"] = dict(self._info.get("config") or {}, **values)
+            self._pending_info = _merged_info(self._pending_info, {"config": values})
+        self._wake.set()
 
     def _drop(self, values):
         self.dropped += values
@@ -806,10 +842,10 @@ class Run:
             self._warn("full", "the queue holds %d points and the collector is not taking "
                        "them: dropping new points (counted at finish)" % self._max_queue)
 
-    def _append(self, keys, values, step):
+    def _append(self, keys, values, step, wall=None):
         """Appends one row to the block of rows with these metrics; False, having appended
         nothing, when a value is no number or a name is not a non-empty string."""
-        wall = time.time()
+        wall = time.time() if wall is None else wall
         with self._lock:
             block = self._tail
             if block is None or block[0] != keys:
@@ -838,7 +874,7 @@ class Run:
             self._rows += 1
         return True
 
-    def _clean(self, metrics, step):
+    def _clean(self, metrics, step, wall=None):
         values = {}
         for name, value in metrics.items():
             if not isinstance(name, str) or not name:
@@ -847,7 +883,7 @@ class Run:
                            "non-empty string" % (name,))
                 continue
             if isinstance(value, _Sample):
-                self._queue_sample(name, step, value)
+                self._queue_sample(name, step, value, wall)
                 continue
             number = _as_float(value)
             if number is None:
@@ -858,11 +894,11 @@ class Run:
             values[name] = number
         return values
 
-    def _queue_sample(self, tag, step, sample):
+    def _queue_sample(self, tag, step, sample, wall=None):
         size = sample._size()
         with self._lock:
             if self._limit >= 0 and self._sample_bytes + size <= self._max_sample_bytes:
-                self._samples.append((tag, step, time.time(), sample))
+                self._samples.append((tag, step, time.time() if wall is None else wall, sample))
                 self._sample_bytes += size
                 return
         if self._limit < 0:  # finished, or a forked copy: said as for numbers
@@ -929,6 +965,8 @@ class Run:
         self.dropped = 0
 
     def _sender(self):
+        if self._record_code:
+            self._record()
         while True:
             wait = self._flush_interval
             if self._heartbeat:
@@ -944,6 +982,26 @@ class Run:
                 return
             if self._heartbeat and time.monotonic() >= self._next_beat:
                 self._beat()
+
+    def _record(self):
+        """Adds the code and environment records to the info not sent yet (see record_code)."""
+        try:
+            code, diff = _code_record(_script_directory())
+            environment, packages = _environment_record()
+        except Exception as error:  # a record is a courtesy: the run goes on without it
+            self._warn("record", "could not record the run's code and environment (%r)"
+                       % (error,))
+            return
+        with self._lock:
+            update = {"environment": environment}
+            if code:
+                update["code"] = code
+            self._pending_info = _merged_info(self._pending_info, update)
+            for tag, text in (("code/diff", diff), ("environment/packages", packages)):
+                if text:  # queued past any bound: the run's own, sent even after finish()
+                    sample = Text(text)
+                    self._samples.append((tag, 0, time.time(), sample))
+                    self._sample_bytes += sample._size()
 
     def _beat(self):
         """Tells the collector the run is alive: a push naming only the run. A collector that
@@ -1002,7 +1060,7 @@ class Run:
                 outcome = self._send(batch_id, blocks, info)
             if info and outcome != "acked":
                 with self._lock:  # sent with a later batch; what came since is newer
-                    self._pending_info = dict(info, **(self._pending_info or {}))
+                    self._pending_info = _merged_info(info, self._pending_info)
             info = None
             self._settle(batch_id, blocks, outcome)
             self._sending = []
@@ -1231,6 +1289,147 @@ class Run:
         return status, text
 
 
+def _merged_info(older, newer):
+    """Info updates `older` then `newer` as one: newer fields win, configs merge key by key."""
+    merged = dict(older or {}, **(newer or {}))
+    if older and newer and "config" in older and "config" in newer:
+        merged["config"] = dict(older["config"], **newer["config"])
+    return merged or None
+
+
+CONFIG_DEPTH = 16  # the collector refuses configs nested deeper than 32 levels
+CONFIG_TEXT = 4096  # characters kept of a value that is no JSON, as its text
+
+
+def _plain_config(config):
+    """`config` (a mapping, or an object with attributes such as argparse's Namespace) as JSON
+    the collector takes: keys as text, tuples and sets as lists, NaN and infinities and what
+    is no JSON (a class, a tensor, a path) as text, nesting cut at CONFIG_DEPTH."""
+    if not isinstance(config, dict):
+        config = dict(config) if hasattr(config, "keys") else dict(vars(config))
+    return _plain(config, 0)
+
+
+def _plain(value, depth):
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if depth < CONFIG_DEPTH:
+        if isinstance(value, dict):
+            return {str(key): _plain(item, depth + 1) for key, item in value.items()}
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [_plain(item, depth + 1) for item in value]
+    item = getattr(value, "item", None)  # a numpy or torch scalar
+    if callable(item) and getattr(value, "ndim", None) == 0:
+        try:
+            return _plain(item(), depth)
+        except Exception:
+            pass
+    return str(value)[:CONFIG_TEXT]
+
+
+DIFF_BYTES = 1 << 20  # of the working tree's diff recorded at most (the rest is cut, and said)
+RECORD_TEXT = 1024  # characters kept of each command-line word and each other recorded value
+
+
+def _script_directory():
+    """Where the script that runs lives (its git repository is the run's code), else here."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    return os.path.dirname(os.path.abspath(main)) if main else os.getcwd()
+
+
+def _output(argv, cwd, most=64 << 10, timeout=5.0):
+    """What `argv` prints (at most `most` bytes, and whether it printed more), or (None,
+    False) when it fails or takes more than `timeout` seconds."""
+    import subprocess
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return None, False
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        out = proc.stdout.read(most + 1)
+        proc.kill()  # what is past `most` is not wanted; a finished process ignores it
+        status = proc.wait()
+    finally:
+        timer.cancel()
+        proc.stdout.close()
+    if len(out) > most:
+        return out[:most], True
+    return (out, False) if status == 0 else (None, False)
+
+
+def _git(directory, *args):
+    out, _ = _output(("git", "-C", directory) + args, directory)
+    return out.decode("utf-8", "replace").strip() if out is not None else None
+
+
+def _code_record(directory):
+    """The git repository holding `directory`, as ({commit, branch, dirty, remote, root,
+    diff_bytes, diff_cut}, the diff against the commit) or (None, None) outside one."""
+    root = _git(directory, "rev-parse", "--show-toplevel")
+    if not root:
+        return None, None
+    code = {"root": root[:RECORD_TEXT]}
+    commit = _git(directory, "rev-parse", "HEAD")
+    if commit:
+        code["commit"] = commit[:64]
+    branch = _git(directory, "rev-parse", "--abbrev-ref", "HEAD")
+    if branch and branch != "HEAD":  # HEAD: detached
+        code["branch"] = branch[:RECORD_TEXT]
+    remote = _git(directory, "config", "--get", "remote.origin.url")
+    if remote:
+        code["remote"] = _without_credentials(remote)[:RECORD_TEXT]
+    status = _git(directory, "status", "--porcelain", "--untracked-files=no")
+    code["dirty"] = bool(status)
+    diff = None
+    if status and commit:
+        out, cut = _output(("git", "-C", directory, "diff", "--no-color", "--no-ext-diff",
+                            "HEAD"), directory, most=DIFF_BYTES)
+        if out:
+            diff = out.decode("utf-8", "replace")
+            code["diff_bytes"] = len(out)
+            code["diff_cut"] = cut
+    return code, diff
+
+
+def _without_credentials(url):
+    """A remote's URL without the user and password (or token) a URL may carry."""
+    if "://" not in url:
+        return url  # scp-like, user@host:path: a login name, no secret
+    parts = urllib.parse.urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]).geturl()
+
+
+def _environment_record():
+    """({argv, python, executable, platform, host, cwd}, the installed packages as lines of
+    name==version, sorted)."""
+    import platform
+    environment = {
+        "argv": [str(word)[:RECORD_TEXT] for word in sys.argv[:256]],
+        "python": platform.python_version(),
+        "executable": (sys.executable or "")[:RECORD_TEXT],
+        "platform": platform.platform()[:RECORD_TEXT],
+        "host": socket.gethostname()[:RECORD_TEXT],
+        "cwd": os.getcwd()[:RECORD_TEXT],
+    }
+    packages = None
+    try:
+        from importlib import metadata
+        names = set()
+        for dist in metadata.distributions():
+            name = dist.metadata["Name"] if dist.metadata else None
+            if name:
+                names.add("%s==%s" % (name, dist.version))
+        packages = "\n".join(sorted(names, key=str.lower)[:10_000]) or None
+    except Exception:
+        pass
+    return environment, packages
+
+
 def _sample_size(pending):
     return sum(len(data) for _, data in pending)
 
@@ -1295,11 +1494,11 @@ def run():
     return _current
 
 
-def log(metrics, step=None):
+def log(metrics, step=None, wall=None):
     """Logs to the current run, starting one with defaults if init() was not called."""
     if _current is None:
         init()
-    _current.log(metrics, step)
+    _current.log(metrics, step, wall)
 
 
 def finish(status="finished"):
