@@ -383,16 +383,16 @@ void RunsPanel::showRecord(const QString &run) {
                            "a client from before 0.1)."));
     add(CurvesView::tr("Commit"), code.value(u"commit"_s).toString());
     add(CurvesView::tr("Branch"), code.value(u"branch"_s).toString());
-    if (code.contains(u"dirty"_s)) {
-        const qint64 bytes = code.value(u"diff_bytes"_s).toInteger();
+    if (code.contains(u"dirty"_s)) { // absent where git could not say in time: never guessed
+        const bool cut = code.value(u"diff_cut"_s).toBool();
         add(CurvesView::tr("Working tree"),
-            !code.value(u"dirty"_s).toBool()
-                ? CurvesView::tr("clean: the commit is the code")
-                : CurvesView::tr("changed since the commit: %1 bytes of diff%2, in the Samples "
+            !code.value(u"dirty"_s).toBool() ? CurvesView::tr("clean: the commit is the code")
+            : code.contains(u"diff_bytes"_s)
+                ? CurvesView::tr("changed since the commit: %1 bytes of diff%2, in the Samples "
                                  "tab at code/diff")
-                      .arg(bytes)
-                      .arg(code.value(u"diff_cut"_s).toBool() ? CurvesView::tr(" (cut)")
-                                                              : QString()));
+                      .arg(code.value(u"diff_bytes"_s).toInteger())
+                      .arg(cut ? CurvesView::tr(" (cut)") : QString())
+                : CurvesView::tr("changed since the commit (its diff was not recorded)"));
     }
     add(CurvesView::tr("Repository"), code.value(u"root"_s).toString());
     add(CurvesView::tr("Remote"), code.value(u"remote"_s).toString());

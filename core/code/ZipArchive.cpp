@@ -38,6 +38,12 @@ void putCommon(QByteArray &out, const QByteArray &name, const QByteArray &conten
 } // namespace
 
 QByteArray storedZip(const std::vector<std::pair<QString, QByteArray>> &files) {
+    // Without ZIP64: sizes and offsets in 32 bits, counts and names' lengths in 16.
+    qint64 total = 0;
+    for (const auto &[path, content] : files)
+        total += content.size() + 2 * (path.toUtf8().size() + 46);
+    if (files.size() > 0xFFFF || total >= 0xFFFFFFFFLL)
+        return {};
     QByteArray out;
     QByteArray directory;
     for (const auto &[path, content] : files) {

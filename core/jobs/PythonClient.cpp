@@ -37,6 +37,8 @@ const std::optional<PythonClient> &pythonClient() {
             return std::nullopt;
         PythonClient found;
         found.archive = storedZip(files);
+        if (found.archive.isEmpty())
+            return std::nullopt;
         found.version = QString::fromLatin1(
             QCryptographicHash::hash(found.archive, QCryptographicHash::Sha256).toHex().left(16));
         return found;

@@ -42,7 +42,7 @@ QString publishedCollectorToken(const QUrl &url);
 // A file shipped with Signalbox ("examples/train_mlp.py", "clients/python"): installed beside the
 // binary (../share/signalbox), else in the source tree; empty if neither has it.
 QString sharedFile(const QString &relative);
-// The directory holding Signalbox's Python client (signalbox.py), as sharedFile finds it.
+// The directory holding Signalbox's Python client (the package signalbox/), as sharedFile finds it.
 QString pythonClientDirectory();
 
 } // namespace sb

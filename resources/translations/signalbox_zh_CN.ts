@@ -712,6 +712,10 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>in the Samples tab at environment/packages</source>
         <translation>见“样本”标签页的 environment/packages</translation>
     </message>
+    <message>
+        <source>changed since the commit (its diff was not recorded)</source>
+        <translation>自该提交以来有改动（未记录其差异）</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>

@@ -2,6 +2,7 @@
 // (honouring .gitignore, executable bits, long paths, symlinks), and it is reproducible, so the
 // same tree has the same hash.
 #include "code/CodeArchive.h"
+#include "code/ZipArchive.h"
 #include "jobs/PythonClient.h"
 #include "jobs/kubernetes/KubeJobs.h"
 
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void sameTreeSameHash();
     void refusesTooMuchCode();
     void podsImportTheClient();
+    void storedZipIsAZipPythonReads();
 };
 
 void TestCodeArchive::tarUnpacksTheProjectTree() {
@@ -143,6 +145,31 @@ void TestCodeArchive::podsImportTheClient() {
     QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
     QCOMPARE(process.readAllStandardOutput().trimmed(),
              (mount.path() + u"/signalbox.zip:/image/site"_s).toUtf8());
+}
+
+// The client's archive: Python's own zipfile reads it back whole, CRCs checked, UTF-8 names and
+// all, and the same files give the same bytes.
+void TestCodeArchive::storedZipIsAZipPythonReads() {
+    const std::vector<std::pair<QString, QByteArray>> files{
+        {u"pkg/__init__.py"_s, "x = 1\n"},
+        {u"pkg/d\u00e9j\u00e0.txt"_s, "h\xc3\xa9llo"},
+        {u"empty"_s, {}}};
+    const QByteArray zip = sb::storedZip(files);
+    QCOMPARE(sb::storedZip(files), zip);
+    QTemporaryDir dir;
+    write(dir.filePath(u"a.zip"_s), zip);
+    QProcess python;
+    python.start(u"python3"_s,
+                 {u"-c"_s,
+                  u"import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n"
+                  "print(ascii((z.testzip(), [(i.filename, z.read(i).decode()) for i in "
+                  "z.infolist()])))"_s,
+                  dir.filePath(u"a.zip"_s)});
+    QVERIFY(python.waitForFinished(30000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    QCOMPARE(QString::fromUtf8(python.readAllStandardOutput().trimmed()),
+             u"(None, [('pkg/__init__.py', 'x = 1\\n'), ('pkg/d\\xe9j\\xe0.txt', 'h\\xe9llo'), "
+             "('empty', '')])"_s);
 }
 
 QTEST_GUILESS_MAIN(TestCodeArchive)

@@ -26,12 +26,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "harness"))
 import tensorboard_peer as peer  # noqa: E402
-
-# CPU training in all three; torch from PyPI carries CUDA's libraries too, unused here.
-PACKAGES = ["torch==2.15.0", "lightning==2.6.6", "transformers==5.24.0", "accelerate==1.15.0",
-            "keras==3.15.1", "tensorboardX==2.6.5", "numpy", "Pillow", "soundfile",
-            "setuptools>=61",
-            "wheel"]
+import trainers_venv  # noqa: E402
 
 COLLECTOR, BUILD, SOURCE = (sys.argv[1:4] if len(sys.argv) >= 4 else (None, None, None))
 CLIENT = os.path.join(SOURCE or "", "clients", "python")
@@ -284,7 +279,7 @@ class SummaryWriterDropIn(unittest.TestCase):
 
 if __name__ == "__main__":
     if os.environ.get("SIGNALBOX_TRAINERS_VENV") != "1":  # run again inside the virtualenv
-        python = peer.ensure_venv(BUILD, "venv-trainers", PACKAGES)
+        python = trainers_venv.ensure(BUILD)
         os.environ["SIGNALBOX_TRAINERS_VENV"] = "1"
         os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
     unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[4:])

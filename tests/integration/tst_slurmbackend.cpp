@@ -95,7 +95,9 @@ void TestSlurmBackend::runsOnAGpuNodeAndEndsFromAccounting() {
         u"train/resnet 50"_s,
         QStringList{u"sh"_s, u"-c"_s,
                     u"echo \"run=$SIGNALBOX_RUN gpus=$SLURM_GPUS_ON_NODE node=$SLURMD_NODENAME\"; "
-                    "printf '<%s>' \"$@\"; echo; echo 'sb:metric {\"loss\": 0.5}'"_s,
+                    "printf '<%s>' \"$@\"; echo; echo 'sb:metric {\"loss\": 0.5}'; "
+                    "python3 -c 'import signalbox, signalbox.tensorboard; "
+                    "print(\"client at\", signalbox.__file__)'"_s,
                     u"x"_s} +
             hostile,
         2));
@@ -111,6 +113,10 @@ void TestSlurmBackend::runsOnAGpuNodeAndEndsFromAccounting() {
                              10000);
     QVERIFY2(app.log(*id).contains(u"run=%1 gpus=2 node=gpu"_s.arg(*id)), qPrintable(app.log(*id)));
     QVERIFY(!QFile::exists(u"/tmp/sb-pwned"_s));
+    // The client, adapters and all, imported from the one file it travels as.
+    QVERIFY2(app.log(*id).contains(u"client at "_s) &&
+                 app.log(*id).contains(u"/signalbox.zip/signalbox/__init__.py"_s),
+             qPrintable(app.log(*id)));
 
     // An unsafe option value never reaches sbatch.
     sb::JobSpec bad = slurmJob(u"bad"_s, {u"true"_s});

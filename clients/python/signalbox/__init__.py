@@ -67,10 +67,13 @@ What the client guarantees:
 
 import array
 import atexit
+import collections.abc
+import itertools
 import json
 import math
 import operator
 import os
+import re
 import signal
 import socket
 import struct
@@ -965,8 +968,11 @@ class Run:
         self.dropped = 0
 
     def _sender(self):
-        if self._record_code:
-            self._record()
+        recording = None
+        if self._record_code:  # beside the sender: a slow git never holds back the points
+            recording = threading.Thread(target=self._record, name="signalbox-record",
+                                         daemon=True)
+            recording.start()
         while True:
             wait = self._flush_interval
             if self._heartbeat:
@@ -974,6 +980,9 @@ class Run:
             self._wake.wait(wait)
             self._wake.clear()
             stopping = self._stop
+            if stopping and recording is not None:  # the record goes with the last batch...
+                recording.join(max(0.0, min(RECORD_SECONDS, self._deadline - time.monotonic())))
+                recording = None  # ...if it is ready by then
             self._flush_safely(stopping)
             while stopping and (self._blocks or self._retry or self._samples
                                 or self._samples_retry):  # finish() sends everything
@@ -984,24 +993,32 @@ class Run:
                 self._beat()
 
     def _record(self):
-        """Adds the code and environment records to the info not sent yet (see record_code)."""
+        """Adds the code and environment records to the info not sent yet (see record_code):
+        on a thread of its own, within RECORD_SECONDS in all."""
+        deadline = time.monotonic() + RECORD_SECONDS
         try:
-            code, diff = _code_record(_script_directory())
+            code, diff = _code_record(_script_directory(), deadline)
             environment, packages = _environment_record()
         except Exception as error:  # a record is a courtesy: the run goes on without it
             self._warn("record", "could not record the run's code and environment (%r)"
                        % (error,))
             return
         with self._lock:
+            if self._forked:
+                return
             update = {"environment": environment}
             if code:
                 update["code"] = code
             self._pending_info = _merged_info(self._pending_info, update)
-            for tag, text in (("code/diff", diff), ("environment/packages", packages)):
-                if text:  # queued past any bound: the run's own, sent even after finish()
-                    sample = Text(text)
-                    self._samples.append((tag, 0, time.time(), sample))
-                    self._sample_bytes += sample._size()
+        # Apart from the user's samples: never counted, and a collector that does not take
+        # them (an older one, or none) only loses them.
+        texts = [(tag, text.encode("utf-8", "replace")) for tag, text in
+                 (("code/diff", diff), ("environment/packages", packages)) if text]
+        if texts:
+            pending = [({"tag": tag, "kind": "text", "step": 0, "time": time.time(), "index": 0,
+                         "bytes": len(data)}, data) for tag, data in texts]
+            self._request("POST", "/api/v1/push/samples", _samples_body(self.name, pending),
+                          "application/x-signalbox-samples", time.monotonic() + self._timeout)
 
     def _beat(self):
         """Tells the collector the run is alive: a push naming only the run. A collector that
@@ -1131,11 +1148,8 @@ class Run:
     def _send_samples(self, pending):
         """'acked' (stored, or refused for good: said and counted), or 'retry'. A push refused
         for its content is split until only the bad items are dropped."""
-        text = json.dumps({"run": self.name, "samples": [h for h, _ in pending]},
-                          separators=(",", ":")).encode()
-        body = b"".join([b"SBS1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8)]
-                        + [data for _, data in pending])
-        status, detail = self._request("POST", "/api/v1/push/samples", body,
+        status, detail = self._request("POST", "/api/v1/push/samples",
+                                       _samples_body(self.name, pending),
                                        "application/x-signalbox-samples",
                                        time.monotonic() + self._timeout)
         if 200 <= status < 300:
@@ -1289,6 +1303,14 @@ class Run:
         return status, text
 
 
+def _samples_body(run, pending):
+    """A push of samples (the collector's /api/v1/push/samples, version 1): [(header, bytes)]."""
+    text = json.dumps({"run": run, "samples": [h for h, _ in pending]},
+                      separators=(",", ":")).encode()
+    return b"".join([b"SBS1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8)]
+                    + [data for _, data in pending])
+
+
 def _merged_info(older, newer):
     """Info updates `older` then `newer` as one: newer fields win, configs merge key by key."""
     merged = dict(older or {}, **(newer or {}))
@@ -1299,38 +1321,66 @@ def _merged_info(older, newer):
 
 CONFIG_DEPTH = 16  # the collector refuses configs nested deeper than 32 levels
 CONFIG_TEXT = 4096  # characters kept of a value that is no JSON, as its text
+CONFIG_ITEMS = 1000  # items kept of a list, and entries of a mapping
+CONFIG_NODES = 20_000  # values converted in all; past it, the rest is left out
+CONFIG_BYTES = 60_000  # the collector takes 64 KiB of config, merged: larger values left out
 
 
 def _plain_config(config):
-    """`config` (a mapping, or an object with attributes such as argparse's Namespace) as JSON
-    the collector takes: keys as text, tuples and sets as lists, NaN and infinities and what
-    is no JSON (a class, a tensor, a path) as text, nesting cut at CONFIG_DEPTH."""
-    if not isinstance(config, dict):
-        config = dict(config) if hasattr(config, "keys") else dict(vars(config))
-    return _plain(config, 0)
+    """`config` (a mapping, pairs, or an object with attributes such as argparse's Namespace)
+    as JSON the collector takes: keys as text, tuples and sets as lists, NaN and infinities and
+    what is no JSON (a class, a tensor, a path) as text; nesting, cycles, long lists and the
+    whole size bounded, what is left out said in its place."""
+    if not isinstance(config, collections.abc.Mapping):
+        try:
+            config = dict(config)
+        except (TypeError, ValueError):
+            config = dict(vars(config))
+    plain = _plain(config, 0, set(), [CONFIG_NODES])
+    sizes = {key: len(json.dumps(value)) for key, value in plain.items()}
+    for key in sorted(sizes, key=sizes.get, reverse=True):  # the largest values go first
+        if sum(sizes.values()) <= CONFIG_BYTES:
+            break
+        plain[key] = "(left out: %d bytes as JSON)" % sizes[key]
+        sizes[key] = len(plain[key]) + 8
+    return plain
 
 
-def _plain(value, depth):
+def _plain(value, depth, path, budget):
+    budget[0] -= 1
     if value is None or isinstance(value, (bool, int, str)):
-        return value
+        return value[:CONFIG_TEXT] if isinstance(value, str) else value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
-    if depth < CONFIG_DEPTH:
-        if isinstance(value, dict):
-            return {str(key): _plain(item, depth + 1) for key, item in value.items()}
-        if isinstance(value, (list, tuple, set, frozenset)):
-            return [_plain(item, depth + 1) for item in value]
+    nested = isinstance(value, (collections.abc.Mapping, list, tuple, set, frozenset))
+    if nested and (depth >= CONFIG_DEPTH or id(value) in path or budget[0] <= 0):
+        return "(left out: %s)" % ("a cycle" if id(value) in path else "too deep or too large")
+    if nested:
+        path.add(id(value))
+        try:
+            if isinstance(value, collections.abc.Mapping):
+                return {str(key): _plain(item, depth + 1, path, budget)
+                        for key, item in itertools.islice(value.items(), CONFIG_ITEMS)}
+            return [_plain(item, depth + 1, path, budget)
+                    for item in itertools.islice(value, CONFIG_ITEMS)]
+        finally:
+            path.discard(id(value))
     item = getattr(value, "item", None)  # a numpy or torch scalar
     if callable(item) and getattr(value, "ndim", None) == 0:
         try:
-            return _plain(item(), depth)
+            return _plain(item(), depth, path, budget)
         except Exception:
             pass
     return str(value)[:CONFIG_TEXT]
 
 
 DIFF_BYTES = 1 << 20  # of the working tree's diff recorded at most (the rest is cut, and said)
-RECORD_TEXT = 1024  # characters kept of each command-line word and each other recorded value
+RECORD_TEXT = 1024  # characters kept of each recorded value
+RECORD_ARGV = 4096  # characters of the command line recorded at most (the collector takes 16 KiB)
+RECORD_SECONDS = 5.0  # the whole record's time at most: git in a huge or remote tree gives up
+# Command-line words whose value is a secret: --token=..., --api-key X, --password ...
+SECRET_WORD = re.compile(r"^--?[\w.-]*(token|key|secret|password|passwd|credential)[\w.-]*",
+                         re.IGNORECASE)
 
 
 def _script_directory():
@@ -1339,61 +1389,95 @@ def _script_directory():
     return os.path.dirname(os.path.abspath(main)) if main else os.getcwd()
 
 
-def _output(argv, cwd, most=64 << 10, timeout=5.0):
+def _output(argv, cwd, deadline, most=64 << 10):
     """What `argv` prints (at most `most` bytes, and whether it printed more), or (None,
-    False) when it fails or takes more than `timeout` seconds."""
+    False) when it fails or is not done by `deadline` (time.monotonic()). Read with a deadline
+    and ended as a process group: a descendant (or a fork of this process) holding the pipe
+    cannot keep it waiting."""
+    import select
     import subprocess
     try:
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL)
+                                stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:
         return None, False
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
+    out, complete = bytearray(), False
     try:
-        out = proc.stdout.read(most + 1)
-        proc.kill()  # what is past `most` is not wanted; a finished process ignores it
-        status = proc.wait()
+        while len(out) <= most:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+                break
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                complete = True
+                break
+            out += chunk
     finally:
-        timer.cancel()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # done, cut or late: its whole group ends
+        except OSError:
+            pass
+        status = proc.wait()
         proc.stdout.close()
     if len(out) > most:
-        return out[:most], True
-    return (out, False) if status == 0 else (None, False)
+        return bytes(out[:most]), True
+    return (bytes(out), False) if complete and status == 0 else (None, False)
 
 
-def _git(directory, *args):
-    out, _ = _output(("git", "-C", directory) + args, directory)
+def _git(directory, deadline, *args):
+    out, _ = _output(("git", "--no-optional-locks", "-C", directory) + args, directory, deadline)
     return out.decode("utf-8", "replace").strip() if out is not None else None
 
 
-def _code_record(directory):
+def _code_record(directory, deadline):
     """The git repository holding `directory`, as ({commit, branch, dirty, remote, root,
-    diff_bytes, diff_cut}, the diff against the commit) or (None, None) outside one."""
-    root = _git(directory, "rev-parse", "--show-toplevel")
+    diff_bytes, diff_cut}, the diff against the commit) or (None, None) outside one. What git
+    could not say by `deadline` is left out (never guessed: no answer is not a clean tree)."""
+    root = _git(directory, deadline, "rev-parse", "--show-toplevel")
     if not root:
         return None, None
     code = {"root": root[:RECORD_TEXT]}
-    commit = _git(directory, "rev-parse", "HEAD")
+    commit = _git(directory, deadline, "rev-parse", "HEAD")
     if commit:
         code["commit"] = commit[:64]
-    branch = _git(directory, "rev-parse", "--abbrev-ref", "HEAD")
+    branch = _git(directory, deadline, "rev-parse", "--abbrev-ref", "HEAD")
     if branch and branch != "HEAD":  # HEAD: detached
         code["branch"] = branch[:RECORD_TEXT]
-    remote = _git(directory, "config", "--get", "remote.origin.url")
+    remote = _git(directory, deadline, "config", "--get", "remote.origin.url")
     if remote:
         code["remote"] = _without_credentials(remote)[:RECORD_TEXT]
-    status = _git(directory, "status", "--porcelain", "--untracked-files=no")
-    code["dirty"] = bool(status)
+    status = _git(directory, deadline, "status", "--porcelain", "--untracked-files=no")
     diff = None
+    if status is not None:
+        code["dirty"] = bool(status)
     if status and commit:
-        out, cut = _output(("git", "-C", directory, "diff", "--no-color", "--no-ext-diff",
-                            "HEAD"), directory, most=DIFF_BYTES)
+        out, cut = _output(("git", "--no-optional-locks", "-C", directory, "diff", "--no-color",
+                            "--no-ext-diff", "HEAD"), directory, deadline, most=DIFF_BYTES)
         if out:
             diff = out.decode("utf-8", "replace")
             code["diff_bytes"] = len(out)
             code["diff_cut"] = cut
     return code, diff
+
+
+def _command_line(argv):
+    """sys.argv as recorded: secrets' values masked, at most RECORD_ARGV characters."""
+    words, masking, left = [], False, RECORD_ARGV
+    for word in argv:
+        word = str(word)
+        if masking and not word.startswith("-"):
+            word, masking = "***", False
+        elif SECRET_WORD.match(word):
+            name, equals, _ = word.partition("=")
+            word, masking = (name + "=***", False) if equals else (word, True)
+        else:
+            masking = False
+        if len(word) > left:
+            words.append(word[:left] + "...")
+            break
+        words.append(word)
+        left -= len(word) + 1
+    return words
 
 
 def _without_credentials(url):
@@ -1409,7 +1493,7 @@ def _environment_record():
     name==version, sorted)."""
     import platform
     environment = {
-        "argv": [str(word)[:RECORD_TEXT] for word in sys.argv[:256]],
+        "argv": _command_line(sys.argv),
         "python": platform.python_version(),
         "executable": (sys.executable or "")[:RECORD_TEXT],
         "platform": platform.platform()[:RECORD_TEXT],

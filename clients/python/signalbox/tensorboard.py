@@ -17,6 +17,7 @@ accepted and left out, with a warning once per kind. purge_step continues the ru
 """
 import datetime
 import io
+import numbers
 import os
 import socket
 import sys
@@ -57,7 +58,7 @@ class SummaryWriter:
         return self.log_dir
 
     def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, new_style=False,
-                   double_precision=False):
+                   double_precision=False, **display):  # tensorboardX's display_name...
         self._run.log({tag: _number(scalar_value)}, _step(global_step), walltime)
 
     def add_scalars(self, main_tag, tag_scalar_dict, global_step=None, walltime=None):
@@ -65,14 +66,16 @@ class SummaryWriter:
             name = "%s/%s/%s" % (self._run.name, main_tag, tag)
             run = self._scalars_runs.get(name)
             if run is None:
-                options = dict(self._options, resume=True)  # one writer's runs: continued
+                # One writer's runs: continued, and what they ran is recorded on its own run.
+                options = dict(self._options, resume=True, record_code=False)
                 options.pop("config", None)
                 run = self._scalars_runs[name] = signalbox.Run(run=name, **options)
             run.log({main_tag: _number(value)}, _step(global_step), walltime)
 
     def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None,
                       max_bins=None):
-        count = bins if isinstance(bins, int) else (max_bins or _TENSORBOARD_BINS)
+        count = int(bins) if isinstance(bins, numbers.Integral) else int(
+            max_bins or _TENSORBOARD_BINS)
         self._sample(tag, signalbox.Histogram(values, bins=count), global_step, walltime)
 
     def add_histogram_raw(self, tag, min, max, num, sum, sum_squares, bucket_limits,
@@ -114,7 +117,7 @@ class SummaryWriter:
                                           rate=int(sample_rate)), global_step, walltime)
 
     def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None,
-                    global_step=None):
+                    global_step=None, name=None):  # name: tensorboardX's run_name
         if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
             raise TypeError("hparam_dict and metric_dict should be dictionary.")
         self._run.update_config(hparam_dict)

@@ -317,7 +317,8 @@ void SlurmBackend::sendSubmission(const QString &id, const QString &script,
             ++at;
         }
         withClient.insert(
-            at, u"export PYTHONPATH=%1\"${PYTHONPATH:+:$PYTHONPATH}\"\n"_s.arg(shellQuote(dir)));
+            at, u"export PYTHONPATH=%1\"${PYTHONPATH:+:$PYTHONPATH}\"\n"_s.arg(
+                    shellQuote(dir + u"/signalbox.zip"_s))); // Python imports from the zip
     }
     m_transports.value(where->name)
         ->submit({.id = id,

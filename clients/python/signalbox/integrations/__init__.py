@@ -8,8 +8,8 @@ over signalbox.Run, importing its trainer only when used:
 Each starts its run on the process that logs (rank zero), records the trainer's arguments as
 the run's config, and notes checkpoints' paths on the run (a text at tag "checkpoints", at the
 step they were saved). The run ends when the script does (finished, failed on an uncaught
-exception, stopped on a signal), so evaluation after training still lands in it; a trainer's
-failure ends it as failed at once.
+exception, stopped on a signal), so evaluation after training still lands in it; Lightning's
+failure of a fit ends it at once (as stopped when the fit was interrupted).
 """
 
 CHECKPOINTS_TAG = "checkpoints"

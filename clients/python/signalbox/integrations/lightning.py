@@ -14,6 +14,8 @@ except ImportError:  # the older package name
     from pytorch_lightning.loggers.logger import Logger, rank_zero_experiment
     from pytorch_lightning.utilities import rank_zero_only
 
+import sys
+
 import signalbox
 from signalbox.integrations import CHECKPOINTS_TAG, numbers
 
@@ -68,4 +70,7 @@ class SignalboxLogger(Logger):
     @rank_zero_only
     def finalize(self, status):
         if status == "failed" and self._run is not None:
-            self._run.finish("failed")
+            # Lightning says "failed" for Ctrl-C and a signal too: those runs were stopped.
+            stopped = signalbox._signalled is not None or isinstance(
+                sys.exc_info()[1], KeyboardInterrupt)
+            self._run.finish(signalbox.STATUS_ON_SIGNAL if stopped else "failed")
