@@ -188,6 +188,13 @@ Result<Collector::Push> Collector::decodePush(const QJsonObject &push) {
     if (decoded.info) {
         if (const QString problem = infoProblem(*decoded.info); !problem.isEmpty())
             return invalid(problem);
+        decoded.info->forkedFrom = {}; // the store's word, said by a fork only
+    }
+    if (const QJsonValue resume = push.value(u"resume"_s); !resume.isUndefined()) {
+        auto parsed = Resume::fromJson(resume);
+        if (!parsed)
+            return parsed.failure();
+        decoded.resume = std::move(parsed).value();
     }
 
     const double wallNow = now();
@@ -453,7 +460,8 @@ Result<qint64> Collector::storePush(Push push) {
         return push.points;
     // Records join the same batch, so a push is stored whole or not at all. Their missing steps
     // follow the run's last one, which only this thread knows.
-    double lastStep = storedLastStep(push.run).value_or(-1);
+    double lastStep = push.resume ? push.resume->step - (push.resume->inclusive ? 1 : 0)
+                                  : storedLastStep(push.run).value_or(-1);
     SeriesIndex index;
     for (const MetricRecord &record : push.records) {
         lastStep = record.step.value_or(lastStep + 1);
@@ -472,9 +480,12 @@ Result<qint64> Collector::storePush(Push push) {
                         ErrorCode::InvalidInput);
     }
     const auto stored =
-        m_store->append(push.run, push.series, push.info ? &*push.info : nullptr, push.batch);
+        m_store->append(push.run, push.series, push.info ? &*push.info : nullptr, push.batch,
+                        MetricStore::Batch::Whole, push.resume ? &*push.resume : nullptr);
     if (!stored)
         return stored.failure();
+    if (push.resume)
+        m_lastStep.remove(push.run); // steps go on from the checkpoint's
     noteLastSteps(push.run, push.series);
     if (push.info)
         noteStatus(push.run);
@@ -574,6 +585,25 @@ Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoint
     return success();
 }
 
+Status Collector::ingestRestart(const QString &run, double step) {
+    if (!m_store->run(run))
+        return success(); // nothing logged yet: nothing to drop
+    const Resume resume{Resume::Mode::Rewind, step, true, {}};
+    if (const auto stored =
+            m_store->append(run, {}, nullptr, {}, MetricStore::Batch::Whole, &resume);
+        !stored)
+        return stored.failure();
+    m_lastStep.remove(run);
+    return success();
+}
+
+Status Collector::restoreRewind(quint32 id) {
+    if (Status restored = m_store->restoreRewind(id); !restored)
+        return restored;
+    m_lastStep.clear(); // the run's last step shown may be a later one again
+    return success();
+}
+
 Status Collector::ingestConfig(const QString &run, const QJsonObject &config) {
     RunInfo update;
     update.name = run;
@@ -616,6 +646,7 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
     struct Points {
         std::vector<SeriesPoints> series;
         SeriesIndex index;
+        std::optional<Resume> resume; // the group's first
     };
     std::vector<Group> order;
     QHash<Group, Points> groups;
@@ -631,19 +662,26 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
         const Group key{target, record.batch};
         if (!groups.contains(key))
             order.push_back(key);
+        Points &points = groups[key];
+        if (record.resume && !points.resume) {
+            points.resume = record.resume;
+            lastStep[target] = record.resume->step - (record.resume->inclusive ? 1 : 0);
+        }
         if (!lastStep.contains(target))
             lastStep[target] = storedLastStep(target).value_or(-1);
+        if (record.values.empty())
+            continue; // a resume alone
         double &last = lastStep[target];
         const double step = record.step.value_or(last + 1);
         last = std::max(last, step);
-        Points &points = groups[key];
         appendRecord(record, step, record.wall.value_or(wallNow), &points.series, &points.index);
     }
     if (unnamed > 0) // said once, however many: the answer stays small
         result.errors << (unnamed == 1 ? u"a metric record names no run"_s
                                        : u"%1 metric records name no run"_s.arg(unnamed));
     for (const auto &[target, batch] : order) {
-        const std::vector<SeriesPoints> &series = groups[{target, batch}].series;
+        const Points &group = groups[{target, batch}];
+        const std::vector<SeriesPoints> &series = group.series;
         qint64 points = 0;
         for (const SeriesPoints &s : series)
             points += static_cast<qint64>(s.points.size());
@@ -654,12 +692,15 @@ Collector::IngestResult Collector::ingestRecords(const QString &run,
             continue;
         }
         const auto stored =
-            m_store->append(target, series, nullptr, batch, MetricStore::Batch::InParts);
+            m_store->append(target, series, nullptr, batch, MetricStore::Batch::InParts,
+                            group.resume ? &*group.resume : nullptr);
         if (!stored) {
             result.errors << u"run \"%1\": %2"_s.arg(target, stored.error());
             result.storageFailed |= stored.errorCode() == ErrorCode::StorageFailed;
             continue;
         }
+        if (group.resume)
+            m_lastStep.remove(target);
         noteLastSteps(target, series);
         heard(target);
         result.points += points;
@@ -742,6 +783,9 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
             run.info.lastSeen = std::max(run.info.lastSeen.value_or(*heardAt), *heardAt);
         for (const auto &series : m_store->series(info->name))
             run.metrics.insert(series.metric, {series.count, series.last, series.range});
+        for (const Rewind &rewind : m_store->rewinds(info->name))
+            run.rewinds.push_back({rewind.id, rewind.step, rewind.inclusive, rewind.wall,
+                                   rewind.points(), rewind.samples()});
         out.append(run);
     }
     return out;

@@ -53,11 +53,12 @@ public:
         std::optional<RunInfo> info;
         std::vector<SeriesPoints> series;
         std::vector<MetricRecord> records; // missing steps are filled in when stored
+        std::optional<Resume> resume;      // applied first, with the batch (MetricStore::append)
         qint64 points = 0;
         // Sent by Signalbox for a run it launched ("if_running": true): the info applies only
         // while the run has not ended by its own word, and is no word from the run itself.
         bool ifRunning = false;
-        bool heartbeat() const { return !info && series.empty() && records.empty(); }
+        bool heartbeat() const { return !info && series.empty() && records.empty() && !resume; }
     };
     static constexpr qsizetype kLongestNote = 65536; // characters
     static constexpr qsizetype kMostTags = 100;
@@ -133,6 +134,10 @@ public:
     // name order: `limit` of them (all when negative) after the first `offset`.
     // Each metric's value range is there once its series was summarized (within a few calls).
     QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1);
+    // A TensorBoard writer's restart (SessionLog.START) at `step`: the run rewinds, inclusive.
+    Status ingestRestart(const QString &run, double step);
+    // Undoes a rewind: what it hid is shown again.
+    Status restoreRewind(quint32 id);
     // Each group's centre line and band, on columns shared by all groups (see GroupRequest). The
     // members of all groups × columns above kMostGroupCells is refused (each is computed).
     static constexpr qint64 kMostGroupCells = 20'000'000;

@@ -384,6 +384,19 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
             respond(error(done.error(), failureStatus(done.errorCode())));
         else
             respond(json(QJsonObject{{u"acknowledged"_s, notes}}));
+    } else if (path == CollectorApi::kRestoreRewind && post) {
+        const QJsonValue id = QJsonDocument::fromJson(request.body).object().value(u"rewind"_s);
+        const qint64 number = id.toInteger(-1);
+        if (!id.isDouble() || number <= 0 || number > 0xffffffff) {
+            respond(error(u"the body must be {\"rewind\": ID} (an id /api/v1/runs lists)"_s,
+                          BadRequest));
+        } else if (Status restored = m_collector->restoreRewind(quint32(number)); !restored) {
+            respond(error(restored.error(), restored.errorCode() == ErrorCode::Failed
+                                                ? NotFound
+                                                : failureStatus(restored.errorCode())));
+        } else {
+            respond(json(QJsonObject{{u"restored"_s, number}}));
+        }
     } else if (path == CollectorApi::kRuns && get) {
         bool limited = false;
         const qsizetype limit = query.value(u"limit"_s).toLongLong(&limited);

@@ -190,7 +190,8 @@ bool DirectoryIngestor::followEventFiles(const QString &directory) {
         [&](const QString &run, std::vector<LogdirFollower::Sample> &&samples) {
             return storeSamples(run, samples);
         },
-        kEverySampleKind);
+        kEverySampleKind,
+        [&](const QString &run, double step) { return m_collector->ingestRestart(run, step); });
     if (progress && progress->bytes > 0)
         m_unsaved = true;
     return progress && progress->more;

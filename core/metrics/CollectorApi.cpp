@@ -49,6 +49,17 @@ QJsonObject RunSummary::toJson() const {
         out[it.key()] = metric;
     }
     json[u"metrics"_s] = out;
+    if (!rewinds.empty()) {
+        QJsonArray list;
+        for (const RewindSummary &rewind : rewinds)
+            list.append(QJsonObject{{u"id"_s, qint64(rewind.id)},
+                                    {u"step"_s, rewind.step},
+                                    {u"inclusive"_s, rewind.inclusive},
+                                    {u"time"_s, rewind.time},
+                                    {u"points"_s, rewind.points},
+                                    {u"samples"_s, rewind.samples}});
+        json[u"rewinds"_s] = list;
+    }
     return json;
 }
 
@@ -66,6 +77,15 @@ RunSummary RunSummary::fromJson(const QJsonObject &json) {
                                        metricValue(metric.value(u"value"_s)).value_or(qQNaN()),
                                        metric.value(u"time"_s).toDouble()},
                                       range});
+    }
+    for (const QJsonValue value : json.value(u"rewinds"_s).toArray()) {
+        const QJsonObject rewind = value.toObject();
+        const qint64 id = rewind.value(u"id"_s).toInteger();
+        if (id > 0 && id <= 0xffffffff)
+            run.rewinds.push_back(
+                {quint32(id), rewind.value(u"step"_s).toDouble(),
+                 rewind.value(u"inclusive"_s).toBool(), rewind.value(u"time"_s).toDouble(),
+                 rewind.value(u"points"_s).toInteger(), rewind.value(u"samples"_s).toInteger()});
     }
     return run;
 }

@@ -33,6 +33,8 @@ inline constexpr char kSeries[] = "/api/v1/series";
 inline constexpr char kGroups[] = "/api/v1/groups";
 inline constexpr char kExport[] = "/api/v1/export";
 inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
+// POST {"rewind": ID}: a run's rewind undone, what it hid shown again (/runs lists rewinds).
+inline constexpr char kRestoreRewind[] = "/api/v1/rewinds/restore";
 // Samples (images, histograms, text, audio): pushed as a header and their bytes (see
 // Collector::decodeSamples), listed by run and tag, and each item's bytes fetched by digest.
 inline constexpr char kPushSamples[] = "/api/v1/push/samples";
@@ -67,9 +69,21 @@ struct MetricSummary {
 };
 
 // A run, as /runs lists it: its metadata and every metric's summary.
+// A run resumed from a checkpoint: what its rewind hides until restored (MetricStore::Rewind).
+struct RewindSummary {
+    quint32 id = 0;
+    double step = 0;
+    bool inclusive = false;
+    double time = 0;
+    qint64 points = 0;
+    qint64 samples = 0;
+    bool operator==(const RewindSummary &) const = default;
+};
+
 struct RunSummary {
     RunInfo info;
     QMap<QString, MetricSummary> metrics;
+    std::vector<RewindSummary> rewinds; // in the order they came
     bool operator==(const RunSummary &) const = default;
     QJsonObject toJson() const;
     static RunSummary fromJson(const QJsonObject &json);

@@ -102,13 +102,20 @@ Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
     if (values.contains(u"run"_s)) {
         record.run = values.take(u"run"_s).toString();
     }
+    if (values.contains(u"resume"_s)) {
+        auto resume = Resume::fromJson(values.take(u"resume"_s));
+        if (!resume)
+            return fail(resume.error());
+        record.resume = std::move(resume).value();
+    }
     if (values.contains(u"batch"_s)) {
         const QJsonValue batch = values.take(u"batch"_s);
         if (!batch.isString() || batch.toString().isEmpty() || batch.toString().size() > 200)
             return fail(u"\"batch\" must be a string of 1 to 200 characters"_s);
         record.batch = batch.toString();
     }
-    // Metrics named like a reserved key ("step", "time", "run", "batch") travel under "".
+    // Metrics named like a reserved key ("step", "time", "run", "batch", "resume") travel under
+    // "".
     if (values.contains(QString())) {
         const QJsonValue escaped = values.take(QString());
         if (!escaped.isObject())
@@ -118,7 +125,7 @@ Result<MetricRecord> fromJsonObject(const QJsonObject &object) {
     }
     if (Status flat = flatten(QString(), values, &record); !flat)
         return fail(flat.error());
-    if (record.values.empty())
+    if (record.values.empty() && !record.resume)
         return fail(u"no numeric metric values"_s);
     return record;
 }
@@ -127,7 +134,8 @@ QByteArray format(const MetricRecord &record) {
     QJsonObject object;
     QJsonObject escaped; // metrics named like a reserved key, read back from ""
     for (const auto &[name, value] : record.values) {
-        if (name == u"step"_s || name == u"time"_s || name == u"run"_s || name == u"batch"_s)
+        if (name == u"step"_s || name == u"time"_s || name == u"run"_s || name == u"batch"_s ||
+            name == u"resume"_s)
             escaped[name] = metricJson(value);
         else
             object[name] = metricJson(value);
@@ -142,6 +150,8 @@ QByteArray format(const MetricRecord &record) {
         object[u"run"_s] = record.run;
     if (!record.batch.isEmpty())
         object[u"batch"_s] = record.batch;
+    if (record.resume)
+        object[u"resume"_s] = record.resume->toJson();
     return prefix.toByteArray() + QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "MetricPoint.h"
+#include "Resume.h"
 #include "util/Result.h"
 
 #include <QByteArrayView>
@@ -22,12 +23,14 @@ struct MetricRecord {
     std::optional<double> step;
     std::optional<double> wall;
     std::vector<std::pair<QString, double>> values;
+    std::optional<Resume> resume; // a run restarted from a checkpoint: see Resume
 };
 
 // Metric lines: a line of job output of the form
 //   @signalbox {"step": 12, "loss": 0.25, "acc": 0.91}
-// Keys `step`, `time` (seconds since the epoch), `run` and `batch` (a client's id for a batch it
-// printed rather than pushed: lines of a batch stored before are skipped) are reserved; nested
+// Keys `step`, `time` (seconds since the epoch), `run`, `batch` (a client's id for a batch it
+// printed rather than pushed: lines of a batch stored before are skipped) and `resume` (the run
+// restarted from a checkpoint, as in a push: {"mode": "rewind", "step": N}) are reserved; nested
 // objects are flattened with '/' ("train": {"loss": 1} is train/loss); non-finite values are the
 // strings "NaN", "Infinity" and "-Infinity". Every other line is ordinary output and left alone.
 namespace MetricLines {

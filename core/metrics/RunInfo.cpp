@@ -32,6 +32,8 @@ QJsonObject RunInfo::toJson() const {
         json[u"code"_s] = code;
     if (!environment.isEmpty())
         json[u"environment"_s] = environment;
+    if (!forkedFrom.isEmpty())
+        json[u"forked_from"_s] = forkedFrom;
     return json;
 }
 
@@ -61,6 +63,7 @@ RunInfo RunInfo::fromJson(const QString &name, const QJsonObject &json) {
         info.note = json.value(u"note"_s).toString();
     info.code = json.value(u"code"_s).toObject();
     info.environment = json.value(u"environment"_s).toObject();
+    info.forkedFrom = json.value(u"forked_from"_s).toObject();
     return info;
 }
 
@@ -89,6 +92,8 @@ void RunInfo::merge(const RunInfo &update) {
         code = update.code;
     if (!update.environment.isEmpty())
         environment = update.environment;
+    if (!update.forkedFrom.isEmpty())
+        forkedFrom = update.forkedFrom;
 }
 
 bool RunInfo::ended() const {

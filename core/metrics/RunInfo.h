@@ -29,6 +29,9 @@ struct RunInfo {
     // at tags "code/diff" and "environment/packages", kept out of every listing of runs.
     QJsonObject code;
     QJsonObject environment;
+    // {run, step}: the run this one was forked from, and the step its copied history ends at.
+    // Set by the store's fork only (a push's own is dropped).
+    QJsonObject forkedFrom;
     bool operator==(const RunInfo &) const = default;
 
     QJsonObject toJson() const;

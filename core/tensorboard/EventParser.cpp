@@ -135,6 +135,7 @@ bool parseEvent(QByteArrayView record, TfEvent *out) {
     out->wallTime = 0;
     out->step = 0;
     out->values.clear();
+    out->sessionStart = false;
     Wire wire(record);
     std::uint32_t field = 0;
     WireType type{};
@@ -157,6 +158,18 @@ bool parseEvent(QByteArrayView record, TfEvent *out) {
                 }
             }
             if (!summary.ok())
+                return false;
+        } else if (field == 7 && type == Bytes) {
+            Wire session(wire.bytes());
+            std::uint32_t sessionField = 0;
+            WireType sessionType{};
+            while (session.next(&sessionField, &sessionType)) {
+                if (sessionField == 1 && sessionType == Varint)
+                    out->sessionStart = session.varint() == 1;
+                else
+                    session.skip(sessionType);
+            }
+            if (!session.ok())
                 return false;
         } else {
             wire.skip(type);

@@ -10,7 +10,9 @@ namespace sb {
 // One tensorflow.Event record, decoded straight from the protobuf wire format: its scalars
 // read, every other kind kept as a view of its payload for Summaries.h to decode on demand
 // (only what TensorBoard's dashboards read; everything else is skipped unread):
-//   Event { double wall_time = 1; int64 step = 2; Summary summary = 5; ... }
+//   Event { double wall_time = 1; int64 step = 2; Summary summary = 5; SessionLog session_log = 7;
+//           ... }
+//   SessionLog { SessionStatus status = 1 (START = 1: a restart, see sessionStart); ... }
 //   Summary { repeated Value value = 1; }
 //   Value { string tag = 1; float simple_value = 2; Image image = 4; HistogramProto histo = 5;
 //           Audio audio = 6; TensorProto tensor = 8; SummaryMetadata metadata = 9; ... }
@@ -35,6 +37,9 @@ struct TfEvent {
         QByteArrayView tensor;        // TensorProto, the TF2 form of every kind
     };
     std::vector<Value> values;
+    // A SessionLog.START: the writer restarted (from a checkpoint) at `step`, and TensorBoard
+    // drops what the run logged earlier at this step or later.
+    bool sessionStart = false;
 };
 
 // Decodes `record` into `out` (its vectors reused); false for a record that is not a valid

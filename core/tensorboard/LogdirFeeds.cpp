@@ -72,6 +72,13 @@ QByteArray configBody(const QString &run, const QString &host, const QJsonObject
         .toJson(QJsonDocument::Compact);
 }
 
+// A writer's restart (SessionLog.START): the run rewinds, as TensorBoard purges, at the step.
+QByteArray restartBody(const QString &run, double step) {
+    const Resume resume{Resume::Mode::Rewind, step, true, {}};
+    return QJsonDocument(QJsonObject{{u"run"_s, run}, {u"resume"_s, resume.toJson()}})
+        .toJson(QJsonDocument::Compact);
+}
+
 } // namespace
 
 LogdirFeeds::LogdirFeeds(CollectorClient *collector, NodeMonitor *monitor, QString statePath,
@@ -176,7 +183,11 @@ Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, Log
                 polled.pushes.append({run, std::move(body), Polled::Push::Kind::Samples});
             return success();
         },
-        kEverySampleKind);
+        kEverySampleKind,
+        [&](const QString &run, double step) {
+            polled.pushes.append({run, restartBody(run, step)});
+            return success();
+        });
     if (!progress)
         return fail(progress.error());
     polled.more = progress->more;

@@ -76,7 +76,8 @@ QString LogdirFollower::runOf(const QString &path) const {
 
 Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, const Sink &sink,
                                                       qint64 budget, const SampleSink &samples,
-                                                      SummaryKinds kinds) {
+                                                      SummaryKinds kinds,
+                                                      const RestartSink &restarts) {
     auto listed = source.eventFiles();
     if (!listed)
         return fail(listed.error());
@@ -89,7 +90,9 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
         if (left <= 0)
             break;
         const qint64 before = left;
-        if (const Status followed = follow(source, file, &left, sink, samples, kinds); !followed)
+        if (const Status followed =
+                follow(source, file, &left, Sinks{sink, samples, restarts}, kinds);
+            !followed)
             m_files[file.path].lastError = followed.error(); // the others go on
         progress.bytes += before - left;
     }
@@ -98,7 +101,7 @@ Result<LogdirFollower::Progress> LogdirFollower::poll(LogdirSource &source, cons
 }
 
 Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
-                              const Sink &sink, const SampleSink &sampleSink, SummaryKinds kinds) {
+                              const Sinks &sinks, SummaryKinds kinds) {
     FileState &state = m_files[file.path];
     const bool replaced = file.inode != 0 && state.inode != 0 &&
                           (file.inode != state.inode || file.device != state.device);
@@ -110,7 +113,7 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
     }
     const QString run = runOf(file.path);
     QHash<QByteArray, SummaryKind> &tagKinds = m_tagKinds[run];
-    if (!sampleSink)
+    if (!sinks.samples)
         kinds = 0;
     const bool large = (kinds & ~summaryKinds({SummaryKind::Hparams})) != 0;
     const std::uint64_t largest = large ? kLargestRecord : kLargestScalarRecord;
@@ -123,9 +126,14 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
             return fail(bytes.error());
         const bool enlarged = readSize != kChunk; // read once more for one large record
         readSize = kChunk;
-        std::vector<SeriesPoints> series;
-        std::vector<Sample> samples;
-        QHash<QByteArray, std::size_t> seriesOfTag;
+        // What came between restarts (SessionLog.START), each told after the restart before it.
+        struct Segment {
+            std::optional<double> restart;
+            std::vector<SeriesPoints> series;
+            std::vector<Sample> samples;
+            QHash<QByteArray, std::size_t> seriesOfTag;
+        };
+        std::vector<Segment> segments(1);
         FileState next = state;
         const RecordScan scan = scanRecords(*bytes, [&](QByteArrayView record) {
             ++next.records;
@@ -137,6 +145,9 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
                 ++next.corrupt;
                 return;
             }
+            if (event.sessionStart && sinks.restarts)
+                segments.emplace_back().restart = double(event.step);
+            auto &[restart, series, samples, seriesOfTag] = segments.back();
             for (const TfEvent::Value &value : event.values) {
                 const QByteArray tag = QByteArray::fromRawData(value.tag.data(), value.tag.size());
                 const auto known = tagKinds.constFind(tag);
@@ -188,14 +199,20 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         } else if (scan.consumed == 0) {
             break; // the rest is still being written
         }
-        // Samples first: storing them again is harmless (a config merged twice), points not.
-        if (!samples.empty()) {
-            if (Status stored = sampleSink(run, std::move(samples)); !stored)
-                return stored;
-        }
-        if (!series.empty()) {
-            if (Status stored = sink(run, std::move(series)); !stored)
-                return stored;
+        for (Segment &segment : segments) {
+            if (segment.restart) {
+                if (Status restarted = sinks.restarts(run, *segment.restart); !restarted)
+                    return restarted;
+            }
+            // Samples first: storing them again is harmless (a config merged twice), points not.
+            if (!segment.samples.empty()) {
+                if (Status stored = sinks.samples(run, std::move(segment.samples)); !stored)
+                    return stored;
+            }
+            if (!segment.series.empty()) {
+                if (Status stored = sinks.points(run, std::move(segment.series)); !stored)
+                    return stored;
+            }
         }
         next.lastError.clear();
         // Charged with what was consumed only: a record still being written is no work left.

@@ -69,6 +69,10 @@ public:
     // is most of the work of reading it.
     static std::vector<Result<std::vector<sb::Sample>>>
     storedItems(const std::vector<Sample> &samples);
+    // A writer restarted from a checkpoint (SessionLog.START) at `step`: what the run logged at
+    // that step or later before it is to be dropped, as TensorBoard does (a Resume::Rewind,
+    // inclusive). Said in order between the points and samples before and after it.
+    using RestartSink = std::function<Status(const QString &run, double step)>;
     struct Progress {
         qint64 bytes = 0;  // read this time
         bool more = false; // stopped at the budget: poll again at once
@@ -77,7 +81,8 @@ public:
     // text or histograms among them, large records are passed over unread.
     static constexpr qint64 kBudget = 64 << 20; // bytes a poll reads by default
     Result<Progress> poll(LogdirSource &source, const Sink &sink, qint64 budget = kBudget,
-                          const SampleSink &samples = {}, SummaryKinds kinds = kEverySampleKind);
+                          const SampleSink &samples = {}, SummaryKinds kinds = kEverySampleKind,
+                          const RestartSink &restarts = {});
 
     struct FileState {
         qint64 offset = 0;
@@ -101,8 +106,13 @@ public:
     QString runOf(const QString &path) const;
 
 private:
+    struct Sinks {
+        const Sink &points;
+        const SampleSink &samples;
+        const RestartSink &restarts;
+    };
     Status follow(LogdirSource &source, const LogdirSource::File &file, qint64 *budget,
-                  const Sink &sink, const SampleSink &samples, SummaryKinds kinds);
+                  const Sinks &sinks, SummaryKinds kinds);
 
     QString m_prefix;
     QMap<QString, FileState> m_files; // by path: a run's files in name (= creation time) order

@@ -119,6 +119,7 @@ private Q_SLOTS:
     void refusedPointsAreReadAgain();
     void collectorFollowsLogdirAcrossRestarts();
     void malformedMessagesAreRejected();
+    void aRestartedWriterPurgesLaterSteps();
 };
 
 void TestTfEvents::crc32cVectors() {
@@ -469,6 +470,65 @@ void TestTfEvents::collectorFollowsLogdirAcrossRestarts() {
     QCOMPARE(sources.size(), 1);
     QCOMPARE(sources[0][u"run"_s].toString(), u"exp1"_s);
     QCOMPARE(sources[0][u"points"_s].toInteger(), 128 - before);
+}
+
+void TestTfEvents::aRestartedWriterPurgesLaterSteps() {
+    // tensorboardX: steps 0-9, then a writer with purge_step=5 (a SessionLog.START at step 5)
+    // logging steps 5-7 as 100 + step.
+    const QString restarted = QStringLiteral(SIGNALBOX_TEST_DATA "/tfevents/restarted");
+    std::vector<QString> order; // what the sinks were told, in order
+    sb::LogdirFollower follower;
+    sb::LocalLogdir source(restarted);
+    auto progress = follower.poll(
+        source,
+        [&](const QString &, std::vector<sb::SeriesPoints> &&series) {
+            for (const auto &s : series)
+                order.push_back(u"%1 x%2 from %3"_s.arg(s.metric)
+                                    .arg(s.points.size())
+                                    .arg(s.points.front().step));
+            return sb::success();
+        },
+        sb::LogdirFollower::kBudget, {}, 0,
+        [&](const QString &run, double step) {
+            order.push_back(u"restart of %1 at %2"_s.arg(run).arg(step));
+            return sb::success();
+        });
+    QVERIFY(progress);
+    QCOMPARE(order,
+             (std::vector<QString>{u"train/loss x10 from 0"_s, u"train/accuracy x10 from 0"_s,
+                                   u"restart of . at 5"_s, u"train/loss x3 from 5"_s}));
+
+    // A collector watching it drops what the first writer logged from step 5 on, as
+    // TensorBoard does.
+    QTemporaryDir data;
+    QTemporaryDir logdir;
+    QDir(logdir.path()).mkpath(u"exp"_s);
+    for (const QFileInfo &file : QDir(restarted).entryInfoList(QDir::Files))
+        QVERIFY(QFile::copy(file.filePath(), logdir.filePath(u"exp/"_s + file.fileName())));
+    sb::Collector::Options options;
+    options.dataDir = data.path();
+    options.listen = false;
+    options.watchDirs = {logdir.path()};
+    auto collector = sb::Collector::start(options);
+    QVERIFY2(collector, qPrintable(collector.error()));
+    auto opened = (*collector)->store().openSeries(u"exp"_s, u"train/loss"_s);
+    QVERIFY(opened);
+    std::vector<sb::MetricPoint> points(std::size_t(opened->points->size()));
+    opened->points->read(0, qint64(points.size()), points.data());
+    std::vector<std::pair<double, double>> shown;
+    shown.reserve(points.size());
+    for (const auto &point : points)
+        shown.emplace_back(point.step, point.value);
+    QCOMPARE(shown, (std::vector<std::pair<double, double>>{{0, loss(0)},
+                                                            {1, loss(1)},
+                                                            {2, loss(2)},
+                                                            {3, loss(3)},
+                                                            {4, loss(4)},
+                                                            {5, 105},
+                                                            {6, 106},
+                                                            {7, 107}}));
+    QCOMPARE((*collector)->store().series(u"exp"_s)[0].count, 5); // accuracy: steps 0-4 shown
+    QCOMPARE((*collector)->store().rewinds(u"exp"_s).size(), std::size_t(1));
 }
 
 void TestTfEvents::malformedMessagesAreRejected() {

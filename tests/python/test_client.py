@@ -1,7 +1,8 @@
 """The Python client: fallback to metric lines, encoding, step defaults, bounds, and against a
 real signalbox-collector process (SIGNALBOX_COLLECTOR_BINARY, else build/app/): the end of a run
 on SIGTERM and SIGINT, proxies, a collector that drips its answer, fork, reserved metric names,
-short runs, taken names, heartbeats and the runtime token file. Collector crashes are covered by
+short runs, taken names, runs resumed from checkpoints (rewound, forked, killed -9 between
+checkpoints), heartbeats and the runtime token file. Collector crashes are covered by
 tests/integration/test_collector_crash.py."""
 
 import contextlib
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 import urllib.parse
 import urllib.request
@@ -628,6 +630,155 @@ signalbox.finish()
             del os.environ["SIGNALBOX_RUN"]
         self.assertEqual(launched.name, name)
         launched.finish()
+
+    def points(self, run, metric):
+        """Every point of a series as the collector shows it: [(step, value)]."""
+        query = urllib.parse.urlencode({"run": run, "metric": metric})
+        rows = self.collector.request("/api/v1/export?" + query).splitlines()[1:]
+        return [(float(row.split(",")[0]), float(row.split(",")[1])) for row in rows]
+
+    def wait_for(self, run, metric, count):
+        deadline = time.monotonic() + BOUND
+        while self.collector.count(run, metric) < count:
+            self.assertLess(time.monotonic(), deadline, "the collector never had %d points" % count)
+            time.sleep(0.05)
+
+    # A training loop that checkpoints (its step in a file) every 25 steps and logs each step's
+    # loss as 1000 * LIFE + step: which life logged a point is in its value.
+    TRAINING = """
+LIFE, CHECKPOINT, LAST = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+start = int(open(CHECKPOINT).read()) if os.path.exists(CHECKPOINT) else -1
+options = dict(resume="rewind", resume_step=start) if start >= 0 else {}
+signalbox.init(NAME, heartbeat=0, **options)
+for step in range(start + 1, LAST + 1):
+    signalbox.log({"loss": 1000.0 * LIFE + step})  # the step after the checkpoint's, and on
+    if step % 25 == 24:
+        with open(CHECKPOINT + ".new", "w") as f:
+            f.write(str(step))
+        os.replace(CHECKPOINT + ".new", CHECKPOINT)
+print("ready", flush=True)
+time.sleep(0 if LIFE > 1 else 600)  # the first life is killed here
+signalbox.finish()
+"""
+
+    def train(self, name, life, checkpoint, last):
+        script = "import os, sys, time\nimport signalbox\nNAME = %r\n%s" % (name, self.TRAINING)
+        return subprocess.Popen([sys.executable, "-c", script, str(life), checkpoint, str(last)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=script_env(SIGNALBOX_COLLECTOR=self.collector.url))
+
+    def test_a_run_killed_between_checkpoints_resumes_without_doubling_back(self):
+        name = unique("killed")
+        with tempfile.TemporaryDirectory() as work:
+            checkpoint = os.path.join(work, "checkpoint")
+            first = self.train(name, 1, checkpoint, 61)
+            try:
+                self.assertEqual(first.stdout.readline().strip(), "ready")
+                self.wait_for(name, "loss", 62)  # steps 50..61 reached it past the checkpoint
+            finally:
+                first.kill()  # kill -9: no finish, nothing flushed
+                first.communicate(timeout=BOUND)
+            self.assertEqual(open(checkpoint).read(), "49")
+            second = self.train(name, 2, checkpoint, 99)
+            out, err = second.communicate(timeout=BOUND)
+            self.assertEqual(second.returncode, 0, err)
+        self.assertEqual(self.points(name, "loss"),
+                         [(s, 1000.0 + s) for s in range(50)] + [(s, 2000.0 + s)
+                                                                 for s in range(50, 100)])
+        info = self.collector.run_info(name)
+        self.assertEqual(info["metrics"]["loss"]["count"], 100)
+        self.assertEqual([(r["step"], r["points"]) for r in info["rewinds"]], [(49, 12)])
+        # Kept, not lost: restored, the first life's steps 50..61 are shown again, where they
+        # were logged.
+        body = json.dumps({"rewind": info["rewinds"][0]["id"]}).encode()
+        self.assertEqual(json.loads(self.collector.request("/api/v1/rewinds/restore", body)),
+                         {"restored": info["rewinds"][0]["id"]})
+        steps = [s for s, _ in self.points(name, "loss")]
+        self.assertEqual(steps, list(range(62)) + list(range(50, 100)))
+
+    def test_a_fork_shares_the_history_up_to_its_step(self):
+        parent = unique("parent")
+        run = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0,
+                            config={"lr": 0.1})
+        for step in range(40):
+            run.log({"loss": 1000.0 + step}, step=step)
+        run.finish()
+        with contextlib.redirect_stderr(io.StringIO()):
+            child = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0,
+                                  resume="fork", resume_step=29, config={"lr": 0.01})
+        self.assertEqual(child.name, parent + "-2")
+        child.log({"loss": 3000.0 + 30})  # the step after the fork's
+        child.log({"loss": 3000.0 + 31})
+        child.finish()
+        self.assertEqual(self.points(child.name, "loss"),
+                         [(s, 1000.0 + s) for s in range(30)] + [(30, 3030.0), (31, 3031.0)])
+        info = self.collector.run_info(child.name)
+        self.assertEqual(info["forked_from"], {"run": parent, "step": 29})
+        self.assertEqual(info["config"]["lr"], 0.01)
+        self.assertEqual(len(self.points(parent, "loss")), 40)  # the parent as it was
+        # A name of one's own; a parent that does not exist is refused, said, and the run goes
+        # on without the copy.
+        named = signalbox.Run(run=unique("named"), collector=self.collector.url, heartbeat=0,
+                              resume="fork", resume_step=9, fork_from=parent)
+        named.log({"loss": 5.0})
+        named.finish()
+        self.assertEqual(len(self.points(named.name, "loss")), 11)
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            orphan = signalbox.Run(run=unique("orphan"), collector=self.collector.url,
+                                   heartbeat=0, resume="fork", resume_step=9,
+                                   fork_from=unique("nobody"))
+            orphan.log({"loss": 5.0})
+            orphan.finish()
+        self.assertIn("refused to resume", err.getvalue())
+        self.assertEqual(self.points(orphan.name, "loss"), [(10.0, 5.0)])
+        for wrong in (dict(resume="rewind"), dict(resume_step=3), dict(fork_from=parent),
+                      dict(resume="rewind", resume_step=3, fork_from=parent),
+                      dict(resume="rewind", resume_step=float("nan"))):
+            with self.assertRaises(ValueError):
+                signalbox.Run(run=parent, collector=UNREACHABLE, **wrong)
+
+    def test_a_resume_printed_as_metric_lines_rewinds_once(self):
+        name = unique("printed")
+        first = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        for step in range(10):
+            first.log({"loss": 1000.0 + step}, step=step)
+        first.finish()
+        out = io.StringIO()
+        with contextlib.redirect_stderr(io.StringIO()):
+            again = signalbox.Run(run=name, collector=UNREACHABLE, out=out, heartbeat=0,
+                                  resume="rewind", resume_step=4)
+            for step in range(5, 8):
+                again.log({"loss": 2000.0 + step})
+            again.finish()
+        lines = metric_lines(out.getvalue())
+        self.assertEqual(lines[0]["resume"], {"mode": "rewind", "step": 4, "inclusive": False})
+        # The job's output, forwarded line by line as Signalbox does for a job: the rewind is
+        # made by the first line of the batch, and its later lines do not rewind again.
+        for line in out.getvalue().splitlines():
+            self.collector.request("/api/v1/lines?run=" + name, line.encode())
+        self.assertEqual(self.points(name, "loss"),
+                         [(s, 1000.0 + s) for s in range(5)] + [(s, 2000.0 + s)
+                                                                for s in range(5, 8)])
+
+    def test_a_summary_writers_purge_step_drops_steps_from_it_on(self):
+        from signalbox.tensorboard import SummaryWriter
+        name = unique("purged")
+        with tempfile.TemporaryDirectory() as logs:
+            writer = SummaryWriter(os.path.join(logs, name), collector=self.collector.url,
+                                   heartbeat=0)
+            for step in range(10):
+                writer.add_scalar("loss", 1000.0 + step, step)
+                writer.add_scalars("parts", {"a": 1000.0 + step}, step)
+            writer.close()
+            writer = SummaryWriter(os.path.join(logs, name), collector=self.collector.url,
+                                   heartbeat=0, purge_step=5)
+            for step in range(5, 7):
+                writer.add_scalar("loss", 2000.0 + step, step)
+                writer.add_scalars("parts", {"a": 2000.0 + step}, step)
+            writer.close()
+        want = [(s, 1000.0 + s) for s in range(5)] + [(5, 2005.0), (6, 2006.0)]
+        self.assertEqual(self.points(name, "loss"), want)
+        self.assertEqual(self.points(name + "/parts/a", "parts"), want)
 
     def test_heartbeat_names_only_the_run(self):
         name = unique("heartbeat")

@@ -53,6 +53,11 @@ What the client guarantees:
   name-3... and says so, unless resume=True ("allow": continue the run, or start it) or
   resume="must" (the run must exist). A run Signalbox launched (SIGNALBOX_RUN) keeps its name,
   so a restarted (requeued) job continues its run.
+- Restarted from a checkpoint taken at step N, a script says so, and its curves never double
+  back: init(run, resume="rewind", resume_step=N) continues the run and hides what it logged
+  after it last stood at step N (kept: the app can show it again); init(run, resume="fork",
+  resume_step=N) starts a new run (run-2, or fork_from=PARENT with run= its name) holding a
+  copy of the run's history up to step N. log() without a step goes on from N + 1.
 - After os.fork() (DataLoader workers, multiprocessing) the child does not write to its
   parent's run: its log() calls are dropped and said on stderr, with counts; call init() in the
   child to log from it.
@@ -94,7 +99,7 @@ DEFAULT_COLLECTOR = "http://127.0.0.1:7410"
 MAX_COORDINATE = 2.0 ** 53  # a step or time must be finite and within +-2^53 (the collector's rule)
 BATCH_VALUES = 4_000_000  # numbers in one push at most (32 MB), well inside the collector's 64 MiB
 # Keys a metric line reserves; metrics with these names travel in its "" object instead.
-RESERVED_KEYS = frozenset(("step", "time", "run", "batch"))
+RESERVED_KEYS = frozenset(("step", "time", "run", "batch", "resume"))
 STATUS_ON_SIGNAL = "stopped"
 SAMPLES_BODY = 32 << 20  # bytes of one push of samples at most (the collector takes 64 MiB)
 SAMPLES_PER_PUSH = 10_000  # the collector's bound
@@ -647,6 +652,9 @@ class Run:
     max_sample_bytes: bytes of samples (images, histograms, text, audio) queued or waiting for
     another try at most; past it new samples are dropped (counted). Samples are never printed:
     one no collector takes is counted as unsent at finish.
+    resume="rewind" or "fork", with resume_step=N (the checkpoint's step): see the module's
+    notes; resume_inclusive=True drops step N itself too (TensorBoard's purge_step); fork_from
+    names the run to fork (default: `run`, the new run then named run-2...).
     record_code: record what the run ran (default True; SIGNALBOX_RECORD_CODE=0 turns it off):
     the git commit, branch, remote (without credentials) and whether the tree was dirty, the
     command line, Python, the platform and the host on the run; the diff against the commit
@@ -656,7 +664,7 @@ class Run:
     def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.25,
                  max_queue=1_000_000, on_ack=None, out=None, timeout=5.0, resume=None,
                  proxy=None, heartbeat=15.0, finish_timeout=5.0, max_sample_bytes=256 << 20,
-                 record_code=None):
+                 record_code=None, resume_step=None, resume_inclusive=False, fork_from=None):
         published = None
         if not collector and not os.environ.get("SIGNALBOX_COLLECTOR"):
             published = _published_collector()
@@ -678,6 +686,12 @@ class Run:
         self._next_beat = time.monotonic() + self._heartbeat
         self._deadline = None  # when finish() stops sending (time.monotonic())
         self._warned = set()
+        # The push that says the run resumed (the first batch, under its id for every retry).
+        self._resume = self._resume_request(run, resume, resume_step, resume_inclusive, fork_from)
+        self._resume_batch = None
+        if self._resume:
+            resume = "allow" if self._resume["mode"] == "rewind" else "never"
+            run = run if fork_from else self._resume.get("from", run)
         self.name = self._choose_name(run, resume)
         # What log() gathered since the last send, column by column: one block per stretch of
         # calls that logged the same metrics, (names, steps, times, [values per name]).
@@ -695,7 +709,8 @@ class Run:
         self._batch_prefix = uuid.uuid4().hex[:16]
         self._batches = 0
         self._final = False
-        self._step = -1
+        self._step = -1 if self._resume is None else self._resume["step"] - (
+            1 if resume_inclusive else 0)
         self._pid = os.getpid()
         self._samples = []  # what log() took besides numbers: (tag, step, time, _Sample)
         self._sample_bytes = 0  # queued and waiting for another try
@@ -747,6 +762,27 @@ class Run:
         if key not in self._warned:
             self._warned.add(key)
             print("signalbox: " + message, file=sys.stderr, flush=True)
+
+    @staticmethod
+    def _resume_request(run, resume, step, inclusive, fork_from):
+        """The push's "resume" for resume="rewind" or "fork", else None."""
+        if resume not in ("rewind", "fork"):
+            if step is not None or fork_from is not None:
+                raise ValueError("resume_step= and fork_from= go with resume='rewind' or 'fork'")
+            return None
+        if step is None:
+            raise ValueError("resume=%r needs resume_step=: the step of the checkpoint the run "
+                             "restarts from" % resume)
+        request = {"mode": resume, "step": _coordinate(step, "resume_step"),
+                   "inclusive": bool(inclusive)}
+        if resume == "fork":
+            parent = fork_from or run or os.environ.get("SIGNALBOX_RUN")
+            if not parent:
+                raise ValueError("resume='fork' needs the run to fork: run= or fork_from=")
+            request["from"] = parent
+        elif fork_from is not None:
+            raise ValueError("fork_from= goes with resume='fork'")
+        return request
 
     def _choose_name(self, run, resume):
         launched = not run and os.environ.get("SIGNALBOX_RUN")
@@ -1067,7 +1103,10 @@ class Run:
             self._taken, self._blocks, self._tail, self._rows = self._blocks, [], None, 0
             info, self._pending_info = self._pending_info, None
         while self._taken or info:
-            blocks, self._taken = _split(self._taken, _rows_within(self._taken, BATCH_VALUES))
+            # A resume goes first and alone: no point lands before it, none is lost with it.
+            alone = self._resume is not None and self._resume_batch is None
+            blocks, self._taken = _split(self._taken,
+                                         0 if alone else _rows_within(self._taken, BATCH_VALUES))
             self._sending = blocks  # until settled: printed if sending it fails unexpectedly
             self._batches += 1
             batch_id = self._sending_id = "%s-%d" % (self._batch_prefix, self._batches)
@@ -1177,7 +1216,7 @@ class Run:
         prints it, as `outcome` says."""
         if outcome == "retry" and self._final:
             outcome = "print"
-        if outcome == "retry" and blocks:
+        if outcome == "retry" and (blocks or self._resumes(batch_id)):
             self._retry.append((batch_id, blocks))
             self._retry_rows += _rows(blocks)
             while self._retry_rows > self._max_queue and self._retry:
@@ -1190,6 +1229,10 @@ class Run:
     def _print(self, blocks, batch_id):
         # The job's output carries them instead. With the batch id, so that the collector skips
         # them if a try it never answered stored the batch after all.
+        if batch_id is not None and self._resumes(batch_id):  # first: the lines follow it
+            print(PREFIX + json.dumps({"resume": self._resume, "batch": batch_id},
+                                      separators=(",", ":")), file=self._out, flush=False)
+            self._resume = None
         for step, wall, metrics in _records(blocks):
             print(_line(metrics, step, wall, batch_id), file=self._out, flush=False)
             self.printed += len(metrics)
@@ -1202,6 +1245,8 @@ class Run:
                              for b in blocks]}
         if info:
             header["info"] = info
+        if self._resumes(batch_id):
+            header["resume"] = self._resume
         text = json.dumps(header, separators=(",", ":"), default=str).encode()
         parts = [b"SBC1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8)]
         for keys, steps, walls, columns in blocks:
@@ -1224,13 +1269,26 @@ class Run:
         body = {"run": self.name, "batch": batch_id, "series": series}
         if info:
             body["info"] = info
+        if self._resumes(batch_id):
+            body["resume"] = self._resume
         return json.dumps(body, separators=(",", ":"), default=str).encode()
+
+    def _resumes(self, batch_id):
+        """Whether this batch says the run resumed: the first one sent, and only it (its retries
+        and the halves it is split into), so that no later batch rewinds over an earlier one."""
+        if self._resume is None:
+            return False
+        if self._resume_batch is None:
+            self._resume_batch = batch_id
+        return batch_id.startswith(self._resume_batch)
 
     def _send(self, batch_id, blocks, info):
         """'acked', 'retry' (the collector failed: send again later), or 'print' (no collector
         answers). A batch refused for its content is split, and only bad records dropped."""
         status, detail = self._post(batch_id, blocks, info)
         if 200 <= status < 300:
+            if self._resumes(batch_id):
+                self._resume = None  # said: the run resumed
             self._down_until, self._backoff = 0.0, 0.0
             self.acknowledged += _values(blocks)
             if self._on_ack and blocks:
@@ -1238,6 +1296,11 @@ class Run:
             return "acked"
         if status in (400, 413):
             rows = _rows(blocks)
+            if not blocks and self._resumes(batch_id):  # the resume refused: the run goes on
+                self._resume = None
+                self._warn(("resume", detail), "the collector refused to resume run %r: %s; "
+                           "it goes on without" % (self.name, detail))
+                return self._send(batch_id + "i", [], info) if info else "acked"
             if not blocks:  # the run's info alone, refused: said, and not sent again
                 self._warn(("info", detail), "the collector refused run %r's info: %s"
                            % (self.name, detail))

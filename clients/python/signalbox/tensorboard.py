@@ -12,8 +12,9 @@ add_scalars logs each of its scalars to a run of its own, "exp1/MAIN_TAG/TAG", u
 Two differences, both said here once: add_hparams sets this run's config and logs its metrics
 at global_step (0 by default), where torch makes a separate run named by the time; and what
 Signalbox does not show (graphs, embeddings, meshes, PR curves, videos, custom layouts) is
-accepted and left out, with a warning once per kind. purge_step continues the run of this name
-(a restarted script), as init(resume=True) does.
+accepted and left out, with a warning once per kind. purge_step=N continues the run of this
+name (a script restarted from a checkpoint) and drops what it logged at step N or later, as
+TensorBoard does: init(resume="rewind", resume_step=N, resume_inclusive=True).
 """
 import datetime
 import io
@@ -41,7 +42,7 @@ class SummaryWriter:
             log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
         self.log_dir = str(log_dir)
         if purge_step is not None:
-            run_options.setdefault("resume", True)
+            run_options.update(resume="rewind", resume_step=purge_step, resume_inclusive=True)
         launched = os.environ.get("SIGNALBOX_RUN")
         self._options = run_options
         self._run = signalbox.Run(run=None if launched else _run_name(self.log_dir),
@@ -66,8 +67,10 @@ class SummaryWriter:
             name = "%s/%s/%s" % (self._run.name, main_tag, tag)
             run = self._scalars_runs.get(name)
             if run is None:
-                # One writer's runs: continued, and what they ran is recorded on its own run.
-                options = dict(self._options, resume=True, record_code=False)
+                # One writer's runs: continued (rewound with it after a purge), and what they ran
+                # is recorded on its own run.
+                options = dict(self._options, record_code=False)
+                options.setdefault("resume", True)
                 options.pop("config", None)
                 run = self._scalars_runs[name] = signalbox.Run(run=name, **options)
             run.log({main_tag: _number(value)}, _step(global_step), walltime)

@@ -13,6 +13,24 @@ using namespace Qt::StringLiterals;
 static_assert(sizeof(MetricPoint) == DataFiles::kPointBytes);
 
 void ExtentSource::read(qint64 first, qint64 count, MetricPoint *out) const {
+    // Shown index `first` is stored index `first` plus the hidden points before it.
+    qint64 at = first;
+    auto range = m_hidden.begin();
+    for (; range != m_hidden.end() && range->first <= at; ++range)
+        at += range->end - range->first;
+    while (count > 0) {
+        const qint64 n = range == m_hidden.end() ? count : std::min(count, range->first - at);
+        readStored(at, n, out);
+        out += n;
+        count -= n;
+        if (range == m_hidden.end())
+            break;
+        at = range->end;
+        ++range;
+    }
+}
+
+void ExtentSource::readStored(qint64 first, qint64 count, MetricPoint *out) const {
     auto piece = std::upper_bound(m_pieces.begin(), m_pieces.end(), first,
                                   [](qint64 at, const Piece &p) { return at < p.first; });
     if (piece != m_pieces.begin())

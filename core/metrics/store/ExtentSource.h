@@ -1,5 +1,6 @@
 #pragma once
 
+#include "RewindTable.h"
 #include "metrics/PointSource.h"
 #include "storage/DataFiles.h"
 #include "util/Result.h"
@@ -25,11 +26,14 @@ public:
         qint64 capacity;
     };
     // `series`: run/metric, for errors.
-    ExtentSource(QString series, std::vector<Piece> pieces, qint64 count)
+    ExtentSource(QString series, std::vector<Piece> pieces, qint64 count,
+                 std::vector<IndexRange> hidden = {})
         : m_series(std::move(series))
         , m_pieces(std::move(pieces))
-        , m_count(count) {}
-    qint64 size() const override { return m_count; }
+        , m_count(count)
+        , m_hidden(std::move(hidden))
+        , m_shown(m_count - rangesLength(m_hidden)) {}
+    qint64 size() const override { return m_shown; }
     void read(qint64 first, qint64 count, MetricPoint *out) const override;
     QString failure() const override;
     // Whether every point lies within its file as the file is now: a file cut short shows before
@@ -37,6 +41,8 @@ public:
     Status check() const;
 
 private:
+    // Points [first, first + count) as stored, hidden or not.
+    void readStored(qint64 first, qint64 count, MetricPoint *out) const;
     // Keeps the first failure: `error` (errno) reading point `at` of `piece`, 0 where it ended.
     void failed(const Piece &piece, qint64 at, int error) const;
     QString where(const Piece &piece) const;
@@ -44,6 +50,8 @@ private:
     QString m_series;
     std::vector<Piece> m_pieces;
     qint64 m_count;
+    std::vector<IndexRange> m_hidden;
+    qint64 m_shown;
     mutable std::mutex m_failureMutex; // taken only once a read failed, and by failure()
     mutable QString m_failure;
 };

@@ -85,7 +85,7 @@ Status MetricStore::acknowledgeRecovery() {
 }
 
 Status MetricStore::load() {
-    JournalReplay replay(m_runs, m_series, m_batches, m_samples);
+    JournalReplay replay(m_runs, m_series, m_batches, m_samples, m_rewinds);
     if (Status read = m_journal.replay(
             [&replay](quint32 type, QByteArrayView payload) { replay.read(type, payload); },
             &m_recoveryNotes, &m_lossNotes);
@@ -110,6 +110,17 @@ Status MetricStore::load() {
         return loaded;
     } else if (Status cleared = legacy.clearLeftovers(byId); !cleared) {
         return cleared; // leftovers of a migration whose new journal was in place: points moved
+    }
+    // What rewinds hide, before the summaries (each is of one view of its series) are read.
+    QSet<QString> rewound;
+    for (const auto &each : m_series.all()) {
+        each->shownLast = each->last;
+        if (!m_rewinds.ofRun(each->run).empty())
+            rewound.insert(each->run);
+    }
+    for (const QString &run : rewound) {
+        if (Status refreshed = refreshRun(run); !refreshed)
+            unreadable << refreshed.error();
     }
     const qint64 snapshotBytes = replay.snapshotBytes();
     // After a damaged journal, extents it no longer names may hold data: none is written over.
@@ -249,9 +260,10 @@ Status MetricStore::saveSummaries() {
 
 Status MetricStore::compactJournal() {
     QByteArray snapshot;
-    const quint32 format = m_samples.tags().empty() && m_samples.blobs().empty()
+    const quint32 format = !m_rewinds.empty() ? store_records::kFormat
+                           : m_samples.tags().empty() && m_samples.blobs().empty()
                                ? store_records::kFormatOfPointsOnly
-                               : store_records::kFormat;
+                               : store_records::kFormatOfSamples;
     store_records::append(&snapshot, RecordType::Format, store_records::format(format));
     for (const RunInfo &run : m_runs.byName())
         store_records::append(&snapshot, RecordType::Run, store_records::run(run));
@@ -268,6 +280,7 @@ Status MetricStore::compactJournal() {
     for (const QString &batch : m_batches.keys())
         store_records::append(&snapshot, RecordType::BatchKey, batch.toUtf8());
     m_samples.appendSnapshot(&snapshot);
+    m_rewinds.appendSnapshot(&snapshot); // after the series and tags they name
     // Series data must be on disk before a journal that no longer lists older commits.
     if (Status swapped = m_journal.replace(snapshot, [this] { return sync(); }); !swapped)
         return swapped;
@@ -288,12 +301,9 @@ void MetricStore::compactOrNote() {
     }
 }
 
-Status MetricStore::writePoints(StoredSeries *series, const std::vector<MetricPoint> &points,
-                                QByteArray *journal) {
-    const MetricPoint *next = points.data();
-    auto left = static_cast<qint64>(points.size());
-    qint64 at = series->count; // the series' index of the next point
-    qint64 start = 0;          // of the extent at hand
+Status MetricStore::writePoints(StoredSeries *series, qint64 at, const MetricPoint *next,
+                                qint64 left, QByteArray *journal) {
+    qint64 start = 0; // of the extent at hand
     std::size_t index = 0;
     for (; left > 0; start += series->extents[index++].capacity) {
         if (index == series->extents.size()) {
@@ -315,8 +325,79 @@ Status MetricStore::writePoints(StoredSeries *series, const std::vector<MetricPo
     return success();
 }
 
+Result<qint64> MetricStore::keptBy(const StoredSeries &series, const Resume &resume) const {
+    auto points = sourceOf(series);
+    if (!points)
+        return points.failure();
+    constexpr qint64 kChunk = 4096; // read backwards: the cost is what lies past the step
+    std::vector<MetricPoint> chunk(kChunk);
+    for (qint64 end = series.shown(); end > 0;) {
+        const qint64 n = std::min(kChunk, end);
+        (*points)->read(end - n, n, chunk.data());
+        if (QString failure = (*points)->failure(); !failure.isEmpty())
+            return fail(std::move(failure), ErrorCode::StorageFailed);
+        for (qint64 i = n - 1; i >= 0; --i) {
+            if (!resume.past(chunk[std::size_t(i)].step))
+                return end - n + i + 1;
+        }
+        end -= n;
+    }
+    return 0;
+}
+
+qint64 MetricStore::keptBy(const SampleTag &tag, const Resume &resume) {
+    auto range = tag.hidden.rbegin();
+    for (auto i = qint64(tag.samples.size()) - 1; i >= 0; --i) {
+        for (; range != tag.hidden.rend() && range->first > i; ++range) {
+        }
+        if (range != tag.hidden.rend() && i < range->end)
+            i = range->first; // hidden: on before it
+        else if (!resume.past(tag.samples[std::size_t(i)].step))
+            return i + 1;
+    }
+    return 0;
+}
+
+Result<Rewind> MetricStore::planRewind(const QString &run, const Resume &resume,
+                                       QByteArray *journal) const {
+    Rewind rewind{m_rewinds.nextId(),
+                  run,
+                  resume.step,
+                  resume.inclusive,
+                  double(QDateTime::currentMSecsSinceEpoch()) / 1000,
+                  {},
+                  {}};
+    for (const StoredSeries *series : m_series.ofRun(run)) {
+        auto kept = keptBy(*series, resume);
+        if (!kept)
+            return kept.failure();
+        if (*kept == series->shown())
+            continue;
+        // Shown index `kept` as stored: past every hidden stretch that starts at or before it.
+        qint64 at = *kept;
+        for (const IndexRange &range : series->hidden) {
+            if (range.first > at)
+                break;
+            at += range.end - range.first;
+        }
+        rewind.series.emplace_back(series->id, IndexRange{at, series->count});
+    }
+    for (const SampleTag *tag : m_samples.ofRun(run)) {
+        const qint64 kept = keptBy(*tag, resume);
+        const auto stored = qint64(tag->samples.size());
+        std::vector<IndexRange> after = tag->hidden;
+        after.push_back({kept, stored});
+        if (rangesLength(mergedRanges(std::move(after))) > rangesLength(tag->hidden))
+            rewind.tags.emplace_back(tag->id, IndexRange{kept, stored}); // it hides more
+    }
+    if (!rewind.series.empty() || !rewind.tags.empty())
+        store_records::append(journal, RecordType::Rewind, RewindTable::record(rewind));
+    return rewind;
+}
+
 Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
-                                 const RunInfo *info, const QString &batch, Batch kind) {
+                                 const RunInfo *info, const QString &batch, Batch kind,
+                                 const Resume *resume) {
     if (run.isEmpty())
         return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
     const QString key = batch.isEmpty() ? QString() : BatchLedger::key(run, batch, kind);
@@ -330,28 +411,133 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
                             ErrorCode::InvalidInput);
         }
     }
+    const bool forking = resume && resume->mode == Resume::Mode::Fork;
+    // A fork's part sent again (metric lines) finds its run made: the copy is not made twice.
+    const bool forked = forking && known;
+    if (forking && !forked) {
+        if (resume->from == run || !m_runs.contains(resume->from))
+            return fail(u"run \"%1\" cannot be forked from \"%2\": no such other run"_s.arg(
+                            run, resume->from),
+                        ErrorCode::InvalidInput);
+        if (!m_series.ofRun(run).isEmpty() || m_samples.tagCount(run) > 0)
+            return fail(u"run \"%1\" holds points already: a fork starts a new run"_s.arg(run),
+                        ErrorCode::InvalidInput);
+    }
     QByteArray journal;
     std::optional<double> earliest;
     for (const SeriesPoints &s : series) {
         if (!s.points.empty())
             earliest = std::min(earliest.value_or(s.points.front().wall), s.points.front().wall);
     }
+    // A fork starts with its parent's config and origin of time, and says where it came from.
+    RunInfo forkInfo;
+    if (forking && !forked) {
+        const RunInfo parent = m_runs.value(resume->from);
+        forkInfo = RunInfo{run, parent.config, {}, {}, parent.start, {}};
+        forkInfo.forkedFrom = {{u"run"_s, resume->from}, {u"step"_s, resume->step}};
+        if (info)
+            forkInfo.merge(*info);
+        info = &forkInfo;
+    }
+    std::optional<Rewind> rewind;
+    QByteArray rewindRecord;
+    if (resume && resume->mode == Resume::Mode::Rewind && !known) {
+        auto planned = planRewind(run, *resume, &rewindRecord);
+        if (!planned)
+            return planned.failure();
+        if (!planned->series.empty() || !planned->tags.empty())
+            rewind = std::move(planned).value();
+    }
+    if (rewind && m_format < store_records::kFormat) // an earlier Signalbox would show it all
+        store_records::append(&journal, RecordType::Format,
+                              store_records::format(store_records::kFormat));
     const RunInfo merged = mergedRun(run, info, earliest, &journal);
+    journal += rewindRecord;
 
     // Write the points; on failure, forget the room this batch took (what it wrote past the
     // committed counts is never read, and is written over by the next batch).
-    std::vector<std::pair<StoredSeries *, const SeriesPoints *>> written;
     const std::size_t seriesBefore = m_series.size();
     std::vector<std::pair<StoredSeries *, std::size_t>> extentsBefore;
     const DataFiles::Mark mark = m_data.mark();
+    const SampleTable::Mark samplesMark = m_samples.mark();
     auto rollBack = [&] {
         for (const auto &[s, count] : extentsBefore)
             s->extents.resize(count);
         m_data.rollBack(mark);
-        // Series created by this batch were never journaled: forget them.
+        // Series and tags created by this batch were never journaled: forget them.
         m_series.truncate(seriesBefore);
+        m_samples.truncate(samplesMark);
     };
-    QByteArray commit;
+    // What each series gains, in order: a fork's copy of its parent's, then the batch's.
+    struct Gain {
+        qint64 added = 0;
+        MetricPoint last;
+        const SeriesPoints *points = nullptr; // the batch's
+    };
+    std::vector<std::pair<StoredSeries *, Gain>> gains;
+    auto target = [&](const QString &metric) {
+        StoredSeries *found = m_series.find(run, metric);
+        if (!found) {
+            found = m_series.create(run, metric); // its id is never re-used
+            store_records::append(&journal, RecordType::Series,
+                                  store_records::series(found->id, run, metric));
+        }
+        extentsBefore.emplace_back(found, found->extents.size());
+        return found;
+    };
+    std::vector<std::pair<SampleTag *, StoredSample>> copiedSamples;
+    if (forking && !forked) {
+        constexpr qint64 kChunk = 65536; // copied a piece at a time: any length in little memory
+        std::vector<MetricPoint> chunk;
+        for (const StoredSeries *parent : m_series.ofRun(resume->from)) {
+            auto kept = keptBy(*parent, *resume);
+            auto points = sourceOf(*parent);
+            if (!kept || !points) {
+                rollBack();
+                return kept ? points.failure() : kept.failure();
+            }
+            if (*kept == 0)
+                continue;
+            StoredSeries *copy = target(parent->metric);
+            Gain gain;
+            for (qint64 at = 0; at < *kept; at += qint64(chunk.size())) {
+                chunk.resize(std::size_t(std::min(kChunk, *kept - at)));
+                (*points)->read(at, qint64(chunk.size()), chunk.data());
+                Status written =
+                    (*points)->failure().isEmpty()
+                        ? writePoints(copy, at, chunk.data(), qint64(chunk.size()), &journal)
+                        : fail((*points)->failure());
+                if (!written) {
+                    rollBack();
+                    return fail(written.error(), ErrorCode::StorageFailed);
+                }
+            }
+            gain.added = *kept;
+            gain.last = chunk.back();
+            gains.emplace_back(copy, gain);
+        }
+        QByteArray entries;
+        for (const SampleTag *parent : m_samples.ofRun(resume->from)) {
+            const qint64 kept = keptBy(*parent, *resume);
+            SampleTag *copy = nullptr;
+            auto range = parent->hidden.begin();
+            for (qint64 i = 0; i < kept; ++i) {
+                if (range != parent->hidden.end() && i == range->first) {
+                    i = (range++)->end - 1;
+                    continue;
+                }
+                if (!copy) {
+                    copy = m_samples.createTag(run, parent->tag, parent->kind);
+                    store_records::append(&journal, RecordType::SampleTag,
+                                          SampleTable::tagRecord(*copy));
+                }
+                m_samples.appendSampleEntry(&entries, *copy, parent->samples[std::size_t(i)]);
+                copiedSamples.emplace_back(copy, parent->samples[std::size_t(i)]);
+            }
+        }
+        if (!entries.isEmpty())
+            store_records::append(&journal, RecordType::Samples, entries);
+    }
     QSet<QString> seen;
     for (const SeriesPoints &points : series) {
         if (points.points.empty())
@@ -364,22 +550,27 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
                         ErrorCode::InvalidInput);
         }
         seen.insert(points.metric);
-        StoredSeries *target = m_series.find(run, points.metric);
-        if (!target) {
-            target = m_series.create(run, points.metric); // its id is never re-used
-            store_records::append(&journal, RecordType::Series,
-                                  store_records::series(target->id, run, points.metric));
-        }
-        extentsBefore.emplace_back(target, target->extents.size());
-        if (Status stored = writePoints(target, points.points, &journal); !stored) {
+        auto gained = std::find_if(gains.begin(), gains.end(), [&](const auto &gain) {
+            return gain.first->metric == points.metric;
+        });
+        if (gained == gains.end())
+            gained = gains.insert(gains.end(), {target(points.metric), Gain{}});
+        StoredSeries *into = gained->first;
+        Gain &gain = gained->second;
+        const auto n = static_cast<qint64>(points.points.size());
+        if (Status stored =
+                writePoints(into, into->count + gain.added, points.points.data(), n, &journal);
+            !stored) {
             rollBack();
             return fail(stored.error(), ErrorCode::StorageFailed);
         }
-        written.emplace_back(target, &points);
-        store_records::appendCommitted(&commit, target->id,
-                                       target->count + static_cast<qint64>(points.points.size()),
-                                       points.points.back());
+        gain.added += n;
+        gain.last = points.points.back();
+        gain.points = &points;
     }
+    QByteArray commit;
+    for (const auto &[s, gain] : gains)
+        store_records::appendCommitted(&commit, s->id, s->count + gain.added, gain.last);
     if (!key.isEmpty() && !known) // in the same write as the commit: both or neither survive
         store_records::append(&journal, RecordType::BatchKey, key.toUtf8());
     if (!commit.isEmpty())
@@ -392,29 +583,115 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     }
 
     // Committed: publish the new state.
+    if (rewind)
+        m_format = store_records::kFormat;
     if (!key.isEmpty())
         m_batches.remember(key);
     m_runs.set(merged);
-    for (const auto &[s, points] : written) {
-        const auto added = static_cast<qint64>(points->points.size());
-        s->count += added;
-        s->last = points->points.back();
-        // One behind its series (a stale cache, a failed read) catches up by reading instead.
-        if (s->summary && s->summary->count() == s->count - added)
-            s->summary->append(points->points.data(), added);
+    QStringList unreadable;
+    if (rewind) {
+        m_rewinds.add(std::move(*rewind));
+        if (Status refreshed = refreshRun(run); !refreshed)
+            unreadable << refreshed.error();
     }
-    // The batch is stored: a failed compaction is the store's own problem, retried later, and
-    // never the writer's (an error reply must mean nothing was stored).
+    for (const auto &[tag, item] : copiedSamples)
+        m_samples.addSample(tag, item);
+    for (const auto &[s, gain] : gains) {
+        const qint64 shownBefore = s->shown();
+        s->count += gain.added;
+        s->last = gain.last;
+        s->shownLast = gain.last;
+        // One behind its series (a stale cache, a failed read) catches up by reading instead.
+        if (gain.points && gain.added == qint64(gain.points->points.size()) && s->summary &&
+            s->summary->count() == shownBefore)
+            s->summary->append(gain.points->points.data(), gain.added);
+    }
+    // The batch is stored: what cannot be read now (a rewind's last shown point) or compacted is
+    // the store's own problem, said and retried later, never the writer's (an error reply must
+    // mean nothing was stored).
+    m_recoveryNotes += unreadable;
     if (m_journal.size() > m_compactAt)
         compactOrNote();
     return true;
 }
 
+Status MetricStore::restoreRewind(quint32 id) {
+    const auto found =
+        std::find_if(m_runs.byName().keyBegin(), m_runs.byName().keyEnd(), [&](const QString &run) {
+            const auto &rewinds = m_rewinds.ofRun(run);
+            return std::any_of(rewinds.begin(), rewinds.end(),
+                               [id](const Rewind &r) { return r.id == id; });
+        });
+    if (found == m_runs.byName().keyEnd())
+        return fail(u"no rewind %1 to restore"_s.arg(id));
+    QByteArray journal;
+    store_records::append(&journal, RecordType::RewindRestored, RewindTable::restoredRecord(id));
+    if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended)
+        return appended;
+    const QString &run = *found;
+    m_rewinds.remove(id);
+    if (Status refreshed = refreshRun(run); !refreshed)
+        m_recoveryNotes << refreshed.error();
+    return success();
+}
+
+Status MetricStore::refreshRun(const QString &run) {
+    Status result = success();
+    for (StoredSeries *series : m_series.ofRun(run)) {
+        if (Status refreshed = refreshView(series); !refreshed)
+            result = refreshed;
+    }
+    for (const SampleTag *tag : m_samples.ofRun(run))
+        refreshView(m_samples.find(run, tag->tag));
+    return result;
+}
+
+Status MetricStore::refreshView(StoredSeries *series) {
+    std::vector<IndexRange> hidden = m_rewinds.hidden(series->run, series->id);
+    for (IndexRange &range : hidden) // the disk may have lost points a rewind named
+        range.end = std::min(range.end, series->count);
+    hidden = mergedRanges(std::move(hidden));
+    if (hidden == series->hidden)
+        return success();
+    series->hidden = std::move(hidden);
+    series->hiddenCount = rangesLength(series->hidden);
+    series->viewKey =
+        series->hidden.empty()
+            ? 0
+            : qHashBits(series->hidden.data(), series->hidden.size() * sizeof(IndexRange), 1) | 1;
+    series->summary.reset(); // of other points: built again when asked
+    series->savedBlocks = 0;
+    series->savedCount = -1;
+    series->unreadableAt = -1;
+    series->shownLast = series->last;
+    if (series->hidden.empty() || series->hidden.back().end < series->count)
+        return success();
+    series->shownLast = {};
+    if (series->shown() == 0)
+        return success();
+    auto points = sourceOf(*series, true);
+    if (!points)
+        return points.failure();
+    (*points)->read(series->hidden.back().first - 1, 1, &series->shownLast);
+    if (QString failure = (*points)->failure(); !failure.isEmpty())
+        return fail(u"series %1/%2: its last shown point cannot be read: %3"_s.arg(
+            series->run, series->metric, failure));
+    return success();
+}
+
+void MetricStore::refreshView(SampleTag *tag) {
+    std::vector<IndexRange> hidden = m_rewinds.hidden(tag->run, tag->id, true);
+    for (IndexRange &range : hidden)
+        range.end = std::min(range.end, qint64(tag->samples.size()));
+    tag->hidden = mergedRanges(std::move(hidden));
+    tag->byStep.clear();
+}
+
 std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) const {
     std::vector<SeriesInfo> out;
     for (const StoredSeries *s : m_series.ofRun(run))
-        out.push_back(
-            {s->metric, s->count, s->last, s->summary ? s->summary->valueRange() : std::nullopt});
+        out.push_back({s->metric, s->shown(), s->shownLast,
+                       s->summary ? s->summary->valueRange() : std::nullopt});
     std::sort(out.begin(), out.end(),
               [](const SeriesInfo &a, const SeriesInfo &b) { return a.metric < b.metric; });
     return out;
@@ -429,7 +706,7 @@ qint64 MetricStore::totalPoints() const {
 
 bool MetricStore::needsSummary(const StoredSeries &series) {
     // One whose read failed is read again only once its count changed (points were appended).
-    return (!series.summary || series.summary->count() < series.count) &&
+    return (!series.summary || series.summary->count() < series.shown()) &&
            series.unreadableAt != series.count;
 }
 
@@ -474,21 +751,28 @@ Result<std::unique_ptr<ExtentSource>> MetricStore::reader(const QString &run, co
     *series = m_series.find(run, metric);
     if (!*series)
         return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
+    return sourceOf(**series);
+}
+
+Result<std::unique_ptr<ExtentSource>> MetricStore::sourceOf(const StoredSeries &series,
+                                                            bool stored) const {
     std::vector<ExtentSource::Piece> pieces;
     qint64 first = 0;
-    for (const Extent &extent : (*series)->extents) {
-        if (first >= (*series)->count)
+    for (const Extent &extent : series.extents) {
+        if (first >= series.count)
             break;
         auto file = m_data.file(extent.file);
         if (!file)
-            return fail(
-                u"cannot read the points of %1/%2: data/%3.dat is not open"_s.arg(run, metric)
-                    .arg(extent.file),
-                ErrorCode::StorageFailed);
+            return fail(u"cannot read the points of %1/%2: data/%3.dat is not open"_s
+                            .arg(series.run, series.metric)
+                            .arg(extent.file),
+                        ErrorCode::StorageFailed);
         pieces.push_back({std::move(file), extent.file, extent.offset, first, extent.capacity});
         first += extent.capacity;
     }
-    return std::make_unique<ExtentSource>(run + u'/' + metric, std::move(pieces), (*series)->count);
+    return std::make_unique<ExtentSource>(series.run + u'/' + series.metric, std::move(pieces),
+                                          series.count,
+                                          stored ? std::vector<IndexRange>{} : series.hidden);
 }
 
 Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric,
@@ -583,9 +867,9 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
     if (samples.empty())
         return 0;
     QByteArray journal;
-    if (m_format < store_records::kFormat) // an earlier Signalbox would drop samples: it refuses
+    if (m_format < store_records::kFormatOfSamples) // an earlier Signalbox would drop them
         store_records::append(&journal, RecordType::Format,
-                              store_records::format(store_records::kFormat));
+                              store_records::format(store_records::kFormatOfSamples));
     std::optional<double> earliest;
     for (const Sample &sample : samples)
         earliest = std::min(earliest.value_or(sample.wall), sample.wall);
@@ -676,7 +960,7 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
     // the commit.
     if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended)
         return refuse(fail(appended.error(), ErrorCode::StorageFailed));
-    m_format = std::max(m_format, store_records::kFormat);
+    m_format = std::max(m_format, store_records::kFormatOfSamples);
     m_runs.set(merged);
     for (const auto &[tag, item] : added)
         m_samples.addSample(tag, item);
@@ -688,10 +972,14 @@ Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<
 std::vector<MetricStore::SampleTagInfo> MetricStore::sampleTags(const QString &run) const {
     std::vector<SampleTagInfo> out;
     for (const SampleTag *tag : m_samples.ofRun(run)) {
-        if (tag->samples.empty())
-            continue; // created by a batch that stored no item
-        out.push_back(
-            {tag->tag, tag->kind, qint64(tag->samples.size()), tag->firstStep, tag->lastStep});
+        if (tag->hidden.empty() && !tag->samples.empty()) {
+            out.push_back(
+                {tag->tag, tag->kind, qint64(tag->samples.size()), tag->firstStep, tag->lastStep});
+        } else if (const std::vector<quint32> &shown = SampleTable::inStepOrder(*tag);
+                   !shown.empty()) { // a rewind hides some: the steps of those shown
+            out.push_back({tag->tag, tag->kind, qint64(shown.size()),
+                           tag->samples[shown.front()].step, tag->samples[shown.back()].step});
+        } // none: a tag made by a batch that stored no item, or all hidden
     }
     return out;
 }
@@ -701,14 +989,15 @@ Result<MetricStore::SamplePage> MetricStore::samples(const QString &run, const Q
                                                      std::optional<double> to, qint64 offset,
                                                      qint64 limit) const {
     const SampleTag *found = m_samples.find(run, tag);
-    if (!found || found->samples.empty())
+    // The items in step order: as they are for a tag whose steps only rose and that no rewind
+    // hides part of, else by an index the table keeps until the tag changes.
+    const std::vector<quint32> *order = !found || (found->ordered && found->hidden.empty())
+                                            ? nullptr
+                                            : &SampleTable::inStepOrder(*found);
+    if (!found || (order ? order->empty() : found->samples.empty()))
         return fail(u"run \"%1\" has no samples under tag \"%2\""_s.arg(run, tag));
     const std::vector<StoredSample> &all = found->samples;
-    // The items in step order: as they are for a tag whose steps only rose, else by an index
-    // the table keeps until the tag changes.
-    const std::vector<quint32> *order =
-        found->ordered ? nullptr : &SampleTable::inStepOrder(*found);
-    const auto count = qint64(all.size());
+    const auto count = order ? qint64(order->size()) : qint64(all.size());
     auto at = [&](qint64 i) -> const StoredSample & {
         return all[order ? (*order)[std::size_t(i)] : std::size_t(i)];
     };

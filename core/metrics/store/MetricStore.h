@@ -3,6 +3,7 @@
 #include "BatchLedger.h"
 #include "CsvExport.h"
 #include "ExtentSource.h"
+#include "RewindTable.h"
 #include "RunIndex.h"
 #include "SampleTable.h"
 #include "SeriesTable.h"
@@ -11,6 +12,7 @@
 #include "metrics/Downsampler.h"
 #include "metrics/MetricPoint.h"
 #include "metrics/PointSource.h"
+#include "metrics/Resume.h"
 #include "metrics/RunInfo.h"
 #include "metrics/SeriesSummary.h"
 #include "storage/DataFiles.h"
@@ -46,6 +48,8 @@ class LegacySeriesFiles;
 //                    per digest in an extent of its own in the data files, named by a Blobs
 //                    record; the items in Samples records, each naming its tag and blob; both in
 //                    the same append as a batch's commit (see SampleTable)
+//   (rewinds)        Rewind records naming the points and samples a run resumed from a
+//                    checkpoint hides, RewindRestored ones undoing them (see RewindTable)
 //   summaries        CRC-framed records of series' summaries (SeriesSummary::saved), each giving
 //                    a series' summary from some block on; rewritten whole when mostly stale
 // A batch is written to its extents first and acknowledged once its commit record (with any new
@@ -72,7 +76,7 @@ class LegacySeriesFiles;
 // kept up to date by appends.
 class MetricStore final {
 public:
-    struct SeriesInfo {
+    struct SeriesInfo { // of the points shown (rewinds hide some)
         QString metric;
         qint64 count = 0;
         MetricPoint last;
@@ -99,10 +103,18 @@ public:
     // makes a retry harmless. An error means nothing was stored.
     // A batch in parts (metric lines forwarded a few at a time) stores every part and remembers
     // the id, so that the same batch sent whole later is known.
+    // `resume` goes first, in the same commit: a rewind hides, in each series and tag of the
+    // run, what was logged after it last stood at the step (once per batch id: later parts of a
+    // batch do not rewind again; a rewind that hides nothing is not kept); a fork copies that
+    // much of `resume->from`'s points and samples into `run`, which must have none.
     using Batch = BatchKind;
     Result<bool> append(const QString &run, const std::vector<SeriesPoints> &series,
                         const RunInfo *info = nullptr, const QString &batch = {},
-                        Batch kind = Batch::Whole);
+                        Batch kind = Batch::Whole, const Resume *resume = nullptr);
+    // A run's rewinds in the order they came, and undoing one (its points and samples shown
+    // again); no such rewind: ErrorCode::Failed.
+    const std::vector<Rewind> &rewinds(const QString &run) const { return m_rewinds.ofRun(run); }
+    Status restoreRewind(quint32 id);
     // Whether a batch with this id was stored for this run (among the last 100,000), sent as
     // `kind`, or either way when unset. A batch sent whole and one in parts with the same id are
     // two (a client's push and the metric lines it printed for it).
@@ -210,8 +222,9 @@ private:
                          QStringList *unreadable);
     // Room for `points` more points of `series`, journaled into `journal` with the batch.
     Result<Extent> allocate(StoredSeries *series, qint64 points, QByteArray *journal);
-    // Writes points after the series' last, into its extents and new ones as needed.
-    Status writePoints(StoredSeries *series, const std::vector<MetricPoint> &points,
+    // Writes `count` points from index `at` of the series (stored, uncommitted), into its
+    // extents and new ones as needed.
+    Status writePoints(StoredSeries *series, qint64 at, const MetricPoint *points, qint64 count,
                        QByteArray *journal);
     // Rewrites the journal as the current state (runs, series, one commit) and swaps it in.
     Status compactJournal();
@@ -219,6 +232,20 @@ private:
     void compactOrNote();
     Result<std::unique_ptr<ExtentSource>> reader(const QString &run, const QString &metric,
                                                  StoredSeries **series) const;
+    // Its points as shown, or (`stored`) as stored, hidden or not.
+    Result<std::unique_ptr<ExtentSource>> sourceOf(const StoredSeries &series,
+                                                   bool stored = false) const;
+    // Takes what its run's rewinds hide now; a change drops its summary (built again) and
+    // finds its last shown point. An error: that point could not be read.
+    Status refreshView(StoredSeries *series);
+    void refreshView(SampleTag *tag);
+    Status refreshRun(const QString &run);
+    // How many of the points shown stand before `resume`'s checkpoint: those up to the last one
+    // not past it (later ones are what the run logged after it last stood there).
+    Result<qint64> keptBy(const StoredSeries &series, const Resume &resume) const;
+    static qint64 keptBy(const SampleTag &tag, const Resume &resume); // stored items, the same way
+    // A rewind's hidden ranges for `run`; its record in `journal` unless it hides nothing.
+    Result<Rewind> planRewind(const QString &run, const Resume &resume, QByteArray *journal) const;
     // Whether summarize() should read the series: no summary, or one behind its count, and no
     // failed read at this count.
     static bool needsSummary(const StoredSeries &series);
@@ -237,6 +264,7 @@ private:
     BatchLedger m_batches;
     SeriesTable m_series;
     SampleTable m_samples;
+    RewindTable m_rewinds;
     quint32 m_format = store_records::kFormat; // what the journal says of itself
     std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
 };

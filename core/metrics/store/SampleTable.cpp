@@ -123,9 +123,17 @@ void SampleTable::addSample(SampleTag *tag, const StoredSample &sample) {
 }
 
 const std::vector<quint32> &SampleTable::inStepOrder(const SampleTag &tag) {
-    if (tag.byStep.size() != tag.samples.size()) {
-        tag.byStep.resize(tag.samples.size());
-        std::iota(tag.byStep.begin(), tag.byStep.end(), 0U);
+    const auto shown = qint64(tag.samples.size()) - rangesLength(tag.hidden);
+    if (qint64(tag.byStep.size()) != shown) {
+        tag.byStep.clear();
+        tag.byStep.reserve(std::size_t(shown));
+        auto range = tag.hidden.begin();
+        for (qint64 i = 0; i < qint64(tag.samples.size()); ++i) {
+            if (range != tag.hidden.end() && i == range->first)
+                i = (range++)->end - 1; // past what a rewind hides
+            else
+                tag.byStep.push_back(quint32(i));
+        }
         std::stable_sort(tag.byStep.begin(), tag.byStep.end(), [&tag](quint32 a, quint32 b) {
             return tag.samples[a].step < tag.samples[b].step;
         });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "RewindTable.h"
 #include "metrics/Samples.h"
 #include "storage/DataFiles.h"
 
@@ -51,6 +52,7 @@ struct SampleTag {
     // without a scan), and its items in step order, made again when asked after a change.
     QSet<quint64> fingerprints;
     mutable std::vector<quint32> byStep;
+    std::vector<IndexRange> hidden; // by its run's rewinds: sorted, merged
 };
 
 // The store's samples and blobs, as the journal's records build them, and those records:
@@ -95,7 +97,8 @@ public:
     void addSample(SampleTag *tag, const StoredSample &sample);
     // Whether the tag holds this very item already (a file read again after a restart).
     static bool holds(const SampleTag &tag, const StoredSample &sample);
-    // The tag's items in step order (arrival order within a step), as indices.
+    // The tag's items in step order (arrival order within a step), as indices; those a rewind
+    // hides left out. Made again when the count shown changed (clear byStep when hidden does).
     static const std::vector<quint32> &inStepOrder(const SampleTag &tag);
 
     // The records, written and read back (read: what a damaged journal left is skipped).

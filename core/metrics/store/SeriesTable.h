@@ -1,5 +1,6 @@
 #pragma once
 
+#include "RewindTable.h"
 #include "metrics/MetricPoint.h"
 #include "metrics/SeriesSummary.h"
 #include "storage/DataFiles.h"
@@ -20,8 +21,15 @@ struct StoredSeries {
     QString metric;
     qint64 count = 0;
     MetricPoint last;
-    std::optional<SeriesSummary> summary;
-    std::vector<Extent> extents; // in order; together the room for its points
+    // What its run's rewinds hide (sorted, merged), and what a read shows: `shownLast` is its
+    // last shown point, `viewKey` tells one set of hidden points from another (0: none).
+    std::vector<IndexRange> hidden;
+    qint64 hiddenCount = 0;
+    quint64 viewKey = 0;
+    MetricPoint shownLast;
+    qint64 shown() const { return count - hiddenCount; }
+    std::optional<SeriesSummary> summary; // of the points shown
+    std::vector<Extent> extents;          // in order; together the room for its points
     // What the summaries file holds: blocks before savedBlocks for good, the summary at savedCount.
     std::size_t savedBlocks = 0;
     qint64 savedCount = -1;

@@ -117,6 +117,10 @@ void JournalReplay::read(quint32 type, QByteArrayView payload) {
         m_samples.readBlobs(payload);
     } else if (type == static_cast<quint32>(RecordType::Samples)) {
         m_samples.readSamples(payload);
+    } else if (type == static_cast<quint32>(RecordType::Rewind)) {
+        (void)m_rewinds.read(payload); // a damaged one hides nothing
+    } else if (type == static_cast<quint32>(RecordType::RewindRestored)) {
+        (void)m_rewinds.readRestored(payload);
     } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
         format = qFromLittleEndian<quint32>(payload.data());
     } else if (type == static_cast<quint32>(RecordType::Extent) && payload.size() == 24) {
@@ -135,7 +139,7 @@ qint64 JournalReplay::snapshotBytes() const {
                    store_records::kCommittedEntryBytes * qint64(m_series.size());
     for (const qint64 runBytes : m_runRecordBytes)
         bytes += runBytes;
-    return bytes + m_samples.snapshotBytes();
+    return bytes + m_samples.snapshotBytes() + m_rewinds.snapshotBytes();
 }
 
 } // namespace sb

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "BatchLedger.h"
+#include "RewindTable.h"
 #include "RunIndex.h"
 #include "SampleTable.h"
 #include "SeriesTable.h"
@@ -32,12 +33,17 @@ enum class RecordType : quint32 {
     SampleTag = 11, // these three: see SampleTable (format 3 on)
     Blobs = 12,
     Samples = 13,
+    Rewind = 14, // these two: see RewindTable (format 4 on)
+    RewindRestored = 15,
+    SummaryOfView = 16, // in the summaries file: a Summary of what a series' rewinds show
 };
 
 namespace store_records {
-// 3: samples and blobs (a store says it with its first sample, so that an earlier Signalbox,
-// which would drop them, refuses it); 2: data files; 1 (no format record): series files.
-constexpr quint32 kFormat = 3;
+// 4: rewinds; 3: samples and blobs (a store says each with its first rewind or sample, so that
+// an earlier Signalbox, which would drop them, refuses it); 2: data files; 1 (no format record):
+// series files.
+constexpr quint32 kFormat = 4;
+constexpr quint32 kFormatOfSamples = 3;
 constexpr quint32 kFormatOfPointsOnly = 2;
 constexpr qint64 kSeriesIdBytes = 4;        // a series' id, as records and summaries give it
 constexpr qint64 kCommittedEntryBytes = 36; // of a Committed record: id, count, last point
@@ -54,11 +60,13 @@ void appendCommitted(QByteArray *out, quint32 id, qint64 count, const MetricPoin
 // and gathers what opening the data files needs: committed counts, last points, extents.
 class JournalReplay {
 public:
-    JournalReplay(RunIndex &runs, SeriesTable &series, BatchLedger &batches, SampleTable &samples)
+    JournalReplay(RunIndex &runs, SeriesTable &series, BatchLedger &batches, SampleTable &samples,
+                  RewindTable &rewinds)
         : m_runs(runs)
         , m_series(series)
         , m_batches(batches)
-        , m_samples(samples) {}
+        , m_samples(samples)
+        , m_rewinds(rewinds) {}
     void read(quint32 type, QByteArrayView payload);
 
     QHash<quint32, qint64> committed;
@@ -75,6 +83,7 @@ private:
     SeriesTable &m_series;
     BatchLedger &m_batches;
     SampleTable &m_samples;
+    RewindTable &m_rewinds;
     QSet<quint32> m_ids;                     // of the series read
     QHash<QString, qint64> m_runRecordBytes; // the latest record of each run: what a snapshot holds
     qint64 m_otherBytes = 0;                 // of records other than runs'

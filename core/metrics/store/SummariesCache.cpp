@@ -16,6 +16,10 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
+namespace {
+constexpr qint64 kViewKeyBytes = 8;
+} // namespace
+
 void SummariesCache::load(const SeriesTable &series, const QHash<quint32, StoredSeries *> &byId,
                           QStringList *notes) {
     // None yet, or unreadable: summaries are built again as series are read.
@@ -31,14 +35,25 @@ void SummariesCache::load(const SeriesTable &series, const QHash<quint32, Stored
          offset += length) {
         const QByteArrayView record(bytes.constData() + offset, length);
         const QByteArrayView payload = journal_framing::payloadOf(record);
-        if (journal_framing::typeOf(record) != quint32(RecordType::Summary) ||
-            payload.size() < store_records::kSeriesIdBytes)
+        const quint32 type = journal_framing::typeOf(record);
+        const qint64 head = store_records::kSeriesIdBytes +
+                            (type == quint32(RecordType::SummaryOfView) ? kViewKeyBytes : 0);
+        if ((type != quint32(RecordType::Summary) && type != quint32(RecordType::SummaryOfView)) ||
+            payload.size() < head)
             continue;
         StoredSeries *found = byId.value(qFromLittleEndian<quint32>(payload.data()), nullptr);
         if (!found)
             continue;
+        // Of other points than a rewind shows now: what came before it is of no use either.
+        const quint64 view = head > store_records::kSeriesIdBytes
+                                 ? qFromLittleEndian<quint64>(payload.data() + 4)
+                                 : 0;
+        if (view != found->viewKey) {
+            found->summary.reset();
+            continue;
+        }
         SeriesSummary summary = found->summary.value_or(SeriesSummary());
-        if (summary.restore(payload.sliced(store_records::kSeriesIdBytes)))
+        if (summary.restore(payload.sliced(head)))
             found->summary = std::move(summary);
     }
     // A torn tail (a write cut short) goes, so that later records follow whole ones.
@@ -47,7 +62,7 @@ void SummariesCache::load(const SeriesTable &series, const QHash<quint32, Stored
     m_size = offset;
     for (const auto &each : series.all()) {
         // Longer than its series: the disk lost points; built again from what is there.
-        if (each->summary && each->summary->count() > each->count)
+        if (each->summary && each->summary->count() > each->shown())
             each->summary.reset();
         if (each->summary) {
             each->savedCount = each->summary->count();
@@ -74,11 +89,13 @@ Status SummariesCache::save(const SeriesTable &series, QStringList *notes) {
     // Stale records (blocks saved again as they filled) past half the file: written afresh.
     const bool afresh = m_size > whole + (1 << 20);
     auto record = [&records](StoredSeries *each, std::size_t fromBlock) {
-        char id[store_records::kSeriesIdBytes];
-        qToLittleEndian<quint32>(each->id, id);
+        char head[store_records::kSeriesIdBytes + kViewKeyBytes];
+        qToLittleEndian<quint32>(each->id, head);
+        qToLittleEndian<quint64>(each->viewKey, head + store_records::kSeriesIdBytes);
+        const bool view = each->viewKey != 0; // the earlier form for a series no rewind hides
         store_records::append(
-            &records, RecordType::Summary,
-            QByteArray(QByteArray(id, sizeof id) + each->summary->saved(fromBlock)));
+            &records, view ? RecordType::SummaryOfView : RecordType::Summary,
+            QByteArray(QByteArray(head, view ? sizeof head : 4) + each->summary->saved(fromBlock)));
     };
     if (afresh) {
         saved.clear();

@@ -11,6 +11,8 @@ logdir/
                  uses): rank-0 tensors in float_val, double_val and tensor_content, the
                  scalars plugin's metadata only on each tag's first value, as tf.summary does
   (root)         one event file directly in the logdir: TensorBoard's run "."
+restarted/       tensorboardX: steps 0-9, then a writer restarted with purge_step=5 (its file
+                 starts with a SessionLog.START at step 5) logging steps 5-7 as 100 + step
 """
 import os
 import shutil
@@ -75,6 +77,16 @@ def tensors_run(logdir):
     writer.close()
 
 
+def restarted_run(out):
+    logdir = os.path.join(out, "restarted")
+    shutil.rmtree(logdir, ignore_errors=True)
+    tensorboardx_run(logdir, range(10), ".1")
+    writer = SummaryWriter(logdir, purge_step=5, filename_suffix=".2")
+    for step in range(5, 8):
+        writer.add_scalar("train/loss", 100.0 + step, step, walltime=WALL + 100 + step)
+    writer.close()
+
+
 def main(out):
     logdir = os.path.join(out, "logdir")
     shutil.rmtree(logdir, ignore_errors=True)
@@ -88,6 +100,7 @@ def main(out):
     tensorboardx_run(os.path.join(logdir, "nested", "a", "b"), range(32, STEPS), ".2")
     tensors_run(os.path.join(logdir, "tensors"))
     tensorboardx_run(logdir, range(8), "")
+    restarted_run(out)
 
 
 if __name__ == "__main__":
