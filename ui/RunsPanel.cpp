@@ -12,6 +12,7 @@
 #include <QAction>
 #include <QColorDialog>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -25,6 +26,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
@@ -33,6 +35,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <climits>
 #include <functional>
 #include <optional>
 
@@ -408,6 +411,45 @@ void RunsPanel::showRecord(const QString &run) {
     if (!environment.isEmpty())
         add(CurvesView::tr("Packages"),
             CurvesView::tr("in the Samples tab at environment/packages"));
+    if (!info.forkedFrom.isEmpty())
+        add(CurvesView::tr("Forked from"),
+            CurvesView::tr("%1, its history up to step %2 copied")
+                .arg(info.forkedFrom.value(u"run"_s).toString(),
+                     QString::number(info.forkedFrom.value(u"step"_s).toDouble(), 'g', 17)));
+    // Each restart from a checkpoint: what it hides, and a way to show it again.
+    for (const RewindSummary &rewind : m_runs->rewinds(run)) {
+        auto *row = new QHBoxLayout;
+        auto *text = new QLabel(
+            CurvesView::tr("%1: %n point(s) hidden, logged after the run last stood at step %2",
+                           nullptr, int(std::min<qint64>(rewind.points, INT_MAX)))
+                .arg(QDateTime::fromMSecsSinceEpoch(qint64(rewind.time * 1000))
+                         .toString(u"yyyy-MM-dd HH:mm:ss"_s),
+                     QString::number(rewind.step, 'g', 17)) +
+            (rewind.samples > 0 ? CurvesView::tr(", and %n sample(s)", nullptr,
+                                                 int(std::min<qint64>(rewind.samples, INT_MAX)))
+                                : QString()));
+        text->setWordWrap(true);
+        auto *restore = new QPushButton(CurvesView::tr("Show them again"));
+        restore->setObjectName(u"restoreRewind%1"_s.arg(rewind.id));
+        restore->setToolTip(CurvesView::tr("Undo this restart: the run's curves show everything "
+                                           "it logged, doubling back where it restarted"));
+        connect(restore, &QPushButton::clicked, this, [this, restore, id = rewind.id] {
+            restore->setEnabled(false);
+            m_collector->restoreRewind(id, restore, [this, restore](const Result<qint64> &done) {
+                if (!done) {
+                    restore->setEnabled(true);
+                    Q_EMIT problem(CurvesView::tr("Cannot show the hidden points again: %1")
+                                       .arg(done.error()));
+                    return;
+                }
+                restore->setText(CurvesView::tr("Shown again"));
+                Q_EMIT annotated(); // the runs and curves are fetched again
+            });
+        });
+        row->addWidget(text, 1);
+        row->addWidget(restore);
+        form->addRow(CurvesView::tr("Restarted at step %1").arg(rewind.step, 0, 'g', 17), row);
+    }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
     form->addRow(buttons);

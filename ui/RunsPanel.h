@@ -38,8 +38,8 @@ Q_SIGNALS:
     void metricsChanged();                 // a metric was checked or unchecked
     void jobRequested(const QString &run); // the job that made a run, and its output
     void groupToggled(const QString &run); // the run's group: one by one, or as one
-    void annotated();                      // a run's tags and note were saved
-    void problem(const QString &message);  // for the banner
+    void annotated(); // a run's tags and note were saved, or a rewind undone: fetch them again
+    void problem(const QString &message); // for the banner
 
 private:
     QLayout *filterRows();

@@ -366,6 +366,15 @@ void CollectorClient::acknowledgeRecovery(QObject *context, Callback<qint64> don
         std::move(done));
 }
 
+void CollectorClient::restoreRewind(quint32 rewind, QObject *context, Callback<qint64> done) {
+    const QByteArray body =
+        QJsonDocument(QJsonObject{{u"rewind"_s, qint64(rewind)}}).toJson(QJsonDocument::Compact);
+    exchangeJson<qint64>(
+        "POST", QString::fromLatin1(CollectorApi::kRestoreRewind), {}, body, u"application/json"_s,
+        context, [](const QJsonDocument &json) { return json[u"restored"_s].toInteger(); },
+        std::move(done));
+}
+
 std::optional<ClusterCollector> parseClusterCollector(const QString &address) {
     if (!address.startsWith(u"k8s://"_s))
         return std::nullopt;

@@ -71,6 +71,8 @@ public:
     void blob(const QString &digest, QObject *context, Callback<QByteArray> done);
     // The person has read the store's repair notes; how many there were.
     void acknowledgeRecovery(QObject *context, Callback<qint64> done);
+    // Undoes a run's rewind (RunSummary::rewinds): what it hid is shown again.
+    void restoreRewind(quint32 rewind, QObject *context, Callback<qint64> done);
 
 private:
     // One /series request, within the collector's bound on an answer.

@@ -96,6 +96,11 @@ RunInfo RunsModel::info(const QString &run) const {
     return found;
 }
 
+std::vector<RewindSummary> RunsModel::rewinds(const QString &run) const {
+    const auto row = m_rowOf.constFind(run);
+    return row == m_rowOf.constEnd() ? std::vector<RewindSummary>{} : m_runs[*row].rewinds;
+}
+
 qint64 RunsModel::pointCount(const QString &run, const QString &metric) const {
     const auto row = m_rowOf.constFind(run);
     if (row == m_rowOf.constEnd())

@@ -38,6 +38,7 @@ public:
     QString runAt(int row) const;
     // What the collector knows of a run (its config among it); only the name if not listed.
     RunInfo info(const QString &run) const;
+    std::vector<RewindSummary> rewinds(const QString &run) const;
     // Points of `metric` the collector holds for `run`; 0 when the run does not log it.
     qint64 pointCount(const QString &run, const QString &metric) const;
     // How many runs of the table have each status ("" for runs that gave none).

@@ -223,6 +223,34 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     record->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/run-record.png"_s);
     record->close();
 
+    // alpha restarted from its checkpoint at step 0: its later points hidden, until the person
+    // shows them again from the same dialog.
+    {
+        const QJsonObject push{
+            {u"run"_s, u"alpha"_s},
+            {u"batch"_s, u"restart"_s},
+            {u"resume"_s, QJsonObject{{u"mode"_s, u"rewind"_s}, {u"step"_s, 0}}},
+            {u"series"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{1}},
+                                                              {u"value"_s, QJsonArray{0.75}}}}}}};
+        bool done = false;
+        client.push(QJsonDocument(push).toJson(), this,
+                    [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
+        QTRY_VERIFY(done);
+    }
+    curves->refresh();
+    QTRY_COMPARE(curves->runsModel()->pointCount(u"alpha"_s, u"loss"_s), 2);
+    QCOMPARE(curves->runsModel()->rewinds(u"alpha"_s).size(), std::size_t(1));
+    runsTable->findChild<QAction *>(u"showRecord"_s)->trigger();
+    record = window.findChild<QDialog *>(u"runRecord"_s);
+    QVERIFY(record);
+    auto *restore = record->findChild<QPushButton *>(
+        u"restoreRewind%1"_s.arg(curves->runsModel()->rewinds(u"alpha"_s).front().id));
+    QVERIFY(restore);
+    restore->click();
+    QTRY_COMPARE(curves->runsModel()->pointCount(u"alpha"_s, u"loss"_s), 4);
+    QVERIFY(curves->runsModel()->rewinds(u"alpha"_s).empty());
+    record->close();
+
     // Each chart's own options: log y on one chart alone; another pinned first, full width.
     auto chartOf = [curves](const QString &metric) {
         for (sb::CurveChart *chart : curves->charts()) {
@@ -293,7 +321,7 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     QFile jsonl(dir.filePath(u"points.jsonl"_s));
     QVERIFY(jsonl.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = jsonl.readAll().trimmed().split('\n');
-    QCOMPARE(lines.size(), 6); // 2 metrics x 3 points
+    QCOMPARE(lines.size(), 7); // loss: 3 points and the restart's; accuracy: 3
     QSet<QString> metrics;
     for (const QByteArray &line : lines) {
         const QJsonObject point = QJsonDocument::fromJson(line).object();
@@ -308,7 +336,7 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QList<QByteArray> rows = csv.readAll().trimmed().split('\n');
     QCOMPARE(rows.first(), QByteArray("run,metric,step,value,wall_time"));
-    QCOMPARE(rows.size(), 7);
+    QCOMPARE(rows.size(), 8); // a header and the 7 points
     QVERIFY(rows[1].startsWith("alpha,"));
     filter->clear();
 }
