@@ -585,12 +585,12 @@ Status Collector::ingestSeries(const QString &run, const std::vector<SeriesPoint
     return success();
 }
 
-Status Collector::ingestRestart(const QString &run, double step) {
+Status Collector::ingestRestart(const QString &run, double step, const QString &key) {
     if (!m_store->run(run))
         return success(); // nothing logged yet: nothing to drop
     const Resume resume{Resume::Mode::Rewind, step, true, {}};
     if (const auto stored =
-            m_store->append(run, {}, nullptr, {}, MetricStore::Batch::Whole, &resume);
+            m_store->append(run, {}, nullptr, key, MetricStore::Batch::Whole, &resume);
         !stored)
         return stored.failure();
     m_lastStep.remove(run);
@@ -785,7 +785,7 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
             run.metrics.insert(series.metric, {series.count, series.last, series.range});
         for (const Rewind &rewind : m_store->rewinds(info->name))
             run.rewinds.push_back({rewind.id, rewind.step, rewind.inclusive, rewind.wall,
-                                   rewind.points(), rewind.samples()});
+                                   rewind.points, rewind.samples});
         out.append(run);
     }
     return out;

@@ -134,8 +134,9 @@ public:
     // name order: `limit` of them (all when negative) after the first `offset`.
     // Each metric's value range is there once its series was summarized (within a few calls).
     QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1);
-    // A TensorBoard writer's restart (SessionLog.START) at `step`: the run rewinds, inclusive.
-    Status ingestRestart(const QString &run, double step);
+    // A TensorBoard writer's restart (SessionLog.START) at `step`: the run rewinds, inclusive,
+    // once per `key` (LogdirFollower::RestartSink).
+    Status ingestRestart(const QString &run, double step, const QString &key);
     // Undoes a rewind: what it hid is shown again.
     Status restoreRewind(quint32 id);
     // Each group's centre line and band, on columns shared by all groups (see GroupRequest). The

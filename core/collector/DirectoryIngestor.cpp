@@ -191,7 +191,9 @@ bool DirectoryIngestor::followEventFiles(const QString &directory) {
             return storeSamples(run, samples);
         },
         kEverySampleKind,
-        [&](const QString &run, double step) { return m_collector->ingestRestart(run, step); });
+        [&](const QString &run, double step, const QString &key) {
+            return m_collector->ingestRestart(run, step, key);
+        });
     if (progress && progress->bytes > 0)
         m_unsaved = true;
     return progress && progress->more;

@@ -73,9 +73,10 @@ QByteArray configBody(const QString &run, const QString &host, const QJsonObject
 }
 
 // A writer's restart (SessionLog.START): the run rewinds, as TensorBoard purges, at the step.
-QByteArray restartBody(const QString &run, double step) {
+QByteArray restartBody(const QString &run, double step, const QString &key) {
     const Resume resume{Resume::Mode::Rewind, step, true, {}};
-    return QJsonDocument(QJsonObject{{u"run"_s, run}, {u"resume"_s, resume.toJson()}})
+    return QJsonDocument(
+               QJsonObject{{u"run"_s, run}, {u"batch"_s, key}, {u"resume"_s, resume.toJson()}})
         .toJson(QJsonDocument::Compact);
 }
 
@@ -184,8 +185,8 @@ Result<LogdirFeeds::Polled> LogdirFeeds::pollSource(LogdirFollower follower, Log
             return success();
         },
         kEverySampleKind,
-        [&](const QString &run, double step) {
-            polled.pushes.append({run, restartBody(run, step)});
+        [&](const QString &run, double step, const QString &key) {
+            polled.pushes.append({run, restartBody(run, step, key)});
             return success();
         });
     if (!progress)

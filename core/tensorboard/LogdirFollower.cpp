@@ -3,6 +3,7 @@
 #include "TfRecord.h"
 #include "util/Files.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -129,11 +130,13 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         // What came between restarts (SessionLog.START), each told after the restart before it.
         struct Segment {
             std::optional<double> restart;
+            qint64 start = 0; // the file's offset of its first record
             std::vector<SeriesPoints> series;
             std::vector<Sample> samples;
             QHash<QByteArray, std::size_t> seriesOfTag;
         };
         std::vector<Segment> segments(1);
+        segments.front().start = state.offset;
         FileState next = state;
         const RecordScan scan = scanRecords(*bytes, [&](QByteArrayView record) {
             ++next.records;
@@ -145,9 +148,13 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
                 ++next.corrupt;
                 return;
             }
-            if (event.sessionStart && sinks.restarts)
-                segments.emplace_back().restart = double(event.step);
-            auto &[restart, series, samples, seriesOfTag] = segments.back();
+            if (event.sessionStart && sinks.restarts) {
+                Segment &restarted = segments.emplace_back();
+                restarted.restart = double(event.step);
+                restarted.start =
+                    state.offset + (record.data() - bytes->constData()) - kTfRecordHeaderSize;
+            }
+            auto &[restart, start, series, samples, seriesOfTag] = segments.back();
             for (const TfEvent::Value &value : event.values) {
                 const QByteArray tag = QByteArray::fromRawData(value.tag.data(), value.tag.size());
                 const auto known = tagKinds.constFind(tag);
@@ -200,18 +207,32 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
             break; // the rest is still being written
         }
         for (Segment &segment : segments) {
+            // What failed is read again from the start of its segment: what came before it is
+            // told once.
+            auto failed = [&](Status status) {
+                if (segment.start > state.offset) {
+                    *budget -= segment.start - state.offset;
+                    state.offset = segment.start;
+                }
+                return status;
+            };
             if (segment.restart) {
-                if (Status restarted = sinks.restarts(run, *segment.restart); !restarted)
-                    return restarted;
+                const QString key = u"%1@%2"_s.arg(
+                    QString::fromLatin1(
+                        QCryptographicHash::hash(file.path.toUtf8(), QCryptographicHash::Md5)
+                            .toHex()),
+                    QString::number(segment.start));
+                if (Status restarted = sinks.restarts(run, *segment.restart, key); !restarted)
+                    return failed(restarted);
             }
             // Samples first: storing them again is harmless (a config merged twice), points not.
             if (!segment.samples.empty()) {
                 if (Status stored = sinks.samples(run, std::move(segment.samples)); !stored)
-                    return stored;
+                    return failed(stored);
             }
             if (!segment.series.empty()) {
                 if (Status stored = sinks.points(run, std::move(segment.series)); !stored)
-                    return stored;
+                    return failed(stored);
             }
         }
         next.lastError.clear();

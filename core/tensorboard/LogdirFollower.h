@@ -71,8 +71,11 @@ public:
     storedItems(const std::vector<Sample> &samples);
     // A writer restarted from a checkpoint (SessionLog.START) at `step`: what the run logged at
     // that step or later before it is to be dropped, as TensorBoard does (a Resume::Rewind,
-    // inclusive). Said in order between the points and samples before and after it.
-    using RestartSink = std::function<Status(const QString &run, double step)>;
+    // inclusive). Said in order between the points and samples before and after it; `key`
+    // names the record (a digest of its file's path, and its offset), so that one said again
+    // (a file read again after a failure) is known. A failure after it keeps what was told before
+    // it: the file is read again from that record.
+    using RestartSink = std::function<Status(const QString &run, double step, const QString &key)>;
     struct Progress {
         qint64 bytes = 0;  // read this time
         bool more = false; // stopped at the budget: poll again at once

@@ -8,7 +8,7 @@ namespace sb {
 
 namespace {
 
-constexpr qsizetype kHeaderSize = 12; // length and its CRC
+constexpr qsizetype kHeaderSize = kTfRecordHeaderSize;
 constexpr qsizetype kFooterSize = 4;
 // A record holds one protobuf message, which is under 2 GiB: a longer length is damage, even when
 // its CRC checks out.

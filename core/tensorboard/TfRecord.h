@@ -19,6 +19,9 @@ struct RecordScan {
                                    // is there but not all of it (0 when not even the header is)
 };
 
+// What comes before a record's data: its length (u64) and that length's masked CRC (u32).
+inline constexpr qsizetype kTfRecordHeaderSize = 12;
+
 // Calls `record` with every intact record at the start of `bytes`, and stops before one that
 // is not all there yet (a file still being written). A record whose data fails its CRC is
 // skipped and counted; a header that fails its CRC (or gives a length of 2 GiB or more) cannot be

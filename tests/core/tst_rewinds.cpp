@@ -88,6 +88,7 @@ private Q_SLOTS:
     void aForkIsRefusedOntoARunWithPoints();
     void summariesFollowTheView();
     void anEarlierSignalboxRefusesTheStore();
+    void pointsTheDiskLostAreNoLongerNamed();
 };
 
 void TestRewinds::aRewindHidesWhatCameAfterTheCheckpoint() {
@@ -115,8 +116,8 @@ void TestRewinds::aRewindHidesWhatCameAfterTheCheckpoint() {
     const auto &rewinds = store->rewinds(u"r"_s);
     QCOMPARE(rewinds.size(), std::size_t(1));
     QCOMPARE(rewinds[0].step, 59.0);
-    QCOMPARE(rewinds[0].points(), 40 + 20);
-    QCOMPARE(rewinds[0].samples(), 1);
+    QCOMPARE(rewinds[0].points, 40 + 20);
+    QCOMPARE(rewinds[0].samples, 1);
 
     // A second restart from an earlier checkpoint (step 29, its own step too): both lives' later
     // points go, and what the second logged before step 29 never existed.
@@ -149,6 +150,12 @@ void TestRewinds::aRewindSurvivesRestartsAndCompaction() {
         auto store = openStore(dir.path());
         QCOMPARE(pointsOf(*store, u"r"_s, u"loss"_s), want);
         QCOMPARE(store->series(u"r"_s)[0].last.step, 99.0);
+        // A run of samples alone keeps its rewind too.
+        QVERIFY(store->appendSamples(u"pictures"_s, {text(u"t"_s, 1), text(u"t"_s, 2)}).ok());
+        const Resume back = rewindTo(1);
+        QVERIFY(store->append(u"pictures"_s, {}, nullptr, u"p"_s, MetricStore::Batch::Whole, &back)
+                    .ok());
+        QCOMPARE(sampleSteps(*store, u"pictures"_s, u"t"_s), std::vector<double>{1});
         // Enough small batches to compact the journal on the next open.
         for (int i = 0; i < 40000; ++i)
             QVERIFY(
@@ -163,6 +170,7 @@ void TestRewinds::aRewindSurvivesRestartsAndCompaction() {
     auto store = openStore(dir.path());
     QCOMPARE(pointsOf(*store, u"r"_s, u"loss"_s), want);
     QCOMPARE(store->rewinds(u"r"_s).size(), std::size_t(1));
+    QCOMPARE(sampleSteps(*store, u"pictures"_s, u"t"_s), std::vector<double>{1});
 }
 
 void TestRewinds::restoringShowsEverythingAgain() {
@@ -311,6 +319,30 @@ void TestRewinds::summariesFollowTheView() {
     QVERIFY(store->series(u"r"_s)[0].range != hiddenRange);
     QCOMPARE(store->query(u"r"_s, u"loss"_s, window)->total, 20010);
     QCOMPARE(store->series(u"r"_s)[0].range, std::optional(std::pair(1000.0, 20999.0)));
+}
+
+void TestRewinds::pointsTheDiskLostAreNoLongerNamed() {
+    QTemporaryDir dir;
+    {
+        auto store = openStore(dir.path());
+        QVERIFY(store->append(u"r"_s, {life(u"loss"_s, 0, 10, 1)}).ok());
+        const Resume resume = rewindTo(5); // hides stored points 6-9
+        QVERIFY(
+            store->append(u"r"_s, {}, nullptr, u"b"_s, MetricStore::Batch::Whole, &resume).ok());
+    }
+    // The disk loses points 8 and 9; the run goes on after the restart from 8 on, shown.
+    QVERIFY(QFile::resize(dir.path() + u"/data/0.dat"_s, 16 + 24 * 8));
+    {
+        auto store = openStore(dir.path());
+        QCOMPARE(pointsOf(*store, u"r"_s, u"loss"_s), expected({{0, 6, 1}}));
+        QVERIFY(store->append(u"r"_s, {life(u"loss"_s, 6, 2, 2)}).ok());
+        QCOMPARE(pointsOf(*store, u"r"_s, u"loss"_s), expected({{0, 6, 1}, {6, 2, 2}}));
+    }
+    // Not hidden by the rewind's first word on them (6-9), at this start or any later one.
+    for (int start = 0; start < 2; ++start) {
+        auto store = openStore(dir.path());
+        QCOMPARE(pointsOf(*store, u"r"_s, u"loss"_s), expected({{0, 6, 1}, {6, 2, 2}}));
+    }
 }
 
 void TestRewinds::anEarlierSignalboxRefusesTheStore() {

@@ -479,24 +479,38 @@ void TestTfEvents::aRestartedWriterPurgesLaterSteps() {
     std::vector<QString> order; // what the sinks were told, in order
     sb::LogdirFollower follower;
     sb::LocalLogdir source(restarted);
-    auto progress = follower.poll(
-        source,
-        [&](const QString &, std::vector<sb::SeriesPoints> &&series) {
-            for (const auto &s : series)
-                order.push_back(u"%1 x%2 from %3"_s.arg(s.metric)
-                                    .arg(s.points.size())
-                                    .arg(s.points.front().step));
-            return sb::success();
-        },
-        sb::LogdirFollower::kBudget, {}, 0,
-        [&](const QString &run, double step) {
-            order.push_back(u"restart of %1 at %2"_s.arg(run).arg(step));
-            return sb::success();
-        });
-    QVERIFY(progress);
+    bool failOnce = true; // the points after the restart are refused the first time
+    QStringList keys;
+    auto poll = [&] {
+        return follower.poll(
+            source,
+            [&](const QString &, std::vector<sb::SeriesPoints> &&series) {
+                if (series.front().points.front().step == 5 && std::exchange(failOnce, false)) {
+                    order.push_back(u"refused"_s);
+                    return sb::Status(sb::fail(u"a full disk"_s));
+                }
+                for (const auto &s : series)
+                    order.push_back(u"%1 x%2 from %3"_s.arg(s.metric)
+                                        .arg(s.points.size())
+                                        .arg(s.points.front().step));
+                return sb::success();
+            },
+            sb::LogdirFollower::kBudget, {}, 0,
+            [&](const QString &run, double step, const QString &key) {
+                order.push_back(u"restart of %1 at %2"_s.arg(run).arg(step));
+                keys << key;
+                return sb::success();
+            });
+    };
+    QVERIFY(poll());
+    QVERIFY(poll());
+    // What came before the restart is told once; the restart, said again, has the same key.
     QCOMPARE(order,
              (std::vector<QString>{u"train/loss x10 from 0"_s, u"train/accuracy x10 from 0"_s,
-                                   u"restart of . at 5"_s, u"train/loss x3 from 5"_s}));
+                                   u"restart of . at 5"_s, u"refused"_s, u"restart of . at 5"_s,
+                                   u"train/loss x3 from 5"_s}));
+    QCOMPARE(keys.size(), 2);
+    QCOMPARE(keys[0], keys[1]);
 
     // A collector watching it drops what the first writer logged from step 5 on, as
     // TensorBoard does.

@@ -713,7 +713,7 @@ signalbox.finish()
         self.assertEqual(self.points(child.name, "loss"),
                          [(s, 1000.0 + s) for s in range(30)] + [(30, 3030.0), (31, 3031.0)])
         info = self.collector.run_info(child.name)
-        self.assertEqual(info["forked_from"], {"run": parent, "step": 29})
+        self.assertEqual(info["forked_from"], {"run": parent, "step": 29, "inclusive": False})
         self.assertEqual(info["config"]["lr"], 0.01)
         self.assertEqual(len(self.points(parent, "loss")), 40)  # the parent as it was
         # A name of one's own; a parent that does not exist is refused, said, and the run goes
@@ -752,6 +752,7 @@ signalbox.finish()
             again.finish()
         lines = metric_lines(out.getvalue())
         self.assertEqual(lines[0]["resume"], {"mode": "rewind", "step": 4, "inclusive": False})
+        self.assertEqual(again.printed, 3)  # after a printed restart, every point is printed
         # The job's output, forwarded line by line as Signalbox does for a job: the rewind is
         # made by the first line of the batch, and its later lines do not rewind again.
         for line in out.getvalue().splitlines():
@@ -759,6 +760,32 @@ signalbox.finish()
         self.assertEqual(self.points(name, "loss"),
                          [(s, 1000.0 + s) for s in range(5)] + [(s, 2000.0 + s)
                                                                 for s in range(5, 8)])
+
+    def test_a_fork_printed_as_metric_lines_names_itself(self):
+        parent = unique("launched")
+        run = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0)
+        for step in range(10):
+            run.log({"loss": 1000.0 + step}, step=step)
+        run.finish()
+        out = io.StringIO()
+        saved = {"SIGNALBOX_RUN": os.environ.get("SIGNALBOX_RUN")}
+        os.environ["SIGNALBOX_RUN"] = parent  # a job Signalbox launched, forked by its script
+        try:
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                child = signalbox.Run(collector=UNREACHABLE, out=out, heartbeat=0,
+                                      resume="fork", resume_step=4)
+                child.log({"loss": 2005.0})
+                child.finish()
+        finally:
+            restore_environment(saved)
+        self.assertNotEqual(child.name, parent)
+        self.assertIn("forking run", err.getvalue())
+        self.assertTrue(all(line["run"] == child.name for line in metric_lines(out.getvalue())))
+        # The job's output, forwarded under the launched run's name, lands on the fork.
+        self.collector.request("/api/v1/lines?run=" + parent, out.getvalue().encode())
+        self.assertEqual(self.points(child.name, "loss"),
+                         [(s, 1000.0 + s) for s in range(5)] + [(5, 2005.0)])
+        self.assertEqual(len(self.points(parent, "loss")), 10)
 
     def test_a_summary_writers_purge_step_drops_steps_from_it_on(self):
         from signalbox.tensorboard import SummaryWriter

@@ -52,7 +52,8 @@ What the client guarantees:
 - A name already used by a run of the collector is not reused silently: init() picks name-2,
   name-3... and says so, unless resume=True ("allow": continue the run, or start it) or
   resume="must" (the run must exist). A run Signalbox launched (SIGNALBOX_RUN) keeps its name,
-  so a restarted (requeued) job continues its run.
+  so a restarted (requeued) job continues its run (a fork starts a new one: its printed
+  metric lines name it).
 - Restarted from a checkpoint taken at step N, a script says so, and its curves never double
   back: init(run, resume="rewind", resume_step=N) continues the run and hides what it logged
   after it last stood at step N (kept: the app can show it again); init(run, resume="fork",
@@ -151,7 +152,7 @@ def _coordinate(value, what):
                      "exactly" % (what, value, what))
 
 
-def _line(values, step, wall, batch):
+def _line(values, step, wall, batch, run=None):
     record = {}
     escaped = {}
     for name, value in values.items():
@@ -164,13 +165,15 @@ def _line(values, step, wall, batch):
         record["time"] = wall
     if batch is not None:
         record["batch"] = batch
+    if run is not None:
+        record["run"] = run
     return PREFIX + json.dumps(record, separators=(",", ":"))
 
 
 def metric_line(values, step=None, wall=None, batch=None):
     """The line a script can print itself: '@signalbox {"step": 3, "loss": 0.5}'. `batch` is the
     id of a batch that may have reached the collector: it then skips the line. Metrics named
-    like the line's own keys (step, time, run, batch) are kept under "". A step or wall time
+    like the line's own keys (step, time, run, batch, resume) are kept under "". A step or wall time
     that is not exactly a number within +-2^53 raises ValueError."""
     return _line(values, None if step is None else _coordinate(step, "step"),
                  None if wall is None else _coordinate(wall, "time"), batch)
@@ -689,10 +692,18 @@ class Run:
         # The push that says the run resumed (the first batch, under its id for every retry).
         self._resume = self._resume_request(run, resume, resume_step, resume_inclusive, fork_from)
         self._resume_batch = None
+        self._printing = False  # once a resume was printed: every batch after it is too
+        asked = run or os.environ.get("SIGNALBOX_RUN")
         if self._resume:
             resume = "allow" if self._resume["mode"] == "rewind" else "never"
             run = run if fork_from else self._resume.get("from", run)
         self.name = self._choose_name(run, resume)
+        if self._resume and self.name == self._resume.get("from"):  # no collector said: a name
+            self.name = "%s-%s" % (self.name, time.strftime("%Y%m%d-%H%M%S"))
+            self._warn("renamed", "forking run %r into a new run %r" % (run, self.name))
+        # Printed lines name the run when whoever forwards them would name another (a fork, a
+        # taken name): the job's output goes to the run Signalbox launched.
+        self._line_run = None if self.name == asked else self.name
         # What log() gathered since the last send, column by column: one block per stretch of
         # calls that logged the same metrics, (names, steps, times, [values per name]).
         self._lock = threading.Lock()
@@ -1230,11 +1241,18 @@ class Run:
         # The job's output carries them instead. With the batch id, so that the collector skips
         # them if a try it never answered stored the batch after all.
         if batch_id is not None and self._resumes(batch_id):  # first: the lines follow it
-            print(PREFIX + json.dumps({"resume": self._resume, "batch": batch_id},
-                                      separators=(",", ":")), file=self._out, flush=False)
+            line = {"resume": self._resume, "batch": batch_id}
+            if self._line_run:
+                line["run"] = self._line_run
+            print(PREFIX + json.dumps(line, separators=(",", ":")), file=self._out, flush=False)
             self._resume = None
+            # A push could reach the collector before the line does, and be rewound by it.
+            self._printing = True
+            self._warn("printing", "run %r's restart went out as a metric line: its points do "
+                       "too from now on (the job's output carries them)" % self.name)
         for step, wall, metrics in _records(blocks):
-            print(_line(metrics, step, wall, batch_id), file=self._out, flush=False)
+            print(_line(metrics, step, wall, batch_id, self._line_run), file=self._out,
+                  flush=False)
             self.printed += len(metrics)
         self._out.flush()
 
@@ -1280,11 +1298,15 @@ class Run:
             return False
         if self._resume_batch is None:
             self._resume_batch = batch_id
-        return batch_id.startswith(self._resume_batch)
+        # Its halves (a, b, ...) and itself without the info ("r"); never another batch.
+        return (batch_id.startswith(self._resume_batch)
+                and set(batch_id[len(self._resume_batch):]) <= set("abr"))
 
     def _send(self, batch_id, blocks, info):
         """'acked', 'retry' (the collector failed: send again later), or 'print' (no collector
         answers). A batch refused for its content is split, and only bad records dropped."""
+        if self._printing:
+            return "print"
         status, detail = self._post(batch_id, blocks, info)
         if 200 <= status < 300:
             if self._resumes(batch_id):
@@ -1296,11 +1318,14 @@ class Run:
             return "acked"
         if status in (400, 413):
             rows = _rows(blocks)
-            if not blocks and self._resumes(batch_id):  # the resume refused: the run goes on
-                self._resume = None
+            if not blocks and self._resumes(batch_id):
+                if info:  # which was refused: the resume alone first, then the info alone
+                    self._settle(batch_id + "r", [], self._send(batch_id + "r", [], None))
+                    return self._send(batch_id + "i", [], info)
+                self._resume = None  # the resume refused: the run goes on without
                 self._warn(("resume", detail), "the collector refused to resume run %r: %s; "
                            "it goes on without" % (self.name, detail))
-                return self._send(batch_id + "i", [], info) if info else "acked"
+                return "acked"
             if not blocks:  # the run's info alone, refused: said, and not sent again
                 self._warn(("info", detail), "the collector refused run %r's info: %s"
                            % (self.name, detail))

@@ -112,13 +112,18 @@ Status MetricStore::load() {
         return cleared; // leftovers of a migration whose new journal was in place: points moved
     }
     // What rewinds hide, before the summaries (each is of one view of its series) are read.
-    QSet<QString> rewound;
+    // A rewind names no more than its series and tags hold now (the disk may have lost some).
+    QHash<quint32, qint64> seriesSizes;
     for (const auto &each : m_series.all()) {
         each->shownLast = each->last;
-        if (!m_rewinds.ofRun(each->run).empty())
-            rewound.insert(each->run);
+        seriesSizes.insert(each->id, each->count);
     }
-    for (const QString &run : rewound) {
+    QHash<quint32, qint64> tagSizes;
+    for (const auto &tag : m_samples.tags())
+        tagSizes.insert(tag->id, qint64(tag->samples.size()));
+    QByteArray clamped;
+    m_rewinds.clamp(seriesSizes, tagSizes, &clamped);
+    for (const QString &run : m_rewinds.runs()) {
         if (Status refreshed = refreshRun(run); !refreshed)
             unreadable << refreshed.error();
     }
@@ -138,6 +143,10 @@ Status MetricStore::load() {
     m_recoveryNotes += unreadable;
     if (Status opened = m_journal.openForAppend(&m_lossNotes); !opened)
         return opened;
+    if (!clamped.isEmpty()) { // said again, or a later start would cut them again, wrongly
+        if (Status appended = m_journal.append(clamped, &m_recoveryNotes); !appended)
+            return appended;
+    }
     if (m_journal.size() == 0) { // a new store: its journal says its format first
         QByteArray record;
         m_format = store_records::kFormatOfPointsOnly; // until its first sample
@@ -326,6 +335,8 @@ Status MetricStore::writePoints(StoredSeries *series, qint64 at, const MetricPoi
 }
 
 Result<qint64> MetricStore::keptBy(const StoredSeries &series, const Resume &resume) const {
+    if (series.shown() == 0 || !resume.past(series.shownLast.step))
+        return series.shown(); // nothing past the step: nothing read
     auto points = sourceOf(series);
     if (!points)
         return points.failure();
@@ -381,14 +392,19 @@ Result<Rewind> MetricStore::planRewind(const QString &run, const Resume &resume,
             at += range.end - range.first;
         }
         rewind.series.emplace_back(series->id, IndexRange{at, series->count});
+        rewind.points += series->shown() - *kept;
     }
     for (const SampleTag *tag : m_samples.ofRun(run)) {
         const qint64 kept = keptBy(*tag, resume);
         const auto stored = qint64(tag->samples.size());
         std::vector<IndexRange> after = tag->hidden;
         after.push_back({kept, stored});
-        if (rangesLength(mergedRanges(std::move(after))) > rangesLength(tag->hidden))
-            rewind.tags.emplace_back(tag->id, IndexRange{kept, stored}); // it hides more
+        const qint64 more =
+            rangesLength(mergedRanges(std::move(after))) - rangesLength(tag->hidden);
+        if (more > 0) {
+            rewind.tags.emplace_back(tag->id, IndexRange{kept, stored});
+            rewind.samples += more;
+        }
     }
     if (!rewind.series.empty() || !rewind.tags.empty())
         store_records::append(journal, RecordType::Rewind, RewindTable::record(rewind));
@@ -410,6 +426,17 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
                 return fail(u"metric \"%1\", point %2: %3"_s.arg(points.metric).arg(i).arg(problem),
                             ErrorCode::InvalidInput);
         }
+    }
+    QSet<QString> seen; // before any work: a batch refused costs nothing
+    for (const SeriesPoints &points : series) {
+        if (points.points.empty())
+            continue;
+        if (points.metric.isEmpty() || seen.contains(points.metric))
+            return fail(points.metric.isEmpty()
+                            ? u"a metric needs a name"_s
+                            : u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
+                        ErrorCode::InvalidInput);
+        seen.insert(points.metric);
     }
     const bool forking = resume && resume->mode == Resume::Mode::Fork;
     // A fork's part sent again (metric lines) finds its run made: the copy is not made twice.
@@ -434,7 +461,9 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     if (forking && !forked) {
         const RunInfo parent = m_runs.value(resume->from);
         forkInfo = RunInfo{run, parent.config, {}, {}, parent.start, {}};
-        forkInfo.forkedFrom = {{u"run"_s, resume->from}, {u"step"_s, resume->step}};
+        forkInfo.forkedFrom = {{u"run"_s, resume->from},
+                               {u"step"_s, resume->step},
+                               {u"inclusive"_s, resume->inclusive}};
         if (info)
             forkInfo.merge(*info);
         info = &forkInfo;
@@ -475,6 +504,7 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
         const SeriesPoints *points = nullptr; // the batch's
     };
     std::vector<std::pair<StoredSeries *, Gain>> gains;
+    QHash<QString, std::size_t> forkedGains; // by metric: where a fork's copy is in gains
     auto target = [&](const QString &metric) {
         StoredSeries *found = m_series.find(run, metric);
         if (!found) {
@@ -514,6 +544,7 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
             }
             gain.added = *kept;
             gain.last = chunk.back();
+            forkedGains.insert(parent->metric, gains.size());
             gains.emplace_back(copy, gain);
         }
         QByteArray entries;
@@ -538,25 +569,16 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
         if (!entries.isEmpty())
             store_records::append(&journal, RecordType::Samples, entries);
     }
-    QSet<QString> seen;
     for (const SeriesPoints &points : series) {
         if (points.points.empty())
             continue;
-        if (points.metric.isEmpty() || seen.contains(points.metric)) {
-            rollBack();
-            return fail(points.metric.isEmpty()
-                            ? u"a metric needs a name"_s
-                            : u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
-                        ErrorCode::InvalidInput);
-        }
-        seen.insert(points.metric);
-        auto gained = std::find_if(gains.begin(), gains.end(), [&](const auto &gain) {
-            return gain.first->metric == points.metric;
-        });
-        if (gained == gains.end())
-            gained = gains.insert(gains.end(), {target(points.metric), Gain{}});
-        StoredSeries *into = gained->first;
-        Gain &gain = gained->second;
+        // A fork's copy of this metric, when it made one (few: a hash only then).
+        auto copied = forkedGains.constFind(points.metric);
+        std::size_t at = copied != forkedGains.constEnd() ? *copied : gains.size();
+        if (at == gains.size())
+            gains.emplace_back(target(points.metric), Gain{});
+        StoredSeries *into = gains[at].first;
+        Gain &gain = gains[at].second;
         const auto n = static_cast<qint64>(points.points.size());
         if (Status stored =
                 writePoints(into, into->count + gain.added, points.points.data(), n, &journal);
@@ -616,49 +638,56 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
 }
 
 Status MetricStore::restoreRewind(quint32 id) {
-    const auto found =
-        std::find_if(m_runs.byName().keyBegin(), m_runs.byName().keyEnd(), [&](const QString &run) {
-            const auto &rewinds = m_rewinds.ofRun(run);
-            return std::any_of(rewinds.begin(), rewinds.end(),
-                               [id](const Rewind &r) { return r.id == id; });
-        });
-    if (found == m_runs.byName().keyEnd())
+    const std::optional<QString> run = m_rewinds.runOf(id);
+    if (!run)
         return fail(u"no rewind %1 to restore"_s.arg(id));
     QByteArray journal;
     store_records::append(&journal, RecordType::RewindRestored, RewindTable::restoredRecord(id));
     if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended)
         return appended;
-    const QString &run = *found;
     m_rewinds.remove(id);
-    if (Status refreshed = refreshRun(run); !refreshed)
+    if (Status refreshed = refreshRun(*run); !refreshed)
         m_recoveryNotes << refreshed.error();
     return success();
 }
 
 Status MetricStore::refreshRun(const QString &run) {
     Status result = success();
+    const QHash<quint32, std::vector<IndexRange>> hidden = m_rewinds.hidden(run);
     for (StoredSeries *series : m_series.ofRun(run)) {
-        if (Status refreshed = refreshView(series); !refreshed)
+        if (Status refreshed = refreshView(series, hidden.value(series->id)); !refreshed)
             result = refreshed;
     }
-    for (const SampleTag *tag : m_samples.ofRun(run))
-        refreshView(m_samples.find(run, tag->tag));
+    const QHash<quint32, std::vector<IndexRange>> hiddenItems = m_rewinds.hidden(run, true);
+    for (const SampleTag *tag : m_samples.ofRun(run)) {
+        SampleTag *each = m_samples.find(run, tag->tag);
+        each->hidden = hiddenItems.value(tag->id);
+        each->byStep.clear();
+    }
     return result;
 }
 
-Status MetricStore::refreshView(StoredSeries *series) {
-    std::vector<IndexRange> hidden = m_rewinds.hidden(series->run, series->id);
-    for (IndexRange &range : hidden) // the disk may have lost points a rewind named
-        range.end = std::min(range.end, series->count);
-    hidden = mergedRanges(std::move(hidden));
+namespace {
+// FNV-1a over the ranges: the same on every machine, as the summaries file needs.
+quint64 viewKeyOf(const std::vector<IndexRange> &hidden) {
+    quint64 hash = 14695981039346656037ULL;
+    for (const IndexRange &range : hidden) {
+        for (const qint64 value : {range.first, range.end}) {
+            for (int byte = 0; byte < 8; ++byte)
+                hash = (hash ^ ((quint64(value) >> (8 * byte)) & 0xff)) * 1099511628211ULL;
+        }
+    }
+    return hidden.empty() ? 0 : hash | 1;
+}
+} // namespace
+
+Status MetricStore::refreshView(StoredSeries *series, std::vector<IndexRange> hidden) {
     if (hidden == series->hidden)
         return success();
     series->hidden = std::move(hidden);
     series->hiddenCount = rangesLength(series->hidden);
-    series->viewKey =
-        series->hidden.empty()
-            ? 0
-            : qHashBits(series->hidden.data(), series->hidden.size() * sizeof(IndexRange), 1) | 1;
+    series->viewKey = viewKeyOf(series->hidden);
+    m_summarized = 0;        // summarize() goes through the series again
     series->summary.reset(); // of other points: built again when asked
     series->savedBlocks = 0;
     series->savedCount = -1;
@@ -677,14 +706,6 @@ Status MetricStore::refreshView(StoredSeries *series) {
         return fail(u"series %1/%2: its last shown point cannot be read: %3"_s.arg(
             series->run, series->metric, failure));
     return success();
-}
-
-void MetricStore::refreshView(SampleTag *tag) {
-    std::vector<IndexRange> hidden = m_rewinds.hidden(tag->run, tag->id, true);
-    for (IndexRange &range : hidden)
-        range.end = std::min(range.end, qint64(tag->samples.size()));
-    tag->hidden = mergedRanges(std::move(hidden));
-    tag->byStep.clear();
 }
 
 std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) const {

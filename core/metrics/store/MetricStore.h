@@ -235,10 +235,10 @@ private:
     // Its points as shown, or (`stored`) as stored, hidden or not.
     Result<std::unique_ptr<ExtentSource>> sourceOf(const StoredSeries &series,
                                                    bool stored = false) const;
-    // Takes what its run's rewinds hide now; a change drops its summary (built again) and
-    // finds its last shown point. An error: that point could not be read.
-    Status refreshView(StoredSeries *series);
-    void refreshView(SampleTag *tag);
+    // Takes what its run's rewinds hide now (`hidden`, merged); a change drops its summary
+    // (built again, and summarize() goes through every series again) and finds its last shown
+    // point. An error: that point could not be read.
+    Status refreshView(StoredSeries *series, std::vector<IndexRange> hidden);
     Status refreshRun(const QString &run);
     // How many of the points shown stand before `resume`'s checkpoint: those up to the last one
     // not past it (later ones are what the run logged after it last stood there).
@@ -266,7 +266,8 @@ private:
     SampleTable m_samples;
     RewindTable m_rewinds;
     quint32 m_format = store_records::kFormat; // what the journal says of itself
-    std::size_t m_summarized = 0; // series before this one have a summary (see summarize())
+    // Series before this one have a summary (see summarize()), unless a rewind changed one since.
+    std::size_t m_summarized = 0;
 };
 
 } // namespace sb

@@ -34,13 +34,6 @@ qint64 rangesLength(const std::vector<IndexRange> &ranges) {
 
 namespace {
 
-qint64 lengthOf(const std::vector<std::pair<quint32, IndexRange>> &entries) {
-    qint64 length = 0;
-    for (const auto &[id, range] : entries)
-        length += range.end - range.first;
-    return length;
-}
-
 // Strings as a u32 length and UTF-8 (QDataStream's own form is UTF-16).
 void writeText(QDataStream &out, const QString &text) {
     const QByteArray utf8 = text.toUtf8();
@@ -86,14 +79,6 @@ bool readEntries(QDataStream &in, qint64 left, std::vector<std::pair<quint32, In
 
 } // namespace
 
-qint64 Rewind::points() const {
-    return lengthOf(series);
-}
-
-qint64 Rewind::samples() const {
-    return lengthOf(tags);
-}
-
 const std::vector<Rewind> &RewindTable::ofRun(const QString &run) const {
     static const std::vector<Rewind> none;
     const auto it = m_byRun.constFind(run);
@@ -122,15 +107,41 @@ std::optional<Rewind> RewindTable::remove(quint32 id) {
     return removed;
 }
 
-std::vector<IndexRange> RewindTable::hidden(const QString &run, quint32 id, bool tags) const {
-    std::vector<IndexRange> ranges;
+std::optional<QString> RewindTable::runOf(quint32 id) const {
+    const auto it = m_runOf.constFind(id);
+    return it == m_runOf.constEnd() ? std::nullopt : std::optional(*it);
+}
+
+QHash<quint32, std::vector<IndexRange>> RewindTable::hidden(const QString &run, bool tags) const {
+    QHash<quint32, std::vector<IndexRange>> ranges;
     for (const Rewind &rewind : ofRun(run)) {
-        for (const auto &[entry, range] : tags ? rewind.tags : rewind.series) {
-            if (entry == id)
-                ranges.push_back(range);
+        for (const auto &[entry, range] : tags ? rewind.tags : rewind.series)
+            ranges[entry].push_back(range);
+    }
+    for (std::vector<IndexRange> &each : ranges)
+        each = mergedRanges(std::move(each));
+    return ranges;
+}
+
+void RewindTable::clamp(const QHash<quint32, qint64> &seriesSizes,
+                        const QHash<quint32, qint64> &tagSizes, QByteArray *journal) {
+    for (std::vector<Rewind> &rewinds : m_byRun) {
+        for (Rewind &rewind : rewinds) {
+            bool cut = false;
+            for (auto [entries, sizes] :
+                 {std::pair{&rewind.series, &seriesSizes}, std::pair{&rewind.tags, &tagSizes}}) {
+                for (auto &[id, range] : *entries) {
+                    const qint64 size = sizes->value(id, 0);
+                    if (range.end > size) {
+                        range = {std::min(range.first, size), size};
+                        cut = true;
+                    }
+                }
+            }
+            if (cut)
+                store_records::append(journal, RecordType::Rewind, record(rewind));
         }
     }
-    return mergedRanges(std::move(ranges));
 }
 
 QByteArray RewindTable::record(const Rewind &rewind) {
@@ -138,7 +149,8 @@ QByteArray RewindTable::record(const Rewind &rewind) {
     QDataStream out(&payload, QIODevice::WriteOnly);
     out.setByteOrder(QDataStream::LittleEndian);
     out.setFloatingPointPrecision(QDataStream::DoublePrecision);
-    out << rewind.id << rewind.step << quint8(rewind.inclusive ? 1 : 0) << rewind.wall;
+    out << rewind.id << rewind.step << quint8(rewind.inclusive ? 1 : 0) << rewind.wall
+        << rewind.points << rewind.samples;
     writeText(out, rewind.run);
     writeEntries(out, rewind.series);
     writeEntries(out, rewind.tags);
@@ -160,7 +172,7 @@ bool RewindTable::read(QByteArrayView payload) {
     in.setFloatingPointPrecision(QDataStream::DoublePrecision);
     Rewind rewind;
     quint8 inclusive = 0;
-    in >> rewind.id >> rewind.step >> inclusive >> rewind.wall;
+    in >> rewind.id >> rewind.step >> inclusive >> rewind.wall >> rewind.points >> rewind.samples;
     rewind.inclusive = inclusive != 0;
     const qint64 size = bytes.size();
     if (in.status() != QDataStream::Ok || rewind.id == 0 || !readText(in, size, &rewind.run) ||
@@ -198,7 +210,7 @@ qint64 RewindTable::snapshotBytes() const {
         for (const Rewind &rewind : rewinds)
             bytes += journal_framing::kHeaderSize + record(rewind).size();
     }
-    return bytes;
+    return bytes + journal_framing::kHeaderSize + restoredRecord(0).size();
 }
 
 } // namespace sb

@@ -27,28 +27,36 @@ struct Rewind {
     QString run;
     double step = 0;
     bool inclusive = false;
-    double wall = 0;                                    // when it came
+    double wall = 0;   // when it came
+    qint64 points = 0; // what it hid that was shown before (they may overlap an earlier's)
+    qint64 samples = 0;
     std::vector<std::pair<quint32, IndexRange>> series; // by series id
     std::vector<std::pair<quint32, IndexRange>> tags;   // by sample tag id
-    qint64 points() const;
-    qint64 samples() const;
 };
 
 // The store's rewinds by run, and their journal records:
-//   Rewind          id (u32), step (f64), inclusive (u8), wall (f64), run (u32 length and
-//                   UTF-8), then series and tags: a u32 count and entries of id (u32), first
-//                   and end (i64)
+//   Rewind          id (u32), step (f64), inclusive (u8), wall (f64), points and samples
+//                   (i64), run (u32 length and UTF-8), then series and tags: a u32 count and
+//                   entries of id (u32), first and end (i64)
 //   RewindRestored  the id (u32): the rewind no longer hides anything
 class RewindTable {
 public:
     const std::vector<Rewind> &ofRun(const QString &run) const;
+    std::optional<QString> runOf(quint32 id) const;
+    QStringList runs() const { return m_byRun.keys(); }
     bool empty() const { return m_byRun.isEmpty(); }
     quint32 nextId() const { return m_nextId; }
     void add(Rewind rewind);
     // The rewind taken away, or none when no rewind has that id.
     std::optional<Rewind> remove(quint32 id);
-    // The stretches of a series (or, `tags`, of a tag) of `run` that its rewinds hide, merged.
-    std::vector<IndexRange> hidden(const QString &run, quint32 id, bool tags = false) const;
+    // The stretches of each series (or, `tags`, each tag) of `run` that its rewinds hide,
+    // merged, by id: one pass over them, whatever the number of series.
+    QHash<quint32, std::vector<IndexRange>> hidden(const QString &run, bool tags = false) const;
+    // Cuts every stretch to what its series or tag holds (`sizes`: by id; a series or tag not
+    // there holds nothing): the disk lost the rest, and points logged later must stay shown.
+    // The records of the rewinds that changed are appended to `journal`.
+    void clamp(const QHash<quint32, qint64> &seriesSizes, const QHash<quint32, qint64> &tagSizes,
+               QByteArray *journal);
 
     static QByteArray record(const Rewind &rewind);
     static QByteArray restoredRecord(quint32 id);
