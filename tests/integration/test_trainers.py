@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -198,6 +199,31 @@ class Trainers(unittest.TestCase):
                               text=True)
         if head.returncode == 0:  # a checkout, as CI's
             self.assertEqual(run["code"]["commit"], head.stdout.strip())
+
+    def test_lightning_killed_between_checkpoints_resumes_without_doubling_back(self):
+        def life(number):
+            environment = dict(os.environ, SIGNALBOX_COLLECTOR=self.collector.url,
+                               PYTHONPATH=CLIENT, CUDA_VISIBLE_DEVICES="")
+            return subprocess.run([sys.executable, os.path.join(HERE, "trainers",
+                                                                "lightning_resume.py"),
+                                   self.tmp, str(number)], capture_output=True, text=True,
+                                  env=environment, cwd=self.tmp, timeout=900)
+        killed = life(1)
+        self.assertEqual(killed.returncode, -signal.SIGKILL, killed.stderr[-4000:])
+        resumed = life(2)
+        self.assertEqual(resumed.returncode, 0, resumed.stderr[-4000:])
+        with open(os.path.join(self.tmp, "1.json")) as f:
+            first = json.load(f)
+        second = json.loads(resumed.stdout.strip().splitlines()[-1])
+        self.assertEqual(first[-1][0], 12)  # it logged steps 10-12 past its last checkpoint
+        self.assertEqual(second[0][0], 10)  # and the second life began again at step 10
+        stored = self.collector.points("lightning-resumed", "train/loss")
+        # Every step once, in order, each from the life that the resumed run stands on.
+        self.assertEqual(stored, [(float(s), v) for s, v in first[:10] + second])
+        run = self.collector.runs()["lightning-resumed"]
+        self.assertEqual(run["status"], "finished")
+        self.assertEqual([(r["step"], r["inclusive"]) for r in run["rewinds"]], [(10, True)])
+        self.assertGreater(run["rewinds"][0]["points"], 0)
 
     def test_transformers_callback(self):
         seen = self.run_script("transformers_loop")

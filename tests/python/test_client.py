@@ -731,7 +731,7 @@ signalbox.finish()
             orphan.finish()
         self.assertIn("refused to resume", err.getvalue())
         self.assertEqual(self.points(orphan.name, "loss"), [(10.0, 5.0)])
-        for wrong in (dict(resume="rewind"), dict(resume_step=3), dict(fork_from=parent),
+        for wrong in (dict(resume="fork"), dict(resume_step=3), dict(fork_from=parent),
                       dict(resume="rewind", resume_step=3, fork_from=parent),
                       dict(resume="rewind", resume_step=float("nan"))):
             with self.assertRaises(ValueError):
@@ -786,6 +786,22 @@ signalbox.finish()
         self.assertEqual(self.points(child.name, "loss"),
                          [(s, 1000.0 + s) for s in range(5)] + [(5, 2005.0)])
         self.assertEqual(len(self.points(parent, "loss")), 10)
+
+    def test_a_rewind_without_a_step_is_at_the_first_step_logged(self):
+        name = unique("first-step")
+        first = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0)
+        for step in range(10):
+            first.log({"loss": 1000.0 + step}, step=step)
+        first.finish()
+        # A trainer restored from its checkpoint logs step 6 first: 6 and later are its own.
+        again = signalbox.Run(run=name, collector=self.collector.url, heartbeat=0,
+                              resume="rewind")
+        again.log({"loss": 2006.0}, step=6)
+        again.log({"loss": 2007.0})
+        again.finish()
+        self.assertEqual(self.points(name, "loss"),
+                         [(s, 1000.0 + s) for s in range(6)] + [(6, 2006.0), (7, 2007.0)])
+        self.assertEqual(self.collector.run_info(name)["rewinds"][0]["inclusive"], True)
 
     def test_a_summary_writers_purge_step_drops_steps_from_it_on(self):
         from signalbox.tensorboard import SummaryWriter

@@ -58,7 +58,9 @@ What the client guarantees:
   back: init(run, resume="rewind", resume_step=N) continues the run and hides what it logged
   after it last stood at step N (kept: the app can show it again); init(run, resume="fork",
   resume_step=N) starts a new run (run-2, or fork_from=PARENT with run= its name) holding a
-  copy of the run's history up to step N. log() without a step goes on from N + 1.
+  copy of the run's history up to step N. log() without a step goes on from N + 1. Without
+  resume_step, a rewind is at the first step the restarted script logs, that step included
+  (what a trainer resumed from its checkpoint logs first): log with explicit steps then.
 - After os.fork() (DataLoader workers, multiprocessing) the child does not write to its
   parent's run: its log() calls are dropped and said on stderr, with counts; call init() in the
   child to log from it.
@@ -655,8 +657,9 @@ class Run:
     max_sample_bytes: bytes of samples (images, histograms, text, audio) queued or waiting for
     another try at most; past it new samples are dropped (counted). Samples are never printed:
     one no collector takes is counted as unsent at finish.
-    resume="rewind" or "fork", with resume_step=N (the checkpoint's step): see the module's
-    notes; resume_inclusive=True drops step N itself too (TensorBoard's purge_step); fork_from
+    resume="rewind" or "fork", with resume_step=N (the checkpoint's step; for a rewind, by default
+    the first step logged, inclusive): see the module's notes; resume_inclusive=True drops step
+    N itself too (TensorBoard's purge_step); fork_from
     names the run to fork (default: `run`, the new run then named run-2...).
     record_code: record what the run ran (default True; SIGNALBOX_RECORD_CODE=0 turns it off):
     the git commit, branch, remote (without credentials) and whether the tree was dirty, the
@@ -720,8 +723,9 @@ class Run:
         self._batch_prefix = uuid.uuid4().hex[:16]
         self._batches = 0
         self._final = False
-        self._step = -1 if self._resume is None else self._resume["step"] - (
-            1 if resume_inclusive else 0)
+        self._step = -1
+        if self._resume is not None and self._resume["step"] is not None:
+            self._step = self._resume["step"] - (1 if self._resume["inclusive"] else 0)
         self._pid = os.getpid()
         self._samples = []  # what log() took besides numbers: (tag, step, time, _Sample)
         self._sample_bytes = 0  # queued and waiting for another try
@@ -781,9 +785,11 @@ class Run:
             if step is not None or fork_from is not None:
                 raise ValueError("resume_step= and fork_from= go with resume='rewind' or 'fork'")
             return None
-        if step is None:
-            raise ValueError("resume=%r needs resume_step=: the step of the checkpoint the run "
-                             "restarts from" % resume)
+        if step is None and resume == "fork":
+            raise ValueError("resume='fork' needs resume_step=: the step of the checkpoint the "
+                             "new run starts from")
+        if step is None:  # the first step logged, it included (see the module's notes)
+            return {"mode": resume, "step": None, "inclusive": True}
         request = {"mode": resume, "step": _coordinate(step, "resume_step"),
                    "inclusive": bool(inclusive)}
         if resume == "fork":
@@ -854,6 +860,10 @@ class Run:
         if wall is not None:
             wall = _coordinate(wall, "wall")
         self._step = step
+        resume = self._resume  # once: the sender clears it when the collector took it
+        if resume is not None and resume["step"] is None:
+            with self._lock:  # before the row: no batch holds a point before its resume
+                resume["step"] = step
         if not metrics:
             return
         if self._rows >= self._limit:
@@ -1115,7 +1125,8 @@ class Run:
             info, self._pending_info = self._pending_info, None
         while self._taken or info:
             # A resume goes first and alone: no point lands before it, none is lost with it.
-            alone = self._resume is not None and self._resume_batch is None
+            alone = (self._resume is not None and self._resume["step"] is not None
+                     and self._resume_batch is None)
             blocks, self._taken = _split(self._taken,
                                          0 if alone else _rows_within(self._taken, BATCH_VALUES))
             self._sending = blocks  # until settled: printed if sending it fails unexpectedly
@@ -1294,7 +1305,7 @@ class Run:
     def _resumes(self, batch_id):
         """Whether this batch says the run resumed: the first one sent, and only it (its retries
         and the halves it is split into), so that no later batch rewinds over an earlier one."""
-        if self._resume is None:
+        if self._resume is None or self._resume["step"] is None:  # not yet known: not yet said
             return False
         if self._resume_batch is None:
             self._resume_batch = batch_id

@@ -3,7 +3,9 @@
     from signalbox.integrations.keras import SignalboxCallback
     model.fit(x, y, epochs=10, callbacks=[SignalboxCallback(log_every_n_batches=50)])
 
-The step is the number of batches trained so far, so epochs and batches share one x axis:
+The step is the number of batches trained so far (the optimizer's iterations, restored with a
+saved model: a fit resumed from one goes on from its step, and SignalboxCallback(resume=
+"rewind") hides what the run logged past it), so epochs and batches share one x axis:
 each epoch's logs (loss, val_loss, ...) and "epoch" at the step it ended, and with
 log_every_n_batches every n-th batch's logs as batch/loss and so on. fit()'s parameters
 (epochs, steps) and the optimizer's settings are the run's config.
@@ -36,6 +38,10 @@ class SignalboxCallback(keras.callbacks.Callback):
         optimizer = getattr(self.model, "optimizer", None)
         if optimizer is not None and hasattr(optimizer, "get_config"):
             config["optimizer"] = optimizer.get_config()
+        try:  # the steps before this fit: a model loaded from a checkpoint keeps them
+            self._batches = int(keras.ops.convert_to_numpy(optimizer.iterations))
+        except Exception:  # noqa: BLE001 - not built yet, or no optimizer: a fresh start
+            pass
         self.run.update_config(config)
 
     def on_train_batch_end(self, batch, logs=None):

@@ -6,6 +6,9 @@
 
 Metrics and hyperparameters (save_hyperparameters(), or log_hyperparams) go to the run; on
 several GPUs only rank zero logs; each checkpoint ModelCheckpoint saves is noted on the run.
+A fit resumed from a checkpoint (trainer.fit(..., ckpt_path=...)) after a crash or a kill says
+so, and its curves never double back: SignalboxLogger(run, resume="rewind") hides what the run
+logged at the first step it logs again, and later.
 """
 try:
     from lightning.pytorch.loggers.logger import Logger, rank_zero_experiment
