@@ -716,6 +716,46 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>changed since the commit (its diff was not recorded)</source>
         <translation>自该提交以来有改动（未记录其差异）</translation>
     </message>
+    <message>
+        <source>Forked from</source>
+        <translation>派生自</translation>
+    </message>
+    <message>
+        <source>%1, its history up to step %2 copied</source>
+        <translation>%1，复制了其至第 %2 步的历史</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %n point(s) hidden, logged after the run last stood at step %2</source>
+        <translation>
+            <numerusform>%1：隐藏了 %n 个点，均记录于运行最后一次处于第 %2 步之后</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>, and %n sample(s)</source>
+        <translation>
+            <numerusform>，以及 %n 个样本</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Show them again</source>
+        <translation>重新显示</translation>
+    </message>
+    <message>
+        <source>Undo this restart: the run&apos;s curves show everything it logged, doubling back where it restarted</source>
+        <translation>撤销此次重启：运行的曲线显示其记录的全部内容，在重启处会折回</translation>
+    </message>
+    <message>
+        <source>Cannot show the hidden points again: %1</source>
+        <translation>无法重新显示隐藏的点：%1</translation>
+    </message>
+    <message>
+        <source>Shown again</source>
+        <translation>已重新显示</translation>
+    </message>
+    <message>
+        <source>Restarted at step %1</source>
+        <translation>于第 %1 步重启</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>
