@@ -8,6 +8,7 @@
 #include "metrics/ConfigDiff.h"
 #include "metrics/RunColors.h"
 #include "metrics/RunsModel.h"
+#include "util/PlainText.h"
 
 #include <QAction>
 #include <QColorDialog>
@@ -35,7 +36,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <climits>
 #include <functional>
 #include <optional>
 
@@ -411,49 +411,62 @@ void RunsPanel::showRecord(const QString &run) {
     if (!environment.isEmpty())
         add(CurvesView::tr("Packages"),
             CurvesView::tr("in the Samples tab at environment/packages"));
-    if (!info.forkedFrom.isEmpty())
+    if (!info.forkedFrom.isEmpty()) // a name of any length: its middle elided, never the dialog
         add(CurvesView::tr("Forked from"),
             CurvesView::tr("%1, its history up to step %2 copied")
-                .arg(info.forkedFrom.value(u"run"_s).toString(),
-                     QString::number(info.forkedFrom.value(u"step"_s).toDouble(), 'g', 17)));
+                .arg(
+                    dialog->fontMetrics().elidedText(
+                        isolated(info.forkedFrom.value(u"run"_s).toString()), Qt::ElideMiddle, 400),
+                    QString::number(info.forkedFrom.value(u"step"_s).toDouble(), 'g', 17)));
     // Each restart from a checkpoint: what it hides, and a way to show it again.
     for (const RewindSummary &rewind : m_runs->rewinds(run)) {
+        const QString step = QString::number(rewind.step, 'g', 17);
+        const QString when = QDateTime::fromMSecsSinceEpoch(qint64(rewind.time * 1000))
+                                 .toString(u"yyyy-MM-dd HH:mm"_s);
+        // One line (the row's label says the step): a wrapped label is cut in a form's row.
+        QString hidden = CurvesView::tr("%1 — hidden: %2 points").arg(when).arg(rewind.points);
+        if (rewind.samples > 0)
+            hidden += CurvesView::tr(", %1 samples").arg(rewind.samples);
         auto *row = new QHBoxLayout;
-        auto *text = new QLabel(
-            CurvesView::tr("%1: %n point(s) hidden, logged after the run last stood at step %2",
-                           nullptr, int(std::min<qint64>(rewind.points, INT_MAX)))
-                .arg(QDateTime::fromMSecsSinceEpoch(qint64(rewind.time * 1000))
-                         .toString(u"yyyy-MM-dd HH:mm:ss"_s),
-                     QString::number(rewind.step, 'g', 17)) +
-            (rewind.samples > 0 ? CurvesView::tr(", and %n sample(s)", nullptr,
-                                                 int(std::min<qint64>(rewind.samples, INT_MAX)))
-                                : QString()));
-        text->setWordWrap(true);
+        auto *text = new QLabel(hidden);
+        text->setToolTip(rewind.inclusive
+                             ? CurvesView::tr("What the run had logged at step %1 and later "
+                                              "before it restarted")
+                                   .arg(step)
+                             : CurvesView::tr("What the run had logged after step %1 before it "
+                                              "restarted")
+                                   .arg(step));
         auto *restore = new QPushButton(CurvesView::tr("Show them again"));
         restore->setObjectName(u"restoreRewind%1"_s.arg(rewind.id));
         restore->setToolTip(CurvesView::tr("Undo this restart: the run's curves show everything "
-                                           "it logged, doubling back where it restarted"));
-        connect(restore, &QPushButton::clicked, this, [this, restore, id = rewind.id] {
+                                           "it logged again, both times at the steps it logged "
+                                           "twice"));
+        connect(restore, &QPushButton::clicked, this, [this, restore, text, id = rewind.id] {
             restore->setEnabled(false);
-            m_collector->restoreRewind(id, restore, [this, restore](const Result<qint64> &done) {
-                if (!done) {
-                    restore->setEnabled(true);
-                    Q_EMIT problem(CurvesView::tr("Cannot show the hidden points again: %1")
-                                       .arg(done.error()));
-                    return;
-                }
-                restore->setText(CurvesView::tr("Shown again"));
-                Q_EMIT annotated(); // the runs and curves are fetched again
-            });
+            m_collector->restoreRewind(
+                id, restore, [this, restore, text](const Result<qint64> &done) {
+                    if (!done) {
+                        restore->setEnabled(true);
+                        Q_EMIT problem(CurvesView::tr("Cannot show the hidden points again: %1")
+                                           .arg(done.error()));
+                        return;
+                    }
+                    restore->setText(CurvesView::tr("Shown again"));
+                    text->setText(CurvesView::tr("What this restart hid is shown again."));
+                    Q_EMIT annotated(); // the runs and curves are fetched again
+                });
         });
         row->addWidget(text, 1);
         row->addWidget(restore);
-        form->addRow(CurvesView::tr("Restarted at step %1").arg(rewind.step, 0, 'g', 17), row);
+        form->addRow(rewind.inclusive ? CurvesView::tr("Restarted at step %1").arg(step)
+                                      : CurvesView::tr("Restarted after step %1").arg(step),
+                     row);
     }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
     form->addRow(buttons);
-    dialog->resize(640, 0);
+    dialog->setMinimumWidth(640);
+    dialog->adjustSize(); // tall enough for its wrapped lines
     dialog->show();
 }
 

@@ -781,8 +781,10 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
         RunSummary run{*info, {}};
         if (const auto heardAt = m_heard.constFind(info->name); heardAt != m_heard.constEnd())
             run.info.lastSeen = std::max(run.info.lastSeen.value_or(*heardAt), *heardAt);
-        for (const auto &series : m_store->series(info->name))
-            run.metrics.insert(series.metric, {series.count, series.last, series.range});
+        for (const auto &series : m_store->series(info->name)) {
+            if (series.count > 0) // none shown (a rewind hides them all): no last value to say
+                run.metrics.insert(series.metric, {series.count, series.last, series.range});
+        }
         for (const Rewind &rewind : m_store->rewinds(info->name))
             run.rewinds.push_back({rewind.id, rewind.step, rewind.inclusive, rewind.wall,
                                    rewind.points, rewind.samples});

@@ -724,25 +724,9 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
         <source>%1, its history up to step %2 copied</source>
         <translation>%1，复制了其至第 %2 步的历史</translation>
     </message>
-    <message numerus="yes">
-        <source>%1: %n point(s) hidden, logged after the run last stood at step %2</source>
-        <translation>
-            <numerusform>%1：隐藏了 %n 个点，均记录于运行最后一次处于第 %2 步之后</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>, and %n sample(s)</source>
-        <translation>
-            <numerusform>，以及 %n 个样本</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Show them again</source>
         <translation>重新显示</translation>
-    </message>
-    <message>
-        <source>Undo this restart: the run&apos;s curves show everything it logged, doubling back where it restarted</source>
-        <translation>撤销此次重启：运行的曲线显示其记录的全部内容，在重启处会折回</translation>
     </message>
     <message>
         <source>Cannot show the hidden points again: %1</source>
@@ -755,6 +739,34 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>Restarted at step %1</source>
         <translation>于第 %1 步重启</translation>
+    </message>
+    <message>
+        <source>%1 — hidden: %2 points</source>
+        <translation>%1 — 已隐藏：%2 个点</translation>
+    </message>
+    <message>
+        <source>, %1 samples</source>
+        <translation>，%1 个样本</translation>
+    </message>
+    <message>
+        <source>What the run had logged at step %1 and later before it restarted</source>
+        <translation>运行重启前在第 %1 步及之后记录的内容</translation>
+    </message>
+    <message>
+        <source>What the run had logged after step %1 before it restarted</source>
+        <translation>运行重启前在第 %1 步之后记录的内容</translation>
+    </message>
+    <message>
+        <source>Undo this restart: the run&apos;s curves show everything it logged again, both times at the steps it logged twice</source>
+        <translation>撤销此次重启：运行的曲线重新显示其记录的全部内容，重复记录的步骤两次都显示</translation>
+    </message>
+    <message>
+        <source>What this restart hid is shown again.</source>
+        <translation>此次重启隐藏的内容已重新显示。</translation>
+    </message>
+    <message>
+        <source>Restarted after step %1</source>
+        <translation>于第 %1 步之后重启</translation>
     </message>
 </context>
 <context>

@@ -488,6 +488,64 @@ void appendsAtScale(const QString &dir) {
     }
 }
 
+// A run restarted from a checkpoint halfway through a series of N points: the rewind (hiding
+// N/2), a fork (copying N/2 into a new run) and the first chart after each, against appending
+// the same N/2 points (what logging them anew costs) and a chart of an untouched series.
+void restarts(const QString &dir) {
+    auto store = std::move(sb::MetricStore::open(dir)).value();
+    const qint64 n = bench::scaled(10'000'000, 100'000);
+    const qint64 half = n / 2;
+    const double checkpoint = static_cast<double>(half - 1); // steps 0..half-1 kept
+    auto points = [](qint64 first, qint64 count) {
+        sb::SeriesPoints series{u"loss"_s, {}};
+        series.points.reserve(std::size_t(count));
+        for (qint64 i = first; i < first + count; ++i)
+            series.points.push_back({double(i), 1.0 / double(i + 1), 1.7e9 + double(i)});
+        return series;
+    };
+    for (const QString &run : {u"restarted"_s, u"untouched"_s})
+        (void)store->append(run, {points(0, n)});
+    sb::SeriesWindow window;
+    window.width = 1000;
+    auto timed = [](const std::function<bool()> &work) {
+        QElapsedTimer timer;
+        timer.start();
+        if (!work())
+            qFatal("a restart failed");
+        return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    };
+    std::printf("\n-- a run restarted at step %lld of %lld (ms)\n", static_cast<long long>(half),
+                static_cast<long long>(n));
+    (void)store->query(u"untouched"_s, u"loss"_s, window); // its summary built
+    const double chart =
+        bench::medianMs(5, [&] { (void)store->query(u"untouched"_s, u"loss"_s, window); });
+    const sb::SeriesPoints later = points(half, half);
+    const double append = timed([&] { return store->append(u"appended"_s, {later}).ok(); });
+    const sb::Resume rewind{sb::Resume::Mode::Rewind, checkpoint, false, {}};
+    const double rewound = timed([&] {
+        return store
+            ->append(u"restarted"_s, {}, nullptr, u"r"_s, sb::MetricStore::Batch::Whole, &rewind)
+            .ok();
+    });
+    const double firstChart =
+        timed([&] { return store->query(u"restarted"_s, u"loss"_s, window).ok(); });
+    const double rewoundChart =
+        bench::medianMs(5, [&] { (void)store->query(u"restarted"_s, u"loss"_s, window); });
+    const sb::Resume fork{sb::Resume::Mode::Fork, checkpoint, false, u"untouched"_s};
+    const double forked = timed([&] {
+        return store->append(u"forked"_s, {}, nullptr, u"f"_s, sb::MetricStore::Batch::Whole, &fork)
+            .ok();
+    });
+    std::printf("%-44s %10.1f\n", "append N/2 points (logging them anew)", append);
+    std::printf("%-44s %10.1f  (%.0fx faster than appending them)\n", "rewind: hide N/2 points",
+                rewound, append / rewound);
+    std::printf("%-44s %10.1f  (%.2fx the append)\n", "fork: copy N/2 points into a new run",
+                forked, forked / append);
+    std::printf("%-44s %10.1f\n", "first chart after the rewind (summary built)", firstChart);
+    std::printf("%-44s %10.2f  (%.2fx an untouched series' %.2f)\n",
+                "chart of the rewound series, again", rewoundChart, rewoundChart / chart, chart);
+}
+
 // 100,000 runs x 10 metrics in one store (1 M series): its size on disk, the collector's start,
 // and a filtered page of /runs.
 void manyRuns(const QString &binary, const QString &dir) {
@@ -572,5 +630,7 @@ int main(int argc, char *argv[]) {
         appendsAtScale(dir.path() + u"/scale"_s);
     if (wanted(u"runs"_s))
         manyRuns(binary, dir.path() + u"/runs"_s);
+    if (wanted(u"restarts"_s))
+        restarts(dir.path() + u"/restarts"_s);
     return 0;
 }

@@ -16,6 +16,10 @@ import torch
 
 FRAMEWORK, LOGGER, STEPS, DIR = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 RUN = "bench-%s-%s-%d" % (FRAMEWORK, LOGGER, os.getpid())
+# MLflow 3 keeps its local file store (what an MLflow user without a server logs to) behind this;
+# its SQL store needs SQLAlchemy, which mlflow-skinny leaves out.
+os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
+os.environ.setdefault("MLFLOW_TRACKING_URI", "file:" + os.path.join(DIR, "mlruns"))
 TICK = os.sysconf("SC_CLK_TCK")
 
 

@@ -253,6 +253,14 @@ void TestMetricStore::rejectsBadBatchesWhole() {
     auto store = openStore(dir.path());
     QVERIFY2(store->recoveryNotes().isEmpty(), qPrintable(store->recoveryNotes().join(u'\n')));
     QCOMPARE(store->totalPoints(), 7);
+    // Names a chart's request carries: 1,024 characters at most, a run's and a metric's.
+    const QString longest(MetricStore::kLongestName, u'n');
+    QCOMPARE(store->append(longest + u'n', {ramp(u"a"_s, 0, 1)}).errorCode(),
+             sb::ErrorCode::InvalidInput);
+    QCOMPARE(store->append(u"r"_s, {ramp(longest + u'n', 0, 1)}).errorCode(),
+             sb::ErrorCode::InvalidInput);
+    QVERIFY(store->append(longest, {ramp(longest, 0, 1)}).ok());
+    QCOMPARE(store->totalPoints(), 8);
 }
 
 void TestMetricStore::exportsCsv() {

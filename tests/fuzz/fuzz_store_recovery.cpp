@@ -1,6 +1,6 @@
 // libFuzzer target: the store opened on an arbitrary journal (as a crash or a bad disk may leave
-// it) must recover to a consistent state that accepts appends (points and samples) and answers
-// queries. An input that
+// it) must recover to a consistent state that accepts appends (points and samples), answers
+// queries, and takes restarts (rewinds, their undoing, forks). An input that
 // starts with "summary:" is instead a saved summary of a real series, framed with a valid
 // checksum, so that what the store's summaries file may hold reaches SeriesSummary::restore.
 #include "metrics/store/MetricStore.h"
@@ -98,5 +98,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         std::abort(); // and new samples
     if (const auto read = s.readBlob(text.digest); !read || *read != "fuzz")
         std::abort();
+    // Every run's rewinds undone, and each run rewound and forked: never a crash, and what is
+    // shown always readable.
+    for (const sb::RunInfo &run : s.runs()) {
+        const std::vector<sb::Rewind> rewinds = s.rewinds(run.name); // a copy: restored below
+        for (const sb::Rewind &rewind : rewinds)
+            (void)s.restoreRewind(rewind.id);
+        const sb::Resume back{sb::Resume::Mode::Rewind, 1, false, {}};
+        (void)s.append(run.name, {}, nullptr, u"fuzz-rewind"_s, sb::MetricStore::Batch::Whole,
+                       &back);
+        const sb::Resume fork{sb::Resume::Mode::Fork, 2, true, run.name};
+        (void)s.append(run.name + u"-fork"_s, {}, nullptr, u"fuzz-fork"_s,
+                       sb::MetricStore::Batch::Whole, &fork);
+        for (const auto &series : s.series(run.name))
+            (void)s.query(run.name, series.metric, {});
+    }
     return 0;
 }

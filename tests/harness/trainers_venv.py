@@ -9,8 +9,9 @@ import tensorboard_peer as peer
 PACKAGES = ["torch==2.15.0", "lightning==2.6.6", "transformers==5.24.0", "accelerate==1.15.0",
             "keras==3.15.1", "tensorboardX==2.6.5", "numpy", "Pillow", "soundfile",
             "setuptools>=61", "wheel"]
-# The loggers Signalbox's adapters are measured against, in the same training loops.
-PEERS = ["wandb==0.31.0", "mlflow-skinny==3.17.2", "aim==3.29.1"]
+# The loggers Signalbox's adapters are measured against, in the same training loops (Aim reads
+# the installed packages with pkg_resources, which setuptools 81 dropped).
+PEERS = ["wandb==0.31.0", "mlflow-skinny==3.17.2", "aim==3.29.1", "setuptools==80.10.2"]
 
 
 def ensure(build_dir, peers=False):

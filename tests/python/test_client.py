@@ -703,10 +703,11 @@ signalbox.finish()
         for step in range(40):
             run.log({"loss": 1000.0 + step}, step=step)
         run.finish()
-        with contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.redirect_stderr(io.StringIO()) as err:
             child = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0,
                                   resume="fork", resume_step=29, config={"lr": 0.01})
         self.assertEqual(child.name, parent + "-2")
+        self.assertIn("forking run %r into a new run %r" % (parent, child.name), err.getvalue())
         child.log({"loss": 3000.0 + 30})  # the step after the fork's
         child.log({"loss": 3000.0 + 31})
         child.finish()

@@ -246,6 +246,8 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     auto *restore = record->findChild<QPushButton *>(
         u"restoreRewind%1"_s.arg(curves->runsModel()->rewinds(u"alpha"_s).front().id));
     QVERIFY(restore);
+    record->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +
+                        u"/screenshots/run-record-restart.png"_s);
     restore->click();
     QTRY_COMPARE(curves->runsModel()->pointCount(u"alpha"_s, u"loss"_s), 4);
     QVERIFY(curves->runsModel()->rewinds(u"alpha"_s).empty());

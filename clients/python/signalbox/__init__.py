@@ -700,7 +700,8 @@ class Run:
         if self._resume:
             resume = "allow" if self._resume["mode"] == "rewind" else "never"
             run = run if fork_from else self._resume.get("from", run)
-        self.name = self._choose_name(run, resume)
+        self.name = self._choose_name(run, resume, forking=bool(self._resume and "from" in
+                                                                  self._resume))
         if self._resume and self.name == self._resume.get("from"):  # no collector said: a name
             self.name = "%s-%s" % (self.name, time.strftime("%Y%m%d-%H%M%S"))
             self._warn("renamed", "forking run %r into a new run %r" % (run, self.name))
@@ -801,7 +802,7 @@ class Run:
             raise ValueError("fork_from= goes with resume='fork'")
         return request
 
-    def _choose_name(self, run, resume):
+    def _choose_name(self, run, resume, forking=False):
         launched = not run and os.environ.get("SIGNALBOX_RUN")
         name = run or launched or "%s-%s" % (
             os.path.splitext(os.path.basename(sys.argv[0] or "python"))[0] or "run",
@@ -828,7 +829,9 @@ class Run:
         while chosen in taken:
             number += 1
             chosen = "%s-%d" % (name, number)
-        if chosen != name:
+        if chosen != name and forking:
+            self._warn("renamed", "forking run %r into a new run %r" % (name, chosen))
+        elif chosen != name:
             self._warn("renamed", "the collector already has a run %r: logging to a new run %r "
                        "(init(resume=True) continues a run)" % (name, chosen))
         return chosen

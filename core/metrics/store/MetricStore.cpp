@@ -26,6 +26,17 @@ namespace {
 constexpr qint64 kCompactJournalAt = 8 << 20;
 } // namespace
 
+QString MetricStore::nameProblem(const QString &what, const QString &name) {
+    if (name.isEmpty())
+        return u"%1 needs a name"_s.arg(what);
+    if (name.size() > kLongestName)
+        return u"%1's name is %2 characters, more than %3 (it names the run in every request "
+               "for its curves)"_s.arg(what)
+                   .arg(name.size())
+                   .arg(kLongestName);
+    return {};
+}
+
 MetricStore::MetricStore(const QString &directory)
     : m_directory(directory) {
 }
@@ -414,8 +425,8 @@ Result<Rewind> MetricStore::planRewind(const QString &run, const Resume &resume,
 Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
                                  const RunInfo *info, const QString &batch, Batch kind,
                                  const Resume *resume) {
-    if (run.isEmpty())
-        return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
+    if (const QString problem = nameProblem(u"a run"_s, run); !problem.isEmpty())
+        return fail(problem, ErrorCode::InvalidInput);
     const QString key = batch.isEmpty() ? QString() : BatchLedger::key(run, batch, kind);
     const bool known = !key.isEmpty() && m_batches.contains(key);
     if (known && kind == Batch::Whole)
@@ -431,10 +442,10 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     for (const SeriesPoints &points : series) {
         if (points.points.empty())
             continue;
-        if (points.metric.isEmpty() || seen.contains(points.metric))
-            return fail(points.metric.isEmpty()
-                            ? u"a metric needs a name"_s
-                            : u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
+        if (const QString problem = nameProblem(u"a metric"_s, points.metric); !problem.isEmpty())
+            return fail(problem, ErrorCode::InvalidInput);
+        if (seen.contains(points.metric))
+            return fail(u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
                         ErrorCode::InvalidInput);
         seen.insert(points.metric);
     }
@@ -442,10 +453,13 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     // A fork's part sent again (metric lines) finds its run made: the copy is not made twice.
     const bool forked = forking && known;
     if (forking && !forked) {
-        if (resume->from == run || !m_runs.contains(resume->from))
-            return fail(u"run \"%1\" cannot be forked from \"%2\": no such other run"_s.arg(
-                            run, resume->from),
+        if (resume->from == run)
+            return fail(u"a fork starts a new run: \"%1\" cannot be forked from itself"_s.arg(run),
                         ErrorCode::InvalidInput);
+        if (!m_runs.contains(resume->from))
+            return fail(
+                u"no run \"%1\" to fork \"%2\" from"_s.arg(resume->from.left(kLongestName), run),
+                ErrorCode::InvalidInput);
         if (!m_series.ofRun(run).isEmpty() || m_samples.tagCount(run) > 0)
             return fail(u"run \"%1\" holds points already: a fork starts a new run"_s.arg(run),
                         ErrorCode::InvalidInput);
@@ -883,8 +897,12 @@ RunInfo MetricStore::mergedRun(const QString &run, const RunInfo *info,
 }
 
 Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<Sample> &samples) {
-    if (run.isEmpty())
-        return fail(u"a run needs a name"_s, ErrorCode::InvalidInput);
+    if (const QString problem = nameProblem(u"a run"_s, run); !problem.isEmpty())
+        return fail(problem, ErrorCode::InvalidInput);
+    for (const Sample &sample : samples) {
+        if (const QString problem = nameProblem(u"a tag"_s, sample.tag); !problem.isEmpty())
+            return fail(problem, ErrorCode::InvalidInput);
+    }
     if (samples.empty())
         return 0;
     QByteArray journal;
