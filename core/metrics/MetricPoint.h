@@ -22,6 +22,9 @@ inline constexpr double kMaxCoordinate = 9007199254740992.0; // 2^53
 inline bool validCoordinate(double x) {
     return x >= -kMaxCoordinate && x <= kMaxCoordinate; // false for NaN
 }
+// The longest name of a new run, metric or tag, in UTF-16 units: a chart's request names each.
+inline constexpr qsizetype kLongestName = 1024;
+
 // Why a point cannot be stored ("step -1e+308 is outside +-2^53"), or an empty string.
 QString pointProblem(const MetricPoint &point);
 

@@ -131,12 +131,14 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
         struct Segment {
             std::optional<double> restart;
             qint64 start = 0; // the file's offset of its first record
+            FileState before; // the file's state there
             std::vector<SeriesPoints> series;
             std::vector<Sample> samples;
             QHash<QByteArray, std::size_t> seriesOfTag;
         };
         std::vector<Segment> segments(1);
         segments.front().start = state.offset;
+        segments.front().before = state;
         FileState next = state;
         const RecordScan scan = scanRecords(*bytes, [&](QByteArrayView record) {
             ++next.records;
@@ -153,9 +155,22 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
                 restarted.restart = double(event.step);
                 restarted.start =
                     state.offset + (record.data() - bytes->constData()) - kTfRecordHeaderSize;
+                restarted.before = next; // what was read before its record, which is read again
+                restarted.before.offset = restarted.start;
+                --restarted.before.records;
             }
-            auto &[restart, start, series, samples, seriesOfTag] = segments.back();
+            auto &[restart, start, before, series, samples, seriesOfTag] = segments.back();
             for (const TfEvent::Value &value : event.values) {
+                // A name no chart could ask for is refused here, said, and the file goes on.
+                if (value.tag.size() > kLongestName &&
+                    QString::fromUtf8(value.tag).size() > kLongestName) {
+                    ++next.refused;
+                    next.lastRefusal = u"a tag of %1 characters at step %2: longer than %3"_s
+                                           .arg(QString::fromUtf8(value.tag).size())
+                                           .arg(event.step)
+                                           .arg(kLongestName);
+                    continue;
+                }
                 const QByteArray tag = QByteArray::fromRawData(value.tag.data(), value.tag.size());
                 const auto known = tagKinds.constFind(tag);
                 bool remember = false;
@@ -210,10 +225,8 @@ Status LogdirFollower::follow(LogdirSource &source, const LogdirSource::File &fi
             // What failed is read again from the start of its segment: what came before it is
             // told once.
             auto failed = [&](Status status) {
-                if (segment.start > state.offset) {
-                    *budget -= segment.start - state.offset;
-                    state.offset = segment.start;
-                }
+                *budget -= segment.start - state.offset;
+                state = segment.before;
                 return status;
             };
             if (segment.restart) {

@@ -511,6 +511,15 @@ void TestTfEvents::aRestartedWriterPurgesLaterSteps() {
                                    u"train/loss x3 from 5"_s}));
     QCOMPARE(keys.size(), 2);
     QCOMPARE(keys[0], keys[1]);
+    // Its counts are those of a read that never failed: nothing counted twice.
+    sb::LogdirFollower clean;
+    QVERIFY(clean.poll(
+        source, [](const QString &, std::vector<sb::SeriesPoints> &&) { return sb::success(); }));
+    for (auto it = clean.files().begin(); it != clean.files().end(); ++it) {
+        QCOMPARE(follower.files()[it.key()].records, it->records);
+        QCOMPARE(follower.files()[it.key()].points, it->points);
+        QCOMPARE(follower.files()[it.key()].offset, it->offset);
+    }
 
     // A collector watching it drops what the first writer logged from step 5 on, as
     // TensorBoard does.

@@ -804,6 +804,36 @@ signalbox.finish()
                          [(s, 1000.0 + s) for s in range(6)] + [(6, 2006.0), (7, 2007.0)])
         self.assertEqual(self.collector.run_info(name)["rewinds"][0]["inclusive"], True)
 
+    def test_samples_and_the_record_wait_for_the_resume(self):
+        parent = unique("pictured")
+        run = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0)
+        for step in range(10):
+            run.log({"loss": 1000.0 + step, "picture": signalbox.Image(png_bytes(2, 2))},
+                    step=step)
+        run.finish()
+        # A fork whose first log is a picture, with its code and environment recorded: none of
+        # them may reach the collector before the fork (which a run with samples refuses).
+        child = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0,
+                              resume="fork", resume_step=4, record_code=True)
+        child.log({"picture": signalbox.Image(png_bytes(3, 3))}, step=5)
+        child.log({"loss": 2005.0}, step=5)
+        child.finish()
+        self.assertEqual(self.points(child.name, "loss"),
+                         [(s, 1000.0 + s) for s in range(5)] + [(5, 2005.0)])
+        _, pictures = self.samples(child.name, "picture")
+        self.assertEqual([(p["step"], p["width"]) for p in pictures],
+                         [(s, 2) for s in range(5)] + [(5, 3)])
+        _, packages = self.samples(child.name, "environment/packages")
+        self.assertEqual(len(packages), 1)
+        # A rewind without a step, whose first log is a picture: the picture is the restart's.
+        again = signalbox.Run(run=parent, collector=self.collector.url, heartbeat=0,
+                              resume="rewind")
+        again.log({"picture": signalbox.Image(png_bytes(5, 5))}, step=7)
+        again.finish()
+        _, pictures = self.samples(parent, "picture")
+        self.assertEqual([(p["step"], p["width"]) for p in pictures],
+                         [(s, 2) for s in range(7)] + [(7, 5)])
+
     def test_a_summary_writers_purge_step_drops_steps_from_it_on(self):
         from signalbox.tensorboard import SummaryWriter
         name = unique("purged")

@@ -732,6 +732,7 @@ class Run:
         self._sample_bytes = 0  # queued and waiting for another try
         self._max_sample_bytes = max_sample_bytes
         self._samples_retry = []  # encoded pushes the collector failed: (body, items)
+        self._record_texts = None  # the record's texts, sent by the sender (after any resume)
         self._forked = False  # a copy of a parent's run in a forked child: it sends nothing
         self.dropped = 0  # values dropped by log(): a full queue, after finish(), after fork
         self.refused = 0  # values the collector refused for their content
@@ -1075,10 +1076,11 @@ class Run:
         texts = [(tag, text.encode("utf-8", "replace")) for tag, text in
                  (("code/diff", diff), ("environment/packages", packages)) if text]
         if texts:
-            pending = [({"tag": tag, "kind": "text", "step": 0, "time": time.time(), "index": 0,
-                         "bytes": len(data)}, data) for tag, data in texts]
-            self._request("POST", "/api/v1/push/samples", _samples_body(self.name, pending),
-                          "application/x-signalbox-samples", time.monotonic() + self._timeout)
+            with self._lock:
+                self._record_texts = [({"tag": tag, "kind": "text", "step": 0, "time": time.time(),
+                                        "index": 0, "bytes": len(data)}, data)
+                                      for tag, data in texts]
+            self._wake.set()
 
     def _beat(self):
         """Tells the collector the run is alive: a push naming only the run. A collector that
@@ -1099,6 +1101,9 @@ class Run:
             # Each batch once, under the id it may have been stored with (forwarded lines of a
             # batch that landed after all are then skipped, not stored twice).
             held = list(self._retry)
+            if self._resume is not None and self._resume["step"] is not None and all(
+                    batch_id != self._resume_batch for batch_id, _ in held):
+                held.insert(0, (self._resume_batch or self._batch_prefix + "-r", []))
             if self._sending and all(self._sending is not blocks for _, blocks in held):
                 held.append((self._sending_id, self._sending))
             held.append((None, self._taken))
@@ -1126,16 +1131,19 @@ class Run:
         with self._lock:  # what log() gathered since the last flush, taken whole, and the info
             self._taken, self._blocks, self._tail, self._rows = self._blocks, [], None, 0
             info, self._pending_info = self._pending_info, None
-        while self._taken or info:
+        tried = False  # the resume, once a flush: printed and not forwarded, it waits
+        while self._taken or info or (self._unsaid_resume() and not tried):
             # A resume goes first and alone: no point lands before it, none is lost with it.
-            alone = (self._resume is not None and self._resume["step"] is not None
-                     and self._resume_batch is None)
+            alone = self._unsaid_resume() and not tried
+            tried = tried or alone
             blocks, self._taken = _split(self._taken,
                                          0 if alone else _rows_within(self._taken, BATCH_VALUES))
             self._sending = blocks  # until settled: printed if sending it fails unexpectedly
             self._batches += 1
             batch_id = self._sending_id = "%s-%d" % (self._batch_prefix, self._batches)
-            if self._retry or (time.time() < self._down_until and not final):
+            if not alone and self._unsaid_resume():  # it went out as a line: points follow it
+                outcome = "print"
+            elif self._retry or (time.time() < self._down_until and not final):
                 outcome = "retry" if self._backoff or self._retry else "print"
             else:
                 outcome = self._send(batch_id, blocks, info)
@@ -1149,7 +1157,15 @@ class Run:
 
     def _flush_samples(self, final):
         """Sends samples: those that failed before first, then what log() took since, encoded
-        here, a push of at most SAMPLES_BODY bytes at a time."""
+        here, a push of at most SAMPLES_BODY bytes at a time. None while a resume is not said
+        yet: the collector would take them for the run's earlier life (or refuse a fork)."""
+        if self._resume is not None and not final:
+            return
+        with self._lock:
+            texts, self._record_texts = self._record_texts, None
+        if texts and not self._printing:  # the record's: not counted, lost if not taken
+            self._request("POST", "/api/v1/push/samples", _samples_body(self.name, texts),
+                          "application/x-signalbox-samples", time.monotonic() + self._timeout)
         while self._samples_retry and (final or time.time() >= self._down_until):
             with self._lock:  # off the list while it is sent: a split half may add to it
                 pending = self._samples_retry.pop(0)
@@ -1259,25 +1275,28 @@ class Run:
             if self._line_run:
                 line["run"] = self._line_run
             print(PREFIX + json.dumps(line, separators=(",", ":")), file=self._out, flush=False)
-            self._resume = None
-            # A push could reach the collector before the line does, and be rewound by it.
-            self._printing = True
-            self._warn("printing", "run %r's restart went out as a metric line: its points do "
-                       "too from now on (the job's output carries them)" % self.name)
+            if os.environ.get("SIGNALBOX_RUN"):  # Signalbox forwards the job's output
+                self._resume = None
+                # A push could reach the collector before the line does, and be rewound by it.
+                self._printing = True
+                self._warn("printing", "run %r's restart went out as a metric line: its points "
+                           "do too from now on (the job's output carries them)" % self.name)
+            else:  # nobody forwards it: the next push says it again, before any point
+                self._resume_batch = None
         for step, wall, metrics in _records(blocks):
             print(_line(metrics, step, wall, batch_id, self._line_run), file=self._out,
                   flush=False)
             self.printed += len(metrics)
         self._out.flush()
 
-    def _columns(self, batch_id, blocks, info):
+    def _columns(self, batch_id, blocks, info, resume=False):
         """The batch as a columnar push (the collector's /api/v1/push/columns, version 1)."""
         header = {"run": self.name, "batch": batch_id,
                   "groups": [{"rows": len(b[1]), "metrics": list(b[0]), "time": True}
                              for b in blocks]}
         if info:
             header["info"] = info
-        if self._resumes(batch_id):
+        if resume:
             header["resume"] = self._resume
         text = json.dumps(header, separators=(",", ":"), default=str).encode()
         parts = [b"SBC1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8)]
@@ -1289,7 +1308,7 @@ class Run:
                 parts.append(column)
         return b"".join(parts)
 
-    def _json(self, batch_id, blocks, info):
+    def _json(self, batch_id, blocks, info, resume=False):
         """The batch as a JSON push, for a collector older than columnar pushes."""
         series = {}
         for keys, steps, walls, columns in blocks:
@@ -1301,9 +1320,14 @@ class Run:
         body = {"run": self.name, "batch": batch_id, "series": series}
         if info:
             body["info"] = info
-        if self._resumes(batch_id):
+        if resume:
             body["resume"] = self._resume
         return json.dumps(body, separators=(",", ":"), default=str).encode()
+
+    def _unsaid_resume(self):
+        """Whether a resume whose step is known waits for its batch."""
+        resume = self._resume
+        return resume is not None and resume["step"] is not None and self._resume_batch is None
 
     def _resumes(self, batch_id):
         """Whether this batch says the run resumed: the first one sent, and only it (its retries
@@ -1319,11 +1343,12 @@ class Run:
     def _send(self, batch_id, blocks, info):
         """'acked', 'retry' (the collector failed: send again later), or 'print' (no collector
         answers). A batch refused for its content is split, and only bad records dropped."""
-        if self._printing:
+        if self._printing and blocks:
             return "print"
-        status, detail = self._post(batch_id, blocks, info)
+        carries = self._resumes(batch_id)  # decided once: log() may set its step meanwhile
+        status, detail = self._post(batch_id, blocks, info, carries)
         if 200 <= status < 300:
-            if self._resumes(batch_id):
+            if carries:
                 self._resume = None  # said: the run resumed
             self._down_until, self._backoff = 0.0, 0.0
             self.acknowledged += _values(blocks)
@@ -1332,7 +1357,7 @@ class Run:
             return "acked"
         if status in (400, 413):
             rows = _rows(blocks)
-            if not blocks and self._resumes(batch_id):
+            if not blocks and carries:
                 if info:  # which was refused: the resume alone first, then the info alone
                     self._settle(batch_id + "r", [], self._send(batch_id + "r", [], None))
                     return self._send(batch_id + "i", [], info)
@@ -1365,17 +1390,17 @@ class Run:
                    "backoff" % (self.collector, detail or status))
         return "retry"
 
-    def _post(self, batch_id, blocks, info):
+    def _post(self, batch_id, blocks, info, resume=False):
         """(HTTP status, error text); status 0 when nothing answered, -1 on a timeout."""
         deadline = time.monotonic() + self._timeout
         if self._columnar:
             status, detail = self._request("POST", "/api/v1/push/columns",
-                                           self._columns(batch_id, blocks, info),
+                                           self._columns(batch_id, blocks, info, resume),
                                            "application/x-signalbox-columns", deadline)
             if status != 404:
                 return status, detail
             self._columnar = False  # a collector from before columnar pushes: JSON from now on
-        return self._request("POST", "/api/v1/push", self._json(batch_id, blocks, info),
+        return self._request("POST", "/api/v1/push", self._json(batch_id, blocks, info, resume),
                              "application/json", deadline)
 
     def _request(self, method, path, data, content_type, deadline, limit=1 << 20):

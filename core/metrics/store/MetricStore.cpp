@@ -26,10 +26,10 @@ namespace {
 constexpr qint64 kCompactJournalAt = 8 << 20;
 } // namespace
 
-QString MetricStore::nameProblem(const QString &what, const QString &name) {
+QString MetricStore::newNameProblem(const QString &what, const QString &name, bool known) {
     if (name.isEmpty())
         return u"%1 needs a name"_s.arg(what);
-    if (name.size() > kLongestName)
+    if (name.size() > kLongestName && !known) // one stored before the bound keeps taking points
         return u"%1's name is %2 characters, more than %3 (it names the run in every request "
                "for its curves)"_s.arg(what)
                    .arg(name.size())
@@ -425,7 +425,8 @@ Result<Rewind> MetricStore::planRewind(const QString &run, const Resume &resume,
 Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoints> &series,
                                  const RunInfo *info, const QString &batch, Batch kind,
                                  const Resume *resume) {
-    if (const QString problem = nameProblem(u"a run"_s, run); !problem.isEmpty())
+    if (const QString problem = newNameProblem(u"a run"_s, run, m_runs.contains(run));
+        !problem.isEmpty())
         return fail(problem, ErrorCode::InvalidInput);
     const QString key = batch.isEmpty() ? QString() : BatchLedger::key(run, batch, kind);
     const bool known = !key.isEmpty() && m_batches.contains(key);
@@ -442,7 +443,9 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     for (const SeriesPoints &points : series) {
         if (points.points.empty())
             continue;
-        if (const QString problem = nameProblem(u"a metric"_s, points.metric); !problem.isEmpty())
+        if (const QString problem = newNameProblem(u"a metric"_s, points.metric,
+                                                   m_series.find(run, points.metric) != nullptr);
+            !problem.isEmpty())
             return fail(problem, ErrorCode::InvalidInput);
         if (seen.contains(points.metric))
             return fail(u"metric \"%1\" appears twice in one batch"_s.arg(points.metric),
@@ -897,10 +900,13 @@ RunInfo MetricStore::mergedRun(const QString &run, const RunInfo *info,
 }
 
 Result<qint64> MetricStore::appendSamples(const QString &run, const std::vector<Sample> &samples) {
-    if (const QString problem = nameProblem(u"a run"_s, run); !problem.isEmpty())
+    if (const QString problem = newNameProblem(u"a run"_s, run, m_runs.contains(run));
+        !problem.isEmpty())
         return fail(problem, ErrorCode::InvalidInput);
     for (const Sample &sample : samples) {
-        if (const QString problem = nameProblem(u"a tag"_s, sample.tag); !problem.isEmpty())
+        if (const QString problem =
+                newNameProblem(u"a tag"_s, sample.tag, m_samples.find(run, sample.tag) != nullptr);
+            !problem.isEmpty())
             return fail(problem, ErrorCode::InvalidInput);
     }
     if (samples.empty())

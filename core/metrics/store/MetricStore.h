@@ -85,10 +85,11 @@ public:
         std::optional<std::pair<double, double>> range;
     };
 
-    // Run, metric and tag names: longer ones are refused (a chart's request names each).
-    static constexpr qsizetype kLongestName = 1024; // characters
+    // New run, metric and tag names: longer ones are refused (a chart's request names each).
+    static constexpr qsizetype kLongestName = sb::kLongestName;
     // Why `name` (of `what`: "a run", "a metric", "a tag") cannot be stored; empty when it can.
-    static QString nameProblem(const QString &what, const QString &name);
+    // `known`: the store holds it already.
+    static QString newNameProblem(const QString &what, const QString &name, bool known = false);
 
     static Result<std::unique_ptr<MetricStore>> open(const QString &directory);
     ~MetricStore();

@@ -39,7 +39,8 @@ class SignalboxCallback(keras.callbacks.Callback):
         if optimizer is not None and hasattr(optimizer, "get_config"):
             config["optimizer"] = optimizer.get_config()
         try:  # the steps before this fit: a model loaded from a checkpoint keeps them
-            self._batches = int(keras.ops.convert_to_numpy(optimizer.iterations))
+            iterations = int(keras.ops.convert_to_numpy(optimizer.iterations))
+            self._batches = max(self._batches, iterations)  # a fit again: a new optimizer's 0
         except Exception:  # noqa: BLE001 - not built yet, or no optimizer: a fresh start
             pass
         self.run.update_config(config)
