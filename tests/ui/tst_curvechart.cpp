@@ -61,8 +61,14 @@ void TestCurveChart::wheelZoomSurvivesLiveUpdates() {
     chart.setCurves({{u"a"_s, Qt::red, line(1000, 1), {}}});
     QSignalSpy viewport(&chart, &sb::CurveChart::viewportChanged);
     const QPointF center = chart.chart()->plotArea().center();
+    // The plain wheel is the page's, to scroll: the chart leaves it alone.
+    QWheelEvent scroll(center, chart.mapToGlobal(center), QPoint(), QPoint(0, 120), Qt::NoButton,
+                       Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(chart.viewport(), &scroll);
+    QVERIFY(!scroll.isAccepted());
+    QVERIFY(!chart.xRange());
     QWheelEvent wheel(center, chart.mapToGlobal(center), QPoint(), QPoint(0, 120), Qt::NoButton,
-                      Qt::NoModifier, Qt::NoScrollPhase, false);
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(chart.viewport(), &wheel);
     QVERIFY(chart.xRange());
     QVERIFY(!viewport.isEmpty());

@@ -457,6 +457,11 @@ int CurveChart::plotWidth() const {
 }
 
 void CurveChart::wheelEvent(QWheelEvent *event) {
+    // The wheel scrolls the page of charts; Ctrl+wheel zooms the one under the pointer.
+    if (!(event->modifiers() & Qt::ControlModifier)) {
+        event->ignore();
+        return;
+    }
     const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
     const double lo = m_xLo;
     const double hi = m_xHi;
