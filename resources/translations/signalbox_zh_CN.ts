@@ -273,6 +273,10 @@
         <source>Could not write %1</source>
         <translation>无法写入 %1</translation>
     </message>
+    <message>
+        <source>Nothing to draw: every value here is NaN or infinite</source>
+        <translation>无可绘制：此处每个值都是 NaN 或无穷大</translation>
+    </message>
 </context>
 <context>
     <name>sb::CurvesView</name>

@@ -27,6 +27,7 @@ class TestCurveChart final : public QObject {
 private Q_SLOTS:
     void fitsAndReplacesSeries();
     void wheelZoomSurvivesLiveUpdates();
+    void aChartOfNaNSaysSo();
     void rubberBandZoomAndRightClickReset();
     void logYDropsNonPositivePoints();
     void wallClockAxis();
@@ -51,6 +52,23 @@ void TestCurveChart::fitsAndReplacesSeries() {
     QCOMPARE(chart.drawnLines(), 1);
     QCOMPARE(chart.drawnPoints(), 10);
     QVERIFY(chart.plotWidth() > 300);
+}
+
+void TestCurveChart::aChartOfNaNSaysSo() {
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QList<QPointF> diverged;
+    for (int i = 0; i < 10; ++i)
+        diverged << QPointF(i, i % 2 ? qQNaN() : qInf());
+    chart.setCurves({{u"a"_s, Qt::red, diverged, {}}});
+    QVERIFY(chart.noteText().contains(u"NaN"_s));
+    diverged[3].setY(0.5); // one number: drawn, nothing to say
+    chart.setCurves({{u"a"_s, Qt::red, diverged, {}}});
+    QVERIFY(chart.noteText().isEmpty());
+    chart.setCurves({});
+    QVERIFY(chart.noteText().isEmpty()); // no points at all: nothing to say either
 }
 
 void TestCurveChart::wheelZoomSurvivesLiveUpdates() {

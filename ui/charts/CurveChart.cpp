@@ -10,6 +10,7 @@
 #include <QFontMetrics>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QImage>
 #include <QLogValueAxis>
@@ -86,7 +87,10 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     c->setBackgroundRoundness(0);
     rebuildXAxis();
     rebuildYAxis();
-    connect(c, &QChart::plotAreaChanged, this, [this] { remapCurves(); });
+    connect(c, &QChart::plotAreaChanged, this, [this] {
+        remapCurves();
+        placeNote();
+    });
     setRubberBand(QChartView::NoRubberBand); // ours: QtCharts' own moves axes behind our back
     setMouseTracking(true);
     setMinimumHeight(220);
@@ -101,6 +105,10 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     m_crosshair = new QGraphicsLineItem(c);
     m_crosshair->setZValue(8);
     m_crosshair->hide();
+    m_note = new QGraphicsSimpleTextItem(c);
+    m_note->setZValue(7);
+    m_note->setBrush(palette().text());
+    m_note->hide();
 
     // The chart's own options, in a menu at its top right corner.
     m_options = new QMenu(this);
@@ -160,6 +168,29 @@ void CurveChart::setCurves(const QList<Curve> &curves) {
     m_curves = curves;
     m_layer->setCurves(&m_curves, m_logY);
     fitAxes();
+    // Points, and none of them a number to draw: said, rather than an empty chart.
+    bool points = false;
+    bool finite = false;
+    for (const Curve &curve : m_curves) {
+        for (const QPointF &point : curve.points) {
+            points = true;
+            finite = finite || std::isfinite(point.y());
+        }
+    }
+    m_note->setText(points && !finite ? tr("Nothing to draw: every value here is NaN or infinite")
+                                      : QString());
+    placeNote();
+}
+
+QString CurveChart::noteText() const {
+    return m_note->isVisible() ? m_note->text() : QString();
+}
+
+void CurveChart::placeNote() {
+    m_note->setVisible(!m_note->text().isEmpty());
+    const QRectF plot = chart()->plotArea();
+    const QRectF text = m_note->boundingRect();
+    m_note->setPos(plot.center() - QPointF(text.width() / 2, text.height() / 2));
 }
 
 int CurveChart::drawnLines() const {
@@ -341,6 +372,8 @@ void CurveChart::applyPalette() {
     c->setBackgroundPen(Qt::NoPen);
     c->setTitleBrush(p.text());
     setBackgroundBrush(p.window());
+    if (m_note)
+        m_note->setBrush(p.text());
     for (QAbstractAxis *axis : {m_xAxis, m_yAxis}) {
         if (!axis)
             continue;

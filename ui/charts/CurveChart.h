@@ -14,6 +14,7 @@ class QValueAxis;
 class QGraphicsRectItem;
 class QGraphicsLineItem;
 class QGraphicsTextItem;
+class QGraphicsSimpleTextItem;
 class QMenu;
 class QRubberBand;
 class QToolButton;
@@ -84,6 +85,8 @@ public:
     QString hoveredRun() const { return m_hovered; }
     // What the readout says now, as text.
     QString readoutText() const;
+    // What the chart says in place of curves it cannot draw (every value NaN); empty: none.
+    QString noteText() const;
     // The chart as a file for a paper or a slide: SVG (vector) or PNG by the name's ending, laid
     // out anew at `size` pixels (PNG at twice that resolution), as it is shown (zoom, log y,
     // theme) with a legend of its curves in the plot's corner.
@@ -122,6 +125,7 @@ private:
     void setYRange(double lo, double hi); // through setAxisRange on a linear axis
     void showReadout(const QPointF &position);
     void hideReadout();
+    void placeNote(); // centred on the plot, shown when it has something to say
     // A legend of the curves in the plot's top right corner (for exported images).
     void paintLegend(QPainter *painter) const;
     void setHovered(const QString &run);
@@ -142,8 +146,9 @@ private:
     std::optional<QPoint> m_zoomFrom;
     QRubberBand *m_zoomBand;
     QGraphicsTextItem *m_readout;
-    QGraphicsRectItem *m_readoutBox; // keeps the readout legible over the curves
-    QGraphicsLineItem *m_crosshair;  // the cursor's x, across the plot
+    QGraphicsRectItem *m_readoutBox;           // keeps the readout legible over the curves
+    QGraphicsLineItem *m_crosshair;            // the cursor's x, across the plot
+    QGraphicsSimpleTextItem *m_note = nullptr; // in place of curves with nothing to draw
     QString m_hovered;
     bool m_fullWidth = false;
     bool m_pinned = false;
