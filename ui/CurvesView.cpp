@@ -370,7 +370,14 @@ void CurvesView::showFetched(const QString &metric) {
     QList<Curve> curves;
     for (const QString &run : drawn.alone) {
         if (const FetchedCurve *fetched = m_feed->curve(metric, run))
-            curves.append({run, runColor(run), fetched->points, fetched->raw, {}, {}, {}});
+            curves.append({run,
+                           runColor(run),
+                           fetched->points,
+                           fetched->raw,
+                           {},
+                           {},
+                           {},
+                           fetched->nonFinite});
     }
     // Groups drawn still (the grouping may have changed since they were fetched).
     for (const FetchedGroup &group : m_feed->groups(metric)) {

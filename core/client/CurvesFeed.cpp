@@ -31,8 +31,10 @@ QList<FetchedCurve> curvesFrom(const SeriesReplies &reply) {
     QList<FetchedCurve> curves;
     for (const SeriesReply &series : reply.series) {
         if (series.error.isEmpty()) // else this run does not log this metric
-            curves.append(
-                {series.run, pointsFrom(series.x, series.y), pointsFrom(series.rawX, series.rawY)});
+            curves.append({series.run, pointsFrom(series.x, series.y),
+                           pointsFrom(series.rawX, series.rawY),
+                           std::count_if(series.y.cbegin(), series.y.cend(),
+                                         [](double y) { return !std::isfinite(y); })});
     }
     return curves;
 }

@@ -18,6 +18,7 @@ struct FetchedCurve {
     QString run;
     QList<QPointF> points;
     QList<QPointF> raw;
+    qsizetype nonFinite = 0; // values left out of `points`: NaN or infinite
 };
 
 // One group's centre line and band, and its runs that log the metric.

@@ -69,6 +69,9 @@ void TestCurveChart::aChartOfNaNSaysSo() {
     QVERIFY(chart.noteText().isEmpty());
     chart.setCurves({});
     QVERIFY(chart.noteText().isEmpty()); // no points at all: nothing to say either
+    // As the feed hands them over: the NaN left out of the points, and counted.
+    chart.setCurves({{u"a"_s, Qt::red, {}, {}, {}, {}, {}, 10}});
+    QVERIFY(chart.noteText().contains(u"NaN"_s));
 }
 
 void TestCurveChart::wheelZoomSurvivesLiveUpdates() {

@@ -172,6 +172,7 @@ void CurveChart::setCurves(const QList<Curve> &curves) {
     bool points = false;
     bool finite = false;
     for (const Curve &curve : m_curves) {
+        points = points || curve.nonFinite > 0;
         for (const QPointF &point : curve.points) {
             points = true;
             finite = finite || std::isfinite(point.y());

@@ -32,7 +32,8 @@ struct Curve {
     QList<QPointF> rawPoints; // drawn faint behind; empty when there is no smoothing
     QList<QPointF> lower;     // a group's band, at the same x as its points; empty for a run
     QList<QPointF> upper;
-    QStringList members; // a group's runs; empty for a run
+    QStringList members;     // a group's runs; empty for a run
+    qsizetype nonFinite = 0; // values NaN or infinite, not among the points: none to draw
 };
 
 // One run's values where the cursor is, for the hover readout.
