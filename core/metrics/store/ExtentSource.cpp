@@ -13,11 +13,9 @@ using namespace Qt::StringLiterals;
 static_assert(sizeof(MetricPoint) == DataFiles::kPointBytes);
 
 void ExtentSource::read(qint64 first, qint64 count, MetricPoint *out) const {
-    // Shown index `first` is stored index `first` plus the hidden points before it.
-    qint64 at = first;
-    auto range = m_hidden.begin();
-    for (; range != m_hidden.end() && range->first <= at; ++range)
-        at += range->end - range->first;
+    std::size_t next = 0;
+    qint64 at = storedIndex(m_hidden, first, &next);
+    auto range = m_hidden.begin() + std::ptrdiff_t(next);
     while (count > 0) {
         const qint64 n = range == m_hidden.end() ? count : std::min(count, range->first - at);
         readStored(at, n, out);

@@ -395,14 +395,8 @@ Result<Rewind> MetricStore::planRewind(const QString &run, const Resume &resume,
             return kept.failure();
         if (*kept == series->shown())
             continue;
-        // Shown index `kept` as stored: past every hidden stretch that starts at or before it.
-        qint64 at = *kept;
-        for (const IndexRange &range : series->hidden) {
-            if (range.first > at)
-                break;
-            at += range.end - range.first;
-        }
-        rewind.series.emplace_back(series->id, IndexRange{at, series->count});
+        rewind.series.emplace_back(series->id,
+                                   IndexRange{storedIndex(series->hidden, *kept), series->count});
         rewind.points += series->shown() - *kept;
     }
     for (const SampleTag *tag : m_samples.ofRun(run)) {

@@ -32,6 +32,16 @@ qint64 rangesLength(const std::vector<IndexRange> &ranges) {
     return length;
 }
 
+qint64 storedIndex(const std::vector<IndexRange> &hidden, qint64 shown, std::size_t *next) {
+    qint64 at = shown;
+    std::size_t range = 0;
+    for (; range < hidden.size() && hidden[range].first <= at; ++range)
+        at += hidden[range].end - hidden[range].first;
+    if (next)
+        *next = range;
+    return at;
+}
+
 namespace {
 
 // Strings as a u32 length and UTF-8 (QDataStream's own form is UTF-16).

@@ -4,6 +4,7 @@
 #include <QHash>
 #include <QString>
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct IndexRange {
 // `ranges` sorted and merged: overlapping or touching stretches become one.
 std::vector<IndexRange> mergedRanges(std::vector<IndexRange> ranges);
 qint64 rangesLength(const std::vector<IndexRange> &ranges);
+// The stored index of the `shown`-th point shown, `hidden` (sorted, merged) left out: `shown`
+// plus the hidden points before it. `next`, when given: the first stretch after it.
+qint64 storedIndex(const std::vector<IndexRange> &hidden, qint64 shown,
+                   std::size_t *next = nullptr);
 
 // A run resumed from a checkpoint at `step` (Resume::Mode::Rewind): what it had logged after it
 // last stood at that step, per series and per tag of samples, hidden from every read until the
