@@ -4,6 +4,7 @@
 #include "config/Config.h"
 #include "jobs/Backends.h"
 #include "metrics/MetricLineParser.h"
+#include "metrics/RunQuery.h"
 #include "monitor/NvidiaSmiParser.h"
 #include "ssh/ShellQuote.h"
 #include "sweeps/SweepRegistry.h"
@@ -43,7 +44,11 @@ constexpr const char *kUsage =
     R"(Usage: signalbox-cli [--collector URL] [--token-file FILE] COMMAND ...
 
 Commands:
-  runs [FILTER]               list runs, their status and last values
+  runs [FILTER] [--where EXPR]
+                              list runs, their status and last values: those whose metadata
+                              mentions FILTER, and that pass EXPR, a query over their fields
+                              ('config.lr < 1e-3 and best(val/loss) < 0.5 and tags has
+                              "baseline"'; README, "Finding runs")
   metrics [RUN...]            list metric names (of these runs, or of all)
   series RUN METRIC [WIDTH]   print a downsampled series as JSON
   export RUN METRIC           print every point of a series as CSV
@@ -506,8 +511,9 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
     const QCommandLineOption fromStep(u"from"_s, {}, u"step"_s);
     const QCommandLineOption toStep(u"to"_s, {}, u"step"_s);
-    parser.addOptions(
-        {help, version, collectorUrl, token, tokenFile, config, seed, count, fromStep, toStep});
+    const QCommandLineOption where(u"where"_s, {}, u"expr"_s);
+    parser.addOptions({help, version, collectorUrl, token, tokenFile, config, seed, count, fromStep,
+                       toStep, where});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText(), kUsage);
     const QStringList args = parser.positionalArguments();
@@ -562,9 +568,14 @@ int main(int argc, char *argv[]) {
         printJson(QJsonDocument(health->toJson()));
         return 0;
     }
-    if (command == u"runs"_s) {
-        const auto runs = await<QList<sb::RunSummary>>(
-            [&](QObject *ctx, auto done) { client.runs(args.value(1), ctx, done); });
+    if (command == u"runs"_s && args.size() <= 2) {
+        // A query that cannot be read is said here, before asking the collector.
+        if (const auto query = sb::RunQuery::parse(parser.value(where));
+            parser.isSet(where) && !query)
+            return failWith(u"--where: %1\n  %2"_s.arg(query.error(), parser.value(where)));
+        const auto runs = await<QList<sb::RunSummary>>([&](QObject *ctx, auto done) {
+            client.runs({args.value(1), parser.value(where), 0, -1}, ctx, done);
+        });
         if (!runs)
             return failWith(runs.error());
         for (const sb::RunSummary &run : *runs) {

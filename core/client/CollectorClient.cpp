@@ -156,20 +156,17 @@ void CollectorClient::health(QObject *context, Callback<Health> done) {
         [](const QJsonDocument &json) { return Health::fromJson(json.object()); }, std::move(done));
 }
 
-void CollectorClient::runs(const QString &filter, QObject *context,
+void CollectorClient::runs(const RunsRequest &request, QObject *context,
                            Callback<QList<RunSummary>> done) {
-    runs(filter, 0, -1, context, std::move(done));
-}
-
-void CollectorClient::runs(const QString &filter, qsizetype offset, qsizetype limit,
-                           QObject *context, Callback<QList<RunSummary>> done) {
     QueryItems query;
-    if (!filter.isEmpty())
-        query.append({u"filter"_s, filter});
-    if (offset > 0)
-        query.append({u"offset"_s, QString::number(offset)});
-    if (limit >= 0)
-        query.append({u"limit"_s, QString::number(limit)});
+    if (!request.filter.isEmpty())
+        query.append({u"filter"_s, request.filter});
+    if (!request.where.isEmpty())
+        query.append({u"where"_s, request.where});
+    if (request.offset > 0)
+        query.append({u"offset"_s, QString::number(request.offset)});
+    if (request.limit >= 0)
+        query.append({u"limit"_s, QString::number(request.limit)});
     exchangeJson<QList<RunSummary>>(
         "GET", QString::fromLatin1(CollectorApi::kRuns), query, {}, {}, context,
         [](const QJsonDocument &json) { return runSummariesFromJson(json.array()); },

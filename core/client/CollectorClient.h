@@ -37,11 +37,16 @@ public:
     QUrl url() const { return m_base; }
 
     void health(QObject *context, Callback<Health> done);
-    // Runs whose metadata mentions `filter` (every run for an empty one).
-    void runs(const QString &filter, QObject *context, Callback<QList<RunSummary>> done);
-    // At most `limit` of them (in name order) after the first `offset`: a bounded answer.
-    void runs(const QString &filter, qsizetype offset, qsizetype limit, QObject *context,
-              Callback<QList<RunSummary>> done);
+    // Runs whose metadata mentions `filter` (every run for an empty one) and that pass `where`
+    // (a RunQuery; a bad one is refused, saying where it goes wrong), at most `limit` of them (in
+    // name order; all when negative) after the first `offset`.
+    struct RunsRequest {
+        QString filter;
+        QString where;
+        qsizetype offset = 0;
+        qsizetype limit = -1;
+    };
+    void runs(const RunsRequest &request, QObject *context, Callback<QList<RunSummary>> done);
     // The metric names of these runs (of every run, for none), sorted.
     void metrics(const QStringList &runs, QObject *context, Callback<QStringList> done);
     // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).

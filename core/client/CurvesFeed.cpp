@@ -87,31 +87,32 @@ void CurvesFeed::refresh() {
 }
 
 void CurvesFeed::listFrom(qsizetype offset) {
-    m_collector->runs({}, offset, kRunsAPage, this, [this, offset](Result<QList<RunSummary>> page) {
-        report(page.error());
-        if (!page) {
-            m_listing = false;
-            if (std::exchange(m_listAgain, false))
-                refresh();
-            return;
-        }
-        const qsizetype full = page->size();
-        const qsizetype namesBefore = m_listedNames.size();
-        // A run that came while the pages were read may be listed twice.
-        for (RunSummary &run : std::move(page).value()) {
-            if (m_listedNames.contains(run.info.name))
-                continue;
-            m_listedNames.insert(run.info.name);
-            m_pages.append(std::move(run));
-        }
-        // A page longer than asked, or one that adds nobody: the collector ignores the
-        // paging, and asking on would never end.
-        const bool more =
-            full == kRunsAPage && m_listedNames.size() > namesBefore && ++m_pagesRead < kMostPages;
-        if (more)
-            return listFrom(offset + kRunsAPage);
-        listed();
-    });
+    m_collector->runs(
+        {{}, {}, offset, kRunsAPage}, this, [this, offset](Result<QList<RunSummary>> page) {
+            report(page.error());
+            if (!page) {
+                m_listing = false;
+                if (std::exchange(m_listAgain, false))
+                    refresh();
+                return;
+            }
+            const qsizetype full = page->size();
+            const qsizetype namesBefore = m_listedNames.size();
+            // A run that came while the pages were read may be listed twice.
+            for (RunSummary &run : std::move(page).value()) {
+                if (m_listedNames.contains(run.info.name))
+                    continue;
+                m_listedNames.insert(run.info.name);
+                m_pages.append(std::move(run));
+            }
+            // A page longer than asked, or one that adds nobody: the collector ignores the
+            // paging, and asking on would never end.
+            const bool more = full == kRunsAPage && m_listedNames.size() > namesBefore &&
+                              ++m_pagesRead < kMostPages;
+            if (more)
+                return listFrom(offset + kRunsAPage);
+            listed();
+        });
 }
 
 void CurvesFeed::listed() {

@@ -740,12 +740,51 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
     return result;
 }
 
-QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit) {
+namespace {
+
+// A run of the store as a query reads it: its metadata, and its series' summaries, each read
+// when the query names it (its range summarized first where the query reads the range).
+class StoredRun final : public RunQuery::Run {
+public:
+    StoredRun(MetricStore *store, const QStringList &ranged)
+        : m_store(store)
+        , m_ranged(ranged) {}
+    void setInfo(const RunInfo *info) { m_info = info; }
+    const RunInfo &info() const override { return *m_info; }
+    std::optional<MetricSummary> metric(const QString &name) const override {
+        const auto series = m_store->seriesInfo(m_info->name, name, m_ranged.contains(name));
+        return series ? std::optional<MetricSummary>({series->count, series->last, series->range})
+                      : std::nullopt;
+    }
+
+private:
+    MetricStore *m_store;
+    QStringList m_ranged;
+    const RunInfo *m_info = nullptr;
+};
+
+} // namespace
+
+QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit,
+                                  const RunQuery *where) {
     if (limit == 0)
         return {};
     judgeSilentRuns(); // a listing never shows as running a run already past the threshold
     std::vector<const RunInfo *> listed;
+    StoredRun stored(m_store.get(), where ? where->rangedMetrics() : QStringList());
+    RunInfo heard; // a run with when it was last heard (a query over last_seen reads it)
+    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000;
     auto take = [&](const RunInfo &info) { // whether more are wanted
+        if (where) {
+            const auto heardAt = m_heard.constFind(info.name);
+            if (heardAt != m_heard.constEnd()) {
+                heard = info;
+                heard.lastSeen = std::max(info.lastSeen.value_or(*heardAt), *heardAt);
+            }
+            stored.setInfo(heardAt != m_heard.constEnd() ? &heard : &info);
+            if (!where->matches(stored, now))
+                return true;
+        }
         if (offset > 0) {
             --offset;
             return true;
@@ -773,7 +812,7 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
         if (!m_store->summarize(info->name, deadline))
             break;
     }
-    if (limit < 0 && filter.isEmpty())
+    if (limit < 0 && filter.isEmpty() && !where)
         m_store->summarize(deadline);
     QList<RunSummary> out;
     out.reserve(qsizetype(listed.size()));

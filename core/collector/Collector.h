@@ -2,6 +2,7 @@
 
 #include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
+#include "metrics/RunQuery.h"
 #include "metrics/store/MetricStore.h"
 #include "util/Result.h"
 
@@ -130,10 +131,12 @@ public:
     // its config; a config too large or deep is refused with ErrorCode::InvalidInput.
     Status ingestConfig(const QString &run, const QJsonObject &config);
 
-    // Runs whose metadata mentions `filter` (all for an empty one), with their metrics, in
-    // name order: `limit` of them (all when negative) after the first `offset`.
-    // Each metric's value range is there once its series was summarized (within a few calls).
-    QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1);
+    // Runs whose metadata mentions `filter` (all for an empty one) and that pass `where` (when
+    // given), with their metrics, in name order: `limit` of them (all when negative) after the
+    // first `offset`. Each metric's value range is there once its series was summarized (within
+    // a few calls); the series whose range `where` reads are summarized first.
+    QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1,
+                           const RunQuery *where = nullptr);
     // A TensorBoard writer's restart (SessionLog.START) at `step`: the run rewinds, inclusive,
     // once per `key` (LogdirFollower::RestartSink).
     Status ingestRestart(const QString &run, double step, const QString &key);

@@ -401,8 +401,18 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         bool limited = false;
         const qsizetype limit = query.value(u"limit"_s).toLongLong(&limited);
         const qsizetype offset = std::max<qsizetype>(0, query.value(u"offset"_s).toLongLong());
+        std::optional<RunQuery> where;
+        if (const QString text = query.value(u"where"_s); !text.isEmpty()) {
+            auto parsed = RunQuery::parse(text);
+            if (!parsed) {
+                respond(error(u"where: %1"_s.arg(parsed.error()), BadRequest));
+                return;
+            }
+            where = std::move(parsed).value();
+        }
         respond(json(toJson(m_collector->runs(query.value(u"filter"_s), offset,
-                                              limited ? std::max<qsizetype>(0, limit) : -1))));
+                                              limited ? std::max<qsizetype>(0, limit) : -1,
+                                              where ? &*where : nullptr))));
     } else if (path == CollectorApi::kMetrics && get) {
         const auto named = namedRuns(query);
         if (!named) {

@@ -3,6 +3,7 @@
 #include "MetricLineParser.h"
 
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QtEndian>
 
 #include <algorithm>
@@ -32,6 +33,24 @@ std::vector<double> numbers(const QJsonValue &json) {
 }
 
 } // namespace
+
+bool lowerIsBetter(QStringView metric) {
+    static const QRegularExpression lower(
+        u"loss|err|perplexity|ppl|mse|mae|rmse|nll|wer|cer|regret|distance|latency|time|"
+        "seconds|duration|cost|penalty|divergence|kl"_s,
+        QRegularExpression::CaseInsensitiveOption);
+    return lower.match(metric).hasMatch();
+}
+
+std::optional<double> MetricSummary::value(MetricStatistic statistic, QStringView metric) const {
+    if (statistic == MetricStatistic::Last)
+        return last.value;
+    if (!range) // unknown until the collector has read the series
+        return std::nullopt;
+    const bool smallest = statistic == MetricStatistic::Min ||
+                          (statistic == MetricStatistic::Best && lowerIsBetter(metric));
+    return smallest ? range->first : range->second;
+}
 
 QJsonObject RunSummary::toJson() const {
     QJsonObject json = info.toJson();

@@ -61,11 +61,22 @@ inline constexpr qint64 kMostInlineText = 65'536; // bytes of one text; the rest
 
 // A metric of a run, as /runs lists it: how many points, the last one, and the smallest and
 // largest finite values (once the collector has read the series; absent before).
+// Which value of a metric a table shows or a query reads: Best is the smallest where lower is
+// better (lowerIsBetter), the largest otherwise.
+enum class MetricStatistic { Last, Min, Max, Best };
+
+// Whether a smaller value of this metric is the better one: losses, errors, perplexities,
+// distances, times; otherwise (accuracy, BLEU, reward, F1…) larger is.
+bool lowerIsBetter(QStringView metric);
+
 struct MetricSummary {
     qint64 count = 0;
     MetricPoint last;
     std::optional<std::pair<double, double>> range;
     bool operator==(const MetricSummary &) const = default;
+    // The statistic of the metric named `metric`; min, max and best are unset until the range
+    // is known.
+    std::optional<double> value(MetricStatistic statistic, QStringView metric) const;
 };
 
 // A run, as /runs lists it: its metadata and every metric's summary.

@@ -183,21 +183,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const {
                            .arg(range->second, 0, 'g', 6);
             return tip;
         }
-        const bool lower = lowerIsBetter(m_metrics[m]);
-        std::optional<double> value;
-        switch (m_statistic) {
-        case Statistic::Last:
-            value = metric->last.value;
-            break;
-        case Statistic::Min:
-        case Statistic::Max:
-        case Statistic::Best:
-            if (range) // unknown until the collector has read the series: left empty
-                value = m_statistic == Statistic::Min || (m_statistic == Statistic::Best && lower)
-                            ? range->first
-                            : range->second;
-            break;
-        }
+        const std::optional<double> value = metric->value(m_statistic, m_metrics[m]);
         if (!value)
             return {};
         // A value of +-Infinity or NaN reads as what it is ("inf"), never as 0.
@@ -226,14 +212,6 @@ void RunsModel::setStatistic(Statistic statistic) {
         Q_EMIT dataChanged(
             index(0, kFixedColumns),
             index(rowCount() - 1, kFixedColumns + static_cast<int>(m_metrics.size()) - 1));
-}
-
-bool lowerIsBetter(QStringView metric) {
-    static const QRegularExpression lower(
-        u"loss|err|perplexity|ppl|mse|mae|rmse|nll|wer|cer|regret|distance|latency|time|"
-        "seconds|duration|cost|penalty|divergence|kl"_s,
-        QRegularExpression::CaseInsensitiveOption);
-    return lower.match(metric).hasMatch();
 }
 
 void RunsModel::checkOnly(const QStringList &runs) {

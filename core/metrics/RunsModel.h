@@ -22,8 +22,8 @@ public:
     enum Role { RunNameRole = Qt::UserRole + 1, SortRole, StatusRole };
     static constexpr int kStatusColumn = 1;
 
-    // What a metric's column shows; Best is the smallest for metrics where lower is better.
-    enum class Statistic { Last, Min, Max, Best };
+    // What a metric's column shows.
+    using Statistic = MetricStatistic;
     static constexpr int kTagsColumn = 3;
     static constexpr int kNoteColumn = 4;
 
@@ -67,9 +67,5 @@ private:
 
 // A run's status in the user's language (the known ones; any other as it came).
 QString runStatusText(const QString &status);
-
-// Whether a smaller value of this metric is the better one: losses, errors, perplexities,
-// distances, times; otherwise (accuracy, BLEU, reward, F1…) larger is.
-bool lowerIsBetter(QStringView metric);
 
 } // namespace sb

@@ -143,6 +143,9 @@ public:
     QStringList runsMentioning(QByteArrayView lowered) const { return m_runs.mentioning(lowered); }
     std::optional<RunInfo> run(const QString &name) const { return m_runs.find(name); }
     std::vector<SeriesInfo> series(const QString &run) const;
+    // One series of a run (a query's lookup); `withRange` summarizes it first where it needs it.
+    std::optional<SeriesInfo> seriesInfo(const QString &run, const QString &metric,
+                                         bool withRange = false);
     qint64 totalPoints() const;
 
     // M4-downsampled series; an error names what is missing or could not be read.
