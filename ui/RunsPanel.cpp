@@ -4,9 +4,11 @@
 #include "Remembered.h"
 #include "Swatches.h"
 #include "Theme.h"
+#include "WordCompleter.h"
 #include "client/CollectorClient.h"
 #include "metrics/ConfigDiff.h"
 #include "metrics/RunColors.h"
+#include "metrics/RunQuery.h"
 #include "metrics/RunsModel.h"
 #include "util/PlainText.h"
 
@@ -43,13 +45,21 @@ namespace sb {
 
 using namespace Qt::StringLiterals;
 
-// The runs of one status (every run without one), counted honestly; the status column coloured
-// where a run ended badly (failed, crashed) or fell silent (lost).
-class StatusFilter final : public QSortFilterProxyModel {
+// The runs of one status (every run without one), counted honestly, that pass the filter's query;
+// the status column coloured where a run ended badly (failed, crashed) or fell silent (lost).
+class RunFilter final : public QSortFilterProxyModel {
 public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
+    explicit RunFilter(RunsModel *runs, QObject *parent)
+        : QSortFilterProxyModel(parent)
+        , m_runs(runs) {
+        setSourceModel(runs);
+    }
     void setStatus(const std::optional<QString> &status) {
         m_status = status;
+        invalidateFilter();
+    }
+    void setQuery(std::optional<RunQuery> query) {
+        m_query = std::move(query);
         invalidateFilter();
     }
     QVariant data(const QModelIndex &index, int role) const override {
@@ -64,26 +74,28 @@ public:
     }
 
 protected:
-    bool filterAcceptsRow(int row, const QModelIndex &parent) const override {
-        return !m_status ||
-               sourceModel()->index(row, 0, parent).data(RunsModel::StatusRole).toString() ==
-                   *m_status;
+    bool filterAcceptsRow(int row, const QModelIndex &) const override {
+        const RunSummary *run = m_runs->summaryAt(row);
+        return run && (!m_status || run->info.status == *m_status) &&
+               (!m_query ||
+                m_query->matches(*run, double(QDateTime::currentMSecsSinceEpoch()) / 1000));
     }
 
 private:
+    RunsModel *m_runs;
     std::optional<QString> m_status;
+    std::optional<RunQuery> m_query;
 };
 
 RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *parent)
     : QWidget(parent)
     , m_runs(runs)
     , m_collector(collector)
-    , m_byStatus(new StatusFilter(this))
+    , m_byFields(new RunFilter(runs, this))
     , m_filtered(new QSortFilterProxyModel(this))
     , m_table(new QTableView)
     , m_metrics(new QListWidget) {
-    m_byStatus->setSourceModel(m_runs);
-    m_filtered->setSourceModel(m_byStatus);
+    m_filtered->setSourceModel(m_byFields);
     m_filtered->setFilterKeyColumn(-1);
     m_filtered->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_filtered->setSortRole(RunsModel::SortRole);
@@ -120,8 +132,26 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
 QLayout *RunsPanel::filterRows() {
     m_filter = new QLineEdit;
     m_filter->setObjectName(u"filter"_s);
-    m_filter->setPlaceholderText(CurvesView::tr("Filter runs (name, status, hyperparameters)"));
+    m_filter->setPlaceholderText(
+        CurvesView::tr("Filter runs: words, or a query such as config.lr < 1e-3"));
     m_filter->setClearButtonEnabled(true);
+    m_filter->setToolTip(CurvesView::tr(
+        "Words find the runs whose name, status, host, tags, note or hyperparameters hold them.\n"
+        "A query compares their fields:\n"
+        "  config.lr < 1e-3 and best(val/loss) < 0.5 and tags has \"baseline\"\n"
+        "  status in (failed, crashed) or val/loss = nan\n"
+        "  start > 7d ago and duration > 2h and config.optimizer ~ \"^adam\"\n"
+        "Fields: name, status, host, sweep, note, tags, start, end, last_seen, duration, "
+        "config.KEY, a metric (its last value), last/min/max/best/count/step(METRIC).\n"
+        "Operators: = != < <= > >= ~ (regular expression) !~ has in (…), joined by and, or, not."));
+    m_completer = new WordCompleter(m_filter);
+    m_filterProblem = new QLabel;
+    m_filterProblem->setObjectName(u"filterProblem"_s);
+    m_filterProblem->setTextFormat(Qt::PlainText); // it quotes what was typed
+    m_filterProblem->setWordWrap(true);
+    m_filterProblem->hide();
+    connect(m_runs, &QAbstractItemModel::modelReset, this, &RunsPanel::offerWords); // new columns
+    offerWords();
     // Plain text, or a regular expression as TensorBoard's filter (the ".*" toggle).
     m_regex = new QToolButton;
     m_regex->setObjectName(u"regex"_s);
@@ -173,9 +203,9 @@ QLayout *RunsPanel::filterRows() {
     connect(m_runs, &QAbstractItemModel::rowsInserted, status, countStatuses);
     connect(m_runs, &QAbstractItemModel::rowsRemoved, status, countStatuses);
     connect(m_runs, &QAbstractItemModel::dataChanged, status, countStatuses);
-    connect(status, &QComboBox::currentIndexChanged, m_byStatus, [this, status] {
+    connect(status, &QComboBox::currentIndexChanged, m_byFields, [this, status] {
         const QVariant chosen = status->currentData();
-        m_byStatus->setStatus(chosen.isValid() ? std::optional<QString>(chosen.toString())
+        m_byFields->setStatus(chosen.isValid() ? std::optional<QString>(chosen.toString())
                                                : std::nullopt);
     });
     countStatuses();
@@ -190,6 +220,7 @@ QLayout *RunsPanel::filterRows() {
     statusRow->addStretch();
     auto *rows = new QVBoxLayout;
     rows->addLayout(filterRow);
+    rows->addWidget(m_filterProblem);
     rows->addLayout(statusRow);
     return rows;
 }
@@ -306,19 +337,50 @@ QStringList RunsPanel::checkedMetrics() const {
 
 void RunsPanel::applyFilter() {
     const QString text = m_filter->text();
-    if (!m_regex->isChecked()) {
-        m_filtered->setFilterFixedString(text);
-        m_filter->setToolTip({});
-        m_filter->setStyleSheet({});
+    if (m_regex->isChecked()) {
+        // A pattern that does not parse matches nothing, and says why.
+        const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
+        m_byFields->setQuery(std::nullopt);
+        m_filtered->setFilterRegularExpression(pattern);
+        showFilterProblem(pattern.isValid() ? QString() : pattern.errorString());
         return;
     }
-    const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
-    // A pattern that does not parse matches nothing, and says why where the cursor is.
-    m_filter->setToolTip(pattern.isValid() ? QString() : pattern.errorString());
-    m_filter->setStyleSheet(
-        pattern.isValid() ? QString()
-                          : u"QLineEdit { color: %1; }"_s.arg(problemColor(palette()).name()));
-    m_filtered->setFilterRegularExpression(pattern);
+    if (RunQuery::looksLikeQuery(text)) {
+        // A query that cannot be read filters nothing, and says where it goes wrong.
+        auto query = RunQuery::parse(text);
+        m_filtered->setFilterFixedString({});
+        m_byFields->setQuery(query ? std::optional<RunQuery>(std::move(query).value())
+                                   : std::nullopt);
+        showFilterProblem(query.error());
+        return;
+    }
+    m_byFields->setQuery(std::nullopt);
+    m_filtered->setFilterFixedString(text);
+    showFilterProblem({});
+}
+
+void RunsPanel::showFilterProblem(const QString &problem) {
+    m_filterProblem->setText(problem);
+    m_filterProblem->setVisible(!problem.isEmpty());
+    const QString red = u"color: %1;"_s.arg(problemColor(palette()).name());
+    m_filterProblem->setStyleSheet(red);
+    m_filter->setStyleSheet(problem.isEmpty() ? QString() : u"QLineEdit { %1 }"_s.arg(red));
+}
+
+void RunsPanel::offerWords() {
+    QStringList words = RunQuery::vocabulary();
+    for (const QString &key : m_runs->paramNames())
+        words << u"config."_s + key;
+    // A metric's name as the query reads it: backquoted where it holds other characters.
+    static const QRegularExpression plain(u"^[\\p{L}_][\\p{L}\\p{N}_./:@#%-]*$"_s);
+    for (const QString &metric : m_runs->metricNames())
+        words << (plain.match(metric).hasMatch()
+                      ? metric
+                      : u"`%1`"_s.arg(
+                            QString(metric).replace(u'\\', u"\\\\"_s).replace(u'`', u"\\`"_s)));
+    words.removeDuplicates();
+    words.sort(Qt::CaseInsensitive);
+    m_completer->setWords(words);
 }
 
 void RunsPanel::annotateRun(const QString &run) {

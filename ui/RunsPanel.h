@@ -3,6 +3,7 @@
 #include <QStringList>
 #include <QWidget>
 
+class QLabel;
 class QLineEdit;
 class QListWidget;
 class QSortFilterProxyModel;
@@ -13,10 +14,12 @@ namespace sb {
 
 class CollectorClient;
 class RunsModel;
-class StatusFilter;
+class RunFilter;
+class WordCompleter;
 
-// The curves view's left side: the runs table (filtered by text or a regular expression and by
-// status, with a run's actions in its context menu) and the metric picker below it.
+// The curves view's left side: the runs table (filtered by text, a regular expression or a query
+// over the runs' fields, and by status, with a run's actions in its context menu) and the metric
+// picker below it.
 class RunsPanel final : public QWidget {
     Q_OBJECT
 public:
@@ -45,6 +48,10 @@ private:
     QLayout *filterRows();
     void addRunActions();
     void applyFilter();
+    // Says why the filter cannot be read, under it; nothing for none.
+    void showFilterProblem(const QString &problem);
+    // The words the filter completes: the query's own, the runs' config keys and metrics.
+    void offerWords();
     // The run of the table's current row; empty if none.
     QString currentRun() const;
     // A dialog for the run's tags and note; saved in the collector.
@@ -57,10 +64,12 @@ private:
 
     RunsModel *m_runs;
     CollectorClient *m_collector;
-    StatusFilter *m_byStatus;
+    RunFilter *m_byFields;
     QSortFilterProxyModel *m_filtered;
     QLineEdit *m_filter;
     QToolButton *m_regex; // the filter is a regular expression
+    QLabel *m_filterProblem;
+    WordCompleter *m_completer;
     QTableView *m_table;
     QListWidget *m_metrics;
     QHash<QString, bool> m_listedMetrics; // in the picker (a lookup: 20,000 metrics)

@@ -35,6 +35,12 @@ public:
     // Checks these runs and unchecks every other (runs that arrive later come checked).
     void checkOnly(const QStringList &runs);
     QStringList metricNames() const { return m_metrics; }
+    // The config keys of the table's hyperparameter columns.
+    QStringList paramNames() const { return m_params; }
+    // The run of a row, as the collector listed it; null past the rows.
+    const RunSummary *summaryAt(int row) const {
+        return row >= 0 && row < m_runs.size() ? &m_runs[row] : nullptr;
+    }
     QString runAt(int row) const;
     // What the collector knows of a run (its config among it); only the name if not listed.
     RunInfo info(const QString &run) const;

@@ -13,9 +13,11 @@
 #include "metrics/RunsModel.h"
 #include "monitor/NodeMonitor.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFile>
@@ -135,13 +137,35 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     // One that does not parse matches nothing, and says why.
     filter->setText(u"(alpha"_s);
     QTRY_COMPARE(charted(), QStringList());
-    QVERIFY(!filter->toolTip().isEmpty());
+    auto *problem = curves->findChild<QLabel *>(u"filterProblem"_s);
+    QVERIFY(problem->isVisible() && !problem->text().isEmpty());
     QTRY_VERIFY(legend->isHidden());
     // Plain text again: "gamma" alone, its one chart.
     regex->setChecked(false);
     filter->setText(u"gamma"_s);
     QTRY_COMPARE(charted(), QStringList{u"bleu"_s});
-    QVERIFY(filter->toolTip().isEmpty());
+    QVERIFY(problem->isHidden());
+    // A query over the runs' fields: alpha, whose last loss is below 1, and not beta.
+    filter->setText(u"loss < 1 and not name = beta"_s);
+    QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"loss"_s}));
+    QTRY_COMPARE(drawnOn(u"loss"_s), QStringList{u"alpha"_s});
+    QVERIFY(problem->isHidden());
+    // Typed with completion: "acc" offers the metric, Enter puts it in place.
+    filter->setFocus();
+    filter->end(false);
+    QTest::keyClicks(filter, u" or acc"_s);
+    auto *completer = filter->findChild<QCompleter *>();
+    QTRY_VERIFY(completer->popup()->isVisible());
+    QCOMPARE(completer->currentCompletion(), u"accuracy"_s);
+    QTest::keyClick(completer->popup(), Qt::Key_Return);
+    QCOMPARE(filter->text(), u"loss < 1 and not name = beta or accuracy"_s);
+    // Not yet a query: it filters nothing, and says where it goes wrong.
+    QTRY_COMPARE(charted().size(), 3);
+    QVERIFY(problem->isVisible());
+    QVERIFY2(problem->text().contains(u"column 33"_s), qPrintable(problem->text()));
+    QTest::keyClicks(filter, u" > 0.9"_s);
+    QTRY_COMPARE(drawnOn(u"loss"_s), QStringList{u"alpha"_s});
+    QVERIFY(problem->isHidden());
     // The legend can be put away.
     curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(false);
     QVERIFY(legend->isHidden());

@@ -1,0 +1,71 @@
+#include "WordCompleter.h"
+
+#include <QAbstractItemView>
+#include <QCompleter>
+#include <QLineEdit>
+#include <QStringListModel>
+
+namespace sb {
+
+namespace {
+
+// What a field's name is made of (RunQuery's words, a backquoted name's opening quote).
+bool isWordChar(QChar c) {
+    return c.isLetterOrNumber() || QStringView(u"_./:@#-%`").contains(c);
+}
+
+} // namespace
+
+WordCompleter::WordCompleter(QLineEdit *edit)
+    : QObject(edit)
+    , m_edit(edit)
+    , m_completer(new QCompleter(this))
+    , m_words(new QStringListModel(this)) {
+    m_completer->setModel(m_words);
+    m_completer->setWidget(edit);
+    m_completer->setCaseSensitivity(Qt::CaseInsensitive);
+    m_completer->setFilterMode(Qt::MatchStartsWith);
+    m_completer->setCompletionMode(QCompleter::PopupCompletion);
+    m_completer->setMaxVisibleItems(12);
+    connect(edit, &QLineEdit::textEdited, this, &WordCompleter::offer);
+    connect(m_completer, qOverload<const QString &>(&QCompleter::activated), this,
+            &WordCompleter::insert);
+}
+
+void WordCompleter::setWords(const QStringList &words) {
+    if (m_words->stringList() != words)
+        m_words->setStringList(words);
+}
+
+qsizetype WordCompleter::wordStart() const {
+    const QString text = m_edit->text();
+    qsizetype start = m_edit->cursorPosition();
+    while (start > 0 && isWordChar(text[start - 1]))
+        --start;
+    return start;
+}
+
+void WordCompleter::offer() {
+    const qsizetype start = wordStart();
+    const QString word = m_edit->text().mid(start, m_edit->cursorPosition() - start);
+    m_completer->setCompletionPrefix(word);
+    // Nothing typed, or the word complete already: no popup in the way.
+    if (word.isEmpty() || m_completer->completionCount() == 0 ||
+        (m_completer->completionCount() == 1 &&
+         m_completer->currentCompletion().compare(word, Qt::CaseInsensitive) == 0)) {
+        m_completer->popup()->hide();
+        return;
+    }
+    m_completer->complete();
+    // The first one chosen: Enter takes it (arrows choose another; Escape none).
+    m_completer->popup()->setCurrentIndex(m_completer->completionModel()->index(0, 0));
+}
+
+void WordCompleter::insert(const QString &word) {
+    // As a selection replaced by typing: one step of the edit's undo.
+    const qsizetype start = wordStart();
+    m_edit->setSelection(int(start), int(m_edit->cursorPosition() - start));
+    m_edit->insert(word);
+}
+
+} // namespace sb
