@@ -8,6 +8,7 @@
 #include "BenchUtil.h"
 #include "collector/Collector.h"
 #include "metrics/CollectorApi.h"
+#include "metrics/RunQuery.h"
 #include "metrics/store/MetricStore.h"
 
 #include <QCoreApplication>
@@ -23,6 +24,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
+#include <QUrl>
 #include <QtEndian>
 
 #include <algorithm>
@@ -547,7 +549,7 @@ void restarts(const QString &dir) {
 }
 
 // 100,000 runs x 10 metrics in one store (1 M series): its size on disk, the collector's start,
-// and a filtered page of /runs.
+// a filtered page of /runs, and queries over the runs' fields (/runs?where=).
 void manyRuns(const QString &binary, const QString &dir) {
     const int runs = std::max(1000, static_cast<int>(100'000 * bench::scale()));
     constexpr int metrics = 10, points = 10;
@@ -600,6 +602,44 @@ void manyRuns(const QString &binary, const QString &dir) {
         "  /runs?filter=run-00042: %.1f ms for %zu runs; a page of %zu (limit=100): %.1f ms "
         "(target <= 100 ms: ratio %.2f)\n",
         filtered, listed, paged, page, std::max(filtered, page) / 100);
+
+    // Queries over the runs' fields, against what a script does without them: the whole listing
+    // fetched and filtered on its side (here the same test on the parsed JSON).
+    const auto where = [&](const char *query) {
+        return QByteArray("/api/v1/runs?where=") + QUrl::toPercentEncoding(QString::fromUtf8(query));
+    };
+    std::printf("  /runs?where= over the %d runs (median of 11; the first ask of a range reads "
+                "the series' summaries):
+",
+                runs);
+    for (const char *query :
+         {"config.lr < 0.005 and config.seed = 3", "metric/0 > 99.5 or metric/9 < 9.001",
+          "best(metric/3) < 3.05 and config.seed in (1, 2)", "name ~ \"7{3}$\" and not config.seed = 0"}) {
+        QElapsedTimer first;
+        first.start();
+        (void)client.request("GET", where(query));
+        const double firstMs = double(first.nsecsElapsed()) / 1e6;
+        std::size_t matched = 0;
+        const double answered = bench::medianMs(11, [&] {
+            matched = QJsonDocument::fromJson(client.request("GET", where(query))).array().size();
+        });
+        std::printf("    %-52s %7.1f ms (first %.1f) for %zu runs (target <= 50 ms: ratio %.2f)\n",
+                    query, answered, firstMs, matched, answered / 50);
+    }
+    const auto query = sb::RunQuery::parse(u"config.lr < 0.005 and config.seed = 3"_s);
+    std::size_t kept = 0;
+    const double wholeListing = bench::medianMs(3, [&] {
+        kept = 0;
+        const QJsonArray all = QJsonDocument::fromJson(client.request("GET", "/api/v1/runs")).array();
+        for (const QJsonValue run : all)
+            kept += query->matches(sb::RunSummary::fromJson(run.toObject()), 0);
+    });
+    std::printf("    the whole listing, filtered by the client: %.0f ms for %zu runs (where= is "
+                "%.0fx faster)\n",
+                wholeListing, kept,
+                wholeListing / bench::medianMs(11, [&] {
+                    (void)client.request("GET", where("config.lr < 0.005 and config.seed = 3"));
+                }));
 }
 
 int main(int argc, char *argv[]) {

@@ -1,13 +1,17 @@
 // libFuzzer target: every text parser of the metrics, monitor and config code (metric lines,
 // CSV, /proc, ps, nvidia-smi (query, compute apps, pmon), sampler frames, the YAML config,
-// ~/.ssh/config) on arbitrary bytes. A bad input may only produce an error value: no crash, no
+// ~/.ssh/config, a query over runs) on arbitrary bytes. A bad input may only produce an error value: no crash, no
 // sanitizer report, no hang.
 #include "config/Config.h"
 #include "metrics/MetricLineParser.h"
+#include "metrics/RunQuery.h"
 #include "monitor/NvidiaSmiParser.h"
 #include "monitor/ProcParsers.h"
 #include "monitor/SampleScript.h"
 
+#include <QJsonDocument>
+
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -39,5 +43,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         (void)builder.build(*frame);
     (void)sb::Config::parse(input.toByteArray(), QStringLiteral("fuzz.yaml"));
     (void)sb::importSshConfig(input.toByteArray());
+    // As a query over runs: read, and asked of a run with every kind of field.
+    if (const auto query = sb::RunQuery::parse(QString::fromUtf8(input))) {
+        static const sb::RunSummary run = [] {
+            sb::RunSummary r;
+            r.info = sb::RunInfo::fromJson(
+                QStringLiteral("r"),
+                QJsonDocument::fromJson(R"({"status": "running", "start": 1.7e9, "tags": ["a"],
+                    "note": "n", "config": {"lr": 0.1, "m": {"k": [1, "x", null]}, "s": "1e-3"}})")
+                    .object());
+            r.metrics.insert(QStringLiteral("loss"), {3, {2, std::nan(""), 1.7e9}, {{0.5, 1.5}}});
+            return r;
+        }();
+        (void)query->matches(run, 1.8e9);
+    }
     return 0;
 }

@@ -515,6 +515,55 @@ class TokenFile(unittest.TestCase):
             self.assertIn(why, result.stderr)
 
 
+class RunsWhere(SharedCollector):
+    """`signalbox-cli runs --where` and /runs?where=: only the runs that pass, a query that cannot
+    be read refused with where it goes wrong, and hostile queries answered, never hung on."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        for i, (lr, opt, last) in enumerate([(1e-4, "adam", 0.3), (1e-3, "sgd", "NaN"),
+                                             (3e-4, "AdamW", 0.7)]):
+            body = {"run": "r%d" % i, "info": {"config": {"lr": lr, "optimizer": opt},
+                                               "tags": ["baseline"] if i == 0 else []},
+                    "series": {"val/loss": {"step": [0, 1], "value": [1.0, last]}}}
+            status, reply = cls.collector.request("/api/v1/push", body)
+            assert status == 200, reply
+
+    def cli(self, *args):
+        return subprocess.run([CLI, "--collector", self.collector.url, "runs", *args],
+                              capture_output=True, text=True, timeout=30)
+
+    def listed(self, result):
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return [line.split()[0] for line in result.stdout.splitlines()]
+
+    def test_the_cli_lists_the_runs_that_pass(self):
+        self.assertEqual(self.listed(self.cli("--where", "config.lr < 5e-4")), ["r0", "r2"])
+        self.assertEqual(self.listed(self.cli("--where", 'config.optimizer ~ "^adam" and '
+                                              'best(val/loss) < 0.5 and tags has baseline')),
+                         ["r0"])
+        self.assertEqual(self.listed(self.cli("--where", "val/loss = nan")), ["r1"])
+        self.assertEqual(self.listed(self.cli("r", "--where", "val/loss > 0.5")), ["r2"])
+
+    def test_a_query_that_cannot_be_read_says_where(self):
+        result = self.cli("--where", "config.lr <")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("--where: column 12: expected a value", result.stderr)
+        status, reply = self.collector.request("/api/v1/runs?where=" + q("status in running"))
+        self.assertEqual(status, 400, reply)
+        self.assertIn("column 11", reply["error"])
+
+    def test_hostile_queries_are_answered(self):
+        # A backtracking pattern, deep nesting, a long query: refused or answered, and the
+        # collector answers the next request.
+        for query in ['name ~ "(a+)+$" or note ~ "(x|x)*y"', "(" * 5000 + "a=1" + ")" * 5000,
+                      "name = " + "x" * 10000, "config.lr < 1e999", "name = \u0000"]:
+            status, reply = self.collector.request("/api/v1/runs?where=" + q(query))
+            self.assertIn(status, (200, 400), reply)
+        self.assertTrue(self.collector.alive())
+
+
 class RequestBounds(unittest.TestCase):
     """Every request's work and answer are bounded whatever it names (issue 29, finding 10): what
     is over is refused with 400 and a message saying what to ask instead."""
