@@ -742,26 +742,52 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
 
 namespace {
 
-// A run of the store as a query reads it: its metadata, and its series' summaries, each read
-// when the query names it (its range summarized first where the query reads the range).
+// A run of the store as a query reads it: its metadata (with when it was last heard), and its
+// series' summaries, each looked up when the query names it.
 class StoredRun final : public RunQuery::Run {
 public:
-    StoredRun(MetricStore *store, const QStringList &ranged)
+    StoredRun(const MetricStore &store, const QHash<QString, double> &heard)
         : m_store(store)
-        , m_ranged(ranged) {}
-    void setInfo(const RunInfo *info) { m_info = info; }
+        , m_heard(heard) {}
+    void setInfo(const RunInfo *info) {
+        m_info = info;
+        if (const auto heardAt = m_heard.constFind(info->name); heardAt != m_heard.constEnd()) {
+            m_withHeard = *info;
+            m_withHeard.lastSeen = std::max(info->lastSeen.value_or(*heardAt), *heardAt);
+            m_info = &m_withHeard;
+        }
+    }
     const RunInfo &info() const override { return *m_info; }
     std::optional<MetricSummary> metric(const QString &name) const override {
-        const auto series = m_store->seriesInfo(m_info->name, name, m_ranged.contains(name));
-        return series ? std::optional<MetricSummary>({series->count, series->last, series->range})
-                      : std::nullopt;
+        return m_store.metricSummary(m_info->name, name);
     }
 
 private:
-    MetricStore *m_store;
-    QStringList m_ranged;
+    const MetricStore &m_store;
+    const QHash<QString, double> &m_heard;
     const RunInfo *m_info = nullptr;
+    RunInfo m_withHeard;
 };
+
+// Which of `runs` pass `where`, on every core: each lookup waits on memory (100,000 runs' config
+// and series lie all over it), so several threads at once answer sooner.
+std::vector<char> passing(const std::vector<const RunInfo *> &runs, const RunQuery &where,
+                          const MetricStore &store, const QHash<QString, double> &heard) {
+    constexpr std::size_t kChunk = 4096;
+    std::vector<char> passes(runs.size());
+    std::vector<std::size_t> chunks;
+    for (std::size_t at = 0; at < runs.size(); at += kChunk)
+        chunks.push_back(at);
+    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000;
+    QtConcurrent::blockingMap(chunks, [&](std::size_t first) {
+        StoredRun run(store, heard);
+        for (std::size_t i = first; i < std::min(first + kChunk, runs.size()); ++i) {
+            run.setInfo(runs[i]);
+            passes[i] = where.matches(run, now);
+        }
+    });
+    return passes;
+}
 
 } // namespace
 
@@ -770,39 +796,42 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
     if (limit == 0)
         return {};
     judgeSilentRuns(); // a listing never shows as running a run already past the threshold
-    std::vector<const RunInfo *> listed;
-    StoredRun stored(m_store.get(), where ? where->rangedMetrics() : QStringList());
-    RunInfo heard; // a run with when it was last heard (a query over last_seen reads it)
-    const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000;
-    auto take = [&](const RunInfo &info) { // whether more are wanted
-        if (where) {
-            const auto heardAt = m_heard.constFind(info.name);
-            if (heardAt != m_heard.constEnd()) {
-                heard = info;
-                heard.lastSeen = std::max(info.lastSeen.value_or(*heardAt), *heardAt);
-            }
-            stored.setInfo(heardAt != m_heard.constEnd() ? &heard : &info);
-            if (!where->matches(stored, now))
-                return true;
-        }
-        if (offset > 0) {
-            --offset;
-            return true;
-        }
-        listed.push_back(&info);
-        return limit < 0 || qsizetype(listed.size()) < limit;
-    };
     const auto &byName = m_store->runsByName();
+    std::vector<const RunInfo *> candidates;
     if (filter.isEmpty()) {
-        for (const RunInfo &info : byName) {
-            if (!take(info))
-                break;
-        }
+        candidates.reserve(std::size_t(byName.size()));
+        for (const RunInfo &info : byName)
+            candidates.push_back(&info);
     } else {
-        for (const QString &name : m_store->runsMentioning(filter.toLower().toUtf8())) {
-            if (!take(*byName.constFind(name)))
+        for (const QString &name : m_store->runsMentioning(filter.toLower().toUtf8()))
+            candidates.push_back(&*byName.constFind(name));
+    }
+    // min, max and best read the series' ranges: every series gets one (once; kept on disk).
+    if (where && !where->rangedMetrics().isEmpty())
+        m_store->summarize(QDeadlineTimer(QDeadlineTimer::Forever));
+    // Asked of a block of runs at a time, so that a page stops early.
+    constexpr std::size_t kBlock = 32768;
+    std::vector<const RunInfo *> listed;
+    std::vector<char> passes;
+    for (std::size_t first = 0; first < candidates.size(); first += kBlock) {
+        const std::size_t end = std::min(first + kBlock, candidates.size());
+        if (where)
+            passes = passing(
+                {candidates.begin() + qsizetype(first), candidates.begin() + qsizetype(end)},
+                *where, *m_store, m_heard);
+        for (std::size_t i = first; i < end; ++i) {
+            if (where && !passes[i - first])
+                continue;
+            if (offset > 0) {
+                --offset;
+                continue;
+            }
+            listed.push_back(candidates[i]);
+            if (limit >= 0 && qsizetype(listed.size()) >= limit)
                 break;
         }
+        if (limit >= 0 && qsizetype(listed.size()) >= limit)
+            break;
     }
     // Value ranges come from the series' summaries: the listed runs' are read first, and then,
     // for a listing of everything, the others', for up to 20 ms a call, so that a large store

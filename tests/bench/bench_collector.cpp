@@ -605,16 +605,17 @@ void manyRuns(const QString &binary, const QString &dir) {
 
     // Queries over the runs' fields, against what a script does without them: the whole listing
     // fetched and filtered on its side (here the same test on the parsed JSON).
-    const auto where = [&](const char *query) {
-        return QByteArray("/api/v1/runs?where=") + QUrl::toPercentEncoding(QString::fromUtf8(query));
+    const auto where = [](const char *query) -> QByteArray {
+        return QByteArray("/api/v1/runs?where=") +
+               QUrl::toPercentEncoding(QString::fromUtf8(query));
     };
     std::printf("  /runs?where= over the %d runs (median of 11; the first ask of a range reads "
-                "the series' summaries):
-",
+                "the series' summaries):\n",
                 runs);
     for (const char *query :
          {"config.lr < 0.005 and config.seed = 3", "metric/0 > 99.5 or metric/9 < 9.001",
-          "best(metric/3) < 3.05 and config.seed in (1, 2)", "name ~ \"7{3}$\" and not config.seed = 0"}) {
+          "best(metric/3) < 3.05 and config.seed in (1, 2)",
+          "name ~ \"7{3}$\" and not config.seed = 0"}) {
         QElapsedTimer first;
         first.start();
         (void)client.request("GET", where(query));
@@ -630,7 +631,8 @@ void manyRuns(const QString &binary, const QString &dir) {
     std::size_t kept = 0;
     const double wholeListing = bench::medianMs(3, [&] {
         kept = 0;
-        const QJsonArray all = QJsonDocument::fromJson(client.request("GET", "/api/v1/runs")).array();
+        const QJsonArray all =
+            QJsonDocument::fromJson(client.request("GET", "/api/v1/runs")).array();
         for (const QJsonValue run : all)
             kept += query->matches(sb::RunSummary::fromJson(run.toObject()), 0);
     });
@@ -640,6 +642,28 @@ void manyRuns(const QString &binary, const QString &dir) {
                 wholeListing / bench::medianMs(11, [&] {
                     (void)client.request("GET", where("config.lr < 0.005 and config.seed = 3"));
                 }));
+}
+
+// The same queries in process, on the store manyRuns() left: the scan alone, and the listing of
+// what passed (each run's metrics' summaries), without HTTP and JSON.
+void whereInProcess(const QString &dir) {
+    sb::Collector::Options options;
+    options.dataDir = dir;
+    auto collector = std::move(sb::Collector::start(options)).value();
+    std::printf("  in process (median of 11):\n");
+    for (const char *text :
+         {"config.lr < 0.005 and config.seed = 3", "metric/0 > 99.5 or metric/9 < 9.001",
+          "best(metric/3) < 3.05 and config.seed in (1, 2)",
+          "name ~ \"7{3}$\" and not config.seed = 0"}) {
+        const auto query = sb::RunQuery::parse(QString::fromUtf8(text));
+        qsizetype matched = 0;
+        const double listed =
+            bench::medianMs(11, [&] { matched = collector->runs({}, 0, -1, &*query).size(); });
+        const double paged =
+            bench::medianMs(11, [&] { (void)collector->runs({}, 0, 100, &*query); });
+        std::printf("    %-52s %7.1f ms for %lld runs, %.1f ms for the first 100\n", text, listed,
+                    qlonglong(matched), paged);
+    }
 }
 
 int main(int argc, char *argv[]) {
@@ -668,8 +692,10 @@ int main(int argc, char *argv[]) {
         groups(binary, dir.path() + u"/groups"_s);
     if (wanted(u"appends"_s)) // the store's metadata growth
         appendsAtScale(dir.path() + u"/scale"_s);
-    if (wanted(u"runs"_s))
+    if (wanted(u"runs"_s)) {
         manyRuns(binary, dir.path() + u"/runs"_s);
+        whereInProcess(dir.path() + u"/runs"_s);
+    }
     if (wanted(u"restarts"_s))
         restarts(dir.path() + u"/restarts"_s);
     return 0;

@@ -1,7 +1,7 @@
 // libFuzzer target: every text parser of the metrics, monitor and config code (metric lines,
 // CSV, /proc, ps, nvidia-smi (query, compute apps, pmon), sampler frames, the YAML config,
-// ~/.ssh/config, a query over runs) on arbitrary bytes. A bad input may only produce an error value: no crash, no
-// sanitizer report, no hang.
+// ~/.ssh/config, a query over runs) on arbitrary bytes. A bad input may only produce an error
+// value: no crash, no sanitizer report, no hang.
 #include "config/Config.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunQuery.h"

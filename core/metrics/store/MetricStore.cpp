@@ -729,15 +729,13 @@ std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) con
     return out;
 }
 
-std::optional<MetricStore::SeriesInfo>
-MetricStore::seriesInfo(const QString &run, const QString &metric, bool withRange) {
-    StoredSeries *s = m_series.find(run, metric);
+std::optional<MetricSummary> MetricStore::metricSummary(const QString &run,
+                                                        const QString &metric) const {
+    const StoredSeries *s = m_series.find(run, metric);
     if (!s || s->shown() == 0) // none shown (a rewind hides them all), as listings leave it out
         return std::nullopt;
-    if (withRange && needsSummary(*s))
-        summarizeOne(s);
-    return SeriesInfo{s->metric, s->shown(), s->shownLast,
-                      s->summary ? s->summary->valueRange() : std::nullopt};
+    return MetricSummary{s->shown(), s->shownLast,
+                         s->summary ? s->summary->valueRange() : std::nullopt};
 }
 
 qint64 MetricStore::totalPoints() const {

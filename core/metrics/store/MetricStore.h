@@ -9,6 +9,7 @@
 #include "SeriesTable.h"
 #include "StoreRecords.h"
 #include "SummariesCache.h"
+#include "metrics/CollectorApi.h"
 #include "metrics/Downsampler.h"
 #include "metrics/MetricPoint.h"
 #include "metrics/PointSource.h"
@@ -143,9 +144,9 @@ public:
     QStringList runsMentioning(QByteArrayView lowered) const { return m_runs.mentioning(lowered); }
     std::optional<RunInfo> run(const QString &name) const { return m_runs.find(name); }
     std::vector<SeriesInfo> series(const QString &run) const;
-    // One series of a run (a query's lookup); `withRange` summarizes it first where it needs it.
-    std::optional<SeriesInfo> seriesInfo(const QString &run, const QString &metric,
-                                         bool withRange = false);
+    // One series of a run as /runs lists it (a query's lookup); unset when none is shown. Safe
+    // to call from several threads at once while nothing appends.
+    std::optional<MetricSummary> metricSummary(const QString &run, const QString &metric) const;
     qint64 totalPoints() const;
 
     // M4-downsampled series; an error names what is missing or could not be read.
@@ -175,6 +176,7 @@ public:
     bool summarize(QDeadlineTimer deadline);
     // The same for one run's series.
     bool summarize(const QString &run, QDeadlineTimer deadline);
+
     // Forces written data to the disk (power-loss durability); a process kill needs no sync.
     Status sync();
     // Writes what changed in the series' summaries since the last call to the store's
