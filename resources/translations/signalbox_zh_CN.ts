@@ -285,10 +285,6 @@
         <translation>全部状态（%1）</translation>
     </message>
     <message>
-        <source>Filter runs (name, status, hyperparameters)</source>
-        <translation>筛选运行（名称、状态、超参数）</translation>
-    </message>
-    <message>
         <source>Show its job and output</source>
         <translation>显示其作业和输出</translation>
     </message>
@@ -771,6 +767,26 @@ signalbox.log({&quot;loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;并这样
     <message>
         <source>Restarted after step %1</source>
         <translation>于第 %1 步之后重启</translation>
+    </message>
+    <message>
+        <source>Filter runs: words, or a query such as config.lr &lt; 1e-3</source>
+        <translation>筛选运行：输入词语，或如 config.lr &lt; 1e-3 的查询</translation>
+    </message>
+    <message>
+        <source>Words find the runs whose name, status, host, tags, note or hyperparameters hold them.
+A query compares their fields:
+  config.lr &lt; 1e-3 and best(val/loss) &lt; 0.5 and tags has &quot;baseline&quot;
+  status in (failed, crashed) or val/loss = nan
+  start &gt; 7d ago and duration &gt; 2h and config.optimizer ~ &quot;^adam&quot;
+Fields: name, status, host, sweep, note, tags, start, end, last_seen, duration, config.KEY, a metric (its last value), last/min/max/best/count/step(METRIC).
+Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), joined by and, or, not.</source>
+        <translation>词语会找出名称、状态、主机、标签、备注或超参数中包含它们的运行。
+查询则比较它们的字段：
+  config.lr &lt; 1e-3 and best(val/loss) &lt; 0.5 and tags has &quot;baseline&quot;
+  status in (failed, crashed) or val/loss = nan
+  start &gt; 7d ago and duration &gt; 2h and config.optimizer ~ &quot;^adam&quot;
+字段：name、status、host、sweep、note、tags、start、end、last_seen、duration、config.KEY、指标（其最新值）、last/min/max/best/count/step(指标)。
+运算符：= != &lt; &lt;= &gt; &gt;= ~（正则表达式）!~ has in (…)，用 and、or、not 连接。</translation>
     </message>
 </context>
 <context>
@@ -2115,6 +2131,85 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>a metric</source>
         <translation>某个指标</translation>
+    </message>
+</context>
+<context>
+    <name>sb::RunQuery</name>
+    <message>
+        <source>column %1: %2</source>
+        <translation>第 %1 列：%2</translation>
+    </message>
+    <message>
+        <source>%1 is never closed</source>
+        <translation>%1 没有闭合</translation>
+    </message>
+    <message>
+        <source>unexpected character “%1”</source>
+        <translation>意外的字符“%1”</translation>
+    </message>
+    <message>
+        <source>expected “and”, “or” or the end, found “%1”</source>
+        <translation>此处应为“and”、“or”或结尾，却是“%1”</translation>
+    </message>
+    <message>
+        <source>nested deeper than %1</source>
+        <translation>嵌套超过 %1 层</translation>
+    </message>
+    <message>
+        <source>expected “)”, found %1</source>
+        <translation>此处应为“)”，却是%1</translation>
+    </message>
+    <message>
+        <source>the end</source>
+        <translation>结尾</translation>
+    </message>
+    <message>
+        <source>expected a field (a metric, config.KEY, status, tags…), found %1</source>
+        <translation>此处应为字段（指标、config.KEY、status、tags…），却是%1</translation>
+    </message>
+    <message>
+        <source>expected a metric&apos;s name, found %1</source>
+        <translation>此处应为指标名称，却是%1</translation>
+    </message>
+    <message>
+        <source>“%1” is not a function: last, min, max, best, count or step of a metric</source>
+        <translation>“%1”不是函数：可用指标的 last、min、max、best、count 或 step</translation>
+    </message>
+    <message>
+        <source>“%1” names no key: %1KEY</source>
+        <translation>“%1”没有指明键：%1KEY</translation>
+    </message>
+    <message>
+        <source>expected an operator (=, !=, &lt;, &lt;=, &gt;, &gt;=, ~, !~, has, in) after the field, found %1</source>
+        <translation>字段之后应为运算符（=、!=、&lt;、&lt;=、&gt;、&gt;=、~、!~、has、in），却是%1</translation>
+    </message>
+    <message>
+        <source>“%1” is not a number, a duration (90s, 5m, 2h, 7d, 1w) or a date (2026-11-20, 2026-11-20T13:00)</source>
+        <translation>“%1”不是数字、时长（90s、5m、2h、7d、1w）或日期（2026-11-20、2026-11-20T13:00）</translation>
+    </message>
+    <message>
+        <source>expected a value (a number, &quot;text&quot;, a word, a date…), found %1</source>
+        <translation>此处应为值（数字、&quot;文本&quot;、词语、日期…），却是%1</translation>
+    </message>
+    <message>
+        <source>expected “(” and a list of values after “in”, found %1</source>
+        <translation>“in”之后应为“(”和值的列表，却是%1</translation>
+    </message>
+    <message>
+        <source>expected “,” or “)”, found %1</source>
+        <translation>此处应为“,”或“)”，却是%1</translation>
+    </message>
+    <message>
+        <source>not a regular expression: %1</source>
+        <translation>不是有效的正则表达式：%1</translation>
+    </message>
+    <message>
+        <source>the query is %1 characters long, more than %2</source>
+        <translation>查询长 %1 个字符，超过 %2</translation>
+    </message>
+    <message>
+        <source>the query is empty</source>
+        <translation>查询为空</translation>
     </message>
 </context>
 <context>
