@@ -1,6 +1,7 @@
 #include "CurvesControls.h"
 
 #include "CurvesView.h" // its translations: these words were its own
+#include "FlowLayout.h"
 #include "Remembered.h"
 #include "Settings.h"
 #include "metrics/ConfigDiff.h"
@@ -88,19 +89,25 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
     auto *reset = new QPushButton(CurvesView::tr("Reset zoom"));
     reset->setToolTip(CurvesView::tr("Fit every chart to its data (or right-click a chart)"));
 
-    auto *row = new QHBoxLayout(this);
+    // A row that wraps: the runs table beside it may take the width it needs.
+    auto *row = new FlowLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(new QLabel(CurvesView::tr("Smoothing")));
-    row->addWidget(m_smoothing);
-    row->addWidget(m_smoothingLabel);
-    row->addWidget(m_smoothingKind);
-    row->addSpacing(6);
-    row->addWidget(new QLabel(CurvesView::tr("X axis")));
-    row->addWidget(m_xAxis);
+    // Each label stays with its control when the row wraps.
+    const auto labelled = [](const QString &label, std::initializer_list<QWidget *> widgets) {
+        auto *pair = new QWidget;
+        auto *layout = new QHBoxLayout(pair);
+        layout->setContentsMargins(0, 0, 0, 0);
+        layout->addWidget(new QLabel(label));
+        for (QWidget *widget : widgets)
+            layout->addWidget(widget);
+        return pair;
+    };
+    row->addWidget(labelled(CurvesView::tr("Smoothing"),
+                            {m_smoothing, m_smoothingLabel, m_smoothingKind}));
+    row->addWidget(labelled(CurvesView::tr("X axis"), {m_xAxis}));
     row->addWidget(m_logY);
     row->addWidget(m_showLegend);
     row->addWidget(makeGroupButton());
-    row->addStretch();
     row->addWidget(m_openLogdir);
     row->addWidget(reset);
     row->addWidget(makeExportButton());
