@@ -102,8 +102,8 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
             layout->addWidget(widget);
         return pair;
     };
-    row->addWidget(labelled(CurvesView::tr("Smoothing"),
-                            {m_smoothing, m_smoothingLabel, m_smoothingKind}));
+    row->addWidget(
+        labelled(CurvesView::tr("Smoothing"), {m_smoothing, m_smoothingLabel, m_smoothingKind}));
     row->addWidget(labelled(CurvesView::tr("X axis"), {m_xAxis}));
     row->addWidget(m_logY);
     row->addWidget(m_showLegend);

@@ -228,8 +228,8 @@ void CurvesView::offerLogdirs() {
     m_controls->offerLogdirs();
 }
 
-void CurvesView::showOnly(const QStringList &runs) {
-    m_runs->checkOnly(runs);
+void CurvesView::showCurvesOf(const QStringList &runs) {
+    m_runs->check(runs);
     m_panel->filterToPrefixOf(runs);
     refresh();
 }

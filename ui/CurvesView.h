@@ -47,8 +47,9 @@ public:
     // One chart as an SVG or PNG file of `size` pixels; with no path, asks for both.
     void exportChart(CurveChart *chart, const QString &path = {}, QSize size = {});
     void setSmoothing(double weight);
-    // Charts these runs alone (others are unchecked), and lists them first.
-    void showOnly(const QStringList &runs);
+    // Charts these runs: checks them (others keep their checks: clearing the filter brings
+    // them back) and filters the table to them (their common prefix).
+    void showCurvesOf(const QStringList &runs);
     // Runs drawn as groups (a centre line and band each); By::Nothing draws every run alone.
     void setGrouping(const RunGrouping &grouping);
     const RunGrouping &grouping() const;

@@ -7,7 +7,8 @@
 namespace sb {
 
 FlowLayout::FlowLayout(QWidget *parent)
-    : QLayout(parent) {}
+    : QLayout(parent) {
+}
 
 FlowLayout::~FlowLayout() {
     while (QLayoutItem *item = takeAt(0))
@@ -65,8 +66,7 @@ int FlowLayout::arrange(const QRect &rect, bool place) const {
         for (QLayoutItem *item : std::as_const(line)) {
             const QSize size = item->sizeHint();
             if (place)
-                item->setGeometry(
-                    QRect(QPoint(x, y + (lineHeight - size.height()) / 2), size));
+                item->setGeometry(QRect(QPoint(x, y + (lineHeight - size.height()) / 2), size));
             x += size.width() + gap;
         }
         if (!line.isEmpty())

@@ -135,7 +135,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         });
     const auto showCurves = [this](const QStringList &runs) {
         qCDebug(lcUi).noquote() << u"curves of"_s << runs.join(u", "_s);
-        m_curves->showOnly(runs);
+        m_curves->showCurvesOf(runs);
         showView(u"curves"_s);
     };
     connect(m_jobs, &JobsView::curvesRequested, this, showCurves);

@@ -109,6 +109,11 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
                                           return index.data(RunsModel::RunNameRole).toString();
                                       }));
     m_table->setSortingEnabled(true);
+    m_table->sortByColumn(0, Qt::AscendingOrder); // A to Z (a header's first sort is Z to A)
+    // One line a run: long names elided in the middle (a sweep's prefix and its trial's end
+    // both show), never wrapped.
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
@@ -235,6 +240,20 @@ void RunsPanel::addRunActions() {
             Q_EMIT jobRequested(currentRun());
     });
     connect(m_table, &QTableView::doubleClicked, showJob, &QAction::trigger);
+    // Every run the table shows (filter and status) on the charts, or none of them.
+    for (const bool checked : {true, false}) {
+        auto *action = new QAction(checked ? CurvesView::tr("Check the runs shown")
+                                           : CurvesView::tr("Uncheck the runs shown"),
+                                   m_table);
+        action->setObjectName(checked ? u"checkShown"_s : u"uncheckShown"_s);
+        m_table->addAction(action);
+        connect(action, &QAction::triggered, this, [this, checked] {
+            QStringList shown;
+            for (int row = 0; row < m_filtered->rowCount(); ++row)
+                shown << m_filtered->index(row, 0).data(RunsModel::RunNameRole).toString();
+            m_runs->check(shown, checked);
+        });
+    }
     // The hyperparameters in which the selected runs differ, side by side.
     auto *compare = new QAction(CurvesView::tr("Compare their configs…"), m_table);
     compare->setObjectName(u"compareConfigs"_s);

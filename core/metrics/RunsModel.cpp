@@ -214,11 +214,13 @@ void RunsModel::setStatistic(Statistic statistic) {
             index(rowCount() - 1, kFixedColumns + static_cast<int>(m_metrics.size()) - 1));
 }
 
-void RunsModel::checkOnly(const QStringList &runs) {
-    m_unchecked.clear();
-    for (const RunSummary &run : m_runs)
-        if (!runs.contains(name(run)))
-            m_unchecked.insert(name(run));
+void RunsModel::check(const QStringList &runs, bool checked) {
+    for (const QString &run : runs) {
+        if (checked)
+            m_unchecked.remove(run);
+        else
+            m_unchecked.insert(run);
+    }
     if (!m_runs.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, 0), {Qt::CheckStateRole});
     Q_EMIT checkedRunsChanged();
@@ -263,7 +265,9 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
             return tr("%1 (best)").arg(m_metrics[m]);
         }
     }
-    return m_params.value(m - m_metrics.size());
+    // As the filter's queries name it, and apart from a metric of the same name.
+    const QString param = m_params.value(m - m_metrics.size());
+    return param.isEmpty() ? QVariant() : QVariant(u"config."_s + param);
 }
 
 } // namespace sb

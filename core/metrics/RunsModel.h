@@ -32,8 +32,8 @@ public:
     Statistic statistic() const { return m_statistic; }
     void setRuns(const QList<RunSummary> &runs);
     QStringList checkedRuns() const;
-    // Checks these runs and unchecks every other (runs that arrive later come checked).
-    void checkOnly(const QStringList &runs);
+    // Checks (unchecks) these runs, others keeping theirs (runs that arrive later come checked).
+    void check(const QStringList &runs, bool checked = true);
     QStringList metricNames() const { return m_metrics; }
     // The config keys of the table's hyperparameter columns.
     QStringList paramNames() const { return m_params; }

@@ -85,7 +85,7 @@ void TestModels::runsModel() {
     QCOMPARE(model.columnCount(), 7); // name, status, host, tags, note, loss, lr
     QCOMPARE(model.headerData(sb::RunsModel::kTagsColumn, Qt::Horizontal).toString(), u"Tags"_s);
     QCOMPARE(model.headerData(5, Qt::Horizontal).toString(), u"loss"_s);
-    QCOMPARE(model.headerData(6, Qt::Horizontal).toString(), u"lr"_s);
+    QCOMPARE(model.headerData(6, Qt::Horizontal).toString(), u"config.lr"_s);
     QCOMPARE(model.index(1, 6).data().toDouble(), 0.2);
     QCOMPARE(model.checkedRuns(), (QStringList{u"a"_s, u"b"_s}));
 

@@ -166,6 +166,28 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     QTest::keyClicks(filter, u" > 0.9"_s);
     QTRY_COMPARE(drawnOn(u"loss"_s), QStringList{u"alpha"_s});
     QVERIFY(problem->isHidden());
+    // The table: A to Z at first; the runs shown unchecked at once (the others keep theirs), and
+    // checked again.
+    auto *runsView = curves->findChild<QTableView *>();
+    filter->setText(u"a"_s); // alpha, beta, gamma
+    QTRY_COMPARE(runsView->model()->rowCount(), 3);
+    QCOMPARE(runsView->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(),
+             u"alpha"_s);
+    filter->setText(u"gamma"_s);
+    QTRY_COMPARE(runsView->model()->rowCount(), 1);
+    runsView->findChild<QAction *>(u"uncheckShown"_s)->trigger();
+    QCOMPARE(curves->runsModel()->checkedRuns(), (QStringList{u"alpha"_s, u"beta"_s}));
+    runsView->findChild<QAction *>(u"checkShown"_s)->trigger();
+    QCOMPARE(curves->runsModel()->checkedRuns().size(), 3);
+    // A job's or sweep's curves add its runs: beta's, the others still checked behind the filter.
+    filter->clear();
+    runsView->findChild<QAction *>(u"uncheckShown"_s)->trigger();
+    curves->runsModel()->check({u"alpha"_s});
+    curves->showCurvesOf({u"beta"_s});
+    QCOMPARE(filter->text(), u"beta"_s);
+    QCOMPARE(curves->runsModel()->checkedRuns(), (QStringList{u"alpha"_s, u"beta"_s}));
+    QTRY_COMPARE(drawnOn(u"loss"_s), QStringList{u"beta"_s});
+    curves->runsModel()->check({u"gamma"_s});
     // The legend can be put away.
     curves->findChild<QCheckBox *>(u"showLegend"_s)->setChecked(false);
     QVERIFY(legend->isHidden());

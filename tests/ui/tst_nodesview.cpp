@@ -288,7 +288,7 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
     curves.resize(1400, 900);
     curves.show();
     curves.refresh();
-    curves.showOnly({u"lr-0.1"_s});
+    curves.showCurvesOf({u"lr-0.1"_s});
     auto chartOf = [&](const QString &metric) -> sb::CurveChart * {
         for (sb::CurveChart *chart : curves.findChildren<sb::CurveChart *>())
             if (chart->metricName() == metric && !chart->curves().isEmpty())
