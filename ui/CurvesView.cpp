@@ -11,6 +11,7 @@
 #include "samples/SamplesPanel.h"
 #include "util/PlainText.h"
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QScrollBar>
 #include <QSplitter>
@@ -368,7 +369,13 @@ void CurvesView::showFetched(const QString &metric) {
         return;
     const GroupedRuns drawn = drawnGroups();
     QList<Curve> curves;
+    // Runs that log the metric but not the metric on the x axis: no place to draw them, said.
+    const QString xMetric = m_controls->xMetric();
+    QStringList withoutX;
     for (const QString &run : drawn.alone) {
+        if (!xMetric.isEmpty() && m_runs->pointCount(run, metric) > 0 &&
+            m_runs->pointCount(run, xMetric) == 0)
+            withoutX << run;
         if (const FetchedCurve *fetched = m_feed->curve(metric, run))
             curves.append({run,
                            runColor(run),
@@ -393,7 +400,18 @@ void CurvesView::showFetched(const QString &metric) {
                        band ? group.upper : QList<QPointF>(),
                        group.runs});
     }
-    chart->setCurves(curves);
+    QString aside;
+    if (!withoutX.isEmpty()) {
+        const QFontMetrics metrics(chart->font());
+        QStringList names;
+        for (const QString &run : withoutX.mid(0, 3))
+            names << metrics.elidedText(run, Qt::ElideMiddle, 160);
+        if (withoutX.size() > 3)
+            names << tr("%n more", nullptr, int(withoutX.size() - 3));
+        aside = tr("Not drawn: %1 (no %2, the x axis)", nullptr, int(withoutX.size()))
+                    .arg(names.join(u", "_s), metrics.elidedText(xMetric, Qt::ElideMiddle, 160));
+    }
+    chart->setCurves(curves, aside);
     m_legendUpdate.start();
 }
 

@@ -788,6 +788,26 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
 字段：name、status、host、sweep、note、tags、start、end、last_seen、duration、config.KEY、指标（其最新值）、last/min/max/best/count/step(指标)。
 运算符：= != &lt; &lt;= &gt; &gt;= ~（正则表达式）!~ has in (…)，用 and、or、not 连接。</translation>
     </message>
+    <message numerus="yes">
+        <source>%n more</source>
+        <translation>
+            <numerusform>另外 %n 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Not drawn: %1 (no %2, the x axis)</source>
+        <translation>
+            <numerusform>未绘制：%1（没有 x 轴指标 %2）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Check the runs shown</source>
+        <translation>勾选所显示的运行</translation>
+    </message>
+    <message>
+        <source>Uncheck the runs shown</source>
+        <translation>取消勾选所显示的运行</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>

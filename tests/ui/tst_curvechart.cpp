@@ -240,9 +240,38 @@ void TestCurveChart::hoverEmphasisesACurveAndAClickNamesIt() {
     QCOMPARE(clicked.size(), 1);
     QCOMPARE(clicked.first().first().toString(), u"run-7"_s);
     QVERIFY(!chart.xRange()); // a click is not a zoom
+    // The readout follows what the chart draws while the cursor rests: a run filtered out is no
+    // longer named, a zoom reads again at the cursor, a group's x is about its column's.
+    QMouseEvent rest(QEvent::MouseMove, on, chart.mapToGlobal(on), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(chart.viewport(), &rest);
+    chart.setCurves(curves.mid(0, 5));
+    QVERIFY(!chart.readoutText().contains(u"run-7"_s));
+    QVERIFY(chart.readoutText().contains(u"run-4"_s));
+    // A rubber band over the left quarter, let go there: read again at once where the cursor
+    // is, now a quarter of the way into the zoomed range (about step 6), not at step 25.
+    const QPointF from = plot.topLeft() + QPointF(5, 5);
+    const QPointF to(plot.left() + plot.width() / 4, plot.bottom() - 5);
+    QTest::mousePress(chart.viewport(), Qt::LeftButton, {}, from.toPoint());
+    QTest::mouseMove(chart.viewport(), to.toPoint());
+    QTest::mouseRelease(chart.viewport(), Qt::LeftButton, {}, to.toPoint());
+    QVERIFY(chart.xRange());
+    const auto [lo, hi] = *chart.xRange();
+    const QRectF zoomed = chart.chart()->plotArea();
+    const double there = lo + (to.x() - zoomed.left()) / zoomed.width() * (hi - lo);
+    const double said = chart.readoutText().section(u'\n', 0, 0).section(u'=', 1).toDouble();
+    QVERIFY2(std::abs(said - there) <= 1, qPrintable(chart.readoutText().section(u'\n', 0, 0)));
+    chart.resetZoom();
+    QVERIFY(chart.readoutText().contains(u"run-4"_s));
+    sb::Curve group{u"group"_s, Qt::red, {{0.4, 1}, {49.6, 2}, {99.4, 3}}, {}};
+    group.members = {u"a"_s, u"b"_s};
+    chart.setCurves({group});
+    QVERIFY2(chart.readoutText().section(u'\n', 0, 0).endsWith(u"≈ 50"_s),
+             qPrintable(chart.readoutText()));
     QEvent leave(QEvent::Leave);
     QApplication::sendEvent(&chart, &leave);
     QVERIFY(chart.hoveredRun().isEmpty());
+    QVERIFY(chart.readoutText().isEmpty());
 }
 
 QTEST_MAIN(TestCurveChart)

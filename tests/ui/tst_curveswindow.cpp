@@ -599,6 +599,11 @@ void TestCurvesWindow::anotherMetricAsTheXAxis() {
                          {u"epoch"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, epochs}}}}}};
         QVERIFY(fixture.push(body));
     }
+    // A run that logs no epoch: not drawn against it, and the chart says so.
+    QVERIFY(fixture.push(QJsonObject{
+        {u"run"_s, u"no-epoch"_s},
+        {u"series"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0, 1}},
+                                                          {u"value"_s, QJsonArray{1, 0.5}}}}}}}));
     const auto window = fixture.window();
     sb::CurvesView *curves = window->curves();
     auto *xAxis = curves->findChild<QComboBox *>(u"xAxis"_s);
@@ -616,12 +621,21 @@ void TestCurvesWindow::anotherMetricAsTheXAxis() {
     };
     QTRY_COMPARE(lastX(u"large"_s), 7.6);
     QTRY_COMPARE(lastX(u"small"_s), 1.9);
+    const auto lossChart = [curves]() -> const sb::CurveChart * {
+        for (const sb::CurveChart *chart : curves->charts())
+            if (chart->metricName() == u"loss"_s)
+                return chart;
+        return nullptr;
+    };
+    QTRY_COMPARE(lossChart()->noteText(), u"Not drawn: no-epoch (no epoch, the x axis)"_s);
+    QCOMPARE(lastX(u"no-epoch"_s), -1.0);
     // Remembered by name for the next window, whose metrics arrive later.
     const auto again = fixture.window();
     auto *againX = again->curves()->findChild<QComboBox *>(u"xAxis"_s);
     QTRY_COMPARE(againX->currentData().toString(), u"epoch"_s);
     xAxis->setCurrentIndex(0); // steps again
     QTRY_COMPARE(lastX(u"small"_s), 19.0);
+    QTRY_COMPARE(lossChart()->noteText(), QString());
 }
 
 QTEST_MAIN(TestCurvesWindow)

@@ -164,7 +164,7 @@ void CurveChart::setYLocked(bool on) {
     }
 }
 
-void CurveChart::setCurves(const QList<Curve> &curves) {
+void CurveChart::setCurves(const QList<Curve> &curves, const QString &aside) {
     m_curves = curves;
     m_layer->setCurves(&m_curves, m_logY);
     fitAxes();
@@ -178,9 +178,14 @@ void CurveChart::setCurves(const QList<Curve> &curves) {
             finite = finite || std::isfinite(point.y());
         }
     }
-    m_note->setText(points && !finite ? tr("Nothing to draw: every value here is NaN or infinite")
-                                      : QString());
+    QStringList note;
+    if (points && !finite)
+        note << tr("Nothing to draw: every value here is NaN or infinite");
+    if (!aside.isEmpty())
+        note << aside;
+    m_note->setText(note.join(u'\n'));
     placeNote();
+    refreshReadout();
 }
 
 QString CurveChart::noteText() const {
@@ -191,7 +196,14 @@ void CurveChart::placeNote() {
     m_note->setVisible(!m_note->text().isEmpty());
     const QRectF plot = chart()->plotArea();
     const QRectF text = m_note->boundingRect();
-    m_note->setPos(plot.center() - QPointF(text.width() / 2, text.height() / 2));
+    const bool drawn = m_layer->pointCount() > 0;
+    m_note->setPos(drawn ? plot.topLeft() + QPointF(6, 4)
+                         : plot.center() - QPointF(text.width() / 2, text.height() / 2));
+}
+
+void CurveChart::refreshReadout() {
+    if (m_readoutAt)
+        showReadout(*m_readoutAt);
 }
 
 int CurveChart::drawnLines() const {
@@ -277,6 +289,7 @@ void CurveChart::setYRange(double lo, double hi) {
         setAxisRange(values, lo, hi);
     else
         m_yAxis->setRange(lo, hi);
+    refreshReadout();
 }
 
 void CurveChart::setXRange(double lo, double hi, bool byUser) {
@@ -299,6 +312,7 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
         m_userRange = std::make_pair(lo, hi);
         Q_EMIT viewportChanged();
     }
+    refreshReadout();
 }
 
 void CurveChart::rebuildYAxis() {
@@ -560,6 +574,8 @@ void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
         const QRect band = QRect(*m_zoomFrom, event->pos()).normalized();
         m_zoomFrom.reset();
         m_zoomBand->hide();
+        if (m_readoutAt)
+            m_readoutAt = event->position(); // read again where the band was let go
         if (band.width() <= 4 && band.height() <= 4 && !m_hovered.isEmpty()) {
             Q_EMIT runClicked(m_hovered); // a click, not a drag: the run under the cursor
         } else if (band.width() > 4 && band.height() > 4) {
@@ -613,6 +629,7 @@ QString CurveChart::readoutText() const {
 }
 
 void CurveChart::hideReadout() {
+    m_readoutAt.reset();
     m_readout->hide();
     m_readoutBox->hide();
     m_crosshair->hide();
@@ -634,8 +651,12 @@ void CurveChart::showReadout(const QPointF &position) {
     const QPointF value = valueAt(position);
     const double slack = (m_xHi - m_xLo) / std::max(1.0, plot.width()) * 3; // three pixels
     QList<ReadoutRow> rows = readoutAt(m_curves, value.x(), slack);
-    if (rows.isEmpty())
-        return hideReadout();
+    if (rows.isEmpty()) {
+        hideReadout();
+        m_readoutAt = position; // said again once a curve comes under the cursor
+        return;
+    }
+    m_readoutAt = position;
     // The run under the cursor: the nearest curve within 8 pixels, bold; the others dimmed.
     const auto [yMin, yMax] = yRange();
     const auto scaled = [this](double y) {
@@ -666,17 +687,23 @@ void CurveChart::showReadout(const QPointF &position) {
         return QString::number(v, 'g', 6);
     };
     // The x of the data point nearest the cursor: a step that was logged, not one in between.
-    const double x =
+    // A group's points lie at its pixel columns' centres: its x is said as about that.
+    const auto nearestRow =
         std::min_element(rows.cbegin(), rows.cend(), [&value](const auto &a, const auto &b) {
             return std::abs(a.smoothed.x() - value.x()) < std::abs(b.smoothed.x() - value.x());
-        })->smoothed.x();
+        });
+    const double x = nearestRow->smoothed.x();
+    const bool about = nearestRow->members > 0;
+    const QString xText =
+        about ? u"≈ "_s + number(std::abs(x) >= 10 ? std::round(x) : x) : u"= "_s + number(x);
     QString html = u"<div style=\"white-space:nowrap\"><b>%1</b>"_s.arg(
-        m_wallClock ? QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(x * 1000))
-                          .toString(u"yyyy-MM-dd hh:mm:ss"_s)
-                    : u"%1 = %2"_s.arg(chart()->axes(Qt::Horizontal).value(0)
-                                           ? chart()->axes(Qt::Horizontal).first()->titleText()
-                                           : u"x"_s,
-                                       number(x)));
+        m_wallClock ? (about ? u"≈ "_s : QString()) +
+                          QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(x * 1000))
+                              .toString(u"yyyy-MM-dd hh:mm:ss"_s)
+                    : u"%1 %2"_s.arg(chart()->axes(Qt::Horizontal).value(0)
+                                         ? chart()->axes(Qt::Horizontal).first()->titleText()
+                                         : u"x"_s,
+                                     xText));
     for (const ReadoutRow &row : std::as_const(rows)) {
         QString name = htmlOf(metrics.elidedText(row.run, Qt::ElideMiddle, 220));
         if (row.members > 0)

@@ -55,7 +55,8 @@ class CurveChart final : public QChartView {
 public:
     explicit CurveChart(const QString &title, QWidget *parent = nullptr);
 
-    void setCurves(const QList<Curve> &curves);
+    // `aside`: what the chart says beside its curves (runs it cannot draw, and why).
+    void setCurves(const QList<Curve> &curves, const QString &aside = {});
     void setLogY(bool logY);
     bool logY() const { return m_logY; }
     // This chart's own arrangement, chosen from its "⋯" menu: across both columns, first of all,
@@ -126,7 +127,11 @@ private:
     void setYRange(double lo, double hi); // through setAxisRange on a linear axis
     void showReadout(const QPointF &position);
     void hideReadout();
-    void placeNote(); // centred on the plot, shown when it has something to say
+    // Centred on a plot with nothing drawn, else in its top left; shown when it has something
+    // to say.
+    void placeNote();
+    // The readout said again where the cursor rests: after a zoom, a fit, new points, a filter.
+    void refreshReadout();
     // A legend of the curves in the plot's top right corner (for exported images).
     void paintLegend(QPainter *painter) const;
     void setHovered(const QString &run);
@@ -145,6 +150,7 @@ private:
     std::optional<std::pair<double, double>> m_userYRange; // set by a zoom rectangle only
     std::optional<QPoint> m_panFrom;
     std::optional<QPoint> m_zoomFrom;
+    std::optional<QPointF> m_readoutAt; // where the cursor rests while the readout shows
     QRubberBand *m_zoomBand;
     QGraphicsTextItem *m_readout;
     QGraphicsRectItem *m_readoutBox;           // keeps the readout legible over the curves
