@@ -368,9 +368,9 @@ void RunsPanel::applyFilter() {
         // A query that cannot be read filters nothing, and says where it goes wrong.
         auto query = RunQuery::parse(text);
         m_filtered->setFilterFixedString({});
+        showFilterProblem(query.error());
         m_byFields->setQuery(query ? std::optional<RunQuery>(std::move(query).value())
                                    : std::nullopt);
-        showFilterProblem(query.error());
         return;
     }
     m_byFields->setQuery(std::nullopt);

@@ -279,7 +279,7 @@ void TestRunQuery::againstABruteForceReference() {
                              }));
         },
         [&] {
-            const QString opt = optimizers[random.bounded(optimizers.size())];
+            const QString &opt = optimizers[random.bounded(optimizers.size())];
             return std::pair(u"config.optimizer = %1"_s.arg(opt.toUpper()), Predicate([=](auto &r) {
                                  return r.info.config.value(u"optimizer"_s)
                                             .toString()
@@ -287,7 +287,7 @@ void TestRunQuery::againstABruteForceReference() {
                              }));
         },
         [&] {
-            const QString opt = optimizers[random.bounded(optimizers.size())];
+            const QString &opt = optimizers[random.bounded(optimizers.size())];
             return std::pair(u"config.optimizer != \"%1\""_s.arg(opt), Predicate([=](auto &r) {
                                  return r.info.config.value(u"optimizer"_s)
                                             .toString()
@@ -295,14 +295,14 @@ void TestRunQuery::againstABruteForceReference() {
                              }));
         },
         [&] {
-            const QString a = statuses[random.bounded(statuses.size())];
-            const QString b = statuses[random.bounded(statuses.size())];
+            const QString &a = statuses[random.bounded(statuses.size())];
+            const QString &b = statuses[random.bounded(statuses.size())];
             return std::pair(u"status in (%1, \"%2\")"_s.arg(a, b), Predicate([=](auto &r) {
                                  return r.info.status == a || r.info.status == b;
                              }));
         },
         [&] {
-            const QString tag = allTags[random.bounded(allTags.size())];
+            const QString &tag = allTags[random.bounded(allTags.size())];
             return std::pair(u"tags has %1"_s.arg(tag),
                              Predicate([=](auto &r) { return r.info.tags->contains(tag); }));
         },
@@ -340,17 +340,20 @@ void TestRunQuery::againstABruteForceReference() {
         if (pick == 0)
             return atoms[random.bounded(int(atoms.size()))]();
         if (pick == 1) {
-            auto [text, inner] = expression(depth - 1);
-            return std::pair(u"not (%1)"_s.arg(text),
-                             Predicate([inner](auto &r) { return !inner(r); }));
+            const auto inner = expression(depth - 1);
+            const Predicate not_ = inner.second;
+            return std::pair(u"not (%1)"_s.arg(inner.first),
+                             Predicate([not_](auto &r) { return !not_(r); }));
         }
-        auto [leftText, left] = expression(depth - 1);
-        auto [rightText, right] = expression(depth - 1);
+        const auto left = expression(depth - 1);
+        const auto right = expression(depth - 1);
+        const Predicate a = left.second;
+        const Predicate b = right.second;
         if (pick == 2)
-            return std::pair(u"(%1) and (%2)"_s.arg(leftText, rightText),
-                             Predicate([=](auto &r) { return left(r) && right(r); }));
-        return std::pair(u"(%1) or (%2)"_s.arg(leftText, rightText),
-                         Predicate([=](auto &r) { return left(r) || right(r); }));
+            return std::pair(u"(%1) and (%2)"_s.arg(left.first, right.first),
+                             Predicate([=](auto &r) { return a(r) && b(r); }));
+        return std::pair(u"(%1) or (%2)"_s.arg(left.first, right.first),
+                         Predicate([=](auto &r) { return a(r) || b(r); }));
     };
     int nonTrivial = 0;
     for (int q = 0; q < 600; ++q) {
