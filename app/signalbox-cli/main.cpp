@@ -49,6 +49,8 @@ Commands:
                               mentions FILTER, and that pass EXPR, a query over their fields
                               ('config.lr < 1e-3 and best(val/loss) < 0.5 and tags has
                               "baseline"'; README, "Finding runs")
+  delete RUN...               delete runs for good: their points, samples and metadata (asks
+                              first when standard input is a terminal)
   metrics [RUN...]            list metric names (of these runs, or of all)
   series RUN METRIC [WIDTH]   print a downsampled series as JSON
   export RUN METRIC           print every point of a series as CSV
@@ -585,6 +587,28 @@ int main(int argc, char *argv[]) {
             std::printf("%-32s %-10s %s\n", shown(run.info.name).constData(),
                         shown(run.info.status).constData(), shown(last.join(u' ')).constData());
         }
+        return 0;
+    }
+    if (command == u"delete"_s && args.size() >= 2) {
+        const QStringList runs = args.mid(1);
+        if (::isatty(STDIN_FILENO)) {
+            QStringList named;
+            for (const QString &run : runs)
+                named << QString::fromUtf8(shown(run));
+            std::fprintf(stderr, "Delete %lld runs for good (%s)? Nothing brings them back. [y/N] ",
+                         qlonglong(runs.size()), named.join(u", "_s).toUtf8().constData());
+            char answer[16] = {};
+            if (!std::fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y'))
+                return failWith(u"nothing deleted"_s);
+        }
+        const auto deleted = await<sb::CollectorClient::Deleted>(
+            [&](QObject *ctx, auto done) { client.deleteRuns(runs, ctx, done); });
+        if (!deleted)
+            return failWith(deleted.error());
+        for (const QString &run : deleted->runs)
+            std::printf("deleted %s\n", shown(run).constData());
+        std::printf("%lld points and %lld samples deleted\n", qlonglong(deleted->points),
+                    qlonglong(deleted->samples));
         return 0;
     }
     if (command == u"metrics"_s) {

@@ -372,6 +372,23 @@ void CollectorClient::restoreRewind(quint32 rewind, QObject *context, Callback<q
         std::move(done));
 }
 
+void CollectorClient::deleteRuns(const QStringList &runs, QObject *context,
+                                 Callback<Deleted> done) {
+    const QByteArray body =
+        QJsonDocument(QJsonObject{{u"runs"_s, QJsonArray::fromStringList(runs)}})
+            .toJson(QJsonDocument::Compact);
+    exchangeJson<Deleted>(
+        "POST", QString::fromLatin1(CollectorApi::kDeleteRuns), {}, body, u"application/json"_s,
+        context,
+        [](const QJsonDocument &json) {
+            QStringList deleted;
+            for (const QJsonValue run : json[u"deleted"_s].toArray())
+                deleted << run.toString();
+            return Deleted{deleted, json[u"points"_s].toInteger(), json[u"samples"_s].toInteger()};
+        },
+        std::move(done));
+}
+
 std::optional<ClusterCollector> parseClusterCollector(const QString &address) {
     if (!address.startsWith(u"k8s://"_s))
         return std::nullopt;

@@ -78,6 +78,13 @@ public:
     void acknowledgeRecovery(QObject *context, Callback<qint64> done);
     // Undoes a run's rewind (RunSummary::rewinds): what it hid is shown again.
     void restoreRewind(quint32 rewind, QObject *context, Callback<qint64> done);
+    // Deletes runs for good (their points, samples and metadata); what went.
+    struct Deleted {
+        QStringList runs;
+        qint64 points = 0;
+        qint64 samples = 0;
+    };
+    void deleteRuns(const QStringList &runs, QObject *context, Callback<Deleted> done);
 
 private:
     // One /series request, within the collector's bound on an answer.

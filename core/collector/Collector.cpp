@@ -604,6 +604,22 @@ Status Collector::restoreRewind(quint32 id) {
     return success();
 }
 
+Result<MetricStore::Deleted> Collector::deleteRuns(const QStringList &runs) {
+    auto deleted = m_store->deleteRuns(runs);
+    if (!deleted)
+        return deleted;
+    for (const QString &run : std::as_const(deleted->runs)) {
+        m_lastStep.remove(run);
+        m_heard.remove(run);
+        m_running.remove(run);
+    }
+    qCInfo(lcCollector).noquote() << u"deleted %1 runs (%2 points, %3 samples)"_s
+                                         .arg(deleted->runs.size())
+                                         .arg(deleted->points)
+                                         .arg(deleted->samples);
+    return deleted;
+}
+
 Status Collector::ingestConfig(const QString &run, const QJsonObject &config) {
     RunInfo update;
     update.name = run;

@@ -142,6 +142,8 @@ public:
     Status ingestRestart(const QString &run, double step, const QString &key);
     // Undoes a rewind: what it hid is shown again.
     Status restoreRewind(quint32 id);
+    // Deletes runs for good (MetricStore::deleteRuns); a run that pushes again later is a new one.
+    Result<MetricStore::Deleted> deleteRuns(const QStringList &runs);
     // Each group's centre line and band, on columns shared by all groups (see GroupRequest). The
     // members of all groups × columns above kMostGroupCells is refused (each is computed).
     static constexpr qint64 kMostGroupCells = 20'000'000;

@@ -397,6 +397,27 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         } else {
             respond(json(QJsonObject{{u"restored"_s, number}}));
         }
+    } else if (path == CollectorApi::kDeleteRuns && post) {
+        QStringList runs;
+        const QJsonValue named = QJsonDocument::fromJson(request.body).object().value(u"runs"_s);
+        for (const QJsonValue run : named.toArray())
+            runs << run.toString();
+        if (!named.isArray() || runs.isEmpty() || runs.contains(QString())) {
+            respond(error(u"the body must be {\"runs\": [NAME...]}"_s, BadRequest));
+        } else if (runs.size() > CollectorApi::kMostRunsPerRequest) {
+            respond(error(
+                u"%1 runs in one request, more than %2: delete them in several"_s.arg(runs.size())
+                    .arg(CollectorApi::kMostRunsPerRequest),
+                BadRequest));
+        } else if (auto deleted = m_collector->deleteRuns(runs); !deleted) {
+            respond(error(deleted.error(), deleted.errorCode() == ErrorCode::Failed
+                                               ? NotFound
+                                               : failureStatus(deleted.errorCode())));
+        } else {
+            respond(json(QJsonObject{{u"deleted"_s, QJsonArray::fromStringList(deleted->runs)},
+                                     {u"points"_s, deleted->points},
+                                     {u"samples"_s, deleted->samples}}));
+        }
     } else if (path == CollectorApi::kRuns && get) {
         bool limited = false;
         const qsizetype limit = query.value(u"limit"_s).toLongLong(&limited);

@@ -35,6 +35,9 @@ inline constexpr char kExport[] = "/api/v1/export";
 inline constexpr char kAcknowledgeRecovery[] = "/api/v1/recovery/acknowledge";
 // POST {"rewind": ID}: a run's rewind undone, what it hid shown again (/runs lists rewinds).
 inline constexpr char kRestoreRewind[] = "/api/v1/rewinds/restore";
+// POST {"runs": [NAME...]}: those runs deleted for good, their points, samples and metadata;
+// answers {"deleted": [NAME...], "points": N, "samples": M}. A name not held: 404, none deleted.
+inline constexpr char kDeleteRuns[] = "/api/v1/runs/delete";
 // Samples (images, histograms, text, audio): pushed as a header and their bytes (see
 // Collector::decodeSamples), listed by run and tag, and each item's bytes fetched by digest.
 inline constexpr char kPushSamples[] = "/api/v1/push/samples";

@@ -187,6 +187,26 @@ Status DataFiles::sync() {
     return success();
 }
 
+Status DataFiles::release(const Extent &extent) {
+    if (!isOpen(extent.file))
+        return success();
+    if (::fallocate(m_files[extent.file]->fd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                    extent.offset, extent.capacity * kPointBytes) != 0 &&
+        errno != EOPNOTSUPP)
+        return fail(systemError(u"cannot give back room in %1"_s.arg(path(extent.file))));
+    return success();
+}
+
+Status DataFiles::remove(quint32 number) {
+    if (number == m_fillFile || !isOpen(number))
+        return success();
+    if (::unlink(QFile::encodeName(path(number)).constData()) != 0 && errno != ENOENT)
+        return fail(systemError(u"cannot remove %1"_s.arg(path(number))));
+    m_files[number].reset();
+    m_unsynced.remove(number);
+    return success();
+}
+
 DataFiles::Mark DataFiles::mark() const {
     Mark mark;
     mark.ends.reserve(m_files.size());

@@ -82,6 +82,20 @@ public:
     Status writeBytes(const Extent &extent, QByteArrayView bytes);
     // Forces written points to the disk.
     Status sync();
+    // Gives an extent's room back to the file system: a hole, the file keeping its size (where
+    // the file system has no holes, the room stays taken). Readers of it read zeros after.
+    Status release(const Extent &extent);
+    // Removes a data file that holds no extent any more; readers that hold it open read on. The
+    // file new extents go to stays.
+    Status remove(quint32 number);
+    // The numbers of the files open now.
+    std::vector<quint32> openFiles() const {
+        std::vector<quint32> numbers;
+        for (quint32 n = 0; n < m_files.size(); ++n)
+            if (m_files[n])
+                numbers.push_back(n);
+        return numbers;
+    }
 
     // Where the files' room ends: allocations after mark() are undone by rollBack().
     struct Mark {

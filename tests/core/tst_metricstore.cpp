@@ -1,3 +1,4 @@
+#include "../support/StoreHelpers.h"
 #include "metrics/store/MetricStore.h"
 #include "util/Crc32c.h"
 
@@ -26,12 +27,7 @@ SeriesPoints ramp(const QString &metric, int first, int count) {
     return s;
 }
 
-std::unique_ptr<MetricStore> openStore(const QString &dir) {
-    auto store = MetricStore::open(dir);
-    if (!store)
-        qFatal("cannot open store: %s", qPrintable(store.error()));
-    return std::move(store).value();
-}
+using store_helpers::openStore;
 
 } // namespace
 

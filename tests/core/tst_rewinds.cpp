@@ -1,5 +1,6 @@
 // A run resumed from a checkpoint: a rewind hides what it logged past the step (kept,
 // restorable, crash-safe, once per batch), a fork copies a parent's history up to the step.
+#include "../support/StoreHelpers.h"
 #include "metrics/store/MetricStore.h"
 
 #include <QFile>
@@ -12,46 +13,12 @@ using sb::Resume;
 using sb::Sample;
 using sb::SampleKind;
 using sb::SeriesPoints;
+using store_helpers::life;
+using store_helpers::openStore;
+using store_helpers::pointsOf;
+using store_helpers::text;
 
 namespace {
-
-std::unique_ptr<MetricStore> openStore(const QString &dir) {
-    auto store = MetricStore::open(dir);
-    if (!store)
-        qFatal("cannot open store: %s", qPrintable(store.error()));
-    return std::move(store).value();
-}
-
-// Steps [first, first + count), each value 1000 * `life` + its step: which life logged a point.
-SeriesPoints life(const QString &metric, int first, int count, int lifeNumber) {
-    SeriesPoints s{metric, {}};
-    for (int i = first; i < first + count; ++i)
-        s.points.push_back({double(i), 1000.0 * lifeNumber + i, 1.7e9 + lifeNumber * 1e4 + i});
-    return s;
-}
-
-Sample text(const QString &tag, double step) {
-    Sample sample{
-        tag, SampleKind::Text, step, 1.7e9 + step, 0, {}, "at " + QByteArray::number(step), {}};
-    if (sb::Status checked = sb::checkSample(&sample); !checked)
-        qFatal("not a valid sample: %s", qPrintable(checked.error()));
-    return sample;
-}
-
-// Every point of a series as read, as (step, value).
-std::vector<std::pair<double, double>> pointsOf(MetricStore &store, const QString &run,
-                                                const QString &metric) {
-    auto opened = store.openSeries(run, metric);
-    if (!opened)
-        return {};
-    std::vector<sb::MetricPoint> points(std::size_t(opened->points->size()));
-    opened->points->read(0, qint64(points.size()), points.data());
-    std::vector<std::pair<double, double>> out;
-    out.reserve(points.size());
-    for (const auto &p : points)
-        out.emplace_back(p.step, p.value);
-    return out;
-}
 
 std::vector<std::pair<double, double>> expected(std::initializer_list<std::array<int, 3>> lives) {
     std::vector<std::pair<double, double>> out;

@@ -2,6 +2,7 @@
 // all, crash-safe, recovery that never destroys), each blob once, and read back by run, tag
 // and step range.
 #include "../support/MediaBytes.h"
+#include "../support/StoreHelpers.h"
 #include "metrics/store/MetricStore.h"
 
 #include <QFile>
@@ -17,12 +18,7 @@ using sb::SampleKind;
 
 namespace {
 
-std::unique_ptr<MetricStore> openStore(const QString &dir) {
-    auto store = MetricStore::open(dir);
-    if (!store)
-        qFatal("cannot open store: %s", qPrintable(store.error()));
-    return std::move(store).value();
-}
+using store_helpers::openStore;
 
 // An item as a push or a logdir gives it: checked, so its facts and digest are set.
 Sample item(const QString &tag, SampleKind kind, double step, QByteArray bytes,

@@ -26,13 +26,15 @@ public:
         qint64 capacity;
     };
     // `series`: run/metric, for errors.
+    // `lease`: the series' (StoredSeries::lease), held while the source lives.
     ExtentSource(QString series, std::vector<Piece> pieces, qint64 count,
-                 std::vector<IndexRange> hidden = {})
+                 std::vector<IndexRange> hidden = {}, std::shared_ptr<const char> lease = {})
         : m_series(std::move(series))
         , m_pieces(std::move(pieces))
         , m_count(count)
         , m_hidden(std::move(hidden))
-        , m_shown(m_count - rangesLength(m_hidden)) {}
+        , m_shown(m_count - rangesLength(m_hidden))
+        , m_lease(std::move(lease)) {}
     qint64 size() const override { return m_shown; }
     void read(qint64 first, qint64 count, MetricPoint *out) const override;
     QString failure() const override;
@@ -52,6 +54,7 @@ private:
     qint64 m_count;
     std::vector<IndexRange> m_hidden;
     qint64 m_shown;
+    std::shared_ptr<const char> m_lease;
     mutable std::mutex m_failureMutex; // taken only once a read failed, and by failure()
     mutable QString m_failure;
 };

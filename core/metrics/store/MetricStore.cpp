@@ -147,8 +147,12 @@ Status MetricStore::load() {
     // Compacted when half of it or more is stale, or after a repair: a store of a million series
     // is not written again at every start.
     m_compactAt = std::max(kCompactJournalAt, 2 * snapshotBytes);
-    if (m_journal.size() > std::max(kCompactJournalAt / 8, 2 * snapshotBytes) ||
-        !m_recoveryNotes.isEmpty() || !m_lossNotes.isEmpty()) {
+    if (replay.deletions) { // runs deleted before the last close: their room given back first
+        m_freed.push_back({replay.deletedRoom, {}});
+        m_deletionsInJournal = true;
+        reclaim(); // and the journal compacted without them
+    } else if (m_journal.size() > std::max(kCompactJournalAt / 8, 2 * snapshotBytes) ||
+               !m_recoveryNotes.isEmpty() || !m_lossNotes.isEmpty()) {
         compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
     }
     m_recoveryNotes += unreadable;
@@ -201,9 +205,16 @@ Status MetricStore::loadDataFiles(const JournalReplay &replay,
         if (!blob.lost()) // one lost before names no file: its loss was said then
             named.insert(blob.file);
     }
+    // Deleted runs' room, not given back before the last close: opened to be given back now.
+    for (const Extent &extent : replay.deletedRoom)
+        named.insert(extent.file);
     QHash<quint32, qint64> sizes;
     if (Status opened = m_data.recover(named, &sizes, &m_lossNotes); !opened)
         return opened;
+    for (const Extent &extent : replay.deletedRoom) { // never allocated again before it is
+        if (m_data.isOpen(extent.file))
+            m_data.reserve(extent);
+    }
     // Every extent keeps its room taken, whatever it holds.
     for (const auto &[id, extent] : replay.extents) {
         m_data.reserve(extent);
@@ -275,12 +286,102 @@ Result<Extent> MetricStore::allocate(StoredSeries *series, qint64 points, QByteA
 }
 
 Status MetricStore::saveSummaries() {
+    reclaim();
     return m_summaries.save(m_series, &m_recoveryNotes);
+}
+
+Result<MetricStore::Deleted> MetricStore::deleteRuns(const QStringList &runs) {
+    Deleted deleted;
+    QSet<QString> doomed;
+    QByteArray journal;
+    if (m_format < store_records::kFormatOfDeletions) // an earlier Signalbox would read zeros
+        store_records::append(&journal, RecordType::Format,
+                              store_records::format(store_records::kFormatOfDeletions));
+    for (const QString &run : runs) {
+        if (!m_runs.contains(run))
+            return fail(u"there is no run named \"%1\""_s.arg(run));
+        if (doomed.contains(run))
+            continue;
+        doomed.insert(run);
+        deleted.runs << run;
+        for (const StoredSeries *series : m_series.ofRun(run))
+            deleted.points += series->count;
+        for (const SampleTag *tag : m_samples.ofRun(run))
+            deleted.samples += qint64(tag->samples.size());
+        store_records::append(&journal, RecordType::RunDeleted, run.toUtf8());
+    }
+    if (doomed.isEmpty())
+        return deleted;
+    if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended)
+        return appended.failure();
+    // Written: the runs are gone from here on, whatever happens to their room.
+    m_format = std::max(m_format, store_records::kFormatOfDeletions);
+    m_deletionsInJournal = true;
+    for (const auto &series : m_series.removeRuns(doomed))
+        m_freed.push_back({series->extents, series->lease});
+    m_freed.push_back({m_samples.removeRuns(doomed), {}}); // blobs are read whole, at once
+    for (const QString &run : std::as_const(deleted.runs)) {
+        for (const Rewind &rewind : std::vector<Rewind>(m_rewinds.ofRun(run)))
+            (void)m_rewinds.remove(rewind.id);
+        m_runs.remove(run);
+    }
+    m_summarized = 0; // positions in the series table moved
+    reclaim();
+    return deleted;
+}
+
+void MetricStore::reclaim() {
+    const auto note = [this](const QString &text) {
+        if (!m_recoveryNotes.contains(text))
+            m_recoveryNotes << text;
+    };
+    std::vector<Freed> waiting;
+    for (Freed &freed : m_freed) {
+        if (!freed.lease.expired()) { // a reader (a chart, an export) still reads it
+            waiting.push_back(std::move(freed));
+            continue;
+        }
+        std::vector<Extent> kept;
+        for (const Extent &extent : freed.room) {
+            if (Status given = m_data.release(extent); !given) {
+                kept.push_back(extent);
+                note(u"deleted runs' room is not given back yet, retried later: %1"_s.arg(
+                    given.error()));
+            }
+        }
+        if (!kept.empty())
+            waiting.push_back({std::move(kept), {}});
+    }
+    m_freed = std::move(waiting);
+    if (!m_freed.empty() || !m_deletionsInJournal)
+        return;
+    // Data files no series or blob lies in any more go.
+    QSet<quint32> held;
+    for (const auto &series : m_series.all())
+        for (const Extent &extent : series->extents)
+            held.insert(extent.file);
+    for (const StoredBlob &blob : m_samples.blobs())
+        if (!blob.lost())
+            held.insert(blob.file);
+    for (const quint32 number : m_data.openFiles()) {
+        if (held.contains(number))
+            continue;
+        if (Status removed = m_data.remove(number); !removed)
+            note(removed.error());
+    }
+    // No summary of a deleted series outlives it (its id may be another's one day); then the
+    // journal without the deletions' records.
+    if (Status saved = m_summaries.save(m_series, &m_recoveryNotes, true); !saved)
+        return note(u"the summaries file was not written after a deletion, retried later: %1"_s.arg(
+            saved.error()));
+    if (Status compacted = compactJournal(); !compacted)
+        return note(u"journal compaction failed, retried later: %1"_s.arg(compacted.error()));
+    m_deletionsInJournal = false;
 }
 
 Status MetricStore::compactJournal() {
     QByteArray snapshot;
-    const quint32 format = !m_rewinds.empty() ? store_records::kFormat
+    const quint32 format = !m_rewinds.empty() ? store_records::kFormatOfRewinds
                            : m_samples.tags().empty() && m_samples.blobs().empty()
                                ? store_records::kFormatOfPointsOnly
                                : store_records::kFormatOfSamples;
@@ -488,9 +589,9 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
         if (!planned->series.empty() || !planned->tags.empty())
             rewind = std::move(planned).value();
     }
-    if (rewind && m_format < store_records::kFormat) // an earlier Signalbox would show it all
+    if (rewind && m_format < store_records::kFormatOfRewinds) // an earlier one would show it all
         store_records::append(&journal, RecordType::Format,
-                              store_records::format(store_records::kFormat));
+                              store_records::format(store_records::kFormatOfRewinds));
     const RunInfo merged = mergedRun(run, info, earliest, &journal);
     journal += rewindRecord;
 
@@ -617,7 +718,7 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
 
     // Committed: publish the new state.
     if (rewind)
-        m_format = store_records::kFormat;
+        m_format = std::max(m_format, store_records::kFormatOfRewinds);
     if (!key.isEmpty())
         m_batches.remember(key);
     m_runs.set(merged);
@@ -811,9 +912,11 @@ Result<std::unique_ptr<ExtentSource>> MetricStore::sourceOf(const StoredSeries &
         pieces.push_back({std::move(file), extent.file, extent.offset, first, extent.capacity});
         first += extent.capacity;
     }
-    return std::make_unique<ExtentSource>(series.run + u'/' + series.metric, std::move(pieces),
-                                          series.count,
-                                          stored ? std::vector<IndexRange>{} : series.hidden);
+    if (!series.lease)
+        series.lease = std::make_shared<const char>();
+    return std::make_unique<ExtentSource>(
+        series.run + u'/' + series.metric, std::move(pieces), series.count,
+        stored ? std::vector<IndexRange>{} : series.hidden, series.lease);
 }
 
 Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QString &metric,

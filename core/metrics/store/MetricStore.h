@@ -118,6 +118,19 @@ public:
     Result<bool> append(const QString &run, const std::vector<SeriesPoints> &series,
                         const RunInfo *info = nullptr, const QString &batch = {},
                         Batch kind = Batch::Whole, const Resume *resume = nullptr);
+    // Deletes these runs for good: their points, samples and metadata. Returns once that
+    // survives a process kill; the room they held goes back to the disk at once (holes in the
+    // data files, files that hold nothing more removed), or, for a series a reader still holds,
+    // once none does (reclaim()); the journal is compacted then, so their records go too. A name
+    // the store does not hold: ErrorCode::Failed, nothing deleted.
+    struct Deleted {
+        QStringList runs;
+        qint64 points = 0; // stored, shown or hidden by a rewind
+        qint64 samples = 0;
+    };
+    Result<Deleted> deleteRuns(const QStringList &runs);
+    // Gives back the room of deleted series no reader holds any more (called by saveSummaries()).
+    void reclaim();
     // A run's rewinds in the order they came, and undoing one (its points and samples shown
     // again); no such rewind: ErrorCode::Failed.
     const std::vector<Rewind> &rewinds(const QString &run) const { return m_rewinds.ofRun(run); }
@@ -279,6 +292,14 @@ private:
     quint32 m_format = store_records::kFormat; // what the journal says of itself
     // Series before this one have a summary (see summarize()), unless a rewind changed one since.
     std::size_t m_summarized = 0;
+    // Room of deleted series and blobs not given back yet: a reader held it (the lease), or the
+    // disk refused. The journal holds RunDeleted records until it is all given back.
+    struct Freed {
+        std::vector<Extent> room;
+        std::weak_ptr<const char> lease;
+    };
+    std::vector<Freed> m_freed;
+    bool m_deletionsInJournal = false;
 };
 
 } // namespace sb

@@ -26,6 +26,12 @@ public:
     void set(const RunInfo &info);
     // Adds an empty run of that name, unless there is one.
     void ensure(const QString &name);
+    void remove(const QString &name) {
+        if (m_runs.remove(name) > 0) {
+            m_searchText.remove(name);
+            m_searchIndexStale = true;
+        }
+    }
     // The runs whose metadata (as JSON: name, config, tags, note...) holds `lowered`, text in
     // lower case as UTF-8, in name order. Each run's text is kept until the run changes, and all
     // of them lie end to end in one index, so a filter over 100,000 runs is one scan of it.

@@ -69,6 +69,35 @@ void SampleTable::truncate(const Mark &mark) {
     }
 }
 
+std::vector<Extent> SampleTable::removeRuns(const QSet<QString> &runs) {
+    std::vector<char> named(m_blobs.size(), 0); // 1: by a removed item; 2: by a kept one too
+    std::vector<std::unique_ptr<SampleTag>> kept;
+    kept.reserve(m_tags.size());
+    for (auto &tag : m_tags) {
+        const bool removed = runs.contains(tag->run);
+        for (const StoredSample &sample : tag->samples)
+            if (sample.blob < named.size())
+                named[sample.blob] = std::max<char>(named[sample.blob], removed ? 1 : 2);
+        if (!removed) {
+            kept.push_back(std::move(tag));
+            continue;
+        }
+        m_samples -= qint64(tag->samples.size());
+        m_byId.remove(tag->id);
+    }
+    m_tags = std::move(kept);
+    for (const QString &run : runs)
+        m_byRun.remove(run);
+    std::vector<Extent> freed;
+    for (std::size_t i = 0; i < m_blobs.size(); ++i) {
+        if (named[i] != 1 || m_blobs[i].lost())
+            continue;
+        freed.push_back(m_blobs[i].extent());
+        m_blobs[i].file = StoredBlob::kLostFile;
+    }
+    return freed;
+}
+
 SampleTag *SampleTable::createTag(const QString &run, const QString &tag, SampleKind kind) {
     return addTag(m_nextId, run, tag, kind); // its id is never re-used, even if the batch fails
 }

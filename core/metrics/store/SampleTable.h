@@ -91,6 +91,9 @@ public:
     Mark mark() const { return {m_tags.size(), m_blobs.size()}; }
     void truncate(const Mark &mark);
     SampleTag *createTag(const QString &run, const QString &tag, SampleKind kind);
+    // Takes these runs' tags out (their ids stay used); a blob no other run's item names is
+    // marked lost (its digest written anew if logged again). Gives the room those blobs held.
+    std::vector<Extent> removeRuns(const QSet<QString> &runs);
     quint32 addBlob(StoredBlob blob);
     // A lost blob's bytes written anew (the old entry returned, to put back if the batch fails).
     StoredBlob replaceBlob(quint32 index, StoredBlob blob);

@@ -6,6 +6,7 @@
 #include "storage/DataFiles.h"
 
 #include <QHash>
+#include <QSet>
 #include <QString>
 
 #include <memory>
@@ -35,6 +36,9 @@ struct StoredSeries {
     qint64 savedCount = -1;
     // The count at which reading its points failed: summarize() skips it until the count changes.
     qint64 unreadableAt = -1;
+    // Held by every reader of its points (made with the first): the room of a deleted series is
+    // given back only once no reader holds it.
+    mutable std::shared_ptr<const char> lease;
 
     qint64 capacity() const {
         qint64 held = 0;
@@ -87,6 +91,18 @@ public:
             m_byRun[m_series.back()->run].remove(m_series.back()->metric);
             m_series.pop_back();
         }
+    }
+    // Takes these runs' series out of the table (their ids stay used), and gives them.
+    std::vector<std::unique_ptr<StoredSeries>> removeRuns(const QSet<QString> &runs) {
+        std::vector<std::unique_ptr<StoredSeries>> removed;
+        std::vector<std::unique_ptr<StoredSeries>> kept;
+        kept.reserve(m_series.size());
+        for (auto &series : m_series)
+            (runs.contains(series->run) ? removed : kept).push_back(std::move(series));
+        m_series = std::move(kept);
+        for (const QString &run : runs)
+            m_byRun.remove(run);
+        return removed;
     }
     // No new series takes this id, or any below it.
     void takeId(quint32 id) { m_nextId = std::max(m_nextId, id + 1); }

@@ -121,6 +121,8 @@ void JournalReplay::read(quint32 type, QByteArrayView payload) {
         (void)m_rewinds.read(payload); // a damaged one hides nothing
     } else if (type == static_cast<quint32>(RecordType::RewindRestored)) {
         (void)m_rewinds.readRestored(payload);
+    } else if (type == static_cast<quint32>(RecordType::RunDeleted)) {
+        deleteRun(QString::fromUtf8(payload));
     } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
         format = qFromLittleEndian<quint32>(payload.data());
     } else if (type == static_cast<quint32>(RecordType::Extent) && payload.size() == 24) {
@@ -131,6 +133,30 @@ void JournalReplay::read(quint32 type, QByteArrayView payload) {
         if (DataFiles::plausible(extent))
             extents.emplace_back(qFromLittleEndian<quint32>(payload.data()), extent);
     }
+}
+
+void JournalReplay::deleteRun(const QString &run) {
+    deletions = true;
+    QSet<quint32> ids;
+    for (const auto &series : m_series.removeRuns({run})) {
+        ids.insert(series->id);
+        m_ids.remove(series->id);
+        committed.remove(series->id);
+        lastPoints.remove(series->id);
+    }
+    // Their extents: room to give back once the data files are open.
+    std::erase_if(extents, [&](const std::pair<quint32, Extent> &entry) {
+        if (!ids.contains(entry.first))
+            return false;
+        deletedRoom.push_back(entry.second);
+        return true;
+    });
+    const std::vector<Extent> blobs = m_samples.removeRuns({run});
+    deletedRoom.insert(deletedRoom.end(), blobs.begin(), blobs.end());
+    for (const Rewind &rewind : std::vector<Rewind>(m_rewinds.ofRun(run)))
+        (void)m_rewinds.remove(rewind.id);
+    m_runs.remove(run);
+    m_runRecordBytes.remove(run);
 }
 
 qint64 JournalReplay::snapshotBytes() const {

@@ -36,13 +36,17 @@ enum class RecordType : quint32 {
     Rewind = 14, // these two: see RewindTable (format 4 on)
     RewindRestored = 15,
     SummaryOfView = 16, // in the summaries file: a Summary of what a series' rewinds show
+    RunDeleted = 17,    // the run's name (UTF-8): it and all it held are gone (format 5 on)
 };
 
 namespace store_records {
-// 4: rewinds; 3: samples and blobs (a store says each with its first rewind or sample, so that
-// an earlier Signalbox, which would drop them, refuses it); 2: data files; 1 (no format record):
-// series files.
-constexpr quint32 kFormat = 4;
+// 5: deleted runs, until compaction takes their records away (an earlier Signalbox would show
+// the room given back as points of zeros); 4: rewinds; 3: samples and blobs (a store says each
+// with its first rewind or sample, so that an earlier Signalbox, which would drop them, refuses
+// it); 2: data files; 1 (no format record): series files.
+constexpr quint32 kFormat = 5; // the latest this Signalbox reads
+constexpr quint32 kFormatOfDeletions = 5;
+constexpr quint32 kFormatOfRewinds = 4;
 constexpr quint32 kFormatOfSamples = 3;
 constexpr quint32 kFormatOfPointsOnly = 2;
 constexpr qint64 kSeriesIdBytes = 4;        // a series' id, as records and summaries give it
@@ -74,11 +78,17 @@ public:
     std::vector<std::pair<quint32, Extent>> extents;
     quint32 format = 1;
     bool dataRecords = false; // any record only the data-file layout writes
+    // Runs deleted since the last compaction: the room their series and blobs held, to give back.
+    std::vector<Extent> deletedRoom;
+    bool deletions = false;
     // The bytes a snapshot of what was read would take: the journal is compacted when it holds
     // twice that.
     qint64 snapshotBytes() const;
 
 private:
+    // A RunDeleted record: the run, its series, samples and rewinds taken out of the tables.
+    void deleteRun(const QString &run);
+
     RunIndex &m_runs;
     SeriesTable &m_series;
     BatchLedger &m_batches;

@@ -71,7 +71,7 @@ void SummariesCache::load(const SeriesTable &series, const QHash<quint32, Stored
     }
 }
 
-Status SummariesCache::save(const SeriesTable &series, QStringList *notes) {
+Status SummariesCache::save(const SeriesTable &series, QStringList *notes, bool rewrite) {
     QByteArray records;
     qint64 whole = 0; // the file's size were it written afresh
     std::vector<StoredSeries *> saved;
@@ -84,10 +84,10 @@ Status SummariesCache::save(const SeriesTable &series, QStringList *notes) {
         if (each->summary->count() != each->savedCount)
             saved.push_back(each.get());
     }
-    if (saved.empty())
+    if (saved.empty() && !rewrite)
         return success();
     // Stale records (blocks saved again as they filled) past half the file: written afresh.
-    const bool afresh = m_size > whole + (1 << 20);
+    const bool afresh = rewrite || m_size > whole + (1 << 20);
     auto record = [&records](StoredSeries *each, std::size_t fromBlock) {
         char head[store_records::kSeriesIdBytes + kViewKeyBytes];
         qToLittleEndian<quint32>(each->id, head);

@@ -23,8 +23,9 @@ public:
     // tail is cut.
     void load(const SeriesTable &series, const QHash<quint32, StoredSeries *> &byId,
               QStringList *notes);
-    // Writes what changed since the last call; the file is rewritten whole when mostly stale.
-    Status save(const SeriesTable &series, QStringList *notes);
+    // Writes what changed since the last call; the file is rewritten whole when mostly stale, or
+    // when `afresh` (series were deleted: no record of theirs may outlive their ids).
+    Status save(const SeriesTable &series, QStringList *notes, bool afresh = false);
     // Brings a series' summary up to date with `points`. When a read failed, the summary keeps
     // the points before the failed chunk (none: no summary), the series notes the count it
     // failed at (StoredSeries::unreadableAt), and the error says why.
