@@ -28,6 +28,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -38,6 +39,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <climits>
 #include <functional>
 #include <optional>
 
@@ -278,6 +280,13 @@ void RunsPanel::addRunActions() {
     // The researcher's own tags and note on a run, kept by the collector and found by the filter.
     onCurrentRun(CurvesView::tr("Tags and note…"), u"annotate"_s,
                  [this](const QString &run) { annotateRun(run); });
+    // The selected runs gone for good, from the collector (asks first, saying what goes).
+    auto *remove = new QAction(CurvesView::tr("Delete…"), m_table);
+    remove->setObjectName(u"deleteRuns"_s);
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetShortcut);
+    m_table->addAction(remove);
+    connect(remove, &QAction::triggered, this, &RunsPanel::deleteSelected);
     // A run's colour, as the user wants it: every view and every later session follow.
     auto *recolor = new QAction(CurvesView::tr("Change its colour…"), m_table);
     m_table->addAction(recolor);
@@ -549,6 +558,48 @@ void RunsPanel::showRecord(const QString &run) {
     dialog->setMinimumWidth(640);
     dialog->adjustSize(); // tall enough for its wrapped lines
     dialog->show();
+}
+
+void RunsPanel::deleteSelected() {
+    QStringList runs;
+    qint64 points = 0;
+    for (const QModelIndex &row : m_table->selectionModel()->selectedRows()) {
+        const QString run = row.data(RunsModel::RunNameRole).toString();
+        runs << run;
+        for (const QString &metric : m_runs->metricNames())
+            points += m_runs->pointCount(run, metric);
+    }
+    if (runs.isEmpty())
+        return;
+    const QFontMetrics metrics(font());
+    QStringList named;
+    for (const QString &run : runs.mid(0, 10))
+        named << u"• "_s + metrics.elidedText(run, Qt::ElideMiddle, 360);
+    if (runs.size() > 10)
+        named << CurvesView::tr("and %1 more").arg(runs.size() - 10);
+    QMessageBox ask(QMessageBox::Warning, CurvesView::tr("Delete runs"),
+                    CurvesView::tr("Delete %n runs for good?", nullptr, int(runs.size())),
+                    QMessageBox::Cancel, this);
+    ask.setObjectName(u"confirmDelete"_s);
+    ask.setTextFormat(Qt::PlainText);
+    ask.setInformativeText(
+        named.join(u'\n') + u"\n\n"_s +
+        CurvesView::tr("Their %n points, their samples, config, tags and notes go from the "
+                       "collector, and nothing brings them back.",
+                       nullptr, int(std::min<qint64>(points, INT_MAX))));
+    QPushButton *confirm = ask.addButton(CurvesView::tr("Delete"), QMessageBox::DestructiveRole);
+    confirm->setObjectName(u"confirmDeleteButton"_s);
+    ask.setDefaultButton(QMessageBox::Cancel);
+    ask.exec();
+    if (ask.clickedButton() != confirm)
+        return;
+    m_collector->deleteRuns(runs, this, [this](const Result<CollectorClient::Deleted> &deleted) {
+        if (!deleted) {
+            Q_EMIT problem(CurvesView::tr("The runs were not deleted: %1").arg(deleted.error()));
+            return;
+        }
+        Q_EMIT annotated(); // listed again, without them
+    });
 }
 
 void RunsPanel::compareConfigs() {

@@ -41,7 +41,7 @@ Q_SIGNALS:
     void metricsChanged();                 // a metric was checked or unchecked
     void jobRequested(const QString &run); // the job that made a run, and its output
     void groupToggled(const QString &run); // the run's group: one by one, or as one
-    void annotated(); // a run's tags and note were saved, or a rewind undone: fetch them again
+    void annotated(); // tags and note saved, a rewind undone, runs deleted: list them again
     void problem(const QString &message); // for the banner
 
 private:
@@ -58,6 +58,9 @@ private:
     void annotateRun(const QString &run);
     // The selected runs' configs, only the keys that differ, side by side.
     void compareConfigs();
+    // Deletes the selected runs from the collector for good, once the person said so, having
+    // read what goes.
+    void deleteSelected();
     // What the run ran, as its client recorded it: its code's commit and state, its command line
     // and environment.
     void showRecord(const QString &run);

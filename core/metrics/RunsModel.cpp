@@ -55,7 +55,25 @@ void RunsModel::setRuns(const QList<RunSummary> &runs) {
         Q_EMIT checkedRunsChanged();
         return;
     }
-    bool added = false;
+    // Runs no longer listed (deleted) leave the table.
+    QSet<QString> listed;
+    for (const RunSummary &run : std::as_const(incoming))
+        listed.insert(name(run));
+    bool removed = false;
+    for (qsizetype row = m_runs.size() - 1; row >= 0; --row) {
+        if (listed.contains(name(m_runs[row])))
+            continue;
+        beginRemoveRows({}, static_cast<int>(row), static_cast<int>(row));
+        m_runs.removeAt(row);
+        endRemoveRows();
+        removed = true;
+    }
+    if (removed) {
+        m_rowOf.clear();
+        for (qsizetype row = 0; row < m_runs.size(); ++row)
+            m_rowOf.insert(name(m_runs[row]), row);
+    }
+    bool added = removed;
     for (const RunSummary &run : std::as_const(incoming)) {
         const auto known = m_rowOf.constFind(name(run));
         if (known != m_rowOf.constEnd()) {

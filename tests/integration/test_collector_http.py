@@ -564,6 +564,63 @@ class RunsWhere(SharedCollector):
         self.assertTrue(self.collector.alive())
 
 
+class DeleteRuns(unittest.TestCase):
+    """`signalbox-cli delete` and /runs/delete on a collector process: the runs go from every
+    answer, stay gone after a kill -9 right after the answer, and a name not held deletes
+    nothing."""
+
+    def setUp(self):
+        self.collector = Collector()
+        for run, points in (("keep", 50), ("gone", 3000), ("also-gone", 10)):
+            body = {"run": run, "info": {"config": {"lr": 0.1}},
+                    "series": {"loss": {"step": list(range(points)),
+                                        "value": [1.0 / (i + 1) for i in range(points)]}}}
+            status, reply = self.collector.request("/api/v1/push", body)
+            self.assertEqual(status, 200, reply)
+
+    def tearDown(self):
+        if self.collector.process.poll() is None:
+            self.collector.stop()
+
+    def names(self):
+        status, runs = self.collector.request("/api/v1/runs")
+        self.assertEqual(status, 200, runs)
+        return [run["name"] for run in runs]
+
+    def test_deleted_runs_stay_gone_after_a_kill(self):
+        result = subprocess.run([CLI, "--collector", self.collector.url, "delete", "gone"],
+                                capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "deleted gone\n3000 points and 0 samples deleted\n")
+        self.assertEqual(self.names(), ["also-gone", "keep"])
+        self.assertEqual(stored_steps(self.collector, "gone", "loss"), [])
+        status, reply = self.collector.request("/api/v1/runs/delete", {"runs": ["also-gone"]})
+        self.assertEqual((status, reply["deleted"], reply["points"]), (200, ["also-gone"], 10))
+        self.collector.process.kill()  # at once after the answer
+        self.collector.process.wait(timeout=20)
+        self.collector = Collector(data=self.collector.data)
+        self.assertEqual(self.names(), ["keep"])
+        self.assertEqual(len(stored_steps(self.collector, "keep", "loss")), 50)
+        # The name again: a new run, only its own points.
+        status, _ = self.collector.request("/api/v1/push", {
+            "run": "gone", "series": {"loss": {"step": [0], "value": [7.0]}}})
+        self.assertEqual(status, 200)
+        self.assertEqual(stored_steps(self.collector, "gone", "loss"), [0.0])
+
+    def test_a_name_not_held_deletes_nothing(self):
+        status, reply = self.collector.request("/api/v1/runs/delete", {"runs": ["gone", "ghost"]})
+        self.assertEqual(status, 404, reply)
+        self.assertIn("ghost", reply["error"])
+        for body in ({"runs": []}, {"runs": "gone"}, {"run": ["gone"]}, {"runs": [""]}):
+            status, reply = self.collector.request("/api/v1/runs/delete", body)
+            self.assertEqual(status, 400, (body, reply))
+        self.assertEqual(self.names(), ["also-gone", "gone", "keep"])
+        result = subprocess.run([CLI, "--collector", self.collector.url, "delete", "ghost"],
+                                capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn('there is no run named "ghost"', result.stderr)
+
+
 class RequestBounds(unittest.TestCase):
     """Every request's work and answer are bounded whatever it names (issue 29, finding 10): what
     is over is refused with 400 and a message saying what to ask instead."""

@@ -30,6 +30,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -580,6 +581,40 @@ void TestCurvesWindow::tagsNotesAndSummaryColumns() {
     QTRY_COMPARE(table->model()->rowCount(), 1);
     QCOMPARE(table->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(), u"second"_s);
     curves->findChild<QLineEdit *>(u"filter"_s)->clear();
+    QTRY_COMPARE(table->model()->rowCount(), 2);
+
+    // Deleted from its context menu: asked first, saying what goes; Cancel keeps it, Delete
+    // takes it from the collector and the table.
+    table->selectRow(0); // first
+    DialogAnswers answers;
+    QString asked;
+    answers.expect(u"the confirmation"_s, [&asked](QDialog *confirmation) {
+        auto *box = qobject_cast<QMessageBox *>(confirmation);
+        asked = box->text() + u' ' + box->informativeText();
+        box->button(QMessageBox::Cancel)->click();
+    });
+    table->findChild<QAction *>(u"deleteRuns"_s)->trigger();
+    QVERIFY(answers.answered());
+    QVERIFY2(asked.contains(u"Delete 1 runs for good?"_s) && asked.contains(u"first"_s) &&
+                 asked.contains(u"Their 3 points"_s),
+             qPrintable(asked));
+    QTest::qWait(200);
+    QCOMPARE(table->model()->rowCount(), 2);
+    answers.expect(u"the confirmation again"_s, [](QDialog *confirmation) {
+        confirmation->findChild<QPushButton *>(u"confirmDeleteButton"_s)->click();
+    });
+    table->findChild<QAction *>(u"deleteRuns"_s)->trigger();
+    QVERIFY(answers.answered());
+    QTRY_COMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(table->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(), u"second"_s);
+    std::optional<QStringList> listed;
+    fixture.client->runs({}, this, [&listed](const sb::Result<QList<sb::RunSummary>> &runs) {
+        listed = QStringList();
+        for (const sb::RunSummary &run : runs.value())
+            *listed << run.info.name;
+    });
+    QTRY_VERIFY(listed);
+    QCOMPARE(*listed, QStringList{u"second"_s});
 }
 
 void TestCurvesWindow::anotherMetricAsTheXAxis() {
