@@ -808,6 +808,34 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
         <source>Uncheck the runs shown</source>
         <translation>取消勾选所显示的运行</translation>
     </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message numerus="yes">
+        <source>Delete %n runs for good?</source>
+        <translation>
+            <numerusform>永久删除这 %n 个运行？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Their %n points, their samples, config, tags and notes go from the collector, and nothing brings them back.</source>
+        <translation>
+            <numerusform>它们的 %n 个数据点、样本、配置、标签和备注都将从采集器中删除，且无法恢复。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>The runs were not deleted: %1</source>
+        <translation>运行未被删除：%1</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>

@@ -1,6 +1,6 @@
 // libFuzzer target: the store opened on an arbitrary journal (as a crash or a bad disk may leave
 // it) must recover to a consistent state that accepts appends (points and samples), answers
-// queries, and takes restarts (rewinds, their undoing, forks). An input that
+// queries, and takes restarts (rewinds, their undoing, forks) and deletions. An input that
 // starts with "summary:" is instead a saved summary of a real series, framed with a valid
 // checksum, so that what the store's summaries file may hold reaches SeriesSummary::restore.
 #include "metrics/store/MetricStore.h"
@@ -113,5 +113,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         for (const auto &series : s.series(run.name))
             (void)s.query(run.name, series.metric, {});
     }
+    // Every other run deleted: gone, the others' points and blobs still read, after a reopen too.
+    QStringList doomed;
+    for (const sb::RunInfo &run : s.runs())
+        if (run.name != u"fuzz"_s && doomed.size() % 2 == 0)
+            doomed << run.name;
+    if (!doomed.isEmpty() && !s.deleteRuns(doomed).ok())
+        std::abort(); // every name is held
+    store.value().reset();
+    auto reopened = sb::MetricStore::open(dir.path());
+    if (!reopened)
+        return 0; // a damaged start may refuse again
+    for (const QString &run : std::as_const(doomed))
+        if ((*reopened)->run(run))
+            std::abort(); // a deleted run came back
+    if (const auto read = (*reopened)->readBlob(text.digest); !read || *read != "fuzz")
+        std::abort();
+    for (const sb::RunInfo &run : (*reopened)->runs())
+        for (const auto &series : (*reopened)->series(run.name))
+            (void)(*reopened)->query(run.name, series.metric, {});
     return 0;
 }
