@@ -64,6 +64,11 @@ public:
         m_query = std::move(query);
         invalidateFilter();
     }
+    // The archived runs alone, or (by default) the others.
+    void setArchived(bool archived) {
+        m_archived = archived;
+        invalidateFilter();
+    }
     QVariant data(const QModelIndex &index, int role) const override {
         if (role == Qt::ForegroundRole && index.column() == RunsModel::kStatusColumn) {
             const QString status = index.data(RunsModel::StatusRole).toString();
@@ -78,7 +83,8 @@ public:
 protected:
     bool filterAcceptsRow(int row, const QModelIndex &) const override {
         const RunSummary *run = m_runs->summaryAt(row);
-        return run && (!m_status || run->info.status == *m_status) &&
+        return run && run->info.archived.value_or(false) == m_archived &&
+               (!m_status || run->info.status == *m_status) &&
                (!m_query ||
                 m_query->matches(*run, double(QDateTime::currentMSecsSinceEpoch()) / 1000));
     }
@@ -87,6 +93,7 @@ private:
     RunsModel *m_runs;
     std::optional<QString> m_status;
     std::optional<RunQuery> m_query;
+    bool m_archived = false;
 };
 
 RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *parent)
@@ -189,9 +196,19 @@ QLayout *RunsPanel::filterRows() {
     // Each status with how many runs have it, lost and crashed runs among them.
     auto *status = new QComboBox;
     status->setObjectName(u"statusFilter"_s);
-    auto countStatuses = [this, status] {
+    // The archive: its runs alone, counted.
+    auto *archive = new QToolButton;
+    archive->setObjectName(u"archived"_s);
+    archive->setCheckable(true);
+    archive->setToolTip(CurvesView::tr("Show the archived runs instead of the others"));
+    connect(archive, &QToolButton::toggled, m_byFields, &RunFilter::setArchived);
+    auto countStatuses = [this, status, archive] {
         const QVariant chosen = status->currentData();
-        const QMap<QString, int> counts = m_runs->statusCounts();
+        const QMap<QString, int> counts = m_runs->statusCounts(archive->isChecked());
+        int archived = 0;
+        for (const int count : m_runs->statusCounts(true))
+            archived += count;
+        archive->setText(CurvesView::tr("Archived (%1)").arg(archived));
         int all = 0;
         for (const int count : counts)
             all += count;
@@ -210,6 +227,7 @@ QLayout *RunsPanel::filterRows() {
     connect(m_runs, &QAbstractItemModel::rowsInserted, status, countStatuses);
     connect(m_runs, &QAbstractItemModel::rowsRemoved, status, countStatuses);
     connect(m_runs, &QAbstractItemModel::dataChanged, status, countStatuses);
+    connect(archive, &QToolButton::toggled, status, countStatuses);
     connect(status, &QComboBox::currentIndexChanged, m_byFields, [this, status] {
         const QVariant chosen = status->currentData();
         m_byFields->setStatus(chosen.isValid() ? std::optional<QString>(chosen.toString())
@@ -224,6 +242,7 @@ QLayout *RunsPanel::filterRows() {
     // A row of its own: the filter row's width is the window's least.
     auto *statusRow = new QHBoxLayout;
     statusRow->addWidget(status);
+    statusRow->addWidget(archive);
     statusRow->addStretch();
     auto *rows = new QVBoxLayout;
     rows->addLayout(filterRow);
@@ -280,6 +299,15 @@ void RunsPanel::addRunActions() {
     // The researcher's own tags and note on a run, kept by the collector and found by the filter.
     onCurrentRun(CurvesView::tr("Tags and note…"), u"annotate"_s,
                  [this](const QString &run) { annotateRun(run); });
+    // The selected runs put away in the archive (kept whole), or brought back from it.
+    for (const bool archived : {true, false}) {
+        auto *action = new QAction(archived ? CurvesView::tr("Archive")
+                                            : CurvesView::tr("Bring back from the archive"),
+                                   m_table);
+        action->setObjectName(archived ? u"archiveRuns"_s : u"unarchiveRuns"_s);
+        m_table->addAction(action);
+        connect(action, &QAction::triggered, this, [this, archived] { archiveSelected(archived); });
+    }
     // The selected runs gone for good, from the collector (asks first, saying what goes).
     auto *remove = new QAction(CurvesView::tr("Delete…"), m_table);
     remove->setObjectName(u"deleteRuns"_s);
@@ -558,6 +586,24 @@ void RunsPanel::showRecord(const QString &run) {
     dialog->setMinimumWidth(640);
     dialog->adjustSize(); // tall enough for its wrapped lines
     dialog->show();
+}
+
+void RunsPanel::archiveSelected(bool archived) {
+    QStringList runs;
+    for (const QModelIndex &row : m_table->selectionModel()->selectedRows())
+        runs << row.data(RunsModel::RunNameRole).toString();
+    auto left = std::make_shared<qsizetype>(runs.size());
+    for (const QString &run : std::as_const(runs)) {
+        const QJsonObject body{{u"run"_s, run},
+                               {u"info"_s, QJsonObject{{u"archived"_s, archived}}}};
+        m_collector->push(
+            QJsonDocument(body).toJson(), this, [this, left](const Result<qint64> &stored) {
+                if (!stored)
+                    Q_EMIT problem(CurvesView::tr("Not archived: %1").arg(stored.error()));
+                if (--*left == 0)
+                    Q_EMIT annotated(); // listed again, in their place
+            });
+    }
 }
 
 void RunsPanel::deleteSelected() {

@@ -61,6 +61,8 @@ private:
     // Deletes the selected runs from the collector for good, once the person said so, having
     // read what goes.
     void deleteSelected();
+    // Puts the selected runs in the archive (kept, out of the table), or brings them back.
+    void archiveSelected(bool archived);
     // What the run ran, as its client recorded it: its code's commit and state, its command line
     // and environment.
     void showRecord(const QString &run);

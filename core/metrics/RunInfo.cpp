@@ -28,6 +28,8 @@ QJsonObject RunInfo::toJson() const {
         json[u"tags"_s] = QJsonArray::fromStringList(*tags);
     if (note)
         json[u"note"_s] = *note;
+    if (archived)
+        json[u"archived"_s] = *archived;
     if (!code.isEmpty())
         json[u"code"_s] = code;
     if (!environment.isEmpty())
@@ -61,6 +63,8 @@ RunInfo RunInfo::fromJson(const QString &name, const QJsonObject &json) {
     }
     if (json.value(u"note"_s).isString())
         info.note = json.value(u"note"_s).toString();
+    if (json.value(u"archived"_s).isBool())
+        info.archived = json.value(u"archived"_s).toBool();
     info.code = json.value(u"code"_s).toObject();
     info.environment = json.value(u"environment"_s).toObject();
     info.forkedFrom = json.value(u"forked_from"_s).toObject();
@@ -88,6 +92,8 @@ void RunInfo::merge(const RunInfo &update) {
         tags = update.tags;
     if (update.note)
         note = update.note;
+    if (update.archived)
+        archived = update.archived;
     if (!update.code.isEmpty())
         code = update.code;
     if (!update.environment.isEmpty())

@@ -23,6 +23,9 @@ struct RunInfo {
     // The researcher's own words on it; unset in an update: left as they are.
     std::optional<QStringList> tags;
     std::optional<QString> note;
+    // Put away by the researcher: kept whole, left out of the app's table until asked for.
+    // Unset in an update: left as it is.
+    std::optional<bool> archived;
     // What the run ran, as its client recorded it (each replaced whole by an update that has it):
     // code {commit, branch, dirty, remote, root, diff_bytes, diff_cut} and environment {argv,
     // python, executable, platform, host, cwd}. The diff and the packages are texts of the run

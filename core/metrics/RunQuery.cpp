@@ -147,6 +147,7 @@ struct Field {
         End,
         LastSeen,
         Duration,
+        Archived,
         Config,
         Code,
         Environment,
@@ -194,12 +195,12 @@ using Node = RunQuery::Node;
 
 const QList<std::pair<QString, Field::Kind>> &fixedFields() {
     static const QList<std::pair<QString, Field::Kind>> fields{
-        {u"name"_s, Field::Kind::Name},        {u"run"_s, Field::Kind::Name},
-        {u"status"_s, Field::Kind::Status},    {u"host"_s, Field::Kind::Host},
-        {u"sweep"_s, Field::Kind::Sweep},      {u"note"_s, Field::Kind::Note},
-        {u"tags"_s, Field::Kind::Tags},        {u"start"_s, Field::Kind::Start},
-        {u"end"_s, Field::Kind::End},          {u"last_seen"_s, Field::Kind::LastSeen},
-        {u"duration"_s, Field::Kind::Duration}};
+        {u"name"_s, Field::Kind::Name},         {u"run"_s, Field::Kind::Name},
+        {u"status"_s, Field::Kind::Status},     {u"host"_s, Field::Kind::Host},
+        {u"sweep"_s, Field::Kind::Sweep},       {u"note"_s, Field::Kind::Note},
+        {u"tags"_s, Field::Kind::Tags},         {u"start"_s, Field::Kind::Start},
+        {u"end"_s, Field::Kind::End},           {u"last_seen"_s, Field::Kind::LastSeen},
+        {u"duration"_s, Field::Kind::Duration}, {u"archived"_s, Field::Kind::Archived}};
     return fields;
 }
 const QList<std::pair<QString, Field::Kind>> &objectFields() {
@@ -785,6 +786,12 @@ Datum valueOf(const Field &field, const RunQuery::Run &run, double now) {
                                             : !info.ended() ? std::optional<double>(now)
                                                             : info.lastSeen;
         return until ? Datum::of(*until - *info.start) : Datum{};
+    }
+    case Field::Kind::Archived: {
+        Datum d;
+        d.kind = Datum::Kind::Bool;
+        d.boolean = info.archived.value_or(false);
+        return d;
     }
     case Field::Kind::Config:
         return Datum::of(lookUp(info.config, field.key));

@@ -18,7 +18,7 @@ namespace sb {
 //     config.lr < 1e-3 and best(val/loss) < 0.5 and tags has "baseline"
 // Comparisons (=, !=, <, <=, >, >=, ~ and !~ for a regular expression, has, in (...)) of a field
 // with a value, joined by and, or, not and parentheses. Fields: name, status, host, sweep, note,
-// tags, start, end, last_seen, duration; config.KEY (nested keys with dots), code.KEY,
+// tags, start, end, last_seen, duration, archived; config.KEY (nested keys with dots), code.KEY,
 // environment.KEY, forked_from.KEY; a metric's name for its last value, or last(M), min(M),
 // max(M), best(M), count(M), step(M); `quoted` names hold any character. Values: numbers (nan,
 // inf), "strings", bare words, true, false, null, durations (90s, 5m, 2h, 7d, 1w), dates

@@ -134,10 +134,11 @@ int RunsModel::columnCount(const QModelIndex &parent) const {
                             : kFixedColumns + static_cast<int>(m_metrics.size() + m_params.size());
 }
 
-QMap<QString, int> RunsModel::statusCounts() const {
+QMap<QString, int> RunsModel::statusCounts(bool archived) const {
     QMap<QString, int> counts;
     for (const RunSummary &run : m_runs)
-        ++counts[run.info.status];
+        if (run.info.archived.value_or(false) == archived)
+            ++counts[run.info.status];
     return counts;
 }
 

@@ -47,8 +47,9 @@ public:
     std::vector<RewindSummary> rewinds(const QString &run) const;
     // Points of `metric` the collector holds for `run`; 0 when the run does not log it.
     qint64 pointCount(const QString &run, const QString &metric) const;
-    // How many runs of the table have each status ("" for runs that gave none).
-    QMap<QString, int> statusCounts() const;
+    // How many runs of the table have each status ("" for runs that gave none), of those in
+    // the archive or of the others.
+    QMap<QString, int> statusCounts(bool archived = false) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

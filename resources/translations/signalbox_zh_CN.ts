@@ -836,6 +836,26 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
         <source>The runs were not deleted: %1</source>
         <translation>运行未被删除：%1</translation>
     </message>
+    <message>
+        <source>Show the archived runs instead of the others</source>
+        <translation>显示已归档的运行，而不是其他运行</translation>
+    </message>
+    <message>
+        <source>Archived (%1)</source>
+        <translation>已归档（%1）</translation>
+    </message>
+    <message>
+        <source>Archive</source>
+        <translation>归档</translation>
+    </message>
+    <message>
+        <source>Bring back from the archive</source>
+        <translation>从归档中取回</translation>
+    </message>
+    <message>
+        <source>Not archived: %1</source>
+        <translation>未能归档：%1</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>

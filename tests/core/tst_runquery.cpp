@@ -80,6 +80,7 @@ QList<sb::RunSummary> someRuns() {
     runs.back().info.status = u"failed"_s;
     runs.back().info.tags = QStringList{};
     runs.back().info.sweep = u"sw-7"_s;
+    runs.back().info.archived = true;
     return runs;
 }
 
@@ -119,6 +120,8 @@ void TestRunQuery::meaning_data() {
     QTest::newRow("host") << u"info.host = gpu-node-1"_s << u"a"_s;
     QTest::newRow("sweep") << u"sweep = sw-7"_s << u"c"_s;
     QTest::newRow("name regex") << u"name ~ \"^[ab]$\""_s << u"a b"_s;
+    QTest::newRow("archived") << u"archived = true"_s << u"c"_s;
+    QTest::newRow("not archived") << u"archived = false"_s << u"a b"_s;
     // Nested and flattened keys.
     QTest::newRow("nested") << u"config.model.layers > 6"_s << u"a b"_s;
     QTest::newRow("object has key") << u"config.model has layers"_s << u"a"_s;

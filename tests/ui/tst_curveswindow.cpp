@@ -615,6 +615,24 @@ void TestCurvesWindow::tagsNotesAndSummaryColumns() {
     });
     QTRY_VERIFY(listed);
     QCOMPARE(*listed, QStringList{u"second"_s});
+
+    // Archived: out of the table, kept, counted; the archive shows it; brought back.
+    auto *archive = curves->findChild<QToolButton *>(u"archived"_s);
+    table->selectRow(0);
+    table->findChild<QAction *>(u"archiveRuns"_s)->trigger();
+    QTRY_COMPARE(table->model()->rowCount(), 0);
+    QTRY_COMPARE(archive->text(), u"Archived (1)"_s);
+    archive->setChecked(true);
+    QTRY_COMPARE(table->model()->rowCount(), 1);
+    curves->findChild<QLineEdit *>(u"filter"_s)->setText(u"archived = true"_s);
+    QCOMPARE(table->model()->rowCount(), 1);
+    curves->findChild<QLineEdit *>(u"filter"_s)->clear();
+    table->selectRow(0);
+    table->findChild<QAction *>(u"unarchiveRuns"_s)->trigger();
+    QTRY_COMPARE(table->model()->rowCount(), 0);
+    archive->setChecked(false);
+    QTRY_COMPARE(table->model()->rowCount(), 1);
+    QCOMPARE(archive->text(), u"Archived (0)"_s);
 }
 
 void TestCurvesWindow::anotherMetricAsTheXAxis() {
