@@ -21,6 +21,13 @@ using namespace Qt::StringLiterals;
 
 namespace {
 constexpr QByteArrayView kDataMagic = "SBDATA01";
+
+// Whether a file holds nothing past its header but holes (deleted runs' room given back).
+bool onlyHolesAfterHeader(const QString &path) {
+    const UniqueFd fd(::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC));
+    return fd.valid() && ::lseek(fd.get(), DataFiles::kHeaderSize, SEEK_DATA) < 0 && errno == ENXIO;
+}
+
 } // namespace
 
 QByteArray DataFiles::header(QByteArrayView magic) {
@@ -59,7 +66,8 @@ Status DataFiles::recover(const QSet<quint32> &named, QHash<quint32, qint64> *si
             if (parsed.suffixed && named.contains(*parsed.number))
                 return true;
         }
-        return QFileInfo(dataDir.filePath(entry)).size() <= kHeaderSize &&
+        return (QFileInfo(dataDir.filePath(entry)).size() <= kHeaderSize ||
+                onlyHolesAfterHeader(dataDir.filePath(entry))) &&
                QFile::remove(dataDir.filePath(entry));
     };
     if (Status kept = m_directory.keepUnnamed(u"data"_s, keep, lossNotes); !kept)
@@ -192,18 +200,8 @@ Status DataFiles::release(const Extent &extent) {
         return success();
     if (::fallocate(m_files[extent.file]->fd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                     extent.offset, extent.capacity * kPointBytes) != 0 &&
-        errno != EOPNOTSUPP)
+        errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) // no holes there: kept
         return fail(systemError(u"cannot give back room in %1"_s.arg(path(extent.file))));
-    return success();
-}
-
-Status DataFiles::remove(quint32 number) {
-    if (number == m_fillFile || !isOpen(number))
-        return success();
-    if (::unlink(QFile::encodeName(path(number)).constData()) != 0 && errno != ENOENT)
-        return fail(systemError(u"cannot remove %1"_s.arg(path(number))));
-    m_files[number].reset();
-    m_unsynced.remove(number);
     return success();
 }
 

@@ -54,7 +54,8 @@ public:
     QString name(quint32 number) const; // as notes and errors say it: data/<n>.dat
 
     // Opening a store: data files no record names are kept in lost+found (one holding only its
-    // header, of a batch that failed, is removed), the `named` ones opened; one missing or with a
+    // header, of a batch that failed, or only holes, of deleted runs, is removed), the `named`
+    // ones opened; one missing or with a
     // foreign header is said in `lossNotes` (its points are lost). `sizes`: of those opened.
     Status recover(const QSet<quint32> &named, QHash<quint32, qint64> *sizes,
                    QStringList *lossNotes);
@@ -85,18 +86,6 @@ public:
     // Gives an extent's room back to the file system: a hole, the file keeping its size (where
     // the file system has no holes, the room stays taken). Readers of it read zeros after.
     Status release(const Extent &extent);
-    // Removes a data file that holds no extent any more; readers that hold it open read on. The
-    // file new extents go to stays.
-    Status remove(quint32 number);
-    // The numbers of the files open now.
-    std::vector<quint32> openFiles() const {
-        std::vector<quint32> numbers;
-        for (quint32 n = 0; n < m_files.size(); ++n)
-            if (m_files[n])
-                numbers.push_back(n);
-        return numbers;
-    }
-
     // Where the files' room ends: allocations after mark() are undone by rollBack().
     struct Mark {
         std::vector<qint64> ends;

@@ -21,6 +21,20 @@ QString BatchLedger::legacyKey(QByteArrayView payload) {
                parts ? BatchKind::InParts : BatchKind::Whole);
 }
 
+void BatchLedger::forgetRuns(const QSet<QString> &runs) {
+    QSet<QString> prefixes; // what key() puts before the kind
+    for (const QString &run : runs)
+        prefixes.insert(QString::number(run.size()) + u':' + run);
+    std::erase_if(m_order, [&](const QString &key) {
+        const qsizetype colon = key.indexOf(u':');
+        const qsizetype length = key.left(colon).toLongLong();
+        const bool gone = colon > 0 && prefixes.contains(key.left(colon + 1 + length));
+        if (gone)
+            m_keys.remove(key);
+        return gone;
+    });
+}
+
 void BatchLedger::remember(const QString &key) {
     if (m_keys.contains(key))
         return;

@@ -28,6 +28,8 @@ public:
     bool contains(const QString &key) const { return m_keys.contains(key); }
     // Remembers a key, forgetting the oldest past kRemembered.
     void remember(const QString &key);
+    // Forgets the keys of these runs' batches (deleted runs: a run of the name later is new).
+    void forgetRuns(const QSet<QString> &runs);
     // The remembered keys, oldest first.
     const std::deque<QString> &keys() const { return m_order; }
 

@@ -147,10 +147,9 @@ Status MetricStore::load() {
     // Compacted when half of it or more is stale, or after a repair: a store of a million series
     // is not written again at every start.
     m_compactAt = std::max(kCompactJournalAt, 2 * snapshotBytes);
-    if (replay.deletions) { // runs deleted before the last close: their room given back first
+    if (replay.deletions) { // runs deleted before the last close: given back once open below
         m_freed.push_back({replay.deletedRoom, {}});
         m_deletionsInJournal = true;
-        reclaim(); // and the journal compacted without them
     } else if (m_journal.size() > std::max(kCompactJournalAt / 8, 2 * snapshotBytes) ||
                !m_recoveryNotes.isEmpty() || !m_lossNotes.isEmpty()) {
         compactOrNote(); // the journal as it stands is valid: a full disk does not stop the open
@@ -162,6 +161,8 @@ Status MetricStore::load() {
         if (Status appended = m_journal.append(clamped, &m_recoveryNotes); !appended)
             return appended;
     }
+    if (m_deletionsInJournal)
+        reclaim();               // and the journal compacted without the deletions
     if (m_journal.size() == 0) { // a new store: its journal says its format first
         QByteArray record;
         m_format = store_records::kFormatOfPointsOnly; // until its first sample
@@ -308,10 +309,11 @@ Result<MetricStore::Deleted> MetricStore::deleteRuns(const QStringList &runs) {
             deleted.points += series->count;
         for (const SampleTag *tag : m_samples.ofRun(run))
             deleted.samples += qint64(tag->samples.size());
-        store_records::append(&journal, RecordType::RunDeleted, run.toUtf8());
     }
     if (doomed.isEmpty())
         return deleted;
+    store_records::append(&journal, RecordType::RunDeleted,
+                          store_records::deletedRuns(deleted.runs));
     if (Status appended = m_journal.append(journal, &m_recoveryNotes); !appended)
         return appended.failure();
     // Written: the runs are gone from here on, whatever happens to their room.
@@ -320,6 +322,7 @@ Result<MetricStore::Deleted> MetricStore::deleteRuns(const QStringList &runs) {
     for (const auto &series : m_series.removeRuns(doomed))
         m_freed.push_back({series->extents, series->lease});
     m_freed.push_back({m_samples.removeRuns(doomed), {}}); // blobs are read whole, at once
+    m_batches.forgetRuns(doomed); // a run of the name later is a new one: its batches are new
     for (const QString &run : std::as_const(deleted.runs)) {
         for (const Rewind &rewind : std::vector<Rewind>(m_rewinds.ofRun(run)))
             (void)m_rewinds.remove(rewind.id);
@@ -335,6 +338,15 @@ void MetricStore::reclaim() {
         if (!m_recoveryNotes.contains(text))
             m_recoveryNotes << text;
     };
+    const bool ready = std::any_of(m_freed.begin(), m_freed.end(),
+                                   [](const Freed &freed) { return freed.lease.expired(); });
+    // The deletion on the disk before its room is given back: after a power loss, a journal
+    // without it must not name room that reads as zeros.
+    if (ready) {
+        if (Status synced = m_journal.sync(); !synced)
+            return note(u"deleted runs' room is not given back yet, retried later: %1"_s.arg(
+                synced.error()));
+    }
     std::vector<Freed> waiting;
     for (Freed &freed : m_freed) {
         if (!freed.lease.expired()) { // a reader (a chart, an export) still reads it
@@ -355,22 +367,8 @@ void MetricStore::reclaim() {
     m_freed = std::move(waiting);
     if (!m_freed.empty() || !m_deletionsInJournal)
         return;
-    // Data files no series or blob lies in any more go.
-    QSet<quint32> held;
-    for (const auto &series : m_series.all())
-        for (const Extent &extent : series->extents)
-            held.insert(extent.file);
-    for (const StoredBlob &blob : m_samples.blobs())
-        if (!blob.lost())
-            held.insert(blob.file);
-    for (const quint32 number : m_data.openFiles()) {
-        if (held.contains(number))
-            continue;
-        if (Status removed = m_data.remove(number); !removed)
-            note(removed.error());
-    }
     // No summary of a deleted series outlives it (its id may be another's one day); then the
-    // journal without the deletions' records.
+    // journal without the deletions. A data file left all holes goes at the next open.
     if (Status saved = m_summaries.save(m_series, &m_recoveryNotes, true); !saved)
         return note(u"the summaries file was not written after a deletion, retried later: %1"_s.arg(
             saved.error()));
@@ -413,6 +411,11 @@ Status MetricStore::compactJournal() {
 }
 
 void MetricStore::compactOrNote() {
+    // Deletions waiting for their room stay in the journal until reclaim() compacts it.
+    if (m_deletionsInJournal) {
+        m_compactAt = m_journal.size() + kCompactJournalAt;
+        return;
+    }
     if (Status compacted = compactJournal(); !compacted) {
         m_compactAt = m_journal.size() + kCompactJournalAt;
         const QString note =

@@ -54,6 +54,29 @@ void appendCommitted(QByteArray *out, quint32 id, qint64 count, const MetricPoin
 
 } // namespace store_records
 
+QByteArray store_records::deletedRuns(const QStringList &runs) {
+    QByteArray out;
+    for (const QString &run : runs) {
+        const QByteArray name = run.toUtf8();
+        char size[4];
+        qToLittleEndian<quint32>(quint32(name.size()), size);
+        out.append(size, 4).append(name);
+    }
+    return out;
+}
+
+QSet<QString> store_records::readDeletedRuns(QByteArrayView payload) {
+    QSet<QString> runs;
+    for (qsizetype at = 0; at + 4 <= payload.size();) {
+        const quint32 size = qFromLittleEndian<quint32>(payload.data() + at);
+        if (size > payload.size() - at - 4)
+            break;
+        runs.insert(QString::fromUtf8(payload.sliced(at + 4, size)));
+        at += 4 + size;
+    }
+    return runs;
+}
+
 void JournalReplay::read(quint32 type, QByteArrayView payload) {
     const qint64 length = journal_framing::kHeaderSize + payload.size();
     dataRecords = dataRecords || type >= static_cast<quint32>(RecordType::Format);
@@ -122,7 +145,7 @@ void JournalReplay::read(quint32 type, QByteArrayView payload) {
     } else if (type == static_cast<quint32>(RecordType::RewindRestored)) {
         (void)m_rewinds.readRestored(payload);
     } else if (type == static_cast<quint32>(RecordType::RunDeleted)) {
-        deleteRun(QString::fromUtf8(payload));
+        deleteRuns(store_records::readDeletedRuns(payload));
     } else if (type == static_cast<quint32>(RecordType::Format) && payload.size() >= 4) {
         format = qFromLittleEndian<quint32>(payload.data());
     } else if (type == static_cast<quint32>(RecordType::Extent) && payload.size() == 24) {
@@ -135,12 +158,13 @@ void JournalReplay::read(quint32 type, QByteArrayView payload) {
     }
 }
 
-void JournalReplay::deleteRun(const QString &run) {
+void JournalReplay::deleteRuns(const QSet<QString> &runs) {
+    if (runs.isEmpty())
+        return;
     deletions = true;
     QSet<quint32> ids;
-    for (const auto &series : m_series.removeRuns({run})) {
+    for (const auto &series : m_series.removeRuns(runs)) {
         ids.insert(series->id);
-        m_ids.remove(series->id);
         committed.remove(series->id);
         lastPoints.remove(series->id);
     }
@@ -151,12 +175,15 @@ void JournalReplay::deleteRun(const QString &run) {
         deletedRoom.push_back(entry.second);
         return true;
     });
-    const std::vector<Extent> blobs = m_samples.removeRuns({run});
+    const std::vector<Extent> blobs = m_samples.removeRuns(runs);
     deletedRoom.insert(deletedRoom.end(), blobs.begin(), blobs.end());
-    for (const Rewind &rewind : std::vector<Rewind>(m_rewinds.ofRun(run)))
-        (void)m_rewinds.remove(rewind.id);
-    m_runs.remove(run);
-    m_runRecordBytes.remove(run);
+    m_batches.forgetRuns(runs);
+    for (const QString &run : runs) {
+        for (const Rewind &rewind : std::vector<Rewind>(m_rewinds.ofRun(run)))
+            (void)m_rewinds.remove(rewind.id);
+        m_runs.remove(run);
+        m_runRecordBytes.remove(run);
+    }
 }
 
 qint64 JournalReplay::snapshotBytes() const {

@@ -36,10 +36,13 @@ enum class RecordType : quint32 {
     Rewind = 14, // these two: see RewindTable (format 4 on)
     RewindRestored = 15,
     SummaryOfView = 16, // in the summaries file: a Summary of what a series' rewinds show
-    RunDeleted = 17,    // the run's name (UTF-8): it and all it held are gone (format 5 on)
+    RunDeleted = 17,    // runs' names (u32 length, UTF-8 each): they and all they held are gone
 };
 
 namespace store_records {
+// A RunDeleted record's payload, and the names read back from one (a damaged entry ends them).
+QByteArray deletedRuns(const QStringList &runs);
+QSet<QString> readDeletedRuns(QByteArrayView payload);
 // 5: deleted runs, until compaction takes their records away (an earlier Signalbox would show
 // the room given back as points of zeros); 4: rewinds; 3: samples and blobs (a store says each
 // with its first rewind or sample, so that an earlier Signalbox, which would drop them, refuses
@@ -86,8 +89,9 @@ public:
     qint64 snapshotBytes() const;
 
 private:
-    // A RunDeleted record: the run, its series, samples and rewinds taken out of the tables.
-    void deleteRun(const QString &run);
+    // A RunDeleted record: the runs, their series, samples, rewinds and batches taken out of
+    // the tables, in one pass whatever their number.
+    void deleteRuns(const QSet<QString> &runs);
 
     RunIndex &m_runs;
     SeriesTable &m_series;
