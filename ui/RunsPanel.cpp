@@ -39,7 +39,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <climits>
 #include <functional>
 #include <optional>
 
@@ -623,16 +622,22 @@ void RunsPanel::deleteSelected() {
         named << u"• "_s + metrics.elidedText(run, Qt::ElideMiddle, 360);
     if (runs.size() > 10)
         named << CurvesView::tr("and %1 more").arg(runs.size() - 10);
+    const bool one = runs.size() == 1;
     QMessageBox ask(QMessageBox::Warning, CurvesView::tr("Delete runs"),
-                    CurvesView::tr("Delete %n runs for good?", nullptr, int(runs.size())),
+                    one ? CurvesView::tr("Delete this run for good?")
+                        : CurvesView::tr("Delete these %1 runs for good?").arg(runs.size()),
                     QMessageBox::Cancel, this);
     ask.setObjectName(u"confirmDelete"_s);
     ask.setTextFormat(Qt::PlainText);
+    const QString logged = points == 1 ? CurvesView::tr("1 point")
+                                       : CurvesView::tr("%1 points").arg(locale().toString(points));
     ask.setInformativeText(
         named.join(u'\n') + u"\n\n"_s +
-        CurvesView::tr("Their %n points, their samples, config, tags and notes go from the "
-                       "collector, and nothing brings them back.",
-                       nullptr, int(std::min<qint64>(points, INT_MAX))));
+        (one ? CurvesView::tr("What it logged (%1), its samples, config, tags and note go from "
+                              "the collector, and nothing brings them back.")
+             : CurvesView::tr("What they logged (%1), their samples, configs, tags and notes go "
+                              "from the collector, and nothing brings them back."))
+            .arg(logged));
     QPushButton *confirm = ask.addButton(CurvesView::tr("Delete"), QMessageBox::DestructiveRole);
     confirm->setObjectName(u"confirmDeleteButton"_s);
     ask.setDefaultButton(QMessageBox::Cancel);

@@ -816,18 +816,6 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
         <source>Delete runs</source>
         <translation>删除运行</translation>
     </message>
-    <message numerus="yes">
-        <source>Delete %n runs for good?</source>
-        <translation>
-            <numerusform>永久删除这 %n 个运行？</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Their %n points, their samples, config, tags and notes go from the collector, and nothing brings them back.</source>
-        <translation>
-            <numerusform>它们的 %n 个数据点、样本、配置、标签和备注都将从采集器中删除，且无法恢复。</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Delete</source>
         <translation>删除</translation>
@@ -855,6 +843,30 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
     <message>
         <source>Not archived: %1</source>
         <translation>未能归档：%1</translation>
+    </message>
+    <message>
+        <source>Delete this run for good?</source>
+        <translation>永久删除此运行？</translation>
+    </message>
+    <message>
+        <source>Delete these %1 runs for good?</source>
+        <translation>永久删除这 %1 个运行？</translation>
+    </message>
+    <message>
+        <source>1 point</source>
+        <translation>1 个数据点</translation>
+    </message>
+    <message>
+        <source>%1 points</source>
+        <translation>%1 个数据点</translation>
+    </message>
+    <message>
+        <source>What it logged (%1), its samples, config, tags and note go from the collector, and nothing brings them back.</source>
+        <translation>它记录的内容（%1）、样本、配置、标签和备注都将从采集器中删除，且无法恢复。</translation>
+    </message>
+    <message>
+        <source>What they logged (%1), their samples, configs, tags and notes go from the collector, and nothing brings them back.</source>
+        <translation>它们记录的内容（%1）、样本、配置、标签和备注都将从采集器中删除，且无法恢复。</translation>
     </message>
 </context>
 <context>

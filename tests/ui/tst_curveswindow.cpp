@@ -595,8 +595,8 @@ void TestCurvesWindow::tagsNotesAndSummaryColumns() {
     });
     table->findChild<QAction *>(u"deleteRuns"_s)->trigger();
     QVERIFY(answers.answered());
-    QVERIFY2(asked.contains(u"Delete 1 runs for good?"_s) && asked.contains(u"first"_s) &&
-                 asked.contains(u"Their 3 points"_s),
+    QVERIFY2(asked.contains(u"Delete this run for good?"_s) && asked.contains(u"first"_s) &&
+                 asked.contains(u"What it logged (3 points)"_s),
              qPrintable(asked));
     QTest::qWait(200);
     QCOMPARE(table->model()->rowCount(), 2);
