@@ -1,5 +1,6 @@
 #include "FlowLayout.h"
 
+#include <QStyle>
 #include <QWidget>
 
 #include <algorithm>
@@ -36,13 +37,23 @@ QSize FlowLayout::minimumSize() const {
     return least + QSize(margins.left() + margins.right(), margins.top() + margins.bottom());
 }
 
+int FlowLayout::gap() const {
+    if (spacing() >= 0)
+        return spacing();
+    const QWidget *owner = parentWidget();
+    const int styled =
+        owner ? owner->style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing, nullptr, owner)
+              : -1;
+    return styled >= 0 ? styled : 6; // a style that leaves it to each pair of widgets
+}
+
 QSize FlowLayout::sizeHint() const {
     int width = 0;
     int height = 0;
     for (const QLayoutItem *item : m_items) {
         if (item->isEmpty())
             continue;
-        width += (width > 0 ? spacing() : 0) + item->sizeHint().width();
+        width += (width > 0 ? gap() : 0) + item->sizeHint().width();
         height = std::max(height, item->sizeHint().height());
     }
     const QMargins margins = contentsMargins();
@@ -56,7 +67,7 @@ void FlowLayout::setGeometry(const QRect &rect) {
 
 int FlowLayout::arrange(const QRect &rect, bool place) const {
     const QRect area = rect.marginsRemoved(contentsMargins());
-    const int gap = std::max(0, spacing());
+    const int space = gap();
     int y = area.y();
     QList<QLayoutItem *> line;
     int lineWidth = 0;
@@ -64,13 +75,15 @@ int FlowLayout::arrange(const QRect &rect, bool place) const {
     const auto endLine = [&] {
         int x = area.x();
         for (QLayoutItem *item : std::as_const(line)) {
-            const QSize size = item->sizeHint();
+            // No wider than the row: an item wider still is squeezed, not cut off.
+            const QSize size(std::min(item->sizeHint().width(), area.width()),
+                             item->sizeHint().height());
             if (place)
                 item->setGeometry(QRect(QPoint(x, y + (lineHeight - size.height()) / 2), size));
-            x += size.width() + gap;
+            x += size.width() + space;
         }
         if (!line.isEmpty())
-            y += lineHeight + gap;
+            y += lineHeight + space;
         line.clear();
         lineWidth = 0;
         lineHeight = 0;
@@ -79,14 +92,14 @@ int FlowLayout::arrange(const QRect &rect, bool place) const {
         if (item->isEmpty())
             continue;
         const QSize size = item->sizeHint();
-        if (!line.isEmpty() && lineWidth + gap + size.width() > area.width())
+        if (!line.isEmpty() && lineWidth + space + size.width() > area.width())
             endLine();
-        lineWidth += (line.isEmpty() ? 0 : gap) + size.width();
+        lineWidth += (line.isEmpty() ? 0 : space) + size.width();
         lineHeight = std::max(lineHeight, size.height());
         line.append(item);
     }
     endLine();
-    const int used = y - area.y() - (y > area.y() ? gap : 0);
+    const int used = y - area.y() - (y > area.y() ? space : 0);
     return used + contentsMargins().top() + contentsMargins().bottom();
 }
 

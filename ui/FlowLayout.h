@@ -25,6 +25,8 @@ public:
     void setGeometry(const QRect &rect) override;
 
 private:
+    // Between two items: the layout's spacing, else the style's.
+    int gap() const;
     // Lays the items out in `rect` (placing them when `place`); the height they take.
     int arrange(const QRect &rect, bool place) const;
 

@@ -221,6 +221,11 @@ QLayout *RunsPanel::filterRows() {
                     it.key());
         }
         status->setCurrentIndex(std::max(0, status->findData(chosen)));
+        // The status gone from this side (the archive toggled, the last such run gone): the
+        // filter follows what the box shows.
+        const QVariant shown = status->currentData();
+        m_byFields->setStatus(shown.isValid() ? std::optional<QString>(shown.toString())
+                                              : std::nullopt);
     };
     connect(m_runs, &QAbstractItemModel::modelReset, status, countStatuses);
     connect(m_runs, &QAbstractItemModel::rowsInserted, status, countStatuses);
@@ -362,6 +367,10 @@ void RunsPanel::filterToPrefixOf(const QStringList &runs) {
         while (!run.startsWith(prefix))
             prefix.chop(1);
     }
+    // A prefix the filter would read as a query ("lr=0.1"): asked as a name's start instead.
+    if (!m_regex->isChecked() && RunQuery::looksLikeQuery(prefix))
+        prefix = u"name ~ \"^%1\""_s.arg(
+            QRegularExpression::escape(prefix).replace(u'\\', u"\\\\"_s).replace(u'"', u"\\\""_s));
     m_filter->setText(prefix);
 }
 
@@ -428,8 +437,17 @@ void RunsPanel::offerWords() {
         words << u"config."_s + key;
     // A metric's name as the query reads it: backquoted where it holds other characters.
     static const QRegularExpression plain(u"^[\\p{L}_][\\p{L}\\p{N}_./:@#%-]*$"_s);
+    const QStringList language = RunQuery::vocabulary();
+    const auto isLanguage = [&language](const QString &name) {
+        return std::any_of(language.begin(), language.end(), [&name](const QString &word) {
+            return word.compare(name, Qt::CaseInsensitive) == 0 ||
+                   (word.endsWith(u'.') && name.startsWith(word, Qt::CaseInsensitive)) ||
+                   name.compare(u"run"_s, Qt::CaseInsensitive) == 0 ||
+                   name.startsWith(u"info."_s, Qt::CaseInsensitive);
+        });
+    };
     for (const QString &metric : m_runs->metricNames())
-        words << (plain.match(metric).hasMatch()
+        words << (plain.match(metric).hasMatch() && !isLanguage(metric)
                       ? metric
                       : u"`%1`"_s.arg(
                             QString(metric).replace(u'\\', u"\\\\"_s).replace(u'`', u"\\`"_s)));
@@ -638,6 +656,9 @@ void RunsPanel::deleteSelected() {
              : CurvesView::tr("What they logged (%1), their samples, configs, tags and notes go "
                               "from the collector, and nothing brings them back."))
             .arg(logged));
+    // Run names are the outside's text: the informative label must not read them as markup.
+    if (auto *informative = ask.findChild<QLabel *>(u"qt_msgbox_informativelabel"_s))
+        informative->setTextFormat(Qt::PlainText);
     QPushButton *confirm = ask.addButton(CurvesView::tr("Delete"), QMessageBox::DestructiveRole);
     confirm->setObjectName(u"confirmDeleteButton"_s);
     ask.setDefaultButton(QMessageBox::Cancel);

@@ -12,6 +12,7 @@
 #include <QtEndian>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -786,31 +787,38 @@ private:
 };
 
 // Which of `runs` pass `where`, on every core: each lookup waits on memory (100,000 runs' config
-// and series lie all over it), so several threads at once answer sooner.
-std::vector<char> passing(const std::vector<const RunInfo *> &runs, const RunQuery &where,
-                          const MetricStore &store, const QHash<QString, double> &heard) {
+// and series lie all over it), so several threads at once answer sooner. Unset past `deadline`.
+std::optional<std::vector<char>> passing(const std::vector<const RunInfo *> &runs,
+                                         const RunQuery &where, const MetricStore &store,
+                                         const QHash<QString, double> &heard,
+                                         QDeadlineTimer deadline) {
     constexpr std::size_t kChunk = 4096;
     std::vector<char> passes(runs.size());
     std::vector<std::size_t> chunks;
     for (std::size_t at = 0; at < runs.size(); at += kChunk)
         chunks.push_back(at);
     const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000;
+    std::atomic<bool> late = false;
     QtConcurrent::blockingMap(chunks, [&](std::size_t first) {
         StoredRun run(store, heard);
         for (std::size_t i = first; i < std::min(first + kChunk, runs.size()); ++i) {
+            if (i % 64 == 0 && (late || deadline.hasExpired())) {
+                late = true;
+                return;
+            }
             run.setInfo(runs[i]);
             passes[i] = where.matches(run, now);
         }
     });
-    return passes;
+    return late ? std::nullopt : std::optional(std::move(passes));
 }
 
 } // namespace
 
-QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit,
-                                  const RunQuery *where) {
+Result<QList<RunSummary>> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit,
+                                          const RunQuery *where) {
     if (limit == 0)
-        return {};
+        return QList<RunSummary>();
     judgeSilentRuns(); // a listing never shows as running a run already past the threshold
     const auto &byName = m_store->runsByName();
     std::vector<const RunInfo *> candidates;
@@ -823,18 +831,29 @@ QList<RunSummary> Collector::runs(const QString &filter, qsizetype offset, qsize
             candidates.push_back(&*byName.constFind(name));
     }
     // min, max and best read the series' ranges: every series gets one (once; kept on disk).
-    if (where && !where->rangedMetrics().isEmpty())
-        m_store->summarize(QDeadlineTimer(QDeadlineTimer::Forever));
+    const QDeadlineTimer budget(kQueryMs);
+    const auto tooSlow = [] {
+        return fail(
+            u"the query took more than %1 s: narrow it (fewer patterns, a filter), or "
+            "ask again once the collector has read the series' value ranges"_s.arg(kQueryMs / 1000),
+            ErrorCode::StorageFailed);
+    };
+    if (where && !where->rangedMetrics().isEmpty() && !m_store->summarize(budget))
+        return tooSlow();
     // Asked of a block of runs at a time, so that a page stops early.
     constexpr std::size_t kBlock = 32768;
     std::vector<const RunInfo *> listed;
     std::vector<char> passes;
     for (std::size_t first = 0; first < candidates.size(); first += kBlock) {
         const std::size_t end = std::min(first + kBlock, candidates.size());
-        if (where)
-            passes = passing(
+        if (where) {
+            auto passed = passing(
                 {candidates.begin() + qsizetype(first), candidates.begin() + qsizetype(end)},
-                *where, *m_store, m_heard);
+                *where, *m_store, m_heard, budget);
+            if (!passed)
+                return tooSlow();
+            passes = std::move(passed).value();
+        }
         for (std::size_t i = first; i < end; ++i) {
             if (where && !passes[i - first])
                 continue;

@@ -135,8 +135,11 @@ public:
     // given), with their metrics, in name order: `limit` of them (all when negative) after the
     // first `offset`. Each metric's value range is there once its series was summarized (within
     // a few calls); the series whose range `where` reads are summarized first.
-    QList<RunSummary> runs(const QString &filter, qsizetype offset = 0, qsizetype limit = -1,
-                           const RunQuery *where = nullptr);
+    // A query's work is bounded: past kQueryMs (its series' ranges still being read, or a
+    // pattern slow over many runs) it is refused, saying so.
+    static constexpr int kQueryMs = 10'000;
+    Result<QList<RunSummary>> runs(const QString &filter, qsizetype offset = 0,
+                                   qsizetype limit = -1, const RunQuery *where = nullptr);
     // A TensorBoard writer's restart (SessionLog.START) at `step`: the run rewinds, inclusive,
     // once per `key` (LogdirFollower::RestartSink).
     Status ingestRestart(const QString &run, double step, const QString &key);

@@ -16,7 +16,14 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-enum HttpStatus { Ok = 200, BadRequest = 400, Unauthorized = 401, NotFound = 404, Storage = 507 };
+enum HttpStatus {
+    Ok = 200,
+    BadRequest = 400,
+    Unauthorized = 401,
+    NotFound = 404,
+    Unavailable = 503,
+    Storage = 507
+};
 
 HttpResponse json(const QJsonValue &value, int status = Ok) {
     const QJsonDocument document =
@@ -431,9 +438,10 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
             }
             where = std::move(parsed).value();
         }
-        respond(json(toJson(m_collector->runs(query.value(u"filter"_s), offset,
+        const auto listed = m_collector->runs(query.value(u"filter"_s), offset,
                                               limited ? std::max<qsizetype>(0, limit) : -1,
-                                              where ? &*where : nullptr))));
+                                              where ? &*where : nullptr);
+        respond(listed ? json(toJson(*listed)) : error(listed.error(), Unavailable));
     } else if (path == CollectorApi::kMetrics && get) {
         const auto named = namedRuns(query);
         if (!named) {

@@ -74,7 +74,8 @@ Result<std::vector<Token>> tokenize(const QString &text) {
             QString quoted;
             qsizetype j = i + 1;
             for (; j < n && text[j] != c; ++j) {
-                if (text[j] == u'\\' && j + 1 < n)
+                // \" and \\ are escapes; any other backslash stays (a pattern's \d, \.).
+                if (text[j] == u'\\' && j + 1 < n && (text[j + 1] == c || text[j + 1] == u'\\'))
                     ++j;
                 quoted += text[j];
             }
@@ -132,6 +133,7 @@ struct Literal {
     QString text;      // a Text
     bool boolean = false;
     bool numeric = false; // a Text that reads as a number (then `number` holds it)
+    QString raw;          // as typed (a Text's without its quotes): a pattern, a part to find
 };
 
 // A field of a run.
@@ -451,6 +453,13 @@ private:
     }
 
     Result<Literal> parseValue() {
+        auto value = readValue();
+        if (value)
+            value.value().raw = m_tokens[m_at - 1 - (value->kind == Literal::Kind::Ago)].text;
+        return value;
+    }
+
+    Result<Literal> readValue() {
         const Token &token = take();
         Literal literal;
         switch (token.kind) {
@@ -526,20 +535,21 @@ private:
             take();
             return std::shared_ptr<const Node>(node);
         }
-        const qsizetype valueColumn = peek().column;
+        const Token &valueToken = peek();
+        const qsizetype valueColumn =
+            valueToken.column + (valueToken.kind == Token::Kind::Text ? 1 : 0);
         auto value = parseValue();
         if (!value)
             return value.failure();
         node->values.push_back(*value);
         if (*op == Op::Match || *op == Op::NotMatch) {
-            const QString pattern =
-                value->kind == Literal::Kind::Number ? m_tokens[m_at - 1].text : value->text;
-            node->pattern =
-                QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption |
-                                                QRegularExpression::UseUnicodePropertiesOption);
+            // Bounded: a pattern that backtracks without end gives up (and does not match).
+            node->pattern = QRegularExpression(u"(*LIMIT_MATCH=100000)"_s + value->raw,
+                                               QRegularExpression::CaseInsensitiveOption |
+                                                   QRegularExpression::UseUnicodePropertiesOption);
             if (!node->pattern.isValid())
                 return problemAt(
-                    valueColumn + node->pattern.patternErrorOffset(),
+                    valueColumn + std::max<qsizetype>(0, node->pattern.patternErrorOffset() - 21),
                     RunQuery::tr("not a regular expression: %1").arg(node->pattern.errorString()));
             node->pattern.optimize();
         }
@@ -731,10 +741,10 @@ bool has(const Datum &datum, const Literal &literal, double now) {
     case Datum::Kind::List:
         return std::any_of(datum.list.begin(), datum.list.end(),
                            [&](const QJsonValue &v) { return equal(Datum::of(v), literal, now); });
-    case Datum::Kind::Text:
-        return datum.text.contains(textOf(literal, now), Qt::CaseInsensitive);
+    case Datum::Kind::Text: // the part as typed: "has 007" looks for 007
+        return datum.text.contains(literal.raw, Qt::CaseInsensitive);
     case Datum::Kind::Object:
-        return datum.object.contains(textOf(literal, now));
+        return datum.object.contains(literal.raw);
     default:
         return false;
     }
@@ -744,11 +754,16 @@ bool has(const Datum &datum, const Literal &literal, double now) {
 QJsonValue lookUp(const QJsonObject &object, const QString &key) {
     if (const auto found = object.constFind(key); found != object.constEnd())
         return *found;
-    const qsizetype dot = key.indexOf(u'.');
-    if (dot <= 0)
-        return QJsonValue::Undefined;
-    const QJsonValue inner = object.value(key.left(dot));
-    return inner.isObject() ? lookUp(inner.toObject(), key.mid(dot + 1)) : QJsonValue::Undefined;
+    // Each dot in turn: {"model.enc": {"layers": 4}} is found by config.model.enc.layers.
+    for (qsizetype dot = key.indexOf(u'.'); dot > 0; dot = key.indexOf(u'.', dot + 1)) {
+        const QJsonValue inner = object.value(QStringView(key).left(dot));
+        if (!inner.isObject())
+            continue;
+        if (const QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1));
+            !found.isUndefined())
+            return found;
+    }
+    return QJsonValue::Undefined;
 }
 
 Datum valueOf(const Field &field, const RunQuery::Run &run, double now) {

@@ -658,7 +658,7 @@ void whereInProcess(const QString &dir) {
         const auto query = sb::RunQuery::parse(QString::fromUtf8(text));
         qsizetype matched = 0;
         const double listed =
-            bench::medianMs(11, [&] { matched = collector->runs({}, 0, -1, &*query).size(); });
+            bench::medianMs(11, [&] { matched = collector->runs({}, 0, -1, &*query)->size(); });
         const double paged =
             bench::medianMs(11, [&] { (void)collector->runs({}, 0, 100, &*query); });
         std::printf("    %-52s %7.1f ms for %lld runs, %.1f ms for the first 100\n", text, listed,

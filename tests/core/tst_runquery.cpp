@@ -59,7 +59,8 @@ QList<sb::RunSummary> someRuns() {
                  {u"optimizer"_s, u"adam"_s},
                  {u"model"_s, QJsonObject{{u"layers"_s, 12}, {u"name"_s, u"ViT-B"_s}}},
                  {u"warmup"_s, true},
-                 {u"seeds"_s, QJsonArray{1, 2, 3}}},
+                 {u"seeds"_s, QJsonArray{1, 2, 3}},
+                 {u"opt.sched"_s, QJsonObject{{u"warm"_s, 5}}}},
                 {{u"val/loss"_s, metric(0.4, std::pair(0.3, 2.0))},
                  {u"val/acc"_s, metric(0.9, std::pair(0.1, 0.92))}});
     runs.back().info.status = u"finished"_s;
@@ -121,6 +122,12 @@ void TestRunQuery::meaning_data() {
     QTest::newRow("sweep") << u"sweep = sw-7"_s << u"c"_s;
     QTest::newRow("name regex") << u"name ~ \"^[ab]$\""_s << u"a b"_s;
     QTest::newRow("archived") << u"archived = true"_s << u"c"_s;
+    // A pattern's backslashes stay; only \" and \\ are escapes in a quoted text.
+    QTest::newRow("pattern with backslashes") << u"note ~ \"lr\\s+bump\""_s << u"b"_s;
+    QTest::newRow("escaped quote") << u"note !~ \"\\\"\""_s << u"a b c"_s;
+    QTest::newRow("pattern of a keyword") << u"name ~ nan"_s << QString();
+    QTest::newRow("has as typed") << u"host has 1"_s << u"a"_s;
+    QTest::newRow("a dotted key holding an object") << u"config.opt.sched.warm = 5"_s << u"a"_s;
     QTest::newRow("not archived") << u"archived = false"_s << u"a b"_s;
     // Nested and flattened keys.
     QTest::newRow("nested") << u"config.model.layers > 6"_s << u"a b"_s;
