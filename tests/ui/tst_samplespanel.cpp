@@ -128,8 +128,9 @@ void TestSamplesPanel::imagesSideBySideAtTheChosenStep() {
     const QList<sb::ImageView *> views = imageViews(images);
     QCOMPARE(views.size(), 2);
     QTRY_VERIFY_WITH_TIMEOUT(views[0]->showsImage() && views[1]->showsImage(), 20000);
-    QTRY_COMPARE_WITH_TIMEOUT(centre(views[0]).red(), 5 * 20, 20000);
-    QTRY_COMPARE_WITH_TIMEOUT(centre(views[1]).red(), 4 * 20, 20000);
+    // In the runs table's order, A to Z: "<i>b</i>" (its step 4), then "a" (its step 5).
+    QTRY_COMPARE_WITH_TIMEOUT(centre(views[1]).red(), 5 * 20, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(centre(views[0]).red(), 4 * 20, 20000);
     // The run's name is plain text, as it came.
     QVERIFY(!images->findChildren<QLabel *>().isEmpty());
     bool named = false;
@@ -138,7 +139,7 @@ void TestSamplesPanel::imagesSideBySideAtTheChosenStep() {
     QVERIFY(named);
 
     // Opened whole: 100%, then zoomed by whole factors, each pixel a sharp square.
-    QTest::mouseClick(views[0], Qt::LeftButton);
+    QTest::mouseClick(views[1], Qt::LeftButton);
     sb::ImageViewer *viewer = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((viewer = panel->findChild<sb::ImageViewer *>()) != nullptr, 5000);
     auto *canvas = viewer->findChild<sb::ImageCanvas *>();
