@@ -759,7 +759,7 @@ QJsonValue lookUp(const QJsonObject &object, const QString &key) {
         const QJsonValue inner = object.value(QStringView(key).left(dot));
         if (!inner.isObject())
             continue;
-        if (const QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1));
+        if (QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1));
             !found.isUndefined())
             return found;
     }
