@@ -759,8 +759,7 @@ QJsonValue lookUp(const QJsonObject &object, const QString &key) {
         const QJsonValue inner = object.value(QStringView(key).left(dot));
         if (!inner.isObject())
             continue;
-        if (QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1));
-            !found.isUndefined())
+        if (QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1)); !found.isUndefined())
             return found;
     }
     return QJsonValue::Undefined;

@@ -10,9 +10,6 @@
 using namespace Qt::StringLiterals;
 using sb::MetricStore;
 using sb::Resume;
-using sb::Sample;
-using sb::SampleKind;
-using sb::SeriesPoints;
 using store_helpers::life;
 using store_helpers::openStore;
 using store_helpers::pointsOf;
