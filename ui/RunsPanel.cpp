@@ -438,13 +438,13 @@ void RunsPanel::offerWords() {
     // A metric's name as the query reads it: backquoted where it holds other characters.
     static const QRegularExpression plain(u"^[\\p{L}_][\\p{L}\\p{N}_./:@#%-]*$"_s);
     const QStringList language = RunQuery::vocabulary();
+    // A name the query would read as something else: a field, a keyword, a prefix of fields.
     const auto isLanguage = [&language](const QString &name) {
-        return std::any_of(language.begin(), language.end(), [&name](const QString &word) {
-            return word.compare(name, Qt::CaseInsensitive) == 0 ||
-                   (word.endsWith(u'.') && name.startsWith(word, Qt::CaseInsensitive)) ||
-                   name.compare(u"run"_s, Qt::CaseInsensitive) == 0 ||
-                   name.startsWith(u"info."_s, Qt::CaseInsensitive);
-        });
+        return name.startsWith(u"info."_s, Qt::CaseInsensitive) ||
+               std::any_of(language.begin(), language.end(), [&name](const QString &word) {
+                   return word.compare(name, Qt::CaseInsensitive) == 0 ||
+                          (word.endsWith(u'.') && name.startsWith(word, Qt::CaseInsensitive));
+               });
     };
     for (const QString &metric : m_runs->metricNames())
         words << (plain.match(metric).hasMatch() && !isLanguage(metric)
