@@ -45,10 +45,16 @@ ChartGrid::ChartGrid(const QUrl &collector, QWidget *parent)
     m_emptyHint = new QLabel(m_noCurvesYet);
     m_emptyHint->setAlignment(Qt::AlignCenter);
     m_emptyHint->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_grid->setColumnStretch(0, 1);
-    m_grid->setColumnStretch(1, 1);
     setWidgetResizable(true);
     setWidget(m_area);
+}
+
+void ChartGrid::setShape(int columns, int chartHeight) {
+    m_columns = std::clamp(columns, 1, 4);
+    m_chartHeight = chartHeight;
+    for (int c = 0; c < 4; ++c)
+        m_grid->setColumnStretch(c, c < m_columns ? 1 : 0);
+    Q_EMIT rearrangeWanted();
 }
 
 bool ChartGrid::isSystemMetric(const QString &metric) {
@@ -97,7 +103,7 @@ void ChartGrid::arrange(const QStringList &metrics, bool anyRun) {
                                 : m_noCurvesYet);
     m_emptyHint->setVisible(wanted.isEmpty());
     if (wanted.isEmpty())
-        m_grid->addWidget(m_emptyHint, 0, 0, 1, 2);
+        m_grid->addWidget(m_emptyHint, 0, 0, 1, m_columns);
     QList<CurveChart *> placed;
     for (const QString &metric : std::as_const(wanted)) {
         CurveChart *chart = m_charts.value(metric);
@@ -113,11 +119,16 @@ CurveChart *ChartGrid::makeChart(const QString &metric) {
     chart->setFullWidth(
         readSetting(Setting::Chart, chartSettingName(metric, u"fullWidth"_s)).toBool());
     chart->setPinned(readSetting(Setting::Chart, chartSettingName(metric, u"pinned"_s)).toBool());
+    chart->setOtherMetrics(storedSetting(Setting::Chart, chartSettingName(metric, u"with"_s))
+                               .value_or(QStringList())
+                               .toStringList());
     connect(chart, &CurveChart::optionsChanged, this, [this, chart] {
         const QString name = chart->metricName();
         writeSetting(Setting::Chart, chart->logY(), chartSettingName(name, u"logY"_s));
+        writeSetting(Setting::Chart, chart->logX(), chartSettingName(name, u"logX"_s));
         writeSetting(Setting::Chart, chart->fullWidth(), chartSettingName(name, u"fullWidth"_s));
         writeSetting(Setting::Chart, chart->pinned(), chartSettingName(name, u"pinned"_s));
+        writeSetting(Setting::Chart, chart->otherMetrics(), chartSettingName(name, u"with"_s));
         Q_EMIT rearrangeWanted(); // arranged anew: pinned first, full width across
     });
     m_charts.insert(metric, chart);
@@ -164,7 +175,7 @@ void ChartGrid::place(QList<CurveChart *> placed, qsizetype more) {
                                                [&](auto *c) { return prefixOf(c) == prefix; });
             header->setText(u"%1/  (%2)"_s.arg(QString(prefix).replace(u'&', u"&&"_s))
                                 .arg(members)); // && : a name's & is no shortcut
-            m_grid->addWidget(header, row++, 0, 1, 2);
+            m_grid->addWidget(header, row++, 0, 1, m_columns);
         }
         const bool folded =
             sections && !prefix.isEmpty() && m_sections[prefix]->isChecked() == false;
@@ -175,9 +186,11 @@ void ChartGrid::place(QList<CurveChart *> placed, qsizetype more) {
             ++row;
             column = 0;
         }
-        m_grid->addWidget(chart, row, column, 1, chart->fullWidth() ? 2 : 1);
-        column += chart->fullWidth() ? 2 : 1;
-        if (column >= 2) {
+        chart->setFixedHeight(m_chartHeight);
+        const int span = chart->fullWidth() ? m_columns : 1;
+        m_grid->addWidget(chart, row, column, 1, span);
+        column += span;
+        if (column >= m_columns) {
             ++row;
             column = 0;
         }
@@ -189,7 +202,7 @@ void ChartGrid::place(QList<CurveChart *> placed, qsizetype more) {
                            "to choose)")
                 .arg(std::min<qsizetype>(more, kChartsAPage))
                 .arg(more));
-        m_grid->addWidget(m_moreCharts, row + (column > 0 ? 1 : 0), 0, 1, 2);
+        m_grid->addWidget(m_moreCharts, row + (column > 0 ? 1 : 0), 0, 1, m_columns);
     }
 }
 

@@ -13,10 +13,10 @@ namespace sb {
 
 class CurveChart;
 
-// The curves view's charts, one per metric, two abreast: pinned ones first, then a section per
-// prefix ("train/", "val/") that folds away when there is more than one; a full-width chart
-// takes a row of its own. Charts are widgets, each costly to make and lay out: a page of them
-// is made, and a button shows the next page.
+// The curves view's charts, one per metric, two abreast (or as many as chosen): pinned ones first,
+// then a section per prefix ("train/", "val/") that folds away when there is more than one; a
+// full-width chart takes a row of its own. Charts are widgets, each costly to make and lay out: a
+// page of them is made, and a button shows the next page.
 class ChartGrid final : public QScrollArea {
     Q_OBJECT
 public:
@@ -34,6 +34,9 @@ public:
     CurveChart *chart(const QString &metric) const { return m_charts.value(metric); }
     // One list, kept as charts come and go: begin() and end() of two calls match.
     const QList<CurveChart *> &charts() const { return m_list; }
+    // Charts a row (a full-width chart takes a row), and each one's height in pixels.
+    void setShape(int columns, int chartHeight);
+    int columns() const { return m_columns; }
     // Whether a chart is drawn: not in a folded section, and in the scrolled view (at least
     // partly). Only those are fetched.
     bool isDrawn(const CurveChart *chart) const;
@@ -57,6 +60,8 @@ private:
     QString m_noCurvesYet; // the hint while no run has logged anything
     QPushButton *m_moreCharts;
     qsizetype m_chartLimit = kChartsAPage;
+    int m_columns = 2;
+    int m_chartHeight = 260;
     QHash<QString, CurveChart *> m_charts;
     QList<CurveChart *> m_list;               // m_charts' values
     QHash<QString, QToolButton *> m_sections; // by prefix, while there is more than one

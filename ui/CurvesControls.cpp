@@ -52,6 +52,7 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
     , m_smoothingKind(new QComboBox)
     , m_xAxis(new QComboBox)
     , m_logY(new QCheckBox(CurvesView::tr("Log y")))
+    , m_logX(new QCheckBox(CurvesView::tr("Log x")))
     , m_showLegend(new QCheckBox(CurvesView::tr("Legend")))
     , m_openLogdir(new QPushButton(CurvesView::tr("Open TensorBoard logdir…")))
     , m_grouping(rememberedGrouping()) {
@@ -76,11 +77,14 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
     m_xAxis->addItem(CurvesView::tr("Relative time (s)"), static_cast<int>(XAxis::RelativeTime));
     m_xAxis->addItem(CurvesView::tr("Wall time"), static_cast<int>(XAxis::WallTime));
     m_logY->setObjectName(u"logY"_s);
+    m_logX->setObjectName(u"logX"_s);
+    m_logX->setToolTip(CurvesView::tr("A log x axis (log-log with Log y); points at x ≤ 0, such as "
+                                      "step 0, are not on it. Not for wall time."));
     m_showLegend->setObjectName(u"showLegend"_s);
     m_showLegend->setChecked(true);
     m_showLegend->setToolTip(CurvesView::tr("Which colour is which run, above the charts"));
     for (QWidget *choice : std::initializer_list<QWidget *>{m_smoothing, m_smoothingKind, m_xAxis,
-                                                            m_logY, m_showLegend})
+                                                            m_logY, m_logX, m_showLegend})
         remember(choice);
     m_openLogdir->setObjectName(u"openLogdir"_s);
     m_openLogdir->setToolTip(
@@ -106,10 +110,12 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
         labelled(CurvesView::tr("Smoothing"), {m_smoothing, m_smoothingLabel, m_smoothingKind}));
     row->addWidget(labelled(CurvesView::tr("X axis"), {m_xAxis}));
     row->addWidget(m_logY);
+    row->addWidget(m_logX);
     row->addWidget(m_showLegend);
     row->addWidget(makeGroupButton());
     row->addWidget(m_openLogdir);
     row->addWidget(reset);
+    row->addWidget(makeLayoutButton());
     row->addWidget(makeExportButton());
 
     connect(m_smoothing, &QSlider::valueChanged, this, [this](int value) {
@@ -124,6 +130,7 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
         Q_EMIT xAxisChanged();
     });
     connect(m_logY, &QCheckBox::toggled, this, &CurvesControls::logYToggled);
+    connect(m_logX, &QCheckBox::toggled, this, &CurvesControls::logXToggled);
     connect(m_showLegend, &QCheckBox::toggled, this, &CurvesControls::legendToggled);
     connect(reset, &QPushButton::clicked, this, &CurvesControls::resetZoom);
     connect(m_openLogdir, &QPushButton::clicked, this, &CurvesControls::logdirsRequested);
@@ -204,6 +211,63 @@ QWidget *CurvesControls::makeExportButton() {
     return button;
 }
 
+QWidget *CurvesControls::makeLayoutButton() {
+    auto *button = new QToolButton;
+    button->setObjectName(u"layout"_s);
+    button->setText(CurvesView::tr("Layout"));
+    button->setToolTip(CurvesView::tr("Charts a row, their height, and zooming them together"));
+    button->setPopupMode(QToolButton::InstantPopup);
+    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto *menu = new QMenu(button);
+    // One choice of a few, remembered and said to the view.
+    const auto choices = [this, menu](const QString &title, Setting setting, const QString &name,
+                                      const QList<std::pair<int, QString>> &options) {
+        menu->addSection(title);
+        auto *group = new QActionGroup(menu);
+        const int now = readSetting(setting).toInt();
+        for (const auto &[value, text] : options) {
+            QAction *action = menu->addAction(text, this, [this, setting, value = value] {
+                writeSetting(setting, value);
+                Q_EMIT layoutChanged();
+            });
+            action->setObjectName(name + QString::number(value));
+            action->setCheckable(true);
+            action->setChecked(value == now);
+            group->addAction(action);
+        }
+    };
+    choices(CurvesView::tr("Charts a row"), Setting::CurvesColumns, u"columns"_s,
+            {{1, u"1"_s}, {2, u"2"_s}, {3, u"3"_s}, {4, u"4"_s}});
+    choices(CurvesView::tr("Chart height"), Setting::CurvesChartHeight, u"height"_s,
+            {{kChartHeights[0], CurvesView::tr("Small")},
+             {kChartHeights[1], CurvesView::tr("Medium")},
+             {kChartHeights[2], CurvesView::tr("Large")}});
+    menu->addSeparator();
+    QAction *sync =
+        menu->addAction(CurvesView::tr("Zoom x on every chart together"), this, [this](bool on) {
+            writeSetting(Setting::CurvesSyncZoom, on);
+            Q_EMIT layoutChanged();
+        });
+    sync->setObjectName(u"syncZoom"_s);
+    sync->setCheckable(true);
+    sync->setChecked(syncZoom());
+    button->setMenu(menu);
+    return button;
+}
+
+int CurvesControls::columns() const {
+    return std::clamp(readSetting(Setting::CurvesColumns).toInt(), 1, 4);
+}
+
+int CurvesControls::chartHeight() const {
+    return std::clamp(readSetting(Setting::CurvesChartHeight).toInt(), kChartHeights[0],
+                      kChartHeights[2]);
+}
+
+bool CurvesControls::syncZoom() const {
+    return readSetting(Setting::CurvesSyncZoom).toBool();
+}
+
 double CurvesControls::smoothing() const {
     return m_smoothing->value() / 100.0;
 }
@@ -244,6 +308,10 @@ void CurvesControls::addXMetrics(const QStringList &metrics) {
 
 bool CurvesControls::logY() const {
     return m_logY->isChecked();
+}
+
+bool CurvesControls::logX() const {
+    return m_logX->isChecked();
 }
 
 bool CurvesControls::legendShown() const {

@@ -35,6 +35,12 @@ public:
     // Every metric can be another's x (tokens seen, epoch): listed after the time axes.
     void addXMetrics(const QStringList &metrics);
     bool logY() const;
+    bool logX() const;
+    // The charts' layout: how many a row, how tall, and whether zooming one zooms them all.
+    int columns() const;
+    int chartHeight() const;
+    bool syncZoom() const;
+    static constexpr int kChartHeights[] = {200, 260, 380};
     bool legendShown() const;
     const RunGrouping &grouping() const { return m_grouping; }
     void setGrouping(const RunGrouping &grouping);
@@ -44,6 +50,8 @@ Q_SIGNALS:
     void windowChanged(); // smoothing: every chart asked again
     void xAxisChanged();  // and every chart's axis and zoom anew
     void logYToggled(bool on);
+    void logXToggled(bool on);
+    void layoutChanged();
     void legendToggled();
     void resetZoom();
     void groupingChanged();
@@ -55,6 +63,7 @@ Q_SIGNALS:
 private:
     QWidget *makeGroupButton();
     QWidget *makeExportButton();
+    QWidget *makeLayoutButton();
     void chooseGrouping(RunGrouping::By by);
     // Its text and the menu's checks as the grouping is.
     void updateGroupButton();
@@ -65,6 +74,7 @@ private:
     QComboBox *m_smoothingKind;
     QComboBox *m_xAxis;
     QCheckBox *m_logY;
+    QCheckBox *m_logX;
     QCheckBox *m_showLegend;
     QToolButton *m_groupButton = nullptr;
     QPushButton *m_openLogdir;

@@ -2,6 +2,7 @@
 
 #include "CurvesControls.h"
 #include "CurvesExport.h"
+#include "RunLegend.h"
 #include "RunsPanel.h"
 #include "Settings.h"
 #include "Swatches.h"
@@ -66,28 +67,22 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
         timer->setSingleShot(true);
     m_redraw.setInterval(40);
     connectParts();
+    m_grid->setShape(m_controls->columns(), m_controls->chartHeight());
     rebuildCharts(); // shows the hint until the first metric arrives
     refresh();
 }
 
-QLabel *CurvesView::makeLegend() {
-    // One legend for every chart: the runs drawn, each in its colour, in the table's order.
-    auto *legend = new QLabel;
-    legend->setObjectName(u"legend"_s);
-    legend->setWordWrap(true);
-    legend->setTextFormat(Qt::RichText);
-    legend->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
-    // A group's name is a link: it unfolds the group into its runs, and folds it back.
-    connect(legend, &QLabel::linkActivated, this, [this](const QString &link) {
-        const QString group = QUrl::fromPercentEncoding(link.mid(6).toUtf8()); // "group:NAME"
-        setGroupExpanded(group, !m_expanded.contains(group));
-    });
+RunLegend *CurvesView::makeLegend() {
+    auto *legend = new RunLegend;
+    connect(legend, &RunLegend::groupToggled, this,
+            [this](const QString &group) { setGroupExpanded(group, !m_expanded.contains(group)); });
     return legend;
 }
 
 void CurvesView::connectParts() {
     connect(m_feed, &CurvesFeed::runsListed, this, &CurvesView::showRuns);
-    connect(m_feed, &CurvesFeed::chartFetched, this, &CurvesView::showFetched);
+    connect(m_feed, &CurvesFeed::chartFetched, this,
+            [this](const QString &key) { showFetched(CurvesFeed::chartOfKey(key)); });
     connect(m_feed, &CurvesFeed::collectorError, this, &CurvesView::collectorError);
 
     connect(m_panel, &RunsPanel::jobRequested, this, &CurvesView::jobRequested);
@@ -121,6 +116,14 @@ void CurvesView::connectParts() {
             removeSetting(Setting::Chart, chartSettingName(chart->metricName(), u"logY"_s));
         }
     });
+    connect(m_controls, &CurvesControls::logXToggled, this, [this](bool on) {
+        for (CurveChart *chart : m_grid->charts()) {
+            chart->setLogX(on);
+            removeSetting(Setting::Chart, chartSettingName(chart->metricName(), u"logX"_s));
+        }
+    });
+    connect(m_controls, &CurvesControls::layoutChanged, this,
+            [this] { m_grid->setShape(m_controls->columns(), m_controls->chartHeight()); });
     connect(m_controls, &CurvesControls::resetZoom, this, [this] {
         for (CurveChart *chart : m_grid->charts())
             chart->resetZoom();
@@ -139,7 +142,7 @@ void CurvesView::connectParts() {
     connect(m_grid, &ChartGrid::chartAdded, this, &CurvesView::setUpChart);
     connect(m_grid, &ChartGrid::chartRemoved, this, [this](const QString &metric) {
         m_dirty.remove(metric);
-        m_feed->forget(metric);
+        m_feed->forget(CurvesFeed::chartKey(metric));
     });
     connect(m_grid, &ChartGrid::rearrangeWanted, this, &CurvesView::rebuildCharts);
     connect(m_export, &CurvesExport::exported, this, &CurvesView::exported);
@@ -176,8 +179,8 @@ void CurvesView::connectParts() {
             }
             if (chart && m_grid->isDrawn(chart))
                 requestChart(chart);
-            else
-                m_feed->forget(*it); // a folded section: fetched afresh when it opens
+            else // a folded section: fetched afresh when it opens
+                m_feed->forget(CurvesFeed::chartKey(*it));
             it = m_dirty.erase(it);
         }
     });
@@ -298,9 +301,36 @@ void CurvesView::setUpChart(CurveChart *chart) {
     chart->setLogY(storedSetting(Setting::Chart, chartSettingName(chart->metricName(), u"logY"_s))
                        .value_or(m_controls->logY())
                        .toBool());
+    chart->setMetricChoices([this] { return m_panel->checkedMetrics(); });
+    // Another metric drawn here, or one taken away: asked for anew, what went forgotten.
+    connect(chart, &CurveChart::optionsChanged, this, [this, chart] {
+        m_feed->forget(CurvesFeed::chartKey(chart->metricName()));
+        m_dirty.insert(chart->metricName());
+        m_redraw.start();
+    });
     connect(chart, &CurveChart::runClicked, this,
             [this](const QString &run) { selectRuns({run}); });
     connect(chart, &CurveChart::exportRequested, this, [this, chart] { exportChart(chart); });
+    chart->setLogX(storedSetting(Setting::Chart, chartSettingName(chart->metricName(), u"logX"_s))
+                       .value_or(m_controls->logX())
+                       .toBool());
+    // Zoomed here: the charts on the same kind of x axis show the same range.
+    connect(chart, &CurveChart::xZoomed, this, [this, chart] {
+        if (!m_controls->syncZoom())
+            return;
+        for (CurveChart *other : m_grid->charts()) {
+            if (other != chart && other->wallClock() == chart->wallClock())
+                other->followXZoom(chart->xRange());
+        }
+    });
+    if (m_controls->syncZoom()) { // a chart that comes takes the zoom the others show
+        for (const CurveChart *other : m_grid->charts()) {
+            if (other != chart && other->wallClock() == chart->wallClock() && other->xRange()) {
+                chart->followXZoom(other->xRange());
+                break;
+            }
+        }
+    }
     connect(chart, &CurveChart::viewportChanged, this, [this, chart] {
         m_dirty.insert(chart->metricName());
         m_redraw.start();
@@ -330,13 +360,14 @@ SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
         window.xMetric.clear();
     }
     window.width = chart->plotWidth();
+    window.logX = chart->logX();
     window.smoothing = m_controls->smoothing();
     window.smoothingKind = m_controls->smoothingKind();
     if (const auto range = chart->xRange()) {
-        // A margin either side, so lines run to the plot's edges when zoomed.
-        const double margin = (range->second - range->first) * 0.02;
-        window.from = range->first - margin;
-        window.to = range->second + margin;
+        // A margin either side, so lines run to the plot's edges when zoomed (in log, on log x).
+        const AxisScale zoomed{range->first, range->second, window.logX};
+        window.from = zoomed.fromUnit(-0.02);
+        window.to = zoomed.fromUnit(1.02);
     }
     return window;
 }
@@ -350,7 +381,6 @@ void CurvesView::refetchAll() {
 void CurvesView::requestChart(CurveChart *chart) {
     const GroupedRuns drawn = drawnGroups();
     ChartQuery query;
-    query.metric = chart->metricName();
     query.window = windowFor(chart);
     query.runs = drawn.alone;
     // Raw curves behind the smoothed ones help with a few runs; with many they are a muddy band
@@ -360,7 +390,12 @@ void CurvesView::requestChart(CurveChart *chart) {
     query.band = grouping().band;
     for (const RunGroup &group : drawn.groups)
         query.groups.push_back({group.name, group.runs});
-    m_feed->fetch(query);
+    for (const QString &metric : chart->metrics()) { // each metric of the chart on its own key
+        query.metric = metric;
+        query.key = CurvesFeed::chartKey(chart->metricName(),
+                                         metric == chart->metricName() ? QString() : metric);
+        m_feed->fetch(query);
+    }
 }
 
 void CurvesView::showFetched(const QString &metric) {
@@ -368,6 +403,7 @@ void CurvesView::showFetched(const QString &metric) {
     if (!chart)
         return;
     const GroupedRuns drawn = drawnGroups();
+    const QHash<QString, int> markers = markersOf(drawn);
     QList<Curve> curves;
     // Runs that log the metric but not the metric on the x axis: no place to draw them, said.
     const QString xMetric = m_controls->xMetric();
@@ -376,78 +412,95 @@ void CurvesView::showFetched(const QString &metric) {
         if (!xMetric.isEmpty() && m_runs->pointCount(run, metric) > 0 &&
             m_runs->pointCount(run, xMetric) == 0)
             withoutX << run;
-        if (const FetchedCurve *fetched = m_feed->curve(metric, run))
-            curves.append({run,
-                           runColor(run),
-                           fetched->points,
-                           fetched->raw,
-                           {},
-                           {},
-                           {},
-                           fetched->nonFinite});
     }
-    // Groups drawn still (the grouping may have changed since they were fetched).
-    for (const FetchedGroup &group : m_feed->groups(metric)) {
-        if (std::none_of(drawn.groups.cbegin(), drawn.groups.cend(),
-                         [&group](const RunGroup &g) { return g.name == group.name; }))
-            continue;
-        const bool band = grouping().band != GroupBand::None;
-        curves.append({group.name,
-                       runColor(group.runs.first()), // a group wears its first run's
-                       group.center,
-                       {},
-                       band ? group.lower : QList<QPointF>(),
-                       band ? group.upper : QList<QPointF>(),
-                       group.runs});
+    const QStringList metrics = chart->metrics();
+    for (qsizetype i = 0; i < metrics.size(); ++i) {
+        const QString key = CurvesFeed::chartKey(metric, i == 0 ? QString() : metrics[i]);
+        const QString named = metrics.size() > 1 ? metrics[i] : QString();
+        const Qt::PenStyle style = CurveChart::styleOf(i);
+        for (const QString &run : drawn.alone) {
+            if (const FetchedCurve *fetched = m_feed->curve(key, run))
+                curves.append({run,
+                               runColor(run),
+                               fetched->points,
+                               fetched->raw,
+                               {},
+                               {},
+                               {},
+                               fetched->nonFinite,
+                               named,
+                               style,
+                               markers.value(run)});
+        }
+        // Groups drawn still (the grouping may have changed since they were fetched).
+        for (const FetchedGroup &group : m_feed->groups(key)) {
+            if (std::none_of(drawn.groups.cbegin(), drawn.groups.cend(),
+                             [&group](const RunGroup &g) { return g.name == group.name; }))
+                continue;
+            const bool band = grouping().band != GroupBand::None;
+            curves.append({group.name,
+                           runColor(group.runs.first()), // a group wears its first run's
+                           group.center,
+                           {},
+                           band ? group.lower : QList<QPointF>(),
+                           band ? group.upper : QList<QPointF>(),
+                           group.runs,
+                           0,
+                           named,
+                           style,
+                           markers.value(group.name)});
+        }
     }
     QString aside;
     if (!withoutX.isEmpty()) {
-        const QFontMetrics metrics(chart->font());
+        const QFontMetrics font(chart->font());
         QStringList names;
         for (const QString &run : withoutX.mid(0, 3))
-            names << metrics.elidedText(run, Qt::ElideMiddle, 160);
+            names << font.elidedText(run, Qt::ElideMiddle, 160);
         if (withoutX.size() > 3)
             names << tr("%n more", nullptr, int(withoutX.size() - 3));
         aside = tr("Not drawn: %1 (no %2, the x axis)", nullptr, int(withoutX.size()))
-                    .arg(names.join(u", "_s), metrics.elidedText(xMetric, Qt::ElideMiddle, 160));
+                    .arg(names.join(u", "_s), font.elidedText(xMetric, Qt::ElideMiddle, 160));
     }
     chart->setCurves(curves, aside);
     m_legendUpdate.start();
 }
 
-void CurvesView::updateLegend() {
-    constexpr int kMostNamed = 40; // beyond, the table says the rest
-    QStringList entries;
-    int drawn = 0;
-    const GroupedRuns grouped = drawnGroups();
-    // Groups first, each a link that unfolds it; then unfolded groups, a link that folds them.
-    auto link = [](const QString &group, const QString &text) {
-        return u"<a href=\"group:%1\">%2</a>"_s.arg(
-            QString::fromLatin1(QUrl::toPercentEncoding(group)), text);
+QHash<QString, int> CurvesView::markersOf(const GroupedRuns &drawn) {
+    // In the legend's order: a colour's first wearer plain, the next ones each a shape.
+    QHash<QString, int> markers;
+    QHash<QRgb, int> worn;
+    const auto wear = [&](const QString &name, const QString &colorOf) {
+        markers.insert(name, worn[runColor(colorOf).rgb()]++ % kMarkerShapes);
     };
+    for (const RunGroup &group : drawn.groups)
+        wear(group.name, group.runs.first());
+    for (const QString &run : drawn.alone)
+        wear(run, run);
+    return markers;
+}
+
+void CurvesView::updateLegend() {
+    constexpr int kMostNamed = 500; // beyond, the table says the rest
+    QList<RunLegend::Entry> entries;
+    qsizetype drawn = 0;
+    const GroupedRuns grouped = drawnGroups();
+    const QHash<QString, int> markers = markersOf(grouped);
+    // Groups first, each unfolding itself; then unfolded groups, which fold back; then runs.
     for (const RunGroup &group : grouped.groups) {
         if (m_feed->hasGroup(group.name) && ++drawn <= kMostNamed)
-            entries << u"<span style=\"color:%1\">■</span>&nbsp;%2"_s.arg(
-                runColor(group.runs.first()).name(),
-                link(group.name, tr("%1 (%2 runs)")
-                                     .arg(htmlOf(group.name), QString::number(group.runs.size()))));
+            entries.append({tr("%1 (%2 runs)").arg(group.name).arg(group.runs.size()),
+                            runColor(group.runs.first()), markers.value(group.name), group.name});
     }
     for (const QString &group : std::as_const(m_expanded)) {
         if (grouping().by != RunGrouping::By::Nothing)
-            entries << link(group, tr("%1: as one").arg(htmlOf(group)));
+            entries.append({tr("%1: as one").arg(group), {}, 0, group});
     }
     for (const QString &run : grouped.alone) {
-        if (!m_feed->hasRun(run))
-            continue;
-        if (++drawn <= kMostNamed)
-            entries << u"<span style=\"color:%1\">■</span>&nbsp;%2"_s.arg(runColor(run).name(),
-                                                                          htmlOf(run));
+        if (m_feed->hasRun(run) && ++drawn <= kMostNamed)
+            entries.append({run, runColor(run), markers.value(run), {}});
     }
-    if (drawn > kMostNamed)
-        entries << tr("and %1 more").arg(drawn - kMostNamed);
-    const QString text = entries.join(u"&nbsp;&nbsp; "_s);
-    if (text != m_legend->text())
-        m_legend->setText(text);
+    m_legend->setEntries(entries, std::max<qsizetype>(0, drawn - kMostNamed));
     m_legend->setVisible(m_controls->legendShown() && !entries.isEmpty());
 }
 

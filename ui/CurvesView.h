@@ -18,6 +18,7 @@ namespace sb {
 class CurvesControls;
 class CurvesExport;
 class CurvesFeed;
+class RunLegend;
 class RunsPanel;
 class SamplesFeed;
 class SamplesPanel;
@@ -70,7 +71,7 @@ protected:
     void hideEvent(QHideEvent *event) override;
 
 private:
-    QLabel *makeLegend();
+    RunLegend *makeLegend();
     void connectParts();
     // The listing is in: the table, the metric picker and the x axis follow; charts ask again.
     void showRuns(const QList<RunSummary> &runs);
@@ -92,6 +93,9 @@ private:
     // A chart drawn from what the feed holds for it.
     void showFetched(const QString &metric);
     void updateLegend();
+    // The shape each drawn run or group wears beside its colour (0: none), when more of them
+    // are drawn than the palette has colours.
+    static QHash<QString, int> markersOf(const GroupedRuns &drawn);
     // The samples feed polls while its tab is in front and the view shows.
     void activateSamples();
 
@@ -104,7 +108,7 @@ private:
     SamplesPanel *m_samples;
     QTabWidget *m_tabs; // the charts, and the samples
     CurvesExport *m_export;
-    QLabel *m_legend;
+    RunLegend *m_legend;
     QSet<QString> m_expanded; // groups drawn as their runs
     QTimer m_legendUpdate;    // once for all the charts that changed together
     QTimer m_chartSet;        // the shown runs changed: charts come and go, once per event loop

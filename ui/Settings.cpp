@@ -19,9 +19,9 @@ struct Entry {
     SettingScope scope;
 };
 
-const std::array<Entry, 17> &table() {
+const std::array<Entry, 20> &table() {
     using enum SettingScope;
-    static const std::array<Entry, 17> entries{{
+    static const std::array<Entry, 20> entries{{
         {Setting::WindowGeometry, "window/geometry", QByteArray(), Layout},
         {Setting::WindowTab, "window/tab", 0, Layout},
         {Setting::Theme, "window/theme", 0, Preference},               // Theme::System
@@ -38,6 +38,9 @@ const std::array<Entry, 17> &table() {
         {Setting::CurvesGroupCenter, "curves/groupCenter", QString(), Layout},
         {Setting::CurvesGroupBand, "curves/groupBand", QString(), Layout},
         {Setting::CurvesExportSize, "curves/exportSize", QSize(1200, 750), Layout},
+        {Setting::CurvesColumns, "curves/columns", 2, Layout},
+        {Setting::CurvesChartHeight, "curves/chartHeight", 260, Layout},
+        {Setting::CurvesSyncZoom, "curves/syncZoom", true, Layout},
         {Setting::Chart, "charts/", false, Layout},
         {Setting::Remembered, "remembered/", QVariant(), Layout},
         {Setting::NewRunLast, "newRun/last", QByteArray(), Layout},

@@ -30,8 +30,11 @@ enum class Setting {
     CurvesGroupCenter,
     CurvesGroupBand,
     CurvesExportSize,
-    Chart,      // family: chartSettingName()
-    Remembered, // family: a remembered widget's object name (see Remembered.h)
+    CurvesColumns,     // charts a row
+    CurvesChartHeight, // pixels
+    CurvesSyncZoom,    // a chart's x zoom taken by the others
+    Chart,             // family: chartSettingName()
+    Remembered,        // family: a remembered widget's object name (see Remembered.h)
     NewRunLast,
 };
 

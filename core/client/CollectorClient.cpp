@@ -250,6 +250,8 @@ void CollectorClient::seriesPart(const QStringList &runs, const QString &metric,
         query.append({u"from"_s, QString::number(*window.from, 'g', 17)});
     if (window.to)
         query.append({u"to"_s, QString::number(*window.to, 'g', 17)});
+    if (window.logX)
+        query.append({u"log_x"_s, u"1"_s});
     if (window.smoothing > 0)
         query.append({u"smoothing"_s, QString::number(window.smoothing)});
     if (window.smoothing > 0 && window.smoothingKind != SmoothingKind::Ema)

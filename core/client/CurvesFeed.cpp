@@ -5,6 +5,7 @@
 
 #include <QJsonDocument>
 #include <QThread>
+#include <QUrl>
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,8 @@ QList<FetchedGroup> groupsFrom(const GroupReplies &reply) {
 
 // Curves fetched for one window are kept until the window (or the raw choice) changes.
 QString windowKey(const SeriesWindow &window, bool withRaw) {
-    return u"%1|%2|%3|%4|%5|%6|%7"_s.arg(xAxisName(window.axis) + u"/"_s + window.xMetric)
+    return u"%1|%2|%3|%4|%5|%6|%7"_s
+        .arg(xAxisName(window.axis) + u"/"_s + window.xMetric + (window.logX ? u"/log"_s : u""_s))
         .arg(window.from.value_or(qQNaN()))
         .arg(window.to.value_or(qQNaN()))
         .arg(window.width)
@@ -61,7 +63,21 @@ QString windowKey(const SeriesWindow &window, bool withRaw) {
         .arg(withRaw);
 }
 
+constexpr QChar kOtherMetric = u'\x1f'; // between a chart and a metric in a key
+
+QString encoded(const QString &name) {
+    return QString::fromLatin1(QUrl::toPercentEncoding(name));
+}
+
 } // namespace
+
+QString CurvesFeed::chartKey(const QString &chart, const QString &metric) {
+    return metric.isEmpty() ? encoded(chart) : encoded(chart) + kOtherMetric + encoded(metric);
+}
+
+QString CurvesFeed::chartOfKey(const QString &key) {
+    return QUrl::fromPercentEncoding(key.section(kOtherMetric, 0, 0).toLatin1());
+}
 
 CurvesFeed::CurvesFeed(CollectorClient *collector, PointCounts pointCount, QObject *parent)
     : QObject(parent)
@@ -126,7 +142,7 @@ void CurvesFeed::listed() {
 }
 
 void CurvesFeed::fetch(const ChartQuery &query) {
-    Chart &chart = m_charts[query.metric];
+    Chart &chart = m_charts[query.key.isEmpty() ? query.metric : query.key];
     chart.forgotten = false;
     chart.query = query;
     fetchGroups(chart);
@@ -134,14 +150,21 @@ void CurvesFeed::fetch(const ChartQuery &query) {
     fetchSeries(chart);
 }
 
-void CurvesFeed::forget(const QString &metric) {
-    const auto it = m_charts.find(metric);
-    if (it == m_charts.end())
-        return;
-    if (!it->seriesPending && !it->groupsPending) {
-        m_charts.erase(it);
-        return;
+void CurvesFeed::forget(const QString &key) {
+    // A chart's other metrics go with it.
+    const QString others = key + kOtherMetric;
+    for (auto it = m_charts.begin(); it != m_charts.end();) {
+        if (it.key() == key || it.key().startsWith(others))
+            it = forgotten(it);
+        else
+            ++it;
     }
+}
+
+QHash<QString, CurvesFeed::Chart>::iterator
+CurvesFeed::forgotten(QHash<QString, Chart>::iterator it) {
+    if (!it->seriesPending && !it->groupsPending)
+        return m_charts.erase(it);
     // Its cache goes; the window and requests out stay, so fetching it again asks nothing twice.
     it->forgotten = true;
     it->runs.clear();
@@ -149,10 +172,11 @@ void CurvesFeed::forget(const QString &metric) {
     it->groupRequest.clear();
     it->seriesAgain = false;
     it->groupsAgain = false;
+    return ++it;
 }
 
-CurvesFeed::Chart *CurvesFeed::answered(const QString &metric) {
-    const auto it = m_charts.find(metric);
+CurvesFeed::Chart *CurvesFeed::answered(const QString &key) {
+    const auto it = m_charts.find(key);
     if (it == m_charts.end())
         return nullptr;
     if (!it->forgotten)
@@ -195,16 +219,16 @@ void CurvesFeed::fetchSeries(Chart &chart) {
             counts.insert(run, count);
         }
     }
+    const QString chartKey = query.key.isEmpty() ? query.metric : query.key;
     if (stale.isEmpty()) {
-        Q_EMIT chartFetched(query.metric);
+        Q_EMIT chartFetched(chartKey);
         return;
     }
     chart.seriesPending = true;
-    const QString metric = query.metric;
-    auto arrived = [this, metric, key, counts](QList<FetchedCurve> curves) {
-        if (const auto it = m_charts.find(metric); it != m_charts.end())
+    auto arrived = [this, chartKey, key, counts](QList<FetchedCurve> curves) {
+        if (const auto it = m_charts.find(chartKey); it != m_charts.end())
             it->seriesPending = false;
-        Chart *asked = answered(metric);
+        Chart *asked = answered(chartKey);
         if (!asked)
             return;
         if (asked->window == key) {
@@ -212,13 +236,13 @@ void CurvesFeed::fetchSeries(Chart &chart) {
                 const QString run = curve.run; // the key, before the curve moves out
                 asked->runs.insert(run, {counts.value(run), std::move(curve)});
             }
-            Q_EMIT chartFetched(metric); // its slots may forget charts or fetch others
+            Q_EMIT chartFetched(chartKey); // its slots may forget charts or fetch others
         }
-        if (Chart *again = answered(metric); again && std::exchange(again->seriesAgain, false))
+        if (Chart *again = answered(chartKey); again && std::exchange(again->seriesAgain, false))
             fetchSeries(*again);
     };
     m_collector->series(
-        stale, metric, query.window, query.withRaw, this,
+        stale, query.metric, query.window, query.withRaw, this,
         [this, arrived](Result<SeriesReplies> reply) mutable {
             report(reply.error());
             if (!reply)
@@ -261,19 +285,19 @@ void CurvesFeed::fetchGroups(Chart &chart) {
         return;
     }
     chart.groupsPending = true;
-    const QString metric = query.metric;
-    auto arrived = [this, metric, key](std::optional<QList<FetchedGroup>> groups) {
-        if (const auto it = m_charts.find(metric); it != m_charts.end())
+    const QString chartKey = query.key.isEmpty() ? query.metric : query.key;
+    auto arrived = [this, chartKey, key](std::optional<QList<FetchedGroup>> groups) {
+        if (const auto it = m_charts.find(chartKey); it != m_charts.end())
             it->groupsPending = false;
-        Chart *asked = answered(metric);
+        Chart *asked = answered(chartKey);
         if (!asked)
             return;
         if (groups) {
             asked->groupRequest = key;
             asked->groups = std::move(*groups);
-            Q_EMIT chartFetched(metric); // its slots may forget charts or fetch others
+            Q_EMIT chartFetched(chartKey); // its slots may forget charts or fetch others
         }
-        if (Chart *again = answered(metric); again && std::exchange(again->groupsAgain, false))
+        if (Chart *again = answered(chartKey); again && std::exchange(again->groupsAgain, false))
             fetchGroups(*again);
     };
     m_collector->groups(request, this, [this, arrived](Result<GroupReplies> reply) mutable {
@@ -286,16 +310,16 @@ void CurvesFeed::fetchGroups(Chart &chart) {
     });
 }
 
-const FetchedCurve *CurvesFeed::curve(const QString &metric, const QString &run) const {
-    const auto chart = m_charts.constFind(metric);
+const FetchedCurve *CurvesFeed::curve(const QString &key, const QString &run) const {
+    const auto chart = m_charts.constFind(key);
     if (chart == m_charts.constEnd())
         return nullptr;
     const auto it = chart->runs.constFind(run);
     return it == chart->runs.constEnd() ? nullptr : &it->curve;
 }
 
-QList<FetchedGroup> CurvesFeed::groups(const QString &metric) const {
-    return m_charts.value(metric).groups;
+QList<FetchedGroup> CurvesFeed::groups(const QString &key) const {
+    return m_charts.value(key).groups;
 }
 
 bool CurvesFeed::hasRun(const QString &run) const {

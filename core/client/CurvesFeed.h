@@ -33,6 +33,9 @@ struct FetchedGroup {
 // What one chart draws: its metric in a window, runs one by one, and groups as one curve each.
 struct ChartQuery {
     QString metric;
+    // What the answer is kept and said under (chartFetched); empty: the metric. A chart of
+    // several metrics asks for each under CurvesFeed::otherMetricKey().
+    QString key;
     SeriesWindow window;
     QStringList runs;
     bool withRaw = false; // the raw curve behind each smoothed one
@@ -64,18 +67,22 @@ public:
     CurvesFeed(CollectorClient *collector, PointCounts pointCount, QObject *parent = nullptr);
 
     CollectorClient *collector() const { return m_collector; }
+    // The keys of a chart's metrics: a chart of several asks for each under its own, and
+    // forgetting the chart's key forgets them all. Percent-encoded, so no two names meet.
+    static QString chartKey(const QString &chart, const QString &metric = {});
+    static QString chartOfKey(const QString &key);
     // The listing now (the poll asks once a second); runsListed when it is in. Asked while one
     // is out, another follows it (what changed meanwhile is listed).
     void refresh();
-    // The chart of query.metric draws this: what is not cached at the listed point counts is
-    // asked for; chartFetched(metric) when it is in, at once when nothing grew.
+    // The chart of query.metric (or query.key) draws this: what is not cached at the listed
+    // point counts is asked for; chartFetched(key) when it is in, at once when nothing grew.
     void fetch(const ChartQuery &query);
     // The chart went (or folded away): its cache goes, and a late answer is dropped. A request
     // still out is remembered: the chart fetched again waits for it rather than asking twice.
-    void forget(const QString &metric);
+    void forget(const QString &key);
     // What a chart has: a run's curve (null if none), and its groups.
-    const FetchedCurve *curve(const QString &metric, const QString &run) const;
-    QList<FetchedGroup> groups(const QString &metric) const;
+    const FetchedCurve *curve(const QString &key, const QString &run) const;
+    QList<FetchedGroup> groups(const QString &key) const;
     // Whether any chart has this run's curve, or this group's.
     bool hasRun(const QString &run) const;
     bool hasGroup(const QString &group) const;
@@ -87,7 +94,7 @@ public:
 
 Q_SIGNALS:
     void runsListed(const QList<RunSummary> &runs); // the researcher's runs: no node history
-    void chartFetched(const QString &metric);
+    void chartFetched(const QString &key);
     void collectorError(const QString &message); // empty: the collector answers again
 
 private:
@@ -113,7 +120,9 @@ private:
     void fetchGroups(Chart &chart);
     // The chart of this metric once an answer for it is in: null (and gone when nothing else
     // is out) if it was forgotten meanwhile.
-    Chart *answered(const QString &metric);
+    Chart *answered(const QString &key);
+    // Its cache gone, and gone itself once no request for it is out: the next one.
+    QHash<QString, Chart>::iterator forgotten(QHash<QString, Chart>::iterator it);
     // `work` on a worker, then `then(result)` here, counting where the work ran.
     template <typename Work, typename Then> void convertOffThread(Work work, Then then);
     void report(const QString &error);

@@ -930,7 +930,10 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
                 continue;
             }
             reply.runs << run;
-            const auto [from, to] = extentOf(*series, request.window.axis);
+            auto [from, to] = extentOf(*series, request.window.axis);
+            if (request.window.logX && !(from > 0)) // a log axis starts above zero
+                from = logAxisStart(*series->points, *series->summary, request.window)
+                           .value_or(std::numeric_limits<double>::infinity());
             lo = std::min(lo, from);
             hi = std::max(hi, to);
         }
@@ -947,8 +950,11 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
                         .arg(request.window.width)
                         .arg(kMostGroupCells),
                     ErrorCode::InvalidInput);
-    const ColumnGrid grid{request.window.from.value_or(lo), request.window.to.value_or(hi),
-                          request.window.width};
+    double x0 = request.window.from.value_or(lo);
+    if (request.window.logX && !(x0 > 0))
+        x0 = lo;
+    const ColumnGrid grid{x0, request.window.to.value_or(hi), request.window.width,
+                          request.window.logX};
     if (!std::isfinite(grid.x0) || !std::isfinite(grid.x1) || grid.x0 > grid.x1)
         return replies; // no member has points there
     // Runs are resampled on worker threads (the series are opened, and their summaries brought

@@ -126,6 +126,7 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     window.xMetric = query.value(u"x_metric"_s); // another metric of each run as x
     window.from = query.number(u"from"_s);
     window.to = query.number(u"to"_s);
+    window.logX = query.value(u"log_x"_s) == u"1"_s || query.value(u"log_x"_s) == u"true"_s;
     const double width = query.number(u"width"_s).value_or(1000);
     if (!(width >= 1 && width <= CollectorApi::kMostColumns))
         return error(u"width must be 1 to %1 columns (the chart's width in pixels)"_s.arg(

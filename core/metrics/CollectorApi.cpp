@@ -179,6 +179,8 @@ QJsonObject GroupRequest::toJson() const {
                      {u"groups"_s, list}};
     if (!window.xMetric.isEmpty())
         json[u"x_metric"_s] = window.xMetric;
+    if (window.logX)
+        json[u"log_x"_s] = true;
     if (window.from)
         json[u"from"_s] = *window.from;
     if (window.to)
@@ -194,6 +196,7 @@ Result<GroupRequest> GroupRequest::fromJson(const QJsonObject &json) {
     if (!parseXAxis(json.value(u"x"_s).toString(u"step"_s), &request.window.axis))
         return fail(u"x must be step, relative or wall"_s);
     request.window.xMetric = json.value(u"x_metric"_s).toString();
+    request.window.logX = json.value(u"log_x"_s).toBool();
     if (!parseSmoothingKind(json.value(u"smoothing_kind"_s).toString(u"ema"_s),
                             &request.window.smoothingKind))
         return fail(u"smoothing_kind must be ema, average or gaussian"_s);

@@ -157,6 +157,24 @@ void minMaxOfRange(const SeriesSummary &summary, BlockReader &reader, qint64 a, 
 
 } // namespace
 
+std::optional<double> logAxisStart(const PointSource &source, const SeriesSummary &summary,
+                                   const SeriesWindow &window) {
+    const qint64 total = source.size();
+    const double originShift = window.axis == XAxis::RelativeTime ? window.origin : 0;
+    const XAxis stored = window.axis == XAxis::Step ? XAxis::Step : XAxis::WallTime;
+    const double last = summary.maxX(stored) - originShift;
+    if (total == 0 || !(last > 0))
+        return std::nullopt;
+    if (!summary.sortedBy(stored))
+        return last * 1e-6;
+    BlockReader reader(source);
+    const qint64 first =
+        firstWhere(summary, reader, window, 0, total, [](double x) { return x > 0; });
+    if (first >= total)
+        return std::nullopt;
+    return xOf(reader.at(first), window);
+}
+
 Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary,
                          const SeriesWindow &window) {
     const qint64 total = source.size();
@@ -164,9 +182,15 @@ Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary
         return {};
     const double originShift = window.axis == XAxis::RelativeTime ? window.origin : 0;
     const XAxis stored = window.axis == XAxis::Step ? XAxis::Step : XAxis::WallTime;
-    const double x0 = window.from.value_or(summary.minX(stored) - originShift);
+    double x0 = window.from.value_or(summary.minX(stored) - originShift);
     const double x1 = window.to.value_or(summary.maxX(stored) - originShift);
-    const Columns columns(x0, x1, window.width);
+    if (window.logX && !(x0 > 0)) {
+        const auto start = logAxisStart(source, summary, window);
+        if (!start || !(*start <= x1))
+            return {{}, {}, total, 0}; // nothing above zero in the window
+        x0 = *start;
+    }
+    const Columns columns(x0, x1, window.width, window.logX);
 
     if (!summary.sortedBy(stored))
         return streamed(source, summary, window, columns, 0, total, false);

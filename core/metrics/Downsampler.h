@@ -23,6 +23,9 @@ struct SeriesWindow {
     // Another metric of the run as x (with axis Step: its value at each point's step); empty:
     // the axis as it is. Read by the store, which gives the downsampler the points so mapped.
     QString xMetric;
+    // Columns even in log10(x), for a log x axis: points at x <= 0 are left out, and an unset
+    // `from` is the series' first x above zero.
+    bool logX = false;
 };
 
 struct Downsampled {
@@ -36,6 +39,11 @@ struct Downsampled {
 // and largest value, in x order. A line drawn through them is pixel-identical to one drawn
 // through every point, so no spike is lost. Sorted, unsmoothed series are served from the
 // summary's blocks, reading only the blocks at column edges; other cases stream the points once.
+// Where a log x axis starts for this series: its first x above zero (a sorted series is searched
+// by block), else a millionth of its last x; unset when no x is above zero.
+std::optional<double> logAxisStart(const PointSource &source, const SeriesSummary &summary,
+                                   const SeriesWindow &window);
+
 Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary,
                          const SeriesWindow &window);
 

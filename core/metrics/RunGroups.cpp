@@ -110,7 +110,7 @@ void addRange(const SeriesSummary &summary, BlockReader &reader, qint64 a, qint6
 
 std::vector<double> resampleOnGrid(const PointSource &source, const SeriesSummary &summary,
                                    const SeriesWindow &window, const ColumnGrid &grid) {
-    const Columns columns(grid.x0, grid.x1, grid.width);
+    const Columns columns(grid.x0, grid.x1, grid.width, grid.logX);
     const auto width = static_cast<std::size_t>(columns.width());
     std::vector<MeanOf> bins(width);
     const qint64 total = source.size();
@@ -192,7 +192,7 @@ std::vector<double> resampleOnGrid(const PointSource &source, const SeriesSummar
 
 GroupCurve combineRuns(const std::vector<std::vector<double>> &members, const ColumnGrid &grid,
                        GroupCenter center, GroupBand band) {
-    const Columns columns(grid.x0, grid.x1, grid.width);
+    const Columns columns(grid.x0, grid.x1, grid.width, grid.logX);
     GroupCurve curve;
     std::vector<double> column;
     column.reserve(members.size());

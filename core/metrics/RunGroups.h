@@ -18,11 +18,13 @@ bool parseGroupBand(QStringView name, GroupBand *band);
 QString groupCenterName(GroupCenter center);
 QString groupBandName(GroupBand band);
 
-// The columns a group is computed on: `width` columns evenly over [x0, x1].
+// The columns a group is computed on: `width` columns evenly over [x0, x1], or evenly in
+// log10(x) (then x0 > 0).
 struct ColumnGrid {
     double x0 = 0;
     double x1 = 1;
     int width = 1000;
+    bool logX = false;
 };
 
 // One run's values on the grid: per column, the mean of the run's finite values there; a column

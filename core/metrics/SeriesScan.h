@@ -12,36 +12,46 @@ namespace sb::scan {
 
 // Maps x to a pixel column. Every scan uses this one function, so they all agree exactly.
 // Works on halves, so the span of any two finite doubles stays finite; NaN falls in column 0.
+// On a log axis the columns are even in log10(x), and x <= 0 lies in none of them.
 class Columns {
 public:
-    Columns(double x0, double x1, int width)
+    Columns(double x0, double x1, int width, bool logX = false)
         : m_x0(x0)
         , m_x1(x1)
-        , m_half0(x0 / 2)
-        , m_halfSpan(x1 / 2 - x0 / 2)
+        , m_log(logX)
+        , m_half0(scaled(x0) / 2)
+        , m_halfSpan(scaled(x1) / 2 - scaled(x0) / 2)
         , m_width(std::max(1, width)) {}
     int width() const { return m_width; }
-    bool contains(double x) const { return x >= m_x0 && x <= m_x1; }
+    bool contains(double x) const { return x >= m_x0 && x <= m_x1 && (!m_log || x > 0); }
     int column(double x) const {
         if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan))
             return 0;
-        const double c = std::floor((x / 2 - m_half0) / m_halfSpan * m_width);
+        const double c = std::floor((scaled(x) / 2 - m_half0) / m_halfSpan * m_width);
         return c >= 0 ? static_cast<int>(std::min(c, m_width - 1.0)) : 0;
     }
     // The middle of column c, in x.
-    double centre(int c) const { return 2 * (m_half0 + m_halfSpan * (c + 0.5) / m_width); }
+    double centre(int c) const {
+        return unscaled(2 * (m_half0 + m_halfSpan * (c + 0.5) / m_width));
+    }
     // Every x below this value lies in column c or before it (a hair under the exact edge, so
     // rounding never disagrees with column()); lets a sorted scan skip the division per point.
     double safelyBelowNext(int c) const {
         if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan) || c >= m_width - 1)
             return std::numeric_limits<double>::infinity();
         const double edge = 2 * (m_half0 + m_halfSpan * (c + 1) / m_width);
-        return edge - 1e-9 * std::max({std::abs(edge), std::abs(m_x0), std::abs(m_x1), 1.0});
+        const double slack = 1e-9 * std::max({std::abs(edge), std::abs(2 * m_half0),
+                                              std::abs(2 * (m_half0 + m_halfSpan)), 1.0});
+        return unscaled(edge - slack);
     }
 
 private:
+    double scaled(double x) const { return m_log ? std::log10(x) : x; }
+    double unscaled(double t) const { return m_log ? std::pow(10.0, t) : t; }
+
     double m_x0;
     double m_x1;
+    bool m_log;
     double m_half0;
     double m_halfSpan;
     int m_width;

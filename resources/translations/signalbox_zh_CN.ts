@@ -277,6 +277,18 @@
         <source>Nothing to draw: every value here is NaN or infinite</source>
         <translation>无可绘制：此处每个值都是 NaN 或无穷大</translation>
     </message>
+    <message>
+        <source>Log x</source>
+        <translation>对数 x</translation>
+    </message>
+    <message>
+        <source>Draw here too</source>
+        <translation>也画在这里</translation>
+    </message>
+    <message>
+        <source>No other metric is charted</source>
+        <translation>没有其他已绘制的指标</translation>
+    </message>
 </context>
 <context>
     <name>sb::CurvesView</name>
@@ -867,6 +879,50 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
     <message>
         <source>What they logged (%1), their samples, configs, tags and notes go from the collector, and nothing brings them back.</source>
         <translation>它们记录的内容（%1）、样本、配置、标签和备注都将从采集器中删除，且无法恢复。</translation>
+    </message>
+    <message>
+        <source>Log x</source>
+        <translation>对数 x</translation>
+    </message>
+    <message>
+        <source>A log x axis (log-log with Log y); points at x ≤ 0, such as step 0, are not on it. Not for wall time.</source>
+        <translation>对数 x 轴（与对数 y 一起即双对数）；x ≤ 0 的点（如第 0 步）不在其上。不适用于挂钟时间。</translation>
+    </message>
+    <message>
+        <source>Layout</source>
+        <translation>布局</translation>
+    </message>
+    <message>
+        <source>Charts a row, their height, and zooming them together</source>
+        <translation>每行图表数、图表高度，以及一起缩放</translation>
+    </message>
+    <message>
+        <source>Charts a row</source>
+        <translation>每行图表数</translation>
+    </message>
+    <message>
+        <source>Chart height</source>
+        <translation>图表高度</translation>
+    </message>
+    <message>
+        <source>Small</source>
+        <translation>小</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>大</translation>
+    </message>
+    <message>
+        <source>Zoom x on every chart together</source>
+        <translation>所有图表一起缩放 x</translation>
+    </message>
+    <message>
+        <source>%1: click to fold or unfold</source>
+        <translation>%1：点击折叠或展开</translation>
     </message>
 </context>
 <context>

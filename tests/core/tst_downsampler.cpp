@@ -21,13 +21,25 @@ sb::Downsampled referenceM4(const std::vector<MetricPoint> &points, const Series
                : w.axis == XAxis::WallTime ? p.wall
                                            : p.wall - w.origin;
     };
-    double x0 = INFINITY, x1 = -INFINITY;
+    double x0 = INFINITY, x1 = -INFINITY, firstPositive = INFINITY;
     for (const auto &p : points) {
         x0 = std::min(x0, xOf(p));
         x1 = std::max(x1, xOf(p));
+        if (xOf(p) > 0)
+            firstPositive = std::min(firstPositive, xOf(p));
     }
     x0 = w.from.value_or(x0);
     x1 = w.to.value_or(x1);
+    if (w.logX && !(x0 > 0))
+        x0 = firstPositive; // a log axis starts at the first x above zero
+    // Columns even in x, or in log10(x) (on halves, as the store's: edges agree to the bit).
+    auto columnOf = [&](double x) {
+        if (!w.logX)
+            return x1 > x0 ? static_cast<int>(std::floor((x - x0) / (x1 - x0) * w.width)) : 0;
+        const double l0 = std::log10(x0) / 2, span = std::log10(x1) / 2 - l0;
+        return span > 0 ? static_cast<int>(std::floor((std::log10(x) / 2 - l0) / span * w.width))
+                        : 0;
+    };
     struct Pick {
         long index = -1;
         double x = 0, y = 0;
@@ -41,11 +53,10 @@ sb::Downsampled referenceM4(const std::vector<MetricPoint> &points, const Series
     for (long i = 0; i < static_cast<long>(points.size()); ++i) {
         const double x = xOf(points[i]);
         const double y = values[i];
-        if (x < x0 || x > x1)
+        if (x < x0 || x > x1 || (w.logX && x <= 0))
             continue;
         ++out.inRange;
-        int c = x1 > x0 ? static_cast<int>(std::floor((x - x0) / (x1 - x0) * w.width)) : 0;
-        c = std::clamp(c, 0, w.width - 1);
+        const int c = std::clamp(columnOf(x), 0, w.width - 1);
         Col &col = cols[c];
         if (col.first.index < 0 || x < col.first.x)
             col.first = {i, x, y};
@@ -106,6 +117,7 @@ class TestDownsampler final : public QObject {
 private Q_SLOTS:
     void matchesReference_data();
     void matchesReference();
+    void logXKeepsTheFirstDecades();
     void keepsEverySpike();
     void unsortedSeries();
     void smoothingAppliesToAllPriorPoints();
@@ -122,16 +134,23 @@ void TestDownsampler::matchesReference_data() {
     QTest::addColumn<double>("from");
     QTest::addColumn<double>("to");
     QTest::addColumn<int>("axis");
-    QTest::newRow("full range, 1000 px")
-        << 200000 << 1000 << qQNaN() << qQNaN() << int(XAxis::Step);
-    QTest::newRow("full range, 1 px") << 50000 << 1 << qQNaN() << qQNaN() << int(XAxis::Step);
-    QTest::newRow("zoomed") << 200000 << 777 << 12345.5 << 150000.25 << int(XAxis::Step);
-    QTest::newRow("zoom past the end") << 100000 << 500 << 90000.0 << 2e6 << int(XAxis::Step);
-    QTest::newRow("more pixels than points")
-        << 5000 << 8000 << qQNaN() << qQNaN() << int(XAxis::Step);
-    QTest::newRow("wall time") << 100000 << 640 << qQNaN() << qQNaN() << int(XAxis::WallTime);
+    QTest::addColumn<bool>("logX");
+    const int step = int(XAxis::Step);
+    QTest::newRow("full range, 1000 px") << 200000 << 1000 << qQNaN() << qQNaN() << step << false;
+    QTest::newRow("full range, 1 px") << 50000 << 1 << qQNaN() << qQNaN() << step << false;
+    QTest::newRow("zoomed") << 200000 << 777 << 12345.5 << 150000.25 << step << false;
+    QTest::newRow("zoom past the end") << 100000 << 500 << 90000.0 << 2e6 << step << false;
+    QTest::newRow("more pixels than points") << 5000 << 8000 << qQNaN() << qQNaN() << step << false;
+    QTest::newRow("wall time") << 100000 << 640 << qQNaN() << qQNaN() << int(XAxis::WallTime)
+                               << false;
     QTest::newRow("relative time, zoomed")
-        << 100000 << 640 << 10.0 << 700.0 << int(XAxis::RelativeTime);
+        << 100000 << 640 << 10.0 << 700.0 << int(XAxis::RelativeTime) << false;
+    // Log x: columns even in log10(x), from the first x above zero.
+    QTest::newRow("log x, steps from 0") << 200000 << 300 << qQNaN() << qQNaN() << step << true;
+    QTest::newRow("log x, zoomed to 10..1e5") << 200000 << 400 << 10.0 << 1e5 << step << true;
+    QTest::newRow("log x, from zero") << 50000 << 200 << 0.0 << qQNaN() << step << true;
+    QTest::newRow("log x, more pixels than points")
+        << 3000 << 2000 << qQNaN() << qQNaN() << step << true;
 }
 
 void TestDownsampler::matchesReference() {
@@ -140,11 +159,13 @@ void TestDownsampler::matchesReference() {
     QFETCH(double, from);
     QFETCH(double, to);
     QFETCH(int, axis);
+    QFETCH(bool, logX);
     const auto series = noisySeries(points, 42);
     SeriesWindow window;
     window.axis = static_cast<XAxis>(axis);
     window.width = width;
     window.origin = window.axis == XAxis::RelativeTime ? 1.7e9 : 0;
+    window.logX = logX;
     if (!qIsNaN(from))
         window.from = from;
     if (!qIsNaN(to))
@@ -156,6 +177,23 @@ void TestDownsampler::matchesReference() {
     QVERIFY(fast.x == expected.x);
     QVERIFY(fast.y == expected.y);
     QVERIFY(fast.x.size() <= std::size_t(4 * width));
+    QVERIFY(!logX || std::all_of(fast.x.cbegin(), fast.x.cend(), [](double x) { return x > 0; }));
+}
+
+void TestDownsampler::logXKeepsTheFirstDecades() {
+    // Steps 0..200,000 on 300 columns: even in log10, steps 1 to 9 each get columns of their
+    // own; even in x, they share the first column with 660 others.
+    const auto series = noisySeries(200000, 7);
+    SeriesWindow window;
+    window.width = 300;
+    window.logX = true;
+    const auto log = run(series, window);
+    for (double step = 1; step < 10; ++step)
+        QVERIFY2(std::find(log.x.cbegin(), log.x.cend(), step) != log.x.cend(),
+                 qPrintable(QString::number(step)));
+    window.logX = false;
+    const auto even = run(series, window);
+    QVERIFY(std::count_if(even.x.cbegin(), even.x.cend(), [](double x) { return x < 10; }) < 4);
 }
 
 void TestDownsampler::keepsEverySpike() {
@@ -188,6 +226,12 @@ void TestDownsampler::unsortedSeries() {
     QVERIFY(out.x == expected.x);
     QVERIFY(out.y == expected.y);
     QVERIFY(std::is_sorted(out.x.begin(), out.x.end()));
+    // On a log axis, unsorted: from a millionth of the last x, nothing at or below zero.
+    window.logX = true;
+    const auto log = run(series, window);
+    QVERIFY(!log.x.empty());
+    QVERIFY(std::all_of(log.x.cbegin(), log.x.cend(), [](double x) { return x > 0; }));
+    QCOMPARE(log.inRange, qint64(series.size()) - 1); // step 0 is not on it
 }
 
 void TestDownsampler::smoothingAppliesToAllPriorPoints() {

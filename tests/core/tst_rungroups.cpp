@@ -118,6 +118,7 @@ private Q_SLOTS:
     void columnMeansMatchReference();
     void unsortedSeriesMatchReference();
     void sparseRunsAreInterpolatedNotExtended();
+    void logGridIsEvenInDecades();
     void combineMatchesReference_data();
     void combineMatchesReference();
     void singleRunGroupHasNoSpread();
@@ -181,6 +182,26 @@ void TestRunGroups::sparseRunsAreInterpolatedNotExtended() {
     QCOMPARE(values[50], 10.0);
     QVERIFY(std::isnan(values[51]));
     QVERIFY(std::isnan(values[99]));
+}
+
+void TestRunGroups::logGridIsEvenInDecades() {
+    // y = log10(step) over steps 0..1e5 on 50 columns over 1..1e5: ten a decade, each column's
+    // mean near its centre's log, step 0 in none of them; the centres spaced evenly in log.
+    std::vector<MetricPoint> points;
+    for (int step = 0; step <= 100000; ++step)
+        points.push_back({double(step), step > 0 ? std::log10(step) : -1000.0, 0});
+    const Run run(points);
+    const ColumnGrid grid{1, 1e5, 50, true};
+    const std::vector<double> values = run.resampled(grid);
+    QCOMPARE(values.size(), std::size_t(50));
+    QCOMPARE(values[0], 0.0);     // step 1 alone: the first column is [1, 10^0.1)
+    for (int c = 10; c < 50; ++c) // a decade in, columns hold many steps: the mean is near
+        QVERIFY2(std::abs(values[c] - (c + 0.5) / 10) < 0.01, qPrintable(QString::number(c)));
+    const sb::GroupCurve curve =
+        sb::combineRuns({values}, grid, GroupCenter::Mean, GroupBand::None);
+    QCOMPARE(curve.x.size(), std::size_t(50));
+    QVERIFY(std::abs(curve.x[0] - std::pow(10.0, 0.05)) < 1e-9);
+    QVERIFY(std::abs(curve.x[49] - std::pow(10.0, 4.95)) < 1e-6);
 }
 
 void TestRunGroups::combineMatchesReference_data() {

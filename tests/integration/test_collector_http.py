@@ -564,6 +564,42 @@ class RunsWhere(SharedCollector):
         self.assertTrue(self.collector.alive())
 
 
+class LogX(SharedCollector):
+    """/series and /groups with log_x=1: columns even in log10(x), so a log-log chart has its
+    first decades; nothing at or below zero."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        for seed in range(2):
+            steps = list(range(0, 100001))
+            body = {"run": "pl%d" % seed,
+                    "series": {"loss": {"step": steps,
+                                        "value": [3.0 / (s + 1) ** 0.5 + seed for s in steps]}}}
+            status, reply = cls.collector.request("/api/v1/push", body)
+            assert status == 200, reply
+
+    def test_series_columns_are_even_in_log_x(self):
+        status, reply = self.collector.request(
+            "/api/v1/series?run=pl0&metric=loss&width=100&log_x=1")
+        self.assertEqual(status, 200, reply)
+        xs = reply["series"][0]["x"]
+        self.assertTrue(all(x > 0 for x in xs))
+        self.assertTrue({1, 2, 3, 4, 5}.issubset(set(xs)))
+        status, linear = self.collector.request("/api/v1/series?run=pl0&metric=loss&width=100")
+        self.assertEqual(sum(1 for x in linear["series"][0]["x"] if x < 10), 1)  # step 0 alone
+
+    def test_groups_on_a_log_grid(self):
+        status, reply = self.collector.request("/api/v1/groups", {
+            "metric": "loss", "width": 50, "log_x": True, "band": "minmax",
+            "groups": [{"name": "both", "runs": ["pl0", "pl1"]}]})
+        self.assertEqual(status, 200, reply)
+        xs = reply["groups"][0]["x"]
+        self.assertEqual(len(xs), 50)
+        self.assertAlmostEqual(xs[0], 10 ** 0.05, places=6)  # 1..1e5: ten columns a decade
+        self.assertAlmostEqual(xs[-1], 10 ** 4.95, places=1)
+
+
 class DeleteRuns(unittest.TestCase):
     """`signalbox-cli delete` and /runs/delete on a collector process: the runs go from every
     answer, stay gone after a kill -9 right after the answer, and a name not held deletes

@@ -2,6 +2,8 @@
 
 #include <QDateTimeAxis>
 #include <QGraphicsScene>
+#include <QLogValueAxis>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
 #include <QValueAxis>
@@ -36,6 +38,8 @@ private Q_SLOTS:
     void readoutListsEveryRunAtTheCursorHighestFirst();
     void hoverEmphasisesACurveAndAClickNamesIt();
     void extremeRangesDrawAHandfulOfTicks();
+    void logXIsEvenInDecades();
+    void metricsTogetherAndShapesPastThePalette();
 };
 
 void TestCurveChart::fitsAndReplacesSeries() {
@@ -275,6 +279,105 @@ void TestCurveChart::hoverEmphasisesACurveAndAClickNamesIt() {
 }
 
 QTEST_MAIN(TestCurveChart)
+void TestCurveChart::logXIsEvenInDecades() {
+    // y = 1/x over x = 0..1000: on log x step 0 is not drawn; 1, 10, 100 and 1000 sit a third
+    // of the plot apart; Ctrl+wheel zooms about the pointer and stays above zero.
+    QList<QPointF> points;
+    for (int x = 0; x <= 1000; ++x)
+        points.append(QPointF(x, 1.0 / (x + 1)));
+    sb::CurveChart chart(u"loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setCurves({{u"a"_s, Qt::red, points, {}}});
+    QSignalSpy viewport(&chart, &sb::CurveChart::viewportChanged);
+    chart.setLogX(true);
+    QVERIFY(chart.logX());
+    QVERIFY(!viewport.isEmpty()); // the columns are asked for anew
+    auto *axis = qobject_cast<QLogValueAxis *>(chart.chart()->axes(Qt::Horizontal).front());
+    QVERIFY(axis);
+    QCOMPARE(axis->min(), 1.0);
+    QCOMPARE(axis->max(), 1000.0);
+    QCOMPARE(chart.drawnPoints(), 1000);
+    const auto scale = chart.xScale();
+    QVERIFY(std::abs(scale.toUnit(10) - 1.0 / 3) < 1e-12);
+    QVERIFY(std::abs(scale.toUnit(100) - 2.0 / 3) < 1e-12);
+    const QRectF plot = chart.chart()->plotArea();
+    const QPointF at(plot.left() + plot.width() / 3, plot.center().y()); // x = 10
+    QSignalSpy zoomed(&chart, &sb::CurveChart::xZoomed);
+    QWheelEvent wheel(at, chart.mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(chart.viewport(), &wheel);
+    QCOMPARE(zoomed.size(), 1);
+    const auto range = *chart.xRange();
+    QVERIFY2(range.first > 1 && range.second < 1000 && range.first < 10 && range.second > 10,
+             qPrintable(u"%1..%2"_s.arg(range.first).arg(range.second)));
+    // Even in log: the pointer's x (10) keeps its place, a third of the way across.
+    QVERIFY(std::abs(chart.xScale().toUnit(10) - 1.0 / 3) < 1e-9);
+    // Another chart's zoom, followed: taken without saying it again.
+    sb::CurveChart other(u"acc"_s);
+    other.setCurves({{u"a"_s, Qt::red, points, {}}});
+    QSignalSpy otherZoomed(&other, &sb::CurveChart::xZoomed);
+    other.followXZoom(range);
+    QCOMPARE(*other.xRange(), range);
+    QVERIFY(otherZoomed.isEmpty());
+    other.followXZoom(std::nullopt);
+    QVERIFY(!other.xRange());
+    chart.setLogX(false);
+    QCOMPARE(chart.drawnPoints(), 1001);
+    QVERIFY(!chart.xRange()); // a range on the other scale means nothing
+}
+
+void TestCurveChart::metricsTogetherAndShapesPastThePalette() {
+    sb::CurveChart chart(u"train/loss"_s);
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setMetricChoices([] {
+        return QStringList{u"train/loss"_s, u"val/acc"_s, u"val/loss"_s};
+    });
+    // The chart's menu offers the others, val/loss first (it ends as train/loss does).
+    QMenu *together = chart.optionsMenu()->findChild<QMenu *>(u"drawHereToo"_s);
+    QVERIFY(together);
+    Q_EMIT together->aboutToShow();
+    QCOMPARE(together->actions().size(), 2);
+    QCOMPARE(together->actions().first()->text(), u"val/loss"_s);
+    QSignalSpy options(&chart, &sb::CurveChart::optionsChanged);
+    together->actions().first()->setChecked(true);
+    QCOMPARE(options.size(), 1);
+    QCOMPARE(chart.metrics(), (QStringList{u"train/loss"_s, u"val/loss"_s}));
+    QVERIFY(chart.chart()->title().contains(u"val/loss"_s));
+    chart.setOtherMetrics(
+        {u"train/loss"_s, u"a"_s, u"b"_s, u"c"_s, u"d"_s}); // itself, and too many
+    QCOMPARE(chart.metrics().size(), sb::CurveChart::kMostMetrics);
+    chart.setOtherMetrics({u"val/loss"_s});
+    // A run's two metrics: one colour, two line styles, named apart in the readout; a second
+    // run of the same colour wears a shape.
+    sb::Curve train{u"a"_s, Qt::red, line(100, 0, 1), {}};
+    train.metric = u"train/loss"_s;
+    sb::Curve val = train;
+    val.metric = u"val/loss"_s;
+    val.points = line(100, 0, 2);
+    val.style = sb::CurveChart::styleOf(1);
+    sb::Curve same{u"b"_s, Qt::red, line(100, 0, 3), {}};
+    same.marker = 2;
+    chart.setCurves({train, val, same});
+    QCOMPARE(val.style, Qt::DashLine);
+    QCOMPARE(chart.drawnLines(), 3);
+    QStringList rows;
+    for (const sb::ReadoutRow &row : sb::CurveChart::readoutAt(chart.curves(), 50, 0.5))
+        rows << row.run + u"·"_s + row.metric + u"·"_s + QString::number(row.marker);
+    QCOMPARE(rows, (QStringList{u"b··2"_s, u"a·val/loss·0"_s, u"a·train/loss·0"_s}));
+    const QPointF middle = chart.chart()->plotArea().center();
+    QMouseEvent move(QEvent::MouseMove, middle, chart.viewport()->mapToGlobal(middle), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(chart.viewport(), &move);
+    QVERIFY2(chart.readoutText().contains(u"val/loss"_s) &&
+                 chart.readoutText().contains(u"train/loss"_s),
+             qPrintable(chart.readoutText()));
+    QVERIFY(chart.readoutText().contains(sb::markerGlyph(2)));
+}
+
 #include "tst_curvechart.moc"
 
 // QtCharts lays out an axis's labels from its tick interval at once: a range far wider than the

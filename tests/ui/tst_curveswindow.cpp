@@ -3,8 +3,10 @@
 // under <build>/screenshots/ to be looked at.
 #include "../support/DialogAnswers.h"
 #include "../support/WindowFixture.h"
+#include "ChartGrid.h"
 #include "CurvesView.h"
 #include "MainWindow.h"
+#include "RunLegend.h"
 #include "charts/CurveChart.h"
 #include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
@@ -54,6 +56,7 @@ private Q_SLOTS:
     void groupedRunsDrawAsOneCurveWithABand();
     void tagsNotesAndSummaryColumns();
     void anotherMetricAsTheXAxis();
+    void chartsThatCompose();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -124,8 +127,8 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
         colours << *colour;
     }
     QCOMPARE(colours.size(), 3);
-    auto *legend = curves->findChild<QLabel *>(u"legend"_s);
-    QTRY_VERIFY(legend->isVisible() && legend->text().contains(u"gamma"_s));
+    auto *legend = curves->findChild<sb::RunLegend *>(u"legend"_s);
+    QTRY_VERIFY(legend->isVisible() && legend->texts().contains(u"gamma"_s));
     window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-legend.png"_s);
 
     // A regular expression: the charts draw what the table shows; a chart none of them logs goes.
@@ -134,7 +137,7 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     regex->setChecked(true);
     filter->setText(u"^(alpha|beta)$"_s);
     QTRY_COMPARE(charted(), (QStringList{u"accuracy"_s, u"loss"_s}));
-    QTRY_VERIFY(!legend->text().contains(u"gamma"_s));
+    QTRY_VERIFY(!legend->texts().contains(u"gamma"_s));
     // One that does not parse matches nothing, and says why.
     filter->setText(u"(alpha"_s);
     QTRY_COMPARE(charted(), QStringList());
@@ -506,13 +509,20 @@ void TestCurvesWindow::groupedRunsDrawAsOneCurveWithABand() {
     button->menu()->findChild<QAction *>(u"band:none"_s)->trigger();
     QTRY_COMPARE(middleWidth(), 0.0);
 
-    // The legend's link unfolds a group into its runs, and folds it back.
-    auto *legend = curves->findChild<QLabel *>(u"legend"_s);
-    QTRY_VERIFY(legend->text().contains(u"group:lr%3D0.1"_s));
-    Q_EMIT legend->linkActivated(u"group:lr%3D0.1"_s);
+    // The legend's entry unfolds a group into its runs, and folds it back.
+    auto *legend = curves->findChild<sb::RunLegend *>(u"legend"_s);
+    QTRY_VERIFY(legend->texts().contains(u"lr=0.1 (3 runs)"_s));
+    const auto clickEntry = [legend](const QString &text) {
+        const auto entry = static_cast<int>(legend->texts().indexOf(text));
+        QVERIFY(entry >= 0);
+        const QRect at = legend->visualItemRect(legend->item(entry));
+        QTest::mouseClick(legend->viewport(), Qt::LeftButton, {}, at.center());
+    };
+    clickEntry(u"lr=0.1 (3 runs)"_s);
     QTRY_COMPARE(drawn(), (QStringList{u"baseline"_s, u"lr0.1-seed0"_s, u"lr0.1-seed1"_s,
                                        u"lr0.1-seed2"_s, u"lr=0.3 ×3"_s}));
-    Q_EMIT legend->linkActivated(u"group:lr%3D0.1"_s);
+    QTRY_VERIFY(legend->texts().contains(u"lr=0.1: as one"_s));
+    clickEntry(u"lr=0.1: as one"_s);
     QTRY_COMPARE(drawn(), grouped);
     // A click on a group's curve selects its runs in the table.
     Q_EMIT const_cast<sb::CurveChart *>(loss())->runClicked(u"lr=0.3"_s);
@@ -689,6 +699,102 @@ void TestCurvesWindow::anotherMetricAsTheXAxis() {
     xAxis->setCurrentIndex(0); // steps again
     QTRY_COMPARE(lastX(u"small"_s), 19.0);
     QTRY_COMPARE(lossChart()->noteText(), QString());
+}
+
+void TestCurvesWindow::chartsThatCompose() {
+    WindowFixture fixture;
+    // Fourteen runs of train and val loss, more than the palette's twelve colours.
+    for (int i = 0; i < 14; ++i) {
+        QJsonArray steps, train, val;
+        for (int step = 0; step <= 1000; ++step) {
+            steps.append(step);
+            train.append(3.0 / std::sqrt(step + 1.0) + i * 0.01);
+            val.append(3.3 / std::sqrt(step + 1.0) + i * 0.01);
+        }
+        QVERIFY(fixture.push(QJsonObject{
+            {u"run"_s, u"seed-%1"_s.arg(i, 2, 10, QChar(u'0'))},
+            {u"series"_s,
+             QJsonObject{{u"train/loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, train}}},
+                         {u"val/loss"_s, QJsonObject{{u"step"_s, steps}, {u"value"_s, val}}}}}}));
+    }
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    const auto chartOf = [curves](const QString &metric) -> sb::CurveChart * {
+        for (sb::CurveChart *chart : curves->charts())
+            if (chart->metricName() == metric)
+                return chart;
+        return nullptr;
+    };
+    QTRY_VERIFY(chartOf(u"train/loss"_s) && chartOf(u"val/loss"_s));
+    sb::CurveChart *train = chartOf(u"train/loss"_s);
+    sb::CurveChart *val = chartOf(u"val/loss"_s);
+    QTRY_COMPARE(train->drawnLines(), 14);
+    // Past the palette, runs that share a colour wear shapes, the same in the legend.
+    QSet<int> shapes;
+    for (const sb::Curve &curve : train->curves())
+        shapes << curve.marker;
+    QVERIFY(shapes.size() >= 2 && shapes.contains(0));
+
+    // Log x: every chart's columns even in log10(step), so steps 1 to 9 are each drawn.
+    curves->findChild<QCheckBox *>(u"logX"_s)->setChecked(true);
+    QVERIFY(train->logX() && val->logX());
+    const auto drawsStep = [](const sb::CurveChart *chart, double step) {
+        const QList<sb::Curve> &drawn = chart->curves();
+        return !drawn.isEmpty() && std::all_of(drawn.cbegin(), drawn.cend(), [step](const auto &c) {
+            return c.points.size() > 2 && c.points.first().x() == 1 &&
+                   std::any_of(c.points.cbegin(), c.points.cend(),
+                               [step](const QPointF &p) { return p.x() == step; });
+        });
+    };
+    QTRY_VERIFY(drawsStep(train, 3) && drawsStep(val, 7));
+
+    // Zoom x on one chart: the other follows (the layout menu's choice, on at first), and asks
+    // for its columns in that range.
+    const QRectF plot = train->chart()->plotArea();
+    const QPointF at(plot.left() + plot.width() / 2, plot.center().y());
+    QWheelEvent wheel(at, train->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(train->viewport(), &wheel);
+    QVERIFY(train->xRange());
+    QCOMPARE(val->xRange(), train->xRange());
+    QTRY_VERIFY(!val->curves().isEmpty() &&
+                val->curves().first().points.first().x() >= train->xRange()->first * 0.9);
+    QTest::mouseClick(train->viewport(), Qt::RightButton, {}, at.toPoint()); // fit: both
+    QVERIFY(!val->xRange());
+    auto *layout = curves->findChild<QToolButton *>(u"layout"_s);
+    layout->menu()->findChild<QAction *>(u"syncZoom"_s)->trigger(); // off
+    QApplication::sendEvent(train->viewport(), &wheel);
+    QVERIFY(train->xRange() && !val->xRange());
+
+    // Three charts a row, small: the grid lays them out so.
+    layout->menu()->findChild<QAction *>(u"columns3"_s)->trigger();
+    layout->menu()->findChild<QAction *>(u"height200"_s)->trigger();
+    auto *grid = curves->findChild<sb::ChartGrid *>();
+    QCOMPARE(grid->columns(), 3);
+    QTRY_COMPARE(train->height(), 200);
+
+    // val/loss drawn on train/loss's chart too: dashed, each curve named by its metric.
+    QMenu *together = train->optionsMenu()->findChild<QMenu *>(u"drawHereToo"_s);
+    Q_EMIT together->aboutToShow();
+    QCOMPARE(together->actions().first()->text(), u"val/loss"_s);
+    together->actions().first()->setChecked(true);
+    QTRY_COMPARE(train->drawnLines(), 28);
+    int dashed = 0;
+    for (const sb::Curve &curve : train->curves()) {
+        QVERIFY(curve.metric == u"train/loss"_s || curve.metric == u"val/loss"_s);
+        dashed += curve.metric == u"val/loss"_s && curve.style == Qt::DashLine;
+    }
+    QCOMPARE(dashed, 14);
+    // Remembered for the next window.
+    const auto again = fixture.window();
+    QTRY_VERIFY(std::any_of(again->curves()->charts().cbegin(), again->curves()->charts().cend(),
+                            [](const sb::CurveChart *chart) {
+                                return chart->otherMetrics() == QStringList{u"val/loss"_s};
+                            }));
+    // Taken away again: train/loss alone.
+    Q_EMIT together->aboutToShow();
+    together->actions().first()->setChecked(false);
+    QTRY_COMPARE(train->drawnLines(), 14);
 }
 
 QTEST_MAIN(TestCurvesWindow)

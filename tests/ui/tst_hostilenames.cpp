@@ -10,6 +10,7 @@
 #include "MainWindow.h"
 #include "NodeCard.h"
 #include "NodesView.h"
+#include "RunLegend.h"
 #include "charts/CurveChart.h"
 #include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
@@ -225,8 +226,8 @@ void TestHostileNames::outsideTextIsPlainInEveryView() {
                             [](sb::CurveChart *c) { return c->drawnLines() >= kHostile.size(); }),
                 20000);
             // The legend names every run, and the hover readout too.
-            auto *legend = window->curves()->findChild<QLabel *>(u"legend"_s);
-            QTRY_VERIFY_WITH_TIMEOUT(legend->text().count(u"■"_s) == kHostile.size(), 20000);
+            auto *legend = window->curves()->findChild<sb::RunLegend *>(u"legend"_s);
+            QTRY_VERIFY_WITH_TIMEOUT(legend->texts().size() == kHostile.size(), 20000);
             sb::CurveChart *chart = window->curves()->charts().first();
             QTRY_VERIFY_WITH_TIMEOUT(chart->chart()->plotArea().width() > 100, 20000);
             const QPoint middle = chart->chart()->plotArea().center().toPoint();

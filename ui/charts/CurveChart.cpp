@@ -123,16 +123,55 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
         return action;
     };
     QAction *logY = option(tr("Log y"), u"logY"_s, [this](bool on) { setLogY(on); });
+    QAction *logX = option(tr("Log x"), u"logX"_s, [this](bool on) { setLogX(on); });
     QAction *full = option(tr("Full width"), u"fullWidth"_s, [this](bool on) { setFullWidth(on); });
     QAction *pin = option(tr("Pin to the top"), u"pinned"_s, [this](bool on) { setPinned(on); });
     QAction *lock =
         option(tr("Lock the y range"), u"yLocked"_s, [this](bool on) { setYLocked(on); });
+    // Other metrics on this chart: train and val loss together.
+    QMenu *together = m_options->addMenu(tr("Draw here too"));
+    together->setObjectName(u"drawHereToo"_s);
+    connect(together, &QMenu::aboutToShow, this, [this, together] {
+        together->clear();
+        const QStringList choices = m_metricChoices ? m_metricChoices() : QStringList();
+        // Those that end as this one does first (val/loss beside train/loss).
+        const QString tail = m_metric.section(u'/', -1);
+        QStringList offered;
+        for (const bool alike : {true, false}) {
+            for (const QString &metric : choices) {
+                if (metric != m_metric && (metric.section(u'/', -1) == tail) == alike)
+                    offered << metric;
+            }
+        }
+        if (offered.isEmpty())
+            together->addAction(tr("No other metric is charted"))->setEnabled(false);
+        for (const QString &metric : std::as_const(offered).mid(0, 50)) {
+            QAction *action = together->addAction(QString(metric).replace(u'&', u"&&"_s));
+            action->setCheckable(true);
+            action->setChecked(m_others.contains(metric));
+            action->setEnabled(m_others.contains(metric) || m_others.size() + 1 < kMostMetrics);
+            connect(action, &QAction::toggled, this, [this, metric](bool on) {
+                QStringList others = m_others;
+                if (on)
+                    others << metric;
+                else
+                    others.removeAll(metric);
+                setOtherMetrics(others);
+                Q_EMIT optionsChanged();
+            });
+        }
+    });
     m_options->addSeparator();
-    m_options->addAction(tr("Fit to the data (right-click)"), this, &CurveChart::resetZoom);
+    m_options->addAction(tr("Fit to the data (right-click)"), this, [this] {
+        resetZoom();
+        Q_EMIT xZoomed();
+    });
     m_options->addAction(tr("Export as image (PNG, SVG)…"), this, &CurveChart::exportRequested)
         ->setObjectName(u"exportImage"_s);
-    connect(m_options, &QMenu::aboutToShow, this, [this, logY, full, pin, lock] {
+    connect(m_options, &QMenu::aboutToShow, this, [this, logY, logX, full, pin, lock] {
         logY->setChecked(m_logY);
+        logX->setEnabled(!m_wallClock);
+        logX->setChecked(this->logX());
         full->setChecked(m_fullWidth);
         pin->setChecked(m_pinned);
         lock->setChecked(m_yLocked);
@@ -144,6 +183,31 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     m_optionsButton->setAutoRaise(true);
     m_optionsButton->setPopupMode(QToolButton::InstantPopup);
     m_optionsButton->setMenu(m_options);
+}
+
+Qt::PenStyle CurveChart::styleOf(qsizetype metricIndex) {
+    static constexpr Qt::PenStyle styles[kMostMetrics] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                                          Qt::DashDotLine};
+    return styles[std::clamp<qsizetype>(metricIndex, 0, kMostMetrics - 1)];
+}
+
+void CurveChart::setOtherMetrics(const QStringList &others) {
+    m_others.clear();
+    for (const QString &metric : others) {
+        if (metric != m_metric && !m_others.contains(metric) && m_others.size() + 1 < kMostMetrics)
+            m_others << metric;
+    }
+    if (m_others.isEmpty()) {
+        chart()->setTitle(htmlOf(m_metric)); // QtCharts titles are rich text; a name is not
+        return;
+    }
+    // Each name with a sample of its line: solid, dashed, dotted, dash-dot.
+    static const QString samples[kMostMetrics] = {u"——"_s, u"– –"_s, u"···"_s, u"–·–"_s};
+    QStringList named;
+    const QStringList all = metrics();
+    for (qsizetype i = 0; i < all.size(); ++i)
+        named << htmlOf(all[i]) + u" <b>"_s + samples[i] + u"</b>"_s;
+    chart()->setTitle(named.join(u"&nbsp;&nbsp; "_s));
 }
 
 void CurveChart::setFullWidth(bool on) {
@@ -166,7 +230,7 @@ void CurveChart::setYLocked(bool on) {
 
 void CurveChart::setCurves(const QList<Curve> &curves, const QString &aside) {
     m_curves = curves;
-    m_layer->setCurves(&m_curves, m_logY);
+    m_layer->setCurves(&m_curves);
     fitAxes();
     // Points, and none of them a number to draw: said, rather than an empty chart.
     bool points = false;
@@ -221,23 +285,21 @@ std::pair<double, double> CurveChart::yRange() const {
     return {linear->min(), linear->max()};
 }
 
+AxisScale CurveChart::yScale() const {
+    const auto [lo, hi] = yRange();
+    return {lo, hi, m_logY};
+}
+
 QPointF CurveChart::valueAt(const QPointF &position) const {
     const QRectF plot = chart()->plotArea();
     if (plot.isEmpty())
         return {};
-    const auto [yMin, yMax] = yRange();
-    const double fx = (position.x() - plot.left()) / plot.width();
-    const double fy = (plot.bottom() - position.y()) / plot.height();
-    const double x = m_xLo + fx * (m_xHi - m_xLo);
-    const double y =
-        m_logY ? std::pow(10.0, std::log10(yMin) + fy * (std::log10(yMax) - std::log10(yMin)))
-               : yMin * (1 - fy) + yMax * fy;
-    return {x, y};
+    return {xScale().fromUnit((position.x() - plot.left()) / plot.width()),
+            yScale().fromUnit((plot.bottom() - position.y()) / plot.height())};
 }
 
 void CurveChart::remapCurves() {
-    const auto [yMin, yMax] = yRange();
-    m_layer->remap(m_xLo, m_xHi, yMin, yMax);
+    m_layer->remap(xScale(), yScale());
 }
 
 void CurveChart::fitAxes() {
@@ -246,7 +308,7 @@ void CurveChart::fitAxes() {
     for (const Curve &curve : std::as_const(m_curves)) {
         for (const auto *points : {&curve.points, &curve.rawPoints, &curve.lower, &curve.upper}) {
             for (const QPointF &p : *points) {
-                if (!std::isfinite(p.y()) || (m_logY && p.y() <= 0))
+                if (!std::isfinite(p.y()) || (m_logY && p.y() <= 0) || (logX() && p.x() <= 0))
                     continue;
                 xMin = std::min(xMin, p.x());
                 xMax = std::max(xMax, p.x());
@@ -265,7 +327,9 @@ void CurveChart::fitAxes() {
         setXRange(m_userRange->first, m_userRange->second, false);
     } else if (xMax > xMin) {
         setXRange(xMin, xMax, false);
-    } else { // every point at one x: it in the middle, not on the edge
+    } else if (logX()) { // every point at one x: it in the middle, not on the edge
+        setXRange(xMin / 2, xMin * 2, false);
+    } else {
         setXRange(xMin - 0.5, xMin + 0.5, false);
     }
     if (m_userYRange) {
@@ -293,9 +357,13 @@ void CurveChart::setYRange(double lo, double hi) {
 }
 
 void CurveChart::setXRange(double lo, double hi, bool byUser) {
+    if (logX() && !(lo > 0 && hi > lo)) // panned or zoomed past what a log axis shows
+        return;
     m_xLo = lo;
     m_xHi = hi;
-    if (auto *values = qobject_cast<QValueAxis *>(m_xAxis)) {
+    if (auto *log = qobject_cast<QLogValueAxis *>(m_xAxis)) {
+        log->setRange(lo, hi);
+    } else if (auto *values = qobject_cast<QValueAxis *>(m_xAxis)) {
         setAxisRange(values, lo, hi);
     } else if (auto *times = qobject_cast<QDateTimeAxis *>(m_xAxis)) {
         // Within the years QDateTime counts (a time far off is a bad clock, not a reason to stop).
@@ -311,6 +379,7 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
         remapCurves();
         m_userRange = std::make_pair(lo, hi);
         Q_EMIT viewportChanged();
+        Q_EMIT xZoomed();
     }
     refreshReadout();
 }
@@ -344,6 +413,20 @@ void CurveChart::setLogY(bool logY) {
     setCurves(m_curves);
 }
 
+void CurveChart::setLogX(bool logX) {
+    if (logX == m_logX)
+        return;
+    m_logX = logX;
+    m_userRange.reset(); // a range on the other scale means nothing
+    rebuildXAxis();
+    if (logX && !(m_xLo > 0)) { // a start a log axis can show until the curves say theirs
+        m_xLo = 1;
+        m_xHi = std::max(m_xHi, 10.0);
+    }
+    setCurves(m_curves);
+    Q_EMIT viewportChanged(); // the columns are asked for anew, even in log x
+}
+
 void CurveChart::setTimeAxis(bool wallClock) {
     if (wallClock == (qobject_cast<QDateTimeAxis *>(m_xAxis) != nullptr))
         return;
@@ -362,6 +445,11 @@ void CurveChart::rebuildXAxis() {
     if (m_wallClock) {
         auto *axis = new QDateTimeAxis;
         axis->setTickCount(6);
+        m_xAxis = axis;
+    } else if (m_logX) {
+        auto *axis = new QLogValueAxis;
+        axis->setLabelFormat(u"%g"_s);
+        axis->setMinorTickCount(-1);
         m_xAxis = axis;
     } else {
         auto *axis = new QValueAxis;
@@ -422,6 +510,8 @@ Status CurveChart::exportImage(const QString &path, QSize size) const {
     copy.setXTitle(m_xTitle);
     copy.setTimeAxis(m_wallClock);
     copy.setLogY(m_logY);
+    copy.setLogX(m_logX);
+    copy.setOtherMetrics(m_others);
     copy.m_userRange = m_userRange;
     copy.m_userYRange = m_userYRange; // a y zoom or lock; else fitted, with round ticks
     copy.setCurves(m_curves);
@@ -500,6 +590,16 @@ void CurveChart::resetZoom() {
     Q_EMIT viewportChanged();
 }
 
+void CurveChart::followXZoom(std::optional<std::pair<double, double>> range) {
+    if (range == m_userRange)
+        return;
+    m_userRange = range;
+    if (!m_yLocked)
+        m_userYRange.reset(); // y fits what shows here
+    fitAxes();
+    Q_EMIT viewportChanged();
+}
+
 int CurveChart::plotWidth() const {
     return std::max(50, static_cast<int>(chart()->plotArea().width()));
 }
@@ -511,10 +611,10 @@ void CurveChart::wheelEvent(QWheelEvent *event) {
         return;
     }
     const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
-    const double lo = m_xLo;
-    const double hi = m_xHi;
-    const double at = valueAt(event->position()).x();
-    setXRange(at - (at - lo) * factor, at + (hi - at) * factor, true);
+    const QRectF plot = chart()->plotArea();
+    const double at = (event->position().x() - plot.left()) / std::max(1.0, plot.width());
+    const AxisScale x = xScale(); // zoomed about the pointer, evenly on a log axis too
+    setXRange(x.fromUnit(at - at * factor), x.fromUnit(at + (1 - at) * factor), true);
     event->accept();
 }
 
@@ -543,9 +643,11 @@ void CurveChart::mousePressEvent(QMouseEvent *event) {
 
 void CurveChart::mouseMoveEvent(QMouseEvent *event) {
     if (m_panFrom) {
-        const double dx = valueAt(*m_panFrom).x() - valueAt(event->pos()).x();
+        const double dx =
+            (m_panFrom->x() - event->pos().x()) / std::max(1.0, chart()->plotArea().width());
         m_panFrom = event->pos();
-        setXRange(m_xLo + dx, m_xHi + dx, true);
+        const AxisScale x = xScale();
+        setXRange(x.fromUnit(dx), x.fromUnit(1 + dx), true);
         event->accept();
         return;
     }
@@ -567,6 +669,7 @@ void CurveChart::mouseReleaseEvent(QMouseEvent *event) {
     }
     if (event->button() == Qt::RightButton) {
         resetZoom();
+        Q_EMIT xZoomed();
         event->accept();
         return;
     }
@@ -608,8 +711,14 @@ QList<ReadoutRow> CurveChart::readoutAt(const QList<Curve> &curves, double x, do
         if (curve.points.isEmpty() || x < curve.points.front().x() - slack ||
             x > curve.points.back().x() + slack)
             continue; // not read past a run's ends
-        ReadoutRow row{curve.run,    curve.color,  *nearest(curve.points, x),
-                       std::nullopt, std::nullopt, curve.members.size()};
+        ReadoutRow row{curve.run,
+                       curve.metric,
+                       curve.color,
+                       curve.marker,
+                       *nearest(curve.points, x),
+                       std::nullopt,
+                       std::nullopt,
+                       curve.members.size()};
         if (const auto raw = nearest(curve.rawPoints, x))
             row.raw = raw->y();
         const auto lower = nearest(curve.lower, x);
@@ -649,7 +758,7 @@ void CurveChart::showReadout(const QPointF &position) {
         return hideReadout();
     constexpr int kMostRows = 12;
     const QPointF value = valueAt(position);
-    const double slack = (m_xHi - m_xLo) / std::max(1.0, plot.width()) * 3; // three pixels
+    const double slack = std::abs(valueAt(position + QPointF(3, 0)).x() - value.x()); // 3 px
     QList<ReadoutRow> rows = readoutAt(m_curves, value.x(), slack);
     if (rows.isEmpty()) {
         hideReadout();
@@ -678,8 +787,9 @@ void CurveChart::showReadout(const QPointF &position) {
                          [&](const auto &a, const auto &b) { return distance(a) < distance(b); });
         near.resize(kMostRows);
         rows.removeIf([&near](const ReadoutRow &row) {
-            return std::none_of(near.begin(), near.end(),
-                                [&row](const ReadoutRow &n) { return n.run == row.run; });
+            return std::none_of(near.begin(), near.end(), [&row](const ReadoutRow &n) {
+                return n.run == row.run && n.metric == row.metric;
+            });
         });
     }
     const QFontMetrics metrics(font());
@@ -706,6 +816,9 @@ void CurveChart::showReadout(const QPointF &position) {
                                      xText));
     for (const ReadoutRow &row : std::as_const(rows)) {
         QString name = htmlOf(metrics.elidedText(row.run, Qt::ElideMiddle, 220));
+        if (!row.metric.isEmpty())
+            name += u" <span style=\"color:gray\">· %1</span>"_s.arg(
+                htmlOf(metrics.elidedText(row.metric, Qt::ElideMiddle, 160)));
         if (row.members > 0)
             name += u" <span style=\"color:gray\">×%1</span>"_s.arg(row.members);
         // The smoothed value, and the raw one (or a group's band) beside it where they differ.
@@ -713,10 +826,11 @@ void CurveChart::showReadout(const QPointF &position) {
             row.band ? u"%1 – %2"_s.arg(number(row.band->first), number(row.band->second))
             : row.raw && *row.raw != row.smoothed.y() ? number(*row.raw)
                                                       : QString();
-        html += u"<br><span style=\"color:%1\">■</span> %2&nbsp; %3%4"_s.arg(
+        html += u"<br><span style=\"color:%1\">%5</span> %2&nbsp; %3%4"_s.arg(
             row.color.name(), row.run == m_hovered ? u"<b>"_s + name + u"</b>"_s : name,
             number(row.smoothed.y()),
-            aside.isEmpty() ? QString() : u" <span style=\"color:gray\">(%1)</span>"_s.arg(aside));
+            aside.isEmpty() ? QString() : u" <span style=\"color:gray\">(%1)</span>"_s.arg(aside),
+            markerGlyph(row.marker));
     }
     if (hidden > 0)
         html += u"<br><i>%1</i>"_s.arg(tr("and %1 more").arg(hidden));

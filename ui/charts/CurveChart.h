@@ -5,8 +5,10 @@
 #include <QList>
 #include <QPointF>
 
+#include "CurveLayer.h"
 #include "util/Result.h"
 
+#include <functional>
 #include <optional>
 
 class QAbstractAxis;
@@ -21,8 +23,6 @@ class QToolButton;
 
 namespace sb {
 
-class CurveLayer;
-
 // One run's line on a chart: the smoothed curve in its colour and, behind it, the raw one faint.
 // A group of runs is one too: its centre line, with its band filled translucent behind.
 struct Curve {
@@ -34,12 +34,18 @@ struct Curve {
     QList<QPointF> upper;
     QStringList members;     // a group's runs; empty for a run
     qsizetype nonFinite = 0; // values NaN or infinite, not among the points: none to draw
+    // On a chart of several metrics, which one this is (each its own line style); else empty.
+    QString metric;
+    Qt::PenStyle style = Qt::SolidLine;
+    int marker = 0; // a shape along the line, for runs of one colour (markerGlyph())
 };
 
 // One run's values where the cursor is, for the hover readout.
 struct ReadoutRow {
     QString run;
+    QString metric; // on a chart of several
     QColor color;
+    int marker = 0;
     QPointF smoothed;                              // the drawn curve's point nearest the cursor's x
     std::optional<double> raw;                     // the raw curve's value there, when it is drawn
     std::optional<std::pair<double, double>> band; // a group's band there
@@ -59,6 +65,9 @@ public:
     void setCurves(const QList<Curve> &curves, const QString &aside = {});
     void setLogY(bool logY);
     bool logY() const { return m_logY; }
+    // Log x (log-log convergence plots); not on a clock-time axis. Points at x <= 0 are left out.
+    void setLogX(bool logX);
+    bool logX() const { return m_logX && !m_wallClock; }
     // This chart's own arrangement, chosen from its "⋯" menu: across both columns, first of all,
     // and a y range that stays as it is while points arrive (zooming in x included).
     void setFullWidth(bool on);
@@ -72,10 +81,27 @@ public:
     // x values are seconds since the epoch: label them as clock time.
     void setTimeAxis(bool wallClock);
     void resetZoom();
+    // Shows this x range (unset: fits the data) as if zoomed here, without saying xZoomed: another
+    // chart's zoom, when charts zoom together. y fits what shows, unless locked.
+    void followXZoom(std::optional<std::pair<double, double>> range);
+    bool wallClock() const { return m_wallClock; }
     // The x range the user zoomed to; unset while the chart fits its data.
     std::optional<std::pair<double, double>> xRange() const { return m_userRange; }
     int plotWidth() const;
+    // How x maps onto the plot now (its range, linear or log).
+    AxisScale xScale() const { return {m_xLo, m_xHi, logX()}; }
     QString metricName() const { return m_metric; }
+    // Other metrics drawn here too (train and val loss), each in its line style; the title
+    // names them all with their styles. At most kMostMetrics in all.
+    static constexpr int kMostMetrics = 4;
+    void setOtherMetrics(const QStringList &others);
+    const QStringList &otherMetrics() const { return m_others; }
+    QStringList metrics() const { return QStringList{m_metric} + m_others; }
+    static Qt::PenStyle styleOf(qsizetype metricIndex);
+    // What the "Draw here too" menu offers (the metrics there are charts for), asked as it opens.
+    void setMetricChoices(std::function<QStringList()> choices) {
+        m_metricChoices = std::move(choices);
+    }
     const QList<Curve> &curves() const { return m_curves; }
     // Lines and points on screen, after log-y dropped what it cannot show.
     int drawnLines() const;
@@ -103,6 +129,8 @@ Q_SIGNALS:
     void runClicked(const QString &run);
     // Log y, full width, pinned or the y lock changed from the chart's own menu.
     void optionsChanged();
+    // The user zoomed or panned x here, or fitted the chart: charts that zoom together follow.
+    void xZoomed();
 
 protected:
     void wheelEvent(QWheelEvent *event) override;
@@ -121,6 +149,7 @@ private:
     void fitAxes();
     void remapCurves();
     std::pair<double, double> yRange() const;
+    AxisScale yScale() const;
     // The data coordinates under a point of the view (QChart::mapToValue needs a series).
     QPointF valueAt(const QPointF &position) const;
     void setXRange(double lo, double hi, bool byUser);
@@ -137,6 +166,8 @@ private:
     void setHovered(const QString &run);
 
     QString m_metric;
+    QStringList m_others;
+    std::function<QStringList()> m_metricChoices;
     QString m_xTitle;                 // as given: the axis holds it escaped
     QAbstractAxis *m_xAxis = nullptr; // shows m_xLo..m_xHi, the range the curves are drawn in
     double m_xLo = 0;
@@ -144,6 +175,7 @@ private:
     bool m_wallClock = false;
     QAbstractAxis *m_yAxis = nullptr;
     bool m_logY = false;
+    bool m_logX = false;
     CurveLayer *m_layer;
     QList<Curve> m_curves;
     std::optional<std::pair<double, double>> m_userRange;

@@ -13,6 +13,8 @@
 
 namespace sb {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
 // The pixels a polyline through dense points covers, as one vertical span per pixel column:
@@ -65,35 +67,70 @@ CurveLayer::CurveLayer(QChart *chart)
     setFlag(ItemClipsToShape, false);
 }
 
-void CurveLayer::setCurves(const QList<Curve> *curves, bool logY) {
-    m_curves = curves;
-    m_logY = logY;
+void drawMarker(QPainter *painter, QPointF p, int marker, const QColor &color, double r) {
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->setPen(QPen(color, 1.2));
+    painter->setBrush(marker == 4 || marker == 5 ? Qt::NoBrush : QBrush(color));
+    switch (marker) {
+    case 0:
+        painter->setPen(Qt::NoPen);
+        painter->drawRect(QRectF(p - QPointF(r, r), p + QPointF(r, r)));
+        break;
+    case 1:
+        painter->drawEllipse(p, r, r);
+        break;
+    case 2:
+        painter->drawPolygon(QPolygonF(
+            {p + QPointF(0, -r - 0.5), p + QPointF(r, r * 0.8), p + QPointF(-r, r * 0.8)}));
+        break;
+    case 3:
+        painter->drawPolygon(QPolygonF(
+            {p + QPointF(0, -r - 1), p + QPointF(r, 0), p + QPointF(0, r + 1), p - QPointF(r, 0)}));
+        break;
+    case 4:
+        painter->drawLine(p - QPointF(r + 1, 0), p + QPointF(r + 1, 0));
+        painter->drawLine(p - QPointF(0, r + 1), p + QPointF(0, r + 1));
+        break;
+    case 5:
+        painter->drawLine(p - QPointF(r, r), p + QPointF(r, r));
+        painter->drawLine(p + QPointF(-r, r), p + QPointF(r, -r));
+        break;
+    default:
+        painter->drawPolygon(QPolygonF(
+            {p + QPointF(0, r + 0.5), p + QPointF(r, -r * 0.8), p + QPointF(-r, -r * 0.8)}));
+        break;
+    }
+    painter->restore();
 }
 
-void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
+QString markerGlyph(int marker) {
+    static const QString glyphs[kMarkerShapes] = {u"■"_s, u"●"_s, u"▲"_s, u"◆"_s,
+                                                  u"✚"_s, u"✖"_s, u"▼"_s};
+    return glyphs[std::clamp(marker, 0, kMarkerShapes - 1)];
+}
+
+void CurveLayer::setCurves(const QList<Curve> *curves) {
+    m_curves = curves;
+}
+
+void CurveLayer::remap(const AxisScale &x, const AxisScale &y) {
     prepareGeometryChange();
     m_lines.clear();
     m_bands.clear();
     m_plain = m_dimmed = QPixmap();
     m_paintedOnce = false;
     const QRectF plot = m_chart->plotArea();
-    if (!m_curves || !(xMax > xMin) || !(yMax > yMin) || plot.isEmpty())
+    if (!m_curves || !x.valid() || !y.valid() || plot.isEmpty())
         return;
-    // Halves, so that values near the double range (+-1e308) map without overflowing to inf.
-    auto yOf = [this](double y) {
-        return m_logY ? std::log10(y) : y / 2;
-    };
-    const double y0 = yOf(yMin);
-    const double sx = plot.width() / (xMax - xMin);
-    const double sy = plot.height() / (yOf(yMax) - y0);
     auto map = [&](const QList<QPointF> &points) {
         QPolygonF pixels;
         pixels.reserve(points.size());
         for (const QPointF &p : points) {
-            if (m_logY && p.y() <= 0)
+            if (!x.shows(p.x()) || !y.shows(p.y()))
                 continue;
-            const QPointF pixel(plot.left() + (p.x() - xMin) * sx,
-                                plot.bottom() - (yOf(p.y()) - y0) * sy);
+            const QPointF pixel(plot.left() + x.toUnit(p.x()) * plot.width(),
+                                plot.bottom() - y.toUnit(p.y()) * plot.height());
             if (std::isfinite(pixel.x()) && std::isfinite(pixel.y()))
                 pixels.append(pixel);
         }
@@ -124,8 +161,8 @@ void CurveLayer::remap(double xMin, double xMax, double yMin, double yMax) {
     }
     for (const Curve &curve : *m_curves) {
         // A group's centre line a little heavier than its runs' lines would be.
-        QPen pen(curve.color, curve.members.isEmpty() ? 0 : 2);
-        m_lines.append({curve.run, pen, map(curve.points), {}});
+        QPen pen(curve.color, curve.members.isEmpty() ? 0 : 2, curve.style);
+        m_lines.append({curve.run, pen, map(curve.points), {}, curve.marker});
     }
     update();
 }
@@ -162,6 +199,22 @@ void drawCurve(QPainter *painter, const QPolygonF &pixels) {
     painter->restore();
 }
 
+// A run's shape every kMarkerGap pixels along its line, each run's started further along so
+// that runs' shapes do not sit on one another.
+void drawMarkers(QPainter *painter, const QPolygonF &pixels, int marker, int offset) {
+    constexpr double kMarkerGap = 56;
+    if (marker <= 0 || pixels.isEmpty())
+        return;
+    // Not at the lines' start, where runs' curves often meet.
+    double next = pixels.front().x() + kMarkerGap / 2 + offset % 48;
+    for (const QPointF &p : pixels) {
+        if (p.x() < next)
+            continue;
+        next = p.x() + kMarkerGap;
+        drawMarker(painter, p, marker, painter->pen().color());
+    }
+}
+
 } // namespace
 
 void CurveLayer::draw(QPainter *painter, bool dimmed) const {
@@ -185,10 +238,12 @@ void CurveLayer::draw(QPainter *painter, bool dimmed) const {
                                           0.67f * base.blueF() + 0.33f * c.blueF()));
         }
         painter->setPen(pen);
-        if (line.columns.isEmpty())
+        if (line.columns.isEmpty()) {
             drawCurve(painter, line.pixels);
-        else
+            drawMarkers(painter, line.pixels, line.marker, line.marker * 13);
+        } else {
             painter->drawLines(line.columns);
+        }
     }
 }
 
@@ -231,9 +286,10 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
         }
         for (const Line &line : std::as_const(m_lines)) {
             if (line.run == m_emphasis && line.columns.isEmpty()) {
-                painter->setPen(QPen(line.pen.color(), 2.5));
+                painter->setPen(QPen(line.pen.color(), 2.5, line.pen.style()));
                 painter->setBrush(Qt::NoBrush);
                 drawCurve(painter, line.pixels);
+                drawMarkers(painter, line.pixels, line.marker, line.marker * 13);
             }
         }
     }
