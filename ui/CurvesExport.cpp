@@ -1,6 +1,7 @@
 #include "CurvesExport.h"
 
 #include "CurvesView.h" // its translations: these words were its own
+#include "RunLegend.h"
 #include "Settings.h"
 #include "charts/CurveChart.h"
 #include "client/CollectorClient.h"
@@ -13,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QPainter>
 #include <QSaveFile>
 #include <QSpinBox>
 
@@ -117,12 +119,40 @@ void CurvesExport::chart(CurveChart *chart, const QString &chosen, QSize chosenS
         Q_EMIT exported(path);
 }
 
-void CurvesExport::picture(QWidget *charts) {
+void CurvesExport::picture(QWidget *charts, const RunLegend *legend, const QString &chosen) {
     const QString path =
-        QFileDialog::getSaveFileName(m_dialogParent, CurvesView::tr("Export charts"),
-                                     u"curves.png"_s, CurvesView::tr("PNG images (*.png)"));
-    if (!path.isEmpty() && !charts->grab().save(path))
+        !chosen.isEmpty()
+            ? chosen
+            : QFileDialog::getSaveFileName(m_dialogParent, CurvesView::tr("Export charts"),
+                                           u"curves.png"_s, CurvesView::tr("PNG images (*.png)"));
+    if (path.isEmpty())
+        return;
+    // The charts' ⋯ buttons are for the screen, not the picture.
+    QList<QWidget *> hidden;
+    for (QWidget *button : charts->findChildren<QWidget *>(u"chartOptions"_s)) {
+        if (button->isVisible()) {
+            button->hide();
+            hidden << button;
+        }
+    }
+    const QPixmap grid = charts->grab();
+    for (QWidget *button : std::as_const(hidden))
+        button->show();
+    const QImage names = legend->image(grid.width());
+    QImage picture(QSize(grid.width(), names.height() + grid.height()) * grid.devicePixelRatio(),
+                   QImage::Format_ARGB32_Premultiplied);
+    picture.setDevicePixelRatio(grid.devicePixelRatio());
+    picture.fill(charts->palette().color(QPalette::Window));
+    {
+        QPainter painter(&picture);
+        painter.drawImage(QPoint(0, 0), names);
+        painter.drawPixmap(QPoint(0, names.height()), grid);
+    }
+    if (!picture.save(path)) {
         Q_EMIT failed(CurvesView::tr("Could not write %1").arg(path));
+        return;
+    }
+    Q_EMIT exported(path);
 }
 
 void CurvesExport::points(const QString &chosen, const QStringList &runs,

@@ -10,6 +10,7 @@ namespace sb {
 
 class CollectorClient;
 class CurveChart;
+class RunLegend;
 
 // The curves view's ways out: raw points as a file, one chart as an image, all charts as one.
 // Dialogs ask what is not given; exported(path) when a file is written, failed(message) if not.
@@ -24,8 +25,9 @@ public:
     void points(const QString &path, const QStringList &runs, const QStringList &metrics);
     // One chart as an SVG or PNG file of `size` pixels; with no path, asks for both.
     void chart(CurveChart *chart, const QString &path = {}, QSize size = {});
-    // A picture of these charts as they look, where the user says.
-    void picture(QWidget *charts);
+    // A picture of these charts as they look, under the whole legend, without the charts' own
+    // buttons; with no path, asks where.
+    void picture(QWidget *charts, const RunLegend *legend, const QString &path = {});
 
 Q_SIGNALS:
     void exported(const QString &path);

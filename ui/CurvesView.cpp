@@ -135,8 +135,7 @@ void CurvesView::connectParts() {
     });
     connect(m_controls, &CurvesControls::logdirsRequested, this, &CurvesView::logdirsRequested);
     connect(m_controls, &CurvesControls::problem, this, &CurvesView::collectorError);
-    connect(m_controls, &CurvesControls::exportPictureRequested, this,
-            [this] { m_export->picture(m_grid->area()); });
+    connect(m_controls, &CurvesControls::exportPictureRequested, this, [this] { exportPicture(); });
     connect(m_controls, &CurvesControls::exportPointsRequested, this, [this] { exportPoints(); });
 
     connect(m_grid, &ChartGrid::chartAdded, this, &CurvesView::setUpChart);
@@ -344,11 +343,14 @@ void CurvesView::setXAxisOf(CurveChart *chart) const {
         m_controls->xMetric().isEmpty() && m_controls->xAxis() == XAxis::RelativeTime;
     if (ChartGrid::isSystemMetric(chart->metricName()) && !relative) {
         chart->setXTitle(tr("Wall time"));
-        chart->setTimeAxis(true);
+        chart->setXUnits(TickUnits::Clock);
         return;
     }
     chart->setXTitle(m_controls->xAxisTitle());
-    chart->setTimeAxis(m_controls->xMetric().isEmpty() && m_controls->xAxis() == XAxis::WallTime);
+    const XAxis axis = m_controls->xMetric().isEmpty() ? m_controls->xAxis() : XAxis::Step;
+    chart->setXUnits(axis == XAxis::WallTime       ? TickUnits::Clock
+                     : axis == XAxis::RelativeTime ? TickUnits::Duration
+                                                   : TickUnits::Number);
 }
 
 SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
@@ -502,6 +504,10 @@ void CurvesView::updateLegend() {
     }
     m_legend->setEntries(entries, std::max<qsizetype>(0, drawn - kMostNamed));
     m_legend->setVisible(m_controls->legendShown() && !entries.isEmpty());
+}
+
+void CurvesView::exportPicture(const QString &path) {
+    m_export->picture(m_grid->area(), m_legend, path);
 }
 
 void CurvesView::exportChart(CurveChart *chart, const QString &path, QSize size) {

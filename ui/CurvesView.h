@@ -45,6 +45,8 @@ public:
     // Every point of the shown runs and charted metrics, streamed to a CSV or JSON Lines file (by
     // its name's ending); with no path, asks where. exported() says when it is written.
     void exportPoints(const QString &path = {});
+    // The charts as they look, under the whole legend, as one PNG; with no path, asks where.
+    void exportPicture(const QString &path = {});
     // One chart as an SVG or PNG file of `size` pixels; with no path, asks for both.
     void exportChart(CurveChart *chart, const QString &path = {}, QSize size = {});
     void setSmoothing(double weight);

@@ -59,7 +59,7 @@ NodeHistory::NodeHistory(CollectorClient *collector, const QString &node, QWidge
     layout->addLayout(bar);
     layout->addLayout(grid, 1);
     for (CurveChart *chart : charts()) {
-        chart->setTimeAxis(true);
+        chart->setXUnits(TickUnits::Clock);
         chart->setXTitle(tr("time"));
         chart->setMinimumSize(420, 240);
     }

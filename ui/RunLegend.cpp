@@ -93,6 +93,39 @@ QStringList RunLegend::texts() const {
     return texts;
 }
 
+QImage RunLegend::image(int width) const {
+    const QFontMetrics metrics(font());
+    const int line = std::max(metrics.height(), 14) + 6;
+    // Each entry's place: flowing left to right, a new row where the next would not fit.
+    QList<QPoint> places;
+    QPoint at(6, 4);
+    for (int i = 0; i < count(); ++i) {
+        const int wide = 20 + metrics.horizontalAdvance(item(i)->text()) + 14;
+        if (at.x() > 6 && at.x() + wide > width) {
+            at = QPoint(6, at.y() + line);
+        }
+        places << at;
+        at.rx() += wide;
+    }
+    const int height = count() == 0 ? 0 : at.y() + line + 4;
+    QImage image(QSize(std::max(1, width), std::max(1, height)) * devicePixelRatio(),
+                 QImage::Format_ARGB32_Premultiplied);
+    image.setDevicePixelRatio(devicePixelRatio());
+    image.fill(palette().color(QPalette::Window));
+    if (count() == 0)
+        return image.copy(0, 0, 1, 0);
+    QPainter painter(&image);
+    painter.setFont(font());
+    painter.setPen(palette().color(QPalette::WindowText));
+    for (int i = 0; i < count(); ++i) {
+        const QPoint place = places[i];
+        item(i)->icon().paint(&painter,
+                              QRect(place + QPoint(0, (line - 14) / 2 - 2), QSize(14, 14)));
+        painter.drawText(place + QPoint(20, metrics.ascent() + 1), item(i)->text());
+    }
+    return image;
+}
+
 QSize RunLegend::sizeHint() const {
     const int row =
         sizeHintForRow(0) > 0 ? sizeHintForRow(0) + 2 * spacing() : fontMetrics().height() + 6;

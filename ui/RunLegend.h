@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QColor>
+#include <QImage>
 #include <QListWidget>
 
 namespace sb {
@@ -26,6 +27,9 @@ public:
     void setEntries(const QList<Entry> &entries, qsizetype more = 0);
     // The entries' texts as given, in order.
     QStringList texts() const;
+    // Every entry, in rows as wide as `width`, on the window's colour: for a picture of the
+    // charts (the list itself shows a few rows and scrolls).
+    QImage image(int width) const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override { return {0, 0}; }
 

@@ -795,6 +795,20 @@ void TestCurvesWindow::chartsThatCompose() {
     Q_EMIT together->aboutToShow();
     together->actions().first()->setChecked(false);
     QTRY_COMPARE(train->drawnLines(), 14);
+
+    // "Charts as PNG": the whole legend above the charts (every run named, not the three rows
+    // the list shows), the charts' ⋯ buttons left out and back afterwards.
+    const QString picture =
+        QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/curves-picture.png"_s;
+    QSignalSpy exported(curves, &sb::CurvesView::exported);
+    curves->exportPicture(picture);
+    QCOMPARE(exported.size(), 1);
+    const QImage image(picture);
+    const QImage names = curves->findChild<sb::RunLegend *>(u"legend"_s)->image(image.width());
+    QVERIFY(names.height() > 40);
+    QCOMPARE(image.height() / image.devicePixelRatio(),
+             names.height() / names.devicePixelRatio() + grid->area()->height());
+    QVERIFY(train->findChild<QToolButton *>(u"chartOptions"_s)->isVisible());
 }
 
 QTEST_MAIN(TestCurvesWindow)

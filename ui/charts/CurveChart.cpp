@@ -3,9 +3,9 @@
 #include "CurveLayer.h"
 #include "util/PlainText.h"
 
+#include <QCategoryAxis>
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QDateTimeAxis>
 #include <QFileInfo>
 #include <QFontMetrics>
 #include <QGraphicsLineItem>
@@ -13,14 +13,12 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QImage>
-#include <QLogValueAxis>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QRubberBand>
 #include <QSvgGenerator>
 #include <QToolButton>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -31,34 +29,6 @@ namespace sb {
 using namespace Qt::StringLiterals;
 
 namespace {
-
-// Sets the range with ticks at 1, 2 or 5 times a power of ten, about five of them. QtCharts
-// lays out a dynamic axis's labels from its interval at once, so a range far wider than the old
-// interval (a loss gone from 1 to 1e8) would make 10^8 labels, and one whose interval is below
-// the spacing of doubles there would never end: the axis is fixed while its range changes, and
-// stays fixed where no interval gives a handful of distinct ticks.
-void setAxisRange(QValueAxis *axis, double lo, double hi) {
-    axis->setTickType(QValueAxis::TicksFixed);
-    axis->setTickCount(5);
-    axis->setRange(lo, hi);
-    const double raw = (hi / 2 - lo / 2) / 2.5; // a fifth of the span
-    if (!(raw > 0) || !std::isfinite(raw))
-        return;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    const double step = raw / magnitude < 1.5   ? 1
-                        : raw / magnitude < 3.5 ? 2
-                        : raw / magnitude < 7.5 ? 5
-                                                : 10;
-    const double interval = step * magnitude;
-    const double widest = std::max(std::abs(lo), std::abs(hi));
-    if (!std::isfinite(interval) || interval < widest * 1e-9 || (hi - lo) / interval > 20)
-        return; // the fixed ticks of a span too narrow for its values' digits
-    // Ticks are counted from zero: Qt adds the interval up from the first tick, and a first tick
-    // of a few intervals below zero (-0.6 + 3 × 0.2) labels zero -5.55e-17.
-    axis->setTickAnchor(0);
-    axis->setTickInterval(interval);
-    axis->setTickType(QValueAxis::TicksDynamic);
-}
 
 // Binary search for the point nearest to x in a list sorted by x.
 std::optional<QPointF> nearest(const QList<QPointF> &points, double x) {
@@ -85,11 +55,20 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
     c->legend()->hide();
     c->setMargins(QMargins(4, 4, 4, 4));
     c->setBackgroundRoundness(0);
-    rebuildXAxis();
-    rebuildYAxis();
+    // Categories at our ticks: QtCharts' own axes elide or drop labels in a narrow chart, label
+    // one decade of a log axis once, and put clock ticks at odd seconds.
+    for (QCategoryAxis **axis : {&m_xAxis, &m_yAxis}) {
+        *axis = new QCategoryAxis(this);
+        (*axis)->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+        (*axis)->setTruncateLabels(false);
+    }
+    c->addAxis(m_xAxis, Qt::AlignBottom);
+    c->addAxis(m_yAxis, Qt::AlignLeft);
+    applyPalette();
     connect(c, &QChart::plotAreaChanged, this, [this] {
         remapCurves();
         placeNote();
+        layTicks(); // as many as the new size fits
     });
     setRubberBand(QChartView::NoRubberBand); // ours: QtCharts' own moves axes behind our back
     setMouseTracking(true);
@@ -170,7 +149,7 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
         ->setObjectName(u"exportImage"_s);
     connect(m_options, &QMenu::aboutToShow, this, [this, logY, logX, full, pin, lock] {
         logY->setChecked(m_logY);
-        logX->setEnabled(!m_wallClock);
+        logX->setEnabled(!wallClock());
         logX->setChecked(this->logX());
         full->setChecked(m_fullWidth);
         pin->setChecked(m_pinned);
@@ -279,15 +258,7 @@ qsizetype CurveChart::drawnPoints() const {
 }
 
 std::pair<double, double> CurveChart::yRange() const {
-    if (const auto *log = qobject_cast<QLogValueAxis *>(m_yAxis))
-        return {log->min(), log->max()};
-    const auto *linear = qobject_cast<QValueAxis *>(m_yAxis);
-    return {linear->min(), linear->max()};
-}
-
-AxisScale CurveChart::yScale() const {
-    const auto [lo, hi] = yRange();
-    return {lo, hi, m_logY};
+    return {m_yLo, m_yHi};
 }
 
 QPointF CurveChart::valueAt(const QPointF &position) const {
@@ -349,10 +320,11 @@ void CurveChart::fitAxes() {
 }
 
 void CurveChart::setYRange(double lo, double hi) {
-    if (auto *values = qobject_cast<QValueAxis *>(m_yAxis))
-        setAxisRange(values, lo, hi);
-    else
-        m_yAxis->setRange(lo, hi);
+    if (m_logY && !(lo > 0 && hi > lo))
+        return;
+    m_yLo = lo;
+    m_yHi = hi;
+    layTicks();
     refreshReadout();
 }
 
@@ -361,20 +333,7 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
         return;
     m_xLo = lo;
     m_xHi = hi;
-    if (auto *log = qobject_cast<QLogValueAxis *>(m_xAxis)) {
-        log->setRange(lo, hi);
-    } else if (auto *values = qobject_cast<QValueAxis *>(m_xAxis)) {
-        setAxisRange(values, lo, hi);
-    } else if (auto *times = qobject_cast<QDateTimeAxis *>(m_xAxis)) {
-        // Within the years QDateTime counts (a time far off is a bad clock, not a reason to stop).
-        const auto at = [](double seconds) {
-            constexpr double kLimit = 8.64e15; // ms: about 273,000 years either side of 1970
-            return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(
-                std::isfinite(seconds) ? std::clamp(seconds * 1000, -kLimit, kLimit) : 0));
-        };
-        times->setRange(at(lo), at(hi));
-        times->setFormat(hi - lo < 2 * 86400 ? u"hh:mm:ss"_s : u"MMM d hh:mm"_s);
-    }
+    layTicks();
     if (byUser) {
         remapCurves();
         m_userRange = std::make_pair(lo, hi);
@@ -384,23 +343,61 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
     refreshReadout();
 }
 
-void CurveChart::rebuildYAxis() {
-    if (m_yAxis) {
-        chart()->removeAxis(m_yAxis);
-        delete m_yAxis;
+QList<Tick> CurveChart::ticksOf(Qt::Orientation orientation) const {
+    QList<Tick> ticks;
+    QCategoryAxis *axis =
+        orientation == Qt::Horizontal ? m_xAxis : m_yAxis; // its getters are not const
+    for (const QString &label : axis->categoriesLabels())
+        ticks.append({axis->endValue(label), label});
+    return ticks;
+}
+
+void CurveChart::layTicks() {
+    const QRectF plot = chart()->plotArea();
+    const QFontMetrics metrics(m_xAxis->labelsFont());
+    const TickUnits xUnits = logX() ? TickUnits::Log : m_xUnits;
+    // x: as many as fit side by side with a gap; y: one every two and a half lines.
+    const int width = std::max(100, static_cast<int>(plot.width()));
+    QList<Tick> xTicks;
+    for (int most = std::max(2, width / 60); most >= 2; --most) {
+        xTicks = ticksFor(xUnits, m_xLo, m_xHi, most);
+        int widest = 0;
+        for (const Tick &tick : std::as_const(xTicks))
+            widest = std::max(widest, metrics.horizontalAdvance(tick.label));
+        if (xTicks.size() * (widest + 18) <= width)
+            break;
     }
-    if (m_logY) {
-        auto *axis = new QLogValueAxis;
-        axis->setLabelFormat(u"%.3g"_s);
-        axis->setMinorTickCount(-1);
-        m_yAxis = axis;
-    } else {
-        auto *axis = new QValueAxis;
-        axis->setLabelFormat(u"%.6g"_s);
-        m_yAxis = axis;
-    }
-    chart()->addAxis(m_yAxis, Qt::AlignLeft);
-    applyPalette();
+    const int height = std::max(60, static_cast<int>(plot.height()));
+    const QList<Tick> yTicks =
+        ticksFor(m_logY ? TickUnits::Log : TickUnits::Number, m_yLo, m_yHi,
+                 std::max(2, static_cast<int>(height / (metrics.height() * 2.5))));
+    const auto lay = [](QCategoryAxis *axis, const QList<Tick> &ticks, double lo, double hi) {
+        if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
+            return;
+        const QStringList labels = axis->categoriesLabels();
+        bool same = labels.size() == ticks.size();
+        for (qsizetype i = 0; same && i < ticks.size(); ++i)
+            same = labels[i] == ticks[i].label && axis->endValue(labels[i]) == ticks[i].at;
+        if (!same) {
+            for (const QString &label : labels)
+                axis->remove(label);
+            // The first category starts below every tick, so each has a line and a label.
+            const double start = ticks.isEmpty() ? lo : std::min(lo, ticks.first().at);
+            axis->setStartValue(start - (hi - lo) * 1e-6);
+            for (const Tick &tick : ticks)
+                axis->append(tick.label, tick.at);
+        }
+        axis->setRange(lo, hi);
+    };
+    const auto axisUnits = [](bool log, double v) {
+        return log ? std::log10(v) : v;
+    };
+    lay(m_xAxis, xTicks, axisUnits(logX(), m_xLo), axisUnits(logX(), m_xHi));
+    // Room on the right for half the last label, which is centred on the plot's edge.
+    const int right = xTicks.isEmpty() ? 4 : metrics.horizontalAdvance(xTicks.last().label) / 2 + 4;
+    if (chart()->margins().right() != right)
+        chart()->setMargins(QMargins(4, 4, right, 4));
+    lay(m_yAxis, yTicks, axisUnits(m_logY, m_yLo), axisUnits(m_logY, m_yHi));
 }
 
 void CurveChart::setLogY(bool logY) {
@@ -409,7 +406,10 @@ void CurveChart::setLogY(bool logY) {
     m_logY = logY;
     m_yLocked = false; // a range on the other scale means nothing
     m_userYRange.reset();
-    rebuildYAxis();
+    if (logY && !(m_yLo > 0)) { // a start a log axis can show until the curves say theirs
+        m_yLo = 0.1;
+        m_yHi = std::max(m_yHi, 1.0);
+    }
     setCurves(m_curves);
 }
 
@@ -417,8 +417,7 @@ void CurveChart::setLogX(bool logX) {
     if (logX == m_logX)
         return;
     m_logX = logX;
-    m_userRange.reset(); // a range on the other scale means nothing
-    rebuildXAxis();
+    m_userRange.reset();        // a range on the other scale means nothing
     if (logX && !(m_xLo > 0)) { // a start a log axis can show until the curves say theirs
         m_xLo = 1;
         m_xHi = std::max(m_xHi, 10.0);
@@ -427,38 +426,12 @@ void CurveChart::setLogX(bool logX) {
     Q_EMIT viewportChanged(); // the columns are asked for anew, even in log x
 }
 
-void CurveChart::setTimeAxis(bool wallClock) {
-    if (wallClock == (qobject_cast<QDateTimeAxis *>(m_xAxis) != nullptr))
+void CurveChart::setXUnits(TickUnits units) {
+    if (units == m_xUnits || units == TickUnits::Log)
         return;
-    m_wallClock = wallClock;
-    rebuildXAxis();
-    setXRange(m_xLo, m_xHi, false);
+    m_xUnits = units;
+    layTicks();
     remapCurves();
-}
-
-void CurveChart::rebuildXAxis() {
-    const QString title = m_xAxis ? m_xAxis->titleText() : QString();
-    if (m_xAxis) {
-        chart()->removeAxis(m_xAxis);
-        delete m_xAxis;
-    }
-    if (m_wallClock) {
-        auto *axis = new QDateTimeAxis;
-        axis->setTickCount(6);
-        m_xAxis = axis;
-    } else if (m_logX) {
-        auto *axis = new QLogValueAxis;
-        axis->setLabelFormat(u"%g"_s);
-        axis->setMinorTickCount(-1);
-        m_xAxis = axis;
-    } else {
-        auto *axis = new QValueAxis;
-        axis->setLabelFormat(u"%.7g"_s);
-        m_xAxis = axis;
-    }
-    m_xAxis->setTitleText(title);
-    chart()->addAxis(m_xAxis, Qt::AlignBottom);
-    applyPalette();
 }
 
 void CurveChart::applyPalette() {
@@ -477,7 +450,7 @@ void CurveChart::applyPalette() {
     setBackgroundBrush(p.window());
     if (m_note)
         m_note->setBrush(p.text());
-    for (QAbstractAxis *axis : {m_xAxis, m_yAxis}) {
+    for (QAbstractAxis *axis : std::initializer_list<QAbstractAxis *>{m_xAxis, m_yAxis}) {
         if (!axis)
             continue;
         axis->setLabelsBrush(p.text());
@@ -508,7 +481,7 @@ Status CurveChart::exportImage(const QString &path, QSize size) const {
     copy.setPalette(palette());
     copy.m_optionsButton->hide();
     copy.setXTitle(m_xTitle);
-    copy.setTimeAxis(m_wallClock);
+    copy.setXUnits(m_xUnits);
     copy.setLogY(m_logY);
     copy.setLogX(m_logX);
     copy.setOtherMetrics(m_others);
@@ -807,7 +780,7 @@ void CurveChart::showReadout(const QPointF &position) {
     const QString xText =
         about ? u"≈ "_s + number(std::abs(x) >= 10 ? std::round(x) : x) : u"= "_s + number(x);
     QString html = u"<div style=\"white-space:nowrap\"><b>%1</b>"_s.arg(
-        m_wallClock ? (about ? u"≈ "_s : QString()) +
+        wallClock() ? (about ? u"≈ "_s : QString()) +
                           QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(x * 1000))
                               .toString(u"yyyy-MM-dd hh:mm:ss"_s)
                     : u"%1 %2"_s.arg(chart()->axes(Qt::Horizontal).value(0)

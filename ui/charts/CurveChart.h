@@ -5,6 +5,7 @@
 #include <QList>
 #include <QPointF>
 
+#include "AxisTicks.h"
 #include "CurveLayer.h"
 #include "util/Result.h"
 
@@ -12,7 +13,7 @@
 #include <optional>
 
 class QAbstractAxis;
-class QValueAxis;
+class QCategoryAxis;
 class QGraphicsRectItem;
 class QGraphicsLineItem;
 class QGraphicsTextItem;
@@ -67,7 +68,7 @@ public:
     bool logY() const { return m_logY; }
     // Log x (log-log convergence plots); not on a clock-time axis. Points at x <= 0 are left out.
     void setLogX(bool logX);
-    bool logX() const { return m_logX && !m_wallClock; }
+    bool logX() const { return m_logX && !wallClock(); }
     // This chart's own arrangement, chosen from its "⋯" menu: across both columns, first of all,
     // and a y range that stays as it is while points arrive (zooming in x included).
     void setFullWidth(bool on);
@@ -78,18 +79,22 @@ public:
     bool yLocked() const { return m_yLocked; }
     QMenu *optionsMenu() const { return m_options; }
     void setXTitle(const QString &title);
-    // x values are seconds since the epoch: label them as clock time.
-    void setTimeAxis(bool wallClock);
+    // What x is: numbers (steps, another metric), clock time (seconds since the epoch) or a
+    // duration (seconds since a run's start); its ticks fall and read accordingly.
+    void setXUnits(TickUnits units);
+    // The ticks an axis shows now (at: in the axis's units, log10 on a log axis).
+    QList<Tick> ticksOf(Qt::Orientation orientation) const;
     void resetZoom();
     // Shows this x range (unset: fits the data) as if zoomed here, without saying xZoomed: another
     // chart's zoom, when charts zoom together. y fits what shows, unless locked.
     void followXZoom(std::optional<std::pair<double, double>> range);
-    bool wallClock() const { return m_wallClock; }
+    bool wallClock() const { return m_xUnits == TickUnits::Clock; }
     // The x range the user zoomed to; unset while the chart fits its data.
     std::optional<std::pair<double, double>> xRange() const { return m_userRange; }
     int plotWidth() const;
     // How x maps onto the plot now (its range, linear or log).
     AxisScale xScale() const { return {m_xLo, m_xHi, logX()}; }
+    AxisScale yScale() const { return {m_yLo, m_yHi, m_logY}; }
     QString metricName() const { return m_metric; }
     // Other metrics drawn here too (train and val loss), each in its line style; the title
     // names them all with their styles. At most kMostMetrics in all.
@@ -144,16 +149,15 @@ protected:
 private:
     // The chart's background, title, axes and grid from the widget's palette.
     void applyPalette();
-    void rebuildXAxis();
-    void rebuildYAxis();
+    // Ticks for both axes' ranges, as many as the plot's size fits.
+    void layTicks();
     void fitAxes();
     void remapCurves();
     std::pair<double, double> yRange() const;
-    AxisScale yScale() const;
     // The data coordinates under a point of the view (QChart::mapToValue needs a series).
     QPointF valueAt(const QPointF &position) const;
     void setXRange(double lo, double hi, bool byUser);
-    void setYRange(double lo, double hi); // through setAxisRange on a linear axis
+    void setYRange(double lo, double hi);
     void showReadout(const QPointF &position);
     void hideReadout();
     // Centred on a plot with nothing drawn, else in its top left; shown when it has something
@@ -168,12 +172,15 @@ private:
     QString m_metric;
     QStringList m_others;
     std::function<QStringList()> m_metricChoices;
-    QString m_xTitle;                 // as given: the axis holds it escaped
-    QAbstractAxis *m_xAxis = nullptr; // shows m_xLo..m_xHi, the range the curves are drawn in
+    QString m_xTitle; // as given: the axis holds it escaped
+    // Labels and grid only: the curves are drawn over m_xLo..m_xHi and m_yLo..m_yHi by the layer.
+    QCategoryAxis *m_xAxis = nullptr;
     double m_xLo = 0;
     double m_xHi = 1;
-    bool m_wallClock = false;
-    QAbstractAxis *m_yAxis = nullptr;
+    TickUnits m_xUnits = TickUnits::Number;
+    QCategoryAxis *m_yAxis = nullptr;
+    double m_yLo = 0;
+    double m_yHi = 1;
     bool m_logY = false;
     bool m_logX = false;
     CurveLayer *m_layer;
