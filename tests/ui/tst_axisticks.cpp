@@ -76,6 +76,10 @@ private Q_SLOTS:
         const double midnight = QDateTime(QDate(2026, 11, 26), QTime(0, 0)).toSecsSinceEpoch();
         const QStringList night = labels(TickUnits::Clock, midnight - 7200, midnight + 7200, 5);
         QVERIFY2(night.contains(u"Nov 26 00:00"_s), qPrintable(night.join(u" | "_s)));
+        // Under a second: milliseconds, never the epoch's seconds in seventeen digits.
+        const QStringList instant = labels(TickUnits::Clock, 1.7e9 + 0.0004, 1.7e9 + 0.0031, 4);
+        QVERIFY2(instant.size() >= 2 && instant.first().endsWith(u".001"_s),
+                 qPrintable(instant.join(u" | "_s)));
         // A week: days.
         QCOMPARE(labels(TickUnits::Clock, midnight, midnight + 6 * 86400, 7).first(), u"Nov 26"_s);
     }
@@ -88,6 +92,8 @@ private Q_SLOTS:
         QCOMPARE(sb::durationLabel(2 * 86400 + 3 * 3600 + 59), u"2d 3h"_s);
         QCOMPARE(sb::durationLabel(3605), u"1h"_s);
         QCOMPARE(sb::durationLabel(0.25), u"0.25s"_s);
+        QCOMPARE(labels(TickUnits::Duration, 0.9, 2.1, 4),
+                 (QStringList{u"1s"_s, u"1.5s"_s, u"2s"_s}));
     }
 
     void anyRangeGivesAHandful() {

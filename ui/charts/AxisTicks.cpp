@@ -131,10 +131,11 @@ QList<Tick> logTicks(double lo, double hi, int most) {
     return ticks;
 }
 
-// Round spans of time, from a second to a year.
-constexpr double kTimeSteps[] = {1,     2,     5,      10,     15,      30,      60,      120,
-                                 300,   600,   900,    1800,   3600,    7200,    10800,   21600,
-                                 43200, 86400, 172800, 604800, 1209600, 2592000, 7776000, 31536000};
+// Round spans of time, from a millisecond to a year.
+constexpr double kTimeSteps[] = {
+    0.001, 0.002, 0.005, 0.01,  0.02,  0.05,   0.1,    0.2,     0.5,     1,       2,
+    5,     10,    15,    30,    60,    120,    300,    600,     900,     1800,    3600,
+    7200,  10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000, 7776000, 31536000};
 
 double timeStep(double span, int most) {
     for (const double step : kTimeSteps) {
@@ -149,8 +150,9 @@ QList<Tick> durationTicks(double lo, double hi, int most) {
     if (!(step > std::max(std::abs(lo), std::abs(hi)) * 1e-15))
         return numberTicks(lo, hi, most, false);
     QList<Tick> ticks;
-    for (double k = std::ceil(lo / step); k * step <= hi && ticks.size() <= most + 1; ++k)
-        ticks.append({k * step, durationLabel(k * step)});
+    const double first = std::ceil(lo / step - 1e-9);
+    for (int k = 0; k <= most + 1 && (first + k) * step <= hi; ++k)
+        ticks.append({(first + k) * step, durationLabel((first + k) * step)});
     if (ticks.size() < 2)
         return numberTicks(lo, hi, most, false);
     return ticks;
@@ -165,12 +167,19 @@ QList<Tick> clockTicks(double lo, double hi, int most) {
     const QDateTime first = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(lo * 1000));
     const double midnight =
         static_cast<double>(first.date().startOfDay().toMSecsSinceEpoch()) / 1000;
-    const QString format = step >= 86400 ? u"MMM d"_s : step < 60 ? u"hh:mm:ss"_s : u"hh:mm"_s;
+    const QString format = step >= 86400 ? u"MMM d"_s
+                           : step < 1    ? u"hh:mm:ss.zzz"_s
+                           : step < 60   ? u"hh:mm:ss"_s
+                                         : u"hh:mm"_s;
     QList<Tick> ticks;
     QDate previousDay = first.date();
-    for (double t = midnight + std::ceil((lo - midnight) / step) * step;
-         t <= hi && ticks.size() <= most + 1; t += step) {
-        const QDateTime when = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(t * 1000));
+    const double firstStep = std::ceil((lo - midnight) / step - 1e-9);
+    for (int k = 0; k <= most + 1; ++k) {
+        const double t = midnight + (firstStep + k) * step;
+        if (t > hi)
+            break;
+        const QDateTime when =
+            QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(t * 1000)));
         // The first tick of a new day says its date as well.
         const bool newDay = when.date() != previousDay && step < 86400;
         previousDay = when.date();
@@ -188,8 +197,8 @@ QString durationLabel(double seconds) {
         return u"0"_s;
     const QString sign = seconds < 0 ? u"−"_s : QString();
     double left = std::abs(seconds);
-    if (left < 1)
-        return sign + QString::number(left, 'g', 3) + u's';
+    if (left < 60 && left != std::floor(left)) // parts of a second: 0.25s, 1.5s
+        return sign + QString::number(left, 'g', 6) + u's';
     static const std::pair<double, QString> units[] = {
         {86400, u"d"_s}, {3600, u"h"_s}, {60, u"m"_s}, {1, u"s"_s}};
     QStringList parts;

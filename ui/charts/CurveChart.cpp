@@ -356,7 +356,7 @@ void CurveChart::layTicks() {
     const QRectF plot = chart()->plotArea();
     const QFontMetrics metrics(m_xAxis->labelsFont());
     const TickUnits xUnits = logX() ? TickUnits::Log : m_xUnits;
-    // x: as many as fit side by side with a gap; y: one every two and a half lines.
+    // x: as many as fit side by side with a gap; y: one every two lines.
     const int width = std::max(100, static_cast<int>(plot.width()));
     QList<Tick> xTicks;
     for (int most = std::max(2, width / 60); most >= 2; --most) {
@@ -367,10 +367,19 @@ void CurveChart::layTicks() {
         if (xTicks.size() * (widest + 18) <= width)
             break;
     }
+    while (xTicks.size() > 1) { // a chart too narrow for two of its labels: every other one
+        int widest = 0;
+        for (const Tick &tick : std::as_const(xTicks))
+            widest = std::max(widest, metrics.horizontalAdvance(tick.label));
+        if (xTicks.size() * (widest + 18) <= width)
+            break;
+        for (qsizetype i = xTicks.size() - 2; i >= 0; i -= 2)
+            xTicks.removeAt(i);
+    }
     const int height = std::max(60, static_cast<int>(plot.height()));
     const QList<Tick> yTicks =
         ticksFor(m_logY ? TickUnits::Log : TickUnits::Number, m_yLo, m_yHi,
-                 std::max(2, static_cast<int>(height / (metrics.height() * 2.5))));
+                 std::max(2, static_cast<int>(height / (metrics.height() * 2.0))));
     const auto lay = [](QCategoryAxis *axis, const QList<Tick> &ticks, double lo, double hi) {
         if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
             return;
