@@ -122,13 +122,19 @@ CurveChart *ChartGrid::makeChart(const QString &metric) {
     chart->setOtherMetrics(storedSetting(Setting::Chart, chartSettingName(metric, u"with"_s))
                                .value_or(QStringList())
                                .toStringList());
-    connect(chart, &CurveChart::optionsChanged, this, [this, chart] {
-        const QString name = chart->metricName();
-        writeSetting(Setting::Chart, chart->logY(), chartSettingName(name, u"logY"_s));
-        writeSetting(Setting::Chart, chart->logX(), chartSettingName(name, u"logX"_s));
-        writeSetting(Setting::Chart, chart->fullWidth(), chartSettingName(name, u"fullWidth"_s));
-        writeSetting(Setting::Chart, chart->pinned(), chartSettingName(name, u"pinned"_s));
-        writeSetting(Setting::Chart, chart->otherMetrics(), chartSettingName(name, u"with"_s));
+    // The option chosen is this chart's own from now on; the others still follow the toolbar.
+    connect(chart, &CurveChart::optionsChanged, this, [this, chart](const QString &option) {
+        const QString name = chartSettingName(chart->metricName(), option);
+        if (option == u"logY"_s)
+            writeSetting(Setting::Chart, chart->logY(), name);
+        else if (option == u"logX"_s)
+            writeSetting(Setting::Chart, chart->logXChosen(), name);
+        else if (option == u"fullWidth"_s)
+            writeSetting(Setting::Chart, chart->fullWidth(), name);
+        else if (option == u"pinned"_s)
+            writeSetting(Setting::Chart, chart->pinned(), name);
+        else if (option == u"with"_s)
+            writeSetting(Setting::Chart, chart->otherMetrics(), name);
         Q_EMIT rearrangeWanted(); // arranged anew: pinned first, full width across
     });
     m_charts.insert(metric, chart);
@@ -173,8 +179,8 @@ void ChartGrid::place(QList<CurveChart *> placed, qsizetype more) {
             QToolButton *header = sectionHeader(prefix);
             const auto members = std::count_if(placed.cbegin(), placed.cend(),
                                                [&](auto *c) { return prefixOf(c) == prefix; });
-            header->setText(u"%1/  (%2)"_s.arg(QString(prefix).replace(u'&', u"&&"_s))
-                                .arg(members)); // && : a name's & is no shortcut
+            header->setText(u"%1/  (%2)"_s.arg(QString(prefix).replace(u'&', u"&&"_s),
+                                               QString::number(members))); // && : no shortcut
             m_grid->addWidget(header, row++, 0, 1, m_columns);
         }
         const bool folded =

@@ -13,6 +13,8 @@
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QInputDialog>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -320,6 +322,68 @@ bool CurvesControls::legendShown() const {
 
 void CurvesControls::offerLogdirs() {
     m_openLogdir->show();
+}
+
+QJsonObject CurvesControls::viewState() const {
+    return {{u"smoothing"_s, smoothing()},
+            {u"smoothingKind"_s, smoothingKindName(smoothingKind())},
+            {u"xAxis"_s, xAxisName(xAxis())},
+            {u"xMetric"_s, xMetric()},
+            {u"logY"_s, logY()},
+            {u"logX"_s, logX()},
+            {u"legend"_s, legendShown()},
+            {u"groupBy"_s, static_cast<int>(m_grouping.by)},
+            {u"groupKeys"_s, QJsonArray::fromStringList(m_grouping.keys)},
+            {u"groupPattern"_s, m_grouping.pattern},
+            {u"groupCenter"_s, groupCenterName(m_grouping.center)},
+            {u"groupBand"_s, groupBandName(m_grouping.band)},
+            {u"columns"_s, columns()},
+            {u"chartHeight"_s, chartHeight()},
+            {u"syncZoom"_s, syncZoom()}};
+}
+
+void CurvesControls::applyViewState(const QJsonObject &state) {
+    setSmoothing(std::clamp(state.value(u"smoothing"_s).toDouble(smoothing()), 0.0, 0.99));
+    SmoothingKind kind = smoothingKind();
+    if (parseSmoothingKind(state.value(u"smoothingKind"_s).toString(), &kind))
+        m_smoothingKind->setCurrentIndex(m_smoothingKind->findData(static_cast<int>(kind)));
+    // Another metric as x if this collector has it; else the axis by name.
+    const int metric = m_xAxis->findData(state.value(u"xMetric"_s).toString());
+    XAxis axis = XAxis::Step;
+    if (!state.value(u"xMetric"_s).toString().isEmpty() && metric >= 0)
+        m_xAxis->setCurrentIndex(metric);
+    else if (parseXAxis(state.value(u"xAxis"_s).toString(), &axis))
+        m_xAxis->setCurrentIndex(std::max(0, m_xAxis->findData(static_cast<int>(axis))));
+    m_logY->setChecked(state.value(u"logY"_s).toBool());
+    m_logX->setChecked(state.value(u"logX"_s).toBool());
+    m_showLegend->setChecked(state.value(u"legend"_s).toBool(true));
+    RunGrouping grouping;
+    grouping.by = static_cast<RunGrouping::By>(
+        std::clamp(state.value(u"groupBy"_s).toInt(), 0, static_cast<int>(RunGrouping::By::Sweep)));
+    for (const auto &key : state.value(u"groupKeys"_s).toArray())
+        grouping.keys << key.toString();
+    grouping.pattern = state.value(u"groupPattern"_s).toString();
+    (void)parseGroupCenter(state.value(u"groupCenter"_s).toString(), &grouping.center);
+    (void)parseGroupBand(state.value(u"groupBand"_s).toString(), &grouping.band);
+    setGrouping(grouping);
+    writeSetting(Setting::CurvesColumns, std::clamp(state.value(u"columns"_s).toInt(2), 1, 4));
+    writeSetting(Setting::CurvesChartHeight,
+                 std::clamp(state.value(u"chartHeight"_s).toInt(kChartHeights[1]), kChartHeights[0],
+                            kChartHeights[2]));
+    writeSetting(Setting::CurvesSyncZoom, state.value(u"syncZoom"_s).toBool(true));
+    // The layout menu's checks follow.
+    if (auto *layout = findChild<QToolButton *>(u"layout"_s)) {
+        for (QAction *action : layout->menu()->actions()) {
+            const QString name = action->objectName();
+            if (name.startsWith(u"columns"_s))
+                action->setChecked(name.mid(7).toInt() == columns());
+            else if (name.startsWith(u"height"_s))
+                action->setChecked(name.mid(6).toInt() == chartHeight());
+            else if (name == u"syncZoom"_s)
+                action->setChecked(syncZoom());
+        }
+    }
+    Q_EMIT layoutChanged();
 }
 
 void CurvesControls::setGrouping(const RunGrouping &grouping) {

@@ -8,6 +8,7 @@
 #include <functional>
 
 class QCheckBox;
+class QJsonObject;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -45,6 +46,10 @@ public:
     const RunGrouping &grouping() const { return m_grouping; }
     void setGrouping(const RunGrouping &grouping);
     void offerLogdirs(); // shows "Open TensorBoard logdir…"
+    // What a saved view keeps of the charts: smoothing, the x axis, log scales, the legend,
+    // grouping and layout. Applying takes what it can read and leaves the rest.
+    QJsonObject viewState() const;
+    void applyViewState(const QJsonObject &state);
 
 Q_SIGNALS:
     void windowChanged(); // smoothing: every chart asked again

@@ -138,15 +138,19 @@ void CurvesExport::picture(QWidget *charts, const RunLegend *legend, const QStri
     const QPixmap grid = charts->grab();
     for (QWidget *button : std::as_const(hidden))
         button->show();
-    const QImage names = legend->image(grid.width());
-    QImage picture(QSize(grid.width(), names.height() + grid.height()) * grid.devicePixelRatio(),
-                   QImage::Format_ARGB32_Premultiplied);
+    // In logical pixels: on a high-density screen the grab and the legend are each finer.
+    const QSizeF size = grid.deviceIndependentSize();
+    const QImage names = legend->image(static_cast<int>(size.width()));
+    const double namesHeight = names.deviceIndependentSize().height();
+    QImage picture(
+        (QSizeF(size.width(), namesHeight + size.height()) * grid.devicePixelRatio()).toSize(),
+        QImage::Format_ARGB32_Premultiplied);
     picture.setDevicePixelRatio(grid.devicePixelRatio());
     picture.fill(charts->palette().color(QPalette::Window));
     {
         QPainter painter(&picture);
-        painter.drawImage(QPoint(0, 0), names);
-        painter.drawPixmap(QPoint(0, names.height()), grid);
+        painter.drawImage(QPointF(0, 0), names);
+        painter.drawPixmap(QPointF(0, namesHeight), grid);
     }
     if (!picture.save(path)) {
         Q_EMIT failed(CurvesView::tr("Could not write %1").arg(path));

@@ -4,6 +4,7 @@
 #include "CurvesExport.h"
 #include "RunLegend.h"
 #include "RunsPanel.h"
+#include "SavedViews.h"
 #include "Settings.h"
 #include "Swatches.h"
 #include "client/CurvesFeed.h"
@@ -13,10 +14,12 @@
 #include "util/PlainText.h"
 
 #include <QFontMetrics>
+#include <QJsonObject>
 #include <QLabel>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -42,7 +45,19 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     , m_samples(new SamplesPanel(m_samplesFeed))
     , m_tabs(new QTabWidget)
     , m_export(new CurvesExport(collector, this))
+    , m_views(new SavedViews(
+          collector->url().toString(),
+          [this] {
+              return QJsonObject{{u"runs"_s, m_panel->viewState()},
+                                 {u"charts"_s, m_controls->viewState()}};
+          },
+          [this](const QJsonObject &view) {
+              m_controls->applyViewState(view.value(u"charts"_s).toObject());
+              m_panel->applyViewState(view.value(u"runs"_s).toObject());
+          },
+          this))
     , m_legend(makeLegend()) {
+    m_controls->layout()->addWidget(m_views->button());
     auto *right = new QWidget;
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -111,16 +126,14 @@ void CurvesView::connectParts() {
         refetchAll();
     });
     connect(m_controls, &CurvesControls::logYToggled, this, [this](bool on) {
-        for (CurveChart *chart : m_grid->charts()) { // every chart, whatever each had chosen
+        removeChartOption(u"logY"_s); // every chart, whatever each had chosen
+        for (CurveChart *chart : m_grid->charts())
             chart->setLogY(on);
-            removeSetting(Setting::Chart, chartSettingName(chart->metricName(), u"logY"_s));
-        }
     });
     connect(m_controls, &CurvesControls::logXToggled, this, [this](bool on) {
-        for (CurveChart *chart : m_grid->charts()) {
+        removeChartOption(u"logX"_s);
+        for (CurveChart *chart : m_grid->charts())
             chart->setLogX(on);
-            removeSetting(Setting::Chart, chartSettingName(chart->metricName(), u"logX"_s));
-        }
     });
     connect(m_controls, &CurvesControls::layoutChanged, this,
             [this] { m_grid->setShape(m_controls->columns(), m_controls->chartHeight()); });
@@ -146,6 +159,7 @@ void CurvesView::connectParts() {
     connect(m_grid, &ChartGrid::rearrangeWanted, this, &CurvesView::rebuildCharts);
     connect(m_export, &CurvesExport::exported, this, &CurvesView::exported);
     connect(m_export, &CurvesExport::failed, this, &CurvesView::collectorError);
+    connect(m_views, &SavedViews::problem, this, &CurvesView::collectorError);
 
     // A run's colour, as the user wants it: every chart and the legend follow.
     connect(&RunColors::shared(), &RunColors::changed, this, [this] {
@@ -302,7 +316,9 @@ void CurvesView::setUpChart(CurveChart *chart) {
                        .toBool());
     chart->setMetricChoices([this] { return m_panel->checkedMetrics(); });
     // Another metric drawn here, or one taken away: asked for anew, what went forgotten.
-    connect(chart, &CurveChart::optionsChanged, this, [this, chart] {
+    connect(chart, &CurveChart::optionsChanged, this, [this, chart](const QString &option) {
+        if (option != u"with"_s)
+            return; // log x asks again through its viewport; the rest are drawn from what is held
         m_feed->forget(CurvesFeed::chartKey(chart->metricName()));
         m_dirty.insert(chart->metricName());
         m_redraw.start();
@@ -367,9 +383,10 @@ SeriesWindow CurvesView::windowFor(CurveChart *chart) const {
     window.smoothingKind = m_controls->smoothingKind();
     if (const auto range = chart->xRange()) {
         // A margin either side, so lines run to the plot's edges when zoomed (in log, on log x).
-        const AxisScale zoomed{range->first, range->second, window.logX};
-        window.from = zoomed.fromUnit(-0.02);
-        window.to = zoomed.fromUnit(1.02);
+        if (const AxisScale zoomed{range->first, range->second, window.logX}; zoomed.valid()) {
+            window.from = zoomed.fromUnit(-0.02);
+            window.to = zoomed.fromUnit(1.02);
+        }
     }
     return window;
 }
@@ -491,7 +508,7 @@ void CurvesView::updateLegend() {
     // Groups first, each unfolding itself; then unfolded groups, which fold back; then runs.
     for (const RunGroup &group : grouped.groups) {
         if (m_feed->hasGroup(group.name) && ++drawn <= kMostNamed)
-            entries.append({tr("%1 (%2 runs)").arg(group.name).arg(group.runs.size()),
+            entries.append({tr("%1 (%2 runs)").arg(group.name, QString::number(group.runs.size())),
                             runColor(group.runs.first()), markers.value(group.name), group.name});
     }
     for (const QString &group : std::as_const(m_expanded)) {

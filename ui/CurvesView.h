@@ -19,6 +19,7 @@ class CurvesControls;
 class CurvesExport;
 class CurvesFeed;
 class RunLegend;
+class SavedViews;
 class RunsPanel;
 class SamplesFeed;
 class SamplesPanel;
@@ -59,6 +60,8 @@ public:
     // A group drawn as its runs, one by one, or folded back into one curve.
     void setGroupExpanded(const QString &group, bool expanded);
     void offerLogdirs(); // shows "Open TensorBoard logdir…", which emits logdirsRequested
+    // The views saved for this collector: the table's filter and columns, the charts' drawing.
+    SavedViews *savedViews() const { return m_views; }
 
 Q_SIGNALS:
     void collectorError(const QString &message); // empty: the collector answers again
@@ -110,6 +113,7 @@ private:
     SamplesPanel *m_samples;
     QTabWidget *m_tabs; // the charts, and the samples
     CurvesExport *m_export;
+    SavedViews *m_views;
     RunLegend *m_legend;
     QSet<QString> m_expanded; // groups drawn as their runs
     QTimer m_legendUpdate;    // once for all the charts that changed together

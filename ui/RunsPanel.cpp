@@ -1,7 +1,9 @@
 #include "RunsPanel.h"
 
 #include "CurvesView.h" // its translations: these words were its own
+#include "FrozenColumnTable.h"
 #include "Remembered.h"
+#include "Settings.h"
 #include "Swatches.h"
 #include "Theme.h"
 #include "WordCompleter.h"
@@ -28,6 +30,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -38,6 +41,7 @@
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWidgetAction>
 
 #include <functional>
 #include <optional>
@@ -101,7 +105,7 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
     , m_collector(collector)
     , m_byFields(new RunFilter(runs, this))
     , m_filtered(new QSortFilterProxyModel(this))
-    , m_table(new QTableView)
+    , m_table(new FrozenColumnTable)
     , m_metrics(new QListWidget) {
     m_filtered->setSourceModel(m_byFields);
     m_filtered->setFilterKeyColumn(-1);
@@ -127,8 +131,14 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
-    connect(m_runs, &QAbstractItemModel::modelReset, m_table,
-            [this] { m_table->resizeColumnsToContents(); });
+    connect(m_runs, &QAbstractItemModel::modelReset, m_table, [this] {
+        applyHiddenColumns();
+        m_table->resizeColumnsToContents();
+    });
+    m_hiddenColumns = [] {
+        const QStringList hidden = readSetting(Setting::RunsHiddenColumns).toStringList();
+        return QSet<QString>(hidden.cbegin(), hidden.cend());
+    }();
     addRunActions();
 
     m_metrics->setMaximumHeight(160);
@@ -175,7 +185,7 @@ QLayout *RunsPanel::filterRows() {
     connect(m_regex, &QToolButton::toggled, this, &RunsPanel::applyFilter);
 
     // Which value of each metric the table shows: the last, or the run's smallest, largest, best.
-    auto *statistic = new QComboBox;
+    auto *statistic = m_statistic = new QComboBox;
     statistic->setObjectName(u"statistic"_s);
     statistic->addItem(CurvesView::tr("Last"), static_cast<int>(RunsModel::Statistic::Last));
     statistic->addItem(CurvesView::tr("Min"), static_cast<int>(RunsModel::Statistic::Min));
@@ -193,10 +203,10 @@ QLayout *RunsPanel::filterRows() {
     m_runs->setStatistic(static_cast<RunsModel::Statistic>(statistic->currentData().toInt()));
 
     // Each status with how many runs have it, lost and crashed runs among them.
-    auto *status = new QComboBox;
+    auto *status = m_status = new QComboBox;
     status->setObjectName(u"statusFilter"_s);
     // The archive: its runs alone, counted.
-    auto *archive = new QToolButton;
+    auto *archive = m_archive = new QToolButton;
     archive->setObjectName(u"archived"_s);
     archive->setCheckable(true);
     archive->setToolTip(CurvesView::tr("Show the archived runs instead of the others"));
@@ -247,12 +257,119 @@ QLayout *RunsPanel::filterRows() {
     auto *statusRow = new QHBoxLayout;
     statusRow->addWidget(status);
     statusRow->addWidget(archive);
+    statusRow->addWidget(makeColumnChooser());
     statusRow->addStretch();
     auto *rows = new QVBoxLayout;
     rows->addLayout(filterRow);
     rows->addWidget(m_filterProblem);
     rows->addLayout(statusRow);
     return rows;
+}
+
+QToolButton *RunsPanel::makeColumnChooser() {
+    auto *button = new QToolButton;
+    button->setObjectName(u"columns"_s);
+    button->setText(CurvesView::tr("Columns"));
+    button->setToolTip(CurvesView::tr("Put columns away or back (or right-click the header)"));
+    button->setPopupMode(QToolButton::InstantPopup);
+    auto *menu = new QMenu(button);
+    auto *chooser = new QWidget;
+    auto *search = new QLineEdit;
+    search->setObjectName(u"columnSearch"_s);
+    search->setPlaceholderText(CurvesView::tr("Find a column"));
+    search->setClearButtonEnabled(true);
+    auto *list = new QListWidget;
+    list->setObjectName(u"columnList"_s);
+    list->setMinimumSize(280, 320);
+    auto *layout = new QVBoxLayout(chooser);
+    layout->addWidget(search);
+    layout->addWidget(list);
+    auto *holder = new QWidgetAction(menu);
+    holder->setDefaultWidget(chooser);
+    menu->addAction(holder);
+    button->setMenu(menu);
+    // Every column but the runs' names, as the table has them now.
+    connect(menu, &QMenu::aboutToShow, this, [this, list, search] {
+        const QSignalBlocker quiet(list);
+        list->clear();
+        for (int column = 1; column < m_filtered->columnCount(); ++column) {
+            const QString title = m_filtered->headerData(column, Qt::Horizontal).toString();
+            auto *item = new QListWidgetItem(isolated(title), list);
+            item->setData(Qt::UserRole, title);
+            item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
+            item->setCheckState(m_hiddenColumns.contains(title) ? Qt::Unchecked : Qt::Checked);
+        }
+        search->clear();
+        search->setFocus();
+    });
+    connect(search, &QLineEdit::textChanged, list, [list](const QString &text) {
+        for (int i = 0; i < list->count(); ++i)
+            list->item(i)->setHidden(
+                !list->item(i)->data(Qt::UserRole).toString().contains(text, Qt::CaseInsensitive));
+    });
+    connect(list, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
+        const QString title = item->data(Qt::UserRole).toString();
+        if (item->checkState() == Qt::Checked)
+            m_hiddenColumns.remove(title);
+        else
+            m_hiddenColumns.insert(title);
+        writeSetting(Setting::RunsHiddenColumns,
+                     QStringList(m_hiddenColumns.cbegin(), m_hiddenColumns.cend()));
+        applyHiddenColumns();
+    });
+    // The header's context menu is the same chooser.
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table->horizontalHeader(), &QHeaderView::customContextMenuRequested, menu,
+            [this, menu](const QPoint &at) {
+                menu->popup(m_table->horizontalHeader()->mapToGlobal(at));
+            });
+    return button;
+}
+
+QJsonObject RunsPanel::viewState() const {
+    const QHeaderView *header = m_table->horizontalHeader();
+    return {{u"filter"_s, m_filter->text()},
+            {u"regex"_s, m_regex->isChecked()},
+            {u"status"_s, m_status->currentData().toString()},
+            {u"archived"_s, m_archive->isChecked()},
+            {u"statistic"_s, m_statistic->currentIndex()},
+            {u"hiddenColumns"_s, QJsonArray::fromStringList(QStringList(m_hiddenColumns.cbegin(),
+                                                                        m_hiddenColumns.cend()))},
+            {u"sortColumn"_s,
+             m_filtered->headerData(header->sortIndicatorSection(), Qt::Horizontal).toString()},
+            {u"sortDescending"_s, header->sortIndicatorOrder() == Qt::DescendingOrder}};
+}
+
+void RunsPanel::applyViewState(const QJsonObject &state) {
+    m_regex->setChecked(state.value(u"regex"_s).toBool());
+    m_filter->setText(state.value(u"filter"_s).toString());
+    m_archive->setChecked(state.value(u"archived"_s).toBool());
+    m_status->setCurrentIndex(std::max(0, m_status->findData(state.value(u"status"_s).toString())));
+    const int statistic = state.value(u"statistic"_s).toInt();
+    if (statistic >= 0 && statistic < m_statistic->count())
+        m_statistic->setCurrentIndex(statistic);
+    m_hiddenColumns.clear();
+    for (const auto &title : state.value(u"hiddenColumns"_s).toArray())
+        m_hiddenColumns.insert(title.toString());
+    writeSetting(Setting::RunsHiddenColumns,
+                 QStringList(m_hiddenColumns.cbegin(), m_hiddenColumns.cend()));
+    applyHiddenColumns();
+    const QString sortTitle = state.value(u"sortColumn"_s).toString(u"Run"_s);
+    for (int column = 0; column < m_filtered->columnCount(); ++column) {
+        if (m_filtered->headerData(column, Qt::Horizontal).toString() == sortTitle) {
+            m_table->sortByColumn(column, state.value(u"sortDescending"_s).toBool()
+                                              ? Qt::DescendingOrder
+                                              : Qt::AscendingOrder);
+            break;
+        }
+    }
+}
+
+void RunsPanel::applyHiddenColumns() {
+    for (int column = 1; column < m_filtered->columnCount(); ++column)
+        m_table->setColumnHidden(
+            column,
+            m_hiddenColumns.contains(m_filtered->headerData(column, Qt::Horizontal).toString()));
 }
 
 void RunsPanel::addRunActions() {

@@ -1,9 +1,12 @@
 #pragma once
 
+#include <QSet>
 #include <QStringList>
 #include <QWidget>
 
 class QLabel;
+class QComboBox;
+class QJsonObject;
 class QLineEdit;
 class QListWidget;
 class QSortFilterProxyModel;
@@ -35,6 +38,10 @@ public:
     bool addMetrics(const QStringList &metrics);
     // The checked metrics, in the picker's (sorted) order.
     QStringList checkedMetrics() const;
+    // What a saved view keeps of the table: the filter, status, archive, the metrics' value,
+    // the columns put away and the sort. Applying takes what it can read and leaves the rest.
+    QJsonObject viewState() const;
+    void applyViewState(const QJsonObject &state);
 
 Q_SIGNALS:
     void shownRunsChanged();               // rows came or went through the filter
@@ -66,6 +73,10 @@ private:
     // What the run ran, as its client recorded it: its code's commit and state, its command line
     // and environment.
     void showRecord(const QString &run);
+    // The button whose menu puts columns away and back: a search and a list to check.
+    QToolButton *makeColumnChooser();
+    // Hides the columns whose titles are put away (columns come as the runs' keys do).
+    void applyHiddenColumns();
 
     RunsModel *m_runs;
     CollectorClient *m_collector;
@@ -73,9 +84,13 @@ private:
     QSortFilterProxyModel *m_filtered;
     QLineEdit *m_filter;
     QToolButton *m_regex; // the filter is a regular expression
+    QComboBox *m_statistic;
+    QComboBox *m_status;
+    QToolButton *m_archive;
     QLabel *m_filterProblem;
     WordCompleter *m_completer;
-    QTableView *m_table;
+    QTableView *m_table;           // a FrozenColumnTable: the names stay while the columns scroll
+    QSet<QString> m_hiddenColumns; // by title: columns come and go as runs are listed
     QListWidget *m_metrics;
     QHash<QString, bool> m_listedMetrics; // in the picker (a lookup: 20,000 metrics)
 };

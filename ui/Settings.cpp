@@ -19,9 +19,9 @@ struct Entry {
     SettingScope scope;
 };
 
-const std::array<Entry, 20> &table() {
+const std::array<Entry, 22> &table() {
     using enum SettingScope;
-    static const std::array<Entry, 20> entries{{
+    static const std::array<Entry, 22> entries{{
         {Setting::WindowGeometry, "window/geometry", QByteArray(), Layout},
         {Setting::WindowTab, "window/tab", 0, Layout},
         {Setting::Theme, "window/theme", 0, Preference},               // Theme::System
@@ -41,6 +41,8 @@ const std::array<Entry, 20> &table() {
         {Setting::CurvesColumns, "curves/columns", 2, Layout},
         {Setting::CurvesChartHeight, "curves/chartHeight", 260, Layout},
         {Setting::CurvesSyncZoom, "curves/syncZoom", true, Layout},
+        {Setting::RunsHiddenColumns, "curves/hiddenColumns", QStringList(), Layout},
+        {Setting::CurvesViews, "curves/views/", QByteArray(), Preference},
         {Setting::Chart, "charts/", false, Layout},
         {Setting::Remembered, "remembered/", QVariant(), Layout},
         {Setting::NewRunLast, "newRun/last", QByteArray(), Layout},
@@ -87,6 +89,15 @@ void writeSetting(Setting setting, const QVariant &value, const QString &name) {
 
 void removeSetting(Setting setting, const QString &name) {
     QSettings().remove(settingKey(setting, name));
+}
+
+void removeChartOption(const QString &option) {
+    QSettings settings;
+    settings.beginGroup(settingKey(Setting::Chart).chopped(1)); // "charts", without its slash
+    for (const QString &key : settings.allKeys()) {
+        if (key.endsWith(u'/' + option))
+            settings.remove(key);
+    }
 }
 
 } // namespace sb

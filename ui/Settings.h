@@ -33,6 +33,8 @@ enum class Setting {
     CurvesColumns,     // charts a row
     CurvesChartHeight, // pixels
     CurvesSyncZoom,    // a chart's x zoom taken by the others
+    RunsHiddenColumns, // the runs table's columns put away, by title
+    CurvesViews,       // family: the saved views of a collector (its address), as JSON
     Chart,             // family: chartSettingName()
     Remembered,        // family: a remembered widget's object name (see Remembered.h)
     NewRunLast,
@@ -53,5 +55,7 @@ QVariant readSetting(Setting setting, const QString &name = {});
 std::optional<QVariant> storedSetting(Setting setting, const QString &name = {});
 void writeSetting(Setting setting, const QVariant &value, const QString &name = {});
 void removeSetting(Setting setting, const QString &name = {});
+// Every chart's own choice of this option, charted now or not: the toolbar's choice for all.
+void removeChartOption(const QString &option);
 
 } // namespace sb

@@ -931,9 +931,12 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
             }
             reply.runs << run;
             auto [from, to] = extentOf(*series, request.window.axis);
-            if (request.window.logX && !(from > 0)) // a log axis starts above zero
-                from = logAxisStart(*series->points, *series->summary, request.window)
+            if (request.window.logX && !(from > 0)) { // a log axis starts above zero
+                SeriesWindow window = request.window;
+                window.origin = series->origin; // relative time from this run's start
+                from = logAxisStart(*series->points, *series->summary, window)
                            .value_or(std::numeric_limits<double>::infinity());
+            }
             lo = std::min(lo, from);
             hi = std::max(hi, to);
         }

@@ -924,6 +924,54 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
         <source>%1: click to fold or unfold</source>
         <translation>%1：点击折叠或展开</translation>
     </message>
+    <message>
+        <source>Columns</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>Put columns away or back (or right-click the header)</source>
+        <translation>隐藏或显示列（或右击表头）</translation>
+    </message>
+    <message>
+        <source>Find a column</source>
+        <translation>查找列</translation>
+    </message>
+    <message>
+        <source>Views</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>Save the filter, columns, grouping and charts&apos; layout by name, and put them back</source>
+        <translation>按名称保存筛选、列、分组和图表布局，并可恢复</translation>
+    </message>
+    <message>
+        <source>A view&apos;s name is 1 to %1 characters</source>
+        <translation>视图名称为 1 到 %1 个字符</translation>
+    </message>
+    <message>
+        <source>%1 views are kept at most: delete one first</source>
+        <translation>最多保存 %1 个视图：请先删除一个</translation>
+    </message>
+    <message>
+        <source>No saved views yet</source>
+        <translation>还没有保存的视图</translation>
+    </message>
+    <message>
+        <source>Save this view as…</source>
+        <translation>将此视图另存为…</translation>
+    </message>
+    <message>
+        <source>Save this view</source>
+        <translation>保存此视图</translation>
+    </message>
+    <message>
+        <source>Name (a view of that name is replaced):</source>
+        <translation>名称（同名视图将被替换）：</translation>
+    </message>
+    <message>
+        <source>Delete the view “%1”</source>
+        <translation>删除视图“%1”</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>

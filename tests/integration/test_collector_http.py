@@ -575,7 +575,8 @@ class LogX(SharedCollector):
             steps = list(range(0, 100001))
             body = {"run": "pl%d" % seed,
                     "series": {"loss": {"step": steps,
-                                        "value": [3.0 / (s + 1) ** 0.5 + seed for s in steps]}}}
+                                        "value": [3.0 / (s + 1) ** 0.5 + seed for s in steps],
+                                        "time": [1.7e9 + s * 0.5 for s in steps]}}}
             status, reply = cls.collector.request("/api/v1/push", body)
             assert status == 200, reply
 
@@ -598,6 +599,14 @@ class LogX(SharedCollector):
         self.assertEqual(len(xs), 50)
         self.assertAlmostEqual(xs[0], 10 ** 0.05, places=6)  # 1..1e5: ten columns a decade
         self.assertAlmostEqual(xs[-1], 10 ** 4.95, places=1)
+        # On relative time: from each run's start, the first half second above zero onwards.
+        status, reply = self.collector.request("/api/v1/groups", {
+            "metric": "loss", "x": "relative", "width": 40, "log_x": True,
+            "groups": [{"name": "both", "runs": ["pl0", "pl1"]}]})
+        self.assertEqual(status, 200, reply)
+        xs = reply["groups"][0]["x"]
+        self.assertEqual(len(xs), 40)
+        self.assertTrue(0.5 <= xs[0] < 1 and 40000 < xs[-1] <= 50000, (xs[0], xs[-1]))
 
 
 class DeleteRuns(unittest.TestCase):

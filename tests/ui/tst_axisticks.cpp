@@ -80,6 +80,10 @@ private Q_SLOTS:
         const QStringList instant = labels(TickUnits::Clock, 1.7e9 + 0.0004, 1.7e9 + 0.0031, 4);
         QVERIFY2(instant.size() >= 2 && instant.first().endsWith(u".001"_s),
                  qPrintable(instant.join(u" | "_s)));
+        // Years: the year, never a day and month that repeat.
+        const double year = 365.25 * 86400;
+        const QStringList years = labels(TickUnits::Clock, 1.7e9, 1.7e9 + 5 * year, 6);
+        QVERIFY2(years.size() >= 3 && years.first().size() == 4, qPrintable(years.join(u' ')));
         // A week: days.
         QCOMPARE(labels(TickUnits::Clock, midnight, midnight + 6 * 86400, 7).first(), u"Nov 26"_s);
     }
@@ -89,8 +93,18 @@ private Q_SLOTS:
                  (QStringList{u"0"_s, u"30m"_s, u"1h"_s, u"1h 30m"_s, u"2h"_s}));
         QCOMPARE(labels(TickUnits::Duration, 0, 100, 6),
                  (QStringList{u"0"_s, u"30s"_s, u"1m"_s, u"1m 30s"_s}));
-        QCOMPARE(sb::durationLabel(2 * 86400 + 3 * 3600 + 59), u"2d 3h"_s);
-        QCOMPARE(sb::durationLabel(3605), u"1h"_s);
+        // Down to the unit the spacing needs, zeros between kept, trailing ones left off.
+        QCOMPARE(sb::durationLabel(2 * 86400 + 3 * 3600 + 59), u"2d 3h 0m 59s"_s);
+        QCOMPARE(sb::durationLabel(2 * 86400 + 3 * 3600, 3600), u"2d 3h"_s);
+        QCOMPARE(sb::durationLabel(7230, 5), u"2h 0m 30s"_s);
+        QCOMPARE(sb::durationLabel(88200, 600), u"1d 0h 30m"_s);
+        QCOMPARE(sb::durationLabel(60.5, 0.5), u"1m 0.5s"_s);
+        QCOMPARE(sb::durationLabel(7200, 1800), u"2h"_s);
+        // A minute's zoom an hour in: every tick its own label.
+        const QStringList zoomed = labels(TickUnits::Duration, 3600, 3660, 6);
+        QCOMPARE(zoomed.first(), u"1h"_s);
+        QCOMPARE(zoomed.size(), 7);
+        QCOMPARE(zoomed[1], u"1h 0m 10s"_s);
         QCOMPARE(sb::durationLabel(0.25), u"0.25s"_s);
         QCOMPARE(labels(TickUnits::Duration, 0.9, 2.1, 4),
                  (QStringList{u"1s"_s, u"1.5s"_s, u"2s"_s}));

@@ -351,6 +351,7 @@ void TestCurveChart::metricsTogetherAndShapesPastThePalette() {
     QSignalSpy options(&chart, &sb::CurveChart::optionsChanged);
     together->actions().first()->setChecked(true);
     QCOMPARE(options.size(), 1);
+    QCOMPARE(options.first().first().toString(), u"with"_s);
     QCOMPARE(chart.metrics(), (QStringList{u"train/loss"_s, u"val/loss"_s}));
     QVERIFY(chart.chart()->title().contains(u"val/loss"_s));
     chart.setOtherMetrics(

@@ -5,8 +5,11 @@
 #include "../support/WindowFixture.h"
 #include "ChartGrid.h"
 #include "CurvesView.h"
+#include "FrozenColumnTable.h"
 #include "MainWindow.h"
 #include "RunLegend.h"
+#include "SavedViews.h"
+#include "Settings.h"
 #include "charts/CurveChart.h"
 #include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
@@ -35,6 +38,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
@@ -42,6 +46,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QUrl>
 
 #include <algorithm>
 #include <cmath>
@@ -57,6 +62,7 @@ private Q_SLOTS:
     void tagsNotesAndSummaryColumns();
     void anotherMetricAsTheXAxis();
     void chartsThatCompose();
+    void columnsAndSavedViews();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -807,8 +813,99 @@ void TestCurvesWindow::chartsThatCompose() {
     const QImage names = curves->findChild<sb::RunLegend *>(u"legend"_s)->image(image.width());
     QVERIFY(names.height() > 40);
     QCOMPARE(image.height() / image.devicePixelRatio(),
-             names.height() / names.devicePixelRatio() + grid->area()->height());
+             names.deviceIndependentSize().height() + grid->area()->height());
     QVERIFY(train->findChild<QToolButton *>(u"chartOptions"_s)->isVisible());
+}
+
+void TestCurvesWindow::columnsAndSavedViews() {
+    WindowFixture fixture;
+    for (int i = 0; i < 6; ++i) {
+        QVERIFY(fixture.push(QJsonObject{
+            {u"run"_s, u"a-rather-long-run-name-%1"_s.arg(i)},
+            {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, 0.001 * (i + 1)},
+                                                              {u"optimizer"_s, u"adam"_s},
+                                                              {u"batch_size"_s, 32 << i}}}}},
+            {u"series"_s,
+             QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0, 1}},
+                                                 {u"value"_s, QJsonArray{1, 0.5}}}}}}}));
+    }
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    auto *table = curves->findChild<sb::FrozenColumnTable *>();
+    QVERIFY(table);
+    QTRY_COMPARE(table->model()->rowCount(), 6);
+    const auto columnOf = [table](const QString &title) {
+        for (int c = 0; c < table->model()->columnCount(); ++c)
+            if (table->model()->headerData(c, Qt::Horizontal).toString() == title)
+                return c;
+        return -1;
+    };
+    QTRY_VERIFY(columnOf(u"config.lr"_s) > 0);
+
+    // The chooser: a search narrows the list; unchecking puts the column away.
+    auto *chooser = curves->findChild<QToolButton *>(u"columns"_s);
+    Q_EMIT chooser->menu()->aboutToShow();
+    auto *list = chooser->menu()->findChild<QListWidget *>(u"columnList"_s);
+    chooser->menu()->findChild<QLineEdit *>(u"columnSearch"_s)->setText(u"config."_s);
+    int listed = 0;
+    QListWidgetItem *lr = nullptr;
+    for (int i = 0; i < list->count(); ++i) {
+        listed += list->item(i)->isHidden() ? 0 : 1;
+        if (list->item(i)->data(Qt::UserRole).toString() == u"config.lr"_s)
+            lr = list->item(i);
+    }
+    QCOMPARE(listed, 3); // config.batch_size, config.lr, config.optimizer
+    QVERIFY(lr);
+    lr->setCheckState(Qt::Unchecked);
+    QVERIFY(table->isColumnHidden(columnOf(u"config.lr"_s)));
+
+    // The names stay in sight while the columns scroll sideways.
+    table->resize(300, 300);
+    QTRY_VERIFY(table->horizontalScrollBar()->maximum() > 0);
+    QTableView *frozen = table->frozen();
+    QVERIFY(frozen->isVisible());
+    QCOMPARE(frozen->columnWidth(0), table->columnWidth(0));
+    const QRect before = frozen->geometry();
+    table->horizontalScrollBar()->setValue(table->horizontalScrollBar()->maximum());
+    QCOMPARE(frozen->geometry(), before);
+    QCOMPARE(frozen->model(), table->model());
+    QCOMPARE(frozen->selectionModel(), table->selectionModel());
+
+    // A view: saved by name, changed, put back.
+    auto *filter = curves->findChild<QLineEdit *>(u"filter"_s);
+    filter->setText(u"config.lr > 0.002"_s);
+    curves->findChild<QCheckBox *>(u"logY"_s)->setChecked(true);
+    auto *layout = curves->findChild<QToolButton *>(u"layout"_s);
+    layout->menu()->findChild<QAction *>(u"columns3"_s)->trigger();
+    sb::SavedViews *views = curves->savedViews();
+    QVERIFY(views->save(u"lr sweep & co"_s));
+    filter->clear();
+    curves->findChild<QCheckBox *>(u"logY"_s)->setChecked(false);
+    layout->menu()->findChild<QAction *>(u"columns1"_s)->trigger();
+    lr->setCheckState(Qt::Checked);
+    QVERIFY(!table->isColumnHidden(columnOf(u"config.lr"_s)));
+    QVERIFY(views->apply(u"lr sweep & co"_s));
+    QCOMPARE(filter->text(), u"config.lr > 0.002"_s);
+    QVERIFY(curves->findChild<QCheckBox *>(u"logY"_s)->isChecked());
+    QCOMPARE(curves->findChild<sb::ChartGrid *>()->columns(), 3);
+    QVERIFY(table->isColumnHidden(columnOf(u"config.lr"_s)));
+    QTRY_COMPARE(table->model()->rowCount(), 4);
+    // The menu lists it (an & is no shortcut), and another window of this collector has it.
+    Q_EMIT views->button()->menu()->aboutToShow();
+    QVERIFY(views->button()->menu()->findChild<QAction *>(u"view:lr sweep & co"_s));
+    QCOMPARE(fixture.window()->curves()->savedViews()->names(), QStringList{u"lr sweep & co"_s});
+    // Names bounded; a view not there is not applied; a broken store lists nothing.
+    QVERIFY(!views->save(QString(201, u'x')));
+    QVERIFY(!views->save(u"   "_s));
+    QVERIFY(!views->apply(u"no such view"_s));
+    views->remove(u"lr sweep & co"_s);
+    QVERIFY(views->names().isEmpty());
+    // A store that is not JSON (edited by hand): nothing listed, and saving starts afresh.
+    sb::writeSetting(sb::Setting::CurvesViews, QByteArray("{not json"), u"elsewhere"_s);
+    sb::SavedViews elsewhere(u"elsewhere"_s, [] { return QJsonObject{{u"a"_s, 1}}; }, {});
+    QVERIFY(elsewhere.names().isEmpty());
+    QVERIFY(elsewhere.save(u"v"_s));
+    QCOMPARE(elsewhere.names(), QStringList{u"v"_s});
 }
 
 QTEST_MAIN(TestCurvesWindow)

@@ -285,7 +285,7 @@ void TestNodesView::historyKeptInTheCollectorAcrossARestart() {
     // The run's system charts in the curves view, after its own metrics, on a time axis; the
     // node's history run is not listed among the researcher's runs.
     sb::CurvesView curves(&client);
-    curves.resize(1400, 900);
+    curves.resize(1400, 1600); // every chart in sight: only those are fetched
     curves.show();
     curves.refresh();
     curves.showCurvesOf({u"lr-0.1"_s});

@@ -16,6 +16,8 @@ namespace {
 // A number as a tick says it: plain where that is short, else in powers of ten (1.5e6, 2e-5),
 // with as many digits as the ticks' spacing needs to tell them apart.
 QString numberLabel(double v, double spacing) {
+    if (!std::isfinite(v) || !std::isfinite(spacing) || !(spacing > 0))
+        return QString::number(v, 'g', 17);
     if (v == 0 || std::abs(v) < spacing * 1e-9)
         return u"0"_s;
     const double magnitude = std::abs(v);
@@ -122,8 +124,9 @@ QList<Tick> logTicks(double lo, double hi, int most) {
             continue;
         for (const double m : multiples) {
             const double v = m * std::pow(10.0, d);
-            if (v >= lo * (1 - 1e-12) && v <= hi * (1 + 1e-12))
-                ticks.append({std::log10(v), label(v)});
+            const double at = std::log10(v);
+            if (std::isfinite(v) && at >= l0 - 1e-12 && at <= l1 + 1e-12)
+                ticks.append({at, label(v)});
         }
     }
     if (ticks.size() < 2)
@@ -152,9 +155,41 @@ QList<Tick> durationTicks(double lo, double hi, int most) {
     QList<Tick> ticks;
     const double first = std::ceil(lo / step - 1e-9);
     for (int k = 0; k <= most + 1 && (first + k) * step <= hi; ++k)
-        ticks.append({(first + k) * step, durationLabel((first + k) * step)});
+        ticks.append({(first + k) * step, durationLabel((first + k) * step, step)});
     if (ticks.size() < 2)
         return numberTicks(lo, hi, most, false);
+    return ticks;
+}
+
+// Whole days, months or years on the calendar (a day is not always 86,400 s: summer time).
+QList<Tick> calendarTicks(double lo, double hi, double step, int most) {
+    const auto seconds = [](const QDate &date) {
+        return static_cast<double>(date.startOfDay().toMSecsSinceEpoch()) / 1000;
+    };
+    QDate date = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(lo * 1000)).date();
+    int days = 0, months = 0, years = 0;
+    QString format;
+    if (step >= 365 * 86400) {
+        years = std::max(1, static_cast<int>(std::lround(step / (365 * 86400.0))));
+        date = QDate(date.year() - date.year() % years, 1, 1);
+        format = u"yyyy"_s;
+    } else if (step >= 28 * 86400) {
+        months = std::max(1, static_cast<int>(std::lround(step / (30 * 86400.0))));
+        date = QDate(date.year(), 1, 1).addMonths((date.month() - 1) / months * months);
+        format = u"MMM yyyy"_s;
+    } else {
+        days = std::max(1, static_cast<int>(std::lround(step / 86400)));
+        format = u"MMM d"_s;
+    }
+    QList<Tick> ticks;
+    for (int k = 0; k < 4 * (most + 2) && ticks.size() <= most + 1 && date.isValid(); ++k) {
+        const double t = seconds(date);
+        if (t > hi)
+            break;
+        if (t >= lo)
+            ticks.append({t, date.toString(format)});
+        date = years ? date.addYears(years) : months ? date.addMonths(months) : date.addDays(days);
+    }
     return ticks;
 }
 
@@ -163,27 +198,30 @@ QList<Tick> clockTicks(double lo, double hi, int most) {
     if (!(lo > -kLimit && hi < kLimit))
         return numberTicks(lo, hi, most, false);
     const double step = timeStep(hi - lo, most);
-    // Counted from local midnight of the first day, so hours and days fall on round times.
-    const QDateTime first = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(lo * 1000));
-    const double midnight =
-        static_cast<double>(first.date().startOfDay().toMSecsSinceEpoch()) / 1000;
-    const QString format = step >= 86400 ? u"MMM d"_s
-                           : step < 1    ? u"hh:mm:ss.zzz"_s
-                           : step < 60   ? u"hh:mm:ss"_s
-                                         : u"hh:mm"_s;
     QList<Tick> ticks;
-    QDate previousDay = first.date();
-    const double firstStep = std::ceil((lo - midnight) / step - 1e-9);
-    for (int k = 0; k <= most + 1; ++k) {
-        const double t = midnight + (firstStep + k) * step;
-        if (t > hi)
-            break;
-        const QDateTime when =
-            QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(t * 1000)));
-        // The first tick of a new day says its date as well.
-        const bool newDay = when.date() != previousDay && step < 86400;
-        previousDay = when.date();
-        ticks.append({t, when.toString(newDay ? u"MMM d "_s + format : format)});
+    if (step >= 86400) {
+        ticks = calendarTicks(lo, hi, step, most);
+    } else {
+        // Counted from local midnight of the first day, so hours fall on round times.
+        const QDateTime first = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(lo * 1000));
+        const double midnight =
+            static_cast<double>(first.date().startOfDay().toMSecsSinceEpoch()) / 1000;
+        const QString format = step < 1    ? u"hh:mm:ss.zzz"_s
+                               : step < 60 ? u"hh:mm:ss"_s
+                                           : u"hh:mm"_s;
+        QDate previousDay = first.date();
+        const double firstStep = std::ceil((lo - midnight) / step - 1e-9);
+        for (int k = 0; k <= most + 1; ++k) {
+            const double t = midnight + (firstStep + k) * step;
+            if (t > hi)
+                break;
+            const QDateTime when =
+                QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(t * 1000)));
+            // The first tick of a new day says its date as well.
+            const bool newDay = when.date() != previousDay;
+            previousDay = when.date();
+            ticks.append({t, when.toString(newDay ? u"MMM d "_s + format : format)});
+        }
     }
     if (ticks.size() < 2)
         return numberTicks(lo, hi, most, false);
@@ -192,27 +230,53 @@ QList<Tick> clockTicks(double lo, double hi, int most) {
 
 } // namespace
 
-QString durationLabel(double seconds) {
+QString durationLabel(double seconds, double step) {
     if (seconds == 0)
         return u"0"_s;
     const QString sign = seconds < 0 ? u"−"_s : QString();
     double left = std::abs(seconds);
-    if (left < 60 && left != std::floor(left)) // parts of a second: 0.25s, 1.5s
-        return sign + QString::number(left, 'g', 6) + u's';
     static const std::pair<double, QString> units[] = {
         {86400, u"d"_s}, {3600, u"h"_s}, {60, u"m"_s}, {1, u"s"_s}};
-    QStringList parts;
+    // The finest unit the ticks' spacing needs (with no spacing, seconds); below a second, the
+    // seconds say their parts.
+    double finest = 1;
     for (const auto &[size, name] : units) {
-        if (left >= size && parts.size() < 2) {
-            const double whole =
-                parts.isEmpty() ? std::floor(left / size) : std::round(left / size);
-            if (whole > 0)
-                parts << QString::number(whole, 'f', 0) + name;
-            left -= whole * size;
-        } else if (!parts.isEmpty()) {
-            break; // 1h 0m 5s reads as 1h
+        if (step >= size) {
+            finest = size;
+            break;
         }
     }
+    const int decimals =
+        step > 0 && step < 1
+            ? std::clamp(static_cast<int>(std::ceil(-std::log10(step) - 1e-9)), 1, 9)
+        : step <= 0 && left != std::floor(left) ? 3
+                                                : 0;
+    QStringList parts;
+    for (const auto &[size, name] : units) {
+        if (size < finest)
+            break;
+        if (parts.isEmpty() && left < size && size > finest)
+            continue; // no leading zeros: 5m, not 0d 0h 5m
+        if (size == finest) {
+            QString value = QString::number(size == 1 ? left : std::round(left / size), 'f',
+                                            size == 1 ? decimals : 0);
+            if (value.contains(u'.')) { // 1.50 -> 1.5
+                while (value.endsWith(u'0'))
+                    value.chop(1);
+                if (value.endsWith(u'.'))
+                    value.chop(1);
+            }
+            parts << value + name;
+            break;
+        }
+        const double whole = std::floor(left / size + 1e-9);
+        parts << QString::number(whole, 'f', 0) + name;
+        left = std::max(0.0, left - whole * size);
+    }
+    // 2h 0m 0s reads as 2h; 2h 0m 30s stays.
+    while (parts.size() > 1 && parts.last().startsWith(u'0') &&
+           QStringView(parts.last()).chopped(1) == u"0")
+        parts.removeLast();
     return sign + parts.join(u' ');
 }
 

@@ -20,12 +20,14 @@ struct Tick {
     bool operator==(const Tick &) const = default;
 };
 
-// Ticks over [lo, hi] (values, not log10 on a log axis), at most `most` of them and at least
-// two where the range allows, every label distinct. Finite lo < hi; any such range gives a
-// handful, however wide or narrow (a span below its values' digits says each tick in full).
+// Ticks over [lo, hi] (values, not log10 on a log axis), about `most` of them (a round step
+// may give one more) and at least two where the range allows, every label distinct. Finite lo < hi;
+// any such range gives a handful, however wide or narrow (a span below its values' digits says each
+// tick in full).
 QList<Tick> ticksFor(TickUnits units, double lo, double hi, int most);
 
-// A duration in seconds as its two largest units: "45s", "5m", "1h 30m", "2d 3h".
-QString durationLabel(double seconds);
+// A duration in seconds down to the unit the ticks' spacing needs: "45s", "5m", "1h 30m",
+// "2h 0m 30s", "1.5s"; with no spacing given, to the second (and its parts).
+QString durationLabel(double seconds, double step = 0);
 
 } // namespace sb

@@ -95,9 +95,9 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
         QAction *action = m_options->addAction(text);
         action->setObjectName(name);
         action->setCheckable(true);
-        connect(action, &QAction::triggered, this, [this, apply](bool on) {
+        connect(action, &QAction::triggered, this, [this, apply, name](bool on) {
             apply(on);
-            Q_EMIT optionsChanged();
+            Q_EMIT optionsChanged(name);
         });
         return action;
     };
@@ -136,7 +136,7 @@ CurveChart::CurveChart(const QString &title, QWidget *parent)
                 else
                     others.removeAll(metric);
                 setOtherMetrics(others);
-                Q_EMIT optionsChanged();
+                Q_EMIT optionsChanged(u"with"_s);
             });
         }
     });
@@ -329,7 +329,13 @@ void CurveChart::setYRange(double lo, double hi) {
 }
 
 void CurveChart::setXRange(double lo, double hi, bool byUser) {
-    if (logX() && !(lo > 0 && hi > lo)) // panned or zoomed past what a log axis shows
+    // Zoomed or panned past what the axis shows (to infinity, to a span below the digits of its
+    // values, to zero on a log axis): left where it was, and never passed to the other charts.
+    const AxisScale asked{lo, hi, logX()};
+    const double a0 = asked.log ? std::log10(lo) : lo;
+    const double a1 = asked.log ? std::log10(hi) : hi;
+    if (!asked.valid() || !std::isfinite(a0) || !std::isfinite(a1) ||
+        !(a1 / 2 - a0 / 2 > 5e-15 * std::max({std::abs(a0), std::abs(a1), 1e-300})))
         return;
     m_xLo = lo;
     m_xHi = hi;
@@ -344,69 +350,66 @@ void CurveChart::setXRange(double lo, double hi, bool byUser) {
 }
 
 QList<Tick> CurveChart::ticksOf(Qt::Orientation orientation) const {
-    QList<Tick> ticks;
-    QCategoryAxis *axis =
-        orientation == Qt::Horizontal ? m_xAxis : m_yAxis; // its getters are not const
-    for (const QString &label : axis->categoriesLabels())
-        ticks.append({axis->endValue(label), label});
-    return ticks;
+    return orientation == Qt::Horizontal ? m_xTicks : m_yTicks;
 }
 
 void CurveChart::layTicks() {
     const QRectF plot = chart()->plotArea();
     const QFontMetrics metrics(m_xAxis->labelsFont());
     const TickUnits xUnits = logX() ? TickUnits::Log : m_xUnits;
-    // x: as many as fit side by side with a gap; y: one every two lines.
-    const int width = std::max(100, static_cast<int>(plot.width()));
+    // x: as many as fit side by side with a gap, in the width the plot has with the least right
+    // margin (the margin follows the last label: counted in, the two would chase each other).
+    const int width =
+        std::max(100, static_cast<int>(plot.width()) + chart()->margins().right() - 4);
+    const auto widest = [&metrics](const QList<Tick> &ticks) {
+        int most = 0;
+        for (const Tick &tick : ticks)
+            most = std::max(most, metrics.horizontalAdvance(tick.label));
+        return most;
+    };
     QList<Tick> xTicks;
     for (int most = std::max(2, width / 60); most >= 2; --most) {
         xTicks = ticksFor(xUnits, m_xLo, m_xHi, most);
-        int widest = 0;
-        for (const Tick &tick : std::as_const(xTicks))
-            widest = std::max(widest, metrics.horizontalAdvance(tick.label));
-        if (xTicks.size() * (widest + 18) <= width)
+        if (xTicks.size() * (widest(xTicks) + 18) <= width)
             break;
     }
-    while (xTicks.size() > 1) { // a chart too narrow for two of its labels: every other one
-        int widest = 0;
-        for (const Tick &tick : std::as_const(xTicks))
-            widest = std::max(widest, metrics.horizontalAdvance(tick.label));
-        if (xTicks.size() * (widest + 18) <= width)
-            break;
-        for (qsizetype i = xTicks.size() - 2; i >= 0; i -= 2)
+    while (xTicks.size() > 1 && xTicks.size() * (widest(xTicks) + 18) > width) {
+        for (qsizetype i = xTicks.size() - 2; i >= 0; i -= 2) // too narrow: every other one
             xTicks.removeAt(i);
     }
+    // y: one every two lines.
     const int height = std::max(60, static_cast<int>(plot.height()));
     const QList<Tick> yTicks =
         ticksFor(m_logY ? TickUnits::Log : TickUnits::Number, m_yLo, m_yHi,
                  std::max(2, static_cast<int>(height / (metrics.height() * 2.0))));
-    const auto lay = [](QCategoryAxis *axis, const QList<Tick> &ticks, double lo, double hi) {
-        if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi))
-            return;
+    // The axes run from 0 to 1 with each tick at its place along the plot: QtCharts lays out an
+    // axis from its span, which for values near ±1e308 is infinite and for milliseconds of a
+    // clock is below the digits of its values.
+    const auto lay = [](QCategoryAxis *axis, const AxisScale &scale, const QList<Tick> &ticks) {
+        const double a0 = scale.log ? std::log10(scale.lo) : scale.lo;
+        const double a1 = scale.log ? std::log10(scale.hi) : scale.hi;
         const QStringList labels = axis->categoriesLabels();
-        bool same = labels.size() == ticks.size();
-        for (qsizetype i = 0; same && i < ticks.size(); ++i)
-            same = labels[i] == ticks[i].label && axis->endValue(labels[i]) == ticks[i].at;
-        if (!same) {
-            for (const QString &label : labels)
-                axis->remove(label);
-            // The first category starts below every tick, so each has a line and a label.
-            const double start = ticks.isEmpty() ? lo : std::min(lo, ticks.first().at);
-            axis->setStartValue(start - (hi - lo) * 1e-6);
-            for (const Tick &tick : ticks)
-                axis->append(tick.label, tick.at);
+        for (const QString &label : labels)
+            axis->remove(label);
+        axis->setStartValue(-1e-6);
+        double last = -1e-6;
+        for (const Tick &tick : ticks) {
+            const double at = (tick.at / 2 - a0 / 2) / (a1 / 2 - a0 / 2);
+            if (std::isfinite(at) && at > last && at <= 1 + 1e-9) {
+                axis->append(tick.label, at);
+                last = at;
+            }
         }
-        axis->setRange(lo, hi);
+        axis->setRange(0, 1);
     };
-    const auto axisUnits = [](bool log, double v) {
-        return log ? std::log10(v) : v;
-    };
-    lay(m_xAxis, xTicks, axisUnits(logX(), m_xLo), axisUnits(logX(), m_xHi));
+    m_xTicks = xTicks;
+    m_yTicks = yTicks;
+    lay(m_xAxis, xScale(), xTicks);
+    lay(m_yAxis, yScale(), yTicks);
     // Room on the right for half the last label, which is centred on the plot's edge.
     const int right = xTicks.isEmpty() ? 4 : metrics.horizontalAdvance(xTicks.last().label) / 2 + 4;
     if (chart()->margins().right() != right)
         chart()->setMargins(QMargins(4, 4, right, 4));
-    lay(m_yAxis, yTicks, axisUnits(m_logY, m_yLo), axisUnits(m_logY, m_yHi));
 }
 
 void CurveChart::setLogY(bool logY) {
@@ -536,13 +539,19 @@ void CurveChart::paintLegend(QPainter *painter) const {
         return;
     const QFontMetrics metrics(font());
     const QRectF plot = chart()->plotArea();
+    // Each curve as the chart draws it: its colour, line style and shape, "run · metric" on a
+    // chart of several metrics.
+    const auto nameOf = [&metrics](const Curve &curve) {
+        return metrics.elidedText(curve.metric.isEmpty() ? curve.run
+                                                         : curve.run + u" · "_s + curve.metric,
+                                  Qt::ElideMiddle, 300);
+    };
     const int rows = static_cast<int>(std::min<qsizetype>(m_curves.size(), kMostNamed));
     int textWidth = 0;
     for (int i = 0; i < rows; ++i)
-        textWidth = std::max(textWidth, metrics.horizontalAdvance(metrics.elidedText(
-                                            m_curves[i].run, Qt::ElideMiddle, 260)));
+        textWidth = std::max(textWidth, metrics.horizontalAdvance(nameOf(m_curves[i])));
     const int line = metrics.height();
-    const QRectF box(plot.right() - textWidth - 34, plot.top() + 6, textWidth + 28,
+    const QRectF box(plot.right() - textWidth - 40, plot.top() + 6, textWidth + 34,
                      line * (rows + (m_curves.size() > kMostNamed ? 1 : 0)) + 8);
     painter->save();
     QColor background = palette().color(QPalette::Base);
@@ -552,14 +561,18 @@ void CurveChart::paintLegend(QPainter *painter) const {
     painter->drawRect(box);
     painter->setFont(font());
     for (int i = 0; i < rows; ++i) {
-        const qreal y = box.top() + 4 + i * line;
-        painter->fillRect(QRectF(box.left() + 6, y + line / 2.0 - 1.5, 14, 3), m_curves[i].color);
+        const Curve &curve = m_curves[i];
+        const qreal y = box.top() + 4 + i * line + line / 2.0;
+        painter->setPen(QPen(curve.color, 2, curve.style, Qt::FlatCap));
+        painter->drawLine(QPointF(box.left() + 5, y), QPointF(box.left() + 25, y));
+        if (curve.marker > 0)
+            drawMarker(painter, QPointF(box.left() + 15, y), curve.marker, curve.color);
         painter->setPen(palette().color(QPalette::Text));
-        painter->drawText(QPointF(box.left() + 24, y + metrics.ascent()),
-                          metrics.elidedText(m_curves[i].run, Qt::ElideMiddle, 260));
+        painter->drawText(QPointF(box.left() + 30, y - line / 2.0 + metrics.ascent()),
+                          nameOf(curve));
     }
     if (m_curves.size() > kMostNamed)
-        painter->drawText(QPointF(box.left() + 24, box.top() + 4 + rows * line + metrics.ascent()),
+        painter->drawText(QPointF(box.left() + 30, box.top() + 4 + rows * line + metrics.ascent()),
                           tr("and %1 more").arg(m_curves.size() - kMostNamed));
     painter->restore();
 }
@@ -573,6 +586,8 @@ void CurveChart::resetZoom() {
 }
 
 void CurveChart::followXZoom(std::optional<std::pair<double, double>> range) {
+    if (range && logX() && !(range->first > 0 && range->second > range->first))
+        range.reset(); // a range from zero a log axis cannot show: this chart fits its data
     if (range == m_userRange)
         return;
     m_userRange = range;

@@ -69,6 +69,8 @@ public:
     // Log x (log-log convergence plots); not on a clock-time axis. Points at x <= 0 are left out.
     void setLogX(bool logX);
     bool logX() const { return m_logX && !wallClock(); }
+    // Log x as chosen, whether or not this axis (clock time) can show it.
+    bool logXChosen() const { return m_logX; }
     // This chart's own arrangement, chosen from its "⋯" menu: across both columns, first of all,
     // and a y range that stays as it is while points arrive (zooming in x included).
     void setFullWidth(bool on);
@@ -132,8 +134,9 @@ Q_SIGNALS:
     void viewportChanged();
     // A click on a run's curve, or on a group's (its name).
     void runClicked(const QString &run);
-    // Log y, full width, pinned or the y lock changed from the chart's own menu.
-    void optionsChanged();
+    // An option changed from the chart's own menu: "logY", "logX", "fullWidth", "pinned",
+    // "yLocked" or "with" (the other metrics drawn here).
+    void optionsChanged(const QString &option);
     // The user zoomed or panned x here, or fitted the chart: charts that zoom together follow.
     void xZoomed();
 
@@ -181,6 +184,8 @@ private:
     QCategoryAxis *m_yAxis = nullptr;
     double m_yLo = 0;
     double m_yHi = 1;
+    QList<Tick> m_xTicks; // what the axes label now
+    QList<Tick> m_yTicks;
     bool m_logY = false;
     bool m_logX = false;
     CurveLayer *m_layer;
