@@ -1,5 +1,6 @@
 #include "CurvesView.h"
 
+#include "AnalysisPanel.h"
 #include "CurvesControls.h"
 #include "CurvesExport.h"
 #include "RunLegend.h"
@@ -43,6 +44,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     , m_grid(new ChartGrid(collector->url()))
     , m_samplesFeed(new SamplesFeed(collector, this))
     , m_samples(new SamplesPanel(m_samplesFeed))
+    , m_analysis(new AnalysisPanel(m_runs))
     , m_tabs(new QTabWidget)
     , m_export(new CurvesExport(collector, this))
     , m_views(new SavedViews(
@@ -68,6 +70,7 @@ CurvesView::CurvesView(CollectorClient *collector, QWidget *parent)
     m_tabs->addTab(m_grid, tr("Curves"));
     m_tabs->addTab(m_samples, tr("Samples"));
     m_tabs->setTabVisible(1, false); // until a shown run has samples
+    m_tabs->addTab(m_analysis, tr("Analysis"));
     rightLayout->addWidget(m_tabs);
     auto *splitter = new QSplitter;
     splitter->setObjectName(u"curvesSplitter"_s);
@@ -173,8 +176,13 @@ void CurvesView::connectParts() {
         m_tabs->setTabVisible(1, m_samples->hasSamples() || m_tabs->currentIndex() == 1);
     });
     connect(m_samples, &SamplesPanel::problem, this, &CurvesView::collectorError);
+    // The analysis reads the shown runs, and chooses runs in the table (a brush, a click).
+    connect(m_analysis, &AnalysisPanel::runsChosen, m_panel, &RunsPanel::selectRuns);
+    connect(m_panel, &RunsPanel::selectionChanged, this,
+            [this] { m_analysis->setSelected(m_panel->selectedRuns()); });
     connect(&m_chartSet, &QTimer::timeout, this, [this] {
         m_samples->setRuns(m_panel->shownRuns());
+        m_analysis->setRuns(m_panel->shownRuns());
         rebuildCharts();
         refetchAll();
         m_legendUpdate.start();
@@ -217,6 +225,11 @@ void CurvesView::activateSamples() {
     // something; items and images only while it is in front.
     m_samplesFeed->setActive(m_shown);
     m_samples->setActive(m_shown && m_tabs->currentIndex() == 1);
+    m_analysis->setActive(m_shown && m_tabs->currentWidget() == m_analysis);
+}
+
+void CurvesView::showAnalysisTab() {
+    m_tabs->setCurrentWidget(m_analysis);
 }
 
 void CurvesView::showSamplesTab() {
@@ -234,6 +247,7 @@ void CurvesView::refresh() {
 
 void CurvesView::showRuns(const QList<RunSummary> &runs) {
     m_runs->setRuns(runs);
+    m_analysis->setRuns(m_panel->shownRuns()); // values move as runs go on
     const QStringList metrics = m_runs->metricNames();
     if (m_panel->addMetrics(metrics))
         rebuildCharts();

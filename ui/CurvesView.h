@@ -15,6 +15,7 @@ class QTabWidget;
 
 namespace sb {
 
+class AnalysisPanel;
 class CurvesControls;
 class CurvesExport;
 class CurvesFeed;
@@ -42,6 +43,9 @@ public:
     // charts (shown once a shown run has some).
     SamplesPanel *samplesPanel() const { return m_samples; }
     void showSamplesTab();
+    // Hyperparameter analysis of the shown runs, on the "Analysis" tab.
+    AnalysisPanel *analysis() const { return m_analysis; }
+    void showAnalysisTab();
     void refresh();
     // Every point of the shown runs and charted metrics, streamed to a CSV or JSON Lines file (by
     // its name's ending); with no path, asks where. exported() says when it is written.
@@ -111,6 +115,7 @@ private:
     ChartGrid *m_grid;
     SamplesFeed *m_samplesFeed;
     SamplesPanel *m_samples;
+    AnalysisPanel *m_analysis;
     QTabWidget *m_tabs; // the charts, and the samples
     CurvesExport *m_export;
     SavedViews *m_views;

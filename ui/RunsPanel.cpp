@@ -116,6 +116,8 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
     connect(m_filtered, &QAbstractItemModel::modelReset, this, &RunsPanel::shownRunsChanged);
 
     m_table->setModel(m_filtered);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &RunsPanel::selectionChanged);
     m_table->setItemDelegateForColumn(0,
                                       new RunSwatchDelegate(m_table, [](const QModelIndex &index) {
                                           return index.data(RunsModel::RunNameRole).toString();
@@ -722,10 +724,15 @@ void RunsPanel::showRecord(const QString &run) {
     dialog->show();
 }
 
-void RunsPanel::archiveSelected(bool archived) {
+QStringList RunsPanel::selectedRuns() const {
     QStringList runs;
     for (const QModelIndex &row : m_table->selectionModel()->selectedRows())
         runs << row.data(RunsModel::RunNameRole).toString();
+    return runs;
+}
+
+void RunsPanel::archiveSelected(bool archived) {
+    const QStringList runs = selectedRuns();
     auto left = std::make_shared<qsizetype>(runs.size());
     for (const QString &run : std::as_const(runs)) {
         const QJsonObject body{{u"run"_s, run},
@@ -741,11 +748,9 @@ void RunsPanel::archiveSelected(bool archived) {
 }
 
 void RunsPanel::deleteSelected() {
-    QStringList runs;
+    const QStringList runs = selectedRuns();
     qint64 points = 0;
-    for (const QModelIndex &row : m_table->selectionModel()->selectedRows()) {
-        const QString run = row.data(RunsModel::RunNameRole).toString();
-        runs << run;
+    for (const QString &run : runs) {
         for (const QString &metric : m_runs->metricNames())
             points += m_runs->pointCount(run, metric);
     }
@@ -793,8 +798,8 @@ void RunsPanel::deleteSelected() {
 
 void RunsPanel::compareConfigs() {
     QList<RunInfo> runs;
-    for (const QModelIndex &row : m_table->selectionModel()->selectedRows())
-        runs << m_runs->info(row.data(RunsModel::RunNameRole).toString());
+    for (const QString &run : selectedRuns())
+        runs << m_runs->info(run);
     if (runs.size() < 2) {
         Q_EMIT problem(
             CurvesView::tr("Select two runs or more in the table to compare their configs"));

@@ -32,6 +32,7 @@ public:
     QStringList shownRuns() const;
     // Selects these runs' rows, the first in sight (a click on a curve).
     void selectRuns(const QStringList &runs);
+    QStringList selectedRuns() const;
     // Lists these runs first: their common prefix (a sweep's id) as the filter.
     void filterToPrefixOf(const QStringList &runs);
     // New metrics join the picker checked (those the user unchecked stay so); whether any came.
@@ -50,6 +51,7 @@ Q_SIGNALS:
     void groupToggled(const QString &run); // the run's group: one by one, or as one
     void annotated(); // tags and note saved, a rewind undone, runs deleted: list them again
     void problem(const QString &message); // for the banner
+    void selectionChanged();              // rows selected or unselected
 
 private:
     QLayout *filterRows();

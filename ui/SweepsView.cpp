@@ -32,6 +32,42 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// Whether the spec draws this (flattened) parameter from a log distribution.
+bool logDistributed(const QList<SweepParameter> &parameters, const QString &path) {
+    const QString head = path.section(u'.', 0, 0);
+    for (const SweepParameter &p : parameters) {
+        if (p.name != head)
+            continue;
+        if (p.kind == SweepParameter::Kind::Nested)
+            return logDistributed(p.children, path.section(u'.', 1));
+        return p.distribution.contains("log"_L1);
+    }
+    return false;
+}
+
+// The trials that have the sweep's metric, as the analysis reads runs: their parameters, and
+// their best value as the metric; log axes where the spec draws from a log distribution.
+ParamTable trialsTable(const Sweep &sweep) {
+    const SweepSpec &spec = sweep.spec();
+    const QString metric = spec.metric.isEmpty() ? u"metric"_s : spec.metric;
+    QList<RunSummary> trials;
+    for (const Trial &trial : sweep.trials()) {
+        const std::optional<double> best = trial.best(spec.maximize);
+        if (!best)
+            continue;
+        RunSummary run;
+        run.info.name = trial.run.isEmpty() ? u"trial %1"_s.arg(trial.number) : trial.run;
+        run.info.config = trial.parameters;
+        run.metrics[metric].count = 1;
+        run.metrics[metric].last.value = *best;
+        trials << run;
+    }
+    ParamTable table = paramTable(trials, metric, MetricStatistic::Last);
+    for (ParamColumn &column : table.params)
+        column.logScale = !column.categorical && logDistributed(spec.parameters, column.name);
+    return table;
+}
+
 // The best trial's row: bold on a pale green.
 class BestRowDelegate final : public QStyledItemDelegate {
 public:
@@ -211,7 +247,6 @@ void SweepsView::showSweep(int index) {
     const QList<Sweep *> all = sweeps();
     Sweep *sweep = index >= 0 && index < all.size() ? all[index] : nullptr;
     m_model->setSweep(sweep);
-    m_chart->setSweep(sweep);
     m_sizedRows = m_model->rowCount();
     m_table->resizeColumnsToContents();
     refresh();
@@ -223,6 +258,8 @@ void SweepsView::refresh() {
     m_extend->setEnabled(sweep != nullptr);
     m_more->setEnabled(sweep != nullptr);
     m_curves->setEnabled(sweep && !sweep->runs().isEmpty());
+    m_chart->setTable(sweep ? trialsTable(*sweep) : ParamTable{},
+                      sweep ? !sweep->spec().maximize : true);
     if (!sweep) {
         m_status->setText(tr("Open a sweep file (the W&B sweep YAML) to run its trials on this "
                              "computer, SSH nodes' free GPUs, a Kubernetes or a Slurm cluster."));

@@ -42,6 +42,11 @@ public:
         return row >= 0 && row < m_runs.size() ? &m_runs[row] : nullptr;
     }
     QString runAt(int row) const;
+    // A run as the collector listed it; null if it is not.
+    const RunSummary *summaryOf(const QString &run) const {
+        const auto row = m_rowOf.constFind(run);
+        return row == m_rowOf.cend() ? nullptr : summaryAt(static_cast<int>(*row));
+    }
     // What the collector knows of a run (its config among it); only the name if not listed.
     RunInfo info(const QString &run) const;
     std::vector<RewindSummary> rewinds(const QString &run) const;

@@ -972,6 +972,68 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
         <source>Delete the view “%1”</source>
         <translation>删除视图“%1”</translation>
     </message>
+    <message>
+        <source>Pareto front</source>
+        <translation>帕累托前沿</translation>
+    </message>
+    <message>
+        <source>best</source>
+        <translation>最佳</translation>
+    </message>
+    <message>
+        <source>last</source>
+        <translation>最后</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>Parameter</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>重要性</translation>
+    </message>
+    <message>
+        <source>Correlation</source>
+        <translation>相关性</translation>
+    </message>
+    <message>
+        <source>The runs no other run beats on both metrics (each smaller for losses and errors, larger otherwise)</source>
+        <translation>两个指标上都没有被其他运行超越的运行（损失和误差越小越好，其他越大越好）</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>x</source>
+        <translation>x</translation>
+    </message>
+    <message>
+        <source>y</source>
+        <translation>y</translation>
+    </message>
+    <message>
+        <source>%1 runs with %2, %3 parameters that vary</source>
+        <translation>%1 个运行有 %2，%3 个参数有变化</translation>
+    </message>
+    <message>
+        <source>Analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>Importance: how much worse a random forest of 100 trees predicts the metric of runs it did not see once the parameter&apos;s values are shuffled (permutation importance), as a share of all the parameters&apos;.
+Correlation: Pearson&apos;s r with the metric (in log10 for a parameter spread over decades); η for a categorical one. Click a row to plot it against the metric.</source>
+        <translation>重要性：把某参数的值打乱后，由 100 棵树组成的随机森林对未见过的运行预测该指标会变差多少（置换重要性），占所有参数之和的比例。
+相关性：与指标的皮尔逊 r（跨越多个数量级的参数取 log10）；分类参数用 η。点击一行，把它与指标作图。</translation>
+    </message>
 </context>
 <context>
     <name>sb::Duration</name>
@@ -2309,12 +2371,12 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
 <context>
     <name>sb::ParallelCoordinates</name>
     <message>
-        <source>The parallel coordinates appear when trials log %1</source>
-        <translation>试验记录 %1 后会显示平行坐标图</translation>
-    </message>
-    <message>
         <source>a metric</source>
         <translation>某个指标</translation>
+    </message>
+    <message>
+        <source>The parallel coordinates appear when runs log %1</source>
+        <translation>运行记录 %1 后显示平行坐标</translation>
     </message>
 </context>
 <context>
@@ -2394,6 +2456,13 @@ Compare it with the one the node&apos;s administrator gives you (ssh-keygen -lf 
     <message>
         <source>the query is empty</source>
         <translation>查询为空</translation>
+    </message>
+</context>
+<context>
+    <name>sb::RunScatter</name>
+    <message>
+        <source>No run has both values</source>
+        <translation>没有运行同时具有这两个值</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 // under <build>/screenshots/ to be looked at.
 #include "../support/DialogAnswers.h"
 #include "../support/WindowFixture.h"
+#include "AnalysisPanel.h"
 #include "ChartGrid.h"
 #include "CurvesView.h"
 #include "FrozenColumnTable.h"
@@ -11,6 +12,8 @@
 #include "SavedViews.h"
 #include "Settings.h"
 #include "charts/CurveChart.h"
+#include "charts/ParallelCoordinates.h"
+#include "charts/RunScatter.h"
 #include "client/CollectorClient.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
@@ -38,6 +41,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRandomGenerator>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -63,6 +67,7 @@ private Q_SLOTS:
     void anotherMetricAsTheXAxis();
     void chartsThatCompose();
     void columnsAndSavedViews();
+    void hyperparameterAnalysis();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -906,6 +911,88 @@ void TestCurvesWindow::columnsAndSavedViews() {
     QVERIFY(elsewhere.names().isEmpty());
     QVERIFY(elsewhere.save(u"v"_s));
     QCOMPARE(elsewhere.names(), QStringList{u"v"_s});
+}
+
+void TestCurvesWindow::hyperparameterAnalysis() {
+    WindowFixture fixture;
+    // Forty runs whose validation loss is a bowl in log10(lr) and grows with dropout; each runs
+    // faster with a larger batch (throughput), so loss and throughput trade off.
+    QRandomGenerator random(3);
+    for (int i = 0; i < 40; ++i) {
+        const double lr = std::pow(10.0, -5 + 4 * random.generateDouble());
+        const double dropout = 0.5 * random.generateDouble();
+        const int batch = 32 << random.bounded(4);
+        const double loss = 2 * std::pow(std::log10(lr) + 3, 2) + 4 * dropout + batch / 256.0;
+        QVERIFY(fixture.push(QJsonObject{
+            {u"run"_s, u"trial-%1"_s.arg(i, 2, 10, QChar(u'0'))},
+            {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, lr},
+                                                              {u"dropout"_s, dropout},
+                                                              {u"batch"_s, batch},
+                                                              {u"seed"_s, random.bounded(100)}}}}},
+            {u"series"_s,
+             QJsonObject{
+                 {u"val/loss"_s, QJsonObject{{u"step"_s, QJsonArray{0, 1}},
+                                             {u"value"_s, QJsonArray{loss + 1, loss}}}},
+                 {u"throughput"_s, QJsonObject{{u"step"_s, QJsonArray{1}},
+                                               {u"value"_s, QJsonArray{batch * 10.0}}}}}}}));
+    }
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    QTRY_COMPARE(curves->runsModel()->rowCount(), 40);
+    curves->showAnalysisTab();
+    sb::AnalysisPanel *analysis = curves->analysis();
+    QTRY_VERIFY(!analysis->effects().isEmpty() && !analysis->busy());
+    QCOMPARE(analysis->analysedMetric(), u"val/loss"_s); // a loss is analysed first
+    QCOMPARE(analysis->effects().first().param, u"lr"_s);
+    QTRY_COMPARE(analysis->coordinates()->lineCount(), 40);
+    auto *importance = analysis->findChild<QTableWidget *>(u"importance"_s);
+    QCOMPARE(importance->rowCount(), 4);
+
+    // Brushing the lr axis chooses those runs in the table, and the table's choice is drawn.
+    auto *table = curves->findChild<sb::FrozenColumnTable *>();
+    analysis->coordinates()->brush(u"lr"_s, 1e-4, 1e-2);
+    const QStringList brushed = analysis->coordinates()->brushedRuns();
+    QVERIFY(brushed.size() > 5 && brushed.size() < 40);
+    QStringList selected;
+    for (const QModelIndex &row : table->selectionModel()->selectedRows())
+        selected << row.data(sb::RunsModel::RunNameRole).toString();
+    selected.sort();
+    QStringList expected = brushed;
+    expected.sort();
+    QCOMPARE(selected, expected);
+    analysis->coordinates()->clearBrushes();
+    QVERIFY(table->selectionModel()->selectedRows().isEmpty());
+    // An axis moved keeps its place when the runs come again.
+    analysis->coordinates()->moveAxis(u"val/loss"_s, 0);
+    QCOMPARE(analysis->coordinates()->axisOrder().first(), u"val/loss"_s);
+
+    // A row of the importance table plots the parameter against the metric; a click on a point
+    // selects its run.
+    Q_EMIT importance->cellClicked(0, 0);
+    QCOMPARE(analysis->findChild<QComboBox *>(u"scatterX"_s)->currentText(), u"config.lr"_s);
+    QCOMPARE(analysis->scatter()->pointCount(), 40);
+    // Loss against throughput: the Pareto front, none of its runs beaten on both.
+    analysis->setScatter(u"val/loss"_s, u"throughput"_s);
+    analysis->setParetoShown(true);
+    const QStringList front = analysis->scatter()->front();
+    QVERIFY(!front.isEmpty() && front.size() < 40);
+    const auto value = [curves](const QString &run, const QString &metric) {
+        return curves->runsModel()->summaryOf(run)->metrics.value(metric).last.value;
+    };
+    for (const QString &run : front) {
+        for (int i = 0; i < 40; ++i) {
+            const QString other = u"trial-%1"_s.arg(i, 2, 10, QChar(u'0'));
+            QVERIFY2(!(value(other, u"val/loss"_s) < value(run, u"val/loss"_s) &&
+                       value(other, u"throughput"_s) > value(run, u"throughput"_s)),
+                     qPrintable(run + u" beaten by "_s + other));
+        }
+    }
+    const QString first = front.first();
+    Q_EMIT analysis->scatter()->runClicked(first);
+    QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
+    QCOMPARE(table->selectionModel()->selectedRows().first().data(sb::RunsModel::RunNameRole),
+             QVariant(first));
+    analysis->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/analysis.png"_s);
 }
 
 QTEST_MAIN(TestCurvesWindow)

@@ -1,9 +1,6 @@
 #include "ParallelCoordinates.h"
 
-#include "sweeps/Sweep.h"
-#include "sweeps/TrialCommand.h"
-#include "sweeps/TrialsModel.h"
-
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -16,73 +13,6 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// One axis: where a value sits on it, from 0 (bottom) to 1 (top).
-struct Axis {
-    QString name;
-    bool categorical = false;
-    bool log = false;
-    double low = 0;
-    double high = 1;
-    QStringList categories;
-
-    double position(const QJsonValue &value) const {
-        if (categorical) {
-            const qsizetype i = categories.indexOf(argumentValue(value));
-            return categories.size() < 2 ? 0.5 : static_cast<double>(i) / (categories.size() - 1);
-        }
-        double v = value.toDouble();
-        double lo = low;
-        double hi = high;
-        if (log) {
-            v = std::log(v);
-            lo = std::log(lo);
-            hi = std::log(hi);
-        }
-        return hi > lo ? (v - lo) / (hi - lo) : 0.5;
-    }
-    QString label(double where) const {
-        if (categorical)
-            return {};
-        const double v = log ? std::exp(std::log(low) + where * (std::log(high) - std::log(low)))
-                             : low + where * (high - low);
-        return QString::number(v, 'g', 3);
-    }
-};
-
-Axis axisFor(const QString &name, const QList<QJsonValue> &values, bool logScale) {
-    Axis axis;
-    axis.name = name;
-    bool numbers = !values.isEmpty();
-    for (const QJsonValue &v : values)
-        numbers = numbers && v.isDouble();
-    if (!numbers) {
-        axis.categorical = true;
-        for (const QJsonValue &v : values)
-            if (!axis.categories.contains(argumentValue(v)))
-                axis.categories << argumentValue(v);
-        return axis;
-    }
-    axis.low = axis.high = values.first().toDouble();
-    for (const QJsonValue &v : values) {
-        axis.low = std::min(axis.low, v.toDouble());
-        axis.high = std::max(axis.high, v.toDouble());
-    }
-    axis.log = logScale && axis.low > 0 && axis.high > axis.low;
-    return axis;
-}
-
-bool logDistributed(const QList<SweepParameter> &parameters, const QString &path) {
-    const QString head = path.section(u'.', 0, 0);
-    for (const SweepParameter &p : parameters) {
-        if (p.name != head)
-            continue;
-        if (p.kind == SweepParameter::Kind::Nested)
-            return logDistributed(p.children, path.section(u'.', 1));
-        return p.distribution.contains("log"_L1);
-    }
-    return false;
-}
-
 QColor mix(const QColor &a, const QColor &b, double t) {
     return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
                             static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
@@ -91,138 +21,309 @@ QColor mix(const QColor &a, const QColor &b, double t) {
 
 } // namespace
 
+double ParallelCoordinates::Axis::position(double value) const {
+    if (!std::isfinite(value))
+        return qQNaN();
+    if (categorical)
+        return categories.size() < 2 ? 0.5 : value / static_cast<double>(categories.size() - 1);
+    const double v = log ? std::log10(value) : value;
+    const double lo = log ? std::log10(low) : low;
+    const double hi = log ? std::log10(high) : high;
+    return hi > lo ? std::clamp((v / 2 - lo / 2) / (hi / 2 - lo / 2), 0.0, 1.0) : 0.5;
+}
+
+QString ParallelCoordinates::Axis::label(double where) const {
+    if (categorical)
+        return {};
+    const double v =
+        log ? std::pow(10.0, std::log10(low) + where * (std::log10(high) - std::log10(low)))
+            : low + where * (high - low);
+    return QString::number(v, 'g', 3);
+}
+
 ParallelCoordinates::ParallelCoordinates(QWidget *parent)
     : QWidget(parent) {
     setMinimumHeight(200);
-    setAutoFillBackground(true);
-    QPalette p = palette();
-    p.setColor(QPalette::Window, Qt::white);
-    setPalette(p);
+    setMouseTracking(true);
 }
 
-void ParallelCoordinates::setSweep(Sweep *sweep) {
-    if (m_sweep)
-        disconnect(m_sweep, nullptr, this, nullptr);
-    m_sweep = sweep;
-    if (sweep)
-        connect(sweep, &Sweep::changed, this, qOverload<>(&QWidget::update));
+void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter) {
+    const QStringList order = axisOrder();
+    m_table = table;
+    m_smallerIsBetter = smallerIsBetter;
+    QList<Axis> axes;
+    const auto finish = [](Axis axis) {
+        if (!axis.categorical) {
+            axis.low = std::numeric_limits<double>::infinity();
+            axis.high = -axis.low;
+            for (const double v : axis.values) {
+                if (std::isfinite(v)) {
+                    axis.low = std::min(axis.low, v);
+                    axis.high = std::max(axis.high, v);
+                }
+            }
+            if (!std::isfinite(axis.low))
+                axis.low = axis.high = 0;
+            axis.log = axis.log && axis.low > 0 && axis.high > axis.low;
+        }
+        return axis;
+    };
+    for (const ParamColumn &param : table.params)
+        axes << finish(
+            {param.name, param.categorical, param.logScale, 0, 1, param.categories, param.values});
+    // The metric, last; on a log axis when it spans decades (a loss).
+    Axis metric = finish({table.metric, false, true, 0, 1, {}, table.target});
+    metric.log = metric.low > 0 && metric.high / metric.low > 30;
+    axes << metric;
+    // The order the user gave, for the axes still there; new ones after, as they come.
+    std::stable_sort(axes.begin(), axes.end(), [&order](const Axis &a, const Axis &b) {
+        const qsizetype ia = order.indexOf(a.name), ib = order.indexOf(b.name);
+        return (ia < 0 ? order.size() : ia) < (ib < 0 ? order.size() : ib);
+    });
+    m_axes = axes;
+    m_brushes.removeIf([this](const auto &brush) {
+        return std::none_of(m_axes.cbegin(), m_axes.cend(),
+                            [&brush](const Axis &axis) { return axis.name == brush.key(); });
+    });
     update();
+}
+
+void ParallelCoordinates::setHighlighted(const QStringList &runs) {
+    m_highlighted = QSet<QString>(runs.cbegin(), runs.cend());
+    update();
+}
+
+QStringList ParallelCoordinates::axisOrder() const {
+    QStringList names;
+    for (const Axis &axis : m_axes)
+        names << axis.name;
+    return names;
+}
+
+void ParallelCoordinates::moveAxis(const QString &axis, qsizetype to) {
+    const qsizetype from = axisOrder().indexOf(axis);
+    if (from < 0)
+        return;
+    m_axes.move(from, std::clamp<qsizetype>(to, 0, m_axes.size() - 1));
+    update();
+}
+
+bool ParallelCoordinates::inBrushes(qsizetype run) const {
+    for (const Axis &axis : m_axes) {
+        const auto brush = m_brushes.constFind(axis.name);
+        if (brush == m_brushes.cend())
+            continue;
+        const double where = axis.position(axis.values[static_cast<std::size_t>(run)]);
+        if (!(where >= brush->first && where <= brush->second))
+            return false;
+    }
+    return true;
+}
+
+QStringList ParallelCoordinates::brushedRuns() const {
+    QStringList runs;
+    for (qsizetype i = 0; i < m_table.runs.size(); ++i)
+        if (inBrushes(i))
+            runs << m_table.runs[i];
+    return runs;
+}
+
+void ParallelCoordinates::brush(const QString &axis, double low, double high) {
+    const qsizetype index = axisOrder().indexOf(axis);
+    if (index < 0)
+        return;
+    const Axis &a = m_axes[index];
+    const double from = a.position(a.categorical ? low : std::max(low, a.low));
+    const double to = a.position(a.categorical ? high : std::min(high, a.high));
+    m_brushes.insert(axis, {std::min(from, to), std::max(from, to)});
+    update();
+    Q_EMIT brushChanged(brushedRuns());
+}
+
+void ParallelCoordinates::clearBrushes() {
+    m_brushes.clear();
+    update();
+    Q_EMIT brushChanged(brushedRuns());
+}
+
+QRectF ParallelCoordinates::plotRect() const {
+    const QFontMetrics fm(font());
+    return QRectF(rect()).adjusted(50, fm.height() * 2.5, -70, -fm.height() * 1.5);
+}
+
+double ParallelCoordinates::xOf(qsizetype axis) const {
+    const QRectF plot = plotRect();
+    return m_axes.size() < 2 ? plot.center().x()
+                             : plot.left() + plot.width() * static_cast<double>(axis) /
+                                                 static_cast<double>(m_axes.size() - 1);
+}
+
+qsizetype ParallelCoordinates::axisAt(double x) const {
+    for (qsizetype i = 0; i < m_axes.size(); ++i)
+        if (std::abs(xOf(i) - x) <= 8)
+            return i;
+    return -1;
 }
 
 void ParallelCoordinates::paintEvent(QPaintEvent *) {
     QPainter painter(this);
+    painter.fillRect(rect(), palette().color(QPalette::Base));
     painter.setRenderHint(QPainter::Antialiasing);
     m_lines = 0;
-    if (!m_sweep)
-        return;
-    const SweepSpec &spec = m_sweep->spec();
-    const bool maximize = spec.maximize;
-    // The trials that have a metric value, with it.
-    QList<std::pair<const Trial *, double>> trials;
-    for (const Trial &trial : m_sweep->trials())
-        if (const auto best = trial.best(maximize))
-            trials.append({&trial, *best});
-    if (trials.isEmpty()) {
+    if (m_table.runs.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect(), Qt::AlignCenter,
-                         tr("The parallel coordinates appear when trials log %1")
-                             .arg(spec.metric.isEmpty() ? tr("a metric") : spec.metric));
+                         tr("The parallel coordinates appear when runs log %1")
+                             .arg(m_table.metric.isEmpty() ? tr("a metric") : m_table.metric));
         return;
     }
-    QList<Axis> axes;
-    for (const QString &name : flatParameterNames(*m_sweep)) {
-        QList<QJsonValue> values;
-        for (const auto &[trial, metric] : trials)
-            values << flatParameter(trial->parameters, name);
-        if (std::all_of(values.begin(), values.end(),
-                        [&](const QJsonValue &v) { return v == values.first(); }))
-            continue; // a constant tells nothing apart
-        axes << axisFor(name, values, logDistributed(spec.parameters, name));
-    }
-    QList<QJsonValue> metrics;
-    double lowest = trials.first().second;
-    double highest = lowest;
-    for (const auto &[trial, metric] : trials) {
-        metrics << metric;
-        lowest = std::min(lowest, metric);
-        highest = std::max(highest, metric);
-    }
-    // A metric spanning decades (a loss) reads better on a log axis.
-    const Axis metricAxis = axisFor(spec.metric, metrics, lowest > 0 && highest / lowest > 30);
-    axes << metricAxis;
-
     const QFontMetrics fm(font());
-    const QRectF plot = QRectF(rect()).adjusted(40, fm.height() * 2.5, -60, -fm.height() * 1.5);
-    const auto xOf = [&](qsizetype i) {
-        return axes.size() < 2 ? plot.center().x()
-                               : plot.left() + plot.width() * static_cast<double>(i) /
-                                                   static_cast<double>(axes.size() - 1);
-    };
+    const QRectF plot = plotRect();
     const auto yOf = [&](double where) {
         return plot.bottom() - where * plot.height();
     };
-
-    const int best = m_sweep->bestTrial();
-    const auto draw = [&](const Trial &trial, double metric) {
+    const qsizetype metricAxis = axisOrder().lastIndexOf(m_table.metric);
+    // The best run: the smallest or the largest metric.
+    qsizetype best = 0;
+    for (qsizetype i = 1; i < m_table.runs.size(); ++i) {
+        const double a = m_table.target[static_cast<std::size_t>(i)];
+        const double b = m_table.target[static_cast<std::size_t>(best)];
+        if (m_smallerIsBetter ? a < b : a > b)
+            best = i;
+    }
+    const auto draw = [&](qsizetype run) {
         QPainterPath path;
-        for (qsizetype i = 0; i < axes.size(); ++i) {
-            const QJsonValue value = i + 1 < axes.size()
-                                         ? flatParameter(trial.parameters, axes[i].name)
-                                         : QJsonValue(metric);
-            const QPointF point(xOf(i), yOf(axes[i].position(value)));
-            if (i == 0)
+        bool started = false;
+        for (qsizetype i = 0; i < m_axes.size(); ++i) {
+            const double where =
+                m_axes[i].position(m_axes[i].values[static_cast<std::size_t>(run)]);
+            if (!std::isfinite(where))
+                continue; // a parameter the run lacks: the line passes it by
+            const QPointF point(xOf(i), yOf(where));
+            if (!std::exchange(started, true))
                 path.moveTo(point);
             else
                 path.lineTo(point);
         }
         // Best (0) to worst (1) along the metric's axis.
-        double rank = metricAxis.position(metric);
-        if (!maximize)
+        const Axis &metric = m_axes[metricAxis];
+        double rank = metric.position(m_table.target[static_cast<std::size_t>(run)]);
+        if (!m_smallerIsBetter)
             rank = 1 - rank;
-        const QColor color = mix(QColor(0xd9, 0x5f, 0x02), QColor(0x1f, 0x5f, 0xa8), rank);
-        QPen pen(trial.number == best ? QColor(0x11, 0x11, 0x11) : color);
-        pen.setWidthF(trial.number == best ? 3.0 : 1.4);
+        const bool chosen = m_highlighted.contains(m_table.runs[run]);
+        const bool faded = !inBrushes(run);
+        const QColor color = faded ? palette().color(QPalette::Mid)
+                                   : mix(QColor(0x1f, 0x5f, 0xa8), QColor(0xd9, 0x5f, 0x02), rank);
+        QPen pen(run == best && !faded ? palette().color(QPalette::Text) : color);
+        pen.setWidthF(chosen ? 3.2 : run == best ? 2.6 : 1.3);
         painter.setPen(pen);
-        painter.setOpacity(trial.number == best ? 1.0 : 0.7);
+        painter.setOpacity(faded ? 0.25 : chosen || run == best ? 1.0 : 0.7);
         painter.drawPath(path);
         ++m_lines;
     };
-    for (const auto &[trial, metric] : trials)
-        if (trial->number != best)
-            draw(*trial, metric);
-    for (const auto &[trial, metric] : trials)
-        if (trial->number == best)
-            draw(*trial, metric);
+    // Faded first, then the brushed ones, the highlighted and the best on top.
+    for (const int pass : {0, 1, 2}) {
+        for (qsizetype run = 0; run < m_table.runs.size(); ++run) {
+            const bool top = run == best || m_highlighted.contains(m_table.runs[run]);
+            const int layer = !inBrushes(run) ? 0 : top ? 2 : 1;
+            if (layer == pass)
+                draw(run);
+        }
+    }
     painter.setOpacity(1.0);
 
-    const QColor ink = palette().color(QPalette::WindowText);
-    for (qsizetype i = 0; i < axes.size(); ++i) {
+    const QColor ink = palette().color(QPalette::Text);
+    for (qsizetype i = 0; i < m_axes.size(); ++i) {
+        const Axis &axis = m_axes[i];
         const double x = xOf(i);
         painter.setPen(QPen(ink, 1));
         painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+        if (const auto brush = m_brushes.constFind(axis.name); brush != m_brushes.cend()) {
+            QColor band = palette().color(QPalette::Highlight);
+            band.setAlphaF(0.35f);
+            painter.fillRect(
+                QRectF(QPointF(x - 6, yOf(brush->second)), QPointF(x + 6, yOf(brush->first))),
+                band);
+        }
         QFont bold = font();
         bold.setBold(true);
         painter.setFont(bold);
-        const QString title = i + 1 < axes.size() ? axes[i].name : spec.metric;
-        painter.drawText(QRectF(x - 80, 2, 160, fm.height() * 1.2), Qt::AlignCenter, title);
+        const double room =
+            std::max(60.0, plot.width() / std::max<qsizetype>(1, m_axes.size() - 1));
+        painter.drawText(QRectF(x - room / 2, 2, room, fm.height() * 1.2), Qt::AlignCenter,
+                         fm.elidedText(axis.name, Qt::ElideMiddle, static_cast<int>(room) - 4));
         painter.setFont(font());
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        if (axes[i].categorical) {
-            for (qsizetype c = 0; c < axes[i].categories.size(); ++c) {
-                const double where = axes[i].categories.size() < 2
-                                         ? 0.5
-                                         : static_cast<double>(c) /
-                                               static_cast<double>(axes[i].categories.size() - 1);
-                painter.drawText(QPointF(x + 4, yOf(where) + fm.ascent() / 2.0),
-                                 fm.elidedText(axes[i].categories[c], Qt::ElideRight, 80));
-            }
+        if (axis.categorical) {
+            for (qsizetype c = 0; c < axis.categories.size(); ++c)
+                painter.drawText(
+                    QPointF(x + 4, yOf(axis.position(static_cast<double>(c))) + fm.ascent() / 2.0),
+                    fm.elidedText(axis.categories[c], Qt::ElideRight, 80));
         } else {
             painter.drawText(QRectF(x - 60, plot.top() - fm.height() * 1.2, 120, fm.height()),
-                             Qt::AlignCenter, axes[i].label(1));
+                             Qt::AlignCenter, axis.label(1));
             painter.drawText(QRectF(x - 60, plot.bottom() + 2, 120, fm.height()), Qt::AlignCenter,
-                             axes[i].label(0));
+                             axis.label(0));
         }
     }
+}
+
+void ParallelCoordinates::mousePressEvent(QMouseEvent *event) {
+    const QRectF plot = plotRect();
+    const qsizetype axis = axisAt(event->position().x());
+    if (event->button() != Qt::LeftButton || axis < 0)
+        return QWidget::mousePressEvent(event);
+    m_dragAxis = axis;
+    m_moving = event->position().y() < plot.top() - 4; // on its title: moving it
+    if (!m_moving)
+        m_brushFrom = std::clamp((plot.bottom() - event->position().y()) / plot.height(), 0.0, 1.0);
+    m_dragged = false;
+    event->accept();
+}
+
+void ParallelCoordinates::mouseMoveEvent(QMouseEvent *event) {
+    if (m_dragAxis < 0) {
+        const qsizetype axis = axisAt(event->position().x());
+        setCursor(axis < 0                                       ? Qt::ArrowCursor
+                  : event->position().y() < plotRect().top() - 4 ? Qt::SizeHorCursor
+                                                                 : Qt::CrossCursor);
+        return;
+    }
+    const QRectF plot = plotRect();
+    m_dragged = true;
+    if (m_moving) { // the nearest slot to the pointer
+        const double step =
+            m_axes.size() < 2 ? 1 : plot.width() / static_cast<double>(m_axes.size() - 1);
+        const auto to =
+            static_cast<qsizetype>(std::lround((event->position().x() - plot.left()) / step));
+        const QString name = m_axes[m_dragAxis].name;
+        moveAxis(name, to);
+        m_dragAxis = axisOrder().indexOf(name);
+    } else if (m_brushFrom) {
+        const double here =
+            std::clamp((plot.bottom() - event->position().y()) / plot.height(), 0.0, 1.0);
+        m_brushes.insert(m_axes[m_dragAxis].name,
+                         {std::min(*m_brushFrom, here), std::max(*m_brushFrom, here)});
+        update();
+    }
+    event->accept();
+}
+
+void ParallelCoordinates::mouseReleaseEvent(QMouseEvent *event) {
+    if (m_dragAxis < 0)
+        return QWidget::mouseReleaseEvent(event);
+    if (!m_moving && m_brushFrom) {
+        const QString name = m_axes[m_dragAxis].name;
+        const auto brush = m_brushes.constFind(name);
+        if (!m_dragged || (brush != m_brushes.cend() && brush->second - brush->first < 0.01))
+            m_brushes.remove(name); // a click, not a drag: that axis unbrushed
+        update();
+        Q_EMIT brushChanged(brushedRuns());
+    }
+    m_dragAxis = -1;
+    m_brushFrom.reset();
+    m_moving = false;
+    event->accept();
 }
 
 } // namespace sb

@@ -1,0 +1,167 @@
+#include "metrics/ParamAnalysis.h"
+
+#include <QJsonArray>
+#include <QRandomGenerator>
+#include <QTest>
+
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+sb::RunSummary run(const QString &name, const QJsonObject &config, const QString &metric,
+                   double last) {
+    sb::RunSummary summary;
+    summary.info.name = name;
+    summary.info.config = config;
+    sb::MetricSummary values;
+    values.count = 1;
+    values.last.value = last;
+    values.range = std::make_pair(last, last);
+    summary.metrics.insert(metric, values);
+    return summary;
+}
+
+// A sweep whose answer is known: the loss is a bowl in log10(lr) (its best at 1e-3), grows with
+// dropout, is higher with SGD, and owes nothing to the seed or the batch size.
+QList<sb::RunSummary> knownSweep(int runs) {
+    QRandomGenerator random(7);
+    QList<sb::RunSummary> sweep;
+    const QStringList optimizers{u"adam"_s, u"sgd"_s};
+    for (int i = 0; i < runs; ++i) {
+        const double lr = std::pow(10.0, -5 + 4 * random.generateDouble());
+        const double dropout = 0.5 * random.generateDouble();
+        const QString optimizer = optimizers[random.bounded(2)];
+        const int batch = 32 << random.bounded(4);
+        const double loss = 2 * std::pow(std::log10(lr) + 3, 2) + 4 * dropout +
+                            (optimizer == u"sgd"_s ? 0.8 : 0) + 0.05 * random.generateDouble();
+        sweep << run(u"trial-%1"_s.arg(i),
+                     {{u"lr"_s, lr},
+                      {u"dropout"_s, dropout},
+                      {u"optimizer"_s, optimizer},
+                      {u"data"_s, QJsonObject{{u"batch"_s, batch}, {u"shuffle"_s, true}}},
+                      {u"seed"_s, random.bounded(1000)}},
+                     u"val/loss"_s, loss);
+    }
+    return sweep;
+}
+
+} // namespace
+
+class TestParamAnalysis final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void tableOfTheRunsThatHaveTheMetric() {
+        QList<sb::RunSummary> runs = knownSweep(20);
+        runs << run(u"diverged"_s, {{u"lr"_s, 1.0}}, u"val/loss"_s, qInf());
+        runs << run(u"other"_s, {{u"lr"_s, 1.0}}, u"val/acc"_s, 0.5);
+        const sb::ParamTable table = sb::paramTable(runs, u"val/loss"_s, sb::MetricStatistic::Last);
+        QCOMPARE(table.runs.size(), 20); // not the infinite one, nor one without the metric
+        QStringList names;
+        for (const sb::ParamColumn &param : table.params)
+            names << param.name;
+        // Nested keys flattened; data.shuffle is the same everywhere and says nothing.
+        QCOMPARE(names,
+                 (QStringList{u"data.batch"_s, u"dropout"_s, u"lr"_s, u"optimizer"_s, u"seed"_s}));
+        const auto param = [&table](const QString &name) {
+            return *std::find_if(table.params.cbegin(), table.params.cend(),
+                                 [&name](const sb::ParamColumn &p) { return p.name == name; });
+        };
+        QVERIFY(param(u"lr"_s).logScale);
+        QVERIFY(!param(u"dropout"_s).logScale);
+        QVERIFY(param(u"optimizer"_s).categorical);
+        QCOMPARE(param(u"optimizer"_s).values.size(), std::size_t(20));
+        // A key some runs lack is a category of its own ("(none)") or a missing number.
+        const sb::ParamTable some =
+            sb::paramTable({run(u"a"_s, {{u"x"_s, 1}}, u"m"_s, 1), run(u"b"_s, {}, u"m"_s, 2),
+                            run(u"c"_s, {{u"x"_s, 3}, {u"kind"_s, u"big"_s}}, u"m"_s, 3)},
+                           u"m"_s, sb::MetricStatistic::Last);
+        QCOMPARE(some.params.size(), std::size_t(2));
+        QCOMPARE(some.params[0].name, u"kind"_s);
+        QCOMPARE(some.params[0].categories, (QStringList{u"(none)"_s, u"big"_s}));
+        QVERIFY(std::isnan(some.params[1].values[1]));
+    }
+
+    void importanceFindsTheKnownAnswer() {
+        const sb::ParamTable table =
+            sb::paramTable(knownSweep(400), u"val/loss"_s, sb::MetricStatistic::Last);
+        const QList<sb::ParamEffect> effects = sb::paramEffects(table);
+        QCOMPARE(effects.size(), 5);
+        QHash<QString, sb::ParamEffect> by;
+        double total = 0;
+        for (const sb::ParamEffect &effect : effects) {
+            by.insert(effect.param, effect);
+            total += effect.importance;
+        }
+        QVERIFY(std::abs(total - 1) < 1e-9);
+        // The learning rate explains most, though its correlation is near zero (a bowl): why
+        // importance is asked for, not correlation alone.
+        QCOMPARE(effects.first().param, u"lr"_s);
+        QVERIFY2(by[u"lr"_s].importance > 0.6, qPrintable(QString::number(by[u"lr"_s].importance)));
+        QVERIFY(std::abs(*by[u"lr"_s].correlation) < 0.3);
+        // Dropout and the optimizer matter; the seed and the batch size do not (the impurity a
+        // forest's splits remove would credit the seed's many values with a tenth).
+        for (const QString &idle : {u"seed"_s, u"data.batch"_s}) {
+            QVERIFY2(by[idle].importance < by[u"dropout"_s].importance &&
+                         by[idle].importance < by[u"optimizer"_s].importance,
+                     qPrintable(idle));
+            QVERIFY(by[idle].importance < 0.01); // a seed's thousand values explain nothing
+            QVERIFY(std::abs(*by[idle].correlation) < 0.15);
+        }
+        QVERIFY(*by[u"dropout"_s].correlation > 0.1); // more dropout, more loss
+        QVERIFY(!by[u"optimizer"_s].signedCorrelation);
+        QVERIFY(*by[u"optimizer"_s].correlation > 0.1);
+        // The same runs, the same answer.
+        const QList<sb::ParamEffect> again = sb::paramEffects(table);
+        for (qsizetype i = 0; i < effects.size(); ++i)
+            QCOMPARE(again[i].importance, effects[i].importance);
+    }
+
+    void correlationIsPearsons() {
+        QList<sb::RunSummary> runs;
+        for (int i = 0; i < 50; ++i)
+            runs << run(u"r%1"_s.arg(i), {{u"up"_s, i}, {u"down"_s, -2.0 * i}}, u"m"_s,
+                        3.0 * i + 1);
+        const QList<sb::ParamEffect> effects =
+            sb::paramEffects(sb::paramTable(runs, u"m"_s, sb::MetricStatistic::Last));
+        for (const sb::ParamEffect &effect : effects)
+            QCOMPARE(*effect.correlation, effect.param == u"up"_s ? 1.0 : -1.0);
+    }
+
+    void fewOrStrangeRuns() {
+        QVERIFY(sb::paramEffects(sb::paramTable({}, u"m"_s, sb::MetricStatistic::Last)).isEmpty());
+        QVERIFY(sb::paramEffects(sb::paramTable({run(u"a"_s, {{u"x"_s, 1}}, u"m"_s, 1),
+                                                 run(u"b"_s, {{u"x"_s, 2}}, u"m"_s, 2)},
+                                                u"m"_s, sb::MetricStatistic::Last))
+                    .isEmpty());
+        // One metric for every run, huge values: no split explains anything, nothing breaks.
+        QList<sb::RunSummary> flat, huge;
+        for (int i = 0; i < 30; ++i) {
+            flat << run(u"f%1"_s.arg(i), {{u"x"_s, i}}, u"m"_s, 1);
+            huge << run(u"h%1"_s.arg(i), {{u"x"_s, i}}, u"m"_s, i % 2 ? 1e300 : -1e300);
+        }
+        const auto flatEffects =
+            sb::paramEffects(sb::paramTable(flat, u"m"_s, sb::MetricStatistic::Last));
+        QCOMPARE(flatEffects.size(), 1);
+        QCOMPARE(flatEffects.first().importance, 0.0);
+        QVERIFY(!flatEffects.first().correlation);
+        for (const sb::ParamEffect &effect :
+             sb::paramEffects(sb::paramTable(huge, u"m"_s, sb::MetricStatistic::Last)))
+            QVERIFY(std::isfinite(effect.importance));
+    }
+
+    void paretoFrontOfTwoMetrics() {
+        // Loss (smaller better) against throughput (larger better).
+        const std::vector<double> loss{0.5, 0.4, 0.45, 0.3, 0.6, qQNaN(), 0.3};
+        const std::vector<double> speed{100, 80, 50, 60, 120, 500, 40};
+        const std::vector<qsizetype> front = sb::paretoFront(loss, speed, true, false);
+        // 3 (0.3, 60) beats 6 (0.3, 40); 1 (0.4, 80); 0 (0.5, 100); 4 (0.6, 120); 2 is beaten
+        // by 1; 5 has no loss.
+        QCOMPARE(front, (std::vector<qsizetype>{3, 1, 0, 4}));
+        QVERIFY(sb::paretoFront({}, {}, true, true).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParamAnalysis)
+#include "tst_paramanalysis.moc"

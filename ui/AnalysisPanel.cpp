@@ -1,0 +1,323 @@
+#include "AnalysisPanel.h"
+
+#include "CurvesView.h" // its translations: these words were its own
+#include "Swatches.h"
+#include "charts/ParallelCoordinates.h"
+#include "charts/RunScatter.h"
+#include "metrics/ConfigDiff.h"
+#include "metrics/RunsModel.h"
+#include "util/OffThread.h"
+#include "util/PlainText.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr auto kConfig = u"config."; // an axis that is a config key, not a metric
+
+} // namespace
+
+AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
+    : QWidget(parent)
+    , m_runs(runs)
+    , m_metric(new QComboBox)
+    , m_statistic(new QComboBox)
+    , m_summary(new QLabel)
+    , m_importance(new QTableWidget(0, 3))
+    , m_coordinates(new ParallelCoordinates)
+    , m_scatterX(new QComboBox)
+    , m_scatterY(new QComboBox)
+    , m_pareto(new QCheckBox(CurvesView::tr("Pareto front")))
+    , m_scatter(new RunScatter) {
+    m_metric->setObjectName(u"analysisMetric"_s);
+    m_metric->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_metric->setMaximumWidth(320);
+    m_statistic->setObjectName(u"analysisStatistic"_s);
+    m_statistic->addItem(CurvesView::tr("best"), static_cast<int>(MetricStatistic::Best));
+    m_statistic->addItem(CurvesView::tr("last"), static_cast<int>(MetricStatistic::Last));
+    m_statistic->addItem(CurvesView::tr("min"), static_cast<int>(MetricStatistic::Min));
+    m_statistic->addItem(CurvesView::tr("max"), static_cast<int>(MetricStatistic::Max));
+    m_summary->setTextFormat(Qt::PlainText);
+    m_importance->setObjectName(u"importance"_s);
+    m_importance->setHorizontalHeaderLabels(
+        {CurvesView::tr("Parameter"), CurvesView::tr("Importance"), CurvesView::tr("Correlation")});
+    m_importance->verticalHeader()->hide();
+    m_importance->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_importance->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_importance->setWordWrap(false);
+    m_importance->setTextElideMode(Qt::ElideMiddle);
+    m_importance->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_importance->setToolTip(CurvesView::tr(
+        "Importance: how much worse a random forest of 100 trees predicts the metric of runs "
+        "it did not see once the parameter's values are shuffled (permutation importance), as "
+        "a share of all the parameters'.\n"
+        "Correlation: Pearson's r with the metric (in log10 for a parameter spread over decades); "
+        "η for a categorical one. Click a row to plot it against the metric."));
+    m_scatterX->setObjectName(u"scatterX"_s);
+    m_scatterY->setObjectName(u"scatterY"_s);
+    m_pareto->setObjectName(u"pareto"_s);
+    m_pareto->setToolTip(CurvesView::tr("The runs no other run beats on both metrics (each "
+                                        "smaller for losses and errors, larger otherwise)"));
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(new QLabel(CurvesView::tr("Metric")));
+    top->addWidget(m_metric);
+    top->addWidget(m_statistic);
+    top->addWidget(m_summary, 1);
+    auto *scatterRow = new QHBoxLayout;
+    scatterRow->addWidget(new QLabel(CurvesView::tr("x")));
+    scatterRow->addWidget(m_scatterX, 1);
+    scatterRow->addWidget(new QLabel(CurvesView::tr("y")));
+    scatterRow->addWidget(m_scatterY, 1);
+    scatterRow->addWidget(m_pareto);
+    auto *scatterBox = new QWidget;
+    auto *scatterLayout = new QVBoxLayout(scatterBox);
+    scatterLayout->setContentsMargins(0, 0, 0, 0);
+    scatterLayout->addLayout(scatterRow);
+    scatterLayout->addWidget(m_scatter, 1);
+    auto *upper = new QSplitter;
+    upper->addWidget(m_importance);
+    upper->addWidget(scatterBox);
+    upper->setSizes({320, 480});
+    auto *split = new QSplitter(Qt::Vertical);
+    split->addWidget(upper);
+    split->addWidget(m_coordinates);
+    split->setSizes({320, 300});
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(split, 1);
+
+    m_again.setSingleShot(true);
+    m_again.setInterval(300); // a burst of changes (the listing, a filter typed) computes once
+    connect(&m_again, &QTimer::timeout, this, &AnalysisPanel::compute);
+    connect(m_metric, &QComboBox::currentIndexChanged, this, &AnalysisPanel::recompute);
+    connect(m_statistic, &QComboBox::currentIndexChanged, this, &AnalysisPanel::recompute);
+    for (QComboBox *axis : {m_scatterX, m_scatterY})
+        connect(axis, &QComboBox::currentIndexChanged, this, &AnalysisPanel::updateScatter);
+    connect(m_pareto, &QCheckBox::toggled, this, &AnalysisPanel::updateScatter);
+    connect(m_coordinates, &ParallelCoordinates::brushChanged, this,
+            [this](const QStringList &brushed) {
+                Q_EMIT runsChosen(m_coordinates->brushing() ? brushed : QStringList());
+            });
+    connect(m_scatter, &RunScatter::runClicked, this,
+            [this](const QString &clicked) { Q_EMIT runsChosen({clicked}); });
+    // A parameter's row: it against the metric.
+    connect(m_importance, &QTableWidget::cellClicked, this, [this](int row) {
+        if (row >= 0 && row < m_effects.size())
+            setScatter(kConfig + m_effects[row].param, analysedMetric());
+    });
+}
+
+void AnalysisPanel::setRuns(const QStringList &runs) {
+    m_shown = runs;
+    // The metrics and config keys to choose from, the choices kept where they still exist.
+    const QString chosen = analysedMetric();
+    QStringList metrics;
+    for (const QString &name : m_runs->metricNames())
+        if (!name.startsWith(u"system/"_s))
+            metrics << name;
+    QStringList listed;
+    for (int i = 0; i < m_metric->count(); ++i)
+        listed << m_metric->itemText(i);
+    if (metrics != listed) {
+        const QSignalBlocker quiet(m_metric);
+        m_metric->clear();
+        m_metric->addItems(metrics);
+        // The one asked for, else a validation loss, else any loss, else the first.
+        qsizetype pick = metrics.indexOf(chosen);
+        for (const QString &wanted : {u"val"_s, u"loss"_s}) {
+            for (qsizetype i = 0; pick < 0 && i < metrics.size(); ++i)
+                if (metrics[i].contains(wanted, Qt::CaseInsensitive) &&
+                    metrics[i].contains(u"loss"_s, Qt::CaseInsensitive))
+                    pick = i;
+        }
+        m_metric->setCurrentIndex(static_cast<int>(std::max<qsizetype>(0, pick)));
+    }
+    const QStringList axes = axisChoices();
+    for (QComboBox *axis : {m_scatterX, m_scatterY}) {
+        const QString was = axis->currentText();
+        const QSignalBlocker quiet(axis);
+        axis->clear();
+        axis->addItems(axes);
+        axis->setCurrentIndex(std::max(0, static_cast<int>(axes.indexOf(was))));
+    }
+    recompute();
+}
+
+QStringList AnalysisPanel::axisChoices() const {
+    QStringList axes;
+    for (int i = 0; i < m_metric->count(); ++i)
+        axes << m_metric->itemText(i);
+    for (const QString &key : m_runs->paramNames())
+        axes << kConfig + key;
+    return axes;
+}
+
+void AnalysisPanel::setSelected(const QStringList &runs) {
+    m_selected = runs;
+    m_coordinates->setHighlighted(runs);
+    m_scatter->setHighlighted(runs);
+}
+
+void AnalysisPanel::setActive(bool active) {
+    m_active = active;
+    if (active && m_stale)
+        recompute();
+}
+
+void AnalysisPanel::setAnalysedMetric(const QString &metric) {
+    m_metric->setCurrentIndex(m_metric->findText(metric));
+}
+
+QString AnalysisPanel::analysedMetric() const {
+    return m_metric->currentText();
+}
+
+void AnalysisPanel::setScatter(const QString &x, const QString &y) {
+    const QSignalBlocker quiet(m_scatterX);
+    m_scatterX->setCurrentIndex(m_scatterX->findText(x));
+    m_scatterY->setCurrentIndex(m_scatterY->findText(y));
+    updateScatter();
+}
+
+void AnalysisPanel::setParetoShown(bool shown) {
+    m_pareto->setChecked(shown);
+}
+
+void AnalysisPanel::recompute() {
+    m_stale = true;
+    if (m_active && !m_computing)
+        m_again.start();
+}
+
+void AnalysisPanel::compute() {
+    if (!m_active || m_computing || m_metric->currentText().isEmpty())
+        return;
+    m_stale = false;
+    m_computing = true;
+    QList<RunSummary> runs;
+    for (const QString &run : std::as_const(m_shown))
+        if (const RunSummary *summary = m_runs->summaryOf(run))
+            runs << *summary;
+    const QString metric = m_metric->currentText();
+    const auto statistic = static_cast<MetricStatistic>(m_statistic->currentData().toInt());
+    runOffThread(
+        this,
+        [runs = std::move(runs), metric, statistic] {
+            ParamTable table = paramTable(runs, metric, statistic);
+            QList<ParamEffect> effects = paramEffects(table);
+            return std::pair(std::move(table), std::move(effects));
+        },
+        [this](std::pair<ParamTable, QList<ParamEffect>> result) {
+            m_computing = false;
+            m_summary->setText(CurvesView::tr("%1 runs with %2, %3 parameters that vary")
+                                   .arg(result.first.runs.size())
+                                   .arg(result.first.metric)
+                                   .arg(result.first.params.size()));
+            m_coordinates->setTable(result.first, lowerIsBetter(result.first.metric));
+            m_coordinates->setHighlighted(m_selected);
+            m_effects = std::move(result.second);
+            showEffects();
+            updateScatter();
+            Q_EMIT computed();
+            if (m_stale)
+                recompute(); // what changed meanwhile
+        });
+}
+
+void AnalysisPanel::showEffects() {
+    m_importance->setRowCount(static_cast<int>(m_effects.size()));
+    for (int row = 0; row < m_effects.size(); ++row) {
+        const ParamEffect &effect = m_effects[row];
+        auto *name = new QTableWidgetItem(isolated(effect.param));
+        name->setToolTip(richTextOf(effect.param));
+        m_importance->setItem(row, 0, name);
+        auto *bar = new QProgressBar;
+        bar->setRange(0, 1000);
+        bar->setValue(static_cast<int>(std::lround(effect.importance * 1000)));
+        bar->setFormat(QString::number(effect.importance * 100, 'f', 1) + u'%');
+        bar->setTextVisible(true);
+        m_importance->setCellWidget(row, 1, bar);
+        QString correlation = u"—"_s;
+        if (effect.correlation)
+            correlation = effect.signedCorrelation
+                              ? (*effect.correlation >= 0 ? u"+"_s : u"−"_s) +
+                                    QString::number(std::abs(*effect.correlation), 'f', 2)
+                              : u"η "_s + QString::number(*effect.correlation, 'f', 2);
+        auto *item = new QTableWidgetItem(correlation);
+        if (effect.correlation && effect.signedCorrelation)
+            item->setForeground(*effect.correlation >= 0 ? QColor(0xd9, 0x5f, 0x02)
+                                                         : QColor(0x1f, 0x5f, 0xa8));
+        m_importance->setItem(row, 2, item);
+    }
+}
+
+std::optional<double> AnalysisPanel::valueOf(const QString &run, const QString &axis) const {
+    const RunSummary *summary = m_runs->summaryOf(run);
+    if (!summary)
+        return std::nullopt;
+    if (const auto it = summary->metrics.constFind(axis); it != summary->metrics.cend()) {
+        const auto statistic = static_cast<MetricStatistic>(m_statistic->currentData().toInt());
+        return it->value(statistic, axis);
+    }
+    if (!axis.startsWith(kConfig))
+        return std::nullopt;
+    const QJsonValue value = flattenConfig(summary->info.config).value(axis.mid(7));
+    return value.isDouble() ? std::optional(value.toDouble())
+           : value.isBool() ? std::optional(value.toBool() ? 1.0 : 0.0)
+                            : std::nullopt;
+}
+
+void AnalysisPanel::updateScatter() {
+    const QString x = m_scatterX->currentText();
+    const QString y = m_scatterY->currentText();
+    QList<RunScatter::Point> points;
+    bool logX = true, logY = true;
+    double xLow = INFINITY, xHigh = -INFINITY, yLow = INFINITY, yHigh = -INFINITY;
+    for (const QString &run : std::as_const(m_shown)) {
+        const auto vx = valueOf(run, x);
+        const auto vy = valueOf(run, y);
+        if (!vx || !vy || !std::isfinite(*vx) || !std::isfinite(*vy))
+            continue;
+        points.append({run, *vx, *vy, runColor(run)});
+        xLow = std::min(xLow, *vx);
+        xHigh = std::max(xHigh, *vx);
+        yLow = std::min(yLow, *vy);
+        yHigh = std::max(yHigh, *vy);
+    }
+    // A value spread over decades (a learning rate, a loss) on a log axis.
+    logX = xLow > 0 && xHigh / xLow > 100;
+    logY = yLow > 0 && yHigh / yLow > 100;
+    m_scatter->setPoints(points, x, y, logX, logY);
+    // The front of two metrics: each smaller for losses and errors, larger otherwise.
+    const bool metrics = m_runs->metricNames().contains(x) && m_runs->metricNames().contains(y);
+    m_pareto->setEnabled(metrics);
+    QStringList front;
+    if (metrics && m_pareto->isChecked()) {
+        std::vector<double> xs, ys;
+        for (const RunScatter::Point &point : std::as_const(points)) {
+            xs.push_back(point.x);
+            ys.push_back(point.y);
+        }
+        for (const qsizetype i : paretoFront(xs, ys, lowerIsBetter(x), lowerIsBetter(y)))
+            front << points[i].run;
+    }
+    m_scatter->setFront(front);
+    m_scatter->setHighlighted(m_selected);
+}
+
+} // namespace sb

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "metrics/ParamAnalysis.h"
+
+#include <QTimer>
+#include <QWidget>
+
+class QComboBox;
+class QCheckBox;
+class QLabel;
+class QTableWidget;
+
+namespace sb {
+
+class ParallelCoordinates;
+class RunScatter;
+class RunsModel;
+
+// Hyperparameter analysis of the runs the table shows: which parameters matter for a metric
+// (their importance and correlation), the runs as parallel coordinates, and any two values (a
+// config key or a metric) as a scatter with their Pareto front. Linked both ways with the runs
+// table: a brush or a click chooses runs there (runsChosen), and the table's selection is drawn
+// bold here. The forest is grown off the GUI thread, only while the panel is in front.
+class AnalysisPanel final : public QWidget {
+    Q_OBJECT
+public:
+    explicit AnalysisPanel(RunsModel *runs, QWidget *parent = nullptr);
+
+    // The runs to analyse (the table's shown runs); their values are read from the model.
+    void setRuns(const QStringList &runs);
+    void setSelected(const QStringList &runs);
+    void setActive(bool active);
+    // The metric analysed, and how each run's is read (last, min, max, best).
+    void setAnalysedMetric(const QString &metric);
+    QString analysedMetric() const;
+    // The scatter's axes: a metric's name, or "config.KEY".
+    void setScatter(const QString &x, const QString &y);
+    void setParetoShown(bool shown);
+
+    const QList<ParamEffect> &effects() const { return m_effects; }
+    ParallelCoordinates *coordinates() const { return m_coordinates; }
+    RunScatter *scatter() const { return m_scatter; }
+    // Whether a computation is out (tests wait for it).
+    bool busy() const { return m_computing; }
+
+Q_SIGNALS:
+    void runsChosen(const QStringList &runs);
+    void computed(); // effects(), the coordinates and the scatter are up to date
+
+private:
+    void recompute(); // soon: batched by m_again
+    void compute();
+    void showEffects();
+    void updateScatter();
+    // Each value that can be an axis: metrics, then config keys, as the shown runs have them.
+    QStringList axisChoices() const;
+    std::optional<double> valueOf(const QString &run, const QString &axis) const;
+
+    RunsModel *m_runs;
+    QStringList m_shown;
+    QStringList m_selected;
+    bool m_active = false;
+    bool m_computing = false;
+    bool m_stale = true;
+    QTimer m_again;
+    QComboBox *m_metric;
+    QComboBox *m_statistic;
+    QLabel *m_summary;
+    QTableWidget *m_importance;
+    ParallelCoordinates *m_coordinates;
+    QComboBox *m_scatterX;
+    QComboBox *m_scatterY;
+    QCheckBox *m_pareto;
+    RunScatter *m_scatter;
+    QList<ParamEffect> m_effects;
+};
+
+} // namespace sb

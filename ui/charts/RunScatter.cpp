@@ -1,0 +1,201 @@
+#include "RunScatter.h"
+
+#include "util/PlainText.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+RunScatter::RunScatter(QWidget *parent)
+    : QWidget(parent) {
+    setMinimumSize(260, 200);
+    setMouseTracking(true);
+}
+
+void RunScatter::setPoints(const QList<Point> &points, const QString &xTitle, const QString &yTitle,
+                           bool logX, bool logY) {
+    m_points.clear();
+    m_xTitle = xTitle;
+    m_yTitle = yTitle;
+    m_logX = logX;
+    m_logY = logY;
+    for (const Point &point : points) {
+        if (std::isfinite(point.x) && std::isfinite(point.y))
+            m_points << point;
+        m_logX = m_logX && (!std::isfinite(point.x) || point.x > 0);
+        m_logY = m_logY && (!std::isfinite(point.y) || point.y > 0);
+    }
+    // The range of each axis, padded a twentieth either side (in axis units).
+    const auto range = [this](bool log, auto coordinate, double *lo, double *hi) {
+        *lo = std::numeric_limits<double>::infinity();
+        *hi = -*lo;
+        for (const Point &point : std::as_const(m_points)) {
+            const double v = log ? std::log10(coordinate(point)) : coordinate(point);
+            *lo = std::min(*lo, v);
+            *hi = std::max(*hi, v);
+        }
+        if (!std::isfinite(*lo)) {
+            *lo = 0;
+            *hi = 1;
+        }
+        const double pad =
+            *hi > *lo ? (*hi / 2 - *lo / 2) * 0.1 : std::max(std::abs(*lo) * 0.05, 0.5);
+        *lo -= pad;
+        *hi += pad;
+    };
+    range(
+        m_logX, [](const Point &p) { return p.x; }, &m_x0, &m_x1);
+    range(
+        m_logY, [](const Point &p) { return p.y; }, &m_y0, &m_y1);
+    update();
+}
+
+void RunScatter::setFront(const QStringList &runs) {
+    m_front = runs;
+    update();
+}
+
+void RunScatter::setHighlighted(const QStringList &runs) {
+    m_highlighted = QSet<QString>(runs.cbegin(), runs.cend());
+    update();
+}
+
+QRectF RunScatter::plotRect() const {
+    const QFontMetrics fm(font());
+    return QRectF(rect()).adjusted(fm.horizontalAdvance(u"-0.0000e0"_s) + 8, fm.height(), -12,
+                                   -fm.height() * 2.6);
+}
+
+QPointF RunScatter::place(const Point &point) const {
+    const QRectF plot = plotRect();
+    const double x = m_logX ? std::log10(point.x) : point.x;
+    const double y = m_logY ? std::log10(point.y) : point.y;
+    return {plot.left() + (x / 2 - m_x0 / 2) / (m_x1 / 2 - m_x0 / 2) * plot.width(),
+            plot.bottom() - (y / 2 - m_y0 / 2) / (m_y1 / 2 - m_y0 / 2) * plot.height()};
+}
+
+QString RunScatter::runAt(QPointF position) const {
+    QString nearest;
+    double best = 8;
+    for (const Point &point : m_points) {
+        const double distance = QLineF(place(point), position).length();
+        if (distance <= best) {
+            best = distance;
+            nearest = point.run;
+        }
+    }
+    return nearest;
+}
+
+void RunScatter::paintEvent(QPaintEvent *) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().color(QPalette::Base));
+    const QRectF plot = plotRect();
+    const QFontMetrics fm(font());
+    if (m_points.isEmpty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(rect(), Qt::AlignCenter, tr("No run has both values"));
+        return;
+    }
+    // Grid and ticks, from the same ticks as the charts'.
+    const QColor text = palette().color(QPalette::Text);
+    QColor grid = text;
+    grid.setAlphaF(0.12f);
+    const auto valueOf = [](bool log, double axisValue) {
+        return log ? std::pow(10.0, axisValue) : axisValue;
+    };
+    const QList<Tick> xTicks =
+        ticksFor(m_logX ? TickUnits::Log : TickUnits::Number, valueOf(m_logX, m_x0),
+                 valueOf(m_logX, m_x1), std::max(2, static_cast<int>(plot.width() / 90)));
+    const QList<Tick> yTicks =
+        ticksFor(m_logY ? TickUnits::Log : TickUnits::Number, valueOf(m_logY, m_y0),
+                 valueOf(m_logY, m_y1), std::max(2, static_cast<int>(plot.height() / 40)));
+    painter.setPen(QPen(grid, 0));
+    for (const Tick &tick : xTicks) {
+        const double x =
+            plot.left() + (tick.at / 2 - m_x0 / 2) / (m_x1 / 2 - m_x0 / 2) * plot.width();
+        painter.setPen(QPen(grid, 0));
+        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+        painter.setPen(text);
+        painter.drawText(QRectF(x - 50, plot.bottom() + 2, 100, fm.height()), Qt::AlignCenter,
+                         tick.label);
+    }
+    for (const Tick &tick : yTicks) {
+        const double y =
+            plot.bottom() - (tick.at / 2 - m_y0 / 2) / (m_y1 / 2 - m_y0 / 2) * plot.height();
+        painter.setPen(QPen(grid, 0));
+        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+        painter.setPen(text);
+        painter.drawText(QRectF(0, y - fm.height() / 2.0, plot.left() - 4, fm.height()),
+                         Qt::AlignRight | Qt::AlignVCenter, tick.label);
+    }
+    painter.setPen(QPen(grid.darker(), 0));
+    painter.drawRect(plot);
+    QFont bold = font();
+    bold.setBold(true);
+    painter.setFont(bold);
+    painter.setPen(text);
+    painter.drawText(
+        QRectF(plot.left(), plot.bottom() + fm.height() + 2, plot.width(), fm.height()),
+        Qt::AlignCenter, fm.elidedText(m_xTitle, Qt::ElideMiddle, static_cast<int>(plot.width())));
+    painter.drawText(QRectF(plot.left() + 4, 0, plot.width(), fm.height()), Qt::AlignLeft,
+                     fm.elidedText(m_yTitle, Qt::ElideMiddle, static_cast<int>(plot.width())));
+    painter.setFont(font());
+    painter.setClipRect(plot);
+    painter.setRenderHint(QPainter::Antialiasing);
+    // The front beneath the points: a line through them in order, each ringed.
+    QPolygonF front;
+    for (const QString &run : std::as_const(m_front)) {
+        for (const Point &point : std::as_const(m_points))
+            if (point.run == run)
+                front << place(point);
+    }
+    painter.setPen(QPen(text, 1.5, Qt::DashLine));
+    painter.drawPolyline(front);
+    for (const QPointF &at : std::as_const(front))
+        painter.drawEllipse(at, 7.0, 7.0);
+    for (const bool chosen : {false, true}) {
+        for (const Point &point : std::as_const(m_points)) {
+            if (m_highlighted.contains(point.run) != chosen)
+                continue;
+            painter.setPen(QPen(chosen ? text : point.color.darker(130), chosen ? 1.5 : 0.8));
+            painter.setBrush(point.color);
+            const double r = chosen ? 5.5 : 3.5;
+            painter.drawEllipse(place(point), r, r);
+        }
+    }
+}
+
+void RunScatter::mouseMoveEvent(QMouseEvent *event) {
+    const QString run = runAt(event->position());
+    if (run.isEmpty()) {
+        QToolTip::hideText();
+        return;
+    }
+    for (const Point &point : std::as_const(m_points)) {
+        if (point.run == run) {
+            QToolTip::showText(event->globalPosition().toPoint(),
+                               u"<qt><b>%1</b><br>%2 = %3<br>%4 = %5</qt>"_s.arg(
+                                   htmlOf(run), htmlOf(m_xTitle), QString::number(point.x, 'g', 6),
+                                   htmlOf(m_yTitle), QString::number(point.y, 'g', 6)),
+                               this);
+            break;
+        }
+    }
+}
+
+void RunScatter::mouseReleaseEvent(QMouseEvent *event) {
+    if (event->button() == Qt::LeftButton) {
+        if (const QString run = runAt(event->position()); !run.isEmpty())
+            Q_EMIT runClicked(run);
+    }
+}
+
+} // namespace sb
