@@ -106,8 +106,10 @@ AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
     connect(&m_again, &QTimer::timeout, this, &AnalysisPanel::compute);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &AnalysisPanel::recompute);
     connect(m_statistic, &QComboBox::currentIndexChanged, this, &AnalysisPanel::recompute);
-    for (QComboBox *axis : {m_scatterX, m_scatterY})
+    for (QComboBox *axis : {m_scatterX, m_scatterY}) {
         connect(axis, &QComboBox::currentIndexChanged, this, &AnalysisPanel::updateScatter);
+        connect(axis, &QComboBox::activated, this, [this] { m_scatterChosen = true; });
+    }
     connect(m_pareto, &QCheckBox::toggled, this, &AnalysisPanel::updateScatter);
     connect(m_coordinates, &ParallelCoordinates::brushChanged, this,
             [this](const QStringList &brushed) {
@@ -188,6 +190,11 @@ QString AnalysisPanel::analysedMetric() const {
 }
 
 void AnalysisPanel::setScatter(const QString &x, const QString &y) {
+    m_scatterChosen = true;
+    showScatter(x, y);
+}
+
+void AnalysisPanel::showScatter(const QString &x, const QString &y) {
     const QSignalBlocker quiet(m_scatterX);
     m_scatterX->setCurrentIndex(m_scatterX->findText(x));
     m_scatterY->setCurrentIndex(m_scatterY->findText(y));
@@ -232,7 +239,11 @@ void AnalysisPanel::compute() {
             m_coordinates->setHighlighted(m_selected);
             m_effects = std::move(result.second);
             showEffects();
-            updateScatter();
+            // Until the user picks the scatter's axes: the most important key against the metric.
+            if (!m_scatterChosen && !m_effects.isEmpty())
+                showScatter(kConfig + m_effects.first().param, result.first.metric);
+            else
+                updateScatter();
             Q_EMIT computed();
             if (m_stale)
                 recompute(); // what changed meanwhile

@@ -52,6 +52,7 @@ private:
     void compute();
     void showEffects();
     void updateScatter();
+    void showScatter(const QString &x, const QString &y); // the axes, not chosen by the user
     // Each value that can be an axis: metrics, then config keys, as the shown runs have them.
     QStringList axisChoices() const;
     std::optional<double> valueOf(const QString &run, const QString &axis) const;
@@ -62,6 +63,7 @@ private:
     bool m_active = false;
     bool m_computing = false;
     bool m_stale = true;
+    bool m_scatterChosen = false; // by the user: the scatter's axes no longer follow the analysis
     QTimer m_again;
     QComboBox *m_metric;
     QComboBox *m_statistic;

@@ -947,6 +947,9 @@ void TestCurvesWindow::hyperparameterAnalysis() {
     QTRY_COMPARE(analysis->coordinates()->lineCount(), 40);
     auto *importance = analysis->findChild<QTableWidget *>(u"importance"_s);
     QCOMPARE(importance->rowCount(), 4);
+    // The scatter shows the most important key against the metric until one is chosen.
+    QCOMPARE(analysis->findChild<QComboBox *>(u"scatterX"_s)->currentText(), u"config.lr"_s);
+    QCOMPARE(analysis->findChild<QComboBox *>(u"scatterY"_s)->currentText(), u"val/loss"_s);
 
     // Brushing the lr axis chooses those runs in the table, and the table's choice is drawn.
     auto *table = curves->findChild<sb::FrozenColumnTable *>();
