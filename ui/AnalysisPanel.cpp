@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QProgressBar>
 #include <QSplitter>
@@ -29,7 +30,18 @@ namespace {
 
 constexpr auto kConfig = u"config."; // an axis that is a config key, not a metric
 
+QStringList itemsOf(const QComboBox *box) {
+    QStringList items;
+    for (int i = 0; i < box->count(); ++i)
+        items << box->itemText(i);
+    return items;
+}
+
 } // namespace
+
+AnalysisPanel::~AnalysisPanel() {
+    m_cancel->store(true); // a forest still growing stops, so quitting does not wait for it
+}
 
 AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
     : QWidget(parent)
@@ -118,8 +130,9 @@ AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
     connect(m_scatter, &RunScatter::runClicked, this,
             [this](const QString &clicked) { Q_EMIT runsChosen({clicked}); });
     // A parameter's row: it against the metric.
+    // A number's row: it against the metric (a category has the parallel coordinates).
     connect(m_importance, &QTableWidget::cellClicked, this, [this](int row) {
-        if (row >= 0 && row < m_effects.size())
+        if (row >= 0 && row < m_effects.size() && m_numeric.contains(m_effects[row].param))
             setScatter(kConfig + m_effects[row].param, analysedMetric());
     });
 }
@@ -132,10 +145,7 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
     for (const QString &name : m_runs->metricNames())
         if (!name.startsWith(u"system/"_s))
             metrics << name;
-    QStringList listed;
-    for (int i = 0; i < m_metric->count(); ++i)
-        listed << m_metric->itemText(i);
-    if (metrics != listed) {
+    if (metrics != itemsOf(m_metric)) {
         const QSignalBlocker quiet(m_metric);
         m_metric->clear();
         m_metric->addItems(metrics);
@@ -151,6 +161,8 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
     }
     const QStringList axes = axisChoices();
     for (QComboBox *axis : {m_scatterX, m_scatterY}) {
+        if (itemsOf(axis) == axes)
+            continue; // the same choices: an open list stays as it is
         const QString was = axis->currentText();
         const QSignalBlocker quiet(axis);
         axis->clear();
@@ -161,9 +173,7 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
 }
 
 QStringList AnalysisPanel::axisChoices() const {
-    QStringList axes;
-    for (int i = 0; i < m_metric->count(); ++i)
-        axes << m_metric->itemText(i);
+    QStringList axes = itemsOf(m_metric);
     for (const QString &key : m_runs->paramNames())
         axes << kConfig + key;
     return axes;
@@ -214,34 +224,81 @@ void AnalysisPanel::recompute() {
 void AnalysisPanel::compute() {
     if (!m_active || m_computing || m_metric->currentText().isEmpty())
         return;
-    m_stale = false;
-    m_computing = true;
     QList<RunSummary> runs;
     for (const QString &run : std::as_const(m_shown))
         if (const RunSummary *summary = m_runs->summaryOf(run))
             runs << *summary;
     const QString metric = m_metric->currentText();
     const auto statistic = static_cast<MetricStatistic>(m_statistic->currentData().toInt());
+    // What the answer depends on: the runs and the metric, and their values and configs. The
+    // listing comes every second: the same inputs are not computed again, and values that move
+    // (live runs) are computed again every kValuesEveryMs at most.
+    QByteArray which = metric.toUtf8() + '|' + QByteArray::number(static_cast<int>(statistic));
+    QByteArray values;
+    for (const RunSummary &run : std::as_const(runs)) {
+        which += '|' + run.info.name.toUtf8();
+        const auto summary = run.metrics.constFind(metric);
+        values += QByteArray::number(summary == run.metrics.cend()
+                                         ? qQNaN()
+                                         : summary->value(statistic, metric).value_or(qQNaN()),
+                                     'g', 17) +
+                  QByteArray::number(qHash(QJsonDocument(run.info.config).toJson())) + ',';
+    }
+    m_stale = false;
+    if (which == m_computedRuns && values == m_computedValues)
+        return;
+    if (which == m_computedRuns && m_sinceComputed.isValid() &&
+        m_sinceComputed.elapsed() < kValuesEveryMs) {
+        m_stale = true;
+        m_again.start(static_cast<int>(kValuesEveryMs - m_sinceComputed.elapsed()));
+        return;
+    }
+    m_computedRuns = which;
+    m_computedValues = values;
+    m_sinceComputed.start();
+    m_computing = true;
+    m_cancel->store(false);
     runOffThread(
         this,
-        [runs = std::move(runs), metric, statistic] {
+        [runs = std::move(runs), metric, statistic, cancel = m_cancel] {
             ParamTable table = paramTable(runs, metric, statistic);
-            QList<ParamEffect> effects = paramEffects(table);
+            ForestOptions options;
+            options.cancelled = cancel.get();
+            QList<ParamEffect> effects = paramEffects(table, options);
             return std::pair(std::move(table), std::move(effects));
         },
         [this](std::pair<ParamTable, QList<ParamEffect>> result) {
             m_computing = false;
             m_summary->setText(CurvesView::tr("%1 runs with %2, %3 parameters that vary")
-                                   .arg(result.first.runs.size())
-                                   .arg(result.first.metric)
-                                   .arg(result.first.params.size()));
-            m_coordinates->setTable(result.first, lowerIsBetter(result.first.metric));
-            m_coordinates->setHighlighted(m_selected);
+                                   .arg(QString::number(result.first.runs.size()),
+                                        result.first.metric,
+                                        QString::number(result.first.params.size())));
             m_effects = std::move(result.second);
+            // The coordinates draw the keys that matter most, and the metric: two hundred axes
+            // would be a few pixels apart.
+            ParamTable drawn = result.first;
+            QSet<QString> top;
+            for (const ParamEffect &effect : m_effects.mid(0, kMostAxes))
+                top.insert(effect.param);
+            drawn.params.erase(std::remove_if(drawn.params.begin(), drawn.params.end(),
+                                              [&top](const ParamColumn &param) {
+                                                  return !top.contains(param.name);
+                                              }),
+                               drawn.params.end());
+            m_coordinates->setTable(drawn, lowerIsBetter(drawn.metric));
+            m_coordinates->setHighlighted(m_selected);
+            m_numeric.clear();
+            for (const ParamColumn &param : result.first.params)
+                if (!param.categorical)
+                    m_numeric.insert(param.name);
             showEffects();
-            // Until the user picks the scatter's axes: the most important key against the metric.
-            if (!m_scatterChosen && !m_effects.isEmpty())
-                showScatter(kConfig + m_effects.first().param, result.first.metric);
+            // Until the user picks the scatter's axes: the most important number against the
+            // metric.
+            const auto numeric = std::find_if(
+                m_effects.cbegin(), m_effects.cend(),
+                [this](const ParamEffect &effect) { return m_numeric.contains(effect.param); });
+            if (!m_scatterChosen && numeric != m_effects.cend())
+                showScatter(kConfig + numeric->param, result.first.metric);
             else
                 updateScatter();
             Q_EMIT computed();

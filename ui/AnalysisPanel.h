@@ -2,8 +2,13 @@
 
 #include "metrics/ParamAnalysis.h"
 
+#include <QElapsedTimer>
+#include <QSet>
 #include <QTimer>
+
 #include <QWidget>
+#include <atomic>
+#include <memory>
 
 class QComboBox;
 class QCheckBox;
@@ -24,7 +29,11 @@ class RunsModel;
 class AnalysisPanel final : public QWidget {
     Q_OBJECT
 public:
+    static constexpr qint64 kValuesEveryMs = 10'000; // live runs' values: computed again at most
+    static constexpr qsizetype kMostAxes = 12;       // keys on the parallel coordinates
+
     explicit AnalysisPanel(RunsModel *runs, QWidget *parent = nullptr);
+    ~AnalysisPanel() override;
 
     // The runs to analyse (the table's shown runs); their values are read from the model.
     void setRuns(const QStringList &runs);
@@ -75,6 +84,12 @@ private:
     QCheckBox *m_pareto;
     RunScatter *m_scatter;
     QList<ParamEffect> m_effects;
+    QSet<QString> m_numeric; // keys with numbers: the scatter's
+    // What the last computation was of: the runs and metric, and their values and configs.
+    QByteArray m_computedRuns;
+    QByteArray m_computedValues;
+    QElapsedTimer m_sinceComputed;
+    std::shared_ptr<std::atomic_bool> m_cancel = std::make_shared<std::atomic_bool>(false);
 };
 
 } // namespace sb

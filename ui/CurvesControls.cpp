@@ -262,8 +262,11 @@ int CurvesControls::columns() const {
 }
 
 int CurvesControls::chartHeight() const {
-    return std::clamp(readSetting(Setting::CurvesChartHeight).toInt(), kChartHeights[0],
-                      kChartHeights[2]);
+    // The nearest of the menu's heights, whatever a view or an edited setting holds.
+    const int stored = readSetting(Setting::CurvesChartHeight).toInt();
+    return *std::min_element(
+        std::begin(kChartHeights), std::end(kChartHeights),
+        [stored](int a, int b) { return std::abs(a - stored) < std::abs(b - stored); });
 }
 
 bool CurvesControls::syncZoom() const {

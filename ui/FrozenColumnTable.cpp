@@ -47,31 +47,33 @@ FrozenColumnTable::FrozenColumnTable(QWidget *parent)
                 m_frozen->horizontalHeader()->setSortIndicator(section, order);
             });
     connect(m_frozen, &QTableView::doubleClicked, this, &QTableView::doubleClicked);
+    // A click on a name focuses the table, so its keys (arrows, Delete) work from there.
+    connect(m_frozen, &QTableView::pressed, this, [this] { setFocus(Qt::MouseFocusReason); });
     connect(m_frozen, &QTableView::clicked, this, &QTableView::clicked);
     m_frozen->show();
 }
 
 void FrozenColumnTable::setModel(QAbstractItemModel *model) {
+    m_frozen->setModel(model); // first: the table's selection model is passed on as it is made
     QTableView::setModel(model);
-    m_frozen->setModel(model);
     m_frozen->setSelectionModel(selectionModel());
     if (!model)
         return;
     for (const auto signal :
          {&QAbstractItemModel::columnsInserted, &QAbstractItemModel::columnsRemoved})
-        connect(model, signal, this, &FrozenColumnTable::showOnlyFirstColumn);
-    connect(model, &QAbstractItemModel::modelReset, this, &FrozenColumnTable::showOnlyFirstColumn);
-    connect(model, &QAbstractItemModel::layoutChanged, this,
-            &FrozenColumnTable::showOnlyFirstColumn);
-    showOnlyFirstColumn();
+        connect(model, signal, this, &FrozenColumnTable::syncFrozen);
+    connect(model, &QAbstractItemModel::modelReset, this, &FrozenColumnTable::syncFrozen);
+    connect(model, &QAbstractItemModel::layoutChanged, this, &FrozenColumnTable::syncFrozen);
+    syncFrozen();
 }
 
 void FrozenColumnTable::setSelectionModel(QItemSelectionModel *selectionModel) {
     QTableView::setSelectionModel(selectionModel);
-    m_frozen->setSelectionModel(selectionModel);
+    if (m_frozen->model() == selectionModel->model())
+        m_frozen->setSelectionModel(selectionModel);
 }
 
-void FrozenColumnTable::showOnlyFirstColumn() {
+void FrozenColumnTable::syncFrozen() {
     const int columns = model() ? model()->columnCount() : 0;
     for (int column = 0; column < columns; ++column)
         m_frozen->setColumnHidden(column, column != 0);

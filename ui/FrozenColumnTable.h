@@ -16,6 +16,9 @@ public:
     void setSelectionModel(QItemSelectionModel *selectionModel) override;
     // The view over the first column (for tests, and for its delegate).
     QTableView *frozen() const { return m_frozen; }
+    // The frozen column takes the table's manners (delegate, elision, selection) and shows the
+    // first column alone; done on each reset, and once after they are set.
+    void syncFrozen();
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
@@ -25,7 +28,6 @@ protected:
 
 private:
     void placeFrozen();
-    void showOnlyFirstColumn();
 
     QTableView *m_frozen;
 };

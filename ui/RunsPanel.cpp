@@ -137,6 +137,7 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
         applyHiddenColumns();
         m_table->resizeColumnsToContents();
     });
+    static_cast<FrozenColumnTable *>(m_table)->syncFrozen(); // the manners set above
     m_hiddenColumns = [] {
         const QStringList hidden = readSetting(Setting::RunsHiddenColumns).toStringList();
         return QSet<QString>(hidden.cbegin(), hidden.cend());
@@ -296,35 +297,41 @@ QToolButton *RunsPanel::makeColumnChooser() {
         list->clear();
         for (int column = 1; column < m_filtered->columnCount(); ++column) {
             const QString title = m_filtered->headerData(column, Qt::Horizontal).toString();
+            const QString key = columnKey(column);
             auto *item = new QListWidgetItem(isolated(title), list);
-            item->setData(Qt::UserRole, title);
+            item->setData(Qt::UserRole, key);
+            item->setData(Qt::UserRole + 1, title);
             item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
-            item->setCheckState(m_hiddenColumns.contains(title) ? Qt::Unchecked : Qt::Checked);
+            item->setCheckState(m_hiddenColumns.contains(key) ? Qt::Unchecked : Qt::Checked);
         }
         search->clear();
         search->setFocus();
     });
     connect(search, &QLineEdit::textChanged, list, [list](const QString &text) {
         for (int i = 0; i < list->count(); ++i)
-            list->item(i)->setHidden(
-                !list->item(i)->data(Qt::UserRole).toString().contains(text, Qt::CaseInsensitive));
+            list->item(i)->setHidden(!list->item(i)
+                                          ->data(Qt::UserRole + 1)
+                                          .toString()
+                                          .contains(text, Qt::CaseInsensitive));
     });
     connect(list, &QListWidget::itemChanged, this, [this](QListWidgetItem *item) {
-        const QString title = item->data(Qt::UserRole).toString();
+        const QString key = item->data(Qt::UserRole).toString();
         if (item->checkState() == Qt::Checked)
-            m_hiddenColumns.remove(title);
+            m_hiddenColumns.remove(key);
         else
-            m_hiddenColumns.insert(title);
+            m_hiddenColumns.insert(key);
         writeSetting(Setting::RunsHiddenColumns,
                      QStringList(m_hiddenColumns.cbegin(), m_hiddenColumns.cend()));
         applyHiddenColumns();
     });
-    // The header's context menu is the same chooser.
-    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_table->horizontalHeader(), &QHeaderView::customContextMenuRequested, menu,
-            [this, menu](const QPoint &at) {
-                menu->popup(m_table->horizontalHeader()->mapToGlobal(at));
-            });
+    // The header's context menu is the same chooser, over the frozen names' header too.
+    for (QHeaderView *header :
+         {m_table->horizontalHeader(),
+          static_cast<FrozenColumnTable *>(m_table)->frozen()->horizontalHeader()}) {
+        header->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(header, &QHeaderView::customContextMenuRequested, menu,
+                [header, menu](const QPoint &at) { menu->popup(header->mapToGlobal(at)); });
+    }
     return button;
 }
 
@@ -337,8 +344,7 @@ QJsonObject RunsPanel::viewState() const {
             {u"statistic"_s, m_statistic->currentIndex()},
             {u"hiddenColumns"_s, QJsonArray::fromStringList(QStringList(m_hiddenColumns.cbegin(),
                                                                         m_hiddenColumns.cend()))},
-            {u"sortColumn"_s,
-             m_filtered->headerData(header->sortIndicatorSection(), Qt::Horizontal).toString()},
+            {u"sortColumn"_s, columnKey(header->sortIndicatorSection())},
             {u"sortDescending"_s, header->sortIndicatorOrder() == Qt::DescendingOrder}};
 }
 
@@ -356,9 +362,9 @@ void RunsPanel::applyViewState(const QJsonObject &state) {
     writeSetting(Setting::RunsHiddenColumns,
                  QStringList(m_hiddenColumns.cbegin(), m_hiddenColumns.cend()));
     applyHiddenColumns();
-    const QString sortTitle = state.value(u"sortColumn"_s).toString(u"Run"_s);
+    const QString sortKey = state.value(u"sortColumn"_s).toString(u"name"_s);
     for (int column = 0; column < m_filtered->columnCount(); ++column) {
-        if (m_filtered->headerData(column, Qt::Horizontal).toString() == sortTitle) {
+        if (columnKey(column) == sortKey) {
             m_table->sortByColumn(column, state.value(u"sortDescending"_s).toBool()
                                               ? Qt::DescendingOrder
                                               : Qt::AscendingOrder);
@@ -367,11 +373,13 @@ void RunsPanel::applyViewState(const QJsonObject &state) {
     }
 }
 
+QString RunsPanel::columnKey(int column) const {
+    return m_filtered->headerData(column, Qt::Horizontal, RunsModel::ColumnKeyRole).toString();
+}
+
 void RunsPanel::applyHiddenColumns() {
     for (int column = 1; column < m_filtered->columnCount(); ++column)
-        m_table->setColumnHidden(
-            column,
-            m_hiddenColumns.contains(m_filtered->headerData(column, Qt::Horizontal).toString()));
+        m_table->setColumnHidden(column, m_hiddenColumns.contains(columnKey(column)));
 }
 
 void RunsPanel::addRunActions() {
@@ -467,15 +475,27 @@ QStringList RunsPanel::shownRuns() const {
 }
 
 void RunsPanel::selectRuns(const QStringList &runs) {
-    QItemSelection selection;
+    const QSet<QString> wanted(runs.cbegin(), runs.cend());
+    QItemSelection selection; // a range for each run of consecutive rows
+    int from = -1;
+    const auto close = [&](int end) {
+        if (from >= 0)
+            selection.select(m_filtered->index(from, 0), m_filtered->index(end - 1, 0));
+        from = -1;
+    };
+    bool scrolled = false;
     for (int row = 0; row < m_filtered->rowCount(); ++row) {
         const QModelIndex index = m_filtered->index(row, 0);
-        if (runs.contains(index.data(RunsModel::RunNameRole).toString())) {
-            selection.select(index, index);
-            if (selection.size() == 1)
-                m_table->scrollTo(index);
+        if (!wanted.contains(index.data(RunsModel::RunNameRole).toString())) {
+            close(row);
+            continue;
         }
+        if (!std::exchange(scrolled, true))
+            m_table->scrollTo(index); // the first in sight
+        if (from < 0)
+            from = row;
     }
+    close(m_filtered->rowCount());
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect |
                                                      QItemSelectionModel::Rows);
 }

@@ -79,6 +79,8 @@ private:
     QToolButton *makeColumnChooser();
     // Hides the columns whose titles are put away (columns come as the runs' keys do).
     void applyHiddenColumns();
+    // What a column is, in any language and statistic (RunsModel::ColumnKeyRole).
+    QString columnKey(int column) const;
 
     RunsModel *m_runs;
     CollectorClient *m_collector;
@@ -92,7 +94,7 @@ private:
     QLabel *m_filterProblem;
     WordCompleter *m_completer;
     QTableView *m_table;           // a FrozenColumnTable: the names stay while the columns scroll
-    QSet<QString> m_hiddenColumns; // by title: columns come and go as runs are listed
+    QSet<QString> m_hiddenColumns; // by key: columns come and go as runs are listed
     QListWidget *m_metrics;
     QHash<QString, bool> m_listedMetrics; // in the picker (a lookup: 20,000 metrics)
 };

@@ -24,10 +24,11 @@ namespace {
 // there is for a regression.
 class Forest {
 public:
-    Forest(const std::vector<std::vector<double>> &columns, const std::vector<bool> &categorical,
+    // `categories`: each column's number of categories; 0 for a numeric one.
+    Forest(const std::vector<std::vector<double>> &columns, const std::vector<int> &categories,
            const std::vector<double> &target, const ForestOptions &options)
         : m_columns(columns)
-        , m_categorical(categorical)
+        , m_categories(categories)
         , m_target(target)
         , m_options(options)
         , m_random(options.seed) {}
@@ -38,6 +39,8 @@ public:
         std::uniform_int_distribution<int> pick(0, n - 1);
         std::vector<char> inBag(m_target.size());
         for (int tree = 0; tree < m_options.trees; ++tree) {
+            if (m_options.cancelled && m_options.cancelled->load())
+                return {};
             // A bootstrap sample: n rows drawn with replacement; the rest are out of bag.
             std::fill(inBag.begin(), inBag.end(), 0);
             std::vector<int> sample(rows.size());
@@ -105,11 +108,12 @@ private:
         return sum / static_cast<double>(rows.size());
     }
 
-    // A categorical parameter's key of each category in this node: its rows' mean metric.
-    std::vector<double> categoryKeys(std::size_t feature, const std::vector<int> &rows) const {
+    // A categorical parameter's key of each category in this node: its rows' mean metric; a
+    // category none of them has (a run out of bag may) goes with the node's mean.
+    std::vector<double> categoryKeys(std::size_t feature, const std::vector<int> &rows,
+                                     double mean) const {
         const std::vector<double> &column = m_columns[feature];
-        const auto categories =
-            static_cast<std::size_t>(*std::max_element(column.cbegin(), column.cend()) + 1);
+        const auto categories = static_cast<std::size_t>(m_categories[feature]);
         std::vector<double> sum(categories, 0.0);
         std::vector<int> count(categories, 0);
         for (const int row : rows) {
@@ -118,7 +122,7 @@ private:
             ++count[c];
         }
         for (std::size_t c = 0; c < categories; ++c)
-            sum[c] = count[c] > 0 ? sum[c] / count[c] : 0;
+            sum[c] = count[c] > 0 ? sum[c] / count[c] : mean;
         return sum;
     }
 
@@ -152,8 +156,8 @@ private:
         for (std::size_t i = 0; i < tried; ++i) {
             Node candidate;
             candidate.feature = static_cast<int>(features[i]);
-            if (m_categorical[features[i]])
-                candidate.byCategory = categoryKeys(features[i], rows);
+            if (m_categories[features[i]] > 0)
+                candidate.byCategory = categoryKeys(features[i], rows, sum / n);
             const std::vector<double> &column = m_columns[features[i]];
             for (std::size_t r = 0; r < rows.size(); ++r) {
                 const auto row = static_cast<std::size_t>(rows[r]);
@@ -198,7 +202,7 @@ private:
     }
 
     const std::vector<std::vector<double>> &m_columns;
-    const std::vector<bool> &m_categorical;
+    const std::vector<int> &m_categories;
     const std::vector<double> &m_target;
     ForestOptions m_options;
     std::mt19937 m_random;
@@ -230,7 +234,9 @@ std::optional<double> pearson(const std::vector<double> &x, const std::vector<do
     return std::clamp(xy / std::sqrt(xx * yy), -1.0, 1.0);
 }
 
-// How much of the metric's variance the categories' means explain, as a correlation (η).
+// How much of the metric's variance the categories' means explain, as a correlation: η, with
+// the bias of many small categories taken out (ε² = (SSB − (k−1)·MSW) / SST), so that a key
+// with a value per run does not read as explaining everything.
 std::optional<double> correlationRatio(const std::vector<double> &category,
                                        const std::vector<double> &y, qsizetype categories) {
     std::vector<double> sum(static_cast<std::size_t>(categories), 0.0);
@@ -241,17 +247,23 @@ std::optional<double> correlationRatio(const std::vector<double> &category,
         ++count[static_cast<std::size_t>(category[i])];
         total += y[i];
     }
-    const double mean = total / static_cast<double>(y.size());
+    const auto n = static_cast<double>(y.size());
+    const double mean = total / n;
     double between = 0, all = 0;
+    qsizetype groups = 0;
     for (std::size_t c = 0; c < sum.size(); ++c) {
-        if (count[c] > 0)
+        if (count[c] > 0) {
             between += count[c] * std::pow(sum[c] / count[c] - mean, 2);
+            ++groups;
+        }
     }
     for (const double v : y)
         all += (v - mean) * (v - mean);
-    if (!(all > 0))
+    if (!(all > 0) || n - static_cast<double>(groups) < 1)
         return std::nullopt;
-    return std::sqrt(std::clamp(between / all, 0.0, 1.0));
+    const double within = (all - between) / (n - static_cast<double>(groups));
+    const double epsilon = (between - static_cast<double>(groups - 1) * within) / all;
+    return std::sqrt(std::clamp(epsilon, 0.0, 1.0));
 }
 
 } // namespace
@@ -261,7 +273,14 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
     ParamTable table;
     table.metric = metric;
     QList<QJsonObject> configs;
-    for (const RunSummary &run : runs) {
+    // By name: the same runs give the same table, whatever order the caller lists them in.
+    QList<const RunSummary *> byName;
+    for (const RunSummary &run : runs)
+        byName << &run;
+    std::sort(byName.begin(), byName.end(),
+              [](const RunSummary *a, const RunSummary *b) { return a->info.name < b->info.name; });
+    for (const RunSummary *summary : std::as_const(byName)) {
+        const RunSummary &run = *summary;
         const auto it = run.metrics.constFind(metric);
         if (it == run.metrics.cend())
             continue;
@@ -296,20 +315,27 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
             numbers = numbers && (v.isUndefined() || v.isNull() || v.isDouble());
             distinct.insert(v.isUndefined() ? u"\x01(none)"_s : configValueText(v));
         }
-        if (distinct.size() < 2)
-            continue; // the same everywhere: it explains nothing
+        // The same everywhere, it explains nothing; a text for nearly every run (an id, a
+        // path) is a name, not a setting.
+        if (distinct.size() < 2 ||
+            (!numbers && distinct.size() > std::max<qsizetype>(20, configs.size() / 2)))
+            continue;
         column.categorical = !numbers;
+        if (column.categorical) { // categories in a stable order: sorted, "(none)" first
+            for (const QString &text : std::as_const(distinct))
+                column.categories << (text == u"\x01(none)"_s ? u"(none)"_s : text);
+            std::sort(column.categories.begin(), column.categories.end(),
+                      [](const QString &a, const QString &b) {
+                          return (a == u"(none)"_s) != (b == u"(none)"_s) ? a == u"(none)"_s
+                                                                          : a < b;
+                      });
+        }
         double low = std::numeric_limits<double>::infinity(), high = -low;
         for (const QJsonObject &config : std::as_const(configs)) {
             const QJsonValue v = config.value(key);
             if (column.categorical) {
                 const QString text = v.isUndefined() ? u"(none)"_s : configValueText(v);
-                qsizetype index = column.categories.indexOf(text);
-                if (index < 0) {
-                    index = column.categories.size();
-                    column.categories << text;
-                }
-                column.values.push_back(static_cast<double>(index));
+                column.values.push_back(static_cast<double>(column.categories.indexOf(text)));
             } else {
                 const double x = v.isDouble() ? v.toDouble() : qQNaN();
                 column.values.push_back(std::isfinite(x) ? x : qQNaN());
@@ -333,7 +359,7 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
     // Each parameter as the forest reads it: log10 where it is spread over decades, a missing
     // number as the column's median, a category as its index.
     std::vector<std::vector<double>> columns;
-    std::vector<bool> categorical;
+    std::vector<int> categories;
     for (const ParamColumn &param : table.params) {
         std::vector<double> column = param.values;
         if (param.logScale) {
@@ -351,15 +377,27 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
                 v = std::isfinite(v) ? v : median;
         }
         columns.push_back(std::move(column));
-        categorical.push_back(param.categorical);
+        categories.push_back(param.categorical ? static_cast<int>(param.categories.size()) : 0);
     }
     // At most options.mostRuns rows, evenly spread over the table.
     std::vector<int> rows;
     const qsizetype kept = std::min(runs, std::max<qsizetype>(3, options.mostRuns));
     for (qsizetype i = 0; i < kept; ++i)
         rows.push_back(static_cast<int>(i * runs / kept));
-    Forest forest(columns, categorical, table.target, options);
+    // The metric about its mean: squares of a metric near 1e9 would lose its variance's digits.
+    const double mean = std::accumulate(table.target.cbegin(), table.target.cend(), 0.0) /
+                        static_cast<double>(runs);
+    std::vector<double> centred = table.target;
+    for (double &v : centred)
+        v -= mean;
+    // Fewer trees where there are many runs and keys: the work stays within seconds.
+    ForestOptions bounded = options;
+    const double cells = static_cast<double>(rows.size()) * static_cast<double>(columns.size());
+    bounded.trees = std::clamp(static_cast<int>(2e7 / std::max(1.0, cells)), 20, options.trees);
+    Forest forest(columns, categories, centred, bounded);
     const std::vector<double> importance = forest.importance(rows);
+    if (importance.empty())
+        return {}; // cancelled
     const double total = std::accumulate(importance.cbegin(), importance.cend(), 0.0);
     for (std::size_t p = 0; p < table.params.size(); ++p) {
         const ParamColumn &param = table.params[p];

@@ -4,6 +4,7 @@
 
 #include <QStringList>
 
+#include <atomic>
 #include <optional>
 #include <vector>
 
@@ -35,7 +36,9 @@ struct ParamTable {
     QString metric;
 };
 
-inline constexpr qsizetype kMostAnalysedParams = 200; // the most varied keys, by name after
+// Keys analysed at most: the first by name of those that vary. A text key with a value for
+// nearly every run (an id, a path) is left out: it names runs, it does not set them.
+inline constexpr qsizetype kMostAnalysedParams = 200;
 
 ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
                       MetricStatistic statistic);
@@ -56,7 +59,9 @@ struct ForestOptions {
     int maxDepth = 10;
     int minLeaf = 2;
     quint32 seed = 1;           // the same runs give the same answer
-    qsizetype mostRuns = 5'000; // more are sampled (evenly, seeded) to bound the work
+    qsizetype mostRuns = 5'000; // more are thinned evenly (by name) to bound the work
+    // Checked between trees: set, the work stops and paramEffects() answers nothing.
+    const std::atomic_bool *cancelled = nullptr;
 };
 
 // Every parameter's effect on the metric, most important first. Empty with fewer than three

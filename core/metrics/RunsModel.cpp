@@ -266,6 +266,16 @@ Qt::ItemFlags RunsModel::flags(const QModelIndex &index) const {
 }
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation == Qt::Horizontal && role == ColumnKeyRole) {
+        if (section < kFixedColumns)
+            return QStringList{u"name"_s, u"status"_s, u"host"_s, u"tags"_s, u"note"_s}.value(
+                section);
+        const int m = section - kFixedColumns;
+        if (m < m_metrics.size())
+            return QVariant(u"metric:"_s + m_metrics[m]);
+        const QString param = m_params.value(m - m_metrics.size());
+        return param.isEmpty() ? QVariant() : QVariant(u"config."_s + param);
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     if (section < kFixedColumns)

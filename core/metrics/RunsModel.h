@@ -19,7 +19,9 @@ class RunsModel final : public QAbstractTableModel {
     Q_OBJECT
 public:
     // StatusRole: the run's status as the collector says it (running, lost, crashed...).
-    enum Role { RunNameRole = Qt::UserRole + 1, SortRole, StatusRole };
+    // ColumnKeyRole (a header's): what a column is, whatever its title says in this language and
+    // statistic: "name", "status", "host", "tags", "note", "metric:NAME" or "config.KEY".
+    enum Role { RunNameRole = Qt::UserRole + 1, SortRole, StatusRole, ColumnKeyRole };
     static constexpr int kStatusColumn = 1;
 
     // What a metric's column shows.

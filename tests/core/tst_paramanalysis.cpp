@@ -112,10 +112,38 @@ private Q_SLOTS:
         QVERIFY(*by[u"dropout"_s].correlation > 0.1); // more dropout, more loss
         QVERIFY(!by[u"optimizer"_s].signedCorrelation);
         QVERIFY(*by[u"optimizer"_s].correlation > 0.1);
-        // The same runs, the same answer.
-        const QList<sb::ParamEffect> again = sb::paramEffects(table);
+        // The same runs, the same answer, in whatever order they are listed.
+        QList<sb::RunSummary> reversed = knownSweep(400);
+        std::reverse(reversed.begin(), reversed.end());
+        const QList<sb::ParamEffect> again =
+            sb::paramEffects(sb::paramTable(reversed, u"val/loss"_s, sb::MetricStatistic::Last));
         for (qsizetype i = 0; i < effects.size(); ++i)
             QCOMPARE(again[i].importance, effects[i].importance);
+        // Cancelled: nothing, at once.
+        std::atomic_bool stop{true};
+        sb::ForestOptions options;
+        options.cancelled = &stop;
+        QVERIFY(sb::paramEffects(table, options).isEmpty());
+    }
+
+    void namesAreNotSettings() {
+        // An id per run explains nothing: left out; a text key of three values with no effect
+        // reads near zero, bias taken out.
+        QList<sb::RunSummary> runs;
+        QRandomGenerator random(11);
+        for (int i = 0; i < 60; ++i)
+            runs << run(u"r%1"_s.arg(i),
+                        {{u"id"_s, u"run-%1-%2"_s.arg(i).arg(random.generate())},
+                         {u"kind"_s, QStringList{u"a"_s, u"b"_s, u"c"_s}[i % 3]},
+                         {u"x"_s, i}},
+                        u"m"_s, i + random.generateDouble());
+        const sb::ParamTable table = sb::paramTable(runs, u"m"_s, sb::MetricStatistic::Last);
+        QCOMPARE(table.params.size(), std::size_t(2)); // kind and x
+        for (const sb::ParamEffect &effect : sb::paramEffects(table)) {
+            if (effect.param == u"kind"_s)
+                QVERIFY2(effect.correlation.value_or(0) < 0.2,
+                         qPrintable(QString::number(effect.correlation.value_or(-1))));
+        }
     }
 
     void correlationIsPearsons() {

@@ -183,7 +183,7 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     QVERIFY(problem->isHidden());
     // The table: A to Z at first; the runs shown unchecked at once (the others keep theirs), and
     // checked again.
-    auto *runsView = curves->findChild<QTableView *>();
+    auto *runsView = curves->findChild<sb::FrozenColumnTable *>();
     filter->setText(u"a"_s); // alpha, beta, gamma
     QTRY_COMPARE(runsView->model()->rowCount(), 3);
     QCOMPARE(runsView->model()->index(0, 0).data(sb::RunsModel::RunNameRole).toString(),
@@ -230,7 +230,7 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
                     [&done](const sb::Result<qint64> &reply) { done = reply.ok(); });
         QTRY_VERIFY(done);
     }
-    auto *runsTable = curves->findChild<QTableView *>();
+    auto *runsTable = curves->findChild<sb::FrozenColumnTable *>();
     QTRY_VERIFY(!curves->runsModel()->info(u"beta"_s).config.isEmpty());
     runsTable->clearSelection();
     for (int row = 0; row < runsTable->model()->rowCount(); ++row) {
@@ -537,7 +537,7 @@ void TestCurvesWindow::groupedRunsDrawAsOneCurveWithABand() {
     QTRY_COMPARE(drawn(), grouped);
     // A click on a group's curve selects its runs in the table.
     Q_EMIT const_cast<sb::CurveChart *>(loss())->runClicked(u"lr=0.3"_s);
-    auto *table = curves->findChild<QTableView *>();
+    auto *table = curves->findChild<sb::FrozenColumnTable *>();
     QStringList selected;
     for (const QModelIndex &row : table->selectionModel()->selectedRows())
         selected << row.data(sb::RunsModel::RunNameRole).toString();
@@ -571,7 +571,7 @@ void TestCurvesWindow::tagsNotesAndSummaryColumns() {
     }
     const auto window = fixture.window();
     sb::CurvesView *curves = window->curves();
-    auto *table = curves->findChild<QTableView *>();
+    auto *table = curves->findChild<sb::FrozenColumnTable *>();
     QTRY_COMPARE(table->model()->rowCount(), 2);
     const int lossColumn = 5;
     // The smallest value of each run's loss rather than its last.

@@ -162,7 +162,9 @@ void CurveLayer::remap(const AxisScale &x, const AxisScale &y) {
     for (const Curve &curve : *m_curves) {
         // A group's centre line a little heavier than its runs' lines would be.
         QPen pen(curve.color, curve.members.isEmpty() ? 0 : 2, curve.style);
-        m_lines.append({curve.run, pen, map(curve.points), {}, curve.marker});
+        // Each line's shapes start further along, so that lines' shapes do not stand in columns.
+        const int offset = static_cast<int>(qHash(curve.run) % 48);
+        m_lines.append({curve.run, pen, map(curve.points), {}, curve.marker, offset});
     }
     update();
 }
@@ -240,7 +242,7 @@ void CurveLayer::draw(QPainter *painter, bool dimmed) const {
         painter->setPen(pen);
         if (line.columns.isEmpty()) {
             drawCurve(painter, line.pixels);
-            drawMarkers(painter, line.pixels, line.marker, line.marker * 13);
+            drawMarkers(painter, line.pixels, line.marker, line.markerOffset);
         } else {
             painter->drawLines(line.columns);
         }
@@ -289,7 +291,7 @@ void CurveLayer::paint(QPainter *painter, const QStyleOptionGraphicsItem *, QWid
                 painter->setPen(QPen(line.pen.color(), 2.5, line.pen.style()));
                 painter->setBrush(Qt::NoBrush);
                 drawCurve(painter, line.pixels);
-                drawMarkers(painter, line.pixels, line.marker, line.marker * 13);
+                drawMarkers(painter, line.pixels, line.marker, line.markerOffset);
             }
         }
     }

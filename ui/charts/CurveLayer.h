@@ -69,6 +69,7 @@ private:
         QPolygonF pixels;      // a polyline, or
         QList<QLineF> columns; // one vertical span per pixel column (the faint raw curves)
         int marker = 0;        // a shape along the polyline every so often
+        int markerOffset = 0;  // where along it the first one is: each line's its own
     };
     struct Band {
         QString run;

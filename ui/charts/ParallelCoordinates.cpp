@@ -32,13 +32,13 @@ double ParallelCoordinates::Axis::position(double value) const {
     return hi > lo ? std::clamp((v / 2 - lo / 2) / (hi / 2 - lo / 2), 0.0, 1.0) : 0.5;
 }
 
+double ParallelCoordinates::Axis::value(double where) const {
+    return log ? std::pow(10.0, std::log10(low) + where * (std::log10(high) - std::log10(low)))
+               : low + where * (high - low);
+}
+
 QString ParallelCoordinates::Axis::label(double where) const {
-    if (categorical)
-        return {};
-    const double v =
-        log ? std::pow(10.0, std::log10(low) + where * (std::log10(high) - std::log10(low)))
-            : low + where * (high - low);
-    return QString::number(v, 'g', 3);
+    return categorical ? QString() : QString::number(value(where), 'g', 3);
 }
 
 ParallelCoordinates::ParallelCoordinates(QWidget *parent)
@@ -48,7 +48,29 @@ ParallelCoordinates::ParallelCoordinates(QWidget *parent)
 }
 
 void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter) {
-    const QStringList order = axisOrder();
+    // A drag under way is dropped: its axis may be gone or elsewhere.
+    m_dragAxis = -1;
+    m_brushFrom.reset();
+    m_moving = false;
+    // Brushes are kept as the values they cover, and laid on the new axes' ranges.
+    const QStringList brushedBefore = brushedRuns();
+    QHash<QString, std::pair<double, double>> valueBrushes;
+    QHash<QString, QStringList> categoryBrushes;
+    for (const Axis &axis : std::as_const(m_axes)) {
+        const auto brush = m_brushes.constFind(axis.name);
+        if (brush == m_brushes.cend())
+            continue;
+        if (axis.categorical) {
+            for (qsizetype c = 0; c < axis.categories.size(); ++c) {
+                const double where = axis.position(static_cast<double>(c));
+                if (where >= brush->first && where <= brush->second)
+                    categoryBrushes[axis.name] << axis.categories[c];
+            }
+        } else {
+            valueBrushes.insert(axis.name, {axis.value(brush->first), axis.value(brush->second)});
+        }
+    }
+    const QStringList &order = m_movedOrder;
     m_table = table;
     m_smallerIsBetter = smallerIsBetter;
     QList<Axis> axes;
@@ -69,23 +91,44 @@ void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter
         return axis;
     };
     for (const ParamColumn &param : table.params)
-        axes << finish(
-            {param.name, param.categorical, param.logScale, 0, 1, param.categories, param.values});
+        axes << finish({param.name, param.categorical, param.logScale, 0, 1, param.categories,
+                        param.values, false});
     // The metric, last; on a log axis when it spans decades (a loss).
-    Axis metric = finish({table.metric, false, true, 0, 1, {}, table.target});
+    Axis metric = finish({table.metric, false, true, 0, 1, {}, table.target, true});
     metric.log = metric.low > 0 && metric.high / metric.low > 30;
     axes << metric;
-    // The order the user gave, for the axes still there; new ones after, as they come.
+    // The order the user gave by moving axes, for the axes still there; the others after, the
+    // parameters by name and the metric last.
     std::stable_sort(axes.begin(), axes.end(), [&order](const Axis &a, const Axis &b) {
         const qsizetype ia = order.indexOf(a.name), ib = order.indexOf(b.name);
         return (ia < 0 ? order.size() : ia) < (ib < 0 ? order.size() : ib);
     });
     m_axes = axes;
-    m_brushes.removeIf([this](const auto &brush) {
-        return std::none_of(m_axes.cbegin(), m_axes.cend(),
-                            [&brush](const Axis &axis) { return axis.name == brush.key(); });
-    });
+    m_brushes.clear();
+    for (const Axis &axis : std::as_const(m_axes)) {
+        if (const auto range = valueBrushes.constFind(axis.name); range != valueBrushes.cend()) {
+            const double from = axis.position(range->first), to = axis.position(range->second);
+            if (std::isfinite(from) && std::isfinite(to))
+                m_brushes.insert(axis.name, {std::min(from, to), std::max(from, to)});
+        } else if (const auto chosen = categoryBrushes.constFind(axis.name);
+                   chosen != categoryBrushes.cend()) {
+            double low = 1, high = 0;
+            for (const QString &category : *chosen) {
+                const qsizetype c = axis.categories.indexOf(category);
+                if (c >= 0) {
+                    low = std::min(low, axis.position(static_cast<double>(c)));
+                    high = std::max(high, axis.position(static_cast<double>(c)));
+                }
+            }
+            if (low <= high)
+                m_brushes.insert(axis.name, {low - 1e-9, high + 1e-9});
+        }
+    }
     update();
+    // The table's choice follows what the brushes hold now.
+    if (!brushedBefore.isEmpty() && brushedRuns() != brushedBefore &&
+        (!valueBrushes.isEmpty() || !categoryBrushes.isEmpty()))
+        Q_EMIT brushChanged(brushedRuns());
 }
 
 void ParallelCoordinates::setHighlighted(const QStringList &runs) {
@@ -105,6 +148,7 @@ void ParallelCoordinates::moveAxis(const QString &axis, qsizetype to) {
     if (from < 0)
         return;
     m_axes.move(from, std::clamp<qsizetype>(to, 0, m_axes.size() - 1));
+    m_movedOrder = axisOrder();
     update();
 }
 
@@ -182,7 +226,16 @@ void ParallelCoordinates::paintEvent(QPaintEvent *) {
     const auto yOf = [&](double where) {
         return plot.bottom() - where * plot.height();
     };
-    const qsizetype metricAxis = axisOrder().lastIndexOf(m_table.metric);
+    // Once a paint: each axis's x, and whether each run is inside the brushes.
+    std::vector<double> xs;
+    for (qsizetype i = 0; i < m_axes.size(); ++i)
+        xs.push_back(xOf(i));
+    std::vector<char> inside(static_cast<std::size_t>(m_table.runs.size()));
+    for (qsizetype run = 0; run < m_table.runs.size(); ++run)
+        inside[static_cast<std::size_t>(run)] = inBrushes(run);
+    const auto metricAxis =
+        std::find_if(m_axes.cbegin(), m_axes.cend(), [](const Axis &axis) { return axis.metric; }) -
+        m_axes.cbegin();
     // The best run: the smallest or the largest metric.
     qsizetype best = 0;
     for (qsizetype i = 1; i < m_table.runs.size(); ++i) {
@@ -199,7 +252,7 @@ void ParallelCoordinates::paintEvent(QPaintEvent *) {
                 m_axes[i].position(m_axes[i].values[static_cast<std::size_t>(run)]);
             if (!std::isfinite(where))
                 continue; // a parameter the run lacks: the line passes it by
-            const QPointF point(xOf(i), yOf(where));
+            const QPointF point(xs[static_cast<std::size_t>(i)], yOf(where));
             if (!std::exchange(started, true))
                 path.moveTo(point);
             else
@@ -211,7 +264,7 @@ void ParallelCoordinates::paintEvent(QPaintEvent *) {
         if (!m_smallerIsBetter)
             rank = 1 - rank;
         const bool chosen = m_highlighted.contains(m_table.runs[run]);
-        const bool faded = !inBrushes(run);
+        const bool faded = !inside[static_cast<std::size_t>(run)];
         const QColor color = faded ? palette().color(QPalette::Mid)
                                    : mix(QColor(0x1f, 0x5f, 0xa8), QColor(0xd9, 0x5f, 0x02), rank);
         QPen pen(run == best && !faded ? palette().color(QPalette::Text) : color);
@@ -225,7 +278,7 @@ void ParallelCoordinates::paintEvent(QPaintEvent *) {
     for (const int pass : {0, 1, 2}) {
         for (qsizetype run = 0; run < m_table.runs.size(); ++run) {
             const bool top = run == best || m_highlighted.contains(m_table.runs[run]);
-            const int layer = !inBrushes(run) ? 0 : top ? 2 : 1;
+            const int layer = !inside[static_cast<std::size_t>(run)] ? 0 : top ? 2 : 1;
             if (layer == pass)
                 draw(run);
         }
@@ -235,7 +288,7 @@ void ParallelCoordinates::paintEvent(QPaintEvent *) {
     const QColor ink = palette().color(QPalette::Text);
     for (qsizetype i = 0; i < m_axes.size(); ++i) {
         const Axis &axis = m_axes[i];
-        const double x = xOf(i);
+        const double x = xs[static_cast<std::size_t>(i)];
         painter.setPen(QPen(ink, 1));
         painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
         if (const auto brush = m_brushes.constFind(axis.name); brush != m_brushes.cend()) {
@@ -278,6 +331,7 @@ void ParallelCoordinates::mousePressEvent(QMouseEvent *event) {
     if (!m_moving)
         m_brushFrom = std::clamp((plot.bottom() - event->position().y()) / plot.height(), 0.0, 1.0);
     m_dragged = false;
+    m_brushesAtPress = m_brushes;
     event->accept();
 }
 
@@ -318,7 +372,8 @@ void ParallelCoordinates::mouseReleaseEvent(QMouseEvent *event) {
         if (!m_dragged || (brush != m_brushes.cend() && brush->second - brush->first < 0.01))
             m_brushes.remove(name); // a click, not a drag: that axis unbrushed
         update();
-        Q_EMIT brushChanged(brushedRuns());
+        if (m_brushes != m_brushesAtPress)
+            Q_EMIT brushChanged(brushedRuns());
     }
     m_dragAxis = -1;
     m_brushFrom.reset();

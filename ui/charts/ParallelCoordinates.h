@@ -56,7 +56,9 @@ private:
         double high = 1;
         QStringList categories;
         std::vector<double> values;          // one per run (NaN: missing)
+        bool metric = false;                 // the metric's axis (a key may have its name)
         double position(double value) const; // 0 (bottom) to 1 (top); NaN: missing
+        double value(double where) const;    // the inverse, for a number's axis
         QString label(double where) const;
     };
     QRectF plotRect() const;
@@ -67,8 +69,10 @@ private:
 
     ParamTable m_table;
     bool m_smallerIsBetter = true;
-    QList<Axis> m_axes; // in their order on screen; the metric's among them
+    QList<Axis> m_axes;       // in their order on screen; the metric's among them
+    QStringList m_movedOrder; // the axes' order once the user moved one
     QHash<QString, std::pair<double, double>> m_brushes; // by axis, in 0..1 positions
+    QHash<QString, std::pair<double, double>> m_brushesAtPress;
     QSet<QString> m_highlighted;
     int m_lines = 0;
     // A drag: brushing an axis (from a position), or moving one by its title.
