@@ -208,6 +208,7 @@ QLayout *RunsPanel::filterRows() {
     // Each status with how many runs have it, lost and crashed runs among them.
     auto *status = m_status = new QComboBox;
     status->setObjectName(u"statusFilter"_s);
+    status->setSizeAdjustPolicy(QComboBox::AdjustToContents); // its counts never cut off
     // The archive: its runs alone, counted.
     auto *archive = m_archive = new QToolButton;
     archive->setObjectName(u"archived"_s);
