@@ -74,9 +74,12 @@ void FrozenColumnTable::setSelectionModel(QItemSelectionModel *selectionModel) {
 }
 
 void FrozenColumnTable::syncFrozen() {
+    // Only what changed: a table of 20,000 metrics' columns is synced on every sort.
     const int columns = model() ? model()->columnCount() : 0;
-    for (int column = 0; column < columns; ++column)
-        m_frozen->setColumnHidden(column, column != 0);
+    for (int column = 0; column < columns; ++column) {
+        if (m_frozen->isColumnHidden(column) != (column != 0))
+            m_frozen->setColumnHidden(column, column != 0);
+    }
     m_frozen->setItemDelegateForColumn(0, itemDelegateForColumn(0));
     m_frozen->setColumnWidth(0, columnWidth(0));
     m_frozen->setWordWrap(wordWrap());
