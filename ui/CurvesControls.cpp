@@ -2,6 +2,7 @@
 
 #include "CurvesView.h" // its translations: these words were its own
 #include "FlowLayout.h"
+#include "MenuButton.h"
 #include "Remembered.h"
 #include "Settings.h"
 #include "metrics/ConfigDiff.h"
@@ -141,14 +142,10 @@ CurvesControls::CurvesControls(std::function<QList<RunInfo>()> shownRuns, QWidge
 
 QWidget *CurvesControls::makeGroupButton() {
     // Runs drawn as groups: seeds of one configuration as their mean and spread.
-    m_groupButton = new QToolButton;
-    m_groupButton->setObjectName(u"group"_s);
-    m_groupButton->setPopupMode(QToolButton::InstantPopup);
-    m_groupButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    m_groupButton->setToolTip(
-        CurvesView::tr("Draw runs as groups: the mean or median of each group's runs, "
-                       "with a band for their spread"));
-    auto *menu = new QMenu(m_groupButton);
+    m_groupButton = menuButton(u"group"_s, QString(),
+                               CurvesView::tr("Draw runs as groups: the mean or median of each "
+                                              "group's runs, with a band for their spread"));
+    QMenu *menu = m_groupButton->menu();
     auto *groupBy = new QActionGroup(menu);
     const std::pair<RunGrouping::By, QString> ways[] = {
         {RunGrouping::By::Nothing, CurvesView::tr("No groups")},
@@ -193,34 +190,25 @@ QWidget *CurvesControls::makeGroupButton() {
         action->setObjectName(u"band:"_s + groupBandName(band));
         bands->addAction(action);
     }
-    m_groupButton->setMenu(menu);
     return m_groupButton;
 }
 
 QWidget *CurvesControls::makeExportButton() {
     // One button for the ways out, so the toolbar fits a small screen.
-    auto *button = new QToolButton;
-    button->setObjectName(u"export"_s);
-    button->setText(CurvesView::tr("Export"));
-    button->setPopupMode(QToolButton::InstantPopup);
-    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    auto *menu = new QMenu(button);
+    QToolButton *button = menuButton(u"export"_s, CurvesView::tr("Export"));
+    QMenu *menu = button->menu();
     menu->addAction(CurvesView::tr("Charts as PNG…"), this,
                     &CurvesControls::exportPictureRequested);
     menu->addAction(CurvesView::tr("Raw points, CSV or JSON Lines…"), this,
                     &CurvesControls::exportPointsRequested);
-    button->setMenu(menu);
     return button;
 }
 
 QWidget *CurvesControls::makeLayoutButton() {
-    auto *button = new QToolButton;
-    button->setObjectName(u"layout"_s);
-    button->setText(CurvesView::tr("Layout"));
-    button->setToolTip(CurvesView::tr("Charts a row, their height, and zooming them together"));
-    button->setPopupMode(QToolButton::InstantPopup);
-    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    auto *menu = new QMenu(button);
+    QToolButton *button =
+        menuButton(u"layout"_s, CurvesView::tr("Layout"),
+                   CurvesView::tr("Charts a row, their height, and zooming them together"));
+    QMenu *menu = button->menu();
     // One choice of a few, remembered and said to the view.
     const auto choices = [this, menu](const QString &title, Setting setting, const QString &name,
                                       const QList<std::pair<int, QString>> &options) {
@@ -253,7 +241,6 @@ QWidget *CurvesControls::makeLayoutButton() {
     sync->setObjectName(u"syncZoom"_s);
     sync->setCheckable(true);
     sync->setChecked(syncZoom());
-    button->setMenu(menu);
     return button;
 }
 

@@ -2,6 +2,7 @@
 
 #include "CurvesView.h" // its translations: these words were its own
 #include "FrozenColumnTable.h"
+#include "MenuButton.h"
 #include "Remembered.h"
 #include "Settings.h"
 #include "Swatches.h"
@@ -271,12 +272,10 @@ QLayout *RunsPanel::filterRows() {
 }
 
 QToolButton *RunsPanel::makeColumnChooser() {
-    auto *button = new QToolButton;
-    button->setObjectName(u"columns"_s);
-    button->setText(CurvesView::tr("Columns"));
-    button->setToolTip(CurvesView::tr("Put columns away or back (or right-click the header)"));
-    button->setPopupMode(QToolButton::InstantPopup);
-    auto *menu = new QMenu(button);
+    QToolButton *button =
+        menuButton(u"columns"_s, CurvesView::tr("Columns"),
+                   CurvesView::tr("Put columns away or back (or right-click the header)"));
+    QMenu *menu = button->menu();
     auto *chooser = new QWidget;
     auto *search = new QLineEdit;
     search->setObjectName(u"columnSearch"_s);
@@ -291,7 +290,6 @@ QToolButton *RunsPanel::makeColumnChooser() {
     auto *holder = new QWidgetAction(menu);
     holder->setDefaultWidget(chooser);
     menu->addAction(holder);
-    button->setMenu(menu);
     // Every column but the runs' names, as the table has them now.
     connect(menu, &QMenu::aboutToShow, this, [this, list, search] {
         const QSignalBlocker quiet(list);

@@ -1,6 +1,7 @@
 #include "SavedViews.h"
 
 #include "CurvesView.h" // its translations: these words were its own
+#include "MenuButton.h"
 #include "Settings.h"
 
 #include <QInputDialog>
@@ -19,16 +20,10 @@ SavedViews::SavedViews(const QString &scope, std::function<QJsonObject()> captur
     , m_scope(QString::fromLatin1(QUrl::toPercentEncoding(scope)))
     , m_capture(std::move(capture))
     , m_apply(std::move(apply))
-    , m_button(new QToolButton) {
-    m_button->setObjectName(u"views"_s);
-    m_button->setText(CurvesView::tr("Views"));
-    m_button->setToolTip(CurvesView::tr("Save the filter, columns, grouping and charts' layout "
-                                        "by name, and put them back"));
-    m_button->setPopupMode(QToolButton::InstantPopup);
-    m_button->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    auto *menu = new QMenu(m_button);
-    m_button->setMenu(menu);
-    connect(menu, &QMenu::aboutToShow, this, &SavedViews::fillMenu);
+    , m_button(menuButton(u"views"_s, CurvesView::tr("Views"),
+                          CurvesView::tr("Save the filter, columns, grouping and charts' layout "
+                                         "by name, and put them back"))) {
+    connect(m_button->menu(), &QMenu::aboutToShow, this, &SavedViews::fillMenu);
 }
 
 QJsonObject SavedViews::stored() const {
