@@ -9,6 +9,7 @@
 #include <QDateTime>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -83,8 +84,11 @@ void NodeHistory::setSpan(int seconds) {
 
 void NodeHistory::refresh() {
     m_status->setText(tr("Loading…"));
+    const quint64 asked = ++m_asked;
     m_collector->metrics(
-        {nodeHistoryRun(m_node)}, this, [this](const Result<QStringList> &metrics) {
+        {nodeHistoryRun(m_node)}, this, [this, asked](const Result<QStringList> &metrics) {
+            if (asked != m_asked)
+                return; // a later refresh (another span) is on its way
             if (!metrics) {
                 m_status->setText(tr("The collector could not be asked: %1").arg(metrics.error()));
                 return Q_EMIT refreshed();
@@ -96,11 +100,11 @@ void NodeHistory::refresh() {
                                       .arg(SystemSeries::kDefaultResolution));
                 return Q_EMIT refreshed();
             }
-            load(*metrics);
+            load(*metrics, asked);
         });
 }
 
-void NodeHistory::load(const QStringList &metrics) {
+void NodeHistory::load(const QStringList &metrics, quint64 asked) {
     const double now = static_cast<double>(QDateTime::currentSecsSinceEpoch());
     SeriesWindow window;
     window.axis = XAxis::WallTime;
@@ -113,7 +117,7 @@ void NodeHistory::load(const QStringList &metrics) {
         QString name;
         QColor color;
     };
-    QMap<QString, Wanted> wanted;
+    QHash<QString, Wanted> wanted;
     static const QRegularExpression gpuMetric(u"^gpu(\\d+)/(utilization|memory)$"_s);
     for (const QString &metric : metrics) {
         const auto match = gpuMetric.match(metric);
@@ -125,38 +129,40 @@ void NodeHistory::load(const QStringList &metrics) {
     }
     wanted.insert(u"cpu"_s, {m_host, tr("CPU"), QColor(0x4e79a7)});
     wanted.insert(u"memory"_s, {m_host, tr("memory"), QColor(0xb07aa1)});
-    auto curves = std::make_shared<QMap<CurveChart *, QList<Curve>>>();
-    m_pending = static_cast<int>(wanted.size());
-    for (auto it = wanted.begin(); it != wanted.end(); ++it) {
-        const Wanted want = it.value();
-        m_collector->series(
-            {nodeHistoryRun(m_node)}, it.key(), window, false, this,
-            [this, want, curves](const Result<SeriesReplies> &reply) {
-                if (reply && !reply->series.empty() && reply->series.front().error.isEmpty()) {
-                    Curve curve{.run = want.name, .color = want.color};
-                    const SeriesReply &s = reply->series.front();
-                    for (size_t i = 0; i < s.x.size(); ++i)
-                        curve.points << QPointF(s.x[i], s.y[i]);
-                    (*curves)[want.chart] << curve;
-                }
-                if (--m_pending > 0)
-                    return;
-                qsizetype points = 0;
-                for (CurveChart *chart : charts()) {
-                    QList<Curve> drawn = curves->value(chart);
-                    std::sort(drawn.begin(), drawn.end(),
-                              [](const Curve &a, const Curve &b) { return a.run < b.run; });
-                    for (const Curve &c : drawn)
-                        points += c.points.size();
-                    chart->setCurves(drawn);
-                    chart->resetZoom();
-                }
-                m_status->setText(points == 0 ? tr("Nothing recorded in this span.")
-                                              : tr("A point every %1 s, at most one a pixel.")
-                                                    .arg(SystemSeries::kDefaultResolution));
-                Q_EMIT refreshed();
-            });
-    }
+    // All of the node's series in one request: one pass over HTTP, one answer to draw.
+    m_collector->seriesOfMetrics(
+        nodeHistoryRun(m_node), wanted.keys(), window, this,
+        [this, wanted, asked](const Result<SeriesReplies> &reply) {
+            if (asked != m_asked)
+                return;
+            if (!reply) {
+                m_status->setText(tr("The collector could not be asked: %1").arg(reply.error()));
+                return Q_EMIT refreshed();
+            }
+            QHash<CurveChart *, QList<Curve>> curves;
+            qsizetype points = 0;
+            for (const SeriesReply &s : reply->series) {
+                const auto want = wanted.constFind(s.metric);
+                if (want == wanted.cend() || !s.error.isEmpty())
+                    continue;
+                Curve curve{.run = want->name, .color = want->color};
+                for (size_t i = 0; i < s.x.size(); ++i)
+                    curve.points << QPointF(s.x[i], s.y[i]);
+                points += curve.points.size();
+                curves[want->chart] << curve;
+            }
+            for (CurveChart *chart : charts()) {
+                QList<Curve> drawn = curves.value(chart);
+                std::sort(drawn.begin(), drawn.end(),
+                          [](const Curve &a, const Curve &b) { return a.run < b.run; });
+                chart->setCurves(drawn);
+                chart->resetZoom();
+            }
+            m_status->setText(points == 0 ? tr("Nothing recorded in this span.")
+                                          : tr("A point every %1 s, at most one a pixel.")
+                                                .arg(SystemSeries::kDefaultResolution));
+            Q_EMIT refreshed();
+        });
 }
 
 } // namespace sb

@@ -27,7 +27,7 @@ Q_SIGNALS:
     void refreshed(); // every chart has its answer
 
 private:
-    void load(const QStringList &metrics);
+    void load(const QStringList &metrics, quint64 asked);
     CollectorClient *m_collector;
     QString m_node;
     QComboBox *m_span;
@@ -35,7 +35,7 @@ private:
     CurveChart *m_utilization;
     CurveChart *m_memory;
     CurveChart *m_host;
-    int m_pending = 0;
+    quint64 m_asked = 0; // refreshes asked for: only the latest one's answer is drawn
 };
 
 } // namespace sb

@@ -198,7 +198,7 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
     const qsizetype most = static_cast<qsizetype>(std::clamp<qint64>(
         CollectorApi::kMostSeriesColumns / perRun, 1, CollectorApi::kMostRunsPerRequest));
     if (runs.size() <= most)
-        return seriesPart(runs, metric, window, withRaw, context, std::move(done));
+        return seriesPart(runs, {metric}, window, withRaw, context, std::move(done));
     struct Parts {
         std::vector<std::optional<SeriesReplies>> answers;
         qsizetype waiting = 0;
@@ -211,7 +211,7 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
         parts->answers.emplace_back();
     parts->waiting = static_cast<qsizetype>(parts->answers.size());
     for (qsizetype start = 0, index = 0; start < runs.size(); start += most, ++index) {
-        seriesPart(runs.mid(start, most), metric, window, withRaw, context,
+        seriesPart(runs.mid(start, most), {metric}, window, withRaw, context,
                    [parts, index](Result<SeriesReplies> answer) {
                        if (parts->failed)
                            return;
@@ -234,13 +234,20 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
     }
 }
 
-void CollectorClient::seriesPart(const QStringList &runs, const QString &metric,
+void CollectorClient::seriesOfMetrics(const QString &run, const QStringList &metrics,
+                                      const SeriesWindow &window, QObject *context,
+                                      Callback<SeriesReplies> done) {
+    seriesPart({run}, metrics, window, false, context, std::move(done));
+}
+
+void CollectorClient::seriesPart(const QStringList &runs, const QStringList &metrics,
                                  const SeriesWindow &window, bool withRaw, QObject *context,
                                  Callback<SeriesReplies> done) {
     QueryItems query;
     for (const QString &run : runs)
         query.append({u"run"_s, run});
-    query.append({u"metric"_s, metric});
+    for (const QString &metric : metrics)
+        query.append({u"metric"_s, metric});
     query.append({u"x"_s, xAxisName(window.axis)});
     if (!window.xMetric.isEmpty())
         query.append({u"x_metric"_s, window.xMetric});

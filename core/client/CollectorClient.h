@@ -52,6 +52,10 @@ public:
     // With smoothing and `withRaw`, each series carries the raw curve too (rawX, rawY).
     void series(const QStringList &runs, const QString &metric, const SeriesWindow &window,
                 bool withRaw, QObject *context, Callback<SeriesReplies> done);
+    // Several metrics of one run in one request (a node's history), without raw curves; each
+    // reply names its metric.
+    void seriesOfMetrics(const QString &run, const QStringList &metrics, const SeriesWindow &window,
+                         QObject *context, Callback<SeriesReplies> done);
     // Runs put in groups, each as a centre line and band on columns shared by all groups.
     void groups(const GroupRequest &request, QObject *context, Callback<GroupReplies> done);
     // Every point of a series as CSV (step,value,wall_time).
@@ -88,7 +92,7 @@ public:
 
 private:
     // One /series request, within the collector's bound on an answer.
-    void seriesPart(const QStringList &runs, const QString &metric, const SeriesWindow &window,
+    void seriesPart(const QStringList &runs, const QStringList &metrics, const SeriesWindow &window,
                     bool withRaw, QObject *context, Callback<SeriesReplies> done);
     // An answer's body, and the body parsed where the way there parsed it already (a cluster's
     // API server client parses JSON objects off the GUI thread): never parsed twice.

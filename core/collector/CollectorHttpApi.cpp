@@ -141,42 +141,51 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     if (!runs)
         return error(runs.error(), BadRequest);
     const bool withRaw = window.smoothing > 0 && query.value(u"raw"_s) != u"0"_s;
+    QStringList metrics = query.values(u"metric"_s);
+    metrics.removeDuplicates(); // one named thousands of times is answered once
+    if (metrics.isEmpty())
+        metrics << QString(); // each run answers that it has no such metric
     // An answer holds up to four points a column (M4), so its columns bound its size.
-    if (const qint64 columns = qint64(runs->size()) * window.width * (withRaw ? 2 : 1);
+    if (const qint64 columns =
+            qint64(runs->size()) * metrics.size() * window.width * (withRaw ? 2 : 1);
         columns > CollectorApi::kMostSeriesColumns)
         return error(u"%1 runs × %2 columns%3 is more than one answer holds (%4 columns): ask "
-                     "for fewer runs at a time%5 or a smaller width"_s.arg(runs->size())
+                     "for fewer runs or metrics at a time%5 or a smaller width"_s
+                         .arg(qint64(runs->size()) * metrics.size())
                          .arg(window.width)
                          .arg(withRaw ? u" × 2 (with the raw curves)"_s : QString())
                          .arg(CollectorApi::kMostSeriesColumns)
                          .arg(withRaw ? u", raw=0"_s : QString()),
                      BadRequest);
-    SeriesReplies replies{query.value(u"metric"_s), {}};
-    for (const QString &run : *runs) {
-        SeriesReply &reply = replies.series.emplace_back();
-        reply.run = run;
-        auto result = store.query(run, replies.metric, window);
-        // Stored points that cannot be read fail the answer (500): never a curve of zeros.
-        if (!result && result.errorCode() == ErrorCode::StorageFailed)
-            return error(result.error(), 500);
-        if (!result) {
-            reply.error = result.error();
-            continue;
-        }
-        reply.total = result->total;
-        reply.inRange = result->inRange;
-        reply.x = std::move(result.value().x);
-        reply.y = std::move(result.value().y);
-        if (withRaw) {
-            // Charts draw the raw curve faintly behind the smoothed one: send both at once.
-            SeriesWindow raw = window;
-            raw.smoothing = 0;
-            auto rawResult = store.query(run, replies.metric, raw);
-            if (!rawResult && rawResult.errorCode() == ErrorCode::StorageFailed)
-                return error(rawResult.error(), 500);
-            if (rawResult) {
-                reply.rawX = std::move(rawResult.value().x);
-                reply.rawY = std::move(rawResult.value().y);
+    SeriesReplies replies{metrics.front(), {}};
+    for (const QString &metric : metrics) {
+        for (const QString &run : *runs) {
+            SeriesReply &reply = replies.series.emplace_back();
+            reply.run = run;
+            reply.metric = metric;
+            auto result = store.query(run, metric, window);
+            // Stored points that cannot be read fail the answer (500): never a curve of zeros.
+            if (!result && result.errorCode() == ErrorCode::StorageFailed)
+                return error(result.error(), 500);
+            if (!result) {
+                reply.error = result.error();
+                continue;
+            }
+            reply.total = result->total;
+            reply.inRange = result->inRange;
+            reply.x = std::move(result.value().x);
+            reply.y = std::move(result.value().y);
+            if (withRaw) {
+                // Charts draw the raw curve faintly behind the smoothed one: send both at once.
+                SeriesWindow raw = window;
+                raw.smoothing = 0;
+                auto rawResult = store.query(run, metric, raw);
+                if (!rawResult && rawResult.errorCode() == ErrorCode::StorageFailed)
+                    return error(rawResult.error(), 500);
+                if (rawResult) {
+                    reply.rawX = std::move(rawResult.value().x);
+                    reply.rawY = std::move(rawResult.value().y);
+                }
             }
         }
     }

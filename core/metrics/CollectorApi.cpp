@@ -128,14 +128,12 @@ QJsonObject SeriesReplies::toJson() const {
     QJsonArray out;
     for (const SeriesReply &s : series) {
         if (!s.error.isEmpty()) {
-            out.append(QJsonObject{{u"run"_s, s.run}, {u"error"_s, s.error}});
+            out.append(
+                QJsonObject{{u"run"_s, s.run}, {u"metric"_s, s.metric}, {u"error"_s, s.error}});
             continue;
         }
-        QJsonObject one{{u"run"_s, s.run},
-                        {u"total"_s, s.total},
-                        {u"inRange"_s, s.inRange},
-                        {u"x"_s, numbers(s.x)},
-                        {u"y"_s, numbers(s.y)}};
+        QJsonObject one{{u"run"_s, s.run},         {u"metric"_s, s.metric}, {u"total"_s, s.total},
+                        {u"inRange"_s, s.inRange}, {u"x"_s, numbers(s.x)},  {u"y"_s, numbers(s.y)}};
         if (!s.rawX.empty() || !s.rawY.empty()) {
             one[u"rawX"_s] = numbers(s.rawX);
             one[u"rawY"_s] = numbers(s.rawY);
@@ -152,6 +150,7 @@ SeriesReplies SeriesReplies::fromJson(const QJsonObject &json) {
         const QJsonObject s = value.toObject();
         SeriesReply reply;
         reply.run = s.value(u"run"_s).toString();
+        reply.metric = s.value(u"metric"_s).toString(replies.metric);
         reply.error = s.value(u"error"_s).toString();
         reply.total = s.value(u"total"_s).toInteger();
         reply.inRange = s.value(u"inRange"_s).toInteger();

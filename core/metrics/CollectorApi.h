@@ -105,9 +105,11 @@ struct RunSummary {
 QJsonArray toJson(const QList<RunSummary> &runs);
 QList<RunSummary> runSummariesFromJson(const QJsonArray &json);
 
-// One run's curve in /series, downsampled: NaN where a value is not finite (JSON null).
+// One run's curve of one metric in /series, downsampled: NaN where a value is not finite (JSON
+// null).
 struct SeriesReply {
     QString run;
+    QString metric;
     QString error; // the run has no such metric; nothing else is set
     qint64 total = 0;
     qint64 inRange = 0;
@@ -116,7 +118,8 @@ struct SeriesReply {
     std::vector<double> rawX; // with smoothing: the raw curve as well
     std::vector<double> rawY;
 };
-// The answer to /series: one metric, each asked-for run's curve.
+// The answer to /series: each asked-for metric's curve of each asked-for run, metric by metric;
+// `metric` is the first asked for.
 struct SeriesReplies {
     QString metric;
     std::vector<SeriesReply> series;

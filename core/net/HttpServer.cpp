@@ -725,6 +725,9 @@ quint16 HttpServer::port() const {
 
 void HttpServer::accept() {
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
+        // An answer goes out in several writes (head, body, chunks): without this, Nagle holds
+        // its last segment back until the client's delayed ACK, 40 ms later.
+        socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         const QByteArray key = peerGroup(socket->peerAddress());
         Connection *oldestWaiting = nullptr; // of all
         Connection *oldestOfPeer = nullptr;  // of this peer's

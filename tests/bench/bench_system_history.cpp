@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QDirIterator>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -166,10 +167,39 @@ int main(int argc, char **argv) {
     for (const sb::CurveChart *chart : window.charts())
         drawn += chart->drawnPoints();
     const double warm = bench::medianMs(9, drawOnce);
-    std::printf("bench_system_history: a week of one 8-GPU node (18 series of %lld points) "
-                "drawn in the history window: %.1f ms warm, median of 9 (18 queries over HTTP, "
-                "%lld points drawn)\n",
+    // The peer: the same series asked for one request each, as the window did before, and drawn
+    // alike (the window's own charts, grabbed).
+    QStringList metrics;
+    bool listed = false;
+    client.metrics(
+        {sb::nodeHistoryRun(u"gpu-a"_s)}, &window, [&](const sb::Result<QStringList> &stored) {
+            static const QRegularExpression shown(u"^(gpu\\d+/(utilization|memory)|cpu|memory)$"_s);
+            if (stored)
+                metrics = stored->filter(shown); // what the window draws
+            listed = true;
+        });
+    while (!listed)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    sb::SeriesWindow span;
+    span.axis = sb::XAxis::WallTime;
+    span.to = static_cast<double>(QDateTime::currentSecsSinceEpoch());
+    span.from = *span.to - 604800;
+    span.width = std::max(200, window.charts().front()->plotWidth());
+    auto eachAlone = [&] {
+        qsizetype waiting = metrics.size();
+        for (const QString &metric : metrics)
+            client.series({sb::nodeHistoryRun(u"gpu-a"_s)}, metric, span, false, &window,
+                          [&](const sb::Result<sb::SeriesReplies> &) { --waiting; });
+        while (waiting > 0)
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+        (void)window.grab();
+    };
+    const double alone = bench::medianMs(9, eachAlone);
+    std::printf("bench_system_history: a week of one 8-GPU node (%lld series of %lld points) "
+                "drawn in the history window: %.1f ms warm, median of 9 (one query over HTTP, "
+                "%lld points drawn); a query per series: %.1f ms (%.2fx)\n",
+                static_cast<long long>(metrics.size()),
                 static_cast<long long>(7 * 86400 / sb::SystemSeries::kDefaultResolution), warm,
-                static_cast<long long>(drawn));
+                static_cast<long long>(drawn), alone, warm / alone);
     return 0;
 }

@@ -725,6 +725,23 @@ class RequestBounds(unittest.TestCase):
         status, reply = self.collector.request("/api/v1/metrics?" + many)
         self.assertEqual(status, 400, reply)
 
+    def test_several_metrics_of_a_run_in_one_answer_count_against_the_bound(self):
+        status, _ = self.collector.request("/api/v1/push", {"run": "r", "series": {"acc": {
+            "step": [0, 1, 2], "value": [0.1, 0.5, 0.9]}}})
+        self.assertEqual(status, 200)
+        status, reply = self.collector.request(
+            "/api/v1/series?run=r&metric=loss&metric=acc&metric=nope&metric=loss&width=100")
+        self.assertEqual(status, 200, reply)
+        self.assertEqual(reply["metric"], "loss")
+        self.assertEqual([(s["metric"], "error" in s) for s in reply["series"]],
+                         [("loss", False), ("acc", False), ("nope", True)])
+        self.assertEqual(reply["series"][1]["y"], [0.1, 0.5, 0.9])
+        query = "&".join("run=run-%d" % i for i in range(600))
+        status, reply = self.collector.request(
+            "/api/v1/series?%s&metric=loss&metric=acc&width=1000" % query)
+        self.assertEqual(status, 400, reply)
+        self.assertIn("fewer runs or metrics", reply["error"])
+
     def test_an_answer_to_bad_lines_is_never_larger_than_a_few_errors(self):
         body = b"@signalbox {\n" * 200000 + b'@signalbox {"step": 1, "ok": 1}\n' + b'{"x": 1}\n' * 3
         status, reply = self.collector.request("/api/v1/lines?run=bad-lines", body, "text/plain")
