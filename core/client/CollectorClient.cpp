@@ -124,28 +124,37 @@ void CollectorClient::exchangeJson(const QByteArray &method, const QString &path
                                    const QString &contentType, QObject *context,
                                    std::function<T(const QJsonDocument &)> convert,
                                    Callback<T> done) {
+    exchangeDecoded<T>(
+        method, path, query, body, contentType, context,
+        [convert = std::move(convert)](const Answer &answer) -> Result<T> {
+            if (!answer.json.isNull())
+                return convert(answer.json);
+            QJsonParseError error{};
+            const QJsonDocument document = QJsonDocument::fromJson(answer.body, &error);
+            if (error.error != QJsonParseError::NoError)
+                return fail(u"the collector sent malformed JSON: %1"_s.arg(error.errorString()));
+            return convert(document);
+        },
+        std::move(done));
+}
+
+template <typename T>
+void CollectorClient::exchangeDecoded(const QByteArray &method, const QString &path,
+                                      const QueryItems &query, const QByteArray &body,
+                                      const QString &contentType, QObject *context,
+                                      std::function<Result<T>(const Answer &)> decode,
+                                      Callback<T> done) {
     QObject *receiver = context ? context : this;
     exchange(method, path, query, body, contentType, context,
-             [receiver, convert = std::move(convert),
+             [receiver, decode = std::move(decode),
               done = std::move(done)](const Result<Answer> &answer) {
                  if (!answer) {
                      done(answer.failure());
                      return;
                  }
-                 // Parsed and decoded on a worker: a large answer never holds the caller's thread.
+                 // Decoded on a worker: a large answer never holds the caller's thread.
                  runOffThread(
-                     receiver,
-                     [convert, answer = *answer]() -> Result<T> {
-                         if (!answer.json.isNull())
-                             return convert(answer.json);
-                         QJsonParseError error{};
-                         const QJsonDocument document =
-                             QJsonDocument::fromJson(answer.body, &error);
-                         if (error.error != QJsonParseError::NoError)
-                             return fail(u"the collector sent malformed JSON: %1"_s.arg(
-                                 error.errorString()));
-                         return convert(document);
-                     },
+                     receiver, [decode, answer = *answer] { return decode(answer); },
                      [done](Result<T> decoded) { done(std::move(decoded)); });
              });
 }
@@ -265,9 +274,13 @@ void CollectorClient::seriesPart(const QStringList &runs, const QStringList &met
         query.append({u"smoothing_kind"_s, smoothingKindName(window.smoothingKind)});
     if (window.smoothing > 0 && !withRaw)
         query.append({u"raw"_s, u"0"_s});
-    exchangeJson<SeriesReplies>(
+    exchangeDecoded<SeriesReplies>(
         "GET", QString::fromLatin1(CollectorApi::kSeries), query, {}, {}, context,
-        [](const QJsonDocument &json) { return SeriesReplies::fromJson(json.object()); },
+        [](const Answer &answer) -> Result<SeriesReplies> {
+            if (!answer.json.isNull())
+                return SeriesReplies::fromJson(answer.json.object());
+            return SeriesReplies::fromJsonText(answer.body);
+        },
         std::move(done));
 }
 

@@ -109,6 +109,11 @@ private:
     void exchangeJson(const QByteArray &method, const QString &path, const QueryItems &query,
                       const QByteArray &body, const QString &contentType, QObject *context,
                       std::function<T(const QJsonDocument &)> convert, Callback<T> done);
+    // The same, the answer decoded by `decode` (on a worker) from its body or parsed JSON.
+    template <typename T>
+    void exchangeDecoded(const QByteArray &method, const QString &path, const QueryItems &query,
+                         const QByteArray &body, const QString &contentType, QObject *context,
+                         std::function<Result<T>(const Answer &)> decode, Callback<T> done);
 
     QNetworkAccessManager m_network;
     QUrl m_base;

@@ -189,7 +189,7 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
             }
         }
     }
-    return json(replies.toJson());
+    return {Ok, "application/json", replies.toJsonText(), {}};
 }
 
 // GET /samples: a run's tags (run=R...), or one tag's items (run=R&tag=T&from=&to=&offset=&limit=).

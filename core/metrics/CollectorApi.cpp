@@ -1,10 +1,13 @@
 #include "CollectorApi.h"
 
 #include "MetricLineParser.h"
+#include "util/JsonWriter.h"
 
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QtEndian>
+
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cmath>
@@ -124,23 +127,110 @@ QList<RunSummary> runSummariesFromJson(const QJsonArray &json) {
     return runs;
 }
 
-QJsonObject SeriesReplies::toJson() const {
-    QJsonArray out;
+QByteArray SeriesReplies::toJsonText() const {
+    JsonWriter out;
+    out.beginObject();
+    out.field(u"metric", metric);
+    out.key(u"series");
+    out.beginArray();
     for (const SeriesReply &s : series) {
+        out.beginObject();
+        out.field(u"run", s.run);
+        out.field(u"metric", s.metric);
         if (!s.error.isEmpty()) {
-            out.append(
-                QJsonObject{{u"run"_s, s.run}, {u"metric"_s, s.metric}, {u"error"_s, s.error}});
-            continue;
+            out.field(u"error", s.error);
+        } else {
+            out.field(u"total", s.total);
+            out.field(u"inRange", s.inRange);
+            out.key(u"x");
+            out.values(s.x);
+            out.key(u"y");
+            out.values(s.y);
+            if (!s.rawX.empty() || !s.rawY.empty()) {
+                out.key(u"rawX");
+                out.values(s.rawX);
+                out.key(u"rawY");
+                out.values(s.rawY);
+            }
         }
-        QJsonObject one{{u"run"_s, s.run},         {u"metric"_s, s.metric}, {u"total"_s, s.total},
-                        {u"inRange"_s, s.inRange}, {u"x"_s, numbers(s.x)},  {u"y"_s, numbers(s.y)}};
-        if (!s.rawX.empty() || !s.rawY.empty()) {
-            one[u"rawX"_s] = numbers(s.rawX);
-            one[u"rawY"_s] = numbers(s.rawY);
-        }
-        out.append(one);
+        out.endObject();
     }
-    return {{u"metric"_s, metric}, {u"series"_s, out}};
+    out.endArray();
+    out.endObject();
+    return out.take();
+}
+
+Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
+    namespace dom = simdjson::dom;
+    auto bad = [](const char *what) {
+        return fail(u"the collector's curves could not be read: %1"_s.arg(QLatin1StringView(what)));
+    };
+    dom::parser parser;
+    dom::object root;
+    if (const auto error =
+            parser.parse(text.constData(), static_cast<size_t>(text.size())).get_object().get(root))
+        return bad(simdjson::error_message(error));
+    auto textOf = [](dom::element element) {
+        std::string_view view;
+        return element.get_string().get(view)
+                   ? QString()
+                   : QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size()));
+    };
+    auto numbersOf = [](dom::element element) {
+        std::vector<double> out;
+        dom::array array;
+        if (element.get_array().get(array))
+            return out;
+        out.reserve(array.size());
+        for (dom::element item : array) {
+            double number = qQNaN(); // null: a value that is not finite
+            (void)item.get_double().get(number);
+            out.push_back(number);
+        }
+        return out;
+    };
+    SeriesReplies replies;
+    dom::array series;
+    bool listed = false;
+    for (auto [key, value] : root) {
+        if (key == "metric")
+            replies.metric = textOf(value);
+        else if (key == "series") {
+            if (value.get_array().get(series))
+                return bad("series is not an array");
+            listed = true;
+        }
+    }
+    if (!listed)
+        return bad("it holds no series");
+    for (dom::element element : series) {
+        dom::object s;
+        if (element.get_object().get(s))
+            return bad("a curve is not an object");
+        SeriesReply &reply = replies.series.emplace_back();
+        reply.metric = replies.metric;
+        for (auto [key, value] : s) {
+            if (key == "run")
+                reply.run = textOf(value);
+            else if (key == "metric")
+                reply.metric = textOf(value);
+            else if (key == "error")
+                reply.error = textOf(value);
+            else if (key == "total")
+                (void)value.get_int64().get(reply.total);
+            else if (key == "inRange")
+                (void)value.get_int64().get(reply.inRange);
+            else if (key == "x")
+                reply.x = numbersOf(value);
+            else if (key == "y")
+                reply.y = numbersOf(value);
+            else if (key == "rawX")
+                reply.rawX = numbersOf(value);
+            else if (key == "rawY")
+                reply.rawY = numbersOf(value);
+        }
+    }
+    return replies;
 }
 
 SeriesReplies SeriesReplies::fromJson(const QJsonObject &json) {

@@ -123,8 +123,11 @@ struct SeriesReply {
 struct SeriesReplies {
     QString metric;
     std::vector<SeriesReply> series;
-    QJsonObject toJson() const;
-    static SeriesReplies fromJson(const QJsonObject &json);
+    // Written and read as text directly: an answer is mostly numbers, which Qt's JSON objects
+    // take several times as long to build, write and read.
+    QByteArray toJsonText() const;
+    static Result<SeriesReplies> fromJsonText(const QByteArray &text);
+    static SeriesReplies fromJson(const QJsonObject &json); // as a cluster's API server parsed it
 };
 
 // The body of POST /groups: one metric, and runs put in groups, each drawn as one centre line

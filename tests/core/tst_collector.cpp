@@ -118,6 +118,7 @@ private Q_SLOTS:
     void watchedDirectory();
     void embeddedOnItsOwnThread();
     void manyRunsAreAskedForInParts();
+    void seriesAnswersWrittenAndReadAsText();
     void aDataFileCutShortIsAnError();
 };
 
@@ -571,6 +572,52 @@ void TestCollector::aDataFileCutShortIsAnError() {
              R"({"metric": "loss", "width": 10, "groups": [{"name": "g", "runs": ["r"]}]})");
     QCOMPARE(r.status, 500);
     QVERIFY2(r.json()[u"error"_s].toString().contains(u"cut short"_s), r.body.constData());
+}
+
+void TestCollector::seriesAnswersWrittenAndReadAsText() {
+    // The /series answer is written and read without Qt's JSON objects: what any JSON reader
+    // reads of it, and what comes back, is what was sent, names and numbers alike.
+    sb::SeriesReplies sent;
+    sent.metric = u"val/loss \"quoted\" \\ back"_s;
+    const QString hostile = u"run\n\t\x01\u2028 名前 </script>"_s;
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    sent.series.push_back({.run = hostile,
+                           .metric = sent.metric,
+                           .total = 5,
+                           .inRange = 4,
+                           .x = {0, 1e300, -2.5, tiny, 0.1},
+                           .y = {qQNaN(), qInf(), -qInf(), 1.0 / 3, -0.0}});
+    sent.series.push_back({.run = u"r2"_s, .metric = u"acc"_s, .error = u"no such metric"_s});
+    sent.series.push_back({.run = u"r3"_s, .metric = u"acc"_s, .x = {1}, .y = {2},
+                           .rawX = {1, 1.5}, .rawY = {3, 4}});
+    const QByteArray text = sent.toJsonText();
+    QJsonParseError error{};
+    const QJsonObject qt = QJsonDocument::fromJson(text, &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(qt.value(u"metric"_s).toString(), sent.metric);
+    const QJsonObject first = qt.value(u"series"_s).toArray().at(0).toObject();
+    QCOMPARE(first.value(u"run"_s).toString(), hostile);
+    QVERIFY(first.value(u"y"_s).toArray().at(0).isNull()); // NaN and infinities: null
+    QCOMPARE(first.value(u"x"_s).toArray().at(3).toDouble(), tiny);
+    for (const sb::SeriesReplies &back :
+         {sb::SeriesReplies::fromJsonText(text).value(), sb::SeriesReplies::fromJson(qt)}) {
+        QCOMPARE(back.metric, sent.metric);
+        QCOMPARE(back.series.size(), size_t(3));
+        QCOMPARE(back.series[0].run, hostile);
+        QCOMPARE(back.series[0].total, 5);
+        QCOMPARE(back.series[0].x, sent.series[0].x);
+        QVERIFY(std::isnan(back.series[0].y[0]) && std::isnan(back.series[0].y[1]));
+        QCOMPARE(back.series[0].y[3], 1.0 / 3);
+        QCOMPARE(back.series[1].error, u"no such metric"_s);
+        QCOMPARE(back.series[1].metric, u"acc"_s);
+        QCOMPARE(back.series[2].rawY, (std::vector<double>{3, 4}));
+    }
+    for (const QByteArray &bad : {QByteArray("[1,2]"), QByteArray("{\"series\": 3}"),
+                                  QByteArray("{\"series\": [1]}"), QByteArray("{\"metric\""),
+                                  QByteArray("{}")}) {
+        const auto read = sb::SeriesReplies::fromJsonText(bad);
+        QVERIFY2(!read && read.error().contains(u"could not be read"_s), bad.constData());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCollector)

@@ -388,18 +388,28 @@ void CurveChart::layTicks() {
     const auto lay = [](QCategoryAxis *axis, const AxisScale &scale, const QList<Tick> &ticks) {
         const double a0 = scale.log ? std::log10(scale.lo) : scale.lo;
         const double a1 = scale.log ? std::log10(scale.hi) : scale.hi;
-        const QStringList labels = axis->categoriesLabels();
-        for (const QString &label : labels)
-            axis->remove(label);
-        axis->setStartValue(-1e-6);
+        QList<std::pair<QString, double>> wanted;
         double last = -1e-6;
         for (const Tick &tick : ticks) {
             const double at = (tick.at / 2 - a0 / 2) / (a1 / 2 - a0 / 2);
             if (std::isfinite(at) && at > last && at <= 1 + 1e-9) {
-                axis->append(tick.label, at);
+                wanted.append({tick.label, at});
                 last = at;
             }
         }
+        // Laid again only when they move: QtCharts lays the whole chart out at each change, and
+        // a refresh sets both ranges more than once.
+        const QStringList labels = axis->categoriesLabels();
+        bool same = labels.size() == wanted.size();
+        for (qsizetype i = 0; same && i < labels.size(); ++i)
+            same = labels[i] == wanted[i].first && axis->endValue(labels[i]) == wanted[i].second;
+        if (same)
+            return;
+        for (const QString &label : labels)
+            axis->remove(label);
+        axis->setStartValue(-1e-6);
+        for (const auto &[label, at] : wanted)
+            axis->append(label, at);
         axis->setRange(0, 1);
     };
     m_xTicks = xTicks;

@@ -1,0 +1,87 @@
+#include "JsonWriter.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace sb {
+
+void JsonWriter::item() {
+    if (m_afterKey)
+        m_afterKey = false;
+    else if (!std::exchange(m_first, false))
+        m_out.append(',');
+}
+
+void JsonWriter::open(char bracket) {
+    item();
+    m_out.append(bracket);
+    m_first = true;
+}
+
+void JsonWriter::close(char bracket) {
+    m_out.append(bracket);
+    m_first = false;
+}
+
+void JsonWriter::key(QStringView name) {
+    item();
+    string(name);
+    m_out.append(':');
+    m_afterKey = true;
+}
+
+void JsonWriter::value(QStringView text) {
+    item();
+    string(text);
+}
+
+void JsonWriter::value(double v) {
+    item();
+    number(v);
+}
+
+void JsonWriter::value(qint64 v) {
+    item();
+    m_out.append(QByteArray::number(v));
+}
+
+void JsonWriter::values(const std::vector<double> &numbers) {
+    beginArray();
+    m_out.reserve(m_out.size() + static_cast<qsizetype>(numbers.size()) * 12);
+    for (size_t i = 0; i < numbers.size(); ++i) {
+        if (i > 0)
+            m_out.append(',');
+        number(numbers[i]);
+    }
+    endArray();
+}
+
+void JsonWriter::number(double v) {
+    if (!std::isfinite(v)) {
+        m_out.append("null");
+        return;
+    }
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+    m_out.append(text, end - text);
+}
+
+void JsonWriter::string(QStringView text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    const QByteArray utf8 = text.toUtf8();
+    m_out.reserve(m_out.size() + utf8.size() + 2);
+    m_out.append('"');
+    for (const char c : utf8) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            m_out.append('\\').append(c);
+        } else if (u < 0x20) {
+            m_out.append("\\u00").append(kHex[u >> 4]).append(kHex[u & 15]);
+        } else {
+            m_out.append(c);
+        }
+    }
+    m_out.append('"');
+}
+
+} // namespace sb
