@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace sb {
@@ -83,14 +84,20 @@ void NodeHistory::setSpan(int seconds) {
 }
 
 void NodeHistory::refresh() {
-    m_status->setText(tr("Loading…"));
     const quint64 asked = ++m_asked;
+    // Said only when the answer is slow to come: a word that flashes for 20 ms is noise, and
+    // each change of it lays the window out again.
+    QTimer::singleShot(500, this, [this, asked] {
+        if (asked == m_asked && m_drawn != asked)
+            m_status->setText(tr("Loading…"));
+    });
     m_collector->metrics(
         {nodeHistoryRun(m_node)}, this, [this, asked](const Result<QStringList> &metrics) {
             if (asked != m_asked)
                 return; // a later refresh (another span) is on its way
             if (!metrics) {
                 m_status->setText(tr("The collector could not be asked: %1").arg(metrics.error()));
+                m_drawn = asked;
                 return Q_EMIT refreshed();
             }
             if (metrics->isEmpty()) {
@@ -98,6 +105,7 @@ void NodeHistory::refresh() {
                                      "a point every %2 s.")
                                       .arg(m_node)
                                       .arg(SystemSeries::kDefaultResolution));
+                m_drawn = asked;
                 return Q_EMIT refreshed();
             }
             load(*metrics, asked);
@@ -137,6 +145,7 @@ void NodeHistory::load(const QStringList &metrics, quint64 asked) {
                 return;
             if (!reply) {
                 m_status->setText(tr("The collector could not be asked: %1").arg(reply.error()));
+                m_drawn = asked;
                 return Q_EMIT refreshed();
             }
             QHash<CurveChart *, QList<Curve>> curves;
@@ -161,6 +170,7 @@ void NodeHistory::load(const QStringList &metrics, quint64 asked) {
             m_status->setText(points == 0 ? tr("Nothing recorded in this span.")
                                           : tr("A point every %1 s, at most one a pixel.")
                                                 .arg(SystemSeries::kDefaultResolution));
+            m_drawn = asked;
             Q_EMIT refreshed();
         });
 }

@@ -36,6 +36,7 @@ private:
     CurveChart *m_memory;
     CurveChart *m_host;
     quint64 m_asked = 0; // refreshes asked for: only the latest one's answer is drawn
+    quint64 m_drawn = 0; // the refresh last answered
 };
 
 } // namespace sb

@@ -628,7 +628,7 @@ int main(int argc, char *argv[]) {
         });
         if (!series)
             return failWith(series.error());
-        printJson(QJsonDocument(series->toJson()));
+        printJson(QJsonDocument::fromJson(series->toJsonText()));
         return 0;
     }
     if (command == u"samples"_s && (args.size() == 2 || args.size() == 3)) {

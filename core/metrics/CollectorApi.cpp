@@ -183,11 +183,14 @@ Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
             return out;
         out.reserve(array.size());
         for (dom::element item : array) {
-            double number = qQNaN(); // null: a value that is not finite
-            (void)item.get_double().get(number);
-            out.push_back(number);
+            double number = 0;
+            out.push_back(item.get_double().get(number) ? qQNaN() : number); // null: not finite
         }
         return out;
+    };
+    auto count = [](dom::element element) -> qint64 {
+        int64_t n = 0;
+        return element.get_int64().get(n) ? 0 : n;
     };
     SeriesReplies replies;
     dom::array series;
@@ -217,9 +220,9 @@ Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
             else if (key == "error")
                 reply.error = textOf(value);
             else if (key == "total")
-                (void)value.get_int64().get(reply.total);
+                reply.total = count(value);
             else if (key == "inRange")
-                (void)value.get_int64().get(reply.inRange);
+                reply.inRange = count(value);
             else if (key == "x")
                 reply.x = numbersOf(value);
             else if (key == "y")

@@ -588,8 +588,8 @@ void TestCollector::seriesAnswersWrittenAndReadAsText() {
                            .x = {0, 1e300, -2.5, tiny, 0.1},
                            .y = {qQNaN(), qInf(), -qInf(), 1.0 / 3, -0.0}});
     sent.series.push_back({.run = u"r2"_s, .metric = u"acc"_s, .error = u"no such metric"_s});
-    sent.series.push_back({.run = u"r3"_s, .metric = u"acc"_s, .x = {1}, .y = {2},
-                           .rawX = {1, 1.5}, .rawY = {3, 4}});
+    sent.series.push_back(
+        {.run = u"r3"_s, .metric = u"acc"_s, .x = {1}, .y = {2}, .rawX = {1, 1.5}, .rawY = {3, 4}});
     const QByteArray text = sent.toJsonText();
     QJsonParseError error{};
     const QJsonObject qt = QJsonDocument::fromJson(text, &error).object();
@@ -612,9 +612,9 @@ void TestCollector::seriesAnswersWrittenAndReadAsText() {
         QCOMPARE(back.series[1].metric, u"acc"_s);
         QCOMPARE(back.series[2].rawY, (std::vector<double>{3, 4}));
     }
-    for (const QByteArray &bad : {QByteArray("[1,2]"), QByteArray("{\"series\": 3}"),
-                                  QByteArray("{\"series\": [1]}"), QByteArray("{\"metric\""),
-                                  QByteArray("{}")}) {
+    for (const QByteArray &bad :
+         {QByteArray("[1,2]"), QByteArray("{\"series\": 3}"), QByteArray("{\"series\": [1]}"),
+          QByteArray("{\"metric\""), QByteArray("{}")}) {
         const auto read = sb::SeriesReplies::fromJsonText(bad);
         QVERIFY2(!read && read.error().contains(u"could not be read"_s), bad.constData());
     }
