@@ -24,7 +24,7 @@ public:
     QString statusText() const;
 
 Q_SIGNALS:
-    void refreshed(); // every chart has its answer
+    void refreshed(); // every chart has the latest refresh's answer (a superseded one says nothing)
 
 private:
     void load(const QStringList &metrics, quint64 asked);

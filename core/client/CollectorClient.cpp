@@ -246,7 +246,38 @@ void CollectorClient::series(const QStringList &runs, const QString &metric,
 void CollectorClient::seriesOfMetrics(const QString &run, const QStringList &metrics,
                                       const SeriesWindow &window, QObject *context,
                                       Callback<SeriesReplies> done) {
-    seriesPart({run}, metrics, window, false, context, std::move(done));
+    QStringList asked = metrics;
+    asked.removeDuplicates(); // as the collector does: one curve a metric
+    seriesPart(
+        {run}, asked, window, false, context,
+        [this, run, asked, window, context, done](Result<SeriesReplies> answer) {
+            if (!answer || asked.size() <= 1 || answer->series.size() == size_t(asked.size()))
+                return done(std::move(answer));
+            // A collector from before several metrics a request answers the first alone: the
+            // others are asked for apart, each curve named by what was asked.
+            auto all = std::make_shared<std::vector<std::optional<SeriesReply>>>(asked.size());
+            auto waiting = std::make_shared<qsizetype>(asked.size());
+            for (qsizetype i = 0; i < asked.size(); ++i) {
+                seriesPart(
+                    {run}, {asked[i]}, window, false, context,
+                    [all, waiting, i, run, metric = asked[i], done](Result<SeriesReplies> one) {
+                        SeriesReply reply{.run = run, .metric = metric};
+                        if (one && !one->series.empty())
+                            reply = std::move(one->series.front());
+                        else if (!one)
+                            reply.error = one.error();
+                        reply.metric = metric;
+                        (*all)[size_t(i)] = std::move(reply);
+                        if (--*waiting > 0)
+                            return;
+                        SeriesReplies replies{metric, {}};
+                        for (std::optional<SeriesReply> &each : *all)
+                            replies.series.push_back(std::move(*each));
+                        replies.metric = replies.series.front().metric;
+                        done(std::move(replies));
+                    });
+            }
+        });
 }
 
 void CollectorClient::seriesPart(const QStringList &runs, const QStringList &metrics,

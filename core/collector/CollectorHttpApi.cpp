@@ -145,11 +145,20 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
     metrics.removeDuplicates(); // one named thousands of times is answered once
     if (metrics.isEmpty())
         metrics << QString(); // each run answers that it has no such metric
+    // Each curve is a look-up, and one the store lacks an answer of its own: their count is
+    // bounded as the runs of a request are.
+    if (const qint64 curves = qint64(runs->size()) * metrics.size();
+        curves > CollectorApi::kMostRunsPerRequest)
+        return error(u"%1 runs × %2 metrics is more curves than one answer holds (%3): ask for "
+                     "fewer at a time"_s.arg(runs->size())
+                         .arg(metrics.size())
+                         .arg(CollectorApi::kMostRunsPerRequest),
+                     BadRequest);
     // An answer holds up to four points a column (M4), so its columns bound its size.
     if (const qint64 columns =
             qint64(runs->size()) * metrics.size() * window.width * (withRaw ? 2 : 1);
         columns > CollectorApi::kMostSeriesColumns)
-        return error(u"%1 runs × %2 columns%3 is more than one answer holds (%4 columns): ask "
+        return error(u"%1 curves × %2 columns%3 is more than one answer holds (%4 columns): ask "
                      "for fewer runs or metrics at a time%5 or a smaller width"_s
                          .arg(qint64(runs->size()) * metrics.size())
                          .arg(window.width)
@@ -157,36 +166,40 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
                          .arg(CollectorApi::kMostSeriesColumns)
                          .arg(withRaw ? u", raw=0"_s : QString()),
                      BadRequest);
-    SeriesReplies replies{metrics.front(), {}};
+    std::vector<MetricStore::SeriesName> names;
     for (const QString &metric : metrics) {
-        for (const QString &run : *runs) {
-            SeriesReply &reply = replies.series.emplace_back();
-            reply.run = run;
-            reply.metric = metric;
-            auto result = store.query(run, metric, window);
-            // Stored points that cannot be read fail the answer (500): never a curve of zeros.
-            if (!result && result.errorCode() == ErrorCode::StorageFailed)
-                return error(result.error(), 500);
-            if (!result) {
-                reply.error = result.error();
-                continue;
-            }
-            reply.total = result->total;
-            reply.inRange = result->inRange;
-            reply.x = std::move(result.value().x);
-            reply.y = std::move(result.value().y);
-            if (withRaw) {
-                // Charts draw the raw curve faintly behind the smoothed one: send both at once.
-                SeriesWindow raw = window;
-                raw.smoothing = 0;
-                auto rawResult = store.query(run, metric, raw);
-                if (!rawResult && rawResult.errorCode() == ErrorCode::StorageFailed)
-                    return error(rawResult.error(), 500);
-                if (rawResult) {
-                    reply.rawX = std::move(rawResult.value().x);
-                    reply.rawY = std::move(rawResult.value().y);
-                }
-            }
+        for (const QString &run : *runs)
+            names.push_back({run, metric});
+    }
+    std::vector<Result<Downsampled>> answers = store.query(names, window);
+    std::vector<Result<Downsampled>> raws;
+    if (withRaw) { // charts draw the raw curve faintly behind the smoothed one: both at once
+        SeriesWindow raw = window;
+        raw.smoothing = 0;
+        raws = store.query(names, raw);
+    }
+    SeriesReplies replies{metrics.front(), {}};
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        SeriesReply &reply = replies.series.emplace_back();
+        reply.run = names[i].run;
+        reply.metric = names[i].metric;
+        Result<Downsampled> &answer = answers[i];
+        // Stored points that cannot be read fail the answer (500): never a curve of zeros.
+        for (const Result<Downsampled> *read : {&answer, withRaw ? &raws[i] : &answer}) {
+            if (!*read && read->errorCode() == ErrorCode::StorageFailed)
+                return error(read->error(), 500);
+        }
+        if (!answer) {
+            reply.error = answer.error();
+            continue;
+        }
+        reply.total = answer->total;
+        reply.inRange = answer->inRange;
+        reply.x = std::move(answer.value().x);
+        reply.y = std::move(answer.value().y);
+        if (withRaw && raws[i]) {
+            reply.rawX = std::move(raws[i].value().x);
+            reply.rawY = std::move(raws[i].value().y);
         }
     }
     return {Ok, "application/json", replies.toJsonText(), {}};

@@ -200,9 +200,9 @@ Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary
         firstWhere(summary, reader, window, 0, total, [&](double x) { return x >= x0; });
     const qint64 last =
         firstWhere(summary, reader, window, first, total, [&](double x) { return x > x1; });
-    // Small ranges, ranges of a few points a column (a week of a node's history: 17) and smoothed
-    // series are cheaper to stream than to search. A centred smoothing reads as far past the
-    // window as it averages over.
+    // Small ranges, ranges of up to a block's points a column (a week of a node's history: 17)
+    // and smoothed series are cheaper to stream than to search. A centred smoothing reads as far
+    // past the window as it averages over.
     const qint64 streamUpTo = std::max<qint64>(16, columns.width()) * SeriesSummary::kBlockSize;
     if (window.smoothing > 0 || last - first <= streamUpTo) {
         const qint64 reach = window.smoothing > 0 && window.smoothingKind == SmoothingKind::Gaussian

@@ -47,7 +47,6 @@ void JsonWriter::value(qint64 v) {
 
 void JsonWriter::values(const std::vector<double> &numbers) {
     beginArray();
-    m_out.reserve(m_out.size() + static_cast<qsizetype>(numbers.size()) * 12);
     for (size_t i = 0; i < numbers.size(); ++i) {
         if (i > 0)
             m_out.append(',');
@@ -62,14 +61,18 @@ void JsonWriter::number(double v) {
         return;
     }
     char text[32];
-    const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+    // Past 1e15 in exponent form: shortest digits write 2^64 as 18446744073709552000, a whole
+    // number that JSON readers (simdjson among them) refuse beyond 64 bits.
+    const auto end =
+        std::abs(v) < 1e15
+            ? std::to_chars(text, text + sizeof text, v).ptr
+            : std::to_chars(text, text + sizeof text, v, std::chars_format::scientific).ptr;
     m_out.append(text, end - text);
 }
 
 void JsonWriter::string(QStringView text) {
     static constexpr char kHex[] = "0123456789abcdef";
     const QByteArray utf8 = text.toUtf8();
-    m_out.reserve(m_out.size() + utf8.size() + 2);
     m_out.append('"');
     for (const char c : utf8) {
         const auto u = static_cast<unsigned char>(c);

@@ -585,8 +585,8 @@ void TestCollector::seriesAnswersWrittenAndReadAsText() {
                            .metric = sent.metric,
                            .total = 5,
                            .inRange = 4,
-                           .x = {0, 1e300, -2.5, tiny, 0.1},
-                           .y = {qQNaN(), qInf(), -qInf(), 1.0 / 3, -0.0}});
+                           .x = {0, 1e300, -2.5, tiny, 0x1p64, -1.2345678901234567e19},
+                           .y = {qQNaN(), qInf(), -qInf(), 1.0 / 3, -0.0, 7}});
     sent.series.push_back({.run = u"r2"_s, .metric = u"acc"_s, .error = u"no such metric"_s});
     sent.series.push_back(
         {.run = u"r3"_s, .metric = u"acc"_s, .x = {1}, .y = {2}, .rawX = {1, 1.5}, .rawY = {3, 4}});

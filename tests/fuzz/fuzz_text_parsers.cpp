@@ -1,8 +1,9 @@
 // libFuzzer target: every text parser of the metrics, monitor and config code (metric lines,
 // CSV, /proc, ps, nvidia-smi (query, compute apps, pmon), sampler frames, the YAML config,
-// ~/.ssh/config, a query over runs) on arbitrary bytes. A bad input may only produce an error
-// value: no crash, no sanitizer report, no hang.
+// ~/.ssh/config, a query over runs, a collector's /series answer) on arbitrary bytes. A bad input
+// may only produce an error value: no crash, no sanitizer report, no hang.
 #include "config/Config.h"
+#include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunQuery.h"
 #include "monitor/NvidiaSmiParser.h"
@@ -43,6 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         (void)builder.build(*frame);
     (void)sb::Config::parse(input.toByteArray(), QStringLiteral("fuzz.yaml"));
     (void)sb::importSshConfig(input.toByteArray());
+    // As a /series answer read by the app, and what it reads written again.
+    if (const auto answer = sb::SeriesReplies::fromJsonText(input.toByteArray()))
+        (void)answer->toJsonText();
     // As a query over runs: read, and asked of a run with every kind of field.
     if (const auto query = sb::RunQuery::parse(QString::fromUtf8(input))) {
         static const sb::RunSummary run = [] {

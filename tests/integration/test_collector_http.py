@@ -741,6 +741,11 @@ class RequestBounds(unittest.TestCase):
             "/api/v1/series?%s&metric=loss&metric=acc&width=1000" % query)
         self.assertEqual(status, 400, reply)
         self.assertIn("fewer runs or metrics", reply["error"])
+        # Each curve is a look-up: their count is bounded whatever the width.
+        many = "&".join("metric=m%d" % i for i in range(200))
+        status, reply = self.collector.request("/api/v1/series?%s&%s&width=1" % (query, many))
+        self.assertEqual(status, 400, reply)
+        self.assertIn("more curves than one answer holds", reply["error"])
 
     def test_an_answer_to_bad_lines_is_never_larger_than_a_few_errors(self):
         body = b"@signalbox {\n" * 200000 + b'@signalbox {"step": 1, "ok": 1}\n' + b'{"x": 1}\n' * 3

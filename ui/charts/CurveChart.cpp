@@ -403,7 +403,7 @@ void CurveChart::layTicks() {
         bool same = labels.size() == wanted.size();
         for (qsizetype i = 0; same && i < labels.size(); ++i)
             same = labels[i] == wanted[i].first && axis->endValue(labels[i]) == wanted[i].second;
-        if (same)
+        if (same && axis->min() == 0 && axis->max() == 1)
             return;
         for (const QString &label : labels)
             axis->remove(label);

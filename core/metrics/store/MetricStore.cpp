@@ -13,6 +13,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QtConcurrentMap>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -952,17 +953,42 @@ Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QS
 
 Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
                                        SeriesWindow window) {
-    auto series = openSeries(run, metric, window.xMetric);
-    if (!series)
-        return series.failure();
-    if (!window.xMetric.isEmpty())
-        window.axis = XAxis::Step; // the mapped steps
-    if (window.axis == XAxis::RelativeTime)
-        window.origin = series->origin;
-    Downsampled downsampled = downsampleM4(*series->points, *series->summary, window);
-    if (QString failure = series->points->failure(); !failure.isEmpty())
-        return fail(std::move(failure), ErrorCode::StorageFailed);
-    return downsampled;
+    return std::move(query({{run, metric}}, window).front());
+}
+
+std::vector<Result<Downsampled>> MetricStore::query(const std::vector<SeriesName> &names,
+                                                    const SeriesWindow &window) {
+    struct Job {
+        Result<Opened> series;
+        std::optional<Result<Downsampled>> answer;
+    };
+    std::vector<Result<Downsampled>> answers;
+    answers.reserve(names.size());
+    constexpr std::size_t kBatch = 256; // opened at a time: the open files stay few
+    for (std::size_t first = 0; first < names.size(); first += kBatch) {
+        std::vector<Job> batch;
+        for (std::size_t i = first; i < std::min(names.size(), first + kBatch); ++i)
+            batch.push_back({openSeries(names[i].run, names[i].metric, window.xMetric), {}});
+        QtConcurrent::blockingMap(batch, [&window](Job &job) {
+            if (!job.series) {
+                job.answer = job.series.failure();
+                return;
+            }
+            SeriesWindow own = window;
+            if (!own.xMetric.isEmpty())
+                own.axis = XAxis::Step; // the mapped steps
+            if (own.axis == XAxis::RelativeTime)
+                own.origin = job.series->origin;
+            Downsampled downsampled = downsampleM4(*job.series->points, *job.series->summary, own);
+            if (QString failure = job.series->points->failure(); !failure.isEmpty())
+                job.answer = fail(std::move(failure), ErrorCode::StorageFailed);
+            else
+                job.answer = std::move(downsampled);
+        });
+        for (Job &job : batch)
+            answers.push_back(std::move(*job.answer));
+    }
+    return answers;
 }
 
 Result<std::unique_ptr<CsvExport>> MetricStore::exportCsv(const QString &run,

@@ -164,6 +164,14 @@ public:
 
     // M4-downsampled series; an error names what is missing or could not be read.
     Result<Downsampled> query(const QString &run, const QString &metric, SeriesWindow window);
+    // Several at once, each answer in the order asked: opened one after another here (the store
+    // is this thread's), downsampled on every core.
+    struct SeriesName {
+        QString run;
+        QString metric;
+    };
+    std::vector<Result<Downsampled>> query(const std::vector<SeriesName> &names,
+                                           const SeriesWindow &window);
     // A series to compute on: its points, its summary brought up to date, and where its run began
     // (the origin of relative time). With `xMetric`, each point's step is that metric's value at
     // the step (see MetricAxisSource), and the summary is of the points so mapped. Valid until
