@@ -250,7 +250,7 @@ void CollectorClient::seriesOfMetrics(const QString &run, const QStringList &met
     asked.removeDuplicates(); // as the collector does: one curve a metric
     seriesPart(
         {run}, asked, window, false, context,
-        [this, run, asked, window, context, done](Result<SeriesReplies> answer) {
+        [this, run, asked, window, context, done = std::move(done)](Result<SeriesReplies> answer) {
             if (!answer || asked.size() <= 1 || answer->series.size() == size_t(asked.size()))
                 return done(std::move(answer));
             // A collector from before several metrics a request answers the first alone: the
@@ -263,7 +263,7 @@ void CollectorClient::seriesOfMetrics(const QString &run, const QStringList &met
                     [all, waiting, i, run, metric = asked[i], done](Result<SeriesReplies> one) {
                         SeriesReply reply{.run = run, .metric = metric};
                         if (one && !one->series.empty())
-                            reply = std::move(one->series.front());
+                            reply = std::move(one.value().series.front());
                         else if (!one)
                             reply.error = one.error();
                         reply.metric = metric;

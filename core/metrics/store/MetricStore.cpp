@@ -952,7 +952,7 @@ Result<MetricStore::Opened> MetricStore::openSeries(const QString &run, const QS
 }
 
 Result<Downsampled> MetricStore::query(const QString &run, const QString &metric,
-                                       SeriesWindow window) {
+                                       const SeriesWindow &window) {
     return std::move(query({{run, metric}}, window).front());
 }
 

@@ -163,7 +163,8 @@ public:
     qint64 totalPoints() const;
 
     // M4-downsampled series; an error names what is missing or could not be read.
-    Result<Downsampled> query(const QString &run, const QString &metric, SeriesWindow window);
+    Result<Downsampled> query(const QString &run, const QString &metric,
+                              const SeriesWindow &window);
     // Several at once, each answer in the order asked: opened one after another here (the store
     // is this thread's), downsampled on every core.
     struct SeriesName {
