@@ -18,6 +18,7 @@ class Collector;
 //        average; a centred Gaussian)
 //        &x_metric=NAME (x is each run's NAME at the point's step: tokens seen, epoch)
 //        (with smoothing, each series also carries the raw curve as rawX/rawY, unless raw=0)
+//        (several metric=: every run's curve of each, metric by metric, each naming its metric)
 //   POST /api/v1/groups               body: GroupRequest (JSON); each group's centre line and band
 //   GET  /api/v1/export?run=A&metric=M   (text/csv)
 //   POST /api/v1/push/samples         body: see Collector::decodeSamples
