@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <tuple>
 
 namespace sb {
@@ -759,15 +760,27 @@ Collector::IngestResult Collector::storeLines(const QString &run, const Lines &l
 
 namespace {
 
+// What a query over every run reads, as columns in MetricStore::runsInOrder's rows: the series
+// of the metrics it names, and the values at the keys of the runs' objects it reads.
+struct QueryColumns {
+    std::vector<std::pair<QString, MetricStore::SeriesColumn>> series;
+    std::vector<std::pair<RunQuery::ObjectKey, std::shared_ptr<const std::vector<QJsonValue>>>>
+        values;
+};
+
 // A run of the store as a query reads it: its metadata (with when it was last heard), and its
-// series' summaries, each looked up when the query names it.
+// series' summaries and objects' values, from the columns where the runs are all the store's
+// (each looked up in the store otherwise).
 class StoredRun final : public RunQuery::Run {
 public:
-    StoredRun(const MetricStore &store, const QHash<QString, double> &heard)
+    StoredRun(const MetricStore &store, const QHash<QString, double> &heard,
+              const QueryColumns *columns)
         : m_store(store)
-        , m_heard(heard) {}
-    void setInfo(const RunInfo *info) {
+        , m_heard(heard)
+        , m_columns(columns) {}
+    void setRow(const RunInfo *info, std::size_t row) {
         m_info = info;
+        m_row = row;
         if (const auto heardAt = m_heard.constFind(info->name); heardAt != m_heard.constEnd()) {
             m_withHeard = *info;
             m_withHeard.lastSeen = std::max(info->lastSeen.value_or(*heardAt), *heardAt);
@@ -776,22 +789,39 @@ public:
     }
     const RunInfo &info() const override { return *m_info; }
     std::optional<MetricSummary> metric(const QString &name) const override {
+        for (const auto &[metric, column] : m_columns ? m_columns->series : kNoSeries) {
+            if (metric == name) {
+                const StoredSeries *series = (*column)[m_row];
+                return series ? MetricStore::metricSummary(*series) : std::nullopt;
+            }
+        }
         return m_store.metricSummary(m_info->name, name);
+    }
+    QJsonValue valueAt(QJsonObject RunInfo::*object, const QString &key) const override {
+        for (const auto &[at, column] : m_columns ? m_columns->values : kNoValues) {
+            if (at.first == object && at.second == key)
+                return (*column)[m_row];
+        }
+        return RunQuery::lookUp(m_info->*object, key);
     }
 
 private:
+    static inline const decltype(QueryColumns::series) kNoSeries;
+    static inline const decltype(QueryColumns::values) kNoValues;
     const MetricStore &m_store;
     const QHash<QString, double> &m_heard;
+    const QueryColumns *m_columns;
     const RunInfo *m_info = nullptr;
+    std::size_t m_row = 0;
     RunInfo m_withHeard;
 };
 
-// Which of `runs` pass `where`, on every core: each lookup waits on memory (100,000 runs' config
-// and series lie all over it), so several threads at once answer sooner. Unset past `deadline`.
-std::optional<std::vector<char>> passing(const std::vector<const RunInfo *> &runs,
+// Which of `runs` pass `where`, on every core. `columns`: where `runs` are
+// MetricStore::runsInOrder(), what the query reads of them. Unset past `deadline`.
+std::optional<std::vector<char>> passing(std::span<const RunInfo *const> runs, std::size_t firstRow,
                                          const RunQuery &where, const MetricStore &store,
                                          const QHash<QString, double> &heard,
-                                         QDeadlineTimer deadline) {
+                                         const QueryColumns *columns, QDeadlineTimer deadline) {
     constexpr std::size_t kChunk = 4096;
     std::vector<char> passes(runs.size());
     std::vector<std::size_t> chunks;
@@ -800,13 +830,13 @@ std::optional<std::vector<char>> passing(const std::vector<const RunInfo *> &run
     const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000;
     std::atomic<bool> late = false;
     QtConcurrent::blockingMap(chunks, [&](std::size_t first) {
-        StoredRun run(store, heard);
+        StoredRun run(store, heard, columns);
         for (std::size_t i = first; i < std::min(first + kChunk, runs.size()); ++i) {
             if (i % 64 == 0 && (late || deadline.hasExpired())) {
                 late = true;
                 return;
             }
-            run.setInfo(runs[i]);
+            run.setRow(runs[i], firstRow + i);
             passes[i] = where.matches(run, now);
         }
     });
@@ -815,21 +845,44 @@ std::optional<std::vector<char>> passing(const std::vector<const RunInfo *> &run
 
 } // namespace
 
+Collector::ValueColumn Collector::valuesAt(const RunQuery::ObjectKey &key) {
+    constexpr std::size_t kMostColumns = 32;
+    if (m_valueColumns.generation != m_store->runsGeneration()) {
+        m_valueColumns.columns.clear();
+        m_valueColumns.generation = m_store->runsGeneration();
+    }
+    for (const auto &[at, column] : m_valueColumns.columns) {
+        if (at == key)
+            return column;
+    }
+    const auto &runs = m_store->runsInOrder();
+    auto column = std::make_shared<std::vector<QJsonValue>>(runs.size());
+    std::vector<std::size_t> chunks;
+    for (std::size_t at = 0; at < runs.size(); at += 4096)
+        chunks.push_back(at);
+    QtConcurrent::blockingMap(chunks, [&](std::size_t first) {
+        for (std::size_t row = first; row < std::min(first + 4096, runs.size()); ++row)
+            (*column)[row] = RunQuery::lookUp(runs[row]->*key.first, key.second);
+    });
+    if (m_valueColumns.columns.size() >= kMostColumns)
+        m_valueColumns.columns.clear();
+    m_valueColumns.columns.emplace_back(key, column);
+    return column;
+}
+
 Result<QList<RunSummary>> Collector::runs(const QString &filter, qsizetype offset, qsizetype limit,
                                           const RunQuery *where) {
     if (limit == 0)
         return QList<RunSummary>();
     judgeSilentRuns(); // a listing never shows as running a run already past the threshold
     const auto &byName = m_store->runsByName();
-    std::vector<const RunInfo *> candidates;
-    if (filter.isEmpty()) {
-        candidates.reserve(std::size_t(byName.size()));
-        for (const RunInfo &info : byName)
-            candidates.push_back(&info);
-    } else {
+    std::vector<const RunInfo *> filtered;
+    if (!filter.isEmpty()) {
         for (const QString &name : m_store->runsMentioning(filter.toLower().toUtf8()))
-            candidates.push_back(&*byName.constFind(name));
+            filtered.push_back(&*byName.constFind(name));
     }
+    const std::vector<const RunInfo *> &candidates =
+        filter.isEmpty() ? m_store->runsInOrder() : filtered;
     // min, max and best read the series' ranges: every series gets one (once; kept on disk).
     const QDeadlineTimer budget(kQueryMs);
     const auto tooSlow = [] {
@@ -840,6 +893,14 @@ Result<QList<RunSummary>> Collector::runs(const QString &filter, qsizetype offse
     };
     if (where && !where->rangedMetrics().isEmpty() && !m_store->summarize(budget))
         return tooSlow();
+    // Over every run, a query reads columns: one pass each instead of a look-up a run.
+    QueryColumns columns;
+    if (where && filter.isEmpty()) {
+        for (const QString &metric : where->metrics())
+            columns.series.emplace_back(metric, m_store->seriesOfEachRun(metric));
+        for (const RunQuery::ObjectKey &key : where->objectKeys())
+            columns.values.emplace_back(key, valuesAt(key));
+    }
     // Asked of a block of runs at a time, so that a page stops early.
     constexpr std::size_t kBlock = 32768;
     std::vector<const RunInfo *> listed;
@@ -847,9 +908,8 @@ Result<QList<RunSummary>> Collector::runs(const QString &filter, qsizetype offse
     for (std::size_t first = 0; first < candidates.size(); first += kBlock) {
         const std::size_t end = std::min(first + kBlock, candidates.size());
         if (where) {
-            auto passed = passing(
-                {candidates.begin() + qsizetype(first), candidates.begin() + qsizetype(end)},
-                *where, *m_store, m_heard, budget);
+            auto passed = passing(std::span(candidates).subspan(first, end - first), first, *where,
+                                  *m_store, m_heard, filter.isEmpty() ? &columns : nullptr, budget);
             if (!passed)
                 return tooSlow();
             passes = std::move(passed).value();
@@ -884,14 +944,15 @@ Result<QList<RunSummary>> Collector::runs(const QString &filter, qsizetype offse
         RunSummary run{*info, {}};
         if (const auto heardAt = m_heard.constFind(info->name); heardAt != m_heard.constEnd())
             run.info.lastSeen = std::max(run.info.lastSeen.value_or(*heardAt), *heardAt);
-        for (const auto &series : m_store->series(info->name)) {
+        for (const auto &series : m_store->series(info->name)) { // in name order: each goes last
             if (series.count > 0) // none shown (a rewind hides them all): no last value to say
-                run.metrics.insert(series.metric, {series.count, series.last, series.range});
+                run.metrics.insert(run.metrics.cend(), series.metric,
+                                   {series.count, series.last, series.range});
         }
         for (const Rewind &rewind : m_store->rewinds(info->name))
             run.rewinds.push_back({rewind.id, rewind.step, rewind.inclusive, rewind.wall,
                                    rewind.points, rewind.samples});
-        out.append(run);
+        out.append(std::move(run));
     }
     return out;
 }

@@ -168,6 +168,10 @@ private:
     // The largest step stored for a run, read from the store the first time it is asked (a
     // store of 100,000 runs starts without reading them all).
     std::optional<double> storedLastStep(const QString &run);
+    // The value at a key of every run's config (code, ...), in MetricStore::runsInOrder's rows:
+    // kept until a run changes, for the queries that read it.
+    using ValueColumn = std::shared_ptr<const std::vector<QJsonValue>>;
+    ValueColumn valuesAt(const RunQuery::ObjectKey &key);
 
     std::unique_ptr<MetricStore> m_store;
     std::unique_ptr<CollectorHttpApi> m_http;
@@ -177,6 +181,10 @@ private:
     QHash<QString, double> m_lastStep; // by run, once asked or written
     QHash<QString, double> m_heard;    // by run: last heard from, not yet in the run's info
     QSet<QString> m_running;           // runs whose status is running
+    struct ValueColumns {
+        quint64 generation = ~quint64(0);                                 // of the store's runs
+        std::vector<std::pair<RunQuery::ObjectKey, ValueColumn>> columns; // the last keys asked
+    } m_valueColumns;
     double m_lostAfter = kLostAfterSeconds;
     double m_startedAt = 0; // a run is not judged lost for the time the collector was down
     QTimer m_judgeTimer;

@@ -750,19 +750,18 @@ bool has(const Datum &datum, const Literal &literal, double now) {
     }
 }
 
-// A key of a JSON object: the whole dotted key first ("optimizer.lr" as one key), then the path.
-QJsonValue lookUp(const QJsonObject &object, const QString &key) {
-    if (const auto found = object.constFind(key); found != object.constEnd())
-        return *found;
-    // Each dot in turn: {"model.enc": {"layers": 4}} is found by config.model.enc.layers.
-    for (qsizetype dot = key.indexOf(u'.'); dot > 0; dot = key.indexOf(u'.', dot + 1)) {
-        const QJsonValue inner = object.value(QStringView(key).left(dot));
-        if (!inner.isObject())
-            continue;
-        if (QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1)); !found.isUndefined())
-            return found;
+// The member of RunInfo that an object field reads.
+QJsonObject RunInfo::*objectOf(Field::Kind kind) {
+    switch (kind) {
+    case Field::Kind::Code:
+        return &RunInfo::code;
+    case Field::Kind::Environment:
+        return &RunInfo::environment;
+    case Field::Kind::ForkedFrom:
+        return &RunInfo::forkedFrom;
+    default:
+        return &RunInfo::config;
     }
-    return QJsonValue::Undefined;
 }
 
 Datum valueOf(const Field &field, const RunQuery::Run &run, double now) {
@@ -808,13 +807,10 @@ Datum valueOf(const Field &field, const RunQuery::Run &run, double now) {
         return d;
     }
     case Field::Kind::Config:
-        return Datum::of(lookUp(info.config, field.key));
     case Field::Kind::Code:
-        return Datum::of(lookUp(info.code, field.key));
     case Field::Kind::Environment:
-        return Datum::of(lookUp(info.environment, field.key));
     case Field::Kind::ForkedFrom:
-        return Datum::of(lookUp(info.forkedFrom, field.key));
+        return Datum::of(run.valueAt(objectOf(field.kind), field.key));
     case Field::Kind::Metric:
         break;
     }
@@ -881,6 +877,25 @@ bool holds(const Node &node, const RunQuery::Run &run, double now) {
         return !equalsAny();
     }
     return false;
+}
+
+void collectObjectKeys(const Node &node, std::vector<RunQuery::ObjectKey> *out) {
+    for (const auto &child : node.children)
+        collectObjectKeys(*child, out);
+    if (node.kind != Node::Kind::Compare)
+        return;
+    switch (node.field.kind) {
+    case Field::Kind::Config:
+    case Field::Kind::Code:
+    case Field::Kind::Environment:
+    case Field::Kind::ForkedFrom:
+        if (RunQuery::ObjectKey key{objectOf(node.field.kind), node.field.key};
+            std::find(out->begin(), out->end(), key) == out->end())
+            out->push_back(std::move(key));
+        break;
+    default:
+        break;
+    }
 }
 
 void collectMetrics(const Node &node, bool rangedOnly, QStringList *out) {
@@ -952,6 +967,27 @@ QStringList RunQuery::metrics() const {
     if (m_root)
         collectMetrics(*m_root, false, &out);
     return out;
+}
+
+std::vector<RunQuery::ObjectKey> RunQuery::objectKeys() const {
+    std::vector<ObjectKey> out;
+    if (m_root)
+        collectObjectKeys(*m_root, &out);
+    return out;
+}
+
+QJsonValue RunQuery::lookUp(const QJsonObject &object, const QString &key) {
+    if (const auto found = object.constFind(key); found != object.constEnd())
+        return *found;
+    // Each dot in turn: {"model.enc": {"layers": 4}} is found by config.model.enc.layers.
+    for (qsizetype dot = key.indexOf(u'.'); dot > 0; dot = key.indexOf(u'.', dot + 1)) {
+        const QJsonValue inner = object.value(QStringView(key).left(dot));
+        if (!inner.isObject())
+            continue;
+        if (QJsonValue found = lookUp(inner.toObject(), key.mid(dot + 1)); !found.isUndefined())
+            return found;
+    }
+    return QJsonValue::Undefined;
 }
 
 QStringList RunQuery::rangedMetrics() const {

@@ -10,6 +10,8 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace sb {
 
@@ -35,7 +37,18 @@ public:
         virtual const RunInfo &info() const = 0;
         // The metric's summary; unset when the run does not log it.
         virtual std::optional<MetricSummary> metric(const QString &name) const = 0;
+        // The value at a dotted key of one of the run's JSON objects (`object`: &RunInfo::config,
+        // code, environment or forkedFrom), as lookUp() finds it: a store that keeps such values
+        // in columns answers without reading each run's object.
+        virtual QJsonValue valueAt(QJsonObject RunInfo::*object, const QString &key) const {
+            return lookUp(info().*object, key);
+        }
     };
+    using ObjectKey = std::pair<QJsonObject RunInfo::*, QString>;
+
+    // A key of a JSON object: the whole dotted key first ("optimizer.lr" as one key), then the
+    // path ({"model.enc": {"layers": 4}} holds model.enc.layers).
+    static QJsonValue lookUp(const QJsonObject &object, const QString &key);
 
     static constexpr qsizetype kLongestQuery = 4096;
     static constexpr int kDeepestNesting = 64;
@@ -54,6 +67,8 @@ public:
     // a store summarizes them before asking.
     QStringList metrics() const;
     QStringList rangedMetrics() const;
+    // The keys of the runs' JSON objects it reads, each once.
+    std::vector<ObjectKey> objectKeys() const;
 
     // What the filter box completes: fields, functions and keywords.
     static QStringList vocabulary();

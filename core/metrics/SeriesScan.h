@@ -69,39 +69,48 @@ inline double xOf(const MetricPoint &p, const SeriesWindow &window) {
     return p.step;
 }
 
-// Every point of [first, last) in order, read a chunk at a time: visit(index, point).
+// Every point of [first, last) in order, a chunk at a time (in place where the source allows,
+// else copied): visit(index, point).
 template <typename Visit>
 void forEachPoint(const PointSource &source, qint64 first, qint64 last, Visit &&visit) {
     constexpr qint64 chunk = 8192;
-    std::vector<MetricPoint> buffer(
-        static_cast<std::size_t>(std::min(chunk, std::max<qint64>(0, last - first))));
+    std::vector<MetricPoint> buffer;
     for (qint64 i = first; i < last; i += chunk) {
         const qint64 n = std::min(chunk, last - i);
-        source.read(i, n, buffer.data());
+        const MetricPoint *points = source.inPlace(i, n);
+        if (!points) {
+            buffer.resize(static_cast<std::size_t>(n));
+            source.read(i, n, buffer.data());
+            points = buffer.data();
+        }
         for (qint64 j = 0; j < n; ++j)
-            visit(i + j, buffer[static_cast<std::size_t>(j)]);
+            visit(i + j, points[j]);
     }
 }
 
-// Reads single points through a two-block cache: a column's edges fall into the block its
-// neighbour just read, and scanning a column's head and tail alternates between two blocks.
+// Reads single points a block at a time, in place where the source allows, else through a
+// two-block cache: a column's edges fall into the block its neighbour just read, and scanning a
+// column's head and tail alternates between two blocks.
 class BlockReader {
 public:
     explicit BlockReader(const PointSource &source)
-        : m_source(source) {
-        for (Slot &slot : m_slots)
-            slot.points.resize(SeriesSummary::kBlockSize);
-    }
+        : m_source(source) {}
 
     const MetricPoint &at(qint64 index) {
         const qint64 block = index / SeriesSummary::kBlockSize;
         int used = m_slots[0].block == block ? 0 : 1;
         if (m_slots[used].block != block) {
             used = 1 - m_lastUsed; // the least recently used slot
+            Slot &slot = m_slots[used];
             const qint64 first = block * SeriesSummary::kBlockSize;
-            m_source.read(first, std::min(SeriesSummary::kBlockSize, m_source.size() - first),
-                          m_slots[used].points.data());
-            m_slots[used].block = block;
+            const qint64 n = std::min(SeriesSummary::kBlockSize, m_source.size() - first);
+            slot.points = m_source.inPlace(first, n);
+            if (!slot.points) {
+                slot.copy.resize(SeriesSummary::kBlockSize);
+                m_source.read(first, n, slot.copy.data());
+                slot.points = slot.copy.data();
+            }
+            slot.block = block;
         }
         m_lastUsed = used;
         return m_slots[used].points[index % SeriesSummary::kBlockSize];
@@ -116,7 +125,8 @@ public:
 private:
     struct Slot {
         qint64 block = -1;
-        std::vector<MetricPoint> points;
+        const MetricPoint *points = nullptr; // the block's first
+        std::vector<MetricPoint> copy;       // where the source has them only as copies
     };
     const PointSource &m_source;
     Slot m_slots[2];
@@ -129,13 +139,21 @@ qint64 firstWhere(const SeriesSummary &summary, BlockReader &reader, const Serie
                   qint64 lo, qint64 hi, Pred reached) {
     const auto &blocks = summary.blocks();
     const qint64 k = SeriesSummary::kBlockSize;
-    // Narrow to one block using each block's first x, then search inside it.
+    // Narrow to one block using each block's first x, then search inside it. Scans ask for the
+    // next column's edge, a block or two on: galloping from lo finds it in a few probes.
     qint64 blo = lo / k;
     qint64 bhi = (hi + k - 1) / k;
     auto firstX = [&](qint64 b) {
         MetricPoint p{blocks[b].firstStep, 0, blocks[b].firstWall};
         return xOf(p, window);
     };
+    for (qint64 step = 1; blo + step < bhi; step *= 2) {
+        if (reached(firstX(blo + step))) {
+            bhi = blo + step;
+            break;
+        }
+        blo += step;
+    }
     while (blo < bhi) {
         const qint64 mid = blo + (bhi - blo) / 2;
         if (reached(firstX(mid)))

@@ -563,6 +563,37 @@ class RunsWhere(SharedCollector):
             self.assertIn(status, (200, 400), reply)
         self.assertTrue(self.collector.alive())
 
+    def test_answers_follow_the_runs_as_they_change(self):
+        # A query over every run reads columns the collector keeps between queries: a new run, a
+        # changed config, a new series and a new last value each show in the next answer.
+        collector = Collector()
+        try:
+            def push(run, **body):
+                status, reply = collector.request("/api/v1/push", dict(body, run=run))
+                self.assertEqual(status, 200, reply)
+
+            def where(query):
+                status, reply = collector.request("/api/v1/runs?where=" + q(query))
+                self.assertEqual(status, 200, reply)
+                return [run["name"] for run in reply]
+
+            push("q1", info={"config": {"batch": 64}})
+            self.assertEqual(where("config.batch = 64"), ["q1"])
+            push("q2", info={"config": {"batch": 64}})
+            self.assertEqual(where("config.batch = 64"), ["q1", "q2"])
+            push("q1", info={"config": {"batch": 32}})
+            self.assertEqual(where("config.batch = 64"), ["q2"])
+            self.assertEqual(where("acc > 0.5"), [])
+            push("q2", series={"acc": {"step": [0], "value": [0.9]}})
+            self.assertEqual(where("acc > 0.5"), ["q2"])
+            push("q1", series={"acc": {"step": [0], "value": [0.7]}})
+            self.assertEqual(where("acc > 0.5 and config.batch = 32"), ["q1"])
+            push("q1", series={"acc": {"step": [1], "value": [0.1]}})
+            self.assertEqual(where("acc > 0.5"), ["q2"])
+            self.assertEqual(where("count(acc) = 2"), ["q1"])
+        finally:
+            collector.stop()
+
 
 class LogX(SharedCollector):
     """/series and /groups with log_x=1: columns even in log10(x), so a log-log chart has its

@@ -837,10 +837,51 @@ std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) con
 std::optional<MetricSummary> MetricStore::metricSummary(const QString &run,
                                                         const QString &metric) const {
     const StoredSeries *s = m_series.find(run, metric);
-    if (!s || s->shown() == 0) // none shown (a rewind hides them all), as listings leave it out
+    return s ? metricSummary(*s) : std::nullopt;
+}
+
+std::optional<MetricSummary> MetricStore::metricSummary(const StoredSeries &s) {
+    if (s.shown() == 0) // none shown (a rewind hides them all), as listings leave it out
         return std::nullopt;
-    return MetricSummary{s->shown(), s->shownLast,
-                         s->summary ? s->summary->valueRange() : std::nullopt};
+    return MetricSummary{s.shown(), s.shownLast,
+                         s.summary ? s.summary->valueRange() : std::nullopt};
+}
+
+void MetricStore::keepColumnsCurrent() const {
+    if (m_columns.runs != m_runs.generation()) {
+        m_columns.inOrder.clear();
+        m_columns.seriesByMetric.clear();
+        m_columns.runs = m_runs.generation();
+    }
+    if (m_columns.series != m_series.generation()) {
+        m_columns.seriesByMetric.clear();
+        m_columns.series = m_series.generation();
+    }
+}
+
+const std::vector<const RunInfo *> &MetricStore::runsInOrder() const {
+    keepColumnsCurrent();
+    if (m_columns.inOrder.empty()) {
+        m_columns.inOrder.reserve(std::size_t(m_runs.byName().size()));
+        for (const RunInfo &info : m_runs.byName())
+            m_columns.inOrder.push_back(&info);
+    }
+    return m_columns.inOrder;
+}
+
+MetricStore::SeriesColumn MetricStore::seriesOfEachRun(const QString &metric) const {
+    constexpr qsizetype kMostColumns = 64; // of 800 kB each at 100,000 runs
+    const auto &runs = runsInOrder();
+    if (const auto found = m_columns.seriesByMetric.constFind(metric);
+        found != m_columns.seriesByMetric.constEnd())
+        return *found;
+    auto column = std::make_shared<std::vector<const StoredSeries *>>(runs.size(), nullptr);
+    for (std::size_t row = 0; row < runs.size(); ++row)
+        (*column)[row] = m_series.find(runs[row]->name, metric);
+    if (m_columns.seriesByMetric.size() >= kMostColumns)
+        m_columns.seriesByMetric.clear();
+    m_columns.seriesByMetric.insert(metric, column);
+    return column;
 }
 
 qint64 MetricStore::totalPoints() const {

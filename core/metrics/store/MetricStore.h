@@ -160,6 +160,15 @@ public:
     // One series of a run as /runs lists it (a query's lookup); unset when none is shown. Safe
     // to call from several threads at once while nothing appends.
     std::optional<MetricSummary> metricSummary(const QString &run, const QString &metric) const;
+    static std::optional<MetricSummary> metricSummary(const StoredSeries &series);
+    // For queries over many runs, read in one pass rather than a look-up each: the runs in name
+    // order, and a metric's series of each of them (null where a run has none). Kept between
+    // calls, made again once runs or series were added, changed or removed; valid until then.
+    const std::vector<const RunInfo *> &runsInOrder() const;
+    using SeriesColumn = std::shared_ptr<const std::vector<const StoredSeries *>>;
+    SeriesColumn seriesOfEachRun(const QString &metric) const;
+    // Counts changes to the runs' metadata: what a cache of it is keyed by.
+    quint64 runsGeneration() const { return m_runs.generation(); }
     qint64 totalPoints() const;
 
     // M4-downsampled series; an error names what is missing or could not be read.
@@ -309,6 +318,16 @@ private:
     };
     std::vector<Freed> m_freed;
     bool m_deletionsInJournal = false;
+    // runsInOrder() and seriesOfEachRun(), with the generations they were made at.
+    struct RunColumns {
+        quint64 runs = ~quint64(0);
+        quint64 series = ~quint64(0);
+        std::vector<const RunInfo *> inOrder;
+        QHash<QString, SeriesColumn> seriesByMetric; // the last metrics asked
+    };
+    mutable RunColumns m_columns;
+    // Drops the columns made before the last change.
+    void keepColumnsCurrent() const;
 };
 
 } // namespace sb

@@ -30,8 +30,11 @@ public:
         if (m_runs.remove(name) > 0) {
             m_searchText.remove(name);
             m_searchIndexStale = true;
+            ++m_generation;
         }
     }
+    // Counts the runs added, changed and removed: what a cache of them is keyed by.
+    quint64 generation() const { return m_generation; }
     // The runs whose metadata (as JSON: name, config, tags, note...) holds `lowered`, text in
     // lower case as UTF-8, in name order. Each run's text is kept until the run changes, and all
     // of them lie end to end in one index, so a filter over 100,000 runs is one scan of it.
@@ -45,6 +48,7 @@ private:
     mutable QByteArray m_searchIndex;
     mutable std::vector<std::pair<qsizetype, QString>> m_searchStarts;
     mutable bool m_searchIndexStale = true;
+    quint64 m_generation = 0;
 };
 
 } // namespace sb

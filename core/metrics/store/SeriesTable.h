@@ -82,11 +82,13 @@ public:
         takeId(id);
         m_byRun[run][metric] = raw;
         m_series.push_back(std::move(series));
+        ++m_generation;
         return raw;
     }
     // Forgets the series created after the first `size` (a batch rolled back); their ids stay
     // used.
     void truncate(std::size_t size) {
+        ++m_generation;
         while (m_series.size() > size) {
             m_byRun[m_series.back()->run].remove(m_series.back()->metric);
             m_series.pop_back();
@@ -102,12 +104,16 @@ public:
         m_series = std::move(kept);
         for (const QString &run : runs)
             m_byRun.remove(run);
+        ++m_generation;
         return removed;
     }
+    // Counts the series added and removed: what a cache of them is keyed by.
+    quint64 generation() const { return m_generation; }
     // No new series takes this id, or any below it.
     void takeId(quint32 id) { m_nextId = std::max(m_nextId, id + 1); }
 
 private:
+    quint64 m_generation = 0;
     std::vector<std::unique_ptr<StoredSeries>> m_series;
     QHash<QString, QHash<QString, StoredSeries *>> m_byRun;
     quint32 m_nextId = 0; // above every id the journal or the series directory ever held
