@@ -129,10 +129,9 @@ AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
             });
     connect(m_scatter, &RunScatter::runClicked, this,
             [this](const QString &clicked) { Q_EMIT runsChosen({clicked}); });
-    // A parameter's row: it against the metric.
-    // A number's row: it against the metric (a category has the parallel coordinates).
+    // A parameter's row: it against the metric (a category's runs in a band each).
     connect(m_importance, &QTableWidget::cellClicked, this, [this](int row) {
-        if (row >= 0 && row < m_effects.size() && m_numeric.contains(m_effects[row].param))
+        if (row >= 0 && row < m_effects.size())
             setScatter(kConfig + m_effects[row].param, analysedMetric());
     });
 }
@@ -334,43 +333,73 @@ void AnalysisPanel::showEffects() {
     }
 }
 
-std::optional<double> AnalysisPanel::valueOf(const QString &run, const QString &axis) const {
-    const RunSummary *summary = m_runs->summaryOf(run);
-    if (!summary)
-        return std::nullopt;
-    if (const auto it = summary->metrics.constFind(axis); it != summary->metrics.cend()) {
-        const auto statistic = static_cast<MetricStatistic>(m_statistic->currentData().toInt());
-        return it->value(statistic, axis);
+AnalysisPanel::AxisValues AnalysisPanel::axisValues(const QString &axis) const {
+    AxisValues out;
+    out.axis.title = axis;
+    const auto statistic = static_cast<MetricStatistic>(m_statistic->currentData().toInt());
+    QHash<QString, QJsonValue> config; // of each run, where the axis is a config key
+    bool words = false;
+    for (const QString &run : std::as_const(m_shown)) {
+        const RunSummary *summary = m_runs->summaryOf(run);
+        if (!summary)
+            continue;
+        if (const auto it = summary->metrics.constFind(axis); it != summary->metrics.cend()) {
+            if (const auto value = it->value(statistic, axis))
+                out.byRun.insert(run, *value);
+        } else if (axis.startsWith(kConfig)) {
+            const QJsonValue value = flattenConfig(summary->info.config).value(axis.mid(7));
+            words = words || value.isString();
+            if (value.isString() || value.isDouble() || value.isBool())
+                config.insert(run, value);
+        }
     }
-    if (!axis.startsWith(kConfig))
-        return std::nullopt;
-    const QJsonValue value = flattenConfig(summary->info.config).value(axis.mid(7));
-    return value.isDouble() ? std::optional(value.toDouble())
-           : value.isBool() ? std::optional(value.toBool() ? 1.0 : 0.0)
-                            : std::nullopt;
+    const auto textOf = [](const QJsonValue &value) {
+        return value.isString() ? value.toString()
+               : value.isBool() ? (value.toBool() ? u"true"_s : u"false"_s)
+                                : QString::number(value.toDouble(), 'g', 6);
+    };
+    if (words) {
+        QSet<QString> names;
+        for (const QJsonValue &value : std::as_const(config))
+            names.insert(textOf(value));
+        out.axis.categories = QStringList(names.cbegin(), names.cend());
+        std::sort(out.axis.categories.begin(), out.axis.categories.end(),
+                  [](const QString &a, const QString &b) {
+                      return a.compare(b, Qt::CaseInsensitive) < 0 ||
+                             (a.compare(b, Qt::CaseInsensitive) == 0 && a < b);
+                  });
+    }
+    for (auto it = config.cbegin(); it != config.cend(); ++it) {
+        if (words)
+            out.byRun.insert(it.key(), double(out.axis.categories.indexOf(textOf(*it))));
+        else
+            out.byRun.insert(it.key(), it->isBool() ? (it->toBool() ? 1.0 : 0.0) : it->toDouble());
+    }
+    // A number spread over decades (a learning rate, a loss) on a log axis.
+    double low = INFINITY, high = -INFINITY;
+    for (const double value : std::as_const(out.byRun)) {
+        if (std::isfinite(value)) {
+            low = std::min(low, value);
+            high = std::max(high, value);
+        }
+    }
+    out.axis.log = !words && low > 0 && high / low > 100;
+    return out;
 }
 
 void AnalysisPanel::updateScatter() {
     const QString x = m_scatterX->currentText();
     const QString y = m_scatterY->currentText();
+    const AxisValues across = axisValues(x);
+    const AxisValues up = axisValues(y);
     QList<RunScatter::Point> points;
-    bool logX = true, logY = true;
-    double xLow = INFINITY, xHigh = -INFINITY, yLow = INFINITY, yHigh = -INFINITY;
     for (const QString &run : std::as_const(m_shown)) {
-        const auto vx = valueOf(run, x);
-        const auto vy = valueOf(run, y);
-        if (!vx || !vy || !std::isfinite(*vx) || !std::isfinite(*vy))
-            continue;
-        points.append({run, *vx, *vy, runColor(run)});
-        xLow = std::min(xLow, *vx);
-        xHigh = std::max(xHigh, *vx);
-        yLow = std::min(yLow, *vy);
-        yHigh = std::max(yHigh, *vy);
+        const auto vx = across.byRun.constFind(run);
+        const auto vy = up.byRun.constFind(run);
+        if (vx != across.byRun.cend() && vy != up.byRun.cend())
+            points.append({run, *vx, *vy, runColor(run)});
     }
-    // A value spread over decades (a learning rate, a loss) on a log axis.
-    logX = xLow > 0 && xHigh / xLow > 100;
-    logY = yLow > 0 && yHigh / yLow > 100;
-    m_scatter->setPoints(points, x, y, logX, logY);
+    m_scatter->setPoints(points, across.axis, up.axis);
     // The front of two metrics: each smaller for losses and errors, larger otherwise.
     const bool metrics = m_runs->metricNames().contains(x) && m_runs->metricNames().contains(y);
     m_pareto->setEnabled(metrics);

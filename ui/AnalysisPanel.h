@@ -1,5 +1,6 @@
 #pragma once
 
+#include "charts/RunScatter.h"
 #include "metrics/ParamAnalysis.h"
 
 #include <QElapsedTimer>
@@ -18,7 +19,6 @@ class QTableWidget;
 namespace sb {
 
 class ParallelCoordinates;
-class RunScatter;
 class RunsModel;
 
 // Hyperparameter analysis of the runs the table shows: which parameters matter for a metric
@@ -64,7 +64,14 @@ private:
     void showScatter(const QString &x, const QString &y); // the axes, not chosen by the user
     // Each value that can be an axis: metrics, then config keys, as the shown runs have them.
     QStringList axisChoices() const;
-    std::optional<double> valueOf(const QString &run, const QString &axis) const;
+    // An axis' value of each shown run that has one: a metric's statistic, a config number; a
+    // config key with words among its values is an axis of categories (its values as text,
+    // sorted), each run at its category's index.
+    struct AxisValues {
+        RunScatter::Axis axis;
+        QHash<QString, double> byRun;
+    };
+    AxisValues axisValues(const QString &axis) const;
 
     RunsModel *m_runs;
     QStringList m_shown;
@@ -84,7 +91,7 @@ private:
     QCheckBox *m_pareto;
     RunScatter *m_scatter;
     QList<ParamEffect> m_effects;
-    QSet<QString> m_numeric; // keys with numbers: the scatter's
+    QSet<QString> m_numeric; // keys with numbers: the scatter's first choice
     // What the last computation was of: the runs and metric, and their values and configs.
     QByteArray m_computedRuns;
     QByteArray m_computedValues;

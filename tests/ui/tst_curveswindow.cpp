@@ -68,6 +68,7 @@ private Q_SLOTS:
     void chartsThatCompose();
     void columnsAndSavedViews();
     void hyperparameterAnalysis();
+    void categoriesScatterInBands();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -996,6 +997,62 @@ void TestCurvesWindow::hyperparameterAnalysis() {
     QCOMPARE(table->selectionModel()->selectedRows().first().data(sb::RunsModel::RunNameRole),
              QVariant(first));
     analysis->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots/analysis.png"_s);
+}
+
+// A config key with words for values (an optimizer) is an axis of categories: each run in its
+// category's band, the names in order and as plain text, a click still naming the run.
+void TestCurvesWindow::categoriesScatterInBands() {
+    WindowFixture fixture;
+    const QStringList optimizers{u"sgd"_s, u"AdamW"_s, u"<b>adam</b>"_s};
+    for (int i = 0; i < 12; ++i) {
+        const QString optimizer = optimizers[i % 3];
+        const double loss = 0.2 * (i % 3) + 0.01 * i;
+        QJsonObject config{{u"optimizer"_s, optimizer}, {u"lr"_s, 1e-4 * (1 + i)}};
+        if (i == 11)
+            config[u"optimizer"_s] = 3; // a number among the words: a category of its own
+        QVERIFY(fixture.push(QJsonObject{
+            {u"run"_s, u"opt-%1"_s.arg(i, 2, 10, QChar(u'0'))},
+            {u"info"_s, QJsonObject{{u"config"_s, config}}},
+            {u"series"_s,
+             QJsonObject{{u"val/loss"_s, QJsonObject{{u"step"_s, QJsonArray{0}},
+                                                     {u"value"_s, QJsonArray{loss}}}}}}}));
+    }
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    QTRY_COMPARE(curves->runsModel()->rowCount(), 12);
+    curves->showAnalysisTab();
+    sb::AnalysisPanel *analysis = curves->analysis();
+    QTRY_VERIFY(!analysis->effects().isEmpty() && !analysis->busy());
+    analysis->setScatter(u"config.optimizer"_s, u"val/loss"_s);
+    const sb::RunScatter *scatter = analysis->scatter();
+    QCOMPARE(scatter->pointCount(), 12);
+    QCOMPARE(scatter->xAxis().categories,
+             (QStringList{u"3"_s, u"<b>adam</b>"_s, u"AdamW"_s, u"sgd"_s}));
+    QVERIFY(!scatter->xAxis().log && scatter->yAxis().categories.isEmpty());
+    // Each run in its category's band: the four bands left to right.
+    const auto bandOf = [scatter](const QString &run) {
+        const double x = scatter->positionOf(run)->x();
+        return int(x / (scatter->width() / 4.0 + 1e-9));
+    };
+    QVERIFY(std::abs(bandOf(u"opt-11"_s) - 0) <= 1 && bandOf(u"opt-00"_s) > bandOf(u"opt-01"_s));
+    QVERIFY(scatter->positionOf(u"opt-00"_s)->x() > scatter->positionOf(u"opt-02"_s)->x());
+    QVERIFY(scatter->positionOf(u"opt-02"_s)->x() > scatter->positionOf(u"opt-11"_s)->x());
+    // Runs of one category spread across its band, and a click names the run under it.
+    QVERIFY(scatter->positionOf(u"opt-00"_s)->x() != scatter->positionOf(u"opt-03"_s)->x());
+    QCOMPARE(scatter->runAt(*scatter->positionOf(u"opt-04"_s)), u"opt-04"_s);
+    // Both axes categories, and a row of the importance table of a category plots it.
+    analysis->setScatter(u"config.optimizer"_s, u"config.optimizer"_s);
+    QCOMPARE(scatter->pointCount(), 12);
+    auto *importance = analysis->findChild<QTableWidget *>(u"importance"_s);
+    const QList<sb::ParamEffect> effects = analysis->effects();
+    for (int row = 0; row < effects.size(); ++row) {
+        if (effects[row].param == u"optimizer"_s)
+            Q_EMIT importance->cellClicked(row, 0);
+    }
+    QCOMPARE(analysis->findChild<QComboBox *>(u"scatterX"_s)->currentText(), u"config.optimizer"_s);
+    QCOMPARE(analysis->findChild<QComboBox *>(u"scatterY"_s)->currentText(), u"val/loss"_s);
+    analysis->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +
+                          u"/screenshots/analysis-categories.png"_s);
 }
 
 QTEST_MAIN(TestCurvesWindow)

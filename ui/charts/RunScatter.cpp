@@ -19,21 +19,47 @@ RunScatter::RunScatter(QWidget *parent)
     setMouseTracking(true);
 }
 
-void RunScatter::setPoints(const QList<Point> &points, const QString &xTitle, const QString &yTitle,
-                           bool logX, bool logY) {
+namespace {
+
+// Where a run lies across its category's band, from its name: the same at every paint.
+double spreadOf(const QString &run) {
+    return double(qHash(run) % 1001) / 1000.0 * 0.6 - 0.3;
+}
+
+// Whether `value` names one of the axis' categories.
+bool inCategories(const RunScatter::Axis &axis, double value) {
+    return value >= 0 && value < double(axis.categories.size()) && value == std::floor(value);
+}
+
+} // namespace
+
+QString RunScatter::label(const Axis &axis, double value) {
+    return axis.categories.isEmpty() ? QString::number(value, 'g', 6)
+                                     : axis.categories.value(qsizetype(value));
+}
+
+void RunScatter::setPoints(const QList<Point> &points, const Axis &x, const Axis &y) {
     m_points.clear();
-    m_xTitle = xTitle;
-    m_yTitle = yTitle;
-    m_logX = logX;
-    m_logY = logY;
+    m_x = x;
+    m_y = y;
+    m_x.log = m_x.log && m_x.categories.isEmpty();
+    m_y.log = m_y.log && m_y.categories.isEmpty();
     for (const Point &point : points) {
-        if (std::isfinite(point.x) && std::isfinite(point.y))
+        if (std::isfinite(point.x) && std::isfinite(point.y) &&
+            (m_x.categories.isEmpty() || inCategories(m_x, point.x)) &&
+            (m_y.categories.isEmpty() || inCategories(m_y, point.y)))
             m_points << point;
-        m_logX = m_logX && (!std::isfinite(point.x) || point.x > 0);
-        m_logY = m_logY && (!std::isfinite(point.y) || point.y > 0);
+        m_x.log = m_x.log && (!std::isfinite(point.x) || point.x > 0);
+        m_y.log = m_y.log && (!std::isfinite(point.y) || point.y > 0);
     }
-    // The range of each axis, padded a twentieth either side (in axis units).
-    const auto range = [this](bool log, auto coordinate, double *lo, double *hi) {
+    // The range of each axis, padded a twentieth either side (in axis units); a band a category.
+    const auto range = [this](const Axis &axis, auto coordinate, double *lo, double *hi) {
+        if (!axis.categories.isEmpty()) {
+            *lo = -0.5;
+            *hi = double(axis.categories.size()) - 0.5;
+            return;
+        }
+        const bool log = axis.log;
         *lo = std::numeric_limits<double>::infinity();
         *hi = -*lo;
         for (const Point &point : std::as_const(m_points)) {
@@ -51,9 +77,9 @@ void RunScatter::setPoints(const QList<Point> &points, const QString &xTitle, co
         *hi += pad;
     };
     range(
-        m_logX, [](const Point &p) { return p.x; }, &m_x0, &m_x1);
+        m_x, [](const Point &p) { return p.x; }, &m_x0, &m_x1);
     range(
-        m_logY, [](const Point &p) { return p.y; }, &m_y0, &m_y1);
+        m_y, [](const Point &p) { return p.y; }, &m_y0, &m_y1);
     update();
 }
 
@@ -75,10 +101,22 @@ QRectF RunScatter::plotRect() const {
 
 QPointF RunScatter::place(const Point &point) const {
     const QRectF plot = plotRect();
-    const double x = m_logX ? std::log10(point.x) : point.x;
-    const double y = m_logY ? std::log10(point.y) : point.y;
+    const double x = m_x.log                     ? std::log10(point.x)
+                     : !m_x.categories.isEmpty() ? point.x + spreadOf(point.run)
+                                                 : point.x;
+    const double y = m_y.log                     ? std::log10(point.y)
+                     : !m_y.categories.isEmpty() ? point.y + spreadOf(point.run)
+                                                 : point.y;
     return {plot.left() + (x / 2 - m_x0 / 2) / (m_x1 / 2 - m_x0 / 2) * plot.width(),
             plot.bottom() - (y / 2 - m_y0 / 2) / (m_y1 / 2 - m_y0 / 2) * plot.height()};
+}
+
+std::optional<QPointF> RunScatter::positionOf(const QString &run) const {
+    for (const Point &point : m_points) {
+        if (point.run == run)
+            return place(point);
+    }
+    return std::nullopt;
 }
 
 QString RunScatter::runAt(QPointF position) const {
@@ -108,15 +146,29 @@ void RunScatter::paintEvent(QPaintEvent *) {
     const QColor text = palette().color(QPalette::Text);
     QColor grid = text;
     grid.setAlphaF(0.12f);
-    const auto valueOf = [](bool log, double axisValue) {
-        return log ? std::pow(10.0, axisValue) : axisValue;
+    // A category's tick at the middle of its band (every few where they would crowd), named.
+    const auto ticksOf = [](const Axis &axis, double lo, double hi, int room) {
+        if (axis.categories.isEmpty()) {
+            const auto value = [&axis](double at) {
+                return axis.log ? std::pow(10.0, at) : at;
+            };
+            return ticksFor(axis.log ? TickUnits::Log : TickUnits::Number, value(lo), value(hi),
+                            room);
+        }
+        QList<Tick> ticks;
+        const qsizetype every = std::max<qsizetype>(1, axis.categories.size() / std::max(1, room));
+        for (qsizetype i = 0; i < axis.categories.size(); i += every)
+            ticks.append({double(i), axis.categories[i]});
+        return ticks;
     };
     const QList<Tick> xTicks =
-        ticksFor(m_logX ? TickUnits::Log : TickUnits::Number, valueOf(m_logX, m_x0),
-                 valueOf(m_logX, m_x1), std::max(2, static_cast<int>(plot.width() / 90)));
+        ticksOf(m_x, m_x0, m_x1, std::max(2, static_cast<int>(plot.width() / 90)));
     const QList<Tick> yTicks =
-        ticksFor(m_logY ? TickUnits::Log : TickUnits::Number, valueOf(m_logY, m_y0),
-                 valueOf(m_logY, m_y1), std::max(2, static_cast<int>(plot.height() / 40)));
+        ticksOf(m_y, m_y0, m_y1, std::max(2, static_cast<int>(plot.height() / 40)));
+    const int xLabelWidth =
+        m_x.categories.isEmpty()
+            ? 100
+            : std::max(20, static_cast<int>(plot.width() / double(m_x.categories.size())) - 4);
     painter.setPen(QPen(grid, 0));
     for (const Tick &tick : xTicks) {
         const double x =
@@ -124,8 +176,8 @@ void RunScatter::paintEvent(QPaintEvent *) {
         painter.setPen(QPen(grid, 0));
         painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
         painter.setPen(text);
-        painter.drawText(QRectF(x - 50, plot.bottom() + 2, 100, fm.height()), Qt::AlignCenter,
-                         tick.label);
+        painter.drawText(QRectF(x - xLabelWidth / 2.0, plot.bottom() + 2, xLabelWidth, fm.height()),
+                         Qt::AlignCenter, fm.elidedText(tick.label, Qt::ElideRight, xLabelWidth));
     }
     for (const Tick &tick : yTicks) {
         const double y =
@@ -134,7 +186,8 @@ void RunScatter::paintEvent(QPaintEvent *) {
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
         painter.setPen(text);
         painter.drawText(QRectF(0, y - fm.height() / 2.0, plot.left() - 4, fm.height()),
-                         Qt::AlignRight | Qt::AlignVCenter, tick.label);
+                         Qt::AlignRight | Qt::AlignVCenter,
+                         fm.elidedText(tick.label, Qt::ElideRight, int(plot.left()) - 4));
     }
     painter.setPen(QPen(grid.darker(), 0));
     painter.drawRect(plot);
@@ -144,9 +197,9 @@ void RunScatter::paintEvent(QPaintEvent *) {
     painter.setPen(text);
     painter.drawText(
         QRectF(plot.left(), plot.bottom() + fm.height() + 2, plot.width(), fm.height()),
-        Qt::AlignCenter, fm.elidedText(m_xTitle, Qt::ElideMiddle, static_cast<int>(plot.width())));
+        Qt::AlignCenter, fm.elidedText(m_x.title, Qt::ElideMiddle, static_cast<int>(plot.width())));
     painter.drawText(QRectF(plot.left() + 4, 0, plot.width(), fm.height()), Qt::AlignLeft,
-                     fm.elidedText(m_yTitle, Qt::ElideMiddle, static_cast<int>(plot.width())));
+                     fm.elidedText(m_y.title, Qt::ElideMiddle, static_cast<int>(plot.width())));
     painter.setFont(font());
     painter.setClipRect(plot);
     painter.setRenderHint(QPainter::Antialiasing);
@@ -183,8 +236,8 @@ void RunScatter::mouseMoveEvent(QMouseEvent *event) {
         if (point.run == run) {
             QToolTip::showText(event->globalPosition().toPoint(),
                                u"<qt><b>%1</b><br>%2 = %3<br>%4 = %5</qt>"_s.arg(
-                                   htmlOf(run), htmlOf(m_xTitle), QString::number(point.x, 'g', 6),
-                                   htmlOf(m_yTitle), QString::number(point.y, 'g', 6)),
+                                   htmlOf(run), htmlOf(m_x.title), htmlOf(label(m_x, point.x)),
+                                   htmlOf(m_y.title), htmlOf(label(m_y, point.y))),
                                this);
             break;
         }

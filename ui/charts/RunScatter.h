@@ -6,13 +6,16 @@
 #include <QSet>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 namespace sb {
 
 // Runs as points: one value of each against another (a config value, a metric), each point in
 // its run's colour, with round ticks; optionally the Pareto front of the two, ringed and joined.
-// A click on a point names its run; runs selected elsewhere are drawn larger.
+// An axis may hold categories (a config key with words for values, an optimizer's name): each
+// run in its category's band, spread across it so that runs of one category do not hide each
+// other. A click on a point names its run; runs selected elsewhere are drawn larger.
 class RunScatter final : public QWidget {
     Q_OBJECT
 public:
@@ -22,16 +25,25 @@ public:
         double y = 0;
         QColor color;
     };
+    struct Axis {
+        QString title;
+        bool log = false; // where every value is above zero
+        // Of an axis of categories: their names, in order; a point's coordinate is the index of
+        // its category.
+        QStringList categories;
+    };
     explicit RunScatter(QWidget *parent = nullptr);
 
-    // Points with a non-finite coordinate are left out. `logX`/`logY`: log axes (where every
-    // value is above zero).
-    void setPoints(const QList<Point> &points, const QString &xTitle, const QString &yTitle,
-                   bool logX, bool logY);
+    // Points with a non-finite coordinate, or no category of the axis, are left out.
+    void setPoints(const QList<Point> &points, const Axis &x, const Axis &y);
     // The runs of the front, joined in order (empty: none drawn).
     void setFront(const QStringList &runs);
     void setHighlighted(const QStringList &runs);
     qsizetype pointCount() const { return m_points.size(); }
+    const Axis &xAxis() const { return m_x; }
+    const Axis &yAxis() const { return m_y; }
+    // Where a run's point is drawn; unset when it has none.
+    std::optional<QPointF> positionOf(const QString &run) const;
     QStringList front() const { return m_front; }
     // The run drawn nearest a widget position (within a few pixels), or empty.
     QString runAt(QPointF position) const;
@@ -49,11 +61,12 @@ private:
     QRectF plotRect() const;
     QPointF place(const Point &point) const;
 
+    // What a coordinate reads as: its category's name, or the number.
+    static QString label(const Axis &axis, double value);
+
     QList<Point> m_points;
-    QString m_xTitle;
-    QString m_yTitle;
-    bool m_logX = false;
-    bool m_logY = false;
+    Axis m_x;
+    Axis m_y;
     double m_x0 = 0, m_x1 = 1, m_y0 = 0, m_y1 = 1; // in axis units (log10 on a log axis)
     QStringList m_front;
     QSet<QString> m_highlighted;
