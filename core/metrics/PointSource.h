@@ -16,13 +16,6 @@ public:
     virtual qint64 size() const = 0;
     // Copies points [first, first + count) to `out`; the range is within size().
     virtual void read(qint64 first, qint64 count, MetricPoint *out) const = 0;
-    // Points [first, first + count) where they lie, valid while the source lives; null where
-    // they do not lie together in memory (read() copies them then).
-    virtual const MetricPoint *inPlace(qint64 first, qint64 count) const {
-        Q_UNUSED(first);
-        Q_UNUSED(count);
-        return nullptr;
-    }
     // Why a read failed (its points were then zeros, never to be used); empty while none did.
     virtual QString failure() const { return {}; }
 };
@@ -34,10 +27,6 @@ public:
     qint64 size() const override { return static_cast<qint64>(m_points->size()); }
     void read(qint64 first, qint64 count, MetricPoint *out) const override {
         std::copy_n(m_points->begin() + first, count, out);
-    }
-    const MetricPoint *inPlace(qint64 first, qint64 count) const override {
-        Q_UNUSED(count);
-        return m_points->data() + first;
     }
 
 private:

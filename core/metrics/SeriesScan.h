@@ -69,48 +69,39 @@ inline double xOf(const MetricPoint &p, const SeriesWindow &window) {
     return p.step;
 }
 
-// Every point of [first, last) in order, a chunk at a time (in place where the source allows,
-// else copied): visit(index, point).
+// Every point of [first, last) in order, read a chunk at a time: visit(index, point).
 template <typename Visit>
 void forEachPoint(const PointSource &source, qint64 first, qint64 last, Visit &&visit) {
     constexpr qint64 chunk = 8192;
-    std::vector<MetricPoint> buffer;
+    std::vector<MetricPoint> buffer(
+        static_cast<std::size_t>(std::min(chunk, std::max<qint64>(0, last - first))));
     for (qint64 i = first; i < last; i += chunk) {
         const qint64 n = std::min(chunk, last - i);
-        const MetricPoint *points = source.inPlace(i, n);
-        if (!points) {
-            buffer.resize(static_cast<std::size_t>(n));
-            source.read(i, n, buffer.data());
-            points = buffer.data();
-        }
+        source.read(i, n, buffer.data());
         for (qint64 j = 0; j < n; ++j)
-            visit(i + j, points[j]);
+            visit(i + j, buffer[static_cast<std::size_t>(j)]);
     }
 }
 
-// Reads single points a block at a time, in place where the source allows, else through a
-// two-block cache: a column's edges fall into the block its neighbour just read, and scanning a
-// column's head and tail alternates between two blocks.
+// Reads single points through a two-block cache: a column's edges fall into the block its
+// neighbour just read, and scanning a column's head and tail alternates between two blocks.
 class BlockReader {
 public:
     explicit BlockReader(const PointSource &source)
-        : m_source(source) {}
+        : m_source(source) {
+        for (Slot &slot : m_slots)
+            slot.points.resize(SeriesSummary::kBlockSize);
+    }
 
     const MetricPoint &at(qint64 index) {
         const qint64 block = index / SeriesSummary::kBlockSize;
         int used = m_slots[0].block == block ? 0 : 1;
         if (m_slots[used].block != block) {
             used = 1 - m_lastUsed; // the least recently used slot
-            Slot &slot = m_slots[used];
             const qint64 first = block * SeriesSummary::kBlockSize;
-            const qint64 n = std::min(SeriesSummary::kBlockSize, m_source.size() - first);
-            slot.points = m_source.inPlace(first, n);
-            if (!slot.points) {
-                slot.copy.resize(SeriesSummary::kBlockSize);
-                m_source.read(first, n, slot.copy.data());
-                slot.points = slot.copy.data();
-            }
-            slot.block = block;
+            m_source.read(first, std::min(SeriesSummary::kBlockSize, m_source.size() - first),
+                          m_slots[used].points.data());
+            m_slots[used].block = block;
         }
         m_lastUsed = used;
         return m_slots[used].points[index % SeriesSummary::kBlockSize];
@@ -125,8 +116,7 @@ public:
 private:
     struct Slot {
         qint64 block = -1;
-        const MetricPoint *points = nullptr; // the block's first
-        std::vector<MetricPoint> copy;       // where the source has them only as copies
+        std::vector<MetricPoint> points;
     };
     const PointSource &m_source;
     Slot m_slots[2];

@@ -12,33 +12,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace sb {
 
 using namespace Qt::StringLiterals;
-
-DataFiles::File::File(int descriptor)
-    : fd(descriptor) {
-    // Room for all a file will ever hold (at most kFileBytes, or more for one written before):
-    // address space only, so the mapping never needs to grow.
-    struct stat info {};
-    if (::fstat(descriptor, &info) != 0)
-        return;
-    const qint64 bytes = std::max<qint64>(kFileBytes, info.st_size);
-    void *mapped = ::mmap(nullptr, std::size_t(bytes), PROT_READ, MAP_SHARED, descriptor, 0);
-    if (mapped == MAP_FAILED) // (address space limited, say): reads copy instead
-        return;
-    m_mapped = static_cast<const char *>(mapped);
-    m_mappedBytes = bytes;
-}
-
-DataFiles::File::~File() {
-    if (m_mapped)
-        ::munmap(const_cast<char *>(m_mapped), std::size_t(m_mappedBytes));
-}
 
 namespace {
 constexpr QByteArrayView kDataMagic = "SBDATA01";

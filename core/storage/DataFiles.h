@@ -34,26 +34,11 @@ public:
     static constexpr qint64 kMostFiles = qint64(1) << 30;
 
     // An open data file; readers share it, so that its descriptor outlives their reads.
-    // Mapped read-only as well: a query reads the points it needs in place, without a system
-    // call and a copy for each block. Only what was written is ever read through the mapping
-    // (a hole reads as zeros); a file cut short by another program while it is open would stop
-    // the process with SIGBUS, as with any store that maps its files.
     struct File {
-        explicit File(int descriptor);
-        ~File();
-        File(const File &) = delete;
-        File &operator=(const File &) = delete;
-        // `bytes` at `offset` in place, or null where the file is not mapped that far.
-        const char *mappedAt(qint64 offset, qint64 bytes) const {
-            return offset >= 0 && bytes >= 0 && offset + bytes <= m_mappedBytes ? m_mapped + offset
-                                                                                : nullptr;
-        }
+        explicit File(int descriptor)
+            : fd(descriptor) {}
         UniqueFd fd;
         qint64 end = kHeaderSize; // where the next extent goes
-
-    private:
-        const char *m_mapped = nullptr;
-        qint64 m_mappedBytes = 0;
     };
 
     // `notes`: where a file found in the way of a new one is said.

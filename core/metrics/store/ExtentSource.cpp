@@ -28,24 +28,6 @@ void ExtentSource::read(qint64 first, qint64 count, MetricPoint *out) const {
     }
 }
 
-const MetricPoint *ExtentSource::inPlace(qint64 first, qint64 count) const {
-    if (!m_hidden.empty() || first < 0 || count < 0 || first + count > m_count)
-        return nullptr; // (only points written are read through the mapping)
-    auto piece = std::upper_bound(m_pieces.begin(), m_pieces.end(), first,
-                                  [](qint64 at, const Piece &p) { return at < p.first; });
-    if (piece == m_pieces.begin())
-        return nullptr;
-    --piece;
-    const qint64 within = first - piece->first;
-    if (within < 0 || within + count > piece->capacity)
-        return nullptr;
-    const char *bytes = piece->file->mappedAt(piece->offset + within * DataFiles::kPointBytes,
-                                              count * DataFiles::kPointBytes);
-    if (!bytes || reinterpret_cast<quintptr>(bytes) % alignof(MetricPoint) != 0)
-        return nullptr;
-    return reinterpret_cast<const MetricPoint *>(bytes);
-}
-
 void ExtentSource::readStored(qint64 first, qint64 count, MetricPoint *out) const {
     auto piece = std::upper_bound(m_pieces.begin(), m_pieces.end(), first,
                                   [](qint64 at, const Piece &p) { return at < p.first; });

@@ -37,8 +37,6 @@ public:
         , m_lease(std::move(lease)) {}
     qint64 size() const override { return m_shown; }
     void read(qint64 first, qint64 count, MetricPoint *out) const override;
-    // Through the file's mapping, where no rewind hides a point and one extent holds them all.
-    const MetricPoint *inPlace(qint64 first, qint64 count) const override;
     QString failure() const override;
     // Whether every point lies within its file as the file is now: a file cut short shows before
     // anything is read (an export's answer is then an error, not a cut CSV).

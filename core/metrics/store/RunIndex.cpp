@@ -14,12 +14,12 @@ std::optional<RunInfo> RunIndex::find(const QString &name) const {
 }
 
 void RunIndex::set(const RunInfo &info) {
-    const auto it = m_runs.constFind(info.name);
-    if (it != m_runs.constEnd() && *it == info)
-        return; // (unchanged: caches of the runs stay good)
-    m_searchText.remove(info.name);
-    m_searchIndexStale = true;
-    ++m_generation;
+    // (Equal, caches of the runs stay good: a number's value is the same as an integer or not.)
+    if (const auto it = m_runs.constFind(info.name); it == m_runs.constEnd() || *it != info) {
+        m_searchText.remove(info.name);
+        m_searchIndexStale = true;
+        ++m_generation;
+    }
     m_runs[info.name] = info;
 }
 
