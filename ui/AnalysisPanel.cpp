@@ -369,9 +369,12 @@ AnalysisPanel::AxisValues AnalysisPanel::axisValues(const QString &axis) const {
                              (a.compare(b, Qt::CaseInsensitive) == 0 && a < b);
                   });
     }
+    QHash<QString, qsizetype> indexOf; // of each category, for many runs with many categories
+    for (qsizetype i = 0; i < out.axis.categories.size(); ++i)
+        indexOf.insert(out.axis.categories[i], i);
     for (auto it = config.cbegin(); it != config.cend(); ++it) {
         if (words)
-            out.byRun.insert(it.key(), double(out.axis.categories.indexOf(textOf(*it))));
+            out.byRun.insert(it.key(), double(indexOf.value(textOf(*it))));
         else
             out.byRun.insert(it.key(), it->isBool() ? (it->toBool() ? 1.0 : 0.0) : it->toDouble());
     }
