@@ -268,6 +268,24 @@ std::optional<double> correlationRatio(const std::vector<double> &category,
 
 } // namespace
 
+namespace {
+
+// A config value as a number: a number, or text that reads as one ("1e-4", as a command line
+// gave it); blank text is no value at all, so one run's slip does not make a number a category.
+std::optional<double> numberIn(const QJsonValue &value) {
+    if (value.isDouble())
+        return value.toDouble();
+    bool ok = false;
+    const double number = value.isString() ? value.toString().trimmed().toDouble(&ok) : 0;
+    return ok ? std::optional(number) : std::nullopt;
+}
+bool blank(const QJsonValue &value) {
+    return value.isUndefined() || value.isNull() ||
+           (value.isString() && value.toString().trimmed().isEmpty());
+}
+
+} // namespace
+
 ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
                       MetricStatistic statistic) {
     ParamTable table;
@@ -312,7 +330,7 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
         QSet<QString> distinct;
         for (const QJsonObject &config : std::as_const(configs)) {
             const QJsonValue v = config.value(key);
-            numbers = numbers && (v.isUndefined() || v.isNull() || v.isDouble());
+            numbers = numbers && (blank(v) || numberIn(v));
             distinct.insert(v.isUndefined() ? u"\x01(none)"_s : configValueText(v));
         }
         // The same everywhere, it explains nothing; a text for nearly every run (an id, a
@@ -337,7 +355,7 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
                 const QString text = v.isUndefined() ? u"(none)"_s : configValueText(v);
                 column.values.push_back(static_cast<double>(column.categories.indexOf(text)));
             } else {
-                const double x = v.isDouble() ? v.toDouble() : qQNaN();
+                const double x = numberIn(v).value_or(qQNaN());
                 column.values.push_back(std::isfinite(x) ? x : qQNaN());
                 if (std::isfinite(x)) {
                     low = std::min(low, x);
@@ -350,6 +368,27 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
     }
     return table;
 }
+
+namespace {
+
+// Values near the ends of the double range (a loss of 1e308, an lr of 1e-320) would overflow or
+// underflow their sums and squares: scaled by a power of two, exactly, so that the largest is
+// near 1. Importance and correlations do not change with the scale.
+std::vector<double> tamed(std::vector<double> values) {
+    double largest = 0;
+    for (const double v : values)
+        if (std::isfinite(v))
+            largest = std::max(largest, std::abs(v));
+    if (largest > 1e100 || (largest > 0 && largest < 1e-100)) {
+        int exponent = 0;
+        (void)std::frexp(largest, &exponent);
+        for (double &v : values)
+            v = std::ldexp(v, -exponent);
+    }
+    return values;
+}
+
+} // namespace
 
 QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &options) {
     QList<ParamEffect> effects;
@@ -367,6 +406,7 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
                 v = std::isfinite(v) ? std::log10(v) : v;
         }
         if (!param.categorical) {
+            column = tamed(std::move(column));
             std::vector<double> present;
             for (const double v : column)
                 if (std::isfinite(v))
@@ -385,9 +425,10 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
     for (qsizetype i = 0; i < kept; ++i)
         rows.push_back(static_cast<int>(i * runs / kept));
     // The metric about its mean: squares of a metric near 1e9 would lose its variance's digits.
-    const double mean = std::accumulate(table.target.cbegin(), table.target.cend(), 0.0) /
-                        static_cast<double>(runs);
-    std::vector<double> centred = table.target;
+    const std::vector<double> target = tamed(table.target);
+    const double mean =
+        std::accumulate(target.cbegin(), target.cend(), 0.0) / static_cast<double>(runs);
+    std::vector<double> centred = target;
     for (double &v : centred)
         v -= mean;
     // Fewer trees where there are many runs and keys: the work stays within seconds.
@@ -405,15 +446,14 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
         effect.param = param.name;
         effect.importance = total > 0 ? importance[p] / total : 0;
         if (param.categorical) {
-            effect.correlation =
-                correlationRatio(columns[p], table.target, param.categories.size());
+            effect.correlation = correlationRatio(columns[p], target, param.categories.size());
             effect.signedCorrelation = false;
         } else {
             std::vector<double> raw = param.values; // missing ones left out, not imputed
             if (param.logScale)
                 for (double &v : raw)
                     v = std::isfinite(v) ? std::log10(v) : v;
-            effect.correlation = pearson(raw, table.target);
+            effect.correlation = pearson(tamed(std::move(raw)), target);
         }
         effects << effect;
     }

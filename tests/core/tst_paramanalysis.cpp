@@ -52,6 +52,40 @@ QList<sb::RunSummary> knownSweep(int runs) {
 class TestParamAnalysis final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Values at the ends of the double range (a diverged loss of 1e308, an lr of 1e-320) keep
+    // the importance and correlations finite; a number written as text ("1e-4" from a command
+    // line) or left blank in one run keeps its key a number.
+    void extremeValuesAndNumbersAsText() {
+        QList<sb::RunSummary> runs;
+        for (int i = 0; i < 30; ++i) {
+            QJsonObject config{{u"width"_s, 1e300 * (1 + i)},
+                               {u"lr"_s, 1e-320 * (30 - i)},
+                               {u"seed"_s, (i * 7919) % 13}};
+            if (i == 3)
+                config[u"lr"_s] = u"1e-4"_s;
+            if (i == 4)
+                config[u"lr"_s] = u" "_s;
+            runs << run(u"r%1"_s.arg(i, 2, 10, QChar(u'0')), config, u"loss"_s, 1e306 * (1 + i));
+        }
+        const sb::ParamTable table = sb::paramTable(runs, u"loss"_s, sb::MetricStatistic::Last);
+        const auto lr = std::find_if(table.params.begin(), table.params.end(),
+                                     [](const sb::ParamColumn &c) { return c.name == u"lr"_s; });
+        QVERIFY(lr != table.params.end());
+        QVERIFY(!lr->categorical);
+        QCOMPARE(lr->values[3], 1e-4);
+        QVERIFY(std::isnan(lr->values[4]));
+        const QList<sb::ParamEffect> effects = sb::paramEffects(table, {});
+        QCOMPARE(effects.size(), 3);
+        for (const sb::ParamEffect &effect : effects) {
+            QVERIFY2(std::isfinite(effect.importance), qPrintable(effect.param));
+            QVERIFY2(effect.correlation && std::isfinite(*effect.correlation),
+                     qPrintable(effect.param));
+            if (effect.param == u"width"_s)
+                QVERIFY(*effect.correlation > 0.99); // the loss grows with it, exactly
+        }
+        QCOMPARE(effects.first().param, u"width"_s);
+    }
+
     void tableOfTheRunsThatHaveTheMetric() {
         QList<sb::RunSummary> runs = knownSweep(20);
         runs << run(u"diverged"_s, {{u"lr"_s, 1.0}}, u"val/loss"_s, qInf());

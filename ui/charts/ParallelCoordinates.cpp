@@ -308,7 +308,11 @@ void ParallelCoordinates::paintEvent(QPaintEvent *) {
         painter.setFont(font());
         painter.setPen(palette().color(QPalette::PlaceholderText));
         if (axis.categorical) {
-            for (qsizetype c = 0; c < axis.categories.size(); ++c)
+            // Every few names where a line of text each would not fit.
+            const qsizetype every = std::max<qsizetype>(
+                1, static_cast<qsizetype>(std::ceil(double(axis.categories.size()) * fm.height() /
+                                                    std::max(1.0, plot.height()))));
+            for (qsizetype c = 0; c < axis.categories.size(); c += every)
                 painter.drawText(
                     QPointF(x + 4, yOf(axis.position(static_cast<double>(c))) + fm.ascent() / 2.0),
                     fm.elidedText(axis.categories[c], Qt::ElideRight, 80));
