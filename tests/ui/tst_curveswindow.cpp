@@ -966,6 +966,20 @@ void TestCurvesWindow::hyperparameterAnalysis() {
     QCOMPARE(selected, expected);
     analysis->coordinates()->clearBrushes();
     QVERIFY(table->selectionModel()->selectedRows().isEmpty());
+    // A repaint for another reason, or the same selection said again, copies what was drawn;
+    // a change draws the lines afresh.
+    sb::ParallelCoordinates *coordinates = analysis->coordinates();
+    coordinates->repaint();
+    const int redraws = coordinates->redraws();
+    QVERIFY(redraws > 0);
+    coordinates->repaint();
+    coordinates->setHighlighted({});
+    coordinates->repaint();
+    QCOMPARE(coordinates->redraws(), redraws);
+    coordinates->setHighlighted({u"trial-01"_s});
+    coordinates->repaint();
+    QCOMPARE(coordinates->redraws(), redraws + 1);
+    coordinates->setHighlighted({});
     // An axis moved keeps its place when the runs come again.
     analysis->coordinates()->moveAxis(u"val/loss"_s, 0);
     QCOMPARE(analysis->coordinates()->axisOrder().first(), u"val/loss"_s);

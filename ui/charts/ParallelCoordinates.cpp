@@ -124,7 +124,7 @@ void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter
                 m_brushes.insert(axis.name, {low - 1e-9, high + 1e-9});
         }
     }
-    update();
+    redraw();
     // The table's choice follows what the brushes hold now.
     if (!brushedBefore.isEmpty() && brushedRuns() != brushedBefore &&
         (!valueBrushes.isEmpty() || !categoryBrushes.isEmpty()))
@@ -132,8 +132,11 @@ void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter
 }
 
 void ParallelCoordinates::setHighlighted(const QStringList &runs) {
-    m_highlighted = QSet<QString>(runs.cbegin(), runs.cend());
-    update();
+    QSet<QString> highlighted(runs.cbegin(), runs.cend());
+    if (highlighted == m_highlighted)
+        return; // (the table's selection is said again on every refresh)
+    m_highlighted = std::move(highlighted);
+    redraw();
 }
 
 QStringList ParallelCoordinates::axisOrder() const {
@@ -149,7 +152,7 @@ void ParallelCoordinates::moveAxis(const QString &axis, qsizetype to) {
         return;
     m_axes.move(from, std::clamp<qsizetype>(to, 0, m_axes.size() - 1));
     m_movedOrder = axisOrder();
-    update();
+    redraw();
 }
 
 bool ParallelCoordinates::inBrushes(qsizetype run) const {
@@ -180,13 +183,13 @@ void ParallelCoordinates::brush(const QString &axis, double low, double high) {
     const double from = a.position(a.categorical ? low : std::max(low, a.low));
     const double to = a.position(a.categorical ? high : std::min(high, a.high));
     m_brushes.insert(axis, {std::min(from, to), std::max(from, to)});
-    update();
+    redraw();
     Q_EMIT brushChanged(brushedRuns());
 }
 
 void ParallelCoordinates::clearBrushes() {
     m_brushes.clear();
-    update();
+    redraw();
     Q_EMIT brushChanged(brushedRuns());
 }
 
@@ -209,8 +212,32 @@ qsizetype ParallelCoordinates::axisAt(double x) const {
     return -1;
 }
 
+void ParallelCoordinates::redraw() {
+    m_paintedValid = false;
+    update();
+}
+
+void ParallelCoordinates::changeEvent(QEvent *event) {
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange ||
+        event->type() == QEvent::StyleChange)
+        m_paintedValid = false;
+    QWidget::changeEvent(event);
+}
+
 void ParallelCoordinates::paintEvent(QPaintEvent *) {
-    QPainter painter(this);
+    const qreal ratio = devicePixelRatioF();
+    if (!m_paintedValid || m_painted.size() != size() * ratio) {
+        m_painted = QPixmap(size() * ratio);
+        m_painted.setDevicePixelRatio(ratio);
+        QPainter into(&m_painted);
+        paintAll(into);
+        m_paintedValid = true;
+        ++m_redraws;
+    }
+    QPainter(this).drawPixmap(0, 0, m_painted);
+}
+
+void ParallelCoordinates::paintAll(QPainter &painter) {
     painter.fillRect(rect(), palette().color(QPalette::Base));
     painter.setRenderHint(QPainter::Antialiasing);
     m_lines = 0;
@@ -362,7 +389,7 @@ void ParallelCoordinates::mouseMoveEvent(QMouseEvent *event) {
             std::clamp((plot.bottom() - event->position().y()) / plot.height(), 0.0, 1.0);
         m_brushes.insert(m_axes[m_dragAxis].name,
                          {std::min(*m_brushFrom, here), std::max(*m_brushFrom, here)});
-        update();
+        redraw();
     }
     event->accept();
 }
@@ -375,7 +402,7 @@ void ParallelCoordinates::mouseReleaseEvent(QMouseEvent *event) {
         const auto brush = m_brushes.constFind(name);
         if (!m_dragged || (brush != m_brushes.cend() && brush->second - brush->first < 0.01))
             m_brushes.remove(name); // a click, not a drag: that axis unbrushed
-        update();
+        redraw();
         if (m_brushes != m_brushesAtPress)
             Q_EMIT brushChanged(brushedRuns());
     }

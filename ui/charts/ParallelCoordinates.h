@@ -2,6 +2,7 @@
 
 #include "metrics/ParamAnalysis.h"
 
+#include <QPixmap>
 #include <QSet>
 #include <QWidget>
 
@@ -36,6 +37,7 @@ public:
     void moveAxis(const QString &axis, qsizetype to);
     // The runs drawn with a metric value (a line each), for tests.
     int lineCount() const { return m_lines; }
+    int redraws() const { return m_redraws; } // how often the lines were drawn afresh
     QSize sizeHint() const override { return {900, 280}; }
 
 Q_SIGNALS:
@@ -43,6 +45,7 @@ Q_SIGNALS:
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+    void changeEvent(QEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void mouseMoveEvent(QMouseEvent *event) override;
     void mouseReleaseEvent(QMouseEvent *event) override;
@@ -66,6 +69,13 @@ private:
     // The axis at a point's x (within a few pixels), or -1.
     qsizetype axisAt(double x) const;
     bool inBrushes(qsizetype run) const;
+    // Thousands of lines are drawn once into m_painted; a repaint for any other reason (the
+    // parent's, a tooltip's) only copies it. redraw() draws them again at the next paint.
+    void redraw();
+    void paintAll(QPainter &painter);
+    QPixmap m_painted;
+    bool m_paintedValid = false;
+    int m_redraws = 0;
 
     ParamTable m_table;
     bool m_smallerIsBetter = true;

@@ -89,7 +89,10 @@ void RunScatter::setFront(const QStringList &runs) {
 }
 
 void RunScatter::setHighlighted(const QStringList &runs) {
-    m_highlighted = QSet<QString>(runs.cbegin(), runs.cend());
+    QSet<QString> highlighted(runs.cbegin(), runs.cend());
+    if (highlighted == m_highlighted)
+        return; // (the table's selection is said again on every refresh)
+    m_highlighted = std::move(highlighted);
     update();
 }
 
