@@ -72,7 +72,23 @@ QString visibleControls(const QString &text) {
 }
 
 QString htmlOf(const QString &text) {
-    return isolated(text).toHtmlEscaped().replace(u'\n', u"<br>"_s);
+    // A long run without spaces (a path, a hash, a value of 2,000 characters) gets a place to
+    // break every so often (a zero-width space), or a tooltip of it grows wider than the screen.
+    constexpr qsizetype kLongestUnbroken = 64;
+    const QString shown = isolated(text);
+    QString breakable;
+    breakable.reserve(shown.size());
+    qsizetype unbroken = 0;
+    for (qsizetype i = 0; i < shown.size(); ++i) {
+        const QChar c = shown[i];
+        unbroken = c.isSpace() ? 0 : unbroken + 1;
+        if (unbroken > kLongestUnbroken && !c.isLowSurrogate()) {
+            breakable += QChar(0x200B);
+            unbroken = 1;
+        }
+        breakable += c;
+    }
+    return breakable.toHtmlEscaped().replace(u'\n', u"<br>"_s);
 }
 
 QString richTextOf(const QString &text) {

@@ -23,8 +23,9 @@ QString isolated(const QString &text);
 // isolated() without the isolate: for text shown a piece at a time (a job's output, line by line).
 QString visibleControls(const QString &text);
 
-// isolated(), escaped for rich text (&, <, > and quotes; newlines as <br>): a name inside a
-// message that is rich text anyway.
+// isolated(), escaped for rich text (&, <, > and quotes; newlines as <br>; a zero-width space
+// every 64 characters of a run without spaces, where it may break): a name inside a message
+// that is rich text anyway.
 QString htmlOf(const QString &text);
 
 // A whole rich text that shows `text` as written: for tooltips and labels whose text Qt would

@@ -366,8 +366,8 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     auto *train = curves->findChild<QToolButton *>(u"section:train"_s);
     QVERIFY(train && curves->findChild<QToolButton *>(u"section:val"_s));
     QVERIFY(train->text().startsWith(u"train/"_s) && train->text().contains(u"(2)"_s));
-    QVERIFY(!chartOf(u"train/acc"_s)->isHidden());
-    train->click(); // folded
+    QTRY_VERIFY(!chartOf(u"train/acc"_s)->isHidden()); // once the grid has laid it out
+    train->click();                                    // folded
     QVERIFY(chartOf(u"train/acc"_s)->isHidden() && chartOf(u"train/loss"_s)->isHidden());
     QVERIFY(!chartOf(u"val/loss"_s)->isHidden());
     window.grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +

@@ -19,6 +19,7 @@
 #include "metrics/RunColors.h"
 #include "metrics/RunsModel.h"
 #include "monitor/NodeMonitor.h"
+#include "util/PlainText.h"
 
 #include <QAbstractItemView>
 #include <QDir>
@@ -135,6 +136,7 @@ private Q_SLOTS:
     void initTestCase();
     void outsideTextIsPlainInEveryView();
     void aDivergingLossInAnOpenWindow();
+    void longUnbrokenTextWrapsInRichText();
     void twentyThousandMetricsShowAPageOfCharts();
 
 private:
@@ -349,6 +351,25 @@ void TestHostileNames::twentyThousandMetricsShowAPageOfCharts() {
     QTimer::singleShot(0, [&turned] { turned = true; });
     QTRY_VERIFY_WITH_TIMEOUT(turned, 20000);
     QVERIFY(window->grab().width() > 0);
+}
+
+// A 2,000-character value without spaces (a path, a hash) breaks into lines in a tooltip's rich
+// text instead of one line 17,000 px wide, and reads the same once the breaks are taken out.
+void TestHostileNames::longUnbrokenTextWrapsInRichText() {
+    QString value;
+    for (int i = 0; i < 2000; ++i)
+        value += QChar(u'a' + i % 26);
+    value += u"\U0001F600<b>"_s; // a character of two halves, and markup, at the end
+    // A tooltip is a word-wrapped label: it breaks at word boundaries only.
+    QLabel label(sb::richTextOf(value));
+    label.setWordWrap(true);
+    QVERIFY2(label.minimumSizeHint().width() < 1000,
+             qPrintable(QString::number(label.minimumSizeHint().width())));
+    QTextDocument document;
+    document.setHtml(sb::richTextOf(value));
+    QString plain = document.toPlainText();
+    plain.remove(QChar(0x200B));
+    QCOMPARE(plain, sb::isolated(value));
 }
 
 QTEST_MAIN(TestHostileNames)
