@@ -176,9 +176,13 @@ void CollectorClient::runs(const RunsRequest &request, QObject *context,
         query.append({u"offset"_s, QString::number(request.offset)});
     if (request.limit >= 0)
         query.append({u"limit"_s, QString::number(request.limit)});
-    exchangeJson<QList<RunSummary>>(
+    exchangeDecoded<QList<RunSummary>>(
         "GET", QString::fromLatin1(CollectorApi::kRuns), query, {}, {}, context,
-        [](const QJsonDocument &json) { return runSummariesFromJson(json.array()); },
+        [](const Answer &answer) -> Result<QList<RunSummary>> {
+            if (!answer.json.isNull())
+                return runSummariesFromJson(answer.json.array());
+            return runSummariesFromJsonText(answer.body);
+        },
         std::move(done));
 }
 

@@ -763,7 +763,12 @@ namespace {
 // What a query over every run reads, as columns in MetricStore::runsInOrder's rows: the series
 // of the metrics it names, and the values at the keys of the runs' objects it reads.
 struct QueryColumns {
-    std::vector<std::pair<QString, MetricStore::SeriesColumn>> series;
+    struct Series {
+        QString metric;
+        MetricStore::SeriesColumn column;
+        bool ranged; // the query reads its min, max or best (else its summary is not read)
+    };
+    std::vector<Series> series;
     std::vector<std::pair<RunQuery::ObjectKey, std::shared_ptr<const std::vector<QJsonValue>>>>
         values;
 };
@@ -789,10 +794,10 @@ public:
     }
     const RunInfo &info() const override { return *m_info; }
     std::optional<MetricSummary> metric(const QString &name) const override {
-        for (const auto &[metric, column] : m_columns ? m_columns->series : kNoSeries) {
+        for (const auto &[metric, column, ranged] : m_columns ? m_columns->series : kNoSeries) {
             if (metric == name) {
                 const StoredSeries *series = (*column)[m_row];
-                return series ? MetricStore::metricSummary(*series) : std::nullopt;
+                return series ? MetricStore::metricSummary(*series, ranged) : std::nullopt;
             }
         }
         return m_store.metricSummary(m_info->name, name);
@@ -896,8 +901,10 @@ Result<QList<RunSummary>> Collector::runs(const QString &filter, qsizetype offse
     // Over every run, a query reads columns: one pass each instead of a look-up a run.
     QueryColumns columns;
     if (where && filter.isEmpty()) {
+        const QStringList ranged = where->rangedMetrics();
         for (const QString &metric : where->metrics())
-            columns.series.emplace_back(metric, m_store->seriesOfEachRun(metric));
+            columns.series.push_back(
+                {metric, m_store->seriesOfEachRun(metric), ranged.contains(metric)});
         for (const RunQuery::ObjectKey &key : where->objectKeys())
             columns.values.emplace_back(key, valuesAt(key));
     }

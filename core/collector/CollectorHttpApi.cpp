@@ -464,7 +464,8 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         const auto listed = m_collector->runs(query.value(u"filter"_s), offset,
                                               limited ? std::max<qsizetype>(0, limit) : -1,
                                               where ? &*where : nullptr);
-        respond(listed ? json(toJson(*listed)) : error(listed.error(), Unavailable));
+        respond(listed ? HttpResponse{Ok, "application/json", runSummariesJsonText(*listed), {}}
+                       : error(listed.error(), Unavailable));
     } else if (path == CollectorApi::kMetrics && get) {
         const auto named = namedRuns(query);
         if (!named) {

@@ -85,6 +85,24 @@ QJsonObject RunSummary::toJson() const {
     return json;
 }
 
+namespace {
+
+std::vector<RewindSummary> rewindsFromJson(const QJsonArray &json) {
+    std::vector<RewindSummary> rewinds;
+    for (const QJsonValue value : json) {
+        const QJsonObject rewind = value.toObject();
+        const qint64 id = rewind.value(u"id"_s).toInteger();
+        if (id > 0 && id <= 0xffffffff)
+            rewinds.push_back(
+                {quint32(id), rewind.value(u"step"_s).toDouble(),
+                 rewind.value(u"inclusive"_s).toBool(), rewind.value(u"time"_s).toDouble(),
+                 rewind.value(u"points"_s).toInteger(), rewind.value(u"samples"_s).toInteger()});
+    }
+    return rewinds;
+}
+
+} // namespace
+
 RunSummary RunSummary::fromJson(const QJsonObject &json) {
     RunSummary run;
     run.info = RunInfo::fromJson(json.value(u"name"_s).toString(), json);
@@ -100,15 +118,7 @@ RunSummary RunSummary::fromJson(const QJsonObject &json) {
                                        metric.value(u"time"_s).toDouble()},
                                       range});
     }
-    for (const QJsonValue value : json.value(u"rewinds"_s).toArray()) {
-        const QJsonObject rewind = value.toObject();
-        const qint64 id = rewind.value(u"id"_s).toInteger();
-        if (id > 0 && id <= 0xffffffff)
-            run.rewinds.push_back(
-                {quint32(id), rewind.value(u"step"_s).toDouble(),
-                 rewind.value(u"inclusive"_s).toBool(), rewind.value(u"time"_s).toDouble(),
-                 rewind.value(u"points"_s).toInteger(), rewind.value(u"samples"_s).toInteger()});
-    }
+    run.rewinds = rewindsFromJson(json.value(u"rewinds"_s).toArray());
     return run;
 }
 
@@ -124,6 +134,159 @@ QList<RunSummary> runSummariesFromJson(const QJsonArray &json) {
     runs.reserve(json.size());
     for (const auto &run : json)
         runs.append(RunSummary::fromJson(run.toObject()));
+    return runs;
+}
+
+QByteArray runSummariesJsonText(const QList<RunSummary> &runs) {
+    JsonWriter out;
+    out.beginArray();
+    for (const RunSummary &run : runs) {
+        out.beginObject();
+        const QJsonObject info = run.info.toJson();
+        for (auto it = info.begin(); it != info.end(); ++it) {
+            out.key(it.key());
+            out.json(it.value());
+        }
+        out.key(u"metrics");
+        out.beginObject();
+        for (auto it = run.metrics.begin(); it != run.metrics.end(); ++it) {
+            out.key(it.key());
+            out.beginObject();
+            out.field(u"count", it->count);
+            out.field(u"step", it->last.step);
+            out.key(u"value");
+            out.json(metricJson(it->last.value)); // NaN and infinities by name
+            out.field(u"time", it->last.wall);
+            if (it->range) {
+                out.field(u"min", it->range->first);
+                out.field(u"max", it->range->second);
+            }
+            out.endObject();
+        }
+        out.endObject();
+        if (!run.rewinds.empty()) {
+            out.key(u"rewinds");
+            out.beginArray();
+            for (const RewindSummary &rewind : run.rewinds) {
+                out.beginObject();
+                out.field(u"id", qint64(rewind.id));
+                out.field(u"step", rewind.step);
+                out.field(u"inclusive", rewind.inclusive);
+                out.field(u"time", rewind.time);
+                out.field(u"points", rewind.points);
+                out.field(u"samples", rewind.samples);
+                out.endObject();
+            }
+            out.endArray();
+        }
+        out.endObject();
+    }
+    out.endArray();
+    return out.take();
+}
+
+namespace {
+
+namespace dom = simdjson::dom;
+
+QString textOf(std::string_view view) {
+    return QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size()));
+}
+
+// A value as Qt holds JSON, for the few fields that stay QJsonObjects (a run's config).
+QJsonValue qtJson(dom::element element) {
+    switch (element.type()) {
+    case dom::element_type::OBJECT: {
+        QJsonObject object;
+        for (auto [key, value] : dom::object(element))
+            object.insert(textOf(key), qtJson(value));
+        return object;
+    }
+    case dom::element_type::ARRAY: {
+        QJsonArray array;
+        for (dom::element item : dom::array(element))
+            array.append(qtJson(item));
+        return array;
+    }
+    case dom::element_type::STRING:
+        return textOf(std::string_view(element));
+    case dom::element_type::INT64:
+        return qint64(int64_t(element));
+    case dom::element_type::UINT64:
+        return double(uint64_t(element));
+    case dom::element_type::DOUBLE:
+        return double(element);
+    case dom::element_type::BOOL:
+        return bool(element);
+    default:
+        return QJsonValue::Null;
+    }
+}
+
+} // namespace
+
+Result<QList<RunSummary>> runSummariesFromJsonText(const QByteArray &text) {
+    auto bad = [](const char *what) {
+        return fail(u"the collector's runs could not be read: %1"_s.arg(QLatin1StringView(what)));
+    };
+    dom::parser parser;
+    dom::array list;
+    if (const auto error =
+            parser.parse(text.constData(), static_cast<size_t>(text.size())).get_array().get(list))
+        return bad(simdjson::error_message(error));
+    auto number = [](dom::element element) { // 0 when not a number, as QJsonValue reads it
+        double v = 0;
+        return element.get_double().get(v) ? 0.0 : v;
+    };
+    auto whole = [](dom::element element) -> qint64 {
+        int64_t n = 0;
+        return element.get_int64().get(n) ? 0 : n;
+    };
+    QList<RunSummary> runs;
+    runs.reserve(qsizetype(list.size()));
+    for (dom::element element : list) {
+        dom::object object;
+        if (element.get_object().get(object))
+            return bad("a run is not an object");
+        RunSummary &run = runs.emplace_back();
+        QJsonObject info; // everything but the metrics and rewinds, as RunInfo reads it
+        for (auto [key, value] : object) {
+            if (key == "metrics") {
+                dom::object metrics;
+                if (value.get_object().get(metrics))
+                    return bad("metrics is not an object");
+                for (auto [metric, summary] : metrics) {
+                    dom::object fields;
+                    if (summary.get_object().get(fields))
+                        return bad("a metric's summary is not an object");
+                    MetricSummary &read = run.metrics[textOf(metric)];
+                    std::optional<double> low;
+                    std::optional<double> high;
+                    for (auto [field, v] : fields) {
+                        if (field == "count")
+                            read.count = whole(v);
+                        else if (field == "step")
+                            read.last.step = number(v);
+                        else if (field == "value")
+                            read.last.value = metricValue(qtJson(v)).value_or(qQNaN());
+                        else if (field == "time")
+                            read.last.wall = number(v);
+                        else if (field == "min" && v.is_number())
+                            low = number(v);
+                        else if (field == "max" && v.is_number())
+                            high = number(v);
+                    }
+                    if (low && high)
+                        read.range = std::pair(*low, *high);
+                }
+            } else if (key == "rewinds") {
+                run.rewinds = rewindsFromJson(qtJson(value).toArray());
+            } else {
+                info.insert(textOf(key), qtJson(value));
+            }
+        }
+        run.info = RunInfo::fromJson(info.value(u"name"_s).toString(), info);
+    }
     return runs;
 }
 

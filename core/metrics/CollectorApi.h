@@ -104,6 +104,10 @@ struct RunSummary {
 };
 QJsonArray toJson(const QList<RunSummary> &runs);
 QList<RunSummary> runSummariesFromJson(const QJsonArray &json);
+// /runs as text, written and read directly as /series is: a thousand runs with ten metrics each
+// took most of an answer's time as Qt's JSON objects.
+QByteArray runSummariesJsonText(const QList<RunSummary> &runs);
+Result<QList<RunSummary>> runSummariesFromJsonText(const QByteArray &text);
 
 // One run's curve of one metric in /series, downsampled: NaN where a value is not finite (JSON
 // null).

@@ -2,8 +2,16 @@
 
 #include <charconv>
 #include <cmath>
+#include <limits>
+
+#include <QJsonArray>
+#include <QJsonObject>
 
 namespace sb {
+
+namespace {
+constexpr qint64 kNotWhole = std::numeric_limits<qint64>::min();
+} // namespace
 
 void JsonWriter::item() {
     if (m_afterKey)
@@ -43,6 +51,48 @@ void JsonWriter::value(double v) {
 void JsonWriter::value(qint64 v) {
     item();
     m_out.append(QByteArray::number(v));
+}
+
+void JsonWriter::value(bool flag) {
+    item();
+    m_out.append(flag ? "true" : "false");
+}
+
+void JsonWriter::json(const QJsonValue &v) {
+    switch (v.type()) {
+    case QJsonValue::Bool:
+        value(v.toBool());
+        break;
+    case QJsonValue::Double:
+        // Qt keeps whole numbers as 64-bit integers: all their digits, as its own writer does.
+        if (const qint64 whole = v.toInteger(kNotWhole); whole != kNotWhole)
+            value(whole);
+        else
+            value(v.toDouble());
+        break;
+    case QJsonValue::String:
+        value(v.toString());
+        break;
+    case QJsonValue::Array:
+        beginArray();
+        for (const QJsonValue item : v.toArray())
+            json(item);
+        endArray();
+        break;
+    case QJsonValue::Object: {
+        beginObject();
+        const QJsonObject object = v.toObject();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            key(it.key());
+            json(it.value());
+        }
+        endObject();
+        break;
+    }
+    default: // null, and undefined, which JSON cannot say
+        item();
+        m_out.append("null");
+    }
 }
 
 void JsonWriter::values(const std::vector<double> &numbers) {

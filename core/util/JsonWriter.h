@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonValue>
 #include <QStringView>
 
 #include <vector>
@@ -20,6 +21,8 @@ public:
     void value(QStringView text);
     void value(double number);
     void value(qint64 number);
+    void value(bool flag);
+    void json(const QJsonValue &v);                  // any JSON, as Qt holds it
     void values(const std::vector<double> &numbers); // as an array
 
     // key and value, the pairs an object is made of

@@ -582,26 +582,28 @@ void manyRuns(const QString &binary, const QString &dir) {
     CollectorProcess collector(binary, dir);
     const double startS = double(timer.elapsed()) / 1000;
     HttpClient client(collector.port);
-    std::size_t listed = 0;
-    const double filtered = bench::medianMs(11, [&] {
-        listed = QJsonDocument::fromJson(client.request("GET", "/api/v1/runs?filter=run-00042"))
-                     .array()
-                     .size();
-    });
-    std::size_t paged = 0;
-    const double page = bench::medianMs(11, [&] {
-        paged = QJsonDocument::fromJson(client.request("GET", "/api/v1/runs?limit=100&offset=5000"))
-                    .array()
-                    .size();
-    });
+    // Each answer read as the app reads it, into its runs.
+    const auto runsAt = [&client](const QByteArray &path) {
+        auto read = sb::runSummariesFromJsonText(client.request("GET", path));
+        if (!read)
+            qFatal("%s", qPrintable(read.error()));
+        return *std::move(read);
+    };
+    qsizetype listed = 0;
+    const double filtered =
+        bench::medianMs(11, [&] { listed = runsAt("/api/v1/runs?filter=run-00042").size(); });
+    qsizetype paged = 0;
+    const double page =
+        bench::medianMs(11, [&] { paged = runsAt("/api/v1/runs?limit=100&offset=5000").size(); });
     std::printf("\n-- %d runs x %d metrics x %d points (%d M series) in one store\n", runs, metrics,
                 points, runs * metrics / 1'000'000);
     std::printf("  written in %.1f s: %d files, %.0f MB; the collector started in %.2f s\n", writeS,
                 files, bytes / 1e6, startS);
     std::printf(
-        "  /runs?filter=run-00042: %.1f ms for %zu runs; a page of %zu (limit=100): %.1f ms "
+        "  /runs?filter=run-00042: %.1f ms for %lld runs; a page of %lld (limit=100): %.1f ms "
         "(target <= 100 ms: ratio %.2f)\n",
-        filtered, listed, paged, page, std::max(filtered, page) / 100);
+        filtered, static_cast<long long>(listed), static_cast<long long>(paged), page,
+        std::max(filtered, page) / 100);
 
     // Queries over the runs' fields, against what a script does without them: the whole listing
     // fetched and filtered on its side (here the same test on the parsed JSON).
@@ -609,8 +611,8 @@ void manyRuns(const QString &binary, const QString &dir) {
         return QByteArray("/api/v1/runs?where=") +
                QUrl::toPercentEncoding(QString::fromUtf8(query));
     };
-    std::printf("  /runs?where= over the %d runs (median of 11; the first ask of a range reads "
-                "the series' summaries):\n",
+    std::printf("  /runs?where= over the %d runs, read into the app's runs (median of 11; the "
+                "first ask of a range reads the series' summaries):\n",
                 runs);
     for (const char *query :
          {"config.lr < 0.005 and config.seed = 3", "metric/0 > 99.5 or metric/9 < 9.001",
@@ -620,27 +622,23 @@ void manyRuns(const QString &binary, const QString &dir) {
         first.start();
         (void)client.request("GET", where(query));
         const double firstMs = double(first.nsecsElapsed()) / 1e6;
-        std::size_t matched = 0;
-        const double answered = bench::medianMs(11, [&] {
-            matched = QJsonDocument::fromJson(client.request("GET", where(query))).array().size();
-        });
-        std::printf("    %-52s %7.1f ms (first %.1f) for %zu runs (target <= 50 ms: ratio %.2f)\n",
-                    query, answered, firstMs, matched, answered / 50);
+        qsizetype matched = 0;
+        const double answered = bench::medianMs(11, [&] { matched = runsAt(where(query)).size(); });
+        std::printf("    %-52s %7.1f ms (first %.1f) for %lld runs (target <= 50 ms: ratio %.2f)\n",
+                    query, answered, firstMs, static_cast<long long>(matched), answered / 50);
     }
     const auto query = sb::RunQuery::parse(u"config.lr < 0.005 and config.seed = 3"_s);
     std::size_t kept = 0;
     const double wholeListing = bench::medianMs(3, [&] {
         kept = 0;
-        const QJsonArray all =
-            QJsonDocument::fromJson(client.request("GET", "/api/v1/runs")).array();
-        for (const QJsonValue run : all)
-            kept += query->matches(sb::RunSummary::fromJson(run.toObject()), 0);
+        for (const sb::RunSummary &run : runsAt("/api/v1/runs"))
+            kept += query->matches(run, 0);
     });
     std::printf("    the whole listing, filtered by the client: %.0f ms for %zu runs (where= is "
                 "%.0fx faster)\n",
                 wholeListing, kept,
                 wholeListing / bench::medianMs(11, [&] {
-                    (void)client.request("GET", where("config.lr < 0.005 and config.seed = 3"));
+                    (void)runsAt(where("config.lr < 0.005 and config.seed = 3"));
                 }));
 }
 

@@ -119,6 +119,7 @@ private Q_SLOTS:
     void embeddedOnItsOwnThread();
     void manyRunsAreAskedForInParts();
     void seriesAnswersWrittenAndReadAsText();
+    void runsAnswersWrittenAndReadAsText();
     void aDataFileCutShortIsAnError();
 };
 
@@ -616,6 +617,54 @@ void TestCollector::seriesAnswersWrittenAndReadAsText() {
          {QByteArray("[1,2]"), QByteArray("{\"series\": 3}"), QByteArray("{\"series\": [1]}"),
           QByteArray("{\"metric\""), QByteArray("{}")}) {
         const auto read = sb::SeriesReplies::fromJsonText(bad);
+        QVERIFY2(!read && read.error().contains(u"could not be read"_s), bad.constData());
+    }
+}
+
+void TestCollector::runsAnswersWrittenAndReadAsText() {
+    // /runs is written and read as text too: Qt's reader and the app's read back what was sent.
+    sb::RunSummary full;
+    const QString hostile = u"run\n\t\x01\u2028 名前 </script> \"q\" \\"_s;
+    full.info = sb::RunInfo::fromJson(
+        hostile, QJsonDocument::fromJson(R"({"status": "running", "host": "gpu-1", "start": 1.7e9,
+            "end": 1.8e9, "last_seen": 1.75e9, "sweep": "s", "tags": ["a", "b c"], "note": "<b>n</b>",
+            "archived": true, "code": {"commit": "abc"}, "environment": {"python": "3.12"},
+            "forked_from": {"run": "p", "step": 10},
+            "config": {"lr": 0.001, "big": 9007199254740993, "neg": -1e308, "flag": false,
+                       "none": null, "nested": {"list": [1, "x", null, {"k": []}]}, "": "empty"}})")
+                     .object());
+    full.metrics.insert(u"loss"_s, {12, {11, 0.25, 1.7e9 + 0.5}, {{-1e300, 4}}});
+    full.metrics.insert(u"nan"_s, {3, {2, qQNaN(), 1.7e9}, std::nullopt});
+    full.metrics.insert(u"inf"_s, {1, {0, -qInf(), 1.7e9}, std::nullopt});
+    full.metrics.insert(hostile, {1, {0.5, 1.0 / 3, 0}, {{1.0 / 3, 1.0 / 3}}});
+    full.rewinds.push_back({7, 100, true, 1.7e9, 42, 3});
+    sb::RunSummary bare;
+    bare.info.name = u"bare"_s;
+    const QList<sb::RunSummary> sent{full, bare};
+    const QByteArray text = sb::runSummariesJsonText(sent);
+    QJsonParseError error{};
+    const QJsonArray qt = QJsonDocument::fromJson(text, &error).array();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(qt.size(), 2);
+    QCOMPARE(qt.at(0).toObject().value(u"config"_s).toObject().value(u"big"_s).toInteger(),
+             9007199254740993LL); // every digit of a whole number
+    for (const QList<sb::RunSummary> &back :
+         {sb::runSummariesFromJsonText(text).value(), sb::runSummariesFromJson(qt)}) {
+        QCOMPARE(back.size(), 2);
+        QCOMPARE(back[0].info, full.info);
+        QCOMPARE(back[0].rewinds, full.rewinds);
+        QCOMPARE(back[0].metrics.keys(), full.metrics.keys());
+        QCOMPARE(back[0].metrics[u"loss"_s], full.metrics[u"loss"_s]);
+        QCOMPARE(back[0].metrics[hostile], full.metrics[hostile]);
+        QVERIFY(std::isnan(back[0].metrics[u"nan"_s].last.value)); // NaN by name
+        QCOMPARE(back[0].metrics[u"inf"_s].last.value, -qInf());
+        QCOMPARE(back[1], bare);
+    }
+    for (const QByteArray &bad :
+         {QByteArray("{}"), QByteArray("[1]"), QByteArray("[{\"metrics\": 3}]"),
+          QByteArray("[{\"metrics\": {\"m\": [1]}}]"), QByteArray("[{\"name\""),
+          QByteArray(2000, '[')}) {
+        const auto read = sb::runSummariesFromJsonText(bad);
         QVERIFY2(!read && read.error().contains(u"could not be read"_s), bad.constData());
     }
 }

@@ -47,6 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     // As a /series answer read by the app, and what it reads written again.
     if (const auto answer = sb::SeriesReplies::fromJsonText(input.toByteArray()))
         (void)answer->toJsonText();
+    // As a /runs answer read by the app, and what it reads written again.
+    if (const auto runs = sb::runSummariesFromJsonText(input.toByteArray()))
+        (void)sb::runSummariesJsonText(*runs);
     // As a query over runs: read, and asked of a run with every kind of field.
     if (const auto query = sb::RunQuery::parse(QString::fromUtf8(input))) {
         static const sb::RunSummary run = [] {

@@ -840,11 +840,11 @@ std::optional<MetricSummary> MetricStore::metricSummary(const QString &run,
     return s ? metricSummary(*s) : std::nullopt;
 }
 
-std::optional<MetricSummary> MetricStore::metricSummary(const StoredSeries &s) {
+std::optional<MetricSummary> MetricStore::metricSummary(const StoredSeries &s, bool withRange) {
     if (s.shown() == 0) // none shown (a rewind hides them all), as listings leave it out
         return std::nullopt;
     return MetricSummary{s.shown(), s.shownLast,
-                         s.summary ? s.summary->valueRange() : std::nullopt};
+                         withRange && s.summary ? s.summary->valueRange() : std::nullopt};
 }
 
 void MetricStore::keepColumnsCurrent() const {

@@ -160,7 +160,9 @@ public:
     // One series of a run as /runs lists it (a query's lookup); unset when none is shown. Safe
     // to call from several threads at once while nothing appends.
     std::optional<MetricSummary> metricSummary(const QString &run, const QString &metric) const;
-    static std::optional<MetricSummary> metricSummary(const StoredSeries &series);
+    // Without the range (min, max, best unset), it reads only the series, not its summary.
+    static std::optional<MetricSummary> metricSummary(const StoredSeries &series,
+                                                      bool withRange = true);
     // For queries over many runs, read in one pass rather than a look-up each: the runs in name
     // order, and a metric's series of each of them (null where a run has none). Kept between
     // calls, made again once runs or series were added, changed or removed; valid until then.

@@ -17,18 +17,19 @@ namespace sb {
 
 // One series of the store as it stands: what is committed, where its points lie, its summary.
 struct StoredSeries {
+    // First, together: what a query over many runs reads of each (MetricStore::metricSummary).
+    qint64 count = 0;
+    // What its run's rewinds hide (sorted, merged), and what a read shows: `shownLast` is its
+    // last shown point, `viewKey` tells one set of hidden points from another (0: none).
+    qint64 hiddenCount = 0;
+    MetricPoint shownLast;
+    qint64 shown() const { return count - hiddenCount; }
     quint32 id = 0;
     QString run;
     QString metric;
-    qint64 count = 0;
     MetricPoint last;
-    // What its run's rewinds hide (sorted, merged), and what a read shows: `shownLast` is its
-    // last shown point, `viewKey` tells one set of hidden points from another (0: none).
     std::vector<IndexRange> hidden;
-    qint64 hiddenCount = 0;
     quint64 viewKey = 0;
-    MetricPoint shownLast;
-    qint64 shown() const { return count - hiddenCount; }
     std::optional<SeriesSummary> summary; // of the points shown
     std::vector<Extent> extents;          // in order; together the room for its points
     // What the summaries file holds: blocks before savedBlocks for good, the summary at savedCount.
