@@ -166,14 +166,29 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
         const QSignalBlocker quiet(axis);
         axis->clear();
         axis->addItems(axes);
-        axis->setCurrentIndex(std::max(0, static_cast<int>(axes.indexOf(was))));
+        const auto at = static_cast<int>(axes.indexOf(was));
+        axis->setCurrentIndex(std::max(0, at));
+        // A chosen axis that is gone: the automatic choice again, not the first item twice.
+        if (at < 0 && !was.isEmpty())
+            m_scatterChosen = false;
     }
     recompute();
 }
 
 QStringList AnalysisPanel::axisChoices() const {
+    // Config keys as the analysis reads them: nested objects split into their keys.
+    QSet<QString> keys;
+    for (const QString &run : std::as_const(m_shown)) {
+        if (const RunSummary *summary = m_runs->summaryOf(run)) {
+            const QJsonObject flat = flattenConfig(summary->info.config);
+            for (auto it = flat.begin(); it != flat.end(); ++it)
+                keys.insert(it.key());
+        }
+    }
+    QStringList sorted(keys.cbegin(), keys.cend());
+    sorted.sort();
     QStringList axes = itemsOf(m_metric);
-    for (const QString &key : m_runs->paramNames())
+    for (const QString &key : std::as_const(sorted))
         axes << kConfig + key;
     return axes;
 }
@@ -291,13 +306,14 @@ void AnalysisPanel::compute() {
                 if (!param.categorical)
                     m_numeric.insert(param.name);
             showEffects();
-            // Until the user picks the scatter's axes: the most important number against the
-            // metric.
+            // Until the user picks the scatter's axes: the most important number (else the most
+            // important parameter) against the metric.
             const auto numeric = std::find_if(
                 m_effects.cbegin(), m_effects.cend(),
                 [this](const ParamEffect &effect) { return m_numeric.contains(effect.param); });
-            if (!m_scatterChosen && numeric != m_effects.cend())
-                showScatter(kConfig + numeric->param, result.first.metric);
+            const auto across = numeric != m_effects.cend() ? numeric : m_effects.cbegin();
+            if (!m_scatterChosen && across != m_effects.cend())
+                showScatter(kConfig + across->param, result.first.metric);
             else
                 updateScatter();
             Q_EMIT computed();
@@ -362,12 +378,24 @@ AnalysisPanel::AxisValues AnalysisPanel::axisValues(const QString &axis) const {
         QSet<QString> names;
         for (const QJsonValue &value : std::as_const(config))
             names.insert(textOf(value));
-        out.axis.categories = QStringList(names.cbegin(), names.cend());
-        std::sort(out.axis.categories.begin(), out.axis.categories.end(),
-                  [](const QString &a, const QString &b) {
-                      return a.compare(b, Qt::CaseInsensitive) < 0 ||
-                             (a.compare(b, Qt::CaseInsensitive) == 0 && a < b);
-                  });
+        // Numbers first, by value (2 before 10), then words, A to Z.
+        std::vector<std::pair<std::optional<double>, QString>> sorted;
+        for (const QString &name : std::as_const(names)) {
+            bool number = false;
+            const double value = name.toDouble(&number);
+            sorted.emplace_back(number && !std::isnan(value) ? std::optional(value) : std::nullopt,
+                                name);
+        }
+        std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
+            if (a.first.has_value() != b.first.has_value())
+                return a.first.has_value();
+            if (a.first && *a.first != *b.first)
+                return *a.first < *b.first;
+            const int order = a.second.compare(b.second, Qt::CaseInsensitive);
+            return order != 0 ? order < 0 : a.second < b.second;
+        });
+        for (const auto &[value, name] : sorted)
+            out.axis.categories << name;
     }
     QHash<QString, qsizetype> indexOf; // of each category, for many runs with many categories
     for (qsizetype i = 0; i < out.axis.categories.size(); ++i)
@@ -378,15 +406,18 @@ AnalysisPanel::AxisValues AnalysisPanel::axisValues(const QString &axis) const {
         else
             out.byRun.insert(it.key(), it->isBool() ? (it->toBool() ? 1.0 : 0.0) : it->toDouble());
     }
-    // A number spread over decades (a learning rate, a loss) on a log axis.
+    // A number spread over decades (a learning rate, a loss) on a log axis; zeros among them (a
+    // weight decay of 0) in a band beneath.
     double low = INFINITY, high = -INFINITY;
+    bool negative = false;
     for (const double value : std::as_const(out.byRun)) {
-        if (std::isfinite(value)) {
+        negative = negative || value < 0;
+        if (std::isfinite(value) && value > 0) {
             low = std::min(low, value);
             high = std::max(high, value);
         }
     }
-    out.axis.log = !words && low > 0 && high / low > 100;
+    out.axis.log = !words && !negative && low > 0 && high / low > 100;
     return out;
 }
 

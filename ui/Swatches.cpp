@@ -42,8 +42,12 @@ void addSwatch(QStyleOptionViewItem *option, const QColor &color, SwatchShape sh
 }
 
 void addRunSwatch(QStyleOptionViewItem *option, const QString &run) {
-    if (const auto color = run.isEmpty() ? std::nullopt : RunColors::shared().existing(run))
-        addSwatch(option, QColor(*color), SwatchShape::Square);
+    if (run.isEmpty())
+        return;
+    // A run without a colour yet keeps the swatch's room, so that a column sized to its names
+    // still shows them whole once colours come (a name that fitted became "…").
+    const auto color = RunColors::shared().existing(run);
+    addSwatch(option, color ? QColor(*color) : QColor(Qt::transparent), SwatchShape::Square);
 }
 
 RunSwatchDelegate::RunSwatchDelegate(QAbstractItemView *view,

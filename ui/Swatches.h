@@ -18,7 +18,7 @@ QIcon swatchIcon(const QColor &color, SwatchShape shape);
 QColor runColor(const QString &run);
 // Puts a swatch before a cell's text.
 void addSwatch(QStyleOptionViewItem *option, const QColor &color, SwatchShape shape);
-// Puts the run's colour before a cell's text, if the run has one.
+// Puts the run's colour before a cell's text (its room only, while the run has none).
 void addRunSwatch(QStyleOptionViewItem *option, const QString &run);
 
 // Shows a run's colour (RunColors) before the cell of its name, in every table that names runs,

@@ -11,6 +11,7 @@
 #include "RunLegend.h"
 #include "SavedViews.h"
 #include "Settings.h"
+#include "Swatches.h"
 #include "charts/CurveChart.h"
 #include "charts/ParallelCoordinates.h"
 #include "charts/RunScatter.h"
@@ -45,6 +46,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -69,6 +71,8 @@ private Q_SLOTS:
     void columnsAndSavedViews();
     void hyperparameterAnalysis();
     void categoriesScatterInBands();
+    void scatterAxesFollowTheRuns();
+    void aNameKeepsItsRoomWhenItsColourComes();
 
 private:
     QTemporaryDir m_settings; // this run's QSettings, not the user's
@@ -1067,6 +1071,78 @@ void TestCurvesWindow::categoriesScatterInBands() {
     QCOMPARE(analysis->findChild<QComboBox *>(u"scatterY"_s)->currentText(), u"val/loss"_s);
     analysis->grab().save(QStringLiteral(SIGNALBOX_BINARY_DIR) +
                           u"/screenshots/analysis-categories.png"_s);
+}
+
+void TestCurvesWindow::scatterAxesFollowTheRuns() {
+    // Nested config keys are axes of their own; a learning rate of 0 among decades keeps the log
+    // axis (its run in a band beneath); numbers among words in order of value; an axis whose key
+    // the filter takes away goes back to the automatic choice.
+    WindowFixture fixture;
+    const QJsonArray batches{2, 10, u"auto"_s};
+    for (int i = 0; i < 10; ++i) {
+        const QJsonObject config{{u"lr"_s, i == 9 ? 0.0 : std::pow(10.0, -1 - i / 2.0)},
+                                 {u"batch"_s, batches[i % 3]},
+                                 {u"opt"_s, QJsonObject{{u"beta"_s, 0.9 + i * 0.01}}}};
+        QVERIFY(fixture.push(
+            QJsonObject{{u"run"_s, u"lr-%1"_s.arg(i)},
+                        {u"info"_s, QJsonObject{{u"config"_s, config}}},
+                        {u"series"_s,
+                         QJsonObject{{u"val/loss"_s, QJsonObject{{u"step"_s, QJsonArray{0}},
+                                                                 {u"value"_s, QJsonArray{i}}}}}}}));
+    }
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(fixture.push(QJsonObject{
+            {u"run"_s, u"plain-%1"_s.arg(i)},
+            {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, 0.1 * (i + 1)}}}}},
+            {u"series"_s,
+             QJsonObject{{u"val/loss"_s, QJsonObject{{u"step"_s, QJsonArray{0}},
+                                                     {u"value"_s, QJsonArray{i * 2}}}}}}}));
+    const auto window = fixture.window();
+    sb::CurvesView *curves = window->curves();
+    QTRY_COMPARE(curves->runsModel()->rowCount(), 13);
+    curves->showAnalysisTab();
+    sb::AnalysisPanel *analysis = curves->analysis();
+    QTRY_VERIFY(!analysis->effects().isEmpty() && !analysis->busy());
+    auto *x = analysis->findChild<QComboBox *>(u"scatterX"_s);
+    QStringList choices;
+    for (int i = 0; i < x->count(); ++i)
+        choices << x->itemText(i);
+    QVERIFY2(choices.contains(u"config.opt.beta"_s) && !choices.contains(u"config.opt"_s),
+             qPrintable(choices.join(u", "_s)));
+
+    analysis->setScatter(u"config.lr"_s, u"val/loss"_s);
+    const sb::RunScatter *scatter = analysis->scatter();
+    QCOMPARE(scatter->pointCount(), 13);
+    QVERIFY(scatter->xAxis().log);
+    const double zero = scatter->positionOf(u"lr-9"_s)->x();
+    for (const QString &run : {u"lr-8"_s, u"lr-0"_s, u"plain-0"_s})
+        QVERIFY(zero < scatter->positionOf(run)->x());
+    QVERIFY(scatter->positionOf(u"lr-8"_s)->x() < scatter->positionOf(u"lr-0"_s)->x());
+
+    analysis->setScatter(u"config.batch"_s, u"val/loss"_s);
+    QCOMPARE(scatter->xAxis().categories, (QStringList{u"2"_s, u"10"_s, u"auto"_s}));
+
+    curves->findChild<QLineEdit *>(u"filter"_s)->setText(u"plain"_s);
+    QTRY_COMPARE(x->currentText(), u"config.lr"_s);
+    QCOMPARE(analysis->findChild<QComboBox *>(u"scatterY"_s)->currentText(), u"val/loss"_s);
+    QTRY_COMPARE(scatter->pointCount(), 3);
+}
+
+void TestCurvesWindow::aNameKeepsItsRoomWhenItsColourComes() {
+    // A column sized to its names while the runs had no colour still shows them whole after.
+    QStandardItemModel model(1, 1);
+    const QString run = u"never-coloured-before-%1"_s.arg(QDateTime::currentMSecsSinceEpoch());
+    model.setItem(0, 0, new QStandardItem(run));
+    QTableView table;
+    table.setModel(&model);
+    auto *delegate = new sb::RunSwatchDelegate(
+        &table, [](const QModelIndex &index) { return index.data().toString(); });
+    QStyleOptionViewItem option;
+    option.initFrom(table.viewport());
+    QVERIFY(!sb::RunColors::shared().existing(run));
+    const int uncoloured = delegate->sizeHint(option, model.index(0, 0)).width();
+    (void)sb::RunColors::shared().colorOf(run);
+    QCOMPARE(delegate->sizeHint(option, model.index(0, 0)).width(), uncoloured);
 }
 
 QTEST_MAIN(TestCurvesWindow)

@@ -49,20 +49,28 @@ void RunScatter::setPoints(const QList<Point> &points, const Axis &x, const Axis
             (m_x.categories.isEmpty() || inCategories(m_x, point.x)) &&
             (m_y.categories.isEmpty() || inCategories(m_y, point.y)))
             m_points << point;
-        m_x.log = m_x.log && (!std::isfinite(point.x) || point.x > 0);
-        m_y.log = m_y.log && (!std::isfinite(point.y) || point.y > 0);
+        m_x.log = m_x.log && (!std::isfinite(point.x) || point.x >= 0);
+        m_y.log = m_y.log && (!std::isfinite(point.y) || point.y >= 0);
     }
-    // The range of each axis, padded a twentieth either side (in axis units); a band a category.
-    const auto range = [this](const Axis &axis, auto coordinate, double *lo, double *hi) {
+    // The range of each axis, padded a twentieth either side (in axis units); a band a category;
+    // on a log axis with zeros, a band beneath for them.
+    const auto range = [this](const Axis &axis, auto coordinate, double *lo, double *hi,
+                              double *zeroAt) {
+        *zeroAt = qQNaN();
         if (!axis.categories.isEmpty()) {
             *lo = -0.5;
             *hi = double(axis.categories.size()) - 0.5;
             return;
         }
         const bool log = axis.log;
+        bool zeros = false;
         *lo = std::numeric_limits<double>::infinity();
         *hi = -*lo;
         for (const Point &point : std::as_const(m_points)) {
+            if (log && coordinate(point) <= 0) {
+                zeros = true;
+                continue;
+            }
             const double v = log ? std::log10(coordinate(point)) : coordinate(point);
             *lo = std::min(*lo, v);
             *hi = std::max(*hi, v);
@@ -75,12 +83,22 @@ void RunScatter::setPoints(const QList<Point> &points, const Axis &x, const Axis
             *hi > *lo ? (*hi / 2 - *lo / 2) * 0.1 : std::max(std::abs(*lo) * 0.05, 0.5);
         *lo -= pad;
         *hi += pad;
+        if (zeros) {
+            *zeroAt = *lo - 1.5 * pad;
+            *lo -= 3 * pad;
+        }
     };
     range(
-        m_x, [](const Point &p) { return p.x; }, &m_x0, &m_x1);
+        m_x, [](const Point &p) { return p.x; }, &m_x0, &m_x1, &m_xZero);
     range(
-        m_y, [](const Point &p) { return p.y; }, &m_y0, &m_y1);
+        m_y, [](const Point &p) { return p.y; }, &m_y0, &m_y1, &m_yZero);
     update();
+}
+
+double RunScatter::unitsOf(const Axis &axis, double zeroAt, double value, const QString &run) {
+    if (axis.log)
+        return value > 0 ? std::log10(value) : zeroAt;
+    return axis.categories.isEmpty() ? value : value + spreadOf(run);
 }
 
 void RunScatter::setFront(const QStringList &runs) {
@@ -104,12 +122,8 @@ QRectF RunScatter::plotRect() const {
 
 QPointF RunScatter::place(const Point &point) const {
     const QRectF plot = plotRect();
-    const double x = m_x.log                     ? std::log10(point.x)
-                     : !m_x.categories.isEmpty() ? point.x + spreadOf(point.run)
-                                                 : point.x;
-    const double y = m_y.log                     ? std::log10(point.y)
-                     : !m_y.categories.isEmpty() ? point.y + spreadOf(point.run)
-                                                 : point.y;
+    const double x = unitsOf(m_x, m_xZero, point.x, point.run);
+    const double y = unitsOf(m_y, m_yZero, point.y, point.run);
     return {plot.left() + (x / 2 - m_x0 / 2) / (m_x1 / 2 - m_x0 / 2) * plot.width(),
             plot.bottom() - (y / 2 - m_y0 / 2) / (m_y1 / 2 - m_y0 / 2) * plot.height()};
 }
@@ -150,13 +164,19 @@ void RunScatter::paintEvent(QPaintEvent *) {
     QColor grid = text;
     grid.setAlphaF(0.12f);
     // A category's tick at the middle of its band (every few where they would crowd), named.
-    const auto ticksOf = [](const Axis &axis, double lo, double hi, int room) {
+    const auto ticksOf = [](const Axis &axis, double lo, double hi, double zeroAt, int room) {
         if (axis.categories.isEmpty()) {
             const auto value = [&axis](double at) {
                 return axis.log ? std::pow(10.0, at) : at;
             };
-            return ticksFor(axis.log ? TickUnits::Log : TickUnits::Number, value(lo), value(hi),
-                            room);
+            if (std::isnan(zeroAt))
+                return ticksFor(axis.log ? TickUnits::Log : TickUnits::Number, value(lo), value(hi),
+                                room);
+            // The zero band's label, and the decades above it.
+            QList<Tick> ticks{{zeroAt, u"0"_s}};
+            const double above = lo + (zeroAt - lo) * 2;
+            ticks += ticksFor(TickUnits::Log, value(above), value(hi), std::max(1, room - 1));
+            return ticks;
         }
         QList<Tick> ticks;
         const qsizetype every = std::max<qsizetype>(1, axis.categories.size() / std::max(1, room));
@@ -165,9 +185,9 @@ void RunScatter::paintEvent(QPaintEvent *) {
         return ticks;
     };
     const QList<Tick> xTicks =
-        ticksOf(m_x, m_x0, m_x1, std::max(2, static_cast<int>(plot.width() / 90)));
+        ticksOf(m_x, m_x0, m_x1, m_xZero, std::max(2, static_cast<int>(plot.width() / 90)));
     const QList<Tick> yTicks =
-        ticksOf(m_y, m_y0, m_y1, std::max(2, static_cast<int>(plot.height() / 40)));
+        ticksOf(m_y, m_y0, m_y1, m_yZero, std::max(2, static_cast<int>(plot.height() / 40)));
     const int xLabelWidth =
         m_x.categories.isEmpty()
             ? 100

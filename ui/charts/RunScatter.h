@@ -27,7 +27,9 @@ public:
     };
     struct Axis {
         QString title;
-        bool log = false; // where every value is above zero
+        // Where no value is below zero: zeros (a learning rate or weight decay of 0 among 1e-5
+        // to 1e-1) sit in a band of their own beneath the smallest value, labelled 0.
+        bool log = false;
         // Of an axis of categories: their names, in order; a point's coordinate is the index of
         // its category.
         QStringList categories;
@@ -60,6 +62,9 @@ protected:
 private:
     QRectF plotRect() const;
     QPointF place(const Point &point) const;
+    // A coordinate in axis units: log10 on a log axis (its zero band for 0), the spread of its
+    // band on an axis of categories.
+    static double unitsOf(const Axis &axis, double zeroAt, double value, const QString &run);
 
     // What a coordinate reads as: its category's name, or the number.
     static QString label(const Axis &axis, double value);
@@ -68,6 +73,7 @@ private:
     Axis m_x;
     Axis m_y;
     double m_x0 = 0, m_x1 = 1, m_y0 = 0, m_y1 = 1; // in axis units (log10 on a log axis)
+    double m_xZero = qQNaN(), m_yZero = qQNaN();   // where a log axis draws zero; NaN: no zeros
     QStringList m_front;
     QSet<QString> m_highlighted;
 };
