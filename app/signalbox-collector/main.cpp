@@ -1,5 +1,6 @@
 // signalbox-collector: the headless metrics collector, for a GPU node or a cluster.
 #include "collector/Collector.h"
+#include "lab/LabSchema.h"
 #include "util/Files.h"
 #include "util/Log.h"
 #include "util/Paths.h"
@@ -53,8 +54,54 @@ int main(int argc, char *argv[]) {
         u"Seconds a running run may stay silent (no push, metric line or heartbeat) before it "
         "is judged lost (default %1; 0: never)."_s.arg(sb::Collector::kLostAfterSeconds),
         u"seconds"_s);
-    parser.addOptions({listen, dataDir, token, tokenFile, watch, lostAfter, hostName});
+    const QCommandLineOption clickhouse(
+        u"clickhouse"_s,
+        u"Ship every stored point to a lab's ClickHouse at this URL (http(s)://host:8123); its "
+        "password from SIGNALBOX_CLICKHOUSE_PASSWORD."_s,
+        u"url"_s);
+    const QCommandLineOption database(u"clickhouse-database"_s,
+                                      u"The lab's database in ClickHouse (default signalbox)."_s,
+                                      u"name"_s, u"signalbox"_s);
+    const QCommandLineOption project(
+        u"project"_s, u"The lab's project these runs belong to (default \"default\")."_s, u"name"_s,
+        u"default"_s);
+    const QCommandLineOption migrate(
+        u"migrate"_s, u"Create the lab's tables in ClickHouse where missing, say what was done, "
+                      "and exit (with --clickhouse)."_s);
+    parser.addOptions({listen, dataDir, token, tokenFile, watch, lostAfter, hostName, clickhouse,
+                       database, project, migrate});
     parser.process(app);
+
+    std::optional<sb::LabForwarder::Options> lab;
+    if (parser.isSet(clickhouse)) {
+        lab.emplace();
+        lab->server.url = QUrl(parser.value(clickhouse), QUrl::StrictMode);
+        lab->server.database = parser.value(database);
+        lab->server.password = qEnvironmentVariable("SIGNALBOX_CLICKHOUSE_PASSWORD");
+        lab->project = parser.value(project);
+        const QString scheme = lab->server.url.scheme();
+        if (!lab->server.url.isValid() || (scheme != u"http"_s && scheme != u"https"_s) ||
+            lab->server.url.host().isEmpty() || lab->project.isEmpty()) {
+            std::fprintf(stderr, "signalbox-collector: --clickhouse wants a URL such as "
+                                 "http://127.0.0.1:8123, and --project a name\n");
+            return 2;
+        }
+    }
+    if (parser.isSet(migrate)) {
+        if (!lab) {
+            std::fprintf(stderr, "signalbox-collector: --migrate needs --clickhouse URL\n");
+            return 2;
+        }
+        const auto done = sb::LabSchema::migrate(sb::ClickHouse(lab->server));
+        if (!done) {
+            std::fprintf(stderr, "signalbox-collector: %s\n",
+                         qUtf8Printable(sb::printable(done.error())));
+            return 1;
+        }
+        for (const QString &line : *done)
+            std::printf("%s\n", qUtf8Printable(sb::printable(line)));
+        return 0;
+    }
 
     sb::Collector::Options options;
     options.dataDir =
@@ -83,6 +130,7 @@ int main(int argc, char *argv[]) {
     options.token = bearer.value();
     options.watchDirs = parser.values(watch);
     options.hostNames = parser.values(hostName);
+    options.lab = lab;
     if (parser.isSet(lostAfter)) {
         bool ok = false;
         options.lostAfterSeconds = parser.value(lostAfter).toDouble(&ok);

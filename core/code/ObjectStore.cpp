@@ -1,12 +1,10 @@
 #include "ObjectStore.h"
 
+#include "net/CurlRequest.h"
+
 #include <QCryptographicHash>
 #include <QMessageAuthenticationCode>
 #include <QUrlQuery>
-
-#include <curl/curl.h>
-
-#include <memory>
 
 namespace sb {
 
@@ -35,12 +33,6 @@ QByteArray hostHeader(const QUrl &url) {
     return (standard ? url.host() : u"%1:%2"_s.arg(url.host()).arg(port)).toUtf8();
 }
 
-size_t collect(char *data, size_t size, size_t count, void *out) {
-    const size_t length = size * count;
-    static_cast<QByteArray *>(out)->append(data, static_cast<qsizetype>(length));
-    return length;
-}
-
 // The S3 error's <Message>, or the HTTP status.
 QString s3Error(long status, const QByteArray &body) {
     const qsizetype from = body.indexOf("<Message>");
@@ -51,53 +43,21 @@ QString s3Error(long status, const QByteArray &body) {
     return u"HTTP %1"_s.arg(status);
 }
 
-struct CurlDeleter {
-    void operator()(CURL *curl) const { curl_easy_cleanup(curl); }
-};
-struct ListDeleter {
-    void operator()(curl_slist *list) const { curl_slist_free_all(list); }
-};
-
 // One signed request; the status and body, or why none came.
-Result<std::pair<long, QByteArray>> signedRequest(const ObjectStoreConfig &config, const QUrl &url,
-                                                  const char *method, const QByteArray *upload) {
-    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
-    if (!curl)
-        return fail(u"cannot start libcurl"_s);
-    CURL *c = curl.get();
-    const QByteArray address = url.toEncoded();
-    const QByteArray provider = "aws:amz:" + config.region.toUtf8() + ":s3";
-    const QByteArray credentials = config.accessKey.toUtf8() + ':' + config.secretKey.toUtf8();
-    QByteArray body;
-    curl_easy_setopt(c, CURLOPT_URL, address.constData());
-    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, provider.constData());
-    curl_easy_setopt(c, CURLOPT_USERPWD, credentials.constData());
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L); // a store that stops answering fails
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    if (qstrcmp(method, "HEAD") == 0)
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+Result<CurlReply> signedRequest(const ObjectStoreConfig &config, const QUrl &url,
+                                const char *method, const QByteArray *upload) {
+    CurlRequest request;
+    request.method = method;
+    request.url = url;
+    request.awsSigV4 = "aws:amz:" + config.region.toUtf8() + ":s3";
+    request.credentials = config.accessKey.toUtf8() + ':' + config.secretKey.toUtf8();
     // S3 wants the payload's hash signed; libcurl signs the header given here.
-    const QByteArray payloadHash =
-        "x-amz-content-sha256: " + sha256Hex(upload ? *upload : QByteArray());
-    std::unique_ptr<curl_slist, ListDeleter> headers(
-        curl_slist_append(nullptr, payloadHash.constData()));
+    request.headers << "x-amz-content-sha256: " + sha256Hex(upload ? *upload : QByteArray());
     if (upload) {
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, upload->constData());
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(upload->size()));
-        headers.reset(curl_slist_append(headers.release(), "Content-Type: application/gzip"));
+        request.body = upload;
+        request.headers << "Content-Type: application/gzip";
     }
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
-    if (const CURLcode code = curl_easy_perform(c); code != CURLE_OK)
-        return fail(u"%1: %2"_s.arg(url.toString(QUrl::RemoveQuery),
-                                    QString::fromUtf8(curl_easy_strerror(code))));
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    return std::pair{status, body};
+    return perform(request);
 }
 
 } // namespace
@@ -114,11 +74,11 @@ Result<bool> ObjectStore::exists(const QString &key) const {
     auto reply = signedRequest(m_config, url, "HEAD", nullptr);
     if (!reply)
         return fail(reply.error());
-    if (reply->first == 200)
+    if (reply->status == 200)
         return true;
-    if (reply->first == 404)
+    if (reply->status == 404)
         return false;
-    return fail(u"%1: %2"_s.arg(url.toString(), s3Error(reply->first, reply->second)));
+    return fail(u"%1: %2"_s.arg(url.toString(), s3Error(reply->status, reply->body)));
 }
 
 Status ObjectStore::put(const QString &key, const QByteArray &data) const {
@@ -126,8 +86,8 @@ Status ObjectStore::put(const QString &key, const QByteArray &data) const {
     auto reply = signedRequest(m_config, url, "PUT", &data);
     if (!reply)
         return fail(reply.error());
-    if (reply->first != 200)
-        return fail(u"%1: %2"_s.arg(url.toString(), s3Error(reply->first, reply->second)));
+    if (reply->status != 200)
+        return fail(u"%1: %2"_s.arg(url.toString(), s3Error(reply->status, reply->body)));
     return success();
 }
 

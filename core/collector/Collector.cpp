@@ -113,6 +113,8 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
         qCInfo(lcCollector).noquote()
             << u"listening on"_s << url.toString() << u"with data in"_s << options.dataDir;
     }
+    if (options.lab)
+        collector->m_lab = std::make_unique<LabForwarder>(collector->m_store.get(), *options.lab);
     if (!options.watchDirs.isEmpty()) {
         collector->m_directories = std::make_unique<DirectoryIngestor>(
             collector.get(), options.watchDirs, options.dataDir + u"/sources.json"_s);
@@ -1073,6 +1075,8 @@ Health Collector::health() const {
     health.recovery = m_store->recoveryNotes();
     if (m_directories)
         health.sources = m_directories->sourcesJson();
+    if (m_lab)
+        health.lab = m_lab->state();
     return health;
 }
 

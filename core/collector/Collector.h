@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lab/LabForwarder.h"
 #include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunQuery.h"
@@ -36,6 +37,8 @@ public:
         bool listen = true;
         // A running run silent (no push, line or heartbeat) this long is judged lost; 0: never.
         double lostAfterSeconds = kLostAfterSeconds;
+        // A lab's ClickHouse that every committed point is shipped to (LabForwarder).
+        std::optional<LabForwarder::Options> lab;
     };
     static constexpr double kLostAfterSeconds = 300;
 
@@ -176,6 +179,7 @@ private:
     std::unique_ptr<MetricStore> m_store;
     std::unique_ptr<CollectorHttpApi> m_http;
     std::unique_ptr<DirectoryIngestor> m_directories;
+    std::unique_ptr<LabForwarder> m_lab;
     QUrl m_url;
     QTimer m_syncTimer;
     QHash<QString, double> m_lastStep; // by run, once asked or written

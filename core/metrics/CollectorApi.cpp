@@ -673,6 +673,8 @@ QJsonObject Health::toJson() const {
                      {u"recovery"_s, QJsonArray::fromStringList(recovery)}};
     if (!sources.isEmpty())
         json[u"sources"_s] = sources;
+    if (!lab.isEmpty())
+        json[u"lab"_s] = lab;
     return json;
 }
 
@@ -685,6 +687,7 @@ Health Health::fromJson(const QJsonObject &json) {
     for (const auto &note : json.value(u"recovery"_s).toArray())
         health.recovery << note.toString();
     health.sources = json.value(u"sources"_s).toArray();
+    health.lab = json.value(u"lab"_s).toObject();
     return health;
 }
 

@@ -226,6 +226,7 @@ struct Health {
     qint64 points = 0;
     QStringList recovery; // what opening the store repaired, until acknowledged
     QJsonArray sources;   // watched files and their errors (as DirectoryIngestor reports them)
+    QJsonObject lab;      // shipping to a lab's ClickHouse (LabForwarder::state); empty: none
     QJsonObject toJson() const;
     static Health fromJson(const QJsonObject &json);
 };

@@ -1,6 +1,7 @@
 #include "client/CollectorClient.h"
 #include "collector/Collector.h"
 #include "collector/EmbeddedCollector.h"
+#include "lab/ClickHouse.h"
 
 #include <QBuffer>
 #include <QDeadlineTimer>
@@ -120,6 +121,7 @@ private Q_SLOTS:
     void manyRunsAreAskedForInParts();
     void seriesAnswersWrittenAndReadAsText();
     void runsAnswersWrittenAndReadAsText();
+    void labRowsReadBackAsWritten();
     void aDataFileCutShortIsAnError();
 };
 
@@ -667,6 +669,45 @@ void TestCollector::runsAnswersWrittenAndReadAsText() {
         const auto read = sb::runSummariesFromJsonText(bad);
         QVERIFY2(!read && read.error().contains(u"could not be read"_s), bad.constData());
     }
+}
+
+void TestCollector::labRowsReadBackAsWritten() {
+    // RowBinary, as the lab store sends points to ClickHouse and reads back what it holds.
+    const QString hostile = u"r'\\\"\t\n\x01名前"_s;
+    const QString longName(20000, u'x'); // a length of three bytes
+    sb::RowBinary rows;
+    rows.string(hostile);
+    rows.string(longName);
+    rows.string(QString());
+    rows.uint64(std::numeric_limits<quint64>::max());
+    rows.float64(-0.0);
+    rows.float64(qQNaN());
+    rows.float64(-qInf());
+    rows.float64(5e-324);
+    const QByteArray bytes = rows.take();
+    sb::RowBinaryReader read(bytes);
+    QCOMPARE(read.string(), hostile);
+    QCOMPARE(read.string(), longName);
+    QCOMPARE(read.string(), QString());
+    QCOMPARE(read.uint64(), std::numeric_limits<quint64>::max());
+    const double zero = read.float64();
+    QVERIFY(zero == 0 && std::signbit(zero));
+    QVERIFY(std::isnan(read.float64()));
+    QCOMPARE(read.float64(), -qInf());
+    QCOMPARE(read.float64(), 5e-324);
+    QVERIFY(read.atEnd() && !read.failed());
+    // Cut short anywhere, or a length past the end: failed, never read beyond.
+    for (qsizetype cut = 0; cut < 40; ++cut) {
+        sb::RowBinaryReader shorter(QByteArrayView(bytes).first(cut));
+        (void)shorter.string();
+        (void)shorter.string();
+        QVERIFY(shorter.failed() || cut >= hostile.toUtf8().size() + 1);
+    }
+    const QByteArray huge("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01x", 11);
+    sb::RowBinaryReader lying(huge);
+    QCOMPARE(lying.string(), QString());
+    QVERIFY(lying.failed());
+    QCOMPARE(sb::ClickHouse::quoted(u"a'b\\c"_s), u"'a\\'b\\\\c'"_s);
 }
 
 QTEST_GUILESS_MAIN(TestCollector)

@@ -3,6 +3,7 @@
 // ~/.ssh/config, a query over runs, a collector's /series answer) on arbitrary bytes. A bad input
 // may only produce an error value: no crash, no sanitizer report, no hang.
 #include "config/Config.h"
+#include "lab/ClickHouse.h"
 #include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunQuery.h"
@@ -47,6 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     // As a /series answer read by the app, and what it reads written again.
     if (const auto answer = sb::SeriesReplies::fromJsonText(input.toByteArray()))
         (void)answer->toJsonText();
+    // As what ClickHouse answers in RowBinary: strings and numbers until it ends or fails.
+    for (sb::RowBinaryReader rows(input); !rows.atEnd() && !rows.failed();) {
+        (void)rows.string();
+        (void)rows.float64();
+    }
     // As a /runs answer read by the app, and what it reads written again.
     if (const auto runs = sb::runSummariesFromJsonText(input.toByteArray()))
         (void)sb::runSummariesJsonText(*runs);

@@ -750,6 +750,8 @@ Result<bool> MetricStore::append(const QString &run, const std::vector<SeriesPoi
     m_recoveryNotes += unreadable;
     if (m_journal.size() > m_compactAt)
         compactOrNote();
+    if (m_appended)
+        m_appended(run);
     return true;
 }
 
@@ -831,6 +833,25 @@ std::vector<MetricStore::SeriesInfo> MetricStore::series(const QString &run) con
                        s->summary ? s->summary->valueRange() : std::nullopt});
     std::sort(out.begin(), out.end(),
               [](const SeriesInfo &a, const SeriesInfo &b) { return a.metric < b.metric; });
+    return out;
+}
+
+Result<MetricStore::StoredPoints> MetricStore::storedPoints(const QString &run,
+                                                            const QString &metric, qint64 first,
+                                                            qint64 most) const {
+    const StoredSeries *series = m_series.find(run, metric);
+    if (!series)
+        return fail(u"run \"%1\" has no metric \"%2\""_s.arg(run, metric));
+    auto source = sourceOf(*series, true);
+    if (!source)
+        return source.failure();
+    StoredPoints out;
+    out.total = (*source)->size();
+    first = std::clamp<qint64>(first, 0, out.total);
+    out.points.resize(std::size_t(std::min(std::max<qint64>(most, 0), out.total - first)));
+    (*source)->read(first, qint64(out.points.size()), out.points.data());
+    if (QString failure = (*source)->failure(); !failure.isEmpty())
+        return fail(std::move(failure), ErrorCode::StorageFailed);
     return out;
 }
 

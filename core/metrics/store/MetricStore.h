@@ -27,6 +27,7 @@
 #include <QMap>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -144,6 +145,11 @@ public:
                     : m_batches.contains(BatchLedger::key(run, batch, Batch::Whole)) ||
                           m_batches.contains(BatchLedger::key(run, batch, Batch::InParts));
     }
+    // Called with a run's name after each committed append to it (points, info, a rewind): what
+    // a copy of the store elsewhere follows. One listener; none to stop.
+    void setAppendListener(std::function<void(const QString &run)> listener) {
+        m_appended = std::move(listener);
+    }
     Status updateRun(const RunInfo &info) {
         auto updated = append(info.name, {}, &info);
         return updated ? success() : Status(updated.failure());
@@ -172,6 +178,15 @@ public:
     // Counts changes to the runs' metadata: what a cache of it is keyed by.
     quint64 runsGeneration() const { return m_runs.generation(); }
     qint64 totalPoints() const;
+
+    // A series' points as stored, rewinds' hidden ones too, from `first` on and `most` at most,
+    // with how many it holds: what a copy of the store elsewhere (a lab's ClickHouse) is sent.
+    struct StoredPoints {
+        qint64 total = 0;
+        std::vector<MetricPoint> points;
+    };
+    Result<StoredPoints> storedPoints(const QString &run, const QString &metric, qint64 first,
+                                      qint64 most) const;
 
     // M4-downsampled series; an error names what is missing or could not be read.
     Result<Downsampled> query(const QString &run, const QString &metric,
@@ -299,6 +314,7 @@ private:
     QStringList m_recoveryNotes;
     QStringList m_lossNotes; // this start's notes about stored data, kept until acknowledged
     StoreDirectory m_directory;
+    std::function<void(const QString &run)> m_appended;
     UniqueFd m_lock; // held (flock) while the store is open; released after the journal closes
     Journal m_journal{m_directory};
     qint64 m_compactAt = 0; // journal size that triggers the next compaction

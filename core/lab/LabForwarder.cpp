@@ -1,0 +1,214 @@
+#include "LabForwarder.h"
+
+#include "LabSchema.h"
+#include "metrics/store/MetricStore.h"
+#include "util/OffThread.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+Q_LOGGING_CATEGORY(lcLab, "signalbox.lab")
+
+namespace {
+
+const QStringList kPointColumns{u"project"_s, u"run"_s,   u"metric"_s, u"idx"_s,
+                                u"step"_s,    u"value"_s, u"wall"_s};
+const QStringList kRunColumns{u"project"_s, u"name"_s, u"info"_s, u"version"_s};
+
+} // namespace
+
+LabForwarder::LabForwarder(MetricStore *store, Options options, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_options(std::move(options)) {
+    m_store->setAppendListener([this](const QString &run) { m_dirty.insert(run); });
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &LabForwarder::tick);
+    resume({});
+}
+
+LabForwarder::~LabForwarder() {
+    m_store->setAppendListener({});
+}
+
+QString LabForwarder::keyOf(const QString &run, const QString &metric) {
+    return run + QChar(0) + metric; // neither name holds a NUL
+}
+
+QJsonObject LabForwarder::state() const {
+    QJsonObject state{{u"project"_s, m_options.project},
+                      {u"shipped"_s, m_shippedHere},
+                      {u"caught_up"_s, caughtUp()}};
+    if (!m_error.isEmpty())
+        state[u"error"_s] = m_error;
+    return state;
+}
+
+void LabForwarder::resume(const QStringList &runs) {
+    m_ready = false;
+    const ClickHouse server(m_options.server);
+    QString sql = u"SELECT run, metric, max(idx) + 1 FROM points WHERE project = %1"_s.arg(
+        ClickHouse::quoted(m_options.project));
+    if (!runs.isEmpty()) {
+        QStringList quoted;
+        for (const QString &run : runs)
+            quoted << ClickHouse::quoted(run);
+        sql += u" AND run IN (%1)"_s.arg(quoted.join(u", "_s));
+    }
+    sql += u" GROUP BY run, metric FORMAT RowBinary"_s;
+    const bool migrate = !m_migrated;
+    runOffThread(
+        this,
+        [server, sql, migrate]() -> Result<QByteArray> {
+            if (migrate) {
+                if (auto migrated = LabSchema::migrate(server); !migrated)
+                    return migrated.failure();
+            }
+            return server.query(sql);
+        },
+        [this, runs](const Result<QByteArray> &answer) {
+            if (!answer) {
+                failed(answer.error(), runs);
+                return;
+            }
+            m_migrated = true;
+            RowBinaryReader rows(*answer);
+            QHash<QString, qint64> held;
+            while (!rows.atEnd() && !rows.failed()) {
+                const QString run = rows.string();
+                const QString metric = rows.string();
+                held.insert(keyOf(run, metric), qint64(rows.uint64()));
+            }
+            if (rows.failed()) {
+                failed(u"ClickHouse's list of what it holds was cut short"_s, runs);
+                return;
+            }
+            if (runs.isEmpty()) {
+                m_shipped = std::move(held);
+                for (const RunInfo &run : m_store->runsByName())
+                    m_dirty.insert(run.name);
+            } else {
+                for (const QString &run : runs) {
+                    for (const auto &series : m_store->series(run))
+                        m_shipped.insert(keyOf(run, series.metric),
+                                         held.value(keyOf(run, series.metric)));
+                    m_dirty.insert(run);
+                }
+            }
+            m_ready = true;
+            m_timer.start(0);
+        });
+}
+
+void LabForwarder::failed(const QString &why, const QStringList &runs) {
+    if (why != m_error)
+        qCWarning(lcLab).noquote() << why;
+    m_error = why;
+    m_pauseMs = std::clamp(m_pauseMs * 2, 500, m_options.longestPauseMs);
+    // Whether what failed was stored is read back before anything else is sent.
+    QTimer::singleShot(m_pauseMs, this, [this, runs] { resume(runs); });
+}
+
+LabForwarder::Batch LabForwarder::nextBatch() {
+    Batch batch;
+    RowBinary points;
+    RowBinary runs;
+    const qint64 version = QDateTime::currentMSecsSinceEpoch();
+    constexpr qint64 kPointBytes = 48; // a row of RowBinary, names aside
+    const QStringList dirty(m_dirty.cbegin(), m_dirty.cend());
+    for (const QString &run : dirty) {
+        if (points.size() >= m_options.mostBatchBytes)
+            break;
+        const auto info = m_store->run(run);
+        if (!info) { // deleted meanwhile
+            m_dirty.remove(run);
+            continue;
+        }
+        runs.string(m_options.project);
+        runs.string(run);
+        runs.string(
+            QString::fromUtf8(QJsonDocument(info->toJson()).toJson(QJsonDocument::Compact)));
+        runs.uint64(quint64(version));
+        batch.runNames.insert(run);
+        bool whole = true;
+        for (const auto &series : m_store->series(run)) {
+            const QString key = keyOf(run, series.metric);
+            const qint64 from = m_shipped.value(key);
+            const qint64 room = (m_options.mostBatchBytes - points.size()) / kPointBytes;
+            if (room <= 0) {
+                whole = false;
+                break;
+            }
+            auto stored = m_store->storedPoints(run, series.metric, from, room);
+            if (!stored) { // the store's own problem, said there; tried again later
+                qCWarning(lcLab).noquote() << stored.error();
+                whole = false;
+                continue;
+            }
+            for (std::size_t i = 0; i < stored->points.size(); ++i) {
+                const MetricPoint &p = stored->points[i];
+                points.string(m_options.project);
+                points.string(run);
+                points.string(series.metric);
+                points.uint64(quint64(from) + i);
+                points.float64(p.step);
+                points.float64(p.value);
+                points.float64(p.wall);
+            }
+            const qint64 end = from + qint64(stored->points.size());
+            if (end != from)
+                batch.ends.insert(key, end);
+            batch.count += end - from;
+            whole = whole && end >= stored->total;
+        }
+        if (whole)
+            m_dirty.remove(run);
+    }
+    batch.points = points.take();
+    batch.runs = runs.take();
+    return batch;
+}
+
+void LabForwarder::tick() {
+    if (!m_ready || m_inFlight)
+        return;
+    if (m_dirty.isEmpty()) {
+        m_timer.start(m_options.everyMs);
+        return;
+    }
+    Batch batch = nextBatch();
+    m_inFlight = true;
+    const ClickHouse server(m_options.server);
+    const auto points = batch.points;
+    const auto runs = batch.runs;
+    runOffThread(
+        this,
+        [server, points, runs]() -> Status {
+            if (Status stored = server.insert(u"points"_s, kPointColumns, points); !stored)
+                return stored;
+            return server.insert(u"runs"_s, kRunColumns, runs);
+        },
+        [this, batch = std::move(batch)](const Status &stored) {
+            m_inFlight = false;
+            if (!stored) {
+                for (const QString &run : batch.runNames)
+                    m_dirty.insert(run);
+                failed(stored.error(), QStringList(batch.runNames.cbegin(), batch.runNames.cend()));
+                return;
+            }
+            for (auto it = batch.ends.cbegin(); it != batch.ends.cend(); ++it)
+                m_shipped.insert(it.key(), it.value());
+            m_shippedHere += batch.count;
+            m_error.clear();
+            m_pauseMs = 0;
+            Q_EMIT shipped(batch.count);
+            m_timer.start(m_dirty.isEmpty() ? m_options.everyMs : 0);
+        });
+}
+
+} // namespace sb

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "ClickHouse.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+
+namespace sb {
+
+class MetricStore;
+
+// Ships what the embedded store commits to the lab's ClickHouse: every point once, and each
+// run's info. The store stays the journal that acknowledges pushes, so an outage of ClickHouse
+// only delays what the lab sees. Lives on the store's thread; ClickHouse is called off it, one
+// batch at a time.
+//
+// Once: a batch is one INSERT (one block, stored whole or not at all), and the points it holds
+// carry their index in their series. What ClickHouse holds is read back on start and after any
+// failed batch (a batch whose answer was lost may have been stored), and shipping goes on from
+// there.
+class LabForwarder final : public QObject {
+    Q_OBJECT
+public:
+    struct Options {
+        ClickHouse::Options server;
+        QString project = QStringLiteral("default");
+        int everyMs = 200;                       // a batch at most this often
+        qint64 mostBatchBytes = qint64(4) << 20; // of points, as RowBinary
+        int longestPauseMs = 30'000;             // between tries while ClickHouse fails
+    };
+    LabForwarder(MetricStore *store, Options options, QObject *parent = nullptr);
+    ~LabForwarder() override;
+
+    // For /health: points shipped by this process, points known not shipped yet, the last
+    // failure (until a batch goes through), and whether ClickHouse is caught up with.
+    QJsonObject state() const;
+    bool caughtUp() const { return m_ready && m_dirty.isEmpty() && !m_inFlight; }
+
+Q_SIGNALS:
+    void shipped(qint64 points); // a batch was stored
+
+private:
+    struct Batch {
+        QByteArray points;
+        QByteArray runs;
+        QHash<QString, qint64> ends; // series key -> its shipped count once stored
+        QSet<QString> runNames;
+        qint64 count = 0;
+    };
+    static QString keyOf(const QString &run, const QString &metric);
+    void resume(const QStringList &runs); // what ClickHouse holds of these runs (all: empty)
+    void tick();
+    Batch nextBatch();
+    void failed(const QString &why, const QStringList &runs);
+
+    MetricStore *m_store;
+    Options m_options;
+    QTimer m_timer;
+    QHash<QString, qint64> m_shipped; // series key -> points ClickHouse holds
+    QSet<QString> m_dirty;            // runs with points or info perhaps not shipped
+    bool m_ready = false;             // m_shipped is what ClickHouse holds
+    bool m_inFlight = false;
+    bool m_migrated = false;
+    qint64 m_shippedHere = 0;
+    QString m_error;
+    int m_pauseMs = 0;
+};
+
+} // namespace sb

@@ -1,0 +1,68 @@
+#include "LabSchema.h"
+
+#include <QRegularExpression>
+
+namespace sb::LabSchema {
+
+using namespace Qt::StringLiterals;
+
+Result<QStringList> migrate(const ClickHouse &server) {
+    const QString database = server.options().database;
+    static const QRegularExpression identifier(u"^[A-Za-z_][A-Za-z0-9_]{0,63}$"_s);
+    if (!identifier.match(database).hasMatch())
+        return fail(
+            u"the lab's database must be named with letters, digits and _ (not \"%1\")"_s.arg(
+                database),
+            ErrorCode::InvalidInput);
+    ClickHouse::Options bare = server.options();
+    bare.database.clear(); // the database may not be there yet
+    const ClickHouse root(bare);
+    const auto version = root.version();
+    if (!version)
+        return version.failure();
+    if (!version->atLeast(kMinimum.major, kMinimum.minor))
+        return fail(
+            u"ClickHouse %1.%2 is older than the lab store needs (%3.%4)"_s.arg(version->major)
+                .arg(version->minor)
+                .arg(kMinimum.major)
+                .arg(kMinimum.minor));
+    const bool codecs = version->atLeast(kCodecs.major, kCodecs.minor);
+    const auto codec = [codecs](const char *what) {
+        return codecs ? u" CODEC(%1)"_s.arg(QLatin1StringView(what)) : QString();
+    };
+    const QString points =
+        u"CREATE TABLE IF NOT EXISTS %1.points (project String, run String, metric String, "
+        "idx UInt64%2, step Float64%3, value Float64%4, wall Float64%5) "
+        "ENGINE = MergeTree ORDER BY (project, run, metric, idx)"_s.arg(
+            database, codec("Delta, ZSTD"), codec("Gorilla, ZSTD"), codec("Gorilla, ZSTD"),
+            codec("Gorilla, ZSTD"));
+    const QString series =
+        u"CREATE TABLE IF NOT EXISTS %1.series (project String, run String, metric String, "
+        "points AggregateFunction(count), next AggregateFunction(max, UInt64), "
+        "last AggregateFunction(argMax, Tuple(Float64, Float64, Float64), UInt64), "
+        "low AggregateFunction(min, Float64), high AggregateFunction(max, Float64)) "
+        "ENGINE = AggregatingMergeTree ORDER BY (project, run, metric)"_s.arg(database);
+    const QString seriesView =
+        u"CREATE MATERIALIZED VIEW IF NOT EXISTS %1.series_mv TO %1.series AS SELECT project, "
+        "run, metric, countState() AS points, maxState(idx + 1) AS next, "
+        "argMaxState((step, value, wall), idx) AS last, "
+        "minStateIf(value, isFinite(value)) AS low, maxStateIf(value, isFinite(value)) AS high "
+        "FROM %1.points GROUP BY project, run, metric"_s.arg(database);
+    const QString runs =
+        u"CREATE TABLE IF NOT EXISTS %1.runs (project String, name String, info String, "
+        "version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY (project, name)"_s.arg(
+            database);
+    QStringList done{
+        u"ClickHouse %1.%2%3"_s.arg(version->major)
+            .arg(version->minor)
+            .arg(codecs ? u", with column codecs"_s : u", without column codecs (from 19.11)"_s)};
+    for (const QString &statement :
+         {u"CREATE DATABASE IF NOT EXISTS %1"_s.arg(database), points, series, seriesView, runs}) {
+        if (auto answer = root.query(statement); !answer)
+            return answer.failure();
+        done << statement.section(u" ("_s, 0, 0).section(u" AS "_s, 0, 0);
+    }
+    return done;
+}
+
+} // namespace sb::LabSchema

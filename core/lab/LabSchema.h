@@ -1,0 +1,18 @@
+#pragma once
+
+#include "ClickHouse.h"
+
+namespace sb::LabSchema {
+
+// The oldest ClickHouse the lab store runs on (Debian's); column codecs from 19.11 on.
+constexpr ClickHouse::Version kMinimum{18, 16};
+constexpr ClickHouse::Version kCodecs{19, 11};
+
+// The tables, in the server's database (created where missing):
+//   points  every point: (project, run, metric, idx) in order, idx its place in its series;
+//   series  per series, kept by a materialized view: count, next idx, last point, finite range;
+//   runs    each run's info as JSON, the latest version kept.
+// Nothing is dropped or rewritten: running it again changes nothing. Returns what it did.
+Result<QStringList> migrate(const ClickHouse &server);
+
+} // namespace sb::LabSchema
