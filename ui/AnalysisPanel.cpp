@@ -117,6 +117,7 @@ AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
     m_again.setInterval(300); // a burst of changes (the listing, a filter typed) computes once
     connect(&m_again, &QTimer::timeout, this, &AnalysisPanel::compute);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &AnalysisPanel::recompute);
+    connect(m_metric, &QComboBox::activated, this, [this] { m_metricChosen = true; });
     connect(m_statistic, &QComboBox::currentIndexChanged, this, &AnalysisPanel::recompute);
     for (QComboBox *axis : {m_scatterX, m_scatterY}) {
         connect(axis, &QComboBox::currentIndexChanged, this, &AnalysisPanel::updateScatter);
@@ -138,30 +139,42 @@ AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
 
 void AnalysisPanel::setRuns(const QStringList &runs) {
     m_shown = runs;
-    // The metrics and config keys to choose from, the choices kept where they still exist.
-    const QString chosen = analysedMetric();
-    QStringList metrics;
-    for (const QString &name : m_runs->metricNames())
-        if (!name.startsWith(u"system/"_s))
-            metrics << name;
-    if (metrics != itemsOf(m_metric)) {
-        const QSignalBlocker quiet(m_metric);
-        m_metric->clear();
-        m_metric->addItems(metrics);
-        // The one asked for, else a validation loss, else any loss, else the first.
-        qsizetype pick = metrics.indexOf(chosen);
-        for (const QString &wanted : {u"val"_s, u"loss"_s}) {
-            for (qsizetype i = 0; pick < 0 && i < metrics.size(); ++i)
-                if (metrics[i].contains(wanted, Qt::CaseInsensitive) &&
-                    metrics[i].contains(u"loss"_s, Qt::CaseInsensitive))
-                    pick = i;
+    // The shown runs' metrics and config keys to choose from, the user's choices kept where they
+    // still exist.
+    QSet<QString> logged;
+    for (const QString &run : std::as_const(m_shown)) {
+        if (const RunSummary *summary = m_runs->summaryOf(run)) {
+            for (auto it = summary->metrics.cbegin(); it != summary->metrics.cend(); ++it)
+                if (!it.key().startsWith(u"system/"_s))
+                    logged.insert(it.key());
         }
-        m_metric->setCurrentIndex(static_cast<int>(std::max<qsizetype>(0, pick)));
+    }
+    QStringList metrics(logged.cbegin(), logged.cend());
+    metrics.sort();
+    // The one the user asked for, else a validation loss, else any loss, else the first.
+    qsizetype pick = m_metricChosen ? metrics.indexOf(analysedMetric()) : -1;
+    m_metricChosen = pick >= 0;
+    for (const QString &wanted : {u"val"_s, u"loss"_s}) {
+        for (qsizetype i = 0; pick < 0 && i < metrics.size(); ++i)
+            if (metrics[i].contains(wanted, Qt::CaseInsensitive) &&
+                metrics[i].contains(u"loss"_s, Qt::CaseInsensitive))
+                pick = i;
+    }
+    pick = std::max<qsizetype>(0, pick);
+    if (metrics != itemsOf(m_metric) || m_metric->currentIndex() != pick) {
+        const QSignalBlocker quiet(m_metric);
+        if (metrics != itemsOf(m_metric)) {
+            m_metric->clear();
+            m_metric->addItems(metrics);
+        }
+        m_metric->setCurrentIndex(static_cast<int>(pick));
     }
     const QStringList axes = axisChoices();
+    bool rebuilt = false;
     for (QComboBox *axis : {m_scatterX, m_scatterY}) {
         if (itemsOf(axis) == axes)
             continue; // the same choices: an open list stays as it is
+        rebuilt = true;
         const QString was = axis->currentText();
         const QSignalBlocker quiet(axis);
         axis->clear();
@@ -172,6 +185,8 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
         if (at < 0 && !was.isEmpty())
             m_scatterChosen = false;
     }
+    if (rebuilt)
+        updateScatter(); // the plot as the lists now say (the analysis may not run again)
     recompute();
 }
 
@@ -206,6 +221,7 @@ void AnalysisPanel::setActive(bool active) {
 }
 
 void AnalysisPanel::setAnalysedMetric(const QString &metric) {
+    m_metricChosen = true;
     m_metric->setCurrentIndex(m_metric->findText(metric));
 }
 
@@ -283,10 +299,16 @@ void AnalysisPanel::compute() {
         },
         [this](std::pair<ParamTable, QList<ParamEffect>> result) {
             m_computing = false;
-            m_summary->setText(CurvesView::tr("%1 runs with %2, %3 parameters that vary")
-                                   .arg(QString::number(result.first.runs.size()),
-                                        result.first.metric,
-                                        QString::number(result.first.params.size())));
+            const auto analysed = result.first.runs.size();
+            const auto params = result.first.params.size();
+            m_summary->setText(
+                CurvesView::tr("%1 with %2, %3")
+                    .arg(analysed == 1 ? CurvesView::tr("1 run")
+                                       : CurvesView::tr("%1 runs").arg(QString::number(analysed)),
+                         result.first.metric,
+                         params == 1 ? CurvesView::tr("1 parameter that varies")
+                                     : CurvesView::tr("%1 parameters that vary")
+                                           .arg(QString::number(params))));
             m_effects = std::move(result.second);
             // The coordinates draw the keys that matter most, and the metric: two hundred axes
             // would be a few pixels apart.
@@ -311,9 +333,12 @@ void AnalysisPanel::compute() {
             const auto numeric = std::find_if(
                 m_effects.cbegin(), m_effects.cend(),
                 [this](const ParamEffect &effect) { return m_numeric.contains(effect.param); });
-            const auto across = numeric != m_effects.cend() ? numeric : m_effects.cbegin();
-            if (!m_scatterChosen && across != m_effects.cend())
-                showScatter(kConfig + across->param, result.first.metric);
+            QString across = numeric != m_effects.cend()   ? kConfig + numeric->param
+                             : !m_effects.isEmpty()        ? kConfig + m_effects.front().param
+                             : result.first.params.empty() ? QString()
+                                                           : kConfig + result.first.params[0].name;
+            if (!m_scatterChosen && !across.isEmpty())
+                showScatter(across, result.first.metric);
             else
                 updateScatter();
             Q_EMIT computed();
@@ -378,24 +403,8 @@ AnalysisPanel::AxisValues AnalysisPanel::axisValues(const QString &axis) const {
         QSet<QString> names;
         for (const QJsonValue &value : std::as_const(config))
             names.insert(textOf(value));
-        // Numbers first, by value (2 before 10), then words, A to Z.
-        std::vector<std::pair<std::optional<double>, QString>> sorted;
-        for (const QString &name : std::as_const(names)) {
-            bool number = false;
-            const double value = name.toDouble(&number);
-            sorted.emplace_back(number && !std::isnan(value) ? std::optional(value) : std::nullopt,
-                                name);
-        }
-        std::sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) {
-            if (a.first.has_value() != b.first.has_value())
-                return a.first.has_value();
-            if (a.first && *a.first != *b.first)
-                return *a.first < *b.first;
-            const int order = a.second.compare(b.second, Qt::CaseInsensitive);
-            return order != 0 ? order < 0 : a.second < b.second;
-        });
-        for (const auto &[value, name] : sorted)
-            out.axis.categories << name;
+        out.axis.categories = QStringList(names.cbegin(), names.cend());
+        sortCategories(&out.axis.categories);
     }
     QHash<QString, qsizetype> indexOf; // of each category, for many runs with many categories
     for (qsizetype i = 0; i < out.axis.categories.size(); ++i)

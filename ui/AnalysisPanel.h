@@ -80,6 +80,7 @@ private:
     bool m_computing = false;
     bool m_stale = true;
     bool m_scatterChosen = false; // by the user: the scatter's axes no longer follow the analysis
+    bool m_metricChosen = false;  // by the user: kept while the shown runs have it
     QTimer m_again;
     QComboBox *m_metric;
     QComboBox *m_statistic;

@@ -40,6 +40,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QWidgetAction>
@@ -115,6 +116,10 @@ RunsPanel::RunsPanel(RunsModel *runs, CollectorClient *collector, QWidget *paren
     for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(m_filtered, signal, this, &RunsPanel::shownRunsChanged);
     connect(m_filtered, &QAbstractItemModel::modelReset, this, &RunsPanel::shownRunsChanged);
+    m_fitNames = new QTimer(this);
+    m_fitNames->setSingleShot(true);
+    connect(m_fitNames, &QTimer::timeout, this, &RunsPanel::fitNames);
+    connect(this, &RunsPanel::shownRunsChanged, m_fitNames, qOverload<>(&QTimer::start));
 
     m_table->setModel(m_filtered);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -370,6 +375,13 @@ void RunsPanel::applyViewState(const QJsonObject &state) {
             break;
         }
     }
+}
+
+void RunsPanel::fitNames() {
+    const int was = m_table->columnWidth(0);
+    m_table->resizeColumnToContents(0); // the rows in view
+    const int most = std::max(was, m_table->viewport()->width() * 2 / 3);
+    m_table->setColumnWidth(0, std::clamp(m_table->columnWidth(0), was, most));
 }
 
 QString RunsPanel::columnKey(int column) const {

@@ -11,6 +11,7 @@ class QLineEdit;
 class QListWidget;
 class QSortFilterProxyModel;
 class QTableView;
+class QTimer;
 class QToolButton;
 
 namespace sb {
@@ -81,6 +82,9 @@ private:
     void applyHiddenColumns();
     // What a column is, in any language and statistic (RunsModel::ColumnKeyRole).
     QString columnKey(int column) const;
+    // Widens the name column to the names shown now (never narrower: a width the user gave
+    // stays), up to two thirds of the table.
+    void fitNames();
 
     RunsModel *m_runs;
     CollectorClient *m_collector;
@@ -97,6 +101,7 @@ private:
     QSet<QString> m_hiddenColumns; // by key: columns come and go as runs are listed
     QListWidget *m_metrics;
     QHash<QString, bool> m_listedMetrics; // in the picker (a lookup: 20,000 metrics)
+    QTimer *m_fitNames;                   // once for many rows that came or went
 };
 
 } // namespace sb

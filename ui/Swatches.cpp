@@ -1,6 +1,7 @@
 #include "Swatches.h"
 
 #include "metrics/RunColors.h"
+#include "util/PlainText.h"
 
 #include <QAbstractItemView>
 #include <QApplication>
@@ -54,13 +55,20 @@ RunSwatchDelegate::RunSwatchDelegate(QAbstractItemView *view,
                                      std::function<QString(const QModelIndex &)> runOf)
     : QStyledItemDelegate(view)
     , m_runOf(std::move(runOf)) {
-    connect(&RunColors::shared(), &RunColors::changed, view->viewport(),
-            qOverload<>(&QWidget::update));
+    // The view, and the views within it that paint with its delegates (a frozen name column).
+    const auto repaint = [view] {
+        view->viewport()->update();
+        for (QAbstractItemView *inner : view->findChildren<QAbstractItemView *>())
+            inner->viewport()->update();
+    };
+    connect(&RunColors::shared(), &RunColors::changed, view, repaint);
+    connect(&RunColors::shared(), &RunColors::handedOut, view, repaint);
 }
 
 void RunSwatchDelegate::initStyleOption(QStyleOptionViewItem *option,
                                         const QModelIndex &index) const {
     QStyledItemDelegate::initStyleOption(option, index);
+    option->text = oneLine(option->text); // a name from outside: one line, controls shown
     addRunSwatch(option, m_runOf(index));
 }
 

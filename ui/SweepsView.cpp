@@ -5,7 +5,6 @@
 #include "util/PlainText.h"
 
 #include "charts/ParallelCoordinates.h"
-#include "metrics/RunColors.h"
 #include "sweeps/Sweep.h"
 #include "sweeps/SweepRegistry.h"
 #include "sweeps/TrialCommand.h"
@@ -122,8 +121,6 @@ SweepsView::SweepsView(JobsModel *jobs, CollectorClient *collector, QWidget *par
         return sweep && trial >= 0 && trial < sweep->trials().size() ? sweep->trials()[trial].run
                                                                      : QString();
     }));
-    connect(&RunColors::shared(), &RunColors::changed, m_table->viewport(),
-            qOverload<>(&QWidget::update));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);

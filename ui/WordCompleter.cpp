@@ -2,6 +2,8 @@
 
 #include <QAbstractItemView>
 #include <QCompleter>
+#include <QCoreApplication>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QStringListModel>
 
@@ -27,6 +29,12 @@ WordCompleter::WordCompleter(QLineEdit *edit)
     m_completer->setFilterMode(Qt::MatchStartsWith);
     m_completer->setCompletionMode(QCompleter::PopupCompletion);
     m_completer->setMaxVisibleItems(12);
+    // The popup never takes the keyboard: a popup that grabs it as it opens loses a key typed in
+    // that moment (the second letter of a word, typed fast). The edit keeps every key, and hands
+    // the popup those that choose in it.
+    m_completer->popup()->setWindowFlags(Qt::ToolTip | Qt::FramelessWindowHint);
+    m_completer->popup()->setFocusPolicy(Qt::NoFocus);
+    edit->installEventFilter(this);
     connect(edit, &QLineEdit::textEdited, this, &WordCompleter::offer);
     connect(m_completer, qOverload<const QString &>(&QCompleter::activated), this,
             &WordCompleter::insert);
@@ -35,6 +43,41 @@ WordCompleter::WordCompleter(QLineEdit *edit)
 void WordCompleter::setWords(const QStringList &words) {
     if (m_words->stringList() != words)
         m_words->setStringList(words);
+}
+
+bool WordCompleter::eventFilter(QObject *watched, QEvent *event) {
+    QAbstractItemView *popup = m_completer->popup();
+    if (watched != m_edit || !popup->isVisible())
+        return false;
+    if (event->type() == QEvent::FocusOut) {
+        popup->hide();
+        return false;
+    }
+    if (event->type() != QEvent::KeyPress)
+        return false;
+    switch (static_cast<QKeyEvent *>(event)->key()) {
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+    case Qt::Key_PageUp:
+    case Qt::Key_PageDown:
+        QCoreApplication::sendEvent(popup, event);
+        return true;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+    case Qt::Key_Tab:
+        if (const QModelIndex chosen = popup->currentIndex(); chosen.isValid()) {
+            popup->hide();
+            insert(chosen.data().toString());
+            return true;
+        }
+        popup->hide();
+        return false;
+    case Qt::Key_Escape:
+        popup->hide();
+        return true;
+    default:
+        return false; // typed into the edit, which offers again
+    }
 }
 
 qsizetype WordCompleter::wordStart() const {

@@ -18,6 +18,9 @@ public:
     void setWords(const QStringList &words);
     QCompleter *completer() const { return m_completer; }
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     // Where the word being typed starts, left of the cursor.
     qsizetype wordStart() const;

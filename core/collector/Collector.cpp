@@ -250,6 +250,10 @@ QString Collector::infoProblem(const RunInfo &info) {
         if (text->size() > most)
             return u"\"%1\" is longer than %2 characters"_s.arg(QLatin1StringView(field)).arg(most);
     }
+    // A status is a word: a control character (a NUL, a line break) is no part of one.
+    if (std::any_of(info.status.cbegin(), info.status.cend(),
+                    [](QChar c) { return c.category() == QChar::Other_Control; }))
+        return u"\"status\" holds a control character"_s;
     if (nesting(info.config) > kDeepestConfig)
         return u"\"config\" nests deeper than %1 levels"_s.arg(kDeepestConfig);
     for (const auto &[field, record] :

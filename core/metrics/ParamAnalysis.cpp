@@ -234,6 +234,18 @@ std::optional<double> pearson(const std::vector<double> &x, const std::vector<do
     return std::clamp(xy / std::sqrt(xx * yy), -1.0, 1.0);
 }
 
+// A column spread over decades in log10; a zero a decade beneath its smallest value, so that the
+// order stays (a weight decay of 0 is the least, not missing).
+std::vector<double> inLogTen(std::vector<double> values) {
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const double v : values)
+        if (v > 0)
+            lowest = std::min(lowest, v);
+    for (double &v : values)
+        v = !std::isfinite(v) ? v : v > 0 ? std::log10(v) : std::log10(lowest) - 1;
+    return values;
+}
+
 // How much of the metric's variance the categories' means explain, as a correlation: η, with
 // the bias of many small categories taken out (ε² = (SSB − (k−1)·MSW) / SST), so that a key
 // with a value per run does not read as explaining everything.
@@ -342,11 +354,7 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
         if (column.categorical) { // categories in a stable order: sorted, "(none)" first
             for (const QString &text : std::as_const(distinct))
                 column.categories << (text == u"\x01(none)"_s ? u"(none)"_s : text);
-            std::sort(column.categories.begin(), column.categories.end(),
-                      [](const QString &a, const QString &b) {
-                          return (a == u"(none)"_s) != (b == u"(none)"_s) ? a == u"(none)"_s
-                                                                          : a < b;
-                      });
+            sortCategories(&column.categories);
         }
         double low = std::numeric_limits<double>::infinity(), high = -low;
         for (const QJsonObject &config : std::as_const(configs)) {
@@ -363,7 +371,13 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
                 }
             }
         }
-        column.logScale = !column.categorical && low > 0 && high / low > 100;
+        // Zeros among the decades (a weight decay of 0) keep the log: they sit beneath the rest.
+        double lowest = std::numeric_limits<double>::infinity();
+        for (const double v : column.values)
+            if (v > 0)
+                lowest = std::min(lowest, v);
+        column.logScale =
+            !column.categorical && low >= 0 && std::isfinite(lowest) && high / lowest > 100;
         table.params.push_back(std::move(column));
     }
     return table;
@@ -401,10 +415,8 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
     std::vector<int> categories;
     for (const ParamColumn &param : table.params) {
         std::vector<double> column = param.values;
-        if (param.logScale) {
-            for (double &v : column)
-                v = std::isfinite(v) ? std::log10(v) : v;
-        }
+        if (param.logScale)
+            column = inLogTen(std::move(column));
         if (!param.categorical) {
             column = tamed(std::move(column));
             std::vector<double> present;
@@ -451,8 +463,7 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
         } else {
             std::vector<double> raw = param.values; // missing ones left out, not imputed
             if (param.logScale)
-                for (double &v : raw)
-                    v = std::isfinite(v) ? std::log10(v) : v;
+                raw = inLogTen(std::move(raw));
             effect.correlation = pearson(tamed(std::move(raw)), target);
         }
         effects << effect;
@@ -461,6 +472,34 @@ QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &op
         effects.begin(), effects.end(),
         [](const ParamEffect &a, const ParamEffect &b) { return a.importance > b.importance; });
     return effects;
+}
+
+void sortCategories(QStringList *categories) {
+    struct Keyed {
+        bool none;
+        std::optional<double> number;
+        QString text;
+    };
+    std::vector<Keyed> keyed;
+    for (const QString &text : std::as_const(*categories)) {
+        bool number = false;
+        const double value = text.toDouble(&number);
+        keyed.push_back({text == u"(none)"_s,
+                         number && !std::isnan(value) ? std::optional(value) : std::nullopt, text});
+    }
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed &a, const Keyed &b) {
+        if (a.none != b.none)
+            return a.none;
+        if (a.number.has_value() != b.number.has_value())
+            return a.number.has_value();
+        if (a.number && *a.number != *b.number)
+            return *a.number < *b.number;
+        const int order = a.text.compare(b.text, Qt::CaseInsensitive);
+        return order != 0 ? order < 0 : a.text < b.text;
+    });
+    categories->clear();
+    for (const Keyed &k : keyed)
+        *categories << k.text;
 }
 
 std::vector<qsizetype> paretoFront(const std::vector<double> &x, const std::vector<double> &y,

@@ -68,6 +68,10 @@ struct ForestOptions {
 // runs or no parameter.
 QList<ParamEffect> paramEffects(const ParamTable &table, const ForestOptions &options = {});
 
+// A categorical parameter's values in the order every view shows them: "(none)" first, then
+// numbers by value (2 before 10), then words A to Z.
+void sortCategories(QStringList *categories);
+
 // The runs no other run beats on both metrics (each to be made smaller or larger, as said):
 // their indexes, by x from best to worst. NaN values are left out.
 std::vector<qsizetype> paretoFront(const std::vector<double> &x, const std::vector<double> &y,

@@ -40,6 +40,9 @@ RunColors::RunColors() {
     m_save.setSingleShot(true);
     m_save.setInterval(1000);
     connect(&m_save, &QTimer::timeout, this, [this] { (void)flush(); });
+    m_announce.setSingleShot(true);
+    m_announce.setInterval(0);
+    connect(&m_announce, &QTimer::timeout, this, &RunColors::handedOut);
 }
 
 Status RunColors::load(const QString &path) {
@@ -82,6 +85,8 @@ QString RunColors::colorOf(const QString &run) {
     m_colors.insert(run, chosen);
     ++m_uses[chosen];
     saveSoon();
+    if (!m_announce.isActive())
+        m_announce.start();
     return chosen;
 }
 

@@ -38,6 +38,7 @@ public:
 
 Q_SIGNALS:
     void changed(const QString &run); // a colour the user picked
+    void handedOut(); // runs got their first colours (once for many, after they did)
 
 private:
     RunColors();
@@ -46,7 +47,8 @@ private:
     QHash<QString, QString> m_colors;
     QHash<QString, int> m_uses; // by palette colour, among runs that have one
     QString m_path;
-    QTimer m_save; // coalesces many new runs into one write
+    QTimer m_save;     // coalesces many new runs into one write
+    QTimer m_announce; // and into one handedOut()
 };
 
 } // namespace sb

@@ -2,16 +2,11 @@
 
 #include <charconv>
 #include <cmath>
-#include <limits>
 
 #include <QJsonArray>
 #include <QJsonObject>
 
 namespace sb {
-
-namespace {
-constexpr qint64 kNotWhole = std::numeric_limits<qint64>::min();
-} // namespace
 
 void JsonWriter::item() {
     if (m_afterKey)
@@ -64,8 +59,9 @@ void JsonWriter::json(const QJsonValue &v) {
         value(v.toBool());
         break;
     case QJsonValue::Double:
-        // Qt keeps whole numbers as 64-bit integers: all their digits, as its own writer does.
-        if (const qint64 whole = v.toInteger(kNotWhole); whole != kNotWhole)
+        // Qt keeps whole numbers as 64-bit integers: all their digits, as its own writer does
+        // (a whole number is one both defaults agree on).
+        if (const qint64 whole = v.toInteger(0); whole == v.toInteger(1))
             value(whole);
         else
             value(v.toDouble());
@@ -108,6 +104,10 @@ void JsonWriter::values(const std::vector<double> &numbers) {
 void JsonWriter::number(double v) {
     if (!std::isfinite(v)) {
         m_out.append("null");
+        return;
+    }
+    if (v == 0 && std::signbit(v)) { // "-0" reads as the integer 0 in some readers
+        m_out.append("-0.0");
         return;
     }
     char text[32];

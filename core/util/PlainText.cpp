@@ -49,6 +49,13 @@ QString isolated(const QString &text) {
            QChar(static_cast<ushort>(kPopDirectionalIsolate));
 }
 
+QString oneLine(const QString &text) {
+    QString flat = text;
+    for (const char16_t lineBreak : {u'\n', u'\u2028', u'\u2029'})
+        flat.replace(QChar(lineBreak), QChar(u'\u23ce'));
+    return isolated(flat);
+}
+
 QString visibleControls(const QString &text) {
     QString out;
     out.reserve(text.size());

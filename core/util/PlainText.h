@@ -20,6 +20,8 @@ QString printable(const QString &text);
 // picture (␛) and stray bidi marks dropped, the whole wrapped in an isolate (FSI … PDI), so a
 // right-to-left override reverses nothing outside it.
 QString isolated(const QString &text);
+// isolated() for a cell or a title of one line: a line break (newline, U+2028, U+2029) as ⏎.
+QString oneLine(const QString &text);
 // isolated() without the isolate: for text shown a piece at a time (a job's output, line by line).
 QString visibleControls(const QString &text);
 

@@ -1021,10 +1021,6 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
         <translation>y</translation>
     </message>
     <message>
-        <source>%1 runs with %2, %3 parameters that vary</source>
-        <translation>%1 个运行有 %2，%3 个参数有变化</translation>
-    </message>
-    <message>
         <source>Analysis</source>
         <translation>分析</translation>
     </message>
@@ -1033,6 +1029,26 @@ Operators: = != &lt; &lt;= &gt; &gt;= ~ (regular expression) !~ has in (…), jo
 Correlation: Pearson&apos;s r with the metric (in log10 for a parameter spread over decades); η for a categorical one. Click a row to plot it against the metric.</source>
         <translation>重要性：把某参数的值打乱后，由 100 棵树组成的随机森林对未见过的运行预测该指标会变差多少（置换重要性），占所有参数之和的比例。
 相关性：与指标的皮尔逊 r（跨越多个数量级的参数取 log10）；分类参数用 η。点击一行，把它与指标作图。</translation>
+    </message>
+    <message>
+        <source>%1 with %2, %3</source>
+        <translation>%1（%2），%3</translation>
+    </message>
+    <message>
+        <source>1 run</source>
+        <translation>1 次运行</translation>
+    </message>
+    <message>
+        <source>%1 runs</source>
+        <translation>%1 次运行</translation>
+    </message>
+    <message>
+        <source>1 parameter that varies</source>
+        <translation>1 个参数有变化</translation>
+    </message>
+    <message>
+        <source>%1 parameters that vary</source>
+        <translation>%1 个参数有变化</translation>
     </message>
 </context>
 <context>

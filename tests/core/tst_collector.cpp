@@ -122,6 +122,7 @@ private Q_SLOTS:
     void seriesAnswersWrittenAndReadAsText();
     void runsAnswersWrittenAndReadAsText();
     void labRowsReadBackAsWritten();
+    void aStatusIsOneWord();
     void aDataFileCutShortIsAnError();
 };
 
@@ -633,7 +634,8 @@ void TestCollector::runsAnswersWrittenAndReadAsText() {
             "archived": true, "code": {"commit": "abc"}, "environment": {"python": "3.12"},
             "forked_from": {"run": "p", "step": 10},
             "config": {"lr": 0.001, "big": 9007199254740993, "neg": -1e308, "flag": false,
-                       "none": null, "nested": {"list": [1, "x", null, {"k": []}]}, "": "empty"}})")
+                       "none": null, "nested": {"list": [1, "x", null, {"k": []}]}, "": "empty",
+                       "least": -9223372036854775808}})")
                      .object());
     full.metrics.insert(u"loss"_s, {12, {11, 0.25, 1.7e9 + 0.5}, {{-1e300, 4}}});
     full.metrics.insert(u"nan"_s, {3, {2, qQNaN(), 1.7e9}, std::nullopt});
@@ -648,12 +650,15 @@ void TestCollector::runsAnswersWrittenAndReadAsText() {
     const QJsonArray qt = QJsonDocument::fromJson(text, &error).array();
     QCOMPARE(error.error, QJsonParseError::NoError);
     QCOMPARE(qt.size(), 2);
-    QCOMPARE(qt.at(0).toObject().value(u"config"_s).toObject().value(u"big"_s).toInteger(),
-             9007199254740993LL); // every digit of a whole number
+    const QJsonObject config = qt.at(0).toObject().value(u"config"_s).toObject();
+    QCOMPARE(config.value(u"big"_s).toInteger(), 9007199254740993LL); // every digit
+    QCOMPARE(config.value(u"least"_s).toInteger(1), std::numeric_limits<qint64>::min());
     for (const QList<sb::RunSummary> &back :
          {sb::runSummariesFromJsonText(text).value(), sb::runSummariesFromJson(qt)}) {
         QCOMPARE(back.size(), 2);
         QCOMPARE(back[0].info, full.info);
+        QCOMPARE(back[0].info.config.value(u"least"_s).toInteger(1),
+                 std::numeric_limits<qint64>::min());
         QCOMPARE(back[0].rewinds, full.rewinds);
         QCOMPARE(back[0].metrics.keys(), full.metrics.keys());
         QCOMPARE(back[0].metrics[u"loss"_s], full.metrics[u"loss"_s]);
@@ -708,6 +713,18 @@ void TestCollector::labRowsReadBackAsWritten() {
     QCOMPARE(lying.string(), QString());
     QVERIFY(lying.failed());
     QCOMPARE(sb::ClickHouse::quoted(u"a'b\\c"_s), u"'a\\'b\\\\c'"_s);
+}
+
+void TestCollector::aStatusIsOneWord() {
+    sb::RunInfo info;
+    info.name = u"r"_s;
+    info.status = u"running"_s;
+    QVERIFY(sb::Collector::infoProblem(info).isEmpty());
+    for (const QString &status : {u"running\u0000"_s, u"fin\nished"_s, u"\x1b[31mfailed"_s}) {
+        info.status = status;
+        QVERIFY2(sb::Collector::infoProblem(info).contains(u"control character"_s),
+                 qPrintable(sb::Collector::infoProblem(info)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCollector)

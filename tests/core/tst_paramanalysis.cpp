@@ -86,6 +86,32 @@ private Q_SLOTS:
         QCOMPARE(effects.first().param, u"width"_s);
     }
 
+    void zerosAmongDecadesAndTheOrderOfCategories() {
+        // A weight decay of 0 among 1e-5..1e-1: still read in log10, the zeros the least (not
+        // missing), so the loss that grows with it correlates exactly in rank.
+        QList<sb::RunSummary> runs;
+        for (int i = 0; i < 24; ++i) {
+            const int decade = i % 6; // 0: a decay of zero
+            const double decay = decade == 0 ? 0.0 : std::pow(10.0, -6 + decade);
+            runs << run(u"r%1"_s.arg(i, 2, 10, QChar(u'0')),
+                        {{u"decay"_s, decay}, {u"seed"_s, i % 5}}, u"loss"_s, decade + 0.01 * i);
+        }
+        const sb::ParamTable table = sb::paramTable(runs, u"loss"_s, sb::MetricStatistic::Last);
+        const auto decay =
+            std::find_if(table.params.begin(), table.params.end(),
+                         [](const sb::ParamColumn &c) { return c.name == u"decay"_s; });
+        QVERIFY(decay != table.params.end() && decay->logScale);
+        const QList<sb::ParamEffect> effects = sb::paramEffects(table, {});
+        QCOMPARE(effects.first().param, u"decay"_s);
+        QVERIFY(effects.first().correlation && *effects.first().correlation > 0.9);
+        // Categories: "(none)" first, numbers by value, then words A to Z.
+        QStringList categories{u"sgd"_s,  u"10"_s,   u"(none)"_s, u"2"_s,
+                               u"adam"_s, u"Adam"_s, u"1e-3"_s};
+        sb::sortCategories(&categories);
+        QCOMPARE(categories, (QStringList{u"(none)"_s, u"1e-3"_s, u"2"_s, u"10"_s, u"Adam"_s,
+                                          u"adam"_s, u"sgd"_s}));
+    }
+
     void tableOfTheRunsThatHaveTheMetric() {
         QList<sb::RunSummary> runs = knownSweep(20);
         runs << run(u"diverged"_s, {{u"lr"_s, 1.0}}, u"val/loss"_s, qInf());

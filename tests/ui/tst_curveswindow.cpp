@@ -59,6 +59,20 @@
 
 using namespace Qt::StringLiterals;
 
+// Counts the paint events of the widget it watches.
+class PaintCounter final : public QObject {
+public:
+    explicit PaintCounter(int *paints)
+        : m_paints(paints) {}
+    bool eventFilter(QObject *, QEvent *event) override {
+        *m_paints += event->type() == QEvent::Paint;
+        return false;
+    }
+
+private:
+    int *m_paints;
+};
+
 class TestCurvesWindow final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -177,7 +191,10 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     auto *completer = filter->findChild<QCompleter *>();
     QTRY_VERIFY(completer->popup()->isVisible());
     QCOMPARE(completer->currentCompletion(), u"accuracy"_s);
-    QTest::keyClick(completer->popup(), Qt::Key_Return);
+    // The popup never takes the keyboard (one that grabs it as it opens loses a key typed fast):
+    // keys stay in the filter, which hands the popup the ones that choose.
+    QCOMPARE(completer->popup()->windowType(), Qt::ToolTip);
+    QTest::keyClick(filter, Qt::Key_Return);
     QCOMPARE(filter->text(), u"loss < 1 and not name = beta or accuracy"_s);
     // Not yet a query: it filters nothing, and says where it goes wrong.
     QTRY_COMPARE(charted().size(), 3);
@@ -1122,10 +1139,45 @@ void TestCurvesWindow::scatterAxesFollowTheRuns() {
     analysis->setScatter(u"config.batch"_s, u"val/loss"_s);
     QCOMPARE(scatter->xAxis().categories, (QStringList{u"2"_s, u"10"_s, u"auto"_s}));
 
-    curves->findChild<QLineEdit *>(u"filter"_s)->setText(u"plain"_s);
+    auto *filter = curves->findChild<QLineEdit *>(u"filter"_s);
+    filter->setText(u"plain"_s);
     QTRY_COMPARE(x->currentText(), u"config.lr"_s);
     QCOMPARE(analysis->findChild<QComboBox *>(u"scatterY"_s)->currentText(), u"val/loss"_s);
     QTRY_COMPARE(scatter->pointCount(), 3);
+    // Two runs: too few to rank parameters, still the one that varies against the metric.
+    filter->setText(u"name ~ \"plain-[01]\""_s);
+    QTRY_COMPARE(scatter->pointCount(), 2);
+    QCOMPARE(x->currentText(), u"config.lr"_s);
+
+    // The metric analysed follows the shown runs until the user picks one: runs that log only
+    // "loss" are analysed by it, and the validation loss comes back with its runs.
+    QVERIFY(fixture.push(QJsonObject{
+        {u"run"_s, u"other"_s},
+        {u"info"_s, QJsonObject{{u"config"_s, QJsonObject{{u"lr"_s, 0.5}}}}},
+        {u"series"_s, QJsonObject{{u"loss"_s, QJsonObject{{u"step"_s, QJsonArray{0}},
+                                                          {u"value"_s, QJsonArray{1}}}},
+                                  {u"acc"_s, QJsonObject{{u"step"_s, QJsonArray{0}},
+                                                         {u"value"_s, QJsonArray{0.5}}}}}}}));
+    auto *metric = analysis->findChild<QComboBox *>(u"analysisMetric"_s);
+    filter->setText(u"other"_s);
+    QTRY_COMPARE(metric->currentText(), u"loss"_s);
+    QCOMPARE(metric->count(), 2); // acc and loss: the shown runs' metrics only
+    filter->setText(u"lr-"_s);
+    QTRY_COMPARE(metric->currentText(), u"val/loss"_s);
+
+    // The name column, sized to short names, widens for a long one that comes into view.
+    auto *table = curves->findChild<sb::FrozenColumnTable *>();
+    const int narrow = table->columnWidth(0);
+    const QString longName = u"resnet50-imagenet-lr3e-4-wd0.05-warmup5-seed1234"_s;
+    QVERIFY(fixture.push(QJsonObject{
+        {u"run"_s, longName},
+        {u"series"_s, QJsonObject{{u"val/loss"_s, QJsonObject{{u"step"_s, QJsonArray{0}},
+                                                              {u"value"_s, QJsonArray{1}}}}}}}));
+    curves->findChild<QLineEdit *>(u"filter"_s)->setText(u"resnet"_s);
+    const int wanted = std::min(table->fontMetrics().horizontalAdvance(longName),
+                                table->viewport()->width() * 2 / 3);
+    QTRY_VERIFY2(table->columnWidth(0) >= wanted && wanted > narrow,
+                 qPrintable(u"%1 %2 %3"_s.arg(narrow).arg(table->columnWidth(0)).arg(wanted)));
 }
 
 void TestCurvesWindow::aNameKeepsItsRoomWhenItsColourComes() {
@@ -1143,6 +1195,26 @@ void TestCurvesWindow::aNameKeepsItsRoomWhenItsColourComes() {
     const int uncoloured = delegate->sizeHint(option, model.index(0, 0)).width();
     (void)sb::RunColors::shared().colorOf(run);
     QCOMPARE(delegate->sizeHint(option, model.index(0, 0)).width(), uncoloured);
+    // A name with line breaks in it is one line still: as tall as any other.
+    const int oneLineHigh = delegate->sizeHint(option, model.index(0, 0)).height();
+    model.setItem(0, 0, new QStandardItem(u"a\u2028b\nc\u2029d\x1b"_s));
+    QCOMPARE(delegate->sizeHint(option, model.index(0, 0)).height(), oneLineHigh);
+
+    // A colour that comes is painted in the frozen name column too (a view within the view).
+    sb::FrozenColumnTable frozen;
+    frozen.setModel(&model);
+    frozen.setItemDelegateForColumn(
+        0, new sb::RunSwatchDelegate(
+               &frozen, [](const QModelIndex &index) { return index.data().toString(); }));
+    frozen.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&frozen));
+    auto *names = frozen.findChild<QTableView *>(u"frozenColumn"_s);
+    QTest::qWait(50);
+    int paints = 0;
+    PaintCounter counter(&paints);
+    names->viewport()->installEventFilter(&counter);
+    (void)sb::RunColors::shared().colorOf(run + u"-2"_s); // a colour handed out elsewhere
+    QTRY_VERIFY(paints > 0);
 }
 
 QTEST_MAIN(TestCurvesWindow)

@@ -76,17 +76,21 @@ void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter
     QList<Axis> axes;
     const auto finish = [](Axis axis) {
         if (!axis.categorical) {
+            // On a log axis, the positive values' range: zeros (a weight decay of 0) at its foot.
+            const bool negatives = std::any_of(axis.values.cbegin(), axis.values.cend(),
+                                               [](double v) { return v < 0; });
+            const bool positivesOnly = axis.log && !negatives;
             axis.low = std::numeric_limits<double>::infinity();
             axis.high = -axis.low;
             for (const double v : axis.values) {
-                if (std::isfinite(v)) {
+                if (std::isfinite(v) && (!positivesOnly || v > 0)) {
                     axis.low = std::min(axis.low, v);
                     axis.high = std::max(axis.high, v);
                 }
             }
             if (!std::isfinite(axis.low))
                 axis.low = axis.high = 0;
-            axis.log = axis.log && axis.low > 0 && axis.high > axis.low;
+            axis.log = positivesOnly && axis.low > 0 && axis.high > axis.low;
         }
         return axis;
     };
