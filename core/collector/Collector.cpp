@@ -613,6 +613,15 @@ Status Collector::restoreRewind(quint32 id) {
 }
 
 Result<MetricStore::Deleted> Collector::deleteRuns(const QStringList &runs) {
+    // The lab hears of it first: a kill between the two must not leave the runs there for good.
+    if (m_lab) {
+        QStringList held;
+        for (const QString &run : runs)
+            if (m_store->runsByName().contains(run))
+                held << run;
+        if (Status noted = held.isEmpty() ? success() : m_lab->noteDeleting(held); !noted)
+            return noted.failure();
+    }
     auto deleted = m_store->deleteRuns(runs);
     if (!deleted)
         return deleted;

@@ -93,11 +93,14 @@ QString ClickHouse::quoted(QStringView text) {
     return out + u'\'';
 }
 
-Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &body) const {
+Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &body,
+                                    const QString &queryId) const {
     QUrl url = m_options.url;
     QUrlQuery query;
     if (!m_options.database.isEmpty())
         query.addQueryItem(u"database"_s, m_options.database);
+    if (!queryId.isEmpty())
+        query.addQueryItem(u"query_id"_s, queryId);
     // With a body, the statement goes in the URL (the body is its rows).
     if (!body.isEmpty() || statement.isEmpty())
         query.addQueryItem(u"query"_s, QString::fromUtf8(QUrl::toPercentEncoding(statement)));
@@ -129,12 +132,12 @@ Result<QByteArray> ClickHouse::query(const QString &sql) const {
     return post(sql, {});
 }
 
-Status ClickHouse::insert(const QString &table, const QStringList &columns,
-                          const QByteArray &rows) const {
+Status ClickHouse::insert(const QString &table, const QStringList &columns, const QByteArray &rows,
+                          const QString &queryId) const {
     if (rows.isEmpty())
         return success();
-    auto answer =
-        post(u"INSERT INTO %1 (%2) FORMAT RowBinary"_s.arg(table, columns.join(u", "_s)), rows);
+    auto answer = post(u"INSERT INTO %1 (%2) FORMAT RowBinary"_s.arg(table, columns.join(u", "_s)),
+                       rows, queryId);
     if (!answer)
         return answer.failure();
     return success();

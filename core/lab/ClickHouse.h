@@ -67,15 +67,17 @@ public:
     // A statement's answer, as the server writes it (TabSeparated unless it says FORMAT).
     Result<QByteArray> query(const QString &sql) const;
     // Rows (RowBinary, in `columns`' order) added to a table in one INSERT: one block, stored
-    // whole or not at all.
-    Status insert(const QString &table, const QStringList &columns, const QByteArray &rows) const;
+    // whole or not at all. `queryId` names it on the server (KILL QUERY finds it by that).
+    Status insert(const QString &table, const QStringList &columns, const QByteArray &rows,
+                  const QString &queryId = {}) const;
     Result<Version> version() const;
 
     // A string as a SQL literal, quoted and escaped.
     static QString quoted(QStringView text);
 
 private:
-    Result<QByteArray> post(const QString &statement, const QByteArray &body) const;
+    Result<QByteArray> post(const QString &statement, const QByteArray &body,
+                            const QString &queryId = {}) const;
 
     Options m_options;
 };

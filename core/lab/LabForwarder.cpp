@@ -4,9 +4,15 @@
 #include "metrics/store/MetricStore.h"
 #include "util/OffThread.h"
 
+#include "util/Files.h"
+
 #include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QUuid>
 
 namespace sb {
 
@@ -29,7 +35,52 @@ LabForwarder::LabForwarder(MetricStore *store, Options options, QObject *parent)
     m_store->setAppendListener([this](const QString &run) { m_dirty.insert(run); });
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &LabForwarder::tick);
+    const QString idPath = m_store->directory() + u"/lab-id"_s;
+    if (QFile file(idPath); file.open(QIODevice::ReadOnly))
+        m_id = QString::fromLatin1(file.readAll().trimmed());
+    static const QRegularExpression hex(u"^[0-9a-f]{32}$"_s);
+    if (!hex.match(m_id).hasMatch()) {
+        m_id = QUuid::createUuid().toString(QUuid::Id128);
+        if (Status saved = writeFileAtomically(idPath, m_id.toLatin1()); !saved)
+            qCWarning(lcLab).noquote() << saved.error(); // a new one each start: still once
+    }
+    if (QFile file(deletingPath()); file.open(QIODevice::ReadOnly)) {
+        for (const QJsonValue run : QJsonDocument::fromJson(file.readAll()).array())
+            if (run.isString())
+                m_deleting << run.toString();
+    }
     resume({});
+}
+
+QString LabForwarder::deletingPath() const {
+    return m_store->directory() + u"/lab-deleting.json"_s;
+}
+
+Status LabForwarder::saveDeleting() const {
+    if (m_deleting.isEmpty()) {
+        QFile::remove(deletingPath());
+        return success();
+    }
+    return writeFileAtomically(deletingPath(),
+                               QJsonDocument(QJsonArray::fromStringList(m_deleting)).toJson());
+}
+
+Status LabForwarder::noteDeleting(const QStringList &runs) {
+    const QStringList before = m_deleting;
+    for (const QString &run : runs)
+        if (!m_deleting.contains(run))
+            m_deleting << run;
+    if (Status saved = saveDeleting(); !saved) {
+        m_deleting = before;
+        return fail(
+            u"the lab's list of runs to delete could not be written: %1"_s.arg(saved.error()),
+            ErrorCode::StorageFailed);
+    }
+    for (const QString &run : runs)
+        m_dirty.remove(run);
+    if (m_ready && !m_inFlight)
+        resume({}); // the deletes first, then what ClickHouse holds
+    return success();
 }
 
 LabForwarder::~LabForwarder() {
@@ -49,8 +100,10 @@ QJsonObject LabForwarder::state() const {
     return state;
 }
 
-void LabForwarder::resume(const QStringList &runs) {
+void LabForwarder::resume(const QStringList &asked) {
     m_ready = false;
+    // After deletes, all of it is read again (they are rare): a run may have gone.
+    const QStringList runs = m_deleting.isEmpty() ? asked : QStringList();
     const ClickHouse server(m_options.server);
     QString sql = u"SELECT run, metric, max(idx) + 1 FROM points WHERE project = %1"_s.arg(
         ClickHouse::quoted(m_options.project));
@@ -62,21 +115,46 @@ void LabForwarder::resume(const QStringList &runs) {
     }
     sql += u" GROUP BY run, metric FORMAT RowBinary"_s;
     const bool migrate = !m_migrated;
+    QStringList deletes; // each table's ALTER ... DELETE of the runs to delete
+    if (!m_deleting.isEmpty()) {
+        QStringList quoted;
+        for (const QString &run : std::as_const(m_deleting))
+            quoted << ClickHouse::quoted(run);
+        for (const auto &[table, column] :
+             {std::pair{"points", "run"}, std::pair{"series", "run"}, std::pair{"runs", "name"}})
+            deletes << u"ALTER TABLE %1 DELETE WHERE project = %2 AND %3 IN (%4)"_s.arg(
+                QLatin1StringView(table), ClickHouse::quoted(m_options.project),
+                QLatin1StringView(column), quoted.join(u", "_s));
+    }
+    const QStringList deleted = m_deleting;
+    const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
     runOffThread(
         this,
-        [server, sql, migrate]() -> Result<QByteArray> {
+        [server, sql, migrate, deletes, ended]() -> Result<QByteArray> {
             if (migrate) {
                 if (auto migrated = LabSchema::migrate(server); !migrated)
                     return migrated.failure();
             }
+            if (auto killed = server.query(ended); !killed) // what it holds stays as it is read
+                return killed.failure();
+            for (const QString &statement : deletes) {
+                if (auto done = server.query(statement); !done)
+                    return done.failure();
+            }
             return server.query(sql);
         },
-        [this, runs](const Result<QByteArray> &answer) {
+        [this, runs, deleted](const Result<QByteArray> &answer) {
             if (!answer) {
                 failed(answer.error(), runs);
                 return;
             }
             m_migrated = true;
+            if (!deleted.isEmpty()) {
+                for (const QString &run : deleted)
+                    m_deleting.removeOne(run);
+                if (Status saved = saveDeleting(); !saved) // sent again next time: harmless
+                    qCWarning(lcLab).noquote() << saved.error();
+            }
             RowBinaryReader rows(*answer);
             QHash<QString, qint64> held;
             while (!rows.atEnd() && !rows.failed()) {
@@ -109,6 +187,7 @@ void LabForwarder::failed(const QString &why, const QStringList &runs) {
     if (why != m_error)
         qCWarning(lcLab).noquote() << why;
     m_error = why;
+    m_ready = false; // nothing is sent until what ClickHouse holds is read again
     m_pauseMs = std::clamp(m_pauseMs * 2, 500, m_options.longestPauseMs);
     // Whether what failed was stored is read back before anything else is sent.
     QTimer::singleShot(m_pauseMs, this, [this, runs] { resume(runs); });
@@ -124,6 +203,8 @@ LabForwarder::Batch LabForwarder::nextBatch() {
     for (const QString &run : dirty) {
         if (points.size() >= m_options.mostBatchBytes)
             break;
+        if (m_deleting.contains(run))
+            continue; // a new run of a deleted one's name: once the delete is sent
         const auto info = m_store->run(run);
         if (!info) { // deleted meanwhile
             m_dirty.remove(run);
@@ -177,6 +258,10 @@ LabForwarder::Batch LabForwarder::nextBatch() {
 void LabForwarder::tick() {
     if (!m_ready || m_inFlight)
         return;
+    if (!m_deleting.isEmpty()) {
+        resume({});
+        return;
+    }
     if (m_dirty.isEmpty()) {
         m_timer.start(m_options.everyMs);
         return;
@@ -186,12 +271,13 @@ void LabForwarder::tick() {
     const ClickHouse server(m_options.server);
     const auto points = batch.points;
     const auto runs = batch.runs;
+    const QString name = u"%1-%2"_s.arg(m_id).arg(++m_inserts);
     runOffThread(
         this,
-        [server, points, runs]() -> Status {
-            if (Status stored = server.insert(u"points"_s, kPointColumns, points); !stored)
+        [server, points, runs, name]() -> Status {
+            if (Status stored = server.insert(u"points"_s, kPointColumns, points, name); !stored)
                 return stored;
-            return server.insert(u"runs"_s, kRunColumns, runs);
+            return server.insert(u"runs"_s, kRunColumns, runs, name + u"-runs"_s);
         },
         [this, batch = std::move(batch)](const Status &stored) {
             m_inFlight = false;

@@ -17,10 +17,14 @@ class MetricStore;
 // only delays what the lab sees. Lives on the store's thread; ClickHouse is called off it, one
 // batch at a time.
 //
+// Deleted runs are deleted there too (ALTER ... DELETE, which leaves points inserted later, of a
+// new run of the same name, alone).
+//
 // Once: a batch is one INSERT (one block, stored whole or not at all), and the points it holds
 // carry their index in their series. What ClickHouse holds is read back on start and after any
 // failed batch (a batch whose answer was lost may have been stored), and shipping goes on from
-// there.
+// there. Before that read, any INSERT of this store's still running there (its answer lost, a
+// kill of the collector) is ended: its name says whose it is (query_id: the store's lab id).
 class LabForwarder final : public QObject {
     Q_OBJECT
 public:
@@ -33,6 +37,11 @@ public:
     };
     LabForwarder(MetricStore *store, Options options, QObject *parent = nullptr);
     ~LabForwarder() override;
+
+    // Runs about to be deleted from the store: deleted from ClickHouse before anything else is
+    // sent, even after a kill (the list is kept on disk, in the store's directory, until
+    // ClickHouse took it). Call it before the store deletes them; an error means not noted.
+    Status noteDeleting(const QStringList &runs);
 
     // For /health: points shipped by this process, points known not shipped yet, the last
     // failure (until a batch goes through), and whether ClickHouse is caught up with.
@@ -51,17 +60,23 @@ private:
         qint64 count = 0;
     };
     static QString keyOf(const QString &run, const QString &metric);
-    void resume(const QStringList &runs); // what ClickHouse holds of these runs (all: empty)
+    // Sends the deletes noted, then reads what ClickHouse holds of these runs (all: empty).
+    void resume(const QStringList &asked);
     void tick();
     Batch nextBatch();
     void failed(const QString &why, const QStringList &runs);
+    QString deletingPath() const;
+    Status saveDeleting() const;
 
     MetricStore *m_store;
     Options m_options;
     QTimer m_timer;
     QHash<QString, qint64> m_shipped; // series key -> points ClickHouse holds
     QSet<QString> m_dirty;            // runs with points or info perhaps not shipped
-    bool m_ready = false;             // m_shipped is what ClickHouse holds
+    QStringList m_deleting;           // runs to delete from ClickHouse first
+    QString m_id;                     // this store's, kept in its directory: its INSERTs' names
+    quint64 m_inserts = 0;
+    bool m_ready = false; // m_shipped is what ClickHouse holds
     bool m_inFlight = false;
     bool m_migrated = false;
     qint64 m_shippedHere = 0;

@@ -62,8 +62,7 @@ class LabStore(unittest.TestCase):
         """Every (run, metric, idx) once, and as many as the collector acknowledged."""
         rows, distinct = self.server.query(
             "SELECT count(), uniqExact(project, run, metric, idx) FROM signalbox.points").split()
-        self.assertEqual(int(rows), expected)
-        self.assertEqual(int(distinct), expected)
+        self.assertEqual((int(rows), int(distinct)), (expected, expected))
 
     def test_migrate_makes_the_tables_once_and_says_so(self):
         for _ in range(2):
@@ -138,6 +137,50 @@ class LabStore(unittest.TestCase):
         self.assertOnce(sent)
         status, health = collector.request("/api/v1/health")
         self.assertNotIn("error", health["lab"])
+
+    def test_deleted_runs_go_from_clickhouse_too_even_after_a_kill(self):
+        def held(run):
+            return int(self.server.query(
+                "SELECT count() FROM signalbox.points WHERE run = '%s'" % run).strip())
+
+        def gone(run, timeout=60):  # deletes are mutations, done in the background
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                if held(run) == 0 and self.server.query(
+                        "SELECT count() FROM signalbox.runs WHERE name = '%s'" % run).strip() == "0":
+                    return
+                time.sleep(0.2)
+            raise AssertionError("%s is still in ClickHouse" % run)
+
+        collector = Collector(extra=lab_flags(self.server))
+        for run in ("a", "b", "c"):
+            push(collector, run, "loss", 0, [1.0, 2.0, 3.0, 4.0])
+        caught_up(collector, self.server, 12)
+        status, answer = collector.request("/api/v1/runs/delete", {"runs": ["a"]})
+        self.assertEqual(status, 200, answer)
+        gone("a")
+        # ClickHouse down when b is deleted, and the collector killed before it is back: the
+        # delete is kept on disk and sent once both are up again.
+        self.server.kill()
+        status, answer = collector.request("/api/v1/runs/delete", {"runs": ["b"]})
+        self.assertEqual(status, 200, answer)
+        collector.process.kill()
+        collector.process.communicate()
+        self.assertTrue(os.path.exists(os.path.join(collector.data, "lab-deleting.json")))
+        self.server.start()
+        collector = Collector(data=collector.data, extra=lab_flags(self.server))
+        self.addCleanup(collector.stop)
+        gone("b")
+        self.assertEqual(held("c"), 4)
+        # A new run of a deleted one's name is a new run: its points arrive once.
+        push(collector, "a", "loss", 0, [9.0, 8.0])
+        caught_up(collector, self.server, 6)
+        self.assertEqual(held("a"), 2)
+        self.assertOnce(6)
+        deadline = time.time() + 30
+        while os.path.exists(os.path.join(collector.data, "lab-deleting.json")):
+            self.assertLess(time.time(), deadline, "the list of deletes stays")
+            time.sleep(0.1)
 
     def test_collector_killed_mid_stream_resumes_where_clickhouse_is(self):
         data = None
