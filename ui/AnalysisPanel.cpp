@@ -141,25 +141,33 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
     m_shown = runs;
     // The shown runs' metrics and config keys to choose from, the user's choices kept where they
     // still exist.
-    QSet<QString> logged;
+    QHash<QString, int> loggedBy; // how many shown runs log each metric
     for (const QString &run : std::as_const(m_shown)) {
         if (const RunSummary *summary = m_runs->summaryOf(run)) {
             for (auto it = summary->metrics.cbegin(); it != summary->metrics.cend(); ++it)
                 if (!it.key().startsWith(u"system/"_s))
-                    logged.insert(it.key());
+                    ++loggedBy[it.key()];
         }
     }
-    QStringList metrics(logged.cbegin(), logged.cend());
+    QStringList metrics = loggedBy.keys();
     metrics.sort();
-    // The one the user asked for, else a validation loss, else any loss, else the first.
+    // The one the user asked for; else, of those the most shown runs log, a validation loss,
+    // else any loss, else the first.
     qsizetype pick = m_metricChosen ? metrics.indexOf(analysedMetric()) : -1;
     m_metricChosen = pick >= 0;
+    int most = 0;
+    for (const QString &metric : std::as_const(metrics))
+        most = std::max(most, loggedBy.value(metric));
     for (const QString &wanted : {u"val"_s, u"loss"_s}) {
         for (qsizetype i = 0; pick < 0 && i < metrics.size(); ++i)
-            if (metrics[i].contains(wanted, Qt::CaseInsensitive) &&
+            if (loggedBy.value(metrics[i]) == most &&
+                metrics[i].contains(wanted, Qt::CaseInsensitive) &&
                 metrics[i].contains(u"loss"_s, Qt::CaseInsensitive))
                 pick = i;
     }
+    for (qsizetype i = 0; pick < 0 && i < metrics.size(); ++i)
+        if (loggedBy.value(metrics[i]) == most)
+            pick = i;
     pick = std::max<qsizetype>(0, pick);
     if (metrics != itemsOf(m_metric) || m_metric->currentIndex() != pick) {
         const QSignalBlocker quiet(m_metric);
@@ -310,12 +318,15 @@ void AnalysisPanel::compute() {
                                      : CurvesView::tr("%1 parameters that vary")
                                            .arg(QString::number(params))));
             m_effects = std::move(result.second);
-            // The coordinates draw the keys that matter most, and the metric: two hundred axes
-            // would be a few pixels apart.
+            // The coordinates draw the keys that matter most (the first ones, with too few runs
+            // to rank them), and the metric: two hundred axes would be a few pixels apart.
             ParamTable drawn = result.first;
             QSet<QString> top;
             for (const ParamEffect &effect : m_effects.mid(0, kMostAxes))
                 top.insert(effect.param);
+            for (std::size_t p = 0;
+                 m_effects.isEmpty() && p < drawn.params.size() && top.size() < kMostAxes; ++p)
+                top.insert(drawn.params[p].name);
             drawn.params.erase(std::remove_if(drawn.params.begin(), drawn.params.end(),
                                               [&top](const ParamColumn &param) {
                                                   return !top.contains(param.name);
@@ -337,8 +348,9 @@ void AnalysisPanel::compute() {
                              : !m_effects.isEmpty()        ? kConfig + m_effects.front().param
                              : result.first.params.empty() ? QString()
                                                            : kConfig + result.first.params[0].name;
-            if (!m_scatterChosen && !across.isEmpty())
-                showScatter(across, result.first.metric);
+            if (!m_scatterChosen)
+                showScatter(across.isEmpty() ? m_scatterX->currentText() : across,
+                            result.first.metric);
             else
                 updateScatter();
             Q_EMIT computed();
@@ -426,7 +438,7 @@ AnalysisPanel::AxisValues AnalysisPanel::axisValues(const QString &axis) const {
             high = std::max(high, value);
         }
     }
-    out.axis.log = !words && !negative && low > 0 && high / low > 100;
+    out.axis.log = !words && !negative && low > 0 && high / low >= 100;
     return out;
 }
 

@@ -65,7 +65,7 @@ void RunLegend::setEntries(const QList<Entry> &entries, qsizetype more) {
     for (const Entry &entry : entries) {
         auto *item = new QListWidgetItem(
             entry.color.isValid() ? markerIcon(entry.color, entry.marker) : QIcon(),
-            isolated(metrics.elidedText(entry.text, Qt::ElideMiddle, kMostNameWidth)), this);
+            oneLine(metrics.elidedText(entry.text, Qt::ElideMiddle, kMostNameWidth)), this);
         item->setToolTip(
             entry.group.isEmpty()
                 ? richTextOf(entry.text)

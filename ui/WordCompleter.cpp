@@ -32,8 +32,9 @@ WordCompleter::WordCompleter(QLineEdit *edit)
     // The popup never takes the keyboard: a popup that grabs it as it opens loses a key typed in
     // that moment (the second letter of a word, typed fast). The edit keeps every key, and hands
     // the popup those that choose in it.
+    // (Its focus policy stays as QCompleter set it: setting it here would set the edit's, its
+    // focus proxy, and a click would no longer focus the edit.)
     m_completer->popup()->setWindowFlags(Qt::ToolTip | Qt::FramelessWindowHint);
-    m_completer->popup()->setFocusPolicy(Qt::NoFocus);
     edit->installEventFilter(this);
     connect(edit, &QLineEdit::textEdited, this, &WordCompleter::offer);
     connect(m_completer, qOverload<const QString &>(&QCompleter::activated), this,

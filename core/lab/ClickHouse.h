@@ -15,6 +15,8 @@ public:
     void string(QStringView text);
     void uint64(quint64 value);
     void float64(double value);
+    void bytes(const QByteArray &encoded) { m_out.append(encoded); } // values encoded before
+    void reserve(qint64 bytes) { m_out.reserve(bytes); }
     qint64 size() const { return m_out.size(); }
     bool isEmpty() const { return m_out.isEmpty(); }
     QByteArray take() { return std::move(m_out); }

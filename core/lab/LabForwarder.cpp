@@ -231,11 +231,16 @@ LabForwarder::Batch LabForwarder::nextBatch() {
                 whole = false;
                 continue;
             }
+            // The names' bytes once a series, then each row's numbers.
+            RowBinary names;
+            names.string(m_options.project);
+            names.string(run);
+            names.string(series.metric);
+            const QByteArray prefix = names.take();
+            points.reserve(points.size() + qint64(stored->points.size()) * (prefix.size() + 4 * 8));
             for (std::size_t i = 0; i < stored->points.size(); ++i) {
                 const MetricPoint &p = stored->points[i];
-                points.string(m_options.project);
-                points.string(run);
-                points.string(series.metric);
+                points.bytes(prefix);
                 points.uint64(quint64(from) + i);
                 points.float64(p.step);
                 points.float64(p.value);

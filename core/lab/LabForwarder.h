@@ -31,9 +31,9 @@ public:
     struct Options {
         ClickHouse::Options server;
         QString project = QStringLiteral("default");
-        int everyMs = 200;                       // a batch at most this often
-        qint64 mostBatchBytes = qint64(4) << 20; // of points, as RowBinary
-        int longestPauseMs = 30'000;             // between tries while ClickHouse fails
+        int everyMs = 200;                        // a batch at most this often
+        qint64 mostBatchBytes = qint64(16) << 20; // of points, as RowBinary
+        int longestPauseMs = 30'000;              // between tries while ClickHouse fails
     };
     LabForwarder(MetricStore *store, Options options, QObject *parent = nullptr);
     ~LabForwarder() override;

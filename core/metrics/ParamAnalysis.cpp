@@ -377,7 +377,7 @@ ParamTable paramTable(const QList<RunSummary> &runs, const QString &metric,
             if (v > 0)
                 lowest = std::min(lowest, v);
         column.logScale =
-            !column.categorical && low >= 0 && std::isfinite(lowest) && high / lowest > 100;
+            !column.categorical && low >= 0 && std::isfinite(lowest) && high / lowest >= 100;
         table.params.push_back(std::move(column));
     }
     return table;

@@ -23,7 +23,8 @@ struct ParamColumn {
     bool categorical = false;
     QStringList categories;     // a categorical column's values, as text
     std::vector<double> values; // one per run
-    // Positive and spread over more than two decades (a learning rate): read in log10.
+    // Not negative, and its positive values spread over two decades or more (a learning rate):
+    // read in log10, a zero beneath the smallest.
     bool logScale = false;
 };
 

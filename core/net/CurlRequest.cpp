@@ -65,7 +65,9 @@ Result<CurlReply> perform(const CurlRequest &request) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
                          static_cast<curl_off_t>(request.body->size()));
     }
-    std::unique_ptr<curl_slist, ListDeleter> headers;
+    // No "Expect: 100-continue" before a large body: a server that does not answer it (as
+    // ClickHouse does not) holds each request a second.
+    std::unique_ptr<curl_slist, ListDeleter> headers(curl_slist_append(nullptr, "Expect:"));
     for (const QByteArray &header : request.headers)
         headers.reset(curl_slist_append(headers.release(), header.constData()));
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());

@@ -194,6 +194,7 @@ void TestCurvesWindow::theFilterDrivesTheChartsAndColoursStay() {
     // The popup never takes the keyboard (one that grabs it as it opens loses a key typed fast):
     // keys stay in the filter, which hands the popup the ones that choose.
     QCOMPARE(completer->popup()->windowType(), Qt::ToolTip);
+    QCOMPARE(filter->focusPolicy(), Qt::StrongFocus); // a click still focuses the filter
     QTest::keyClick(filter, Qt::Key_Return);
     QCOMPARE(filter->text(), u"loss < 1 and not name = beta or accuracy"_s);
     // Not yet a query: it filters nothing, and says where it goes wrong.
@@ -1148,6 +1149,8 @@ void TestCurvesWindow::scatterAxesFollowTheRuns() {
     filter->setText(u"name ~ \"plain-[01]\""_s);
     QTRY_COMPARE(scatter->pointCount(), 2);
     QCOMPARE(x->currentText(), u"config.lr"_s);
+    QVERIFY2(analysis->coordinates()->axisOrder().contains(u"lr"_s),
+             qPrintable(analysis->coordinates()->axisOrder().join(u", "_s)));
 
     // The metric analysed follows the shown runs until the user picks one: runs that log only
     // "loss" are analysed by it, and the validation loss comes back with its runs.
@@ -1162,6 +1165,7 @@ void TestCurvesWindow::scatterAxesFollowTheRuns() {
     filter->setText(u"other"_s);
     QTRY_COMPARE(metric->currentText(), u"loss"_s);
     QCOMPARE(metric->count(), 2); // acc and loss: the shown runs' metrics only
+    QTRY_COMPARE(analysis->findChild<QComboBox *>(u"scatterY"_s)->currentText(), u"loss"_s);
     filter->setText(u"lr-"_s);
     QTRY_COMPARE(metric->currentText(), u"val/loss"_s);
 

@@ -26,15 +26,21 @@ double ParallelCoordinates::Axis::position(double value) const {
         return qQNaN();
     if (categorical)
         return categories.size() < 2 ? 0.5 : value / static_cast<double>(categories.size() - 1);
+    if (log && value <= 0)
+        return 0; // the zero band
     const double v = log ? std::log10(value) : value;
     const double lo = log ? std::log10(low) : low;
     const double hi = log ? std::log10(high) : high;
-    return hi > lo ? std::clamp((v / 2 - lo / 2) / (hi / 2 - lo / 2), 0.0, 1.0) : 0.5;
+    const double t = hi > lo ? std::clamp((v / 2 - lo / 2) / (hi / 2 - lo / 2), 0.0, 1.0) : 0.5;
+    return zeros ? kZeroBand + (1 - kZeroBand) * t : t;
 }
 
 double ParallelCoordinates::Axis::value(double where) const {
-    return log ? std::pow(10.0, std::log10(low) + where * (std::log10(high) - std::log10(low)))
-               : low + where * (high - low);
+    if (zeros && where < kZeroBand)
+        return 0;
+    const double t = zeros ? (where - kZeroBand) / (1 - kZeroBand) : where;
+    return log ? std::pow(10.0, std::log10(low) + t * (std::log10(high) - std::log10(low)))
+               : low + t * (high - low);
 }
 
 QString ParallelCoordinates::Axis::label(double where) const {
@@ -91,6 +97,8 @@ void ParallelCoordinates::setTable(const ParamTable &table, bool smallerIsBetter
             if (!std::isfinite(axis.low))
                 axis.low = axis.high = 0;
             axis.log = positivesOnly && axis.low > 0 && axis.high > axis.low;
+            axis.zeros = axis.log && std::any_of(axis.values.cbegin(), axis.values.cend(),
+                                                 [](double v) { return v == 0; });
         }
         return axis;
     };

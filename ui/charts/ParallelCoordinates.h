@@ -58,10 +58,12 @@ private:
         double low = 0;
         double high = 1;
         QStringList categories;
-        std::vector<double> values;          // one per run (NaN: missing)
-        bool metric = false;                 // the metric's axis (a key may have its name)
-        double position(double value) const; // 0 (bottom) to 1 (top); NaN: missing
-        double value(double where) const;    // the inverse, for a number's axis
+        std::vector<double> values;               // one per run (NaN: missing)
+        bool metric = false;                      // the metric's axis (a key may have its name)
+        bool zeros = false;                       // a log axis with zeros: they sit at its foot
+        static constexpr double kZeroBand = 0.08; // of the axis, beneath the smallest value
+        double position(double value) const;      // 0 (bottom) to 1 (top); NaN: missing
+        double value(double where) const;         // the inverse, for a number's axis
         QString label(double where) const;
     };
     QRectF plotRect() const;

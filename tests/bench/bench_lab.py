@@ -1,0 +1,133 @@
+"""The lab store side by side with the embedded one: the same points pushed to a collector
+alone, and to a collector that ships them to a real ClickHouse (Debian's clickhouse-server on
+loopback, tests/harness/clickhouse.py): the ingest rate, the rate at which ClickHouse catches
+up, the collector's CPU per point for shipping, and bytes a point on disk in each.
+
+usage: bench_lab.py PATH/TO/signalbox-collector"""
+
+import array
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "harness"))
+import clickhouse  # noqa: E402
+from tensorboard_peer import cpu_seconds, free_port  # noqa: E402
+
+SCALE = float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1"))
+RUNS = 20
+PER_RUN = max(10_000, int(200_000 * SCALE))  # 4 M points at scale 1
+BATCH = 10_000
+
+
+def columns_push(run, first, rows):
+    """One columnar push (SBC1) of `rows` points of "loss" from step `first`."""
+    text = json.dumps({"run": run, "batch": "%s-%d" % (run, first),
+                       "groups": [{"rows": rows, "metrics": ["loss"], "time": True}]}).encode()
+    steps = array.array("d", range(first, first + rows))
+    walls = array.array("d", (1.7e9 + s * 0.1 for s in steps))
+    values = array.array("d", (math.exp(-s / 5e4) + (s % 97) * 1e-4 for s in steps))
+    return b"".join([b"SBC1", struct.pack("<I", len(text)), text, bytes(-(8 + len(text)) % 8),
+                     steps, walls, values])
+
+
+def request(url, path, body=None, content_type="application/octet-stream"):
+    req = urllib.request.Request(url + path, data=body, method="POST" if body else "GET",
+                                 headers={"Content-Type": content_type})
+    with urllib.request.urlopen(req, timeout=120) as answer:
+        return json.loads(answer.read() or b"null")
+
+
+class CollectorProcess:
+    def __init__(self, binary, extra=()):
+        self.data = tempfile.mkdtemp(prefix="sb-bench-lab-")
+        self.url = "http://127.0.0.1:%d" % free_port()
+        self.process = subprocess.Popen(
+            [binary, "--listen", self.url[len("http://"):], "--data-dir", self.data, *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        if "listening" not in self.process.stdout.readline():
+            raise SystemExit("the collector did not start")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.communicate(timeout=60)
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def bytes_on_disk(self):
+        total = 0
+        for folder, _, names in os.walk(self.data):
+            for name in names:
+                total += os.path.getsize(os.path.join(folder, name))
+        return total
+
+
+def push_all(collector):
+    """Pushes every point; seconds until the last was acknowledged."""
+    bodies = [columns_push("run-%02d" % r, first, min(BATCH, PER_RUN - first))
+              for first in range(0, PER_RUN, BATCH) for r in range(RUNS)]
+    start = time.perf_counter()
+    for body in bodies:
+        request(collector.url, "/api/v1/push/columns", body)
+    return time.perf_counter() - start
+
+
+def main():
+    binary = sys.argv[1]
+    total = RUNS * PER_RUN
+    if not clickhouse.available():
+        print("bench_lab: skipped (clickhouse-server is not installed: scripts/setup-deps)")
+        return
+    print("bench_lab: %d runs x %d points (%.1f M), pushed as columns in batches of %d" %
+          (RUNS, PER_RUN, total / 1e6, BATCH))
+    alone = CollectorProcess(binary)
+    try:
+        cpu0 = cpu_seconds(alone.process.pid)
+        alone_s = push_all(alone)
+        alone_cpu = cpu_seconds(alone.process.pid) - cpu0
+        request(alone.url, "/api/v1/health")
+        alone_bytes = alone.bytes_on_disk()
+    finally:
+        alone.stop()
+    with clickhouse.ClickHouse() as server:
+        lab = CollectorProcess(binary, ["--clickhouse", server.url, "--project", "bench"])
+        try:
+            cpu0 = cpu_seconds(lab.process.pid)
+            start = time.perf_counter()
+            lab_push_s = push_all(lab)
+            while True:
+                health = request(lab.url, "/api/v1/health")
+                held = int(server.query("SELECT count() FROM signalbox.points").strip() or 0)
+                if health["lab"].get("caught_up") and held >= total:
+                    break
+                time.sleep(0.05)
+            caught_s = time.perf_counter() - start
+            lab_cpu = cpu_seconds(lab.process.pid) - cpu0
+        finally:
+            lab.stop()
+        server.query("OPTIMIZE TABLE signalbox.points FINAL")
+        parts = server.query("SELECT sum(rows), sum(bytes_on_disk) FROM system.parts WHERE "
+                             "database = 'signalbox' AND table = 'points' AND active").split()
+        version = server.query("SELECT version()").strip()
+    ch_bytes = int(parts[1]) / max(1, int(parts[0]))
+    print("  ingest, acknowledged: collector alone %.2f M points/s; shipping to ClickHouse "
+          "%.2f M points/s (ratio %.2f)" % (total / alone_s / 1e6, total / lab_push_s / 1e6,
+                                           alone_s / lab_push_s))
+    print("  ClickHouse %s held every point %.2f s after the first push: %.2f M points/s "
+          "end to end" % (version, caught_s, total / caught_s / 1e6))
+    print("  collector CPU: %.3f us a point alone, %.3f us shipping too (x%.2f)" %
+          (alone_cpu / total * 1e6, lab_cpu / total * 1e6, lab_cpu / max(alone_cpu, 1e-9)))
+    print("  bytes a point on disk: embedded store %.1f, ClickHouse %.1f (ratio %.2f; "
+          "%s has no column codecs)" % (alone_bytes / total, ch_bytes,
+                                         ch_bytes / (alone_bytes / total), version))
+
+
+if __name__ == "__main__":
+    main()
