@@ -614,12 +614,12 @@ Status Collector::restoreRewind(quint32 id) {
 
 Result<MetricStore::Deleted> Collector::deleteRuns(const QStringList &runs) {
     // The lab hears of it first: a kill between the two must not leave the runs there for good.
-    if (m_lab) {
-        QStringList held;
-        for (const QString &run : runs)
-            if (m_store->runsByName().contains(run))
-                held << run;
-        if (Status noted = held.isEmpty() ? success() : m_lab->noteDeleting(held); !noted)
+    // (A request naming a run the store does not hold is refused whole, below: noted nothing.)
+    const bool held = std::all_of(runs.cbegin(), runs.cend(), [this](const QString &run) {
+        return m_store->runsByName().contains(run);
+    });
+    if (m_lab && held && !runs.isEmpty()) {
+        if (Status noted = m_lab->noteDeleting(runs); !noted)
             return noted.failure();
     }
     auto deleted = m_store->deleteRuns(runs);

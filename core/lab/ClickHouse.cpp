@@ -80,6 +80,8 @@ ClickHouse::ClickHouse(Options options)
         m_options.user = m_options.url.userName();
     if (m_options.password.isEmpty())
         m_options.password = m_options.url.password();
+    if (m_options.user.isEmpty() && !m_options.password.isEmpty())
+        m_options.user = u"default"_s; // ClickHouse's user when none is named
     m_options.url.setUserInfo({});
 }
 
@@ -101,6 +103,14 @@ Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &
         query.addQueryItem(u"database"_s, m_options.database);
     if (!queryId.isEmpty())
         query.addQueryItem(u"query_id"_s, queryId);
+    // An answer is whole or an error, never cut short by a profile's overflow modes; an INSERT
+    // is one block however large.
+    query.addQueryItem(u"wait_end_of_query"_s, u"1"_s);
+    for (const char *limit : {"result_overflow_mode", "group_by_overflow_mode",
+                              "timeout_overflow_mode", "read_overflow_mode"})
+        query.addQueryItem(QLatin1StringView(limit), u"throw"_s);
+    if (!body.isEmpty())
+        query.addQueryItem(u"max_insert_block_size"_s, u"100000000"_s);
     // With a body, the statement goes in the URL (the body is its rows).
     if (!body.isEmpty() || statement.isEmpty())
         query.addQueryItem(u"query"_s, QString::fromUtf8(QUrl::toPercentEncoding(statement)));

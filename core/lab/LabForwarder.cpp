@@ -100,31 +100,36 @@ QJsonObject LabForwarder::state() const {
     return state;
 }
 
+// Names quoted for SQL, in lists of at most about 64 kB each: a statement stays well within
+// ClickHouse's max_query_size (256 kB).
+QStringList quotedLists(const QStringList &names) {
+    QStringList lists{QString()};
+    for (const QString &name : names) {
+        if (lists.back().size() > 65536)
+            lists << QString();
+        lists.back() += (lists.back().isEmpty() ? QString() : u", "_s) + ClickHouse::quoted(name);
+    }
+    return lists;
+}
+
 void LabForwarder::resume(const QStringList &asked) {
     m_ready = false;
-    // After deletes, all of it is read again (they are rare): a run may have gone.
-    const QStringList runs = m_deleting.isEmpty() ? asked : QStringList();
+    // After deletes, or for many runs, all of it is read again (both are rare).
+    const QStringList runs = m_deleting.isEmpty() && asked.size() <= 1000 ? asked : QStringList();
     const ClickHouse server(m_options.server);
     QString sql = u"SELECT run, metric, max(idx) + 1 FROM points WHERE project = %1"_s.arg(
         ClickHouse::quoted(m_options.project));
-    if (!runs.isEmpty()) {
-        QStringList quoted;
-        for (const QString &run : runs)
-            quoted << ClickHouse::quoted(run);
-        sql += u" AND run IN (%1)"_s.arg(quoted.join(u", "_s));
-    }
+    if (!runs.isEmpty())
+        sql += u" AND run IN (%1)"_s.arg(quotedLists(runs).join(u", "_s));
     sql += u" GROUP BY run, metric FORMAT RowBinary"_s;
     const bool migrate = !m_migrated;
     QStringList deletes; // each table's ALTER ... DELETE of the runs to delete
-    if (!m_deleting.isEmpty()) {
-        QStringList quoted;
-        for (const QString &run : std::as_const(m_deleting))
-            quoted << ClickHouse::quoted(run);
+    for (const QString &list : m_deleting.isEmpty() ? QStringList() : quotedLists(m_deleting)) {
         for (const auto &[table, column] :
              {std::pair{"points", "run"}, std::pair{"series", "run"}, std::pair{"runs", "name"}})
             deletes << u"ALTER TABLE %1 DELETE WHERE project = %2 AND %3 IN (%4)"_s.arg(
                 QLatin1StringView(table), ClickHouse::quoted(m_options.project),
-                QLatin1StringView(column), quoted.join(u", "_s));
+                QLatin1StringView(column), list);
     }
     const QStringList deleted = m_deleting;
     const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
@@ -149,22 +154,29 @@ void LabForwarder::resume(const QStringList &asked) {
                 return;
             }
             m_migrated = true;
-            if (!deleted.isEmpty()) {
-                for (const QString &run : deleted)
-                    m_deleting.removeOne(run);
-                if (Status saved = saveDeleting(); !saved) // sent again next time: harmless
-                    qCWarning(lcLab).noquote() << saved.error();
-            }
             RowBinaryReader rows(*answer);
             QHash<QString, qint64> held;
+            // A delete is done in the background: what it deletes may still be read here. A
+            // deleted run holds nothing (nothing of a new one of its name was sent meanwhile).
+            const QSet<QString> gone(deleted.cbegin(), deleted.cend());
             while (!rows.atEnd() && !rows.failed()) {
                 const QString run = rows.string();
                 const QString metric = rows.string();
-                held.insert(keyOf(run, metric), qint64(rows.uint64()));
+                const auto next = qint64(rows.uint64());
+                if (!gone.contains(run))
+                    held.insert(keyOf(run, metric), next);
             }
             if (rows.failed()) {
                 failed(u"ClickHouse's list of what it holds was cut short"_s, runs);
                 return;
+            }
+            if (!deleted.isEmpty()) {
+                for (const QString &run : deleted)
+                    m_deleting.removeOne(run);
+                // Not saved, it is sent again at the next start, and would then delete a new
+                // run of the same name shipped meanwhile: said, for the operator to see.
+                if (Status saved = saveDeleting(); !saved)
+                    qCWarning(lcLab).noquote() << saved.error();
             }
             if (runs.isEmpty()) {
                 m_shipped = std::move(held);
@@ -179,6 +191,7 @@ void LabForwarder::resume(const QStringList &asked) {
                 }
             }
             m_ready = true;
+            m_error.clear();
             m_timer.start(0);
         });
 }
@@ -198,8 +211,9 @@ LabForwarder::Batch LabForwarder::nextBatch() {
     RowBinary points;
     RowBinary runs;
     const qint64 version = QDateTime::currentMSecsSinceEpoch();
-    constexpr qint64 kPointBytes = 48; // a row of RowBinary, names aside
+    constexpr qint64 kNumberBytes = 32; // a row's idx, step, value and wall
     const QStringList dirty(m_dirty.cbegin(), m_dirty.cend());
+    points.reserve(m_options.mostBatchBytes + (qint64(64) << 10));
     for (const QString &run : dirty) {
         if (points.size() >= m_options.mostBatchBytes)
             break;
@@ -220,7 +234,14 @@ LabForwarder::Batch LabForwarder::nextBatch() {
         for (const auto &series : m_store->series(run)) {
             const QString key = keyOf(run, series.metric);
             const qint64 from = m_shipped.value(key);
-            const qint64 room = (m_options.mostBatchBytes - points.size()) / kPointBytes;
+            // The names' bytes once a series, then each row's numbers.
+            RowBinary names;
+            names.string(m_options.project);
+            names.string(run);
+            names.string(series.metric);
+            const QByteArray prefix = names.take();
+            const qint64 room =
+                (m_options.mostBatchBytes - points.size()) / (prefix.size() + kNumberBytes);
             if (room <= 0) {
                 whole = false;
                 break;
@@ -229,15 +250,9 @@ LabForwarder::Batch LabForwarder::nextBatch() {
             if (!stored) { // the store's own problem, said there; tried again later
                 qCWarning(lcLab).noquote() << stored.error();
                 whole = false;
+                batch.unreadable = true;
                 continue;
             }
-            // The names' bytes once a series, then each row's numbers.
-            RowBinary names;
-            names.string(m_options.project);
-            names.string(run);
-            names.string(series.metric);
-            const QByteArray prefix = names.take();
-            points.reserve(points.size() + qint64(stored->points.size()) * (prefix.size() + 4 * 8));
             for (std::size_t i = 0; i < stored->points.size(); ++i) {
                 const MetricPoint &p = stored->points[i];
                 points.bytes(prefix);
@@ -298,7 +313,10 @@ void LabForwarder::tick() {
             m_error.clear();
             m_pauseMs = 0;
             Q_EMIT shipped(batch.count);
-            m_timer.start(m_dirty.isEmpty() ? m_options.everyMs : 0);
+            // Straight on while there is more; a pause while a series cannot be read.
+            m_timer.start(m_dirty.isEmpty()  ? m_options.everyMs
+                          : batch.unreadable ? m_options.everyMs * 5
+                                             : 0);
         });
 }
 

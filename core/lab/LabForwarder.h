@@ -58,6 +58,7 @@ private:
         QHash<QString, qint64> ends; // series key -> its shipped count once stored
         QSet<QString> runNames;
         qint64 count = 0;
+        bool unreadable = false; // a series' points could not be read from the store
     };
     static QString keyOf(const QString &run, const QString &metric);
     // Sends the deletes noted, then reads what ClickHouse holds of these runs (all: empty).
