@@ -37,8 +37,10 @@ struct ListDeleter {
 } // namespace
 
 Result<CurlReply> perform(const CurlRequest &request) {
+    // Once, before any handle: libcurl's implicit start is not thread-safe before 7.84.
+    static const CURLcode started = curl_global_init(CURL_GLOBAL_DEFAULT);
     const QString where = request.url.toString(QUrl::RemoveQuery | QUrl::RemoveUserInfo);
-    std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+    std::unique_ptr<CURL, CurlDeleter> curl(started == CURLE_OK ? curl_easy_init() : nullptr);
     if (!curl)
         return fail(u"%1: cannot start libcurl"_s.arg(where));
     CURL *c = curl.get();
