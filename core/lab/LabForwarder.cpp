@@ -42,7 +42,9 @@ LabForwarder::LabForwarder(MetricStore *store, Options options, QObject *parent)
     if (!hex.match(m_id).hasMatch()) {
         m_id = QUuid::createUuid().toString(QUuid::Id128);
         if (Status saved = writeFileAtomically(idPath, m_id.toLatin1()); !saved)
-            qCWarning(lcLab).noquote() << saved.error(); // a new one each start: still once
+            // A new one each start: a killed collector's INSERT still running is then not ended
+            // before the read. Said, for the operator to see.
+            qCWarning(lcLab).noquote() << saved.error();
     }
     if (QFile file(deletingPath()); file.open(QIODevice::ReadOnly)) {
         for (const QJsonValue run : QJsonDocument::fromJson(file.readAll()).array())
@@ -88,7 +90,7 @@ LabForwarder::~LabForwarder() {
 }
 
 QString LabForwarder::keyOf(const QString &run, const QString &metric) {
-    return run + QChar(0) + metric; // neither name holds a NUL
+    return QString::number(run.size()) + u':' + run + metric; // names may hold any character
 }
 
 QJsonObject LabForwarder::state() const {
