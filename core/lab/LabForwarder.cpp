@@ -33,6 +33,7 @@ LabForwarder::LabForwarder(MetricStore *store, Options options, QObject *parent)
     , m_store(store)
     , m_options(std::move(options)) {
     m_store->setAppendListener([this](const QString &run) { m_dirty.insert(run); });
+    m_pool.setMaxThreadCount(1);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &LabForwarder::tick);
     const QString idPath = m_store->directory() + u"/lab-id"_s;
@@ -136,7 +137,7 @@ void LabForwarder::resume(const QStringList &asked) {
     const QStringList deleted = m_deleting;
     const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
     runOffThread(
-        this,
+        &m_pool, this,
         [server, sql, migrate, deletes, ended]() -> Result<QByteArray> {
             if (migrate) {
                 if (auto migrated = LabSchema::migrate(server); !migrated)
@@ -295,7 +296,7 @@ void LabForwarder::tick() {
     const auto runs = batch.runs;
     const QString name = u"%1-%2"_s.arg(m_id).arg(++m_inserts);
     runOffThread(
-        this,
+        &m_pool, this,
         [server, points, runs, name]() -> Status {
             if (Status stored = server.insert(u"points"_s, kPointColumns, points, name); !stored)
                 return stored;

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QSet>
+#include <QThreadPool>
 #include <QTimer>
 
 namespace sb {
@@ -77,6 +78,10 @@ private:
     QStringList m_deleting;           // runs to delete from ClickHouse first
     QString m_id;                     // this store's, kept in its directory: its INSERTs' names
     quint64 m_inserts = 0;
+    // ClickHouse's calls, one at a time, on a thread of their own: one that hangs holds up
+    // nothing else of the collector's (the decoding of pushes shares the common pool). Last:
+    // gone first, waiting for a call in flight.
+    QThreadPool m_pool;
     bool m_ready = false; // m_shipped is what ClickHouse holds
     bool m_inFlight = false;
     bool m_migrated = false;
