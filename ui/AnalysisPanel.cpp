@@ -139,6 +139,16 @@ AnalysisPanel::AnalysisPanel(RunsModel *runs, QWidget *parent)
 
 void AnalysisPanel::setRuns(const QStringList &runs) {
     m_shown = runs;
+    // The listing comes every second: the choices are made again only while they are seen.
+    m_choicesStale = true;
+    if (m_active)
+        refreshChoices();
+    recompute();
+}
+
+void AnalysisPanel::refreshChoices() {
+    if (!std::exchange(m_choicesStale, false))
+        return;
     // The shown runs' metrics and config keys to choose from, the user's choices kept where they
     // still exist.
     QHash<QString, int> loggedBy; // how many shown runs log each metric
@@ -195,7 +205,6 @@ void AnalysisPanel::setRuns(const QStringList &runs) {
     }
     if (rebuilt)
         updateScatter(); // the plot as the lists now say (the analysis may not run again)
-    recompute();
 }
 
 QStringList AnalysisPanel::axisChoices() const {
@@ -224,11 +233,14 @@ void AnalysisPanel::setSelected(const QStringList &runs) {
 
 void AnalysisPanel::setActive(bool active) {
     m_active = active;
+    if (active)
+        refreshChoices();
     if (active && m_stale)
         recompute();
 }
 
 void AnalysisPanel::setAnalysedMetric(const QString &metric) {
+    refreshChoices();
     m_metricChosen = true;
     m_metric->setCurrentIndex(m_metric->findText(metric));
 }
@@ -238,6 +250,7 @@ QString AnalysisPanel::analysedMetric() const {
 }
 
 void AnalysisPanel::setScatter(const QString &x, const QString &y) {
+    refreshChoices();
     m_scatterChosen = true;
     showScatter(x, y);
 }

@@ -64,6 +64,8 @@ private:
     void showScatter(const QString &x, const QString &y); // the axes, not chosen by the user
     // Each value that can be an axis: metrics, then config keys, as the shown runs have them.
     QStringList axisChoices() const;
+    // The metrics and axes to choose from, for the shown runs, where setRuns() left them stale.
+    void refreshChoices();
     // An axis' value of each shown run that has one: a metric's statistic, a config number; a
     // config key with words among its values is an axis of categories (its values as text,
     // sorted), each run at its category's index.
@@ -81,6 +83,7 @@ private:
     bool m_stale = true;
     bool m_scatterChosen = false; // by the user: the scatter's axes no longer follow the analysis
     bool m_metricChosen = false;  // by the user: kept while the shown runs have it
+    bool m_choicesStale = false;
     QTimer m_again;
     QComboBox *m_metric;
     QComboBox *m_statistic;
