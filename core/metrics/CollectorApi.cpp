@@ -324,7 +324,6 @@ QByteArray SeriesReplies::toJsonText() const {
 }
 
 Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
-    namespace dom = simdjson::dom;
     auto bad = [](const char *what) {
         return fail(u"the collector's curves could not be read: %1"_s.arg(QLatin1StringView(what)));
     };
@@ -333,11 +332,9 @@ Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
     if (const auto error =
             parser.parse(text.constData(), static_cast<size_t>(text.size())).get_object().get(root))
         return bad(simdjson::error_message(error));
-    auto textOf = [](dom::element element) {
+    auto stringOf = [](dom::element element) {
         std::string_view view;
-        return element.get_string().get(view)
-                   ? QString()
-                   : QString::fromUtf8(view.data(), static_cast<qsizetype>(view.size()));
+        return element.get_string().get(view) ? QString() : textOf(view);
     };
     auto numbersOf = [](dom::element element) {
         std::vector<double> out;
@@ -360,7 +357,7 @@ Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
     bool listed = false;
     for (auto [key, value] : root) {
         if (key == "metric")
-            replies.metric = textOf(value);
+            replies.metric = stringOf(value);
         else if (key == "series") {
             if (value.get_array().get(series))
                 return bad("series is not an array");
@@ -377,11 +374,11 @@ Result<SeriesReplies> SeriesReplies::fromJsonText(const QByteArray &text) {
         reply.metric = replies.metric;
         for (auto [key, value] : s) {
             if (key == "run")
-                reply.run = textOf(value);
+                reply.run = stringOf(value);
             else if (key == "metric")
-                reply.metric = textOf(value);
+                reply.metric = stringOf(value);
             else if (key == "error")
-                reply.error = textOf(value);
+                reply.error = stringOf(value);
             else if (key == "total")
                 reply.total = count(value);
             else if (key == "inRange")
