@@ -68,8 +68,17 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption migrate(
         u"migrate"_s, u"Create the lab's tables in ClickHouse where missing, say what was done, "
                       "and exit (with --clickhouse)."_s);
+    const QCommandLineOption serveLab(
+        u"serve-lab"_s,
+        u"Answer /runs, /metrics, /series, /groups and /export from ClickHouse: every run of "
+        "the project, whichever collector shipped it (with --clickhouse)."_s);
+    const QCommandLineOption reader(
+        u"clickhouse-reader"_s,
+        u"The ClickHouse user that --serve-lab reads as (best one of readonly = 2, with limits); "
+        "its password from SIGNALBOX_CLICKHOUSE_READER_PASSWORD. Default: the writing user."_s,
+        u"user"_s);
     parser.addOptions({listen, dataDir, token, tokenFile, watch, lostAfter, hostName, clickhouse,
-                       database, project, migrate});
+                       database, project, migrate, serveLab, reader});
     parser.process(app);
 
     std::optional<sb::LabForwarder::Options> lab;
@@ -131,6 +140,21 @@ int main(int argc, char *argv[]) {
     options.watchDirs = parser.values(watch);
     options.hostNames = parser.values(hostName);
     options.lab = lab;
+    if (parser.isSet(serveLab) || parser.isSet(reader)) {
+        if (!lab) {
+            std::fprintf(stderr, "signalbox-collector: --serve-lab needs --clickhouse URL\n");
+            return 2;
+        }
+        sb::LabReader::Options reads;
+        reads.server = lab->server;
+        reads.project = lab->project;
+        if (parser.isSet(reader)) {
+            reads.server.url.setUserInfo({});
+            reads.server.user = parser.value(reader);
+            reads.server.password = qEnvironmentVariable("SIGNALBOX_CLICKHOUSE_READER_PASSWORD");
+        }
+        options.labReads = reads;
+    }
     if (parser.isSet(lostAfter)) {
         bool ok = false;
         options.lostAfterSeconds = parser.value(lostAfter).toDouble(&ok);

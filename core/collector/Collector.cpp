@@ -115,6 +115,8 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     }
     if (options.lab)
         collector->m_lab = std::make_unique<LabForwarder>(collector->m_store.get(), *options.lab);
+    if (options.labReads)
+        collector->m_labReader = std::make_shared<const LabReader>(*options.labReads);
     if (!options.watchDirs.isEmpty()) {
         collector->m_directories = std::make_unique<DirectoryIngestor>(
             collector.get(), options.watchDirs, options.dataDir + u"/sources.json"_s);
@@ -990,7 +992,13 @@ std::pair<double, double> extentOf(const MetricStore::Opened &series, XAxis axis
 
 } // namespace
 
-Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
+Result<GroupReplies> Collector::groups(const GroupRequest &request) {
+    return groupsOf(request, [this, &request](const QString &run) {
+        return m_store->openSeries(run, request.metric, request.window.xMetric);
+    });
+}
+
+Result<GroupReplies> Collector::groupsOf(const GroupRequest &asked, const OpenSeries &open) {
     GroupRequest request = asked;
     if (!request.window.xMetric.isEmpty())
         request.window.axis = XAxis::Step; // the steps mapped onto the x metric
@@ -1003,7 +1011,7 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
         GroupReply &reply = replies.groups.emplace_back();
         reply.name = group.name;
         for (const QString &run : group.runs) {
-            auto series = m_store->openSeries(run, request.metric, request.window.xMetric);
+            auto series = open(run);
             // Unreadable points: an error, never zeros. Failed (500), not StorageFailed (507, which
             // tells a writer to send again): a read of damaged data does not succeed later.
             if (!series && series.errorCode() == ErrorCode::StorageFailed)
@@ -1056,7 +1064,7 @@ Result<GroupReplies> Collector::groups(const GroupRequest &asked) {
             };
             std::vector<Member> batch;
             for (const QString &run : reply.runs.mid(first, kBatch)) {
-                auto series = m_store->openSeries(run, request.metric, request.window.xMetric);
+                auto series = open(run);
                 if (!series && series.errorCode() == ErrorCode::StorageFailed)
                     return fail(series.error()); // 500, not 507: as above
                 if (series)
@@ -1090,6 +1098,8 @@ Health Collector::health() const {
         health.sources = m_directories->sourcesJson();
     if (m_lab)
         health.lab = m_lab->state();
+    if (m_labReader) // runs and points above are this collector's own, its spool
+        health.lab[u"serves"_s] = true;
     return health;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lab/LabForwarder.h"
+#include "lab/LabReader.h"
 #include "metrics/CollectorApi.h"
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunQuery.h"
@@ -39,6 +40,9 @@ public:
         double lostAfterSeconds = kLostAfterSeconds;
         // A lab's ClickHouse that every committed point is shipped to (LabForwarder).
         std::optional<LabForwarder::Options> lab;
+        // Reads answered from that ClickHouse instead of this store (a lab's collector): every
+        // run of the project, whichever collector shipped it.
+        std::optional<LabReader::Options> labReads;
     };
     static constexpr double kLostAfterSeconds = 300;
 
@@ -47,6 +51,8 @@ public:
 
     QUrl url() const { return m_url; }
     MetricStore &store() { return *m_store; }
+    // The lab's ClickHouse that reads are answered from; null when they come from the store.
+    std::shared_ptr<const LabReader> labReader() const { return m_labReader; }
 
     // A push body: {"run", "batch", "info": {...}, "series": {metric: {"step": [], "value": [],
     // "time": []}}, "records": [{"step": 1, "loss": 0.5}, ...]}, decoded and checked but not yet
@@ -154,6 +160,10 @@ public:
     // members of all groups × columns above kMostGroupCells is refused (each is computed).
     static constexpr qint64 kMostGroupCells = 20'000'000;
     Result<GroupReplies> groups(const GroupRequest &request);
+    // The same over series opened by `open` (each run's series of the request's metric, twice:
+    // once to place the columns, once to compute), on any thread.
+    using OpenSeries = std::function<Result<MetricStore::Opened>(const QString &run)>;
+    static Result<GroupReplies> groupsOf(const GroupRequest &request, const OpenSeries &open);
     Health health() const;
     // Running runs silent for longer than the threshold become lost, with their end when they
     // were last heard from (written into the store, so every listing agrees).
@@ -180,6 +190,7 @@ private:
     std::unique_ptr<CollectorHttpApi> m_http;
     std::unique_ptr<DirectoryIngestor> m_directories;
     std::unique_ptr<LabForwarder> m_lab;
+    std::shared_ptr<const LabReader> m_labReader;
     QUrl m_url;
     QTimer m_syncTimer;
     QHash<QString, double> m_lastStep; // by run, once asked or written

@@ -3,12 +3,16 @@
 #include "Collector.h"
 #include "util/OffThread.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QStringDecoder>
+#include <QTemporaryFile>
+#include <QThreadPool>
 
 #include <cmath>
 #include <cstring>
+#include <variant>
 
 namespace sb {
 
@@ -119,7 +123,22 @@ Result<QStringList> namedRuns(const Parameters &query) {
     return runs;
 }
 
-HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
+// What /series asks: each curve, its window, and whether the raw curves come too.
+struct SeriesAsk {
+    std::vector<MetricStore::SeriesName> names; // metric by metric, run by run
+    SeriesWindow window;
+    bool withRaw = false;
+    QString firstMetric;
+    SeriesWindow rawWindow() const {
+        SeriesWindow raw = window;
+        raw.smoothing = 0;
+        return raw;
+    }
+};
+using Answers = std::vector<Result<Downsampled>>;
+
+// The request read, or the answer that says what is wrong with it.
+std::variant<SeriesAsk, HttpResponse> seriesAsk(const Parameters &query) {
     SeriesWindow window;
     if (!parseXAxis(query.value(u"x"_s).isEmpty() ? u"step"_s : query.value(u"x"_s), &window.axis))
         return error(u"x must be step, relative or wall"_s, BadRequest);
@@ -166,19 +185,19 @@ HttpResponse seriesReply(MetricStore &store, const Parameters &query) {
                          .arg(CollectorApi::kMostSeriesColumns)
                          .arg(withRaw ? u", raw=0"_s : QString()),
                      BadRequest);
-    std::vector<MetricStore::SeriesName> names;
+    SeriesAsk ask{{}, window, withRaw, metrics.front()};
     for (const QString &metric : metrics) {
         for (const QString &run : *runs)
-            names.push_back({run, metric});
+            ask.names.push_back({run, metric});
     }
-    std::vector<Result<Downsampled>> answers = store.query(names, window);
-    std::vector<Result<Downsampled>> raws;
-    if (withRaw) { // charts draw the raw curve faintly behind the smoothed one: both at once
-        SeriesWindow raw = window;
-        raw.smoothing = 0;
-        raws = store.query(names, raw);
-    }
-    SeriesReplies replies{metrics.front(), {}};
+    return ask;
+}
+
+// The answers (and raw curves, when asked) made into /series' reply.
+HttpResponse seriesReply(const SeriesAsk &ask, Answers answers, Answers raws) {
+    const auto &names = ask.names;
+    const bool withRaw = ask.withRaw;
+    SeriesReplies replies{ask.firstMetric, {}};
     for (std::size_t i = 0; i < names.size(); ++i) {
         SeriesReply &reply = replies.series.emplace_back();
         reply.run = names[i].run;
@@ -287,6 +306,21 @@ HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
     return json(reply.toJson());
 }
 
+// A series another holds, for as long as a computation reads it.
+class BorrowedSource final : public PointSource {
+public:
+    explicit BorrowedSource(const PointSource &source)
+        : m_source(source) {}
+    qint64 size() const override { return m_source.size(); }
+    void read(qint64 first, qint64 count, MetricPoint *out) const override {
+        m_source.read(first, count, out);
+    }
+    QString failure() const override { return m_source.failure(); }
+
+private:
+    const PointSource &m_source;
+};
+
 // The Content-Type of a blob's bytes, from their own first bytes (a blob has no kind of its own:
 // the same bytes may be two tags' items); anything else is bytes to download.
 QByteArray blobType(QByteArrayView bytes) {
@@ -314,7 +348,7 @@ HttpResponse blobReply(const MetricStore &store, QByteArrayView hex) {
     return {Ok, type, std::move(bytes).value(), {}};
 }
 
-HttpResponse groupsReply(Collector &collector, const QByteArray &body) {
+std::variant<GroupRequest, HttpResponse> groupsAsk(const QByteArray &body) {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (!document.isObject())
@@ -323,9 +357,188 @@ HttpResponse groupsReply(Collector &collector, const QByteArray &body) {
     auto request = GroupRequest::fromJson(document.object());
     if (!request)
         return error(request.error(), BadRequest);
-    const auto groups = collector.groups(*request);
+    return std::move(request).value();
+}
+
+HttpResponse groupsReply(const Result<GroupReplies> &groups) {
     return groups ? json(groups->toJson())
                   : error(groups.error(), failureStatus(groups.errorCode()));
+}
+
+// What /runs asks: its page of the runs that mention `filter` and pass `where`.
+struct RunsAsk {
+    QString filter;
+    qsizetype offset = 0;
+    qsizetype limit = -1; // all
+    std::optional<RunQuery> where;
+};
+
+std::variant<RunsAsk, HttpResponse> runsAsk(const Parameters &query) {
+    RunsAsk ask;
+    bool limited = false;
+    const qsizetype limit = query.value(u"limit"_s).toLongLong(&limited);
+    ask.limit = limited ? std::max<qsizetype>(0, limit) : -1;
+    ask.offset = std::max<qsizetype>(0, query.value(u"offset"_s).toLongLong());
+    ask.filter = query.value(u"filter"_s);
+    if (const QString text = query.value(u"where"_s); !text.isEmpty()) {
+        auto parsed = RunQuery::parse(text);
+        if (!parsed)
+            return error(u"where: %1"_s.arg(parsed.error()), BadRequest);
+        ask.where = std::move(parsed).value();
+    }
+    return ask;
+}
+
+HttpResponse runsReply(const Result<QList<RunSummary>> &listed) {
+    return listed ? HttpResponse{Ok, "application/json", runSummariesJsonText(*listed), {}}
+                  : error(listed.error(), Unavailable);
+}
+
+HttpResponse metricsReply(const Result<QStringList> &names) {
+    return names ? json(QJsonArray::fromStringList(*names)) : error(names.error(), Unavailable);
+}
+
+// A CSV export streamed piece by piece as the client reads, so memory stays flat whatever the
+// series' size. A read failing mid-way aborts the reply: the client sees a cut body, never a
+// whole CSV.
+HttpResponse csvReply(std::shared_ptr<CsvExport> csv) {
+    return {Ok, "text/csv", {}, [csv = std::move(csv)]() -> std::optional<QByteArray> {
+                QByteArray piece = csv->next();
+                if (piece.isEmpty() && !csv->error().isEmpty())
+                    return std::nullopt;
+                return piece;
+            }};
+}
+
+// A read of a lab collector, answered from the lab's ClickHouse on `pool` (its calls block);
+// false for what the collector's own store answers (pushes, health, samples, ...).
+bool answerFromLab(QObject *context, QThreadPool *pool,
+                   const std::shared_ptr<const LabReader> &reader, const QString &spool,
+                   const QByteArray &path, bool get, bool post, const Parameters &query,
+                   const QByteArray &body, const HttpServer::Respond &respond) {
+    const auto later = [&](auto work, auto reply) {
+        runOffThread(pool, context, std::move(work),
+                     [respond, reply](auto answer) { respond(reply(std::move(answer))); });
+    };
+    if (path == CollectorApi::kRuns && get) {
+        auto ask = runsAsk(query);
+        if (auto *refused = std::get_if<HttpResponse>(&ask)) {
+            respond(std::move(*refused));
+            return true;
+        }
+        later(
+            [reader, runs = std::get<RunsAsk>(std::move(ask))] {
+                return reader->runs(runs.filter, runs.offset, runs.limit,
+                                    runs.where ? &*runs.where : nullptr,
+                                    double(QDateTime::currentMSecsSinceEpoch()) / 1000);
+            },
+            runsReply);
+    } else if (path == CollectorApi::kMetrics && get) {
+        const auto named = namedRuns(query);
+        if (!named)
+            respond(error(named.error(), BadRequest));
+        else
+            later([reader, runs = *named] { return reader->metrics(runs); }, metricsReply);
+    } else if (path == CollectorApi::kSeries && get) {
+        auto ask = seriesAsk(query);
+        if (auto *refused = std::get_if<HttpResponse>(&ask)) {
+            respond(std::move(*refused));
+            return true;
+        }
+        auto series = std::make_shared<const SeriesAsk>(std::get<SeriesAsk>(std::move(ask)));
+        later(
+            [reader, series]() -> Result<std::pair<Answers, Answers>> {
+                auto answers = reader->query(series->names, series->window);
+                if (!answers)
+                    return answers.failure();
+                Answers raws;
+                if (series->withRaw) {
+                    auto raw = reader->query(series->names, series->rawWindow());
+                    if (!raw)
+                        return raw.failure();
+                    raws = std::move(raw).value();
+                }
+                return std::pair(std::move(answers).value(), std::move(raws));
+            },
+            [series](Result<std::pair<Answers, Answers>> answers) {
+                if (!answers)
+                    return error(answers.error(), answers.errorCode() == ErrorCode::InvalidInput
+                                                      ? BadRequest
+                                                      : Unavailable);
+                auto &[curves, raws] = answers.value();
+                return seriesReply(*series, std::move(curves), std::move(raws));
+            });
+    } else if (path == CollectorApi::kGroups && post) {
+        auto ask = groupsAsk(body);
+        if (auto *refused = std::get_if<HttpResponse>(&ask)) {
+            respond(std::move(*refused));
+            return true;
+        }
+        later(
+            [reader, request = std::get<GroupRequest>(std::move(ask))]() -> Result<GroupReplies> {
+                // Every member read whole at once, then computed on as the store's series.
+                std::vector<MetricStore::SeriesName> names;
+                QStringList runs;
+                for (const GroupRequest::Group &group : request.groups)
+                    runs << group.runs;
+                runs.removeDuplicates();
+                for (const QString &run : std::as_const(runs))
+                    names.push_back({run, request.metric});
+                auto loaded = reader->load(names, request.window.xMetric);
+                if (!loaded)
+                    return loaded.failure();
+                QHash<QString, const Result<MetricStore::Opened> *> byRun;
+                for (qsizetype i = 0; i < runs.size(); ++i)
+                    byRun.insert(runs[i], &(*loaded)[std::size_t(i)]);
+                return Collector::groupsOf(
+                    request, [&byRun](const QString &run) -> Result<MetricStore::Opened> {
+                        const Result<MetricStore::Opened> *series = byRun.value(run);
+                        if (!*series)
+                            return series->failure();
+                        return MetricStore::Opened{
+                            std::make_unique<BorrowedSource>(*(*series)->points),
+                            (*series)->summary, (*series)->origin, nullptr};
+                    });
+            },
+            groupsReply);
+    } else if (path == CollectorApi::kExport && get) {
+        // Written whole to a file in the spool's directory first (ClickHouse is not read on the
+        // thread that streams replies), then streamed from there.
+        later(
+            [reader, spool, run = query.value(u"run"_s),
+             metric = query.value(u"metric"_s)]() -> Result<std::shared_ptr<QFile>> {
+                auto source = reader->pages(run, metric);
+                if (!source)
+                    return source.failure();
+                auto file = std::make_shared<QTemporaryFile>(spool + u"/lab-export-XXXXXX"_s);
+                if (!file->open())
+                    return fail(u"cannot write the export: %1"_s.arg(file->errorString()));
+                CsvExport csv(std::move(source).value());
+                for (QByteArray piece = csv.next(); !piece.isEmpty(); piece = csv.next()) {
+                    if (file->write(piece) != piece.size())
+                        return fail(u"cannot write the export: %1"_s.arg(file->errorString()));
+                }
+                if (!csv.error().isEmpty())
+                    return fail(csv.error());
+                if (!file->flush() || !file->seek(0))
+                    return fail(u"cannot write the export: %1"_s.arg(file->errorString()));
+                return std::shared_ptr<QFile>(std::move(file));
+            },
+            [](const Result<std::shared_ptr<QFile>> &file) -> HttpResponse {
+                if (!file)
+                    return error(file.error(),
+                                 file.errorCode() == ErrorCode::Failed ? NotFound : Unavailable);
+                return {Ok, "text/csv", {}, [file = *file]() -> std::optional<QByteArray> {
+                            QByteArray piece = file->read(qint64(1) << 20);
+                            if (piece.isEmpty() && !file->atEnd())
+                                return std::nullopt; // a read error: the client sees a cut body
+                            return piece;
+                        }};
+            });
+    } else {
+        return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -336,6 +549,7 @@ CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
     , m_server([this](HttpRequest request,
                       const HttpServer::Respond &respond) { handle(std::move(request), respond); },
                limits) {
+    m_labReads.setMaxThreadCount(4); // ClickHouse does the work: a few GUIs' reads at once
     if (!token.isEmpty())
         m_expectedAuthorization = "Bearer " + token.toUtf8();
 }
@@ -374,6 +588,10 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     }
     const bool get = request.method == "GET" || request.method == "HEAD"; // HEAD: no body sent
     const bool post = request.method == "POST";
+    if (const auto reader = m_collector->labReader();
+        reader && answerFromLab(this, &m_labReads, reader, m_collector->store().directory(), path,
+                                get, post, query, request.body, respond))
+        return;
 
     if (path == CollectorApi::kHealth && get) {
         respond(json(m_collector->health().toJson()));
@@ -449,23 +667,14 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
                                      {u"samples"_s, deleted->samples}}));
         }
     } else if (path == CollectorApi::kRuns && get) {
-        bool limited = false;
-        const qsizetype limit = query.value(u"limit"_s).toLongLong(&limited);
-        const qsizetype offset = std::max<qsizetype>(0, query.value(u"offset"_s).toLongLong());
-        std::optional<RunQuery> where;
-        if (const QString text = query.value(u"where"_s); !text.isEmpty()) {
-            auto parsed = RunQuery::parse(text);
-            if (!parsed) {
-                respond(error(u"where: %1"_s.arg(parsed.error()), BadRequest));
-                return;
-            }
-            where = std::move(parsed).value();
+        auto ask = runsAsk(query);
+        if (auto *refused = std::get_if<HttpResponse>(&ask)) {
+            respond(std::move(*refused));
+            return;
         }
-        const auto listed = m_collector->runs(query.value(u"filter"_s), offset,
-                                              limited ? std::max<qsizetype>(0, limit) : -1,
-                                              where ? &*where : nullptr);
-        respond(listed ? HttpResponse{Ok, "application/json", runSummariesJsonText(*listed), {}}
-                       : error(listed.error(), Unavailable));
+        const RunsAsk &runs = std::get<RunsAsk>(ask);
+        respond(runsReply(m_collector->runs(runs.filter, runs.offset, runs.limit,
+                                            runs.where ? &*runs.where : nullptr)));
     } else if (path == CollectorApi::kMetrics && get) {
         const auto named = namedRuns(query);
         if (!named) {
@@ -486,14 +695,27 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         sorted.sort();
         respond(json(QJsonArray::fromStringList(sorted)));
     } else if (path == CollectorApi::kSeries && get) {
-        respond(seriesReply(m_collector->store(), query));
+        auto ask = seriesAsk(query);
+        if (auto *refused = std::get_if<HttpResponse>(&ask)) {
+            respond(std::move(*refused));
+            return;
+        }
+        const SeriesAsk &series = std::get<SeriesAsk>(ask);
+        MetricStore &store = m_collector->store();
+        // Charts draw the raw curve faintly behind the smoothed one: both at once.
+        Answers raws = series.withRaw ? store.query(series.names, series.rawWindow()) : Answers{};
+        respond(seriesReply(series, store.query(series.names, series.window), std::move(raws)));
     } else if (path == CollectorApi::kSamples && get) {
         respond(samplesReply(m_collector->store(), query));
     } else if (path.startsWith(CollectorApi::kBlobs) && get) {
         respond(blobReply(m_collector->store(), QByteArrayView(path).sliced(
                                                     qsizetype(std::strlen(CollectorApi::kBlobs)))));
     } else if (path == CollectorApi::kGroups && post) {
-        respond(groupsReply(*m_collector, request.body));
+        auto ask = groupsAsk(request.body);
+        if (auto *refused = std::get_if<HttpResponse>(&ask))
+            respond(std::move(*refused));
+        else
+            respond(groupsReply(m_collector->groups(std::get<GroupRequest>(ask))));
     } else if (path == CollectorApi::kExport && get) {
         auto exported =
             m_collector->store().exportCsv(query.value(u"run"_s), query.value(u"metric"_s));
@@ -503,15 +725,7 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
                           exported.errorCode() == ErrorCode::StorageFailed ? 500 : NotFound));
             return;
         }
-        // Piece by piece as the client reads, so memory stays flat whatever the series' size.
-        std::shared_ptr<CsvExport> csv = std::move(exported).value();
-        // A read failing mid-way aborts the reply: the client sees a cut body, never a whole CSV.
-        respond({Ok, "text/csv", {}, [csv]() -> std::optional<QByteArray> {
-                     QByteArray piece = csv->next();
-                     if (piece.isEmpty() && !csv->error().isEmpty())
-                         return std::nullopt;
-                     return piece;
-                 }});
+        respond(csvReply(std::move(exported).value()));
     } else {
         respond(error(u"no such endpoint: %1 %2"_s.arg(QString::fromLatin1(request.method),
                                                        QString::fromUtf8(path)),

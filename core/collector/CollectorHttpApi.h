@@ -2,6 +2,8 @@
 
 #include "net/HttpServer.h"
 
+#include <QThreadPool>
+
 namespace sb {
 
 class Collector;
@@ -30,7 +32,9 @@ class Collector;
 // for other sites, and (on loopback) Host names that are not this machine's, are refused first
 // (see refuseForeignRequest). HEAD is answered as GET, without the body.
 // Bodies are decoded on worker threads and stored on the collector's, so a large push does not
-// hold up other clients; an export is streamed as the client reads it.
+// hold up other clients; an export is streamed as the client reads it. A lab's collector
+// (Collector::labReader) answers /runs, /metrics, /series, /groups and /export from ClickHouse,
+// on threads of their own.
 class CollectorHttpApi final : public QObject {
     Q_OBJECT
 public:
@@ -54,6 +58,7 @@ private:
     bool m_loopback = true;
     QList<QByteArray> m_hostNames; // lower case, without a final dot
     HttpServer m_server;
+    QThreadPool m_labReads; // last: gone first, waiting for the reads in flight
 };
 
 } // namespace sb

@@ -6,6 +6,7 @@
 #include <QUrlQuery>
 #include <QtEndian>
 
+#include <bit>
 #include <cstring>
 
 namespace sb {
@@ -95,6 +96,22 @@ QString ClickHouse::quoted(QStringView text) {
     return out + u'\'';
 }
 
+QStringList ClickHouse::quotedLists(const QStringList &names) {
+    QStringList lists{QString()};
+    for (const QString &name : names) {
+        if (lists.back().size() > 65536)
+            lists << QString();
+        lists.back() += (lists.back().isEmpty() ? QString() : u", "_s) + quoted(name);
+    }
+    return lists;
+}
+
+QString ClickHouse::float64(double value) {
+    const auto little = qToLittleEndian(std::bit_cast<quint64>(value));
+    const QByteArray bytes(reinterpret_cast<const char *>(&little), sizeof little);
+    return u"reinterpretAsFloat64(unhex('%1'))"_s.arg(QLatin1StringView(bytes.toHex()));
+}
+
 Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &body,
                                     const QString &queryId) const {
     QUrl url = m_options.url;
@@ -111,6 +128,8 @@ Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &
         query.addQueryItem(QLatin1StringView(limit), u"throw"_s);
     if (!body.isEmpty())
         query.addQueryItem(u"max_insert_block_size"_s, u"100000000"_s);
+    for (const auto &[name, value] : m_options.settings)
+        query.addQueryItem(name, value);
     // With a body, the statement goes in the URL (the body is its rows).
     if (!body.isEmpty() || statement.isEmpty())
         query.addQueryItem(u"query"_s, QString::fromUtf8(QUrl::toPercentEncoding(statement)));

@@ -54,6 +54,8 @@ public:
         QString user;
         QString password;
         int timeoutS = 30; // a server that sends nothing for this long fails the call
+        // Settings sent with every statement (a reader's limits: max_execution_time, ...).
+        QList<std::pair<QString, QString>> settings;
     };
     struct Version {
         int major = 0;
@@ -76,6 +78,12 @@ public:
 
     // A string as a SQL literal, quoted and escaped.
     static QString quoted(QStringView text);
+    // Names quoted for SQL, joined with commas, in lists of at most about 64 kB each: a
+    // statement stays well within ClickHouse's max_query_size (256 kB).
+    static QStringList quotedLists(const QStringList &names);
+    // A double as a SQL expression of exactly its value (its bits: ClickHouse 18's parser of
+    // decimal text may be a unit off in the last place).
+    static QString float64(double value);
 
 private:
     Result<QByteArray> post(const QString &statement, const QByteArray &body,

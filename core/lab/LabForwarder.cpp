@@ -103,18 +103,6 @@ QJsonObject LabForwarder::state() const {
     return state;
 }
 
-// Names quoted for SQL, in lists of at most about 64 kB each: a statement stays well within
-// ClickHouse's max_query_size (256 kB).
-QStringList quotedLists(const QStringList &names) {
-    QStringList lists{QString()};
-    for (const QString &name : names) {
-        if (lists.back().size() > 65536)
-            lists << QString();
-        lists.back() += (lists.back().isEmpty() ? QString() : u", "_s) + ClickHouse::quoted(name);
-    }
-    return lists;
-}
-
 void LabForwarder::resume(const QStringList &asked) {
     m_ready = false;
     // After deletes, or for many runs, all of it is read again (both are rare).
@@ -123,11 +111,12 @@ void LabForwarder::resume(const QStringList &asked) {
     QString sql = u"SELECT run, metric, max(idx) + 1 FROM points WHERE project = %1"_s.arg(
         ClickHouse::quoted(m_options.project));
     if (!runs.isEmpty())
-        sql += u" AND run IN (%1)"_s.arg(quotedLists(runs).join(u", "_s));
+        sql += u" AND run IN (%1)"_s.arg(ClickHouse::quotedLists(runs).join(u", "_s));
     sql += u" GROUP BY run, metric FORMAT RowBinary"_s;
     const bool migrate = !m_migrated;
     QStringList deletes; // each table's ALTER ... DELETE of the runs to delete
-    for (const QString &list : m_deleting.isEmpty() ? QStringList() : quotedLists(m_deleting)) {
+    for (const QString &list :
+         m_deleting.isEmpty() ? QStringList() : ClickHouse::quotedLists(m_deleting)) {
         for (const auto &[table, column] :
              {std::pair{"points", "run"}, std::pair{"series", "run"}, std::pair{"runs", "name"}})
             deletes << u"ALTER TABLE %1 DELETE WHERE project = %2 AND %3 IN (%4)"_s.arg(

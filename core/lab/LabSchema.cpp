@@ -40,14 +40,18 @@ Result<QStringList> migrate(const ClickHouse &server) {
         u"CREATE TABLE IF NOT EXISTS %1.series (project String, run String, metric String, "
         "points AggregateFunction(count), next AggregateFunction(max, UInt64), "
         "last AggregateFunction(argMax, Tuple(Float64, Float64, Float64), UInt64), "
-        "low AggregateFunction(min, Float64), high AggregateFunction(max, Float64)) "
+        "finite AggregateFunction(count), low AggregateFunction(min, Float64), "
+        "high AggregateFunction(max, Float64), "
+        "low_step AggregateFunction(min, Float64), high_step AggregateFunction(max, Float64), "
+        "low_wall AggregateFunction(min, Float64), high_wall AggregateFunction(max, Float64)) "
         "ENGINE = AggregatingMergeTree ORDER BY (project, run, metric)"_s.arg(database);
     const QString seriesView =
         u"CREATE MATERIALIZED VIEW IF NOT EXISTS %1.series_mv TO %1.series AS SELECT project, "
         "run, metric, countState() AS points, maxState(idx + 1) AS next, "
-        "argMaxState((step, value, wall), idx) AS last, "
-        "minStateIf(value, isFinite(value)) AS low, maxStateIf(value, isFinite(value)) AS high "
-        "FROM %1.points GROUP BY project, run, metric"_s.arg(database);
+        "argMaxState((step, value, wall), idx) AS last, countStateIf(isFinite(value)) AS finite, "
+        "minStateIf(value, isFinite(value)) AS low, maxStateIf(value, isFinite(value)) AS high, "
+        "minState(step) AS low_step, maxState(step) AS high_step, minState(wall) AS low_wall, "
+        "maxState(wall) AS high_wall FROM %1.points GROUP BY project, run, metric"_s.arg(database);
     const QString runs =
         u"CREATE TABLE IF NOT EXISTS %1.runs (project String, name String, info String, "
         "version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY (project, name)"_s.arg(

@@ -10,7 +10,8 @@ constexpr ClickHouse::Version kCodecs{19, 11};
 
 // The tables, in the server's database (created where missing):
 //   points  every point: (project, run, metric, idx) in order, idx its place in its series;
-//   series  per series, kept by a materialized view: count, next idx, last point, finite range;
+//   series  per series, kept by a materialized view: count, next idx, last point, finite values'
+//           count and range, and the range of steps and of wall times;
 //   runs    each run's info as JSON, the latest version kept.
 // Nothing is dropped or rewritten: running it again changes nothing. Returns what it did.
 Result<QStringList> migrate(const ClickHouse &server);

@@ -18,11 +18,7 @@ using scan::Columns;
 using scan::firstWhere;
 using scan::xOf;
 
-struct Indexed {
-    qint64 index = -1;
-    double x = 0;
-    double y = 0;
-};
+using Indexed = IndexedPoint;
 
 // First, last (by x, then index), minimum and maximum (finite values) of one pixel column.
 struct Column {
@@ -156,6 +152,17 @@ void minMaxOfRange(const SeriesSummary &summary, BlockReader &reader, qint64 a, 
 }
 
 } // namespace
+
+void appendM4Column(std::vector<IndexedPoint> candidates, Downsampled *out) {
+    // In index order, a column keeps the first of equal values, as a scan of the series does.
+    std::sort(candidates.begin(), candidates.end(),
+              [](const IndexedPoint &a, const IndexedPoint &b) { return a.index < b.index; });
+    Column column;
+    for (const IndexedPoint &p : candidates)
+        column.add(p);
+    if (column.used)
+        column.emit(out);
+}
 
 std::optional<double> logAxisStart(const PointSource &source, const SeriesSummary &summary,
                                    const SeriesWindow &window) {

@@ -47,4 +47,16 @@ std::optional<double> logAxisStart(const PointSource &source, const SeriesSummar
 Downsampled downsampleM4(const PointSource &source, const SeriesSummary &summary,
                          const SeriesWindow &window);
 
+// A point with its place in its series: what a pixel column's M4 is chosen from.
+struct IndexedPoint {
+    qint64 index = -1;
+    double x = 0;
+    double y = 0;
+};
+// Appends one pixel column's M4 to `out` as downsampleM4 does, from candidates that hold the
+// column's first and last (by x, then index) and its smallest and largest finite values (the
+// first of equals), in any order and perhaps more than once: a store that finds those four
+// itself (the lab's ClickHouse) answers what the embedded store does.
+void appendM4Column(std::vector<IndexedPoint> candidates, Downsampled *out);
+
 } // namespace sb

@@ -7,7 +7,8 @@
 #include <limits>
 
 // Reading a series by pixel columns: shared by M4 downsampling and run groups, so both map x to
-// columns and search sorted series the same way. Internal to core/metrics.
+// columns and search sorted series the same way, and by the lab store's SQL (LabReader), which
+// maps x to columns with the same arithmetic.
 namespace sb::scan {
 
 // Maps x to a pixel column. Every scan uses this one function, so they all agree exactly.
@@ -23,6 +24,10 @@ public:
         , m_halfSpan(scaled(x1) / 2 - scaled(x0) / 2)
         , m_width(std::max(1, width)) {}
     int width() const { return m_width; }
+    // column() is floor((x / 2 - half0()) / halfSpan() * width()), clamped to the columns; all
+    // in column 0 when halfSpan() is not above zero and finite. On a linear axis.
+    double half0() const { return m_half0; }
+    double halfSpan() const { return m_halfSpan; }
     bool contains(double x) const { return x >= m_x0 && x <= m_x1 && (!m_log || x > 0); }
     int column(double x) const {
         if (!(m_halfSpan > 0) || !std::isfinite(m_halfSpan))

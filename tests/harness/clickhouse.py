@@ -38,10 +38,17 @@ CONFIG = """<yandex>
 </yandex>
 """
 
+# "reader": what a lab collector answers reads as (installers/lab): it may set its limits, never
+# write; its profile bounds what one statement costs.
+READER = ("reader", "reader-secret")
 USERS = """<yandex>
-  <profiles><default><max_memory_usage>1000000000</max_memory_usage></default></profiles>
+  <profiles><default><max_memory_usage>1000000000</max_memory_usage></default>
+    <reader><readonly>2</readonly><max_memory_usage>1000000000</max_memory_usage>
+      <max_execution_time>20</max_execution_time><max_threads>2</max_threads></reader></profiles>
   <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
+    <profile>default</profile><quota>default</quota></default>
+    <reader><password>reader-secret</password><networks><ip>127.0.0.1</ip></networks>
+    <profile>reader</profile><quota>default</quota></reader></users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
     <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
   </interval></default></quotas>
@@ -97,9 +104,11 @@ class ClickHouse:
         except OSError:
             return ""
 
-    def query(self, sql):
-        """The answer's text (TabSeparated), or an AssertionError with the server's words."""
-        request = urllib.request.Request(self.url + "/", data=sql.encode(), method="POST")
+    def query(self, sql, user=None):
+        """The answer's text (TabSeparated), or an AssertionError with the server's words;
+        as `user` ((name, password)) when given."""
+        who = "?" + urllib.parse.urlencode({"user": user[0], "password": user[1]}) if user else ""
+        request = urllib.request.Request(self.url + "/" + who, data=sql.encode(), method="POST")
         try:
             with urllib.request.urlopen(request, timeout=60) as answer:
                 return answer.read().decode()

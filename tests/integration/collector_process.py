@@ -42,7 +42,7 @@ def room_for_sockets():
 class Collector:
     """One collector process on a data directory of its own (or a given one)."""
 
-    def __init__(self, data=None, watch=None, max_fds=None, extra=(), cwd=None):
+    def __init__(self, data=None, watch=None, max_fds=None, extra=(), cwd=None, env=None):
         self.data = data or tempfile.mkdtemp(prefix="sb-hostile-")
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
@@ -54,7 +54,8 @@ class Collector:
         fds = max_fds if isinstance(max_fds, tuple) else (max_fds, max_fds)
         limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, fds)) if max_fds else None
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, preexec_fn=limit, cwd=cwd)
+                                        text=True, preexec_fn=limit, cwd=cwd,
+                                        env=dict(os.environ, **env) if env else None)
         line = self.process.stdout.readline()
         if "listening on" not in line:
             raise AssertionError("collector did not start: %r %s" % (line, self.process.stderr.read()))

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import unittest
+import urllib.request
 
 import collector_process
 from collector_process import Collector
@@ -230,6 +231,140 @@ class LabStore(unittest.TestCase):
         self.assertGreaterEqual(stored, sent)
         caught_up(collector, self.server, stored)
         self.assertOnce(stored)
+
+
+def series_points(seed, count, finite=True):
+    """A curve with spikes, plateaus, ties and (unless finite) NaN and infinities, the same for a
+    seed: a pseudo-random walk, so every column's four points are tested."""
+    state, value, out = seed * 7919 + 1, 0.0, []
+    for i in range(count):
+        state = (state * 1103515245 + 12345) % (1 << 31)
+        value += (state % 2001 - 1000) / 1000.0
+        if state % 97 == 0:
+            value = round(value)  # a plateau of equal values: the first of equals is kept
+        out.append(value)
+        if not finite and state % 389 == 0:
+            out[-1] = ["NaN", "Infinity", "-Infinity"][state % 3]
+    return out
+
+
+class LabReads(unittest.TestCase):
+    """A lab's collector (--serve-lab) answers reads from ClickHouse: every run of its project,
+    whichever collector shipped it, as that collector answers them itself."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not clickhouse.available():
+            raise unittest.SkipTest("clickhouse-server is not installed")
+        cls.server = clickhouse.ClickHouse()
+        cls.writers = [Collector(extra=lab_flags(cls.server)) for _ in range(2)]
+        cls.other = Collector(extra=lab_flags(cls.server, project="other"))
+        cls.owner = {}
+        sent = [0, 0, 0]
+        for i, run in enumerate(HOSTILE + ["long", "short", "flat", "wall/only"]):
+            w = i % 2
+            writer = cls.writers[w]
+            cls.owner[run] = writer
+            count = 30000 if run == "long" else 3 if run == "short" else 900 + 37 * i
+            values = [2.5] * count if run == "flat" else series_points(i, count, finite=i != 3)
+            steps = list(range(0, count * 3, 3))
+            walls = [1.7e9 + 0.25 * s + (i % 3) * 1e-3 for s in steps]
+            for first in range(0, count, 10000):
+                body = {"run": run, "info": {"config": {"lr": 10 ** -i, "seed": i},
+                                             "tags": ["t%d" % (i % 3)], "start": 1.7e9 - 5},
+                        "series": {"loss": {"step": steps[first:first + 10000],
+                                            "value": values[first:first + 10000],
+                                            "time": walls[first:first + 10000]},
+                                   "lr": {"step": steps[first:first + 10000],
+                                          "value": [0.1 * (s + 1) for s in
+                                                    steps[first:first + 10000]]}}}
+                status, answer = writer.request("/api/v1/push", body)
+                assert status == 200, answer
+                sent[w] += 2 * len(steps[first:first + 10000])
+        push(cls.other, "secret-run", "loss", 0, [1.0, 2.0])
+        for writer in cls.writers + [cls.other]:
+            caught_up(writer, cls.server, sum(sent) + 2)
+        cls.lab = Collector(extra=lab_flags(cls.server) + [
+            "--serve-lab", "--clickhouse-reader", clickhouse.READER[0]],
+            env={"SIGNALBOX_CLICKHOUSE_READER_PASSWORD": clickhouse.READER[1]})
+
+    @classmethod
+    def tearDownClass(cls):
+        for collector in cls.writers + [cls.other, cls.lab]:
+            collector.stop()
+        cls.server.stop()
+
+    def both(self, path, run, body=None):
+        """The answer of the run's own collector and of the lab's, as text."""
+        answers = []
+        for collector in (self.owner[run], self.lab):
+            data = json.dumps(body).encode() if body is not None else None
+            request = urllib.request.Request(collector.url + path, data=data, method="POST"
+                                             if data else "GET",
+                                             headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                answers.append(answer.read().decode())
+        return answers
+
+    def test_runs_of_every_collector_and_of_the_project_only(self):
+        status, runs = self.lab.request("/api/v1/runs")
+        self.assertEqual(status, 200, runs)
+        self.assertEqual([r["name"] for r in runs], sorted(self.owner, key=lambda n: n.encode()))
+        for run in runs:
+            status, own = self.owner[run["name"]].request("/api/v1/runs")
+            mine = [r for r in own if r["name"] == run["name"]][0]
+            self.assertEqual(run["metrics"], mine["metrics"], run["name"])
+            self.assertEqual(run["config"], mine["config"])
+            self.assertEqual(run["tags"], mine["tags"])
+        status, page = self.lab.request("/api/v1/runs?offset=2&limit=3")
+        self.assertEqual([r["name"] for r in page], [r["name"] for r in runs][2:5])
+        status, found = self.lab.request("/api/v1/runs?where=" + collector_process.q(
+            "config.seed >= 4 and max(loss) > 0 and tags has \"t1\""))
+        self.assertEqual(status, 200, found)
+        expected = [r["name"] for r in runs if r["config"]["seed"] >= 4 and "t1" in r["tags"]
+                    and r["metrics"]["loss"].get("max", 0) > 0]
+        self.assertEqual([r["name"] for r in found], expected)
+        self.assertTrue(expected)
+        status, filtered = self.lab.request("/api/v1/runs?filter=%E5%90%8D")  # 名
+        self.assertEqual([r["name"] for r in filtered], ["名前 </b>"])
+        status, metrics = self.lab.request("/api/v1/metrics")
+        self.assertEqual(metrics, ["loss", "lr"])
+        self.assertNotIn("secret-run", json.dumps(self.lab.request("/api/v1/runs?limit=1000")))
+        status, answer = self.lab.request("/api/v1/series?run=secret-run&metric=loss")
+        self.assertIn("has no metric", answer["series"][0]["error"])
+
+    def test_series_are_the_embedded_stores_to_the_point(self):
+        windows = ["", "&width=7", "&width=1", "&x=wall&width=300", "&x=relative&width=64",
+                   "&from=100&to=5000&width=50", "&from=10&to=10", "&from=9e99&to=1e100",
+                   "&smoothing=0.6", "&smoothing=0.9&smoothing_kind=gaussian&width=90",
+                   "&log_x=1&width=40", "&x_metric=lr&width=33", "&width=10000"]
+        for run in self.owner:
+            for window in windows:
+                path = "/api/v1/series?run=%s&metric=loss%s" % (collector_process.q(run), window)
+                own, lab = self.both(path, run)
+                self.assertEqual(json.loads(lab), json.loads(own), (run, window))
+
+    def test_groups_and_exports_as_the_embedded_store(self):
+        mine = [run for run in self.owner if self.owner[run] is self.writers[0]]
+        for band in ("std", "minmax"):
+            body = {"metric": "loss", "center": "mean", "band": band, "width": 120,
+                    "groups": [{"name": "a", "runs": mine[:2]}, {"name": "b", "runs": mine[2:]
+                                                                 + ["no-such-run"]}]}
+            own, lab = self.both("/api/v1/groups", mine[0], body)
+            self.assertEqual(json.loads(lab), json.loads(own))
+        for run in ("long", HOSTILE[1], "flat"):
+            own, lab = self.both("/api/v1/export?run=%s&metric=loss" % collector_process.q(run),
+                                 run)
+            self.assertEqual(lab, own)
+            self.assertGreater(len(own.splitlines()), 2)
+        status, answer = self.lab.request("/api/v1/export?run=nothing&metric=loss")
+        self.assertEqual(status, 404)
+
+    def test_the_reader_may_not_write(self):
+        with self.assertRaises(AssertionError) as refused:
+            self.server.query("INSERT INTO signalbox.runs VALUES ('lab', 'x', '{}', 1)",
+                              user=clickhouse.READER)
+        self.assertIn("readonly", str(refused.exception).lower())
 
 
 if __name__ == "__main__":

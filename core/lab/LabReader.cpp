@@ -1,0 +1,559 @@
+#include "LabReader.h"
+
+#include "metrics/MetricAxis.h"
+#include "metrics/SeriesScan.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtConcurrent/QtConcurrentMap>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace sb {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Series named in one statement: each is a branch of a UNION ALL, found by its key.
+constexpr std::size_t kSeriesPerStatement = 40;
+
+QString noMetric(const MetricStore::SeriesName &name) {
+    return u"run \"%1\" has no metric \"%2\""_s.arg(name.run, name.metric);
+}
+
+QString cutShort() {
+    return u"ClickHouse's answer was cut short"_s;
+}
+
+// Points read whole, held by the source a computation reads (and by nothing else once done).
+struct LoadedSeries {
+    std::vector<MetricPoint> points;
+    SeriesSummary summary;
+};
+
+class LoadedSource final : public PointSource {
+public:
+    explicit LoadedSource(std::shared_ptr<const LoadedSeries> series)
+        : m_series(std::move(series)) {}
+    qint64 size() const override { return qint64(m_series->points.size()); }
+    void read(qint64 first, qint64 count, MetricPoint *out) const override {
+        std::copy_n(m_series->points.begin() + first, count, out);
+    }
+
+private:
+    std::shared_ptr<const LoadedSeries> m_series;
+};
+
+// A series read from ClickHouse a page at a time, as its reader asks (an export's 8,192 points
+// a call are served from a page of many more).
+class PagedSource final : public PointSource {
+public:
+    PagedSource(ClickHouse server, QString where, qint64 size)
+        : m_server(std::move(server))
+        , m_where(std::move(where))
+        , m_size(size) {}
+    qint64 size() const override { return m_size; }
+    void read(qint64 first, qint64 count, MetricPoint *out) const override {
+        constexpr qint64 kPage = 262'144;
+        for (qint64 i = 0; i < count; ++i) {
+            const qint64 at = first + i;
+            if (at < m_pageStart || at >= m_pageStart + qint64(m_page.size()))
+                fetch(at, std::min(kPage, m_size - at));
+            out[i] = at - m_pageStart < qint64(m_page.size())
+                         ? m_page[std::size_t(at - m_pageStart)]
+                         : MetricPoint{};
+        }
+    }
+    QString failure() const override { return m_failure; }
+
+private:
+    void fetch(qint64 first, qint64 count) const {
+        m_pageStart = first;
+        m_page.clear();
+        if (!m_failure.isEmpty())
+            return;
+        const auto answer = m_server.query(
+            u"SELECT step, value, wall FROM points WHERE %1 AND idx >= %2 AND idx < %3 ORDER BY "
+            "idx FORMAT RowBinary"_s.arg(m_where)
+                .arg(first)
+                .arg(first + count));
+        if (!answer) {
+            m_failure = answer.error();
+            return;
+        }
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed())
+            m_page.push_back({rows.float64(), rows.float64(), rows.float64()});
+        if (rows.failed() || qint64(m_page.size()) != count)
+            m_failure = u"ClickHouse holds %1 of points %2 to %3 of this series: it changed "
+                        "while read"_s.arg(m_page.size())
+                            .arg(first)
+                            .arg(first + count - 1);
+    }
+
+    ClickHouse m_server;
+    QString m_where;
+    qint64 m_size;
+    mutable std::vector<MetricPoint> m_page;
+    mutable qint64 m_pageStart = 0;
+    mutable QString m_failure;
+};
+
+MetricPoint pointOf(RowBinaryReader &row) {
+    MetricPoint p;
+    p.step = row.float64();
+    p.value = row.float64();
+    p.wall = row.float64();
+    return p;
+}
+
+IndexedPoint indexedOf(RowBinaryReader &row) {
+    IndexedPoint p;
+    p.index = qint64(row.uint64());
+    p.x = row.float64();
+    p.y = row.float64();
+    return p;
+}
+
+} // namespace
+
+LabReader::LabReader(Options options)
+    : m_options(std::move(options))
+    , m_server([this] {
+        ClickHouse::Options server = m_options.server;
+        // What one statement may cost ClickHouse; the user's profile may hold it lower.
+        server.settings << std::pair(u"max_execution_time"_s,
+                                     QString::number(m_options.queryLimitS))
+                        << std::pair(u"max_result_bytes"_s, QString::number(qint64(256) << 20));
+        return server;
+    }())
+    , m_project(ClickHouse::quoted(m_options.project)) {
+}
+
+Result<QByteArray> LabReader::select(const QString &sql) const {
+    return m_server.query(sql + u" FORMAT RowBinary"_s);
+}
+
+Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offset, qsizetype limit,
+                                          const RunQuery *where, double now) const {
+    if (limit == 0)
+        return QList<RunSummary>();
+    // A run's newest info; a filter looks in its text as the embedded store's does (the info's
+    // compact JSON, lower case).
+    QString sql = u"SELECT name, argMax(info, version) AS info FROM runs WHERE project = %1 "
+                  "GROUP BY name"_s.arg(m_project);
+    if (!filter.isEmpty())
+        sql += u" HAVING position(lowerUTF8(info), %1) > 0"_s.arg(
+            ClickHouse::quoted(filter.toLower()));
+    sql += u" ORDER BY name"_s;
+    if (!where && limit > 0)
+        sql += u" LIMIT %1, %2"_s.arg(offset).arg(limit);
+    else if (!where && offset > 0)
+        sql += u" LIMIT %1, 18446744073709551615"_s.arg(offset);
+    const auto answer = select(sql);
+    if (!answer)
+        return answer.failure();
+    QList<RunSummary> runs;
+    RowBinaryReader rows(*answer);
+    while (!rows.atEnd() && !rows.failed()) {
+        const QString name = rows.string();
+        const QByteArray info = rows.string().toUtf8();
+        runs.append({RunInfo::fromJson(name, QJsonDocument::fromJson(info).object()), {}, {}});
+    }
+    if (rows.failed())
+        return fail(cutShort());
+    if (where) {
+        // The metrics it reads, for every run; then the page of those that pass.
+        if (const QStringList read = where->metrics(); !read.isEmpty()) {
+            if (Status added = addSummaries(&runs, read); !added)
+                return added.failure();
+        }
+        QList<RunSummary> passed;
+        for (RunSummary &run : runs) {
+            if (!where->matches(run, now))
+                continue;
+            if (offset > 0) {
+                --offset;
+                continue;
+            }
+            run.metrics.clear();
+            passed.append(std::move(run));
+            if (limit > 0 && passed.size() >= limit)
+                break;
+        }
+        runs = std::move(passed);
+    }
+    if (Status added = addSummaries(&runs, {}); !added)
+        return added.failure();
+    return runs;
+}
+
+Status LabReader::addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const {
+    if (runs->isEmpty())
+        return success();
+    QHash<QString, RunSummary *> byName;
+    for (RunSummary &run : *runs)
+        byName.insert(run.info.name, &run);
+    // A few runs are named; many are read with the project's every series.
+    QStringList lists{QString()};
+    if (!metrics.isEmpty())
+        lists = ClickHouse::quotedLists(metrics);
+    else if (runs->size() <= 2000)
+        lists = ClickHouse::quotedLists(QStringList(byName.keyBegin(), byName.keyEnd()));
+    for (const QString &list : lists) {
+        QString sql = u"SELECT run, metric, countMerge(points), argMaxMerge(last), "
+                      "countMerge(finite), minMerge(low), maxMerge(high) FROM series WHERE "
+                      "project = %1"_s.arg(m_project);
+        if (!list.isEmpty())
+            sql += (metrics.isEmpty() ? u" AND run IN (%1)"_s : u" AND metric IN (%1)"_s).arg(list);
+        const auto answer = select(sql + u" GROUP BY run, metric"_s);
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed()) {
+            const QString run = rows.string();
+            const QString metric = rows.string();
+            MetricSummary summary;
+            summary.count = qint64(rows.uint64());
+            summary.last = pointOf(rows);
+            const quint64 finite = rows.uint64();
+            const double low = rows.float64();
+            const double high = rows.float64();
+            if (finite > 0)
+                summary.range = std::pair(low, high);
+            if (RunSummary *found = byName.value(run); found && summary.count > 0)
+                found->metrics.insert(metric, summary);
+        }
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    return success();
+}
+
+Result<QStringList> LabReader::metrics(const QStringList &runs) const {
+    QSet<QString> names;
+    for (const QString &list :
+         runs.isEmpty() ? QStringList{QString()} : ClickHouse::quotedLists(runs)) {
+        QString sql = u"SELECT DISTINCT metric FROM series WHERE project = %1"_s.arg(m_project);
+        if (!list.isEmpty())
+            sql += u" AND run IN (%1)"_s.arg(list);
+        const auto answer = select(sql);
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed())
+            names.insert(rows.string());
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    QStringList sorted(names.cbegin(), names.cend());
+    sorted.sort();
+    return sorted;
+}
+
+Result<std::vector<std::optional<LabReader::Extent>>>
+LabReader::extents(const std::vector<MetricStore::SeriesName> &names) const {
+    std::vector<std::optional<Extent>> out(names.size());
+    QHash<std::pair<QString, QString>, std::vector<std::size_t>> wanted; // places in `names`
+    QStringList runs;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        wanted[{names[i].run, names[i].metric}].push_back(i);
+        runs << names[i].run;
+    }
+    runs.removeDuplicates();
+    for (const QString &list : ClickHouse::quotedLists(runs)) {
+        const auto answer = select(
+            u"SELECT run, metric, countMerge(points), minMerge(low_step), maxMerge(high_step), "
+            "minMerge(low_wall), maxMerge(high_wall) FROM series WHERE project = %1 AND run IN "
+            "(%2) GROUP BY run, metric"_s.arg(m_project, list));
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed()) {
+            QString run = rows.string();
+            const std::pair key(std::move(run), rows.string());
+            Extent extent;
+            extent.count = qint64(rows.uint64());
+            extent.minStep = rows.float64();
+            extent.maxStep = rows.float64();
+            extent.minWall = rows.float64();
+            extent.maxWall = rows.float64();
+            for (const std::size_t i : wanted.value(key))
+                out[i] = extent;
+        }
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    return out;
+}
+
+Result<QHash<QString, double>> LabReader::starts(const QStringList &runs) const {
+    QHash<QString, double> out;
+    for (const QString &list : ClickHouse::quotedLists(runs)) {
+        const auto answer =
+            select(u"SELECT name, argMax(info, version) FROM runs WHERE project = %1 AND name IN "
+                   "(%2) GROUP BY name"_s.arg(m_project, list));
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed()) {
+            const QString name = rows.string();
+            const RunInfo info =
+                RunInfo::fromJson(name, QJsonDocument::fromJson(rows.string().toUtf8()).object());
+            if (info.start)
+                out.insert(name, *info.start);
+        }
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    return out;
+}
+
+Result<std::vector<Result<Downsampled>>>
+LabReader::query(const std::vector<MetricStore::SeriesName> &names,
+                 const SeriesWindow &window) const {
+    // Smoothing needs every point before the window, an x metric each point's mapped step, and
+    // a log axis's columns log10, whose last bit may differ between libraries: read whole.
+    if (window.smoothing > 0 || !window.xMetric.isEmpty() || window.logX) {
+        auto loaded = load(names, window.xMetric);
+        if (!loaded)
+            return loaded.failure();
+        std::vector<Result<Downsampled>> answers(names.size(), Downsampled{});
+        std::vector<std::size_t> order(names.size());
+        std::iota(order.begin(), order.end(), 0);
+        QtConcurrent::blockingMap(order, [&](std::size_t i) {
+            const auto &series = (*loaded)[i];
+            if (!series) {
+                answers[i] = series.failure();
+                return;
+            }
+            SeriesWindow own = window;
+            if (!own.xMetric.isEmpty())
+                own.axis = XAxis::Step; // the mapped steps
+            if (own.axis == XAxis::RelativeTime)
+                own.origin = series->origin;
+            answers[i] = downsampleM4(*series->points, *series->summary, own);
+        });
+        return answers;
+    }
+    return m4(names, window);
+}
+
+Result<std::vector<Result<Downsampled>>>
+LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window) const {
+    auto found = extents(names);
+    if (!found)
+        return found.failure();
+    QHash<QString, double> origins;
+    if (window.axis == XAxis::RelativeTime) {
+        QStringList runs;
+        for (const auto &name : names)
+            runs << name.run;
+        runs.removeDuplicates();
+        auto started = starts(runs);
+        if (!started)
+            return started.failure();
+        origins = std::move(started).value();
+    }
+    std::vector<Result<Downsampled>> answers;
+    answers.reserve(names.size());
+    QStringList branches; // one SELECT a series, by its place in `names`
+    const QString width = QString::number(window.width);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto &extent = (*found)[i];
+        if (!extent) {
+            answers.push_back(fail(noMetric(names[i])));
+            continue;
+        }
+        answers.push_back(Downsampled{{}, {}, extent->count, 0});
+        if (extent->count == 0)
+            continue;
+        // The window as downsampleM4 makes it.
+        const bool step = window.axis == XAxis::Step;
+        const double origin =
+            window.axis == XAxis::RelativeTime ? origins.value(names[i].run, extent->minWall) : 0;
+        const double x0 = window.from.value_or((step ? extent->minStep : extent->minWall) - origin);
+        const double x1 = window.to.value_or((step ? extent->maxStep : extent->maxWall) - origin);
+        const scan::Columns columns(x0, x1, window.width);
+        const QString x = step ? u"step"_s
+                          : window.axis == XAxis::WallTime
+                              ? u"wall"_s
+                              : u"(wall - %1)"_s.arg(ClickHouse::float64(origin));
+        const double span = columns.halfSpan();
+        const QString column =
+            span > 0 && std::isfinite(span)
+                ? u"if((floor((x / 2 - %1) / %2 * %3) AS c) >= 0, least(c, %3 - 1), 0)"_s.arg(
+                      ClickHouse::float64(columns.half0()), ClickHouse::float64(span), width)
+                : u"0"_s;
+        // First and last by x, then index; the smallest and largest finite values, the first of
+        // equals: the four points downsampleM4 keeps.
+        branches << u"SELECT toUInt64(%1) AS k, toFloat64(%2) AS col, count(), "
+                    "argMin(p, (x, idx)), argMax(p, (x, idx)), argMinIf(p, (value, idx), fin), "
+                    "argMaxIf(p, (value, -toInt64(idx)), fin), countIf(fin) FROM (SELECT idx, "
+                    "value, isFinite(value) AS fin, %3 AS x, (idx, x, value) AS p FROM points "
+                    "WHERE project = %4 AND run = %5 AND metric = %6 AND x >= %7 AND x <= %8) "
+                    "GROUP BY col"_s.arg(QString::number(i), column, x, m_project,
+                                         ClickHouse::quoted(names[i].run),
+                                         ClickHouse::quoted(names[i].metric),
+                                         ClickHouse::float64(x0), ClickHouse::float64(x1));
+    }
+    struct Cell {
+        double column;
+        std::vector<IndexedPoint> candidates;
+        qint64 points;
+    };
+    std::vector<std::vector<Cell>> cells(names.size());
+    for (qsizetype first = 0; first < branches.size(); first += kSeriesPerStatement) {
+        const auto answer = select(branches.mid(first, kSeriesPerStatement).join(u" UNION ALL "_s));
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed()) {
+            const quint64 k = rows.uint64();
+            Cell cell;
+            cell.column = rows.float64();
+            cell.points = qint64(rows.uint64());
+            for (int p = 0; p < 4; ++p)
+                cell.candidates.push_back(indexedOf(rows));
+            if (rows.uint64() == 0) // no finite value: the last two are no points
+                cell.candidates.resize(2);
+            // A constant column (a window of no width) groups as no GROUP BY does: one row,
+            // even of nothing.
+            if (k < cells.size() && cell.points > 0)
+                cells[k].push_back(std::move(cell));
+        }
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        std::sort(cells[i].begin(), cells[i].end(),
+                  [](const Cell &a, const Cell &b) { return a.column < b.column; });
+        if (!answers[i])
+            continue;
+        for (Cell &cell : cells[i]) {
+            answers[i].value().inRange += cell.points;
+            appendM4Column(std::move(cell.candidates), &answers[i].value());
+        }
+    }
+    return answers;
+}
+
+Result<std::vector<Result<MetricStore::Opened>>>
+LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString &xMetric) const {
+    // Each series, and each run's x metric once.
+    std::vector<MetricStore::SeriesName> read = names;
+    QHash<QString, std::size_t> xAt; // run -> its x metric's place in `read`
+    if (!xMetric.isEmpty()) {
+        for (const auto &name : names) {
+            if (!xAt.contains(name.run)) {
+                xAt.insert(name.run, read.size());
+                read.push_back({name.run, xMetric});
+            }
+        }
+    }
+    auto found = extents(read);
+    if (!found)
+        return found.failure();
+    qint64 total = 0;
+    for (const auto &extent : *found)
+        total += extent ? extent->count : 0;
+    if (total > m_options.mostPointsRead)
+        return fail(u"these curves hold %1 points, more than a lab collector reads whole for one "
+                    "request (%2; smoothing, an x metric, a log x axis and groups read every "
+                    "point): ask for fewer runs at a time"_s.arg(total)
+                        .arg(m_options.mostPointsRead),
+                    ErrorCode::InvalidInput);
+    QStringList runs;
+    for (const auto &name : names)
+        runs << name.run;
+    runs.removeDuplicates();
+    auto started = starts(runs);
+    if (!started)
+        return started.failure();
+    std::vector<std::vector<std::pair<quint64, MetricPoint>>> points(read.size());
+    QStringList branches;
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        if ((*found)[i] && (*found)[i]->count > 0)
+            branches << u"SELECT toUInt64(%1) AS k, idx, step, value, wall FROM points WHERE "
+                        "project = %2 AND run = %3 AND metric = %4"_s.arg(
+                            QString::number(i), m_project, ClickHouse::quoted(read[i].run),
+                            ClickHouse::quoted(read[i].metric));
+        if ((*found)[i])
+            points[i].reserve(std::size_t((*found)[i]->count));
+    }
+    for (qsizetype first = 0; first < branches.size(); first += kSeriesPerStatement) {
+        const auto answer = select(branches.mid(first, kSeriesPerStatement).join(u" UNION ALL "_s));
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed()) {
+            const quint64 k = rows.uint64();
+            const quint64 idx = rows.uint64();
+            const MetricPoint p = pointOf(rows);
+            if (k < points.size())
+                points[k].emplace_back(idx, p);
+        }
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    // In index order (a branch's rows come in blocks, not necessarily in order).
+    std::vector<std::shared_ptr<LoadedSeries>> series(read.size());
+    std::vector<std::size_t> order(read.size());
+    std::iota(order.begin(), order.end(), 0);
+    QtConcurrent::blockingMap(order, [&](std::size_t i) {
+        auto &rows = points[i];
+        std::sort(rows.begin(), rows.end(),
+                  [](const auto &a, const auto &b) { return a.first < b.first; });
+        auto loaded = std::make_shared<LoadedSeries>();
+        loaded->points.reserve(rows.size());
+        for (const auto &row : rows)
+            loaded->points.push_back(row.second);
+        std::vector<std::pair<quint64, MetricPoint>>().swap(rows);
+        series[i] = std::move(loaded);
+    });
+    std::vector<Result<MetricStore::Opened>> out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!(*found)[i]) {
+            out.push_back(fail(noMetric(names[i])));
+            continue;
+        }
+        std::shared_ptr<LoadedSeries> own = series[i];
+        if (!xMetric.isEmpty()) {
+            const std::size_t x = xAt.value(names[i].run);
+            if (!(*found)[x]) {
+                out.push_back(fail(noMetric(read[x])));
+                continue;
+            }
+            const MetricAxisSource mapped(std::make_unique<LoadedSource>(own), series[x]->points);
+            auto mappedSeries = std::make_shared<LoadedSeries>();
+            mappedSeries->points.resize(own->points.size());
+            mapped.read(0, mapped.size(), mappedSeries->points.data());
+            own = std::move(mappedSeries);
+        }
+        own->summary.update(VectorPointSource(&own->points));
+        const double origin = started->value(names[i].run, own->summary.minX(XAxis::WallTime));
+        const SeriesSummary *summary = &own->summary;
+        out.push_back(MetricStore::Opened{std::make_unique<LoadedSource>(std::move(own)), summary,
+                                          origin, nullptr});
+    }
+    return out;
+}
+
+Result<std::unique_ptr<PointSource>> LabReader::pages(const QString &run,
+                                                      const QString &metric) const {
+    auto found = extents({{run, metric}});
+    if (!found)
+        return found.failure();
+    if (!found->front())
+        return fail(noMetric({run, metric}));
+    return std::unique_ptr<PointSource>(std::make_unique<PagedSource>(
+        m_server,
+        u"project = %1 AND run = %2 AND metric = %3"_s.arg(m_project, ClickHouse::quoted(run),
+                                                           ClickHouse::quoted(metric)),
+        found->front()->count));
+}
+
+} // namespace sb

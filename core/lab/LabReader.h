@@ -1,0 +1,75 @@
+#pragma once
+
+#include "ClickHouse.h"
+#include "metrics/CollectorApi.h"
+#include "metrics/Downsampler.h"
+#include "metrics/RunQuery.h"
+#include "metrics/SeriesSummary.h"
+#include "metrics/store/MetricStore.h"
+
+#include <memory>
+#include <vector>
+
+namespace sb {
+
+// A lab collector's reads, answered from the lab's ClickHouse in SQL: every run of the project,
+// whichever collector shipped it (LabForwarder). Answers are the embedded store's, to the point:
+// /series' M4 is computed per pixel column in one statement, with the columns mapped as
+// downsampleM4 maps them. What needs every point (smoothing, an x metric, a log x axis, groups)
+// reads the series whole, bounded by mostPointsRead.
+//
+// Calls block (ClickHouse over HTTP): the collector makes them on a thread of their own. It
+// holds nothing that changes, so several may run at once.
+class LabReader {
+public:
+    struct Options {
+        // Best a user of readonly = 2 (it may set its limits, never write): see installers/lab.
+        ClickHouse::Options server;
+        QString project = QStringLiteral("default");
+        // Points a request may read whole (32 bytes each on the wire).
+        qint64 mostPointsRead = 8'000'000;
+        int queryLimitS = 10; // a statement past this is ended by ClickHouse
+    };
+    explicit LabReader(Options options);
+
+    const Options &options() const { return m_options; }
+    // As Collector::runs: name order (as UTF-8 bytes), `limit` after `offset`; `now` for the
+    // query's times.
+    Result<QList<RunSummary>> runs(const QString &filter, qsizetype offset, qsizetype limit,
+                                   const RunQuery *where, double now) const;
+    // The metrics of these runs (every run's when empty), sorted.
+    Result<QStringList> metrics(const QStringList &runs) const;
+    // As MetricStore::query, each answer in the order asked; the failure is ClickHouse's.
+    Result<std::vector<Result<Downsampled>>>
+    query(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window) const;
+    // Series read whole, to compute on as the embedded store's (MetricStore::Opened): each
+    // name's, or why it has none. With `xMetric`, each point's step is that metric's value at
+    // the step (MetricAxisSource).
+    Result<std::vector<Result<MetricStore::Opened>>>
+    load(const std::vector<MetricStore::SeriesName> &names, const QString &xMetric = {}) const;
+    // A series' points a page at a time, as an export reads them; its size is what ClickHouse
+    // held when opened.
+    Result<std::unique_ptr<PointSource>> pages(const QString &run, const QString &metric) const;
+
+private:
+    struct Extent {
+        qint64 count = 0;
+        double minStep = 0, maxStep = 0, minWall = 0, maxWall = 0;
+    };
+    // Each named series' count and extents; a missing one is unset.
+    Result<std::vector<std::optional<Extent>>>
+    extents(const std::vector<MetricStore::SeriesName> &names) const;
+    // Where each run began (its info's start; unset when it says none).
+    Result<QHash<QString, double>> starts(const QStringList &runs) const;
+    // Metric summaries of runs (all runs' when `runs` is empty) or of metrics.
+    Status addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const;
+    Result<std::vector<Result<Downsampled>>> m4(const std::vector<MetricStore::SeriesName> &names,
+                                                const SeriesWindow &window) const;
+    Result<QByteArray> select(const QString &sql) const;
+
+    Options m_options;
+    ClickHouse m_server;
+    QString m_project; // quoted
+};
+
+} // namespace sb
