@@ -3,6 +3,7 @@
 #include "metrics/MetricAxis.h"
 #include "metrics/SeriesScan.h"
 
+#include <QDataStream>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtConcurrent/QtConcurrentMap>
@@ -315,6 +316,85 @@ Result<QHash<QString, double>> LabReader::starts(const QStringList &runs) const 
 Result<std::vector<Result<Downsampled>>>
 LabReader::query(const std::vector<MetricStore::SeriesName> &names,
                  const SeriesWindow &window) const {
+    // What each curve depends on, the key of its answer in the cache: its series' extent (a
+    // point added changes its count), its x metric's, where its run began, and the window.
+    std::vector<MetricStore::SeriesName> read = names;
+    QHash<QString, std::size_t> xAt; // run -> its x metric's place in `read`
+    if (!window.xMetric.isEmpty()) {
+        for (const auto &name : names) {
+            if (!xAt.contains(name.run)) {
+                xAt.insert(name.run, read.size());
+                read.push_back({name.run, window.xMetric});
+            }
+        }
+    }
+    auto found = extents(read);
+    if (!found)
+        return found.failure();
+    QStringList runs;
+    for (const auto &name : names)
+        runs << name.run;
+    runs.removeDuplicates();
+    auto origins = starts(runs);
+    if (!origins)
+        return origins.failure();
+    std::vector<Result<Downsampled>> answers(names.size(), Downsampled{});
+    std::vector<QByteArray> keys(names.size());
+    std::vector<std::size_t> missed;
+    {
+        const QMutexLocker locked(&m_cacheLock);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            const auto &extent = (*found)[i];
+            if (!extent) {
+                answers[i] = fail(noMetric(names[i]));
+                continue;
+            }
+            QDataStream key(&keys[i], QIODevice::WriteOnly);
+            const auto put = [&key](const std::optional<Extent> &e) {
+                key << bool(e) << (e ? e->count : 0) << (e ? e->minStep : 0) << (e ? e->maxStep : 0)
+                    << (e ? e->minWall : 0) << (e ? e->maxWall : 0);
+            };
+            key << names[i].run << names[i].metric << window.xMetric << int(window.axis)
+                << window.from.has_value() << window.from.value_or(0) << window.to.has_value()
+                << window.to.value_or(0) << window.width << window.smoothing
+                << int(window.smoothingKind) << window.logX
+                << origins->value(names[i].run, std::nan(""));
+            put(extent);
+            if (!window.xMetric.isEmpty())
+                put((*found)[xAt.value(names[i].run)]);
+            if (const Downsampled *cached = m_cache.object(keys[i]))
+                answers[i] = *cached;
+            else
+                missed.push_back(i);
+        }
+    }
+    if (missed.empty())
+        return answers;
+    std::vector<MetricStore::SeriesName> asked;
+    std::vector<std::optional<Extent>> askedExtents;
+    for (const std::size_t i : missed) {
+        asked.push_back(names[i]);
+        askedExtents.push_back((*found)[i]);
+    }
+    auto computed = compute(asked, window, askedExtents, *origins);
+    if (!computed)
+        return computed.failure();
+    const QMutexLocker locked(&m_cacheLock);
+    for (std::size_t j = 0; j < missed.size(); ++j) {
+        Result<Downsampled> &answer = computed.value()[j];
+        if (answer) {
+            const qint64 bytes = qint64(answer->x.size() + answer->y.size()) * 8 + 256;
+            m_cache.insert(keys[missed[j]], new Downsampled(*answer), bytes);
+        }
+        answers[missed[j]] = std::move(answer);
+    }
+    return answers;
+}
+
+Result<std::vector<Result<Downsampled>>>
+LabReader::compute(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
+                   const std::vector<std::optional<Extent>> &extents,
+                   const QHash<QString, double> &origins) const {
     // Smoothing needs every point before the window, an x metric each point's mapped step, and
     // a log axis's columns log10, whose last bit may differ between libraries: read whole.
     if (window.smoothing > 0 || !window.xMetric.isEmpty() || window.logX) {
@@ -339,31 +419,20 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
         });
         return answers;
     }
-    return m4(names, window);
+    return m4(names, window, extents, origins);
 }
 
 Result<std::vector<Result<Downsampled>>>
-LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window) const {
-    auto found = extents(names);
-    if (!found)
-        return found.failure();
-    QHash<QString, double> origins;
-    if (window.axis == XAxis::RelativeTime) {
-        QStringList runs;
-        for (const auto &name : names)
-            runs << name.run;
-        runs.removeDuplicates();
-        auto started = starts(runs);
-        if (!started)
-            return started.failure();
-        origins = std::move(started).value();
-    }
+LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
+              const std::vector<std::optional<Extent>> &extents,
+              const QHash<QString, double> &origins) const {
     std::vector<Result<Downsampled>> answers;
     answers.reserve(names.size());
-    QStringList branches; // one SELECT a series, by its place in `names`
+    // A SELECT a series, by its place in `names`, in two halves.
+    std::vector<std::pair<QString, QString>> branches(names.size());
     const QString width = QString::number(window.width);
     for (std::size_t i = 0; i < names.size(); ++i) {
-        const auto &extent = (*found)[i];
+        const auto &extent = extents[i];
         if (!extent) {
             answers.push_back(fail(noMetric(names[i])));
             continue;
@@ -388,46 +457,82 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
                 ? u"if((floor((x / 2 - %1) / %2 * %3) AS c) >= 0, least(c, %3 - 1), 0)"_s.arg(
                       ClickHouse::float64(columns.half0()), ClickHouse::float64(span), width)
                 : u"0"_s;
-        // First and last by x, then index; the smallest and largest finite values, the first of
-        // equals: the four points downsampleM4 keeps.
-        branches << u"SELECT toUInt64(%1) AS k, toFloat64(%2) AS col, count(), "
-                    "argMin(p, (x, idx)), argMax(p, (x, idx)), argMinIf(p, (value, idx), fin), "
-                    "argMaxIf(p, (value, -toInt64(idx)), fin), countIf(fin) FROM (SELECT idx, "
-                    "value, isFinite(value) AS fin, %3 AS x, (idx, x, value) AS p FROM points "
-                    "WHERE project = %4 AND run = %5 AND metric = %6 AND x >= %7 AND x <= %8) "
-                    "GROUP BY col"_s.arg(QString::number(i), column, x, m_project,
-                                         ClickHouse::quoted(names[i].run),
-                                         ClickHouse::quoted(names[i].metric),
-                                         ClickHouse::float64(x0), ClickHouse::float64(x1));
+        // The first and last by x, then index (between the two halves); the smallest and
+        // largest finite values, the first of equals: the four points downsampleM4 keeps.
+        branches[i] = {
+            u"SELECT toUInt64(%1) AS k, toFloat64(%2) AS col, count(), "_s.arg(i).arg(column),
+            u", min(x), max(x), argMinIf(p, (value, idx), fin), argMaxIf(p, (value, "
+            "-toInt64(idx)), fin), countIf(fin) FROM (SELECT idx, value, isFinite(value) AS fin, "
+            "%1 AS x, (idx, x, value) AS p FROM points WHERE project = %2 AND run = %3 AND "
+            "metric = %4 AND x >= %5 AND x <= %6) GROUP BY col"_s.arg(
+                x, m_project, ClickHouse::quoted(names[i].run), ClickHouse::quoted(names[i].metric),
+                ClickHouse::float64(x0), ClickHouse::float64(x1))};
     }
+    // Where x never falls along the series within a column (a step axis, mostly), its first and
+    // last by (x, index) are its first and last by index, which numbers find far faster than
+    // pairs do; a column where that is not so has its series asked again by pairs.
+    const QString byIndex = u"argMin(p, idx), argMax(p, idx)"_s;
+    const QString byPairs = u"argMin(p, (x, idx)), argMax(p, (x, idx))"_s;
     struct Cell {
         double column;
         std::vector<IndexedPoint> candidates;
         qint64 points;
     };
     std::vector<std::vector<Cell>> cells(names.size());
-    for (qsizetype first = 0; first < branches.size(); first += kSeriesPerStatement) {
-        const auto answer = select(branches.mid(first, kSeriesPerStatement).join(u" UNION ALL "_s));
-        if (!answer)
-            return answer.failure();
-        RowBinaryReader rows(*answer);
-        while (!rows.atEnd() && !rows.failed()) {
-            const quint64 k = rows.uint64();
-            Cell cell;
-            cell.column = rows.float64();
-            cell.points = qint64(rows.uint64());
-            for (int p = 0; p < 4; ++p)
-                cell.candidates.push_back(indexedOf(rows));
-            if (rows.uint64() == 0) // no finite value: the last two are no points
-                cell.candidates.resize(2);
-            // A constant column (a window of no width) groups as no GROUP BY does: one row,
-            // even of nothing.
-            if (k < cells.size() && cell.points > 0)
+    std::vector<char> unordered(names.size(), 0);
+    const auto ask = [&](const std::vector<std::size_t> &series,
+                         const QString &firstAndLast) -> Status {
+        for (std::size_t first = 0; first < series.size(); first += kSeriesPerStatement) {
+            QStringList statement;
+            for (std::size_t j = first; j < std::min(series.size(), first + kSeriesPerStatement);
+                 ++j) {
+                statement << branches[series[j]].first + firstAndLast + branches[series[j]].second;
+                cells[series[j]].clear();
+            }
+            const auto answer = select(statement.join(u" UNION ALL "_s));
+            if (!answer)
+                return answer.failure();
+            RowBinaryReader rows(*answer);
+            while (!rows.atEnd() && !rows.failed()) {
+                const quint64 k = rows.uint64();
+                Cell cell;
+                cell.column = rows.float64();
+                cell.points = qint64(rows.uint64());
+                for (int p = 0; p < 2; ++p)
+                    cell.candidates.push_back(indexedOf(rows));
+                const double lowX = rows.float64();
+                const double highX = rows.float64();
+                for (int p = 0; p < 2; ++p)
+                    cell.candidates.push_back(indexedOf(rows));
+                if (rows.uint64() == 0) // no finite value: the last two are no points
+                    cell.candidates.resize(2);
+                // A constant column (a window of no width) groups as no GROUP BY does: one row,
+                // even of nothing.
+                if (k >= cells.size() || cell.points == 0)
+                    continue;
+                if (cell.candidates[0].x != lowX || cell.candidates[1].x != highX)
+                    unordered[k] = 1;
                 cells[k].push_back(std::move(cell));
+            }
+            if (rows.failed())
+                return fail(cutShort());
         }
-        if (rows.failed())
-            return fail(cutShort());
+        return success();
+    };
+    std::vector<std::size_t> asked;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!branches[i].first.isEmpty())
+            asked.push_back(i);
     }
+    if (Status done = ask(asked, byIndex); !done)
+        return done.failure();
+    asked.clear();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (unordered[i])
+            asked.push_back(i);
+    }
+    if (Status done = ask(asked, byPairs); !done)
+        return done.failure();
     for (std::size_t i = 0; i < names.size(); ++i) {
         std::sort(cells[i].begin(), cells[i].end(),
                   [](const Cell &a, const Cell &b) { return a.column < b.column; });

@@ -7,6 +7,9 @@
 #include "metrics/SeriesSummary.h"
 #include "metrics/store/MetricStore.h"
 
+#include <QCache>
+#include <QMutex>
+
 #include <memory>
 #include <vector>
 
@@ -39,7 +42,8 @@ public:
                                    const RunQuery *where, double now) const;
     // The metrics of these runs (every run's when empty), sorted.
     Result<QStringList> metrics(const QStringList &runs) const;
-    // As MetricStore::query, each answer in the order asked; the failure is ClickHouse's.
+    // As MetricStore::query, each answer in the order asked; the failure is ClickHouse's. Answers
+    // are kept, and given again while their series and window are the same.
     Result<std::vector<Result<Downsampled>>>
     query(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window) const;
     // Series read whole, to compute on as the embedded store's (MetricStore::Opened): each
@@ -63,13 +67,25 @@ private:
     Result<QHash<QString, double>> starts(const QStringList &runs) const;
     // Metric summaries of runs (all runs' when `runs` is empty) or of metrics.
     Status addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const;
+    // Curves not in the cache: M4 in SQL, or read whole and downsampled here.
+    Result<std::vector<Result<Downsampled>>>
+    compute(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
+            const std::vector<std::optional<Extent>> &extents,
+            const QHash<QString, double> &origins) const;
     Result<std::vector<Result<Downsampled>>> m4(const std::vector<MetricStore::SeriesName> &names,
-                                                const SeriesWindow &window) const;
+                                                const SeriesWindow &window,
+                                                const std::vector<std::optional<Extent>> &extents,
+                                                const QHash<QString, double> &origins) const;
     Result<QByteArray> select(const QString &sql) const;
 
     Options m_options;
     ClickHouse m_server;
     QString m_project; // quoted
+    // Curves answered, by what they depend on (query()): a finished run's chart that many GUIs
+    // show is computed once. Costs its bytes; the least recently asked go first.
+    static constexpr qint64 kCacheBytes = qint64(64) << 20;
+    mutable QMutex m_cacheLock;
+    mutable QCache<QByteArray, Downsampled> m_cache{kCacheBytes};
 };
 
 } // namespace sb

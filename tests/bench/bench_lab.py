@@ -1,7 +1,10 @@
 """The lab store side by side with the embedded one: the same points pushed to a collector
 alone, and to a collector that ships them to a real ClickHouse (Debian's clickhouse-server on
 loopback, tests/harness/clickhouse.py): the ingest rate, the rate at which ClickHouse catches
-up, the collector's CPU per point for shipping, and bytes a point on disk in each.
+up, the collector's CPU per point for shipping, and bytes a point on disk in each. Then reads:
+the same /series asked of the collector alone and of a lab's collector (--serve-lab) answering
+from ClickHouse: M4 of a 1 M and a 10 M-point series, 100 runs x 10 k points in one chart, and
+queries a second from 8 clients at once.
 
 usage: bench_lab.py PATH/TO/signalbox-collector"""
 
@@ -14,7 +17,9 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,6 +31,8 @@ SCALE = float(os.environ.get("SIGNALBOX_BENCH_SCALE", "1"))
 RUNS = 20
 PER_RUN = max(10_000, int(200_000 * SCALE))  # 4 M points at scale 1
 BATCH = 10_000
+LONG = {"long-1m": 1_000_000, "long-10m": max(1_000_000, int(10_000_000 * SCALE))}
+CHART_RUNS, CHART_POINTS = 100, 10_000
 
 
 def columns_push(run, first, rows):
@@ -79,6 +86,76 @@ def push_all(collector):
     return time.perf_counter() - start
 
 
+def push_reads_data(collector):
+    """The series the reads are timed on: two long ones and 100 runs of a chart."""
+    for run, count in LONG.items():
+        for first in range(0, count, 100_000):
+            request(collector.url, "/api/v1/push/columns",
+                    columns_push(run, first, min(100_000, count - first)))
+    for r in range(CHART_RUNS):
+        request(collector.url, "/api/v1/push/columns",
+                columns_push("chart-%03d" % r, 0, CHART_POINTS))
+    return sum(LONG.values()) + CHART_RUNS * CHART_POINTS
+
+
+def median_ms(url, path, tries=9, new_window=False):
+    """The median time of a GET, warm (one untimed first), and its answer's point count. With
+    `new_window`, each asks for another width (an answer the lab has not kept)."""
+    points = sum(len(s["x"]) for s in request(url, path)["series"])
+    times = []
+    for i in range(tries):
+        asked = path + ("&width=%d" % (1000 - i - 1) if new_window else "")
+        start = time.perf_counter()
+        request(url, asked)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2] * 1e3, points
+
+
+def queries_per_second(url, path, clients=8, seconds=5.0, new_window=False):
+    done = [0] * clients
+    stop = time.perf_counter() + seconds
+
+    def client(i):
+        while time.perf_counter() < stop:
+            width = 2000 + i * 1000 + done[i] if new_window else 1000
+            request(url, path + "&width=%d" % width)
+            done[i] += 1
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(done) / seconds
+
+
+def compare_reads(alone, reader):
+    print("  reads: the collector alone (embedded store) vs a lab's collector answering from "
+          "ClickHouse (--serve-lab), median of 9 warm requests over HTTP")
+    asks = [("M4 of 1 M points", ["long-1m"]),
+            ("M4 of %.0f M points" % (LONG["long-10m"] / 1e6), ["long-10m"]),
+            ("%d runs x %d points in one chart" % (CHART_RUNS, CHART_POINTS),
+             ["chart-%03d" % r for r in range(CHART_RUNS)])]
+    for label, runs in asks:
+        path = "/api/v1/series?" + "&".join("run=" + urllib.parse.quote(r) for r in runs) + \
+            "&metric=loss"
+        for kept in (False, True):
+            embedded_ms, embedded_points = median_ms(alone.url, path, new_window=not kept)
+            lab_ms, lab_points = median_ms(reader.url, path, new_window=not kept)
+            same = "same points" if embedded_points == lab_points else \
+                "POINTS DIFFER: %d vs %d" % (embedded_points, lab_points)
+            print("    %s, %s: embedded %.1f ms, ClickHouse %.1f ms (x%.2f; %s)" %
+                  (label, "the same window again (kept)" if kept else "a new window each time",
+                   embedded_ms, lab_ms, lab_ms / embedded_ms, same))
+    path = "/api/v1/series?run=long-1m&metric=loss"
+    for kept in (False, True):
+        embedded_qps = queries_per_second(alone.url, path, new_window=not kept)
+        lab_qps = queries_per_second(reader.url, path, new_window=not kept)
+        print("    8 clients asking for the 1 M-point M4 at once, %s: embedded %.0f queries/s, "
+              "ClickHouse %.0f queries/s (x%.2f)" %
+              ("the same window (kept)" if kept else "each a new window", embedded_qps, lab_qps,
+               lab_qps / embedded_qps))
+
+
 def main():
     binary = sys.argv[1]
     total = RUNS * PER_RUN
@@ -94,8 +171,10 @@ def main():
         alone_cpu = cpu_seconds(alone.process.pid) - cpu0
         request(alone.url, "/api/v1/health")
         alone_bytes = alone.bytes_on_disk()
-    finally:
+        extra = push_reads_data(alone)
+    except BaseException:
         alone.stop()
+        raise
     with clickhouse.ClickHouse() as server:
         lab = CollectorProcess(binary, ["--clickhouse", server.url, "--project", "bench"])
         try:
@@ -110,8 +189,22 @@ def main():
                 time.sleep(0.05)
             caught_s = time.perf_counter() - start
             lab_cpu = cpu_seconds(lab.process.pid) - cpu0
+            push_reads_data(lab)
+            while True:
+                health = request(lab.url, "/api/v1/health")
+                held = int(server.query("SELECT count() FROM signalbox.points").strip() or 0)
+                if health["lab"].get("caught_up") and held >= total + extra:
+                    break
+                time.sleep(0.2)
         finally:
             lab.stop()
+        reader = CollectorProcess(binary, ["--clickhouse", server.url, "--project", "bench",
+                                           "--serve-lab"])
+        try:
+            compare_reads(alone, reader)
+        finally:
+            reader.stop()
+            alone.stop()
         server.query("OPTIMIZE TABLE signalbox.points FINAL")
         parts = server.query("SELECT sum(rows), sum(bytes_on_disk) FROM system.parts WHERE "
                              "database = 'signalbox' AND table = 'points' AND active").split()
