@@ -4,8 +4,10 @@
 #include "util/OffThread.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QStorageInfo>
 #include <QStringDecoder>
 #include <QTemporaryFile>
 #include <QThreadPool>
@@ -306,6 +308,13 @@ HttpResponse samplesReply(const MetricStore &store, const Parameters &query) {
     return json(reply.toJson());
 }
 
+// The threads a lab collector's reads run on: charts', and exports' (long).
+struct LabPools {
+    QThreadPool *reads;
+    QThreadPool *exports;
+};
+const QString kLabExportPrefix = QStringLiteral("lab-export-");
+
 // A series another holds, for as long as a computation reads it.
 class BorrowedSource final : public PointSource {
 public:
@@ -410,13 +419,13 @@ HttpResponse csvReply(std::shared_ptr<CsvExport> csv) {
             }};
 }
 
-// A read of a lab collector, answered from the lab's ClickHouse on `pool` (its calls block);
+// A read of a lab collector, answered from the lab's ClickHouse on `pools` (its calls block);
 // false for what the collector's own store answers (pushes, health, samples, ...).
-bool answerFromLab(QObject *context, QThreadPool *pool,
+bool answerFromLab(QObject *context, const LabPools &pools,
                    const std::shared_ptr<const LabReader> &reader, const QString &spool,
                    const QByteArray &path, bool get, bool post, const Parameters &query,
                    const QByteArray &body, const HttpServer::Respond &respond) {
-    const auto later = [&](auto work, auto reply) {
+    const auto later = [&](auto work, auto reply, QThreadPool *pool) {
         runOffThread(pool, context, std::move(work),
                      [respond, reply](auto answer) { respond(reply(std::move(answer))); });
     };
@@ -432,13 +441,14 @@ bool answerFromLab(QObject *context, QThreadPool *pool,
                                     runs.where ? &*runs.where : nullptr,
                                     double(QDateTime::currentMSecsSinceEpoch()) / 1000);
             },
-            runsReply);
+            runsReply, pools.reads);
     } else if (path == CollectorApi::kMetrics && get) {
         const auto named = namedRuns(query);
         if (!named)
             respond(error(named.error(), BadRequest));
         else
-            later([reader, runs = *named] { return reader->metrics(runs); }, metricsReply);
+            later([reader, runs = *named] { return reader->metrics(runs); }, metricsReply,
+                  pools.reads);
     } else if (path == CollectorApi::kSeries && get) {
         auto ask = seriesAsk(query);
         if (auto *refused = std::get_if<HttpResponse>(&ask)) {
@@ -467,7 +477,8 @@ bool answerFromLab(QObject *context, QThreadPool *pool,
                                                       : Unavailable);
                 auto &[curves, raws] = answers.value();
                 return seriesReply(*series, std::move(curves), std::move(raws));
-            });
+            },
+            pools.reads);
     } else if (path == CollectorApi::kGroups && post) {
         auto ask = groupsAsk(body);
         if (auto *refused = std::get_if<HttpResponse>(&ask)) {
@@ -500,41 +511,59 @@ bool answerFromLab(QObject *context, QThreadPool *pool,
                             (*series)->summary, (*series)->origin, nullptr};
                     });
             },
-            groupsReply);
+            groupsReply, pools.reads);
     } else if (path == CollectorApi::kExport && get) {
         // Written whole to a file in the spool's directory first (ClickHouse is not read on the
-        // thread that streams replies), then streamed from there.
+        // thread that streams replies), then streamed from there; on a thread of their own, so
+        // that a long export holds up no chart.
         later(
-            [reader, spool, run = query.value(u"run"_s),
+            [reader, spool, home = context->thread(), run = query.value(u"run"_s),
              metric = query.value(u"metric"_s)]() -> Result<std::shared_ptr<QFile>> {
                 auto source = reader->pages(run, metric);
                 if (!source)
                     return source.failure();
-                auto file = std::make_shared<QTemporaryFile>(spool + u"/lab-export-XXXXXX"_s);
+                // A point is at most about 80 characters of CSV; pushes need the room left.
+                const qint64 needs = (*source)->size() * 80 + (qint64(1) << 30);
+                if (const QStorageInfo disk(spool); disk.bytesAvailable() < needs)
+                    return fail(
+                        u"the collector's disk has %1 MB free, too little to export %2 "
+                        "points (it keeps 1 GB for pushes)"_s.arg(disk.bytesAvailable() >> 20)
+                            .arg((*source)->size()),
+                        ErrorCode::StorageFailed);
+                auto file =
+                    std::make_shared<QTemporaryFile>(spool + u'/' + kLabExportPrefix + u"XXXXXX"_s);
+                const auto cannotWrite = [&file] {
+                    return fail(u"cannot write the export: %1"_s.arg(file->errorString()),
+                                ErrorCode::StorageFailed);
+                };
                 if (!file->open())
-                    return fail(u"cannot write the export: %1"_s.arg(file->errorString()));
+                    return cannotWrite();
                 CsvExport csv(std::move(source).value());
                 for (QByteArray piece = csv.next(); !piece.isEmpty(); piece = csv.next()) {
                     if (file->write(piece) != piece.size())
-                        return fail(u"cannot write the export: %1"_s.arg(file->errorString()));
+                        return cannotWrite();
                 }
                 if (!csv.error().isEmpty())
                     return fail(csv.error());
                 if (!file->flush() || !file->seek(0))
-                    return fail(u"cannot write the export: %1"_s.arg(file->errorString()));
+                    return cannotWrite();
+                file->moveToThread(home); // read and deleted there
                 return std::shared_ptr<QFile>(std::move(file));
             },
             [](const Result<std::shared_ptr<QFile>> &file) -> HttpResponse {
                 if (!file)
                     return error(file.error(),
-                                 file.errorCode() == ErrorCode::Failed ? NotFound : Unavailable);
+                                 file.errorCode() == ErrorCode::InvalidInput    ? NotFound
+                                 : file.errorCode() == ErrorCode::StorageFailed ? Storage
+                                                                                : Unavailable);
                 return {Ok, "text/csv", {}, [file = *file]() -> std::optional<QByteArray> {
                             QByteArray piece = file->read(qint64(1) << 20);
                             if (piece.isEmpty() && !file->atEnd())
                                 return std::nullopt; // a read error: the client sees a cut body
                             return piece;
                         }};
-            });
+            },
+            pools.exports);
     } else {
         return false;
     }
@@ -550,8 +579,21 @@ CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
                       const HttpServer::Respond &respond) { handle(std::move(request), respond); },
                limits) {
     m_labReads.setMaxThreadCount(4); // ClickHouse does the work: a few GUIs' reads at once
+    m_labExports.setMaxThreadCount(1);
+    // Exports a kill left behind.
+    if (m_collector->labReader()) {
+        QDir spool(m_collector->store().directory());
+        for (const QString &name :
+             spool.entryList({kLabExportPrefix + u'*'}, QDir::Files | QDir::Hidden))
+            spool.remove(name);
+    }
     if (!token.isEmpty())
         m_expectedAuthorization = "Bearer " + token.toUtf8();
+}
+
+CollectorHttpApi::~CollectorHttpApi() {
+    m_labReads.clear(); // reads not yet begun are dropped; those under way are waited for
+    m_labExports.clear();
 }
 
 void CollectorHttpApi::setHostNames(const QStringList &names) {
@@ -589,8 +631,9 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     const bool get = request.method == "GET" || request.method == "HEAD"; // HEAD: no body sent
     const bool post = request.method == "POST";
     if (const auto reader = m_collector->labReader();
-        reader && answerFromLab(this, &m_labReads, reader, m_collector->store().directory(), path,
-                                get, post, query, request.body, respond))
+        reader &&
+        answerFromLab(this, {&m_labReads, &m_labExports}, reader, m_collector->store().directory(),
+                      path, get, post, query, request.body, respond))
         return;
 
     if (path == CollectorApi::kHealth && get) {

@@ -40,6 +40,7 @@ class CollectorHttpApi final : public QObject {
 public:
     CollectorHttpApi(Collector *collector, const QString &token,
                      HttpServer::Limits limits = HttpServer::Limits{});
+    ~CollectorHttpApi() override;
 
     Status listen(const QHostAddress &address, quint16 port) {
         m_loopback = address.isLoopback();
@@ -58,7 +59,9 @@ private:
     bool m_loopback = true;
     QList<QByteArray> m_hostNames; // lower case, without a final dot
     HttpServer m_server;
-    QThreadPool m_labReads; // last: gone first, waiting for the reads in flight
+    // Last: gone first, waiting for the reads in flight.
+    QThreadPool m_labReads;
+    QThreadPool m_labExports;
 };
 
 } // namespace sb

@@ -20,9 +20,17 @@ namespace {
 
 // Series named in one statement: each is a branch of a UNION ALL, found by its key.
 constexpr std::size_t kSeriesPerStatement = 40;
+// Points read whole in one statement: 40 bytes each (key, idx, step, value, wall) within the
+// 256 MB an answer may be.
+constexpr qint64 kMostRowsPerAnswer = (qint64(256) << 20) / 40 - 1024;
+// Characters of SQL in one statement, well within ClickHouse's max_query_size (256 kB, and a
+// name's character may be three bytes): a statement ends after the branch that passes it.
+constexpr qsizetype kLongestStatement = 60'000;
 
-QString noMetric(const MetricStore::SeriesName &name) {
-    return u"run \"%1\" has no metric \"%2\""_s.arg(name.run, name.metric);
+// InvalidInput: the request's fault (a series not there, too many points), never ClickHouse's.
+Error noMetric(const MetricStore::SeriesName &name) {
+    return {u"run \"%1\" has no metric \"%2\""_s.arg(name.run, name.metric),
+            ErrorCode::InvalidInput};
 }
 
 QString cutShort() {
@@ -78,9 +86,8 @@ private:
             return;
         const auto answer = m_server.query(
             u"SELECT step, value, wall FROM points WHERE %1 AND idx >= %2 AND idx < %3 ORDER BY "
-            "idx FORMAT RowBinary"_s.arg(m_where)
-                .arg(first)
-                .arg(first + count));
+            "idx FORMAT RowBinary"_s.arg(m_where, QString::number(first),
+                                         QString::number(first + count)));
         if (!answer) {
             m_failure = answer.error();
             return;
@@ -135,7 +142,10 @@ LabReader::LabReader(Options options)
 }
 
 Result<QByteArray> LabReader::select(const QString &sql) const {
-    return m_server.query(sql + u" FORMAT RowBinary"_s);
+    auto answer = m_server.query(sql + u" FORMAT RowBinary"_s);
+    if (!answer) // even a refusal of its SQL is no fault of the request's (InvalidInput here)
+        return fail(answer.error(), ErrorCode::Failed);
+    return answer;
 }
 
 Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offset, qsizetype limit,
@@ -198,18 +208,14 @@ Status LabReader::addSummaries(QList<RunSummary> *runs, const QStringList &metri
     QHash<QString, RunSummary *> byName;
     for (RunSummary &run : *runs)
         byName.insert(run.info.name, &run);
-    // A few runs are named; many are read with the project's every series.
-    QStringList lists{QString()};
-    if (!metrics.isEmpty())
-        lists = ClickHouse::quotedLists(metrics);
-    else if (runs->size() <= 2000)
-        lists = ClickHouse::quotedLists(QStringList(byName.keyBegin(), byName.keyEnd()));
+    // The runs listed are named (a few thousand a statement), so an answer holds only theirs.
+    const QStringList lists = ClickHouse::quotedLists(
+        metrics.isEmpty() ? QStringList(byName.keyBegin(), byName.keyEnd()) : metrics);
     for (const QString &list : lists) {
         QString sql = u"SELECT run, metric, countMerge(points), argMaxMerge(last), "
                       "countMerge(finite), minMerge(low), maxMerge(high) FROM series WHERE "
                       "project = %1"_s.arg(m_project);
-        if (!list.isEmpty())
-            sql += (metrics.isEmpty() ? u" AND run IN (%1)"_s : u" AND metric IN (%1)"_s).arg(list);
+        sql += (metrics.isEmpty() ? u" AND run IN (%1)"_s : u" AND metric IN (%1)"_s).arg(list);
         const auto answer = select(sql + u" GROUP BY run, metric"_s);
         if (!answer)
             return answer.failure();
@@ -291,12 +297,12 @@ LabReader::extents(const std::vector<MetricStore::SeriesName> &names) const {
     return out;
 }
 
-Result<QHash<QString, double>> LabReader::starts(const QStringList &runs) const {
-    QHash<QString, double> out;
+Result<QHash<QString, LabReader::Started>> LabReader::starts(const QStringList &runs) const {
+    QHash<QString, Started> out;
     for (const QString &list : ClickHouse::quotedLists(runs)) {
         const auto answer =
-            select(u"SELECT name, argMax(info, version) FROM runs WHERE project = %1 AND name IN "
-                   "(%2) GROUP BY name"_s.arg(m_project, list));
+            select(u"SELECT name, argMax(info, version), max(version) FROM runs WHERE project = %1 "
+                   "AND name IN (%2) GROUP BY name"_s.arg(m_project, list));
         if (!answer)
             return answer.failure();
         RowBinaryReader rows(*answer);
@@ -304,8 +310,7 @@ Result<QHash<QString, double>> LabReader::starts(const QStringList &runs) const 
             const QString name = rows.string();
             const RunInfo info =
                 RunInfo::fromJson(name, QJsonDocument::fromJson(rows.string().toUtf8()).object());
-            if (info.start)
-                out.insert(name, *info.start);
+            out.insert(name, {info.start, rows.uint64()});
         }
         if (rows.failed())
             return fail(cutShort());
@@ -346,7 +351,7 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
         for (std::size_t i = 0; i < names.size(); ++i) {
             const auto &extent = (*found)[i];
             if (!extent) {
-                answers[i] = fail(noMetric(names[i]));
+                answers[i] = noMetric(names[i]);
                 continue;
             }
             QDataStream key(&keys[i], QIODevice::WriteOnly);
@@ -357,8 +362,10 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
             key << names[i].run << names[i].metric << window.xMetric << int(window.axis)
                 << window.from.has_value() << window.from.value_or(0) << window.to.has_value()
                 << window.to.value_or(0) << window.width << window.smoothing
-                << int(window.smoothingKind) << window.logX
-                << origins->value(names[i].run, std::nan(""));
+                << int(window.smoothingKind) << window.logX;
+            // A run shipped anew (deleted, then pushed again under its name) is a new version.
+            const Started started = origins->value(names[i].run);
+            key << started.start.has_value() << started.start.value_or(0) << started.version;
             put(extent);
             if (!window.xMetric.isEmpty())
                 put((*found)[xAt.value(names[i].run)]);
@@ -394,7 +401,7 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
 Result<std::vector<Result<Downsampled>>>
 LabReader::compute(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
                    const std::vector<std::optional<Extent>> &extents,
-                   const QHash<QString, double> &origins) const {
+                   const QHash<QString, Started> &origins) const {
     // Smoothing needs every point before the window, an x metric each point's mapped step, and
     // a log axis's columns log10, whose last bit may differ between libraries: read whole.
     if (window.smoothing > 0 || !window.xMetric.isEmpty() || window.logX) {
@@ -425,7 +432,7 @@ LabReader::compute(const std::vector<MetricStore::SeriesName> &names, const Seri
 Result<std::vector<Result<Downsampled>>>
 LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
               const std::vector<std::optional<Extent>> &extents,
-              const QHash<QString, double> &origins) const {
+              const QHash<QString, Started> &origins) const {
     std::vector<Result<Downsampled>> answers;
     answers.reserve(names.size());
     // A SELECT a series, by its place in `names`, in two halves.
@@ -434,7 +441,7 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
     for (std::size_t i = 0; i < names.size(); ++i) {
         const auto &extent = extents[i];
         if (!extent) {
-            answers.push_back(fail(noMetric(names[i])));
+            answers.push_back(noMetric(names[i]));
             continue;
         }
         answers.push_back(Downsampled{{}, {}, extent->count, 0});
@@ -442,8 +449,9 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
             continue;
         // The window as downsampleM4 makes it.
         const bool step = window.axis == XAxis::Step;
-        const double origin =
-            window.axis == XAxis::RelativeTime ? origins.value(names[i].run, extent->minWall) : 0;
+        const double origin = window.axis == XAxis::RelativeTime
+                                  ? origins.value(names[i].run).start.value_or(extent->minWall)
+                                  : 0;
         const double x0 = window.from.value_or((step ? extent->minStep : extent->minWall) - origin);
         const double x1 = window.to.value_or((step ? extent->maxStep : extent->maxWall) - origin);
         const scan::Columns columns(x0, x1, window.width);
@@ -482,12 +490,15 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
     std::vector<char> unordered(names.size(), 0);
     const auto ask = [&](const std::vector<std::size_t> &series,
                          const QString &firstAndLast) -> Status {
-        for (std::size_t first = 0; first < series.size(); first += kSeriesPerStatement) {
+        for (std::size_t next = 0; next < series.size();) {
             QStringList statement;
-            for (std::size_t j = first; j < std::min(series.size(), first + kSeriesPerStatement);
-                 ++j) {
-                statement << branches[series[j]].first + firstAndLast + branches[series[j]].second;
-                cells[series[j]].clear();
+            qsizetype length = 0;
+            while (next < series.size() && statement.size() < qsizetype(kSeriesPerStatement) &&
+                   length <= kLongestStatement) {
+                const auto &[head, tail] = branches[series[next]];
+                statement << head + firstAndLast + tail;
+                length += statement.back().size();
+                cells[series[next++]].clear();
             }
             const auto answer = select(statement.join(u" UNION ALL "_s));
             if (!answer)
@@ -578,19 +589,38 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
     auto started = starts(runs);
     if (!started)
         return started.failure();
-    std::vector<std::vector<std::pair<quint64, MetricPoint>>> points(read.size());
-    QStringList branches;
+    // Each point goes to its place by its index (a branch's rows come in blocks, in no set
+    // order); a statement's answer stays within ClickHouse's 256 MB.
+    std::vector<std::shared_ptr<LoadedSeries>> series(read.size());
+    std::vector<std::vector<bool>> placed(read.size());
+    std::vector<QStringList> statements{{}};
+    qint64 inStatement = 0;        // rows
+    qsizetype statementLength = 0; // characters
     for (std::size_t i = 0; i < read.size(); ++i) {
-        if ((*found)[i] && (*found)[i]->count > 0)
-            branches << u"SELECT toUInt64(%1) AS k, idx, step, value, wall FROM points WHERE "
-                        "project = %2 AND run = %3 AND metric = %4"_s.arg(
-                            QString::number(i), m_project, ClickHouse::quoted(read[i].run),
-                            ClickHouse::quoted(read[i].metric));
-        if ((*found)[i])
-            points[i].reserve(std::size_t((*found)[i]->count));
+        series[i] = std::make_shared<LoadedSeries>();
+        const qint64 count = (*found)[i] ? (*found)[i]->count : 0;
+        if (count == 0)
+            continue;
+        series[i]->points.resize(std::size_t(count));
+        placed[i].resize(std::size_t(count));
+        if (inStatement > 0 && (inStatement + count > kMostRowsPerAnswer ||
+                                statements.back().size() >= qsizetype(kSeriesPerStatement) ||
+                                statementLength > kLongestStatement)) {
+            statements.emplace_back();
+            inStatement = 0;
+            statementLength = 0;
+        }
+        inStatement += count;
+        statements.back() << u"SELECT toUInt64(%1) AS k, idx, step, value, wall FROM points "
+                             "WHERE project = %2 AND run = %3 AND metric = %4"_s.arg(
+                                 QString::number(i), m_project, ClickHouse::quoted(read[i].run),
+                                 ClickHouse::quoted(read[i].metric));
+        statementLength += statements.back().back().size();
     }
-    for (qsizetype first = 0; first < branches.size(); first += kSeriesPerStatement) {
-        const auto answer = select(branches.mid(first, kSeriesPerStatement).join(u" UNION ALL "_s));
+    for (const QStringList &statement : statements) {
+        if (statement.isEmpty())
+            continue;
+        const auto answer = select(statement.join(u" UNION ALL "_s));
         if (!answer)
             return answer.failure();
         RowBinaryReader rows(*answer);
@@ -598,38 +628,31 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
             const quint64 k = rows.uint64();
             const quint64 idx = rows.uint64();
             const MetricPoint p = pointOf(rows);
-            if (k < points.size())
-                points[k].emplace_back(idx, p);
+            if (k >= series.size() || idx >= placed[k].size() || placed[k][idx])
+                return fail(u"ClickHouse holds a point twice, or past its series' count: it "
+                            "changed while read"_s);
+            placed[k][idx] = true;
+            series[k]->points[idx] = p;
         }
         if (rows.failed())
             return fail(cutShort());
     }
-    // In index order (a branch's rows come in blocks, not necessarily in order).
-    std::vector<std::shared_ptr<LoadedSeries>> series(read.size());
-    std::vector<std::size_t> order(read.size());
-    std::iota(order.begin(), order.end(), 0);
-    QtConcurrent::blockingMap(order, [&](std::size_t i) {
-        auto &rows = points[i];
-        std::sort(rows.begin(), rows.end(),
-                  [](const auto &a, const auto &b) { return a.first < b.first; });
-        auto loaded = std::make_shared<LoadedSeries>();
-        loaded->points.reserve(rows.size());
-        for (const auto &row : rows)
-            loaded->points.push_back(row.second);
-        std::vector<std::pair<quint64, MetricPoint>>().swap(rows);
-        series[i] = std::move(loaded);
-    });
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        if (std::find(placed[i].begin(), placed[i].end(), false) != placed[i].end())
+            return fail(u"ClickHouse lacks points of %1/%2 below its count: it changed while "
+                        "read"_s.arg(read[i].run, read[i].metric));
+    }
     std::vector<Result<MetricStore::Opened>> out;
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (!(*found)[i]) {
-            out.push_back(fail(noMetric(names[i])));
+            out.push_back(noMetric(names[i]));
             continue;
         }
         std::shared_ptr<LoadedSeries> own = series[i];
         if (!xMetric.isEmpty()) {
             const std::size_t x = xAt.value(names[i].run);
             if (!(*found)[x]) {
-                out.push_back(fail(noMetric(read[x])));
+                out.push_back(noMetric(read[x]));
                 continue;
             }
             const MetricAxisSource mapped(std::make_unique<LoadedSource>(own), series[x]->points);
@@ -639,7 +662,8 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
             own = std::move(mappedSeries);
         }
         own->summary.update(VectorPointSource(&own->points));
-        const double origin = started->value(names[i].run, own->summary.minX(XAxis::WallTime));
+        const double origin =
+            started->value(names[i].run).start.value_or(own->summary.minX(XAxis::WallTime));
         const SeriesSummary *summary = &own->summary;
         out.push_back(MetricStore::Opened{std::make_unique<LoadedSource>(std::move(own)), summary,
                                           origin, nullptr});
@@ -653,7 +677,7 @@ Result<std::unique_ptr<PointSource>> LabReader::pages(const QString &run,
     if (!found)
         return found.failure();
     if (!found->front())
-        return fail(noMetric({run, metric}));
+        return noMetric({run, metric});
     return std::unique_ptr<PointSource>(std::make_unique<PagedSource>(
         m_server,
         u"project = %1 AND run = %2 AND metric = %3"_s.arg(m_project, ClickHouse::quoted(run),

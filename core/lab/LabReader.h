@@ -29,8 +29,9 @@ public:
         // Best a user of readonly = 2 (it may set its limits, never write): see installers/lab.
         ClickHouse::Options server;
         QString project = QStringLiteral("default");
-        // Points a request may read whole (32 bytes each on the wire).
-        qint64 mostPointsRead = 8'000'000;
+        // Points a request may read whole: 24 bytes each in memory, 40 on the wire (one
+        // statement's answer holds 6.7 M).
+        qint64 mostPointsRead = 6'000'000;
         int queryLimitS = 10; // a statement past this is ended by ClickHouse
     };
     explicit LabReader(Options options);
@@ -63,19 +64,24 @@ private:
     // Each named series' count and extents; a missing one is unset.
     Result<std::vector<std::optional<Extent>>>
     extents(const std::vector<MetricStore::SeriesName> &names) const;
-    // Where each run began (its info's start; unset when it says none).
-    Result<QHash<QString, double>> starts(const QStringList &runs) const;
+    // Where each run began (its info's start; unset when it says none), and its info's newest
+    // version (a run deleted and shipped again under its name has a newer one).
+    struct Started {
+        std::optional<double> start;
+        quint64 version = 0;
+    };
+    Result<QHash<QString, Started>> starts(const QStringList &runs) const;
     // Metric summaries of runs (all runs' when `runs` is empty) or of metrics.
     Status addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const;
     // Curves not in the cache: M4 in SQL, or read whole and downsampled here.
     Result<std::vector<Result<Downsampled>>>
     compute(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
             const std::vector<std::optional<Extent>> &extents,
-            const QHash<QString, double> &origins) const;
+            const QHash<QString, Started> &origins) const;
     Result<std::vector<Result<Downsampled>>> m4(const std::vector<MetricStore::SeriesName> &names,
                                                 const SeriesWindow &window,
                                                 const std::vector<std::optional<Extent>> &extents,
-                                                const QHash<QString, double> &origins) const;
+                                                const QHash<QString, Started> &origins) const;
     Result<QByteArray> select(const QString &sql) const;
 
     Options m_options;

@@ -20,7 +20,7 @@ from collector_process import Collector
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 import clickhouse  # noqa: E402
 
-HOSTILE = ["r'quote", "r\\back", "r\ttab", "名前 </b>", "r\"dq"]
+HOSTILE = ["r'quote", "r\\back", "r\ttab", "名前 </b>", "r\"dq", "r%1%2"]
 
 
 def lab_flags(server, project="lab"):
@@ -268,6 +268,7 @@ class LabReads(unittest.TestCase):
             count = 30000 if run == "long" else 3 if run == "short" else 900 + 37 * i
             values = [2.5] * count if run == "flat" else series_points(i, count, finite=i != 3)
             steps = list(range(0, count * 3, 3))
+            lr_steps = list(steps)
             if run == "unordered":  # steps out of order, each twice: ties in x
                 steps = [(s * 7919) % (count // 2) for s in range(count)]
             walls = [1.7e9 + 0.25 * s + (i % 3) * 1e-3 for s in steps]
@@ -277,9 +278,9 @@ class LabReads(unittest.TestCase):
                         "series": {"loss": {"step": steps[first:first + 10000],
                                             "value": values[first:first + 10000],
                                             "time": walls[first:first + 10000]},
-                                   "lr": {"step": steps[first:first + 10000],
+                                   "lr": {"step": lr_steps[first:first + 10000],
                                           "value": [0.1 * (s + 1) for s in
-                                                    steps[first:first + 10000]]}}}
+                                                    lr_steps[first:first + 10000]]}}}
                 status, answer = writer.request("/api/v1/push", body)
                 assert status == 200, answer
                 sent[w] += 2 * len(steps[first:first + 10000])
@@ -359,6 +360,23 @@ class LabReads(unittest.TestCase):
                 self.assertEqual(json.loads(lab), json.loads(own))
             self.assertEqual(json.loads(lab)["series"][0]["total"], first + 40)
 
+    def test_a_run_shipped_again_under_its_name_is_read_anew(self):
+        writer, path = self.writers[1], "/api/v1/series?run=again&metric=loss&width=20"
+        self.owner["again"] = writer
+        for values in ([1.0, 2.0, 3.0, 4.0], [4.0, 3.0, 2.0, 1.0]):
+            status, answer = writer.request("/api/v1/runs/delete", {"runs": ["again"]})
+            status, answer = writer.request("/api/v1/push", {"run": "again", "series": {"loss": {
+                "step": [0, 1, 2, 3], "value": values, "time": [1.7e9 + s for s in range(4)]}}})
+            self.assertEqual(status, 200, answer)
+            deadline = time.time() + 60
+            while True:  # the delete is a mutation, done in the background
+                own, lab = self.both(path, "again")
+                if json.loads(lab) == json.loads(own):
+                    break
+                self.assertLess(time.time(), deadline, lab)
+                time.sleep(0.2)
+            self.assertEqual(json.loads(lab)["series"][0]["y"], values)
+
     def test_groups_and_exports_as_the_embedded_store(self):
         mine = [run for run in self.owner if self.owner[run] is self.writers[0]]
         for band in ("std", "minmax"):
@@ -367,7 +385,7 @@ class LabReads(unittest.TestCase):
                                                                  + ["no-such-run"]}]}
             own, lab = self.both("/api/v1/groups", mine[0], body)
             self.assertEqual(json.loads(lab), json.loads(own))
-        for run in ("long", HOSTILE[1], "flat"):
+        for run in ("long", HOSTILE[1], "flat", "r%1%2", "unordered"):
             own, lab = self.both("/api/v1/export?run=%s&metric=loss" % collector_process.q(run),
                                  run)
             self.assertEqual(lab, own)
