@@ -6,6 +6,7 @@
 #include "metrics/MetricLineParser.h"
 #include "metrics/RunQuery.h"
 #include "monitor/NvidiaSmiParser.h"
+#include "net/TrustedCertificates.h"
 #include "ssh/ShellQuote.h"
 #include "sweeps/SweepRegistry.h"
 #include "sweeps/SweepSearch.h"
@@ -518,6 +519,8 @@ int main(int argc, char *argv[]) {
                        toStep, where});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText(), kUsage);
+    if (const sb::Status trusted = sb::trustCertificatesFromEnvironment(); !trusted)
+        return failWith(trusted.error());
     const QStringList args = parser.positionalArguments();
     if (parser.isSet(help) || (args.isEmpty() && !parser.isSet(version))) {
         std::fputs(kUsage, parser.isSet(help) ? stdout : stderr);

@@ -77,8 +77,14 @@ int main(int argc, char *argv[]) {
         u"The ClickHouse user that --serve-lab reads as (best one of readonly = 2, with limits); "
         "its password from SIGNALBOX_CLICKHOUSE_READER_PASSWORD. Default: the writing user."_s,
         u"user"_s);
+    const QCommandLineOption tlsCertificate(
+        u"tls-certificate"_s,
+        u"Speak TLS (https) with this PEM certificate, its chain after it (with --tls-key)."_s,
+        u"file"_s);
+    const QCommandLineOption tlsKey(u"tls-key"_s, u"The PEM key of --tls-certificate."_s,
+                                    u"file"_s);
     parser.addOptions({listen, dataDir, token, tokenFile, watch, lostAfter, hostName, clickhouse,
-                       database, project, migrate, serveLab, reader});
+                       database, project, migrate, serveLab, reader, tlsCertificate, tlsKey});
     parser.process(app);
 
     std::optional<sb::LabForwarder::Options> lab;
@@ -140,6 +146,8 @@ int main(int argc, char *argv[]) {
     options.watchDirs = parser.values(watch);
     options.hostNames = parser.values(hostName);
     options.lab = lab;
+    options.tlsCertificate = parser.value(tlsCertificate);
+    options.tlsKey = parser.value(tlsKey);
     if (parser.isSet(serveLab) || parser.isSet(reader)) {
         if (!lab) {
             std::fprintf(stderr, "signalbox-collector: --serve-lab needs --clickhouse URL\n");

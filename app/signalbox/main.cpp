@@ -13,10 +13,12 @@
 #include "fleet/SystemHistory.h"
 #include "jobs/Backends.h"
 #include "metrics/RunColors.h"
+#include "net/TrustedCertificates.h"
 #include "tensorboard/LogdirFeeds.h"
 #include "util/Files.h"
 #include "util/Log.h"
 #include "util/Paths.h"
+#include "util/PlainText.h"
 #include "util/QuitOnSignal.h"
 
 #include <QApplication>
@@ -69,6 +71,9 @@ int main(int argc, char *argv[]) {
     sb::installTranslations(language.isEmpty() ? QLocale::system() : QLocale(language));
     qRegisterMetaType<sb::NodeSample>();
     qRegisterMetaType<sb::Job>();
+    // A lab's CA besides the system's; without it an https collector is said to be untrusted.
+    if (const sb::Status trusted = sb::trustCertificatesFromEnvironment(); !trusted)
+        qCWarning(lcUi).noquote() << sb::printable(trusted.error());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(u"One window on all the compute you train on."_s);

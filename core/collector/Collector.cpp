@@ -6,8 +6,12 @@
 #include "util/Log.h"
 
 #include <QDateTime>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
 #include <QtConcurrentMap>
 #include <QtEndian>
 
@@ -84,6 +88,41 @@ Collector::~Collector() {
     }
 }
 
+Result<QSslConfiguration> Collector::tlsConfiguration(const QString &certificatePath,
+                                                      const QString &keyPath) {
+    if (certificatePath.isEmpty() || keyPath.isEmpty())
+        return fail(u"TLS needs both a certificate and its key"_s, ErrorCode::InvalidInput);
+    QFile certificateFile(certificatePath);
+    if (!certificateFile.open(QIODevice::ReadOnly))
+        return fail(u"cannot read the TLS certificate %1: %2"_s.arg(certificatePath,
+                                                                    certificateFile.errorString()),
+                    ErrorCode::InvalidInput);
+    // The server's certificate first, then the chain to its CA.
+    const QList<QSslCertificate> chain = QSslCertificate::fromData(certificateFile.readAll());
+    if (chain.isEmpty())
+        return fail(u"%1 holds no PEM certificate"_s.arg(certificatePath), ErrorCode::InvalidInput);
+    QFile keyFile(keyPath);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        return fail(u"cannot read the TLS key %1: %2"_s.arg(keyPath, keyFile.errorString()),
+                    ErrorCode::InvalidInput);
+    const QByteArray keyBytes = keyFile.readAll();
+    QSslKey key;
+    for (const QSsl::KeyAlgorithm algorithm : {QSsl::Ec, QSsl::Rsa, QSsl::Dsa}) {
+        key = QSslKey(keyBytes, algorithm, QSsl::Pem);
+        if (!key.isNull())
+            break;
+    }
+    if (key.isNull())
+        return fail(u"%1 holds no unencrypted PEM key (EC, RSA or DSA)"_s.arg(keyPath),
+                    ErrorCode::InvalidInput);
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(chain);
+    tls.setPrivateKey(key);
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // clients are known by their token
+    tls.setProtocol(QSsl::TlsV1_2OrLater);
+    return tls;
+}
+
 Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
     if (options.listen && !isLoopback(options.address) && options.token.isEmpty())
         return fail(u"refusing to listen on %1 without a token: anyone on the network could read "
@@ -101,12 +140,20 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
             collector->m_running.insert(info.name);
     }
     if (options.listen) {
+        std::optional<QSslConfiguration> tls;
+        if (!options.tlsCertificate.isEmpty() || !options.tlsKey.isEmpty()) {
+            auto loaded = tlsConfiguration(options.tlsCertificate, options.tlsKey);
+            if (!loaded)
+                return loaded.failure();
+            tls = std::move(loaded).value();
+        }
         collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
         collector->m_http->setHostNames(options.hostNames);
-        if (Status listening = collector->m_http->listen(options.address, options.port); !listening)
+        if (Status listening = collector->m_http->listen(options.address, options.port, tls);
+            !listening)
             return listening.failure();
         QUrl url;
-        url.setScheme(u"http"_s);
+        url.setScheme(tls ? u"https"_s : u"http"_s);
         url.setHost(options.address.toString());
         url.setPort(collector->m_http->port());
         collector->m_url = url;

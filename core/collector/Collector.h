@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QObject>
 #include <QSet>
+#include <QSslConfiguration>
 #include <QTimer>
 #include <QUrl>
 
@@ -34,6 +35,10 @@ public:
         quint16 port = 0;      // 0: any free port
         QString token;         // required for a non-loopback address
         QStringList hostNames; // besides localhost: names clients use for a loopback listener
+        // PEM files: the listener speaks TLS (https) with this certificate (its chain after it)
+        // and key.
+        QString tlsCertificate;
+        QString tlsKey;
         QStringList watchDirs;
         bool listen = true;
         // A running run silent (no push, line or heartbeat) this long is judged lost; 0: never.
@@ -47,6 +52,9 @@ public:
     static constexpr double kLostAfterSeconds = 300;
 
     static Result<std::unique_ptr<Collector>> start(const Options &options);
+    // A TLS listener's configuration from PEM files, or what is wrong with them.
+    static Result<QSslConfiguration> tlsConfiguration(const QString &certificatePath,
+                                                      const QString &keyPath);
     ~Collector() override;
 
     QUrl url() const { return m_url; }

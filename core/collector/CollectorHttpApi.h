@@ -42,9 +42,10 @@ public:
                      HttpServer::Limits limits = HttpServer::Limits{});
     ~CollectorHttpApi() override;
 
-    Status listen(const QHostAddress &address, quint16 port) {
+    Status listen(const QHostAddress &address, quint16 port,
+                  const std::optional<QSslConfiguration> &tls = std::nullopt) {
         m_loopback = address.isLoopback();
-        return m_server.listen(address, port);
+        return m_server.listen(address, port, tls);
     }
     quint16 port() const { return m_server.port(); }
     // Names besides localhost and loopback addresses that clients of a loopback listener use for

@@ -3,6 +3,8 @@
 #include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSslConfiguration>
+#include <QSslServer>
 #include <QTcpServer>
 #include <QTcpSocket>
 
@@ -699,14 +701,24 @@ HttpServer::~HttpServer() {
     m_connections.clear();
 }
 
-Status HttpServer::listen(const QHostAddress &address, quint16 port) {
+Status HttpServer::listen(const QHostAddress &address, quint16 port,
+                          const std::optional<QSslConfiguration> &tls) {
     // Every connection is a descriptor: the cap stays well under the limit, so the store's files
     // and the rest of the process always have theirs.
     m_connectionLimit =
         m_limits.connections > 0
             ? m_limits.connections
             : static_cast<int>(std::clamp<qint64>(raiseDescriptorLimit() / 4, 16, 4096));
-    m_server = new QTcpServer(this);
+    if (tls) {
+        auto *server = new QSslServer(this);
+        server->setSslConfiguration(*tls);
+        server->setHandshakeTimeout(5000);
+        // A TLS connection is pending once its handshake is done.
+        connect(server, &QTcpServer::pendingConnectionAvailable, this, &HttpServer::accept);
+        m_server = server;
+    } else {
+        m_server = new QTcpServer(this);
+    }
     if (!m_server->listen(address, port))
         return fail(u"cannot listen on %1:%2: %3"_s.arg(address.toString())
                         .arg(port)

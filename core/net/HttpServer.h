@@ -6,6 +6,7 @@
 #include <QHostAddress>
 #include <QList>
 #include <QObject>
+#include <QSslConfiguration>
 #include <QTimer>
 
 #include <chrono>
@@ -86,7 +87,10 @@ public:
     HttpServer(Handler handler, Limits limits, QObject *parent = nullptr);
     ~HttpServer() override;
 
-    Status listen(const QHostAddress &address, quint16 port);
+    // With `tls`, connections are TLS (QSslServer): a request comes once its handshake is done,
+    // and a handshake that stalls is dropped after 5 s.
+    Status listen(const QHostAddress &address, quint16 port,
+                  const std::optional<QSslConfiguration> &tls = std::nullopt);
     quint16 port() const;
     int connectionCount() const { return static_cast<int>(m_connections.size()); }
     qint64 bufferedBodies() const { return m_buffered; }

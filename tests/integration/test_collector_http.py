@@ -478,6 +478,90 @@ class PublishedCollector(unittest.TestCase):
         self.assertIn("token", result.stderr)
 
 
+class Tls(unittest.TestCase):
+    """--tls-certificate and --tls-key: the listener speaks https, with a certificate made here
+    by openssl; a client that does not trust it, plain HTTP and a handshake that stalls are all
+    refused, and none of them holds up a client that does."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = tempfile.mkdtemp(prefix="sb-tls-")
+        cls.cert = os.path.join(cls.folder, "cert.pem")
+        cls.key = os.path.join(cls.folder, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                        "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                        "-keyout", cls.key, "-out", cls.cert], check=True,
+                       capture_output=True)
+        cls.collector = Collector(extra=["--tls-certificate", cls.cert, "--tls-key", cls.key])
+        cls.url = "https://127.0.0.1:%d" % cls.collector.port
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.collector.stop()
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def trusting(self):
+        import ssl
+        return ssl.create_default_context(cafile=self.cert)
+
+    def test_https_answers_and_pushes_are_stored(self):
+        body = json.dumps({"run": "tls", "series": {"loss": {"step": [0, 1], "value": [2.0, 1.0]}}})
+        request = urllib.request.Request(self.url + "/api/v1/push", data=body.encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10, context=self.trusting()) as answer:
+            self.assertEqual(json.loads(answer.read())["accepted"], 2)
+        with urllib.request.urlopen(self.url + "/api/v1/runs", timeout=10,
+                                    context=self.trusting()) as answer:
+            self.assertEqual([r["name"] for r in json.loads(answer.read())], ["tls"])
+        # The CLI trusts the lab's CA named by SIGNALBOX_CA_FILE, and only then.
+        env = dict(os.environ, SIGNALBOX_CA_FILE=self.cert)
+        done = subprocess.run([CLI, "--collector", self.url, "runs"], capture_output=True,
+                              text=True, timeout=30, env=env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertTrue(done.stdout.startswith("tls "), done.stdout)
+        done = subprocess.run([CLI, "--collector", self.url, "runs"], capture_output=True,
+                              text=True, timeout=30)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("self-signed", done.stderr)
+
+    def test_untrusted_plain_and_stalled_clients_are_refused_and_hold_up_no_one(self):
+        import ssl
+        with self.assertRaises(urllib.error.URLError) as untrusted:
+            urllib.request.urlopen(self.url + "/api/v1/health", timeout=10)
+        self.assertIsInstance(untrusted.exception.reason, ssl.SSLCertVerificationError)
+        # Plain HTTP gets no answer of HTTP: the connection is closed.
+        with socket.create_connection(("127.0.0.1", self.collector.port), timeout=10) as plain:
+            plain.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            self.assertNotIn(b"200 OK", plain.recv(4096))
+        # Handshakes that never come: the server keeps answering, and drops them after 5 s.
+        stalled = [socket.create_connection(("127.0.0.1", self.collector.port), timeout=10)
+                   for _ in range(20)]
+        try:
+            start = time.monotonic()
+            with urllib.request.urlopen(self.url + "/api/v1/health", timeout=10,
+                                        context=self.trusting()) as answer:
+                self.assertEqual(answer.status, 200)
+            self.assertLess(time.monotonic() - start, 5)
+            stalled[0].settimeout(20)
+            self.assertEqual(stalled[0].recv(1), b"")  # closed by the server
+        finally:
+            for sock in stalled:
+                sock.close()
+
+    def test_a_bad_certificate_or_key_is_said_and_nothing_listens(self):
+        for cert, key, said in ((self.cert, "/nonexistent", "cannot read the TLS key"),
+                                (self.key, self.key, "holds no PEM certificate"),
+                                (self.cert, self.cert, "holds no unencrypted PEM key"),
+                                (self.cert, None, "both a certificate and its key")):
+            extra = ["--tls-certificate", cert] + (["--tls-key", key] if key else [])
+            done = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:%d" % free_port(),
+                                   "--data-dir", tempfile.mkdtemp(prefix="sb-tls-bad-")] + extra,
+                                  capture_output=True, text=True, timeout=30)
+            self.assertNotEqual(done.returncode, 0)
+            self.assertIn(said, done.stderr)
+
+
 class TokenFile(unittest.TestCase):
     def test_the_token_comes_from_a_file_and_stays_out_of_the_process_list(self):
         folder = tempfile.mkdtemp(prefix="sb-token-")
