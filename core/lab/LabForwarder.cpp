@@ -24,7 +24,31 @@ namespace {
 
 const QStringList kPointColumns{u"project"_s, u"run"_s,   u"metric"_s, u"idx"_s,
                                 u"step"_s,    u"value"_s, u"wall"_s};
-const QStringList kRunColumns{u"project"_s, u"name"_s, u"info"_s, u"version"_s};
+const QStringList kRunColumns{u"project"_s, u"name"_s, u"info"_s, u"version"_s, u"rewinds"_s};
+
+// A run's rewinds as the lab's runs table keeps them (LabSchema): the list /runs shows, and
+// the stored points each series hides; empty while it has none.
+QString rewindsText(const MetricStore &store, const QString &run) {
+    const std::vector<Rewind> &rewinds = store.rewinds(run);
+    if (rewinds.empty())
+        return {};
+    RunSummary summary;
+    for (const Rewind &rewind : rewinds)
+        summary.rewinds.push_back(
+            {rewind.id, rewind.step, rewind.inclusive, rewind.wall, rewind.points, rewind.samples});
+    QJsonObject hidden;
+    const auto points = store.hiddenPoints(run);
+    for (auto it = points.cbegin(); it != points.cend(); ++it) {
+        QJsonArray ranges;
+        for (const IndexRange &range : it.value())
+            ranges << range.first << range.end;
+        hidden[it.key()] = ranges;
+    }
+    return QString::fromUtf8(
+        QJsonDocument(QJsonObject{{u"rewinds"_s, summary.toJson().value(u"rewinds"_s)},
+                                  {u"hidden"_s, hidden}})
+            .toJson(QJsonDocument::Compact));
+}
 
 } // namespace
 
@@ -221,6 +245,7 @@ LabForwarder::Batch LabForwarder::nextBatch() {
         runs.string(
             QString::fromUtf8(QJsonDocument(info->toJson()).toJson(QJsonDocument::Compact)));
         runs.uint64(quint64(version));
+        runs.string(rewindsText(*m_store, run));
         batch.runNames.insert(run);
         bool whole = true;
         for (const auto &series : m_store->series(run)) {

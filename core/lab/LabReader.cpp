@@ -37,6 +37,48 @@ QString cutShort() {
     return u"ClickHouse's answer was cut short"_s;
 }
 
+// Whether a point is among the stored ones a rewind hides (SQL).
+QString hiddenIndex(const std::vector<IndexRange> &hidden) {
+    QStringList ranges;
+    for (const IndexRange &range : hidden)
+        ranges << u"(idx >= %1 AND idx < %2)"_s.arg(range.first).arg(range.end);
+    return ranges.join(u" OR "_s);
+}
+
+// " AND NOT (...)": the stored points a rewind hides left out; empty when none are.
+QString shownOnly(const std::vector<IndexRange> &hidden) {
+    return hidden.empty() ? QString() : u" AND NOT (%1)"_s.arg(hiddenIndex(hidden));
+}
+
+// The place among the points shown of a stored point that is shown.
+qint64 shownIndex(const std::vector<IndexRange> &hidden, qint64 stored) {
+    qint64 before = 0;
+    for (const IndexRange &range : hidden) {
+        if (range.end > stored)
+            break;
+        before += range.end - range.first;
+    }
+    return stored - before;
+}
+
+// A runs row's rewinds (LabForwarder): the list /runs shows, and what each series hides.
+void readRewinds(const QString &text, std::vector<RewindSummary> *rewinds,
+                 QHash<QString, std::vector<IndexRange>> *hidden) {
+    if (text.isEmpty())
+        return;
+    const QJsonObject json = QJsonDocument::fromJson(text.toUtf8()).object();
+    *rewinds = RunSummary::fromJson(QJsonObject{{u"rewinds"_s, json.value(u"rewinds"_s)}}).rewinds;
+    const QJsonObject series = json.value(u"hidden"_s).toObject();
+    for (auto it = series.begin(); it != series.end(); ++it) {
+        const QJsonArray bounds = it.value().toArray();
+        std::vector<IndexRange> ranges;
+        for (qsizetype i = 0; i + 1 < bounds.size(); i += 2)
+            ranges.push_back({bounds[i].toInteger(), bounds[i + 1].toInteger()});
+        if (!ranges.empty())
+            hidden->insert(it.key(), mergedRanges(std::move(ranges)));
+    }
+}
+
 // Points read whole, held by the source a computation reads (and by nothing else once done).
 struct LoadedSeries {
     std::vector<MetricPoint> points;
@@ -60,10 +102,11 @@ private:
 // a call are served from a page of many more).
 class PagedSource final : public PointSource {
 public:
-    PagedSource(ClickHouse server, QString where, qint64 size)
+    PagedSource(ClickHouse server, QString where, qint64 size, std::vector<IndexRange> hidden)
         : m_server(std::move(server))
         , m_where(std::move(where))
-        , m_size(size) {}
+        , m_size(size)
+        , m_hidden(std::move(hidden)) {}
     qint64 size() const override { return m_size; }
     void read(qint64 first, qint64 count, MetricPoint *out) const override {
         constexpr qint64 kPage = 262'144;
@@ -84,10 +127,13 @@ private:
         m_page.clear();
         if (!m_failure.isEmpty())
             return;
+        // Shown points [first, first + count) lie among these stored ones.
+        const qint64 from = storedIndex(m_hidden, first);
+        const qint64 to = storedIndex(m_hidden, first + count - 1) + 1;
         const auto answer = m_server.query(
-            u"SELECT step, value, wall FROM points WHERE %1 AND idx >= %2 AND idx < %3 ORDER BY "
-            "idx FORMAT RowBinary"_s.arg(m_where, QString::number(first),
-                                         QString::number(first + count)));
+            u"SELECT step, value, wall FROM points WHERE %1 AND idx >= %2 AND idx < %3%4 ORDER "
+            "BY idx FORMAT RowBinary"_s.arg(m_where, QString::number(from), QString::number(to),
+                                            shownOnly(m_hidden)));
         if (!answer) {
             m_failure = answer.error();
             return;
@@ -104,7 +150,8 @@ private:
 
     ClickHouse m_server;
     QString m_where;
-    qint64 m_size;
+    qint64 m_size; // shown points
+    std::vector<IndexRange> m_hidden;
     mutable std::vector<MetricPoint> m_page;
     mutable qint64 m_pageStart = 0;
     mutable QString m_failure;
@@ -154,8 +201,8 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
         return QList<RunSummary>();
     // A run's newest info; a filter looks in its text as the embedded store's does (the info's
     // compact JSON, lower case).
-    QString sql = u"SELECT name, argMax(info, version) AS info FROM runs WHERE project = %1 "
-                  "GROUP BY name"_s.arg(m_project);
+    QString sql = u"SELECT name, argMax(info, version) AS info, argMax(rewinds, version) FROM "
+                  "runs WHERE project = %1 GROUP BY name"_s.arg(m_project);
     if (!filter.isEmpty())
         sql += u" HAVING position(lowerUTF8(info), %1) > 0"_s.arg(
             ClickHouse::quoted(filter.toLower()));
@@ -168,11 +215,18 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
     if (!answer)
         return answer.failure();
     QList<RunSummary> runs;
+    QHash<QString, Started> rewound; // runs with rewinds
     RowBinaryReader rows(*answer);
     while (!rows.atEnd() && !rows.failed()) {
         const QString name = rows.string();
         const QByteArray info = rows.string().toUtf8();
-        runs.append({RunInfo::fromJson(name, QJsonDocument::fromJson(info).object()), {}, {}});
+        RunSummary &run =
+            runs.emplaceBack(RunInfo::fromJson(name, QJsonDocument::fromJson(info).object()));
+        Started started;
+        readRewinds(rows.string(), &started.rewinds, &started.hidden);
+        run.rewinds = started.rewinds;
+        if (!started.hidden.isEmpty())
+            rewound.insert(name, started);
     }
     if (rows.failed())
         return fail(cutShort());
@@ -181,6 +235,8 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
         if (const QStringList read = where->metrics(); !read.isEmpty()) {
             if (Status added = addSummaries(&runs, read); !added)
                 return added.failure();
+            if (Status shownOnes = summarizeShown(&runs, rewound); !shownOnes)
+                return shownOnes.failure();
         }
         QList<RunSummary> passed;
         for (RunSummary &run : runs) {
@@ -199,7 +255,70 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
     }
     if (Status added = addSummaries(&runs, {}); !added)
         return added.failure();
+    if (Status shownOnes = summarizeShown(&runs, rewound); !shownOnes)
+        return shownOnes.failure();
     return runs;
+}
+
+Result<QHash<QString, LabReader::Shown>>
+LabReader::shown(const QString &run, const QHash<QString, std::vector<IndexRange>> &hidden) const {
+    QHash<QString, Shown> out;
+    if (hidden.isEmpty())
+        return out;
+    QStringList metrics;
+    QString shownPoints;
+    for (auto it = hidden.cbegin(); it != hidden.cend(); ++it) {
+        metrics << it.key();
+        shownPoints += u" AND NOT (metric = %1 AND (%2))"_s.arg(ClickHouse::quoted(it.key()),
+                                                                hiddenIndex(it.value()));
+    }
+    const auto answer = select(
+        u"SELECT metric, count(), argMax((step, value, wall), idx), countIf(isFinite(value)), "
+        "minIf(value, isFinite(value)), maxIf(value, isFinite(value)), minIf(step, NOT "
+        "isNaN(step)), maxIf(step, NOT isNaN(step)), minIf(wall, NOT isNaN(wall)), maxIf(wall, "
+        "NOT isNaN(wall)) FROM points WHERE project = %1 AND run = %2 AND metric IN (%3)%4 GROUP "
+        "BY metric"_s.arg(m_project, ClickHouse::quoted(run),
+                          ClickHouse::quotedLists(metrics).join(u", "_s), shownPoints));
+    if (!answer)
+        return answer.failure();
+    RowBinaryReader rows(*answer);
+    while (!rows.atEnd() && !rows.failed()) {
+        const QString metric = rows.string();
+        Shown shown;
+        shown.summary.count = shown.extent.count = qint64(rows.uint64());
+        shown.summary.last = pointOf(rows);
+        const quint64 finite = rows.uint64();
+        const double low = rows.float64();
+        const double high = rows.float64();
+        if (finite > 0)
+            shown.summary.range = std::pair(low, high);
+        shown.extent.minStep = rows.float64();
+        shown.extent.maxStep = rows.float64();
+        shown.extent.minWall = rows.float64();
+        shown.extent.maxWall = rows.float64();
+        out.insert(metric, shown);
+    }
+    if (rows.failed())
+        return fail(cutShort());
+    return out;
+}
+
+Status LabReader::summarizeShown(QList<RunSummary> *runs,
+                                 const QHash<QString, Started> &started) const {
+    for (RunSummary &run : *runs) {
+        const auto hidden = started.value(run.info.name).hidden;
+        auto shownOnes = shown(run.info.name, hidden);
+        if (!shownOnes)
+            return shownOnes.failure();
+        for (auto it = hidden.cbegin(); it != hidden.cend(); ++it) {
+            // A series whose points are all hidden is not listed, as in the embedded store.
+            if (const auto found = shownOnes->constFind(it.key()); found != shownOnes->cend())
+                run.metrics.insert(it.key(), found->summary);
+            else
+                run.metrics.remove(it.key());
+        }
+    }
+    return success();
 }
 
 Status LabReader::addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const {
@@ -262,7 +381,8 @@ Result<QStringList> LabReader::metrics(const QStringList &runs) const {
 }
 
 Result<std::vector<std::optional<LabReader::Extent>>>
-LabReader::extents(const std::vector<MetricStore::SeriesName> &names) const {
+LabReader::extents(const std::vector<MetricStore::SeriesName> &names,
+                   const QHash<QString, Started> &started) const {
     std::vector<std::optional<Extent>> out(names.size());
     QHash<std::pair<QString, QString>, std::vector<std::size_t>> wanted; // places in `names`
     QStringList runs;
@@ -294,15 +414,28 @@ LabReader::extents(const std::vector<MetricStore::SeriesName> &names) const {
         if (rows.failed())
             return fail(cutShort());
     }
+    // Series a rewind hides points of: over the points shown (none shown: a count of 0).
+    for (const QString &run : std::as_const(runs)) {
+        const auto &hidden = started.value(run).hidden;
+        if (hidden.isEmpty())
+            continue;
+        auto shownOnes = shown(run, hidden);
+        if (!shownOnes)
+            return shownOnes.failure();
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (names[i].run == run && out[i] && hidden.contains(names[i].metric))
+                out[i] = shownOnes->value(names[i].metric).extent;
+        }
+    }
     return out;
 }
 
 Result<QHash<QString, LabReader::Started>> LabReader::starts(const QStringList &runs) const {
     QHash<QString, Started> out;
     for (const QString &list : ClickHouse::quotedLists(runs)) {
-        const auto answer =
-            select(u"SELECT name, argMax(info, version), max(version) FROM runs WHERE project = %1 "
-                   "AND name IN (%2) GROUP BY name"_s.arg(m_project, list));
+        const auto answer = select(
+            u"SELECT name, argMax(info, version), max(version), argMax(rewinds, version) "
+            "FROM runs WHERE project = %1 AND name IN (%2) GROUP BY name"_s.arg(m_project, list));
         if (!answer)
             return answer.failure();
         RowBinaryReader rows(*answer);
@@ -310,7 +443,10 @@ Result<QHash<QString, LabReader::Started>> LabReader::starts(const QStringList &
             const QString name = rows.string();
             const RunInfo info =
                 RunInfo::fromJson(name, QJsonDocument::fromJson(rows.string().toUtf8()).object());
-            out.insert(name, {info.start, rows.uint64()});
+            Started &started = out[name];
+            started.start = info.start;
+            started.version = rows.uint64();
+            readRewinds(rows.string(), &started.rewinds, &started.hidden);
         }
         if (rows.failed())
             return fail(cutShort());
@@ -333,9 +469,6 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
             }
         }
     }
-    auto found = extents(read);
-    if (!found)
-        return found.failure();
     QStringList runs;
     for (const auto &name : names)
         runs << name.run;
@@ -343,6 +476,9 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
     auto origins = starts(runs);
     if (!origins)
         return origins.failure();
+    auto found = extents(read, *origins);
+    if (!found)
+        return found.failure();
     std::vector<Result<Downsampled>> answers(names.size(), Downsampled{});
     std::vector<QByteArray> keys(names.size());
     std::vector<std::size_t> missed;
@@ -472,9 +608,10 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
             u", min(x), max(x), argMinIf(p, (value, idx), fin), argMaxIf(p, (value, "
             "-toInt64(idx)), fin), countIf(fin) FROM (SELECT idx, value, isFinite(value) AS fin, "
             "%1 AS x, (idx, x, value) AS p FROM points WHERE project = %2 AND run = %3 AND "
-            "metric = %4 AND x >= %5 AND x <= %6) GROUP BY col"_s.arg(
+            "metric = %4 AND x >= %5 AND x <= %6%7) GROUP BY col"_s.arg(
                 x, m_project, ClickHouse::quoted(names[i].run), ClickHouse::quoted(names[i].metric),
-                ClickHouse::float64(x0), ClickHouse::float64(x1))};
+                ClickHouse::float64(x0), ClickHouse::float64(x1),
+                shownOnly(origins.value(names[i].run).hidden.value(names[i].metric)))};
     }
     // Where x never falls along the series within a column (a step axis, mostly), its first and
     // last by (x, index) are its first and last by index, which numbers find far faster than
@@ -570,7 +707,14 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
             }
         }
     }
-    auto found = extents(read);
+    QStringList runs;
+    for (const auto &name : names)
+        runs << name.run;
+    runs.removeDuplicates();
+    auto started = starts(runs);
+    if (!started)
+        return started.failure();
+    auto found = extents(read, *started);
     if (!found)
         return found.failure();
     qint64 total = 0;
@@ -582,15 +726,11 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
                     "point): ask for fewer runs at a time"_s.arg(total)
                         .arg(m_options.mostPointsRead),
                     ErrorCode::InvalidInput);
-    QStringList runs;
-    for (const auto &name : names)
-        runs << name.run;
-    runs.removeDuplicates();
-    auto started = starts(runs);
-    if (!started)
-        return started.failure();
-    // Each point goes to its place by its index (a branch's rows come in blocks, in no set
-    // order); a statement's answer stays within ClickHouse's 256 MB.
+    // Each point goes to its place among the shown ones by its index (a branch's rows come in
+    // blocks, in no set order); a statement's answer stays within ClickHouse's 256 MB.
+    const auto hiddenOf = [&](std::size_t i) {
+        return started->value(read[i].run).hidden.value(read[i].metric);
+    };
     std::vector<std::shared_ptr<LoadedSeries>> series(read.size());
     std::vector<std::vector<bool>> placed(read.size());
     std::vector<QStringList> statements{{}};
@@ -612,9 +752,9 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
         }
         inStatement += count;
         statements.back() << u"SELECT toUInt64(%1) AS k, idx, step, value, wall FROM points "
-                             "WHERE project = %2 AND run = %3 AND metric = %4"_s.arg(
+                             "WHERE project = %2 AND run = %3 AND metric = %4%5"_s.arg(
                                  QString::number(i), m_project, ClickHouse::quoted(read[i].run),
-                                 ClickHouse::quoted(read[i].metric));
+                                 ClickHouse::quoted(read[i].metric), shownOnly(hiddenOf(i)));
         statementLength += statements.back().back().size();
     }
     for (const QStringList &statement : statements) {
@@ -624,9 +764,15 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
         if (!answer)
             return answer.failure();
         RowBinaryReader rows(*answer);
+        std::vector<IndexRange> hidden;
+        quint64 hiddenFor = ~quint64(0);
         while (!rows.atEnd() && !rows.failed()) {
             const quint64 k = rows.uint64();
-            const quint64 idx = rows.uint64();
+            if (k != hiddenFor && k < series.size()) {
+                hidden = hiddenOf(k);
+                hiddenFor = k;
+            }
+            const auto idx = quint64(shownIndex(hidden, qint64(rows.uint64())));
             const MetricPoint p = pointOf(rows);
             if (k >= series.size() || idx >= placed[k].size() || placed[k][idx])
                 return fail(u"ClickHouse holds a point twice, or past its series' count: it "
@@ -673,7 +819,10 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
 
 Result<std::unique_ptr<PointSource>> LabReader::pages(const QString &run,
                                                       const QString &metric) const {
-    auto found = extents({{run, metric}});
+    auto started = starts({run});
+    if (!started)
+        return started.failure();
+    auto found = extents({{run, metric}}, *started);
     if (!found)
         return found.failure();
     if (!found->front())
@@ -682,7 +831,7 @@ Result<std::unique_ptr<PointSource>> LabReader::pages(const QString &run,
         m_server,
         u"project = %1 AND run = %2 AND metric = %3"_s.arg(m_project, ClickHouse::quoted(run),
                                                            ClickHouse::quoted(metric)),
-        found->front()->count));
+        found->front()->count, started->value(run).hidden.value(metric)));
 }
 
 } // namespace sb

@@ -61,16 +61,31 @@ private:
         qint64 count = 0;
         double minStep = 0, maxStep = 0, minWall = 0, maxWall = 0;
     };
-    // Each named series' count and extents; a missing one is unset.
-    Result<std::vector<std::optional<Extent>>>
-    extents(const std::vector<MetricStore::SeriesName> &names) const;
-    // Where each run began (its info's start; unset when it says none), and its info's newest
-    // version (a run deleted and shipped again under its name has a newer one).
+    // Where each run began (its info's start; unset when it says none), its info's newest
+    // version (a run deleted and shipped again under its name has a newer one), and what its
+    // rewinds hide: the stored points of each series (sorted, merged), by metric.
     struct Started {
         std::optional<double> start;
         quint64 version = 0;
+        QHash<QString, std::vector<IndexRange>> hidden;
+        std::vector<RewindSummary> rewinds;
     };
     Result<QHash<QString, Started>> starts(const QStringList &runs) const;
+    // Each named series' count and extents, of the points its run's rewinds leave shown; a
+    // missing one is unset.
+    Result<std::vector<std::optional<Extent>>>
+    extents(const std::vector<MetricStore::SeriesName> &names,
+            const QHash<QString, Started> &started) const;
+    // A run's series of which a rewind hides points, summed over the points shown (the series
+    // table sums them all).
+    struct Shown {
+        MetricSummary summary;
+        Extent extent;
+    };
+    Result<QHash<QString, Shown>>
+    shown(const QString &run, const QHash<QString, std::vector<IndexRange>> &hidden) const;
+    // The runs' summaries of series that rewinds hide points of, made over the points shown.
+    Status summarizeShown(QList<RunSummary> *runs, const QHash<QString, Started> &started) const;
     // Metric summaries of runs (all runs' when `runs` is empty) or of metrics.
     Status addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const;
     // Curves not in the cache: M4 in SQL, or read whole and downsampled here.

@@ -57,8 +57,8 @@ Result<QStringList> migrate(const ClickHouse &server) {
         "isNaN(wall)) AS high_wall FROM %1.points GROUP BY project, run, metric"_s.arg(database);
     const QString runs =
         u"CREATE TABLE IF NOT EXISTS %1.runs (project String, name String, info String, "
-        "version UInt64) ENGINE = ReplacingMergeTree(version) ORDER BY (project, name)"_s.arg(
-            database);
+        "version UInt64, rewinds String) ENGINE = ReplacingMergeTree(version) ORDER BY "
+        "(project, name)"_s.arg(database);
     QStringList done{
         u"ClickHouse %1.%2%3"_s.arg(version->major)
             .arg(version->minor)
@@ -68,6 +68,19 @@ Result<QStringList> migrate(const ClickHouse &server) {
         if (auto answer = root.query(statement); !answer)
             return answer.failure();
         done << statement.section(u" ("_s, 0, 0).section(u" AS "_s, 0, 0);
+    }
+    // The runs table of the first lab store (2026-11-26) gains its rewinds (18.16 has no ADD
+    // COLUMN IF NOT EXISTS).
+    const auto rewinds = root.query(
+        u"SELECT count() FROM system.columns WHERE database = %1 AND table = 'runs' AND name = "
+        "'rewinds'"_s.arg(ClickHouse::quoted(database)));
+    if (!rewinds)
+        return rewinds.failure();
+    if (rewinds->trimmed() != "1") {
+        const QString added = u"ALTER TABLE %1.runs ADD COLUMN rewinds String"_s.arg(database);
+        if (auto answer = root.query(added); !answer)
+            return answer.failure();
+        done << added;
     }
     // A series table of the first lab store (2026-11-26) lacks what reads need; it is a view of
     // points, so it can be made again, by hand: shipping goes on meanwhile.

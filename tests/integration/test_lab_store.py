@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 import collector_process
@@ -332,7 +333,8 @@ class LabReads(unittest.TestCase):
         status, filtered = self.lab.request("/api/v1/runs?filter=%E5%90%8D")  # 名
         self.assertEqual([r["name"] for r in filtered], ["名前 </b>"])
         status, metrics = self.lab.request("/api/v1/metrics")
-        self.assertEqual(metrics, ["loss", "lr"])
+        self.assertEqual(metrics, sorted({m for w in self.writers
+                                          for m in w.request("/api/v1/metrics")[1]}))
         self.assertNotIn("secret-run", json.dumps(self.lab.request("/api/v1/runs?limit=1000")))
         status, answer = self.lab.request("/api/v1/series?run=secret-run&metric=loss")
         self.assertIn("has no metric", answer["series"][0]["error"])
@@ -376,6 +378,49 @@ class LabReads(unittest.TestCase):
                 self.assertLess(time.time(), deadline, lab)
                 time.sleep(0.2)
             self.assertEqual(json.loads(lab)["series"][0]["y"], values)
+
+    def test_a_rewound_run_as_its_collector_shows_it(self):
+        """A run resumed from a checkpoint hides what it logged past it (a rewind); the lab
+        hides the same, in listings, curves, groups and exports, and shows it again once the
+        rewind is restored."""
+        writer = self.owner["rewound"] = self.writers[0]
+        first = {"run": "rewound", "series": {
+            "loss": {"step": list(range(300)), "value": series_points(9, 300),
+                     "time": [1.7e9 + s for s in range(300)]},
+            "acc": {"step": list(range(0, 300, 10)), "value": [s / 300 for s in range(0, 300, 10)]}}}
+        again = {"run": "rewound", "resume": {"mode": "rewind", "step": 100},
+                 "series": {"loss": {"step": list(range(100, 180)), "value": series_points(4, 80),
+                                     "time": [1.8e9 + s for s in range(80)]}}}
+        for body in (first, again):
+            status, answer = writer.request("/api/v1/push", body)
+            self.assertEqual(status, 200, answer)
+        paths = ["/api/v1/series?run=rewound&metric=loss" + w for w in
+                 ("", "&width=7", "&x=wall&width=40", "&smoothing=0.7&width=30")] + [
+                 "/api/v1/series?run=rewound&metric=acc", "/api/v1/export?run=rewound&metric=loss"]
+
+        def same():
+            deadline = time.time() + 60
+            while True:
+                try:  # not shipped yet: 404 from the lab
+                    answers = [self.both(path, "rewound") for path in paths]
+                except urllib.error.HTTPError:
+                    answers = [(None, "")]
+                runs = [[r for r in c.request("/api/v1/runs")[1] if r["name"] == "rewound"]
+                        for c in (writer, self.lab)]
+                if all(own == lab for own, lab in answers) and runs[0] == runs[1]:
+                    return runs[0][0]
+                self.assertLess(time.time(), deadline, (answers[0], runs))
+                time.sleep(0.2)
+
+        run = same()
+        self.assertEqual(len(run["rewinds"]), 1)
+        self.assertEqual(run["metrics"]["loss"]["count"], 101 + 80)
+        status, answer = writer.request("/api/v1/rewinds/restore",
+                                        {"rewind": run["rewinds"][0]["id"]})
+        self.assertEqual(status, 200, answer)
+        run = same()
+        self.assertNotIn("rewinds", run)
+        self.assertEqual(run["metrics"]["loss"]["count"], 380)
 
     def test_groups_and_exports_as_the_embedded_store(self):
         mine = [run for run in self.owner if self.owner[run] is self.writers[0]]

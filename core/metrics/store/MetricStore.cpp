@@ -766,7 +766,18 @@ Status MetricStore::restoreRewind(quint32 id) {
     m_rewinds.remove(id);
     if (Status refreshed = refreshRun(*run); !refreshed)
         m_recoveryNotes << refreshed.error();
+    if (m_appended)
+        m_appended(*run);
     return success();
+}
+
+QHash<QString, std::vector<IndexRange>> MetricStore::hiddenPoints(const QString &run) const {
+    QHash<QString, std::vector<IndexRange>> out;
+    for (const StoredSeries *series : m_series.ofRun(run)) {
+        if (!series->hidden.empty())
+            out.insert(series->metric, series->hidden);
+    }
+    return out;
 }
 
 Status MetricStore::refreshRun(const QString &run) {

@@ -136,6 +136,9 @@ public:
     // again); no such rewind: ErrorCode::Failed.
     const std::vector<Rewind> &rewinds(const QString &run) const { return m_rewinds.ofRun(run); }
     Status restoreRewind(quint32 id);
+    // The stored points each series of the run has hidden (sorted, merged), by metric; a series
+    // that hides none is left out. What a copy of the store elsewhere hides too.
+    QHash<QString, std::vector<IndexRange>> hiddenPoints(const QString &run) const;
     // Whether a batch with this id was stored for this run (among the last 100,000), sent as
     // `kind`, or either way when unset. A batch sent whole and one in parts with the same id are
     // two (a client's push and the metric lines it printed for it).
