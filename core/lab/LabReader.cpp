@@ -220,8 +220,8 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
     while (!rows.atEnd() && !rows.failed()) {
         const QString name = rows.string();
         const QByteArray info = rows.string().toUtf8();
-        RunSummary &run =
-            runs.emplaceBack(RunInfo::fromJson(name, QJsonDocument::fromJson(info).object()));
+        runs.append({RunInfo::fromJson(name, QJsonDocument::fromJson(info).object()), {}, {}});
+        RunSummary &run = runs.back();
         Started started;
         readRewinds(rows.string(), &started.rewinds, &started.hidden);
         run.rewinds = started.rewinds;
