@@ -6,6 +6,7 @@
 
 #include "util/Files.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
@@ -187,8 +188,10 @@ void LabForwarder::resume(const QStringList &asked) {
                 return;
             }
             if (!deleted.isEmpty()) {
-                for (const QString &run : deleted)
+                for (const QString &run : deleted) {
                     m_deleting.removeOne(run);
+                    m_runRows.remove(run); // a new run of its name sends its own
+                }
                 // Not saved, it is sent again at the next start, and would then delete a new
                 // run of the same name shipped meanwhile: said, for the operator to see.
                 if (Status saved = saveDeleting(); !saved)
@@ -240,12 +243,23 @@ LabForwarder::Batch LabForwarder::nextBatch() {
             m_dirty.remove(run);
             continue;
         }
-        runs.string(m_options.project);
-        runs.string(run);
-        runs.string(
-            QString::fromUtf8(QJsonDocument(info->toJson()).toJson(QJsonDocument::Compact)));
-        runs.uint64(quint64(version));
-        runs.string(rewindsText(*m_store, run));
+        // The run's row only when it changed since the one stored: a live run's batches come
+        // five times a second, and its rewinds may be long.
+        const QString infoText =
+            QString::fromUtf8(QJsonDocument(info->toJson()).toJson(QJsonDocument::Compact));
+        const QString rewinds = rewindsText(*m_store, run);
+        QCryptographicHash digest(QCryptographicHash::Sha1);
+        digest.addData(infoText.toUtf8());
+        digest.addData(QByteArrayView("\0", 1));
+        digest.addData(rewinds.toUtf8());
+        if (QByteArray row = digest.result(); m_runRows.value(run) != row) {
+            runs.string(m_options.project);
+            runs.string(run);
+            runs.string(infoText);
+            runs.uint64(quint64(version));
+            runs.string(rewinds);
+            batch.runRows.insert(run, std::move(row));
+        }
         batch.runNames.insert(run);
         bool whole = true;
         for (const auto &series : m_store->series(run)) {
@@ -311,21 +325,27 @@ void LabForwarder::tick() {
     const QString name = u"%1-%2"_s.arg(m_id).arg(++m_inserts);
     runOffThread(
         &m_pool, this,
+        // The runs first: a rewind that hides points is there before the points it hides.
         [server, points, runs, name]() -> Status {
-            if (Status stored = server.insert(u"points"_s, kPointColumns, points, name); !stored)
+            if (Status stored = server.insert(u"runs"_s, kRunColumns, runs, name + u"-runs"_s);
+                !stored)
                 return stored;
-            return server.insert(u"runs"_s, kRunColumns, runs, name + u"-runs"_s);
+            return server.insert(u"points"_s, kPointColumns, points, name);
         },
         [this, batch = std::move(batch)](const Status &stored) {
             m_inFlight = false;
             if (!stored) {
-                for (const QString &run : batch.runNames)
+                for (const QString &run : batch.runNames) {
                     m_dirty.insert(run);
+                    m_runRows.remove(run); // perhaps not stored: sent again
+                }
                 failed(stored.error(), QStringList(batch.runNames.cbegin(), batch.runNames.cend()));
                 return;
             }
             for (auto it = batch.ends.cbegin(); it != batch.ends.cend(); ++it)
                 m_shipped.insert(it.key(), it.value());
+            for (auto it = batch.runRows.cbegin(); it != batch.runRows.cend(); ++it)
+                m_runRows.insert(it.key(), it.value());
             m_shippedHere += batch.count;
             m_error.clear();
             m_pauseMs = 0;

@@ -56,7 +56,8 @@ private:
     struct Batch {
         QByteArray points;
         QByteArray runs;
-        QHash<QString, qint64> ends; // series key -> its shipped count once stored
+        QHash<QString, qint64> ends;        // series key -> its shipped count once stored
+        QHash<QString, QByteArray> runRows; // run -> the digest of its row, once stored
         QSet<QString> runNames;
         qint64 count = 0;
         bool unreadable = false; // a series' points could not be read from the store
@@ -73,10 +74,11 @@ private:
     MetricStore *m_store;
     Options m_options;
     QTimer m_timer;
-    QHash<QString, qint64> m_shipped; // series key -> points ClickHouse holds
-    QSet<QString> m_dirty;            // runs with points or info perhaps not shipped
-    QStringList m_deleting;           // runs to delete from ClickHouse first
-    QString m_id;                     // this store's, kept in its directory: its INSERTs' names
+    QHash<QString, qint64> m_shipped;     // series key -> points ClickHouse holds
+    QHash<QString, QByteArray> m_runRows; // run -> the digest of its row ClickHouse holds
+    QSet<QString> m_dirty;                // runs with points or info perhaps not shipped
+    QStringList m_deleting;               // runs to delete from ClickHouse first
+    QString m_id;                         // this store's, kept in its directory: its INSERTs' names
     quint64 m_inserts = 0;
     // ClickHouse's calls, one at a time, on a thread of their own: one that hangs holds up
     // nothing else of the collector's (the decoding of pushes shares the common pool). Last:

@@ -37,17 +37,22 @@ QString cutShort() {
     return u"ClickHouse's answer was cut short"_s;
 }
 
-// Whether a point is among the stored ones a rewind hides (SQL).
+// Whether a point is among the stored ones a rewind hides (SQL, in parentheses): a few
+// stretches as comparisons (the primary key skips them), many as one array.
 QString hiddenIndex(const std::vector<IndexRange> &hidden) {
     QStringList ranges;
+    const bool few = hidden.size() <= 8;
     for (const IndexRange &range : hidden)
-        ranges << u"(idx >= %1 AND idx < %2)"_s.arg(range.first).arg(range.end);
-    return ranges.join(u" OR "_s);
+        ranges << (few ? u"(idx >= %1 AND idx < %2)"_s : u"(%1, %2)"_s)
+                      .arg(range.first)
+                      .arg(range.end);
+    return few ? u"(%1)"_s.arg(ranges.join(u" OR "_s))
+               : u"arrayExists(r -> idx >= r.1 AND idx < r.2, [%1])"_s.arg(ranges.join(u", "_s));
 }
 
 // " AND NOT (...)": the stored points a rewind hides left out; empty when none are.
 QString shownOnly(const std::vector<IndexRange> &hidden) {
-    return hidden.empty() ? QString() : u" AND NOT (%1)"_s.arg(hiddenIndex(hidden));
+    return hidden.empty() ? QString() : u" AND NOT %1"_s.arg(hiddenIndex(hidden));
 }
 
 // The place among the points shown of a stored point that is shown.
@@ -263,25 +268,35 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
 Result<QHash<QString, LabReader::Shown>>
 LabReader::shown(const QString &run, const QHash<QString, std::vector<IndexRange>> &hidden) const {
     QHash<QString, Shown> out;
-    if (hidden.isEmpty())
-        return out;
-    QStringList metrics;
-    QString shownPoints;
+    // The series in statements of a bounded length (a run rewound a hundred times hides a
+    // hundred stretches of each).
+    std::vector<std::pair<QStringList, QString>> statements; // metrics, and what they hide
     for (auto it = hidden.cbegin(); it != hidden.cend(); ++it) {
-        metrics << it.key();
-        shownPoints += u" AND NOT (metric = %1 AND (%2))"_s.arg(ClickHouse::quoted(it.key()),
-                                                                hiddenIndex(it.value()));
+        if (statements.empty() || statements.back().second.size() > kLongestStatement)
+            statements.emplace_back();
+        statements.back().first << it.key();
+        statements.back().second += u" AND NOT (metric = %1 AND %2)"_s.arg(
+            ClickHouse::quoted(it.key()), hiddenIndex(it.value()));
     }
-    const auto answer = select(
-        u"SELECT metric, count(), argMax((step, value, wall), idx), countIf(isFinite(value)), "
-        "minIf(value, isFinite(value)), maxIf(value, isFinite(value)), minIf(step, NOT "
-        "isNaN(step)), maxIf(step, NOT isNaN(step)), minIf(wall, NOT isNaN(wall)), maxIf(wall, "
-        "NOT isNaN(wall)) FROM points WHERE project = %1 AND run = %2 AND metric IN (%3)%4 GROUP "
-        "BY metric"_s.arg(m_project, ClickHouse::quoted(run),
-                          ClickHouse::quotedLists(metrics).join(u", "_s), shownPoints));
-    if (!answer)
-        return answer.failure();
-    RowBinaryReader rows(*answer);
+    for (const auto &[metrics, shownPoints] : statements) {
+        const auto answer = select(
+            u"SELECT metric, count(), argMax((step, value, wall), idx), countIf(isFinite(value)), "
+            "minIf(value, isFinite(value)), maxIf(value, isFinite(value)), minIf(step, NOT "
+            "isNaN(step)), maxIf(step, NOT isNaN(step)), minIf(wall, NOT isNaN(wall)), "
+            "maxIf(wall, NOT isNaN(wall)) FROM points WHERE project = %1 AND run = %2 AND metric "
+            "IN (%3)%4 GROUP BY metric"_s.arg(m_project, ClickHouse::quoted(run),
+                                              ClickHouse::quotedLists(metrics).join(u", "_s),
+                                              shownPoints));
+        if (!answer)
+            return answer.failure();
+        if (Status read = readShown(*answer, &out); !read)
+            return read.failure();
+    }
+    return out;
+}
+
+Status LabReader::readShown(const QByteArray &answer, QHash<QString, Shown> *out) {
+    RowBinaryReader rows(answer);
     while (!rows.atEnd() && !rows.failed()) {
         const QString metric = rows.string();
         Shown shown;
@@ -296,11 +311,11 @@ LabReader::shown(const QString &run, const QHash<QString, std::vector<IndexRange
         shown.extent.maxStep = rows.float64();
         shown.extent.minWall = rows.float64();
         shown.extent.maxWall = rows.float64();
-        out.insert(metric, shown);
+        out->insert(metric, shown);
     }
     if (rows.failed())
         return fail(cutShort());
-    return out;
+    return success();
 }
 
 Status LabReader::summarizeShown(QList<RunSummary> *runs,

@@ -84,6 +84,7 @@ private:
     };
     Result<QHash<QString, Shown>>
     shown(const QString &run, const QHash<QString, std::vector<IndexRange>> &hidden) const;
+    static Status readShown(const QByteArray &answer, QHash<QString, Shown> *out);
     // The runs' summaries of series that rewinds hide points of, made over the points shown.
     Status summarizeShown(QList<RunSummary> *runs, const QHash<QString, Started> &started) const;
     // Metric summaries of runs (all runs' when `runs` is empty) or of metrics.

@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <QSslConfiguration>
 #include <QSslServer>
+#include <QSslSocket>
 #include <QTcpServer>
 #include <QTcpSocket>
 
@@ -271,6 +272,12 @@ public:
             if (auto c = self.lock())
                 c->writeMore();
         });
+        // Over TLS, bytesWritten says a piece was encrypted; this, that it reached the network.
+        if (auto *tls = qobject_cast<QSslSocket *>(m_socket))
+            QObject::connect(tls, &QSslSocket::encryptedBytesWritten, tls, [self] {
+                if (auto c = self.lock())
+                    c->writeMore();
+            });
         QObject::connect(m_socket, &QTcpSocket::disconnected, m_socket, [self] {
             if (auto c = self.lock()) {
                 c->close(false);
@@ -611,11 +618,17 @@ private:
         });
     }
 
+    // Bytes written but not yet on the network: over TLS, also those encrypted and waiting.
+    qint64 unsent() const {
+        const auto *tls = qobject_cast<const QSslSocket *>(m_socket);
+        return m_socket->bytesToWrite() + (tls ? tls->encryptedBytesToWrite() : 0);
+    }
+
     void writeMore() {
         m_lastActivity = nowMs();
         if (m_state != State::Writing)
             return;
-        while (m_stream && m_socket->bytesToWrite() < kWriteAhead) {
+        while (m_stream && unsent() < kWriteAhead) {
             const std::optional<QByteArray> next = m_stream();
             if (!next) { // no end is sent: the close after what was written says it was cut
                 m_stream = nullptr;
@@ -634,7 +647,7 @@ private:
             else
                 m_socket->write(piece);
         }
-        if (m_stream || m_socket->bytesToWrite() > 0)
+        if (m_stream || unsent() > 0)
             return; // bytesWritten brings us back
         releaseBody();
         if (!m_keepAlive) {
@@ -713,6 +726,10 @@ Status HttpServer::listen(const QHostAddress &address, quint16 port,
         auto *server = new QSslServer(this);
         server->setSslConfiguration(*tls);
         server->setHandshakeTimeout(5000);
+        // Handshakes under way count as pending: past the cap QSslServer stops accepting until
+        // one ends, so the cap is the connections' own, and accepting resumes on each deadline
+        // check (a handshake that failed early does not resume it).
+        server->setMaxPendingConnections(m_connectionLimit);
         // A TLS connection is pending once its handshake is done.
         connect(server, &QTcpServer::pendingConnectionAvailable, this, &HttpServer::accept);
         m_server = server;
@@ -780,6 +797,8 @@ void HttpServer::accept() {
 
 void HttpServer::checkDeadlines() {
     const qint64 now = nowMs();
+    if (auto *tls = qobject_cast<QSslServer *>(m_server))
+        tls->resumeAccepting(); // it checks its cap again
     // A copy: a deadline may close a connection, and closing must not disturb this loop.
     const auto connections = m_connections;
     for (const auto &c : connections)

@@ -21,7 +21,8 @@ Status trustCertificatesFromEnvironment() {
         return fail(u"SIGNALBOX_CA_FILE: %1 holds no PEM certificate"_s.arg(path),
                     ErrorCode::InvalidInput);
     QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
-    configuration.addCaCertificates(certificates);
+    // Added to the system's, read now: adding certificates ends Qt's loading them on demand.
+    configuration.setCaCertificates(QSslConfiguration::systemCaCertificates() + certificates);
     QSslConfiguration::setDefaultConfiguration(configuration);
     return success();
 }

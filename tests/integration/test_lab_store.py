@@ -422,6 +422,37 @@ class LabReads(unittest.TestCase):
         self.assertNotIn("rewinds", run)
         self.assertEqual(run["metrics"]["loss"]["count"], 380)
 
+    def test_a_run_rewound_many_times(self):
+        """Twelve rewinds, each leaving the head of the last stretch shown: twelve stretches
+        hidden, past what the lab writes as comparisons."""
+        writer = self.owner["rewound-often"] = self.writers[1]
+        push(writer, "rewound-often", "loss", 0, series_points(3, 100))
+        for k in range(12):
+            step = 10 + 7 * k
+            status, answer = writer.request("/api/v1/push", {
+                "run": "rewound-often", "resume": {"mode": "rewind", "step": step},
+                "series": {"loss": {"step": list(range(step, 100)),
+                                    "value": series_points(k, 100 - step)}}})
+            self.assertEqual(status, 200, answer)
+        paths = ["/api/v1/series?run=rewound-often&metric=loss&width=%d" % w for w in (5, 300)]
+        paths.append("/api/v1/export?run=rewound-often&metric=loss")
+        deadline = time.time() + 60
+        while True:
+            try:
+                answers = [self.both(path, "rewound-often") for path in paths]
+            except urllib.error.HTTPError:
+                answers = [(None, "")]
+            runs = [[r for r in c.request("/api/v1/runs")[1] if r["name"] == "rewound-often"]
+                    for c in (writer, self.lab)]
+            if all(own == lab for own, lab in answers) and runs[0] == runs[1]:
+                break
+            self.assertLess(time.time(), deadline, runs)
+            time.sleep(0.2)
+        hidden = json.loads(self.server.query(
+            "SELECT argMax(rewinds, version) FROM signalbox.runs WHERE name = 'rewound-often' "
+            "FORMAT JSONEachRow").strip().splitlines()[0]).popitem()[1]
+        self.assertGreater(len(json.loads(hidden)["hidden"]["loss"]), 2 * 8)
+
     def test_groups_and_exports_as_the_embedded_store(self):
         mine = [run for run in self.owner if self.owner[run] is self.writers[0]]
         for band in ("std", "minmax"):
