@@ -258,7 +258,7 @@ LabForwarder::Batch LabForwarder::nextBatch() {
             runs.string(infoText);
             runs.uint64(quint64(version));
             runs.string(rewinds);
-            batch.runRows.insert(run, std::move(row));
+            batch.runRows.insert(run, row);
         }
         batch.runNames.insert(run);
         bool whole = true;
