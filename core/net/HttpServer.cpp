@@ -1,5 +1,7 @@
 #include "HttpServer.h"
 
+#include "util/Log.h"
+
 #include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -730,6 +732,23 @@ Status HttpServer::listen(const QHostAddress &address, quint16 port,
         // one ends, so the cap is the connections' own, and accepting resumes on each deadline
         // check (a handshake that failed early does not resume it).
         server->setMaxPendingConnections(m_connectionLimit);
+        // Said, at most once a minute: a key that is not the certificate's fails every one.
+        connect(server, &QSslServer::errorOccurred, this,
+                [this](QSslSocket *socket, QAbstractSocket::SocketError error) {
+                    if (error == QAbstractSocket::RemoteHostClosedError ||
+                        error == QAbstractSocket::SocketTimeoutError)
+                        return; // a peer that left, or stalled, is no news
+                    ++m_failedHandshakes;
+                    const qint64 now = nowMs();
+                    if (m_lastHandshakeWarning != 0 && now - m_lastHandshakeWarning < 60'000)
+                        return;
+                    qCWarning(lcCollector).noquote()
+                        << u"TLS handshake with %1 failed: %2 (%3 since the last said)"_s
+                               .arg(socket->peerAddress().toString(), socket->errorString())
+                               .arg(m_failedHandshakes);
+                    m_lastHandshakeWarning = now;
+                    m_failedHandshakes = 0;
+                });
         // A TLS connection is pending once its handshake is done.
         connect(server, &QTcpServer::pendingConnectionAvailable, this, &HttpServer::accept);
         m_server = server;

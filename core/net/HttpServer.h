@@ -117,6 +117,8 @@ private:
     qint64 m_buffered = 0;
     int m_connectionLimit = 0;
     std::vector<std::shared_ptr<Connection>> m_connections;
+    qint64 m_lastHandshakeWarning = 0; // ms
+    qint64 m_failedHandshakes = 0;     // since the last warning
 };
 
 } // namespace sb

@@ -553,6 +553,23 @@ class Tls(unittest.TestCase):
             for sock in stalled:
                 sock.close()
 
+    def test_a_key_that_is_not_the_certificates_is_said_when_clients_fail(self):
+        import ssl
+        other = os.path.join(self.folder, "other-key.pem")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt",
+                        "ec_paramgen_curve:prime256v1", "-out", other], check=True,
+                       capture_output=True)
+        collector = Collector(extra=["--tls-certificate", self.cert, "--tls-key", other])
+        try:
+            for _ in range(3):
+                with self.assertRaises((ssl.SSLError, urllib.error.URLError, ConnectionError)):
+                    urllib.request.urlopen("https://127.0.0.1:%d/api/v1/health" % collector.port,
+                                           timeout=10, context=self.trusting())
+        finally:
+            collector.process.terminate()
+            _, said = collector.process.communicate(timeout=20)
+        self.assertEqual(said.count("TLS handshake with 127.0.0.1 failed"), 1, said)
+
     def test_a_bad_certificate_or_key_is_said_and_nothing_listens(self):
         for cert, key, said in ((self.cert, "/nonexistent", "cannot read the TLS key"),
                                 (self.key, self.key, "holds no PEM certificate"),
