@@ -496,6 +496,15 @@ Result<qint64> Collector::storeSamples(const QString &run, const std::vector<Sam
 
 Result<qint64> Collector::storePush(Push push) {
     const auto &byName = m_store->runsByName();
+    // A lab collector shows every collector's runs but holds only those pushed to it: a word
+    // about another's run (tags, a note, archived) made here would become a run of that name
+    // with nothing else, shipped over the real one.
+    if (m_labReader && push.series.empty() && push.records.empty() && !push.resume && push.info &&
+        !byName.contains(push.run))
+        return fail(u"run \"%1\" is not held by this lab collector (it shows the lab's runs, but "
+                    "another collector shipped this one): change its tags, note or archive at "
+                    "that collector"_s.arg(push.run),
+                    ErrorCode::InvalidInput);
     if (push.ifRunning) {
         // Signalbox saw the run's process end: its word stands unless the run had its own.
         const auto known = byName.constFind(push.run);

@@ -511,7 +511,13 @@ bool answerFromLab(QObject *context, const LabPools &pools,
                             (*series)->summary, (*series)->origin, nullptr};
                     });
             },
-            groupsReply, pools.reads);
+            [](const Result<GroupReplies> &groups) {
+                // Failed here is ClickHouse's: the collector is up, its store is not.
+                return groups || groups.errorCode() != ErrorCode::Failed
+                           ? groupsReply(groups)
+                           : error(groups.error(), Unavailable);
+            },
+            pools.reads);
     } else if (path == CollectorApi::kExport && get) {
         // Written whole to a file in the spool's directory first (ClickHouse is not read on the
         // thread that streams replies), then streamed from there; on a thread of their own, so

@@ -748,6 +748,7 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
     };
     std::vector<std::shared_ptr<LoadedSeries>> series(read.size());
     std::vector<std::vector<bool>> placed(read.size());
+    std::vector<char> mixed(read.size(), 0); // a point with no place of its own
     std::vector<QStringList> statements{{}};
     qint64 inStatement = 0;        // rows
     qsizetype statementLength = 0; // characters
@@ -789,25 +790,43 @@ LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString
             }
             const auto idx = quint64(shownIndex(hidden, qint64(rows.uint64())));
             const MetricPoint p = pointOf(rows);
-            if (k >= series.size() || idx >= placed[k].size() || placed[k][idx])
-                return fail(u"ClickHouse holds a point twice, or past its series' count: it "
-                            "changed while read"_s);
+            if (k >= series.size())
+                continue;
+            if (idx >= placed[k].size() || placed[k][idx]) {
+                mixed[k] = true;
+                continue;
+            }
             placed[k][idx] = true;
             series[k]->points[idx] = p;
         }
         if (rows.failed())
             return fail(cutShort());
     }
-    for (std::size_t i = 0; i < read.size(); ++i) {
-        if (std::find(placed[i].begin(), placed[i].end(), false) != placed[i].end())
-            return fail(u"ClickHouse lacks points of %1/%2 below its count: it changed while "
-                        "read"_s.arg(read[i].run, read[i].metric));
-    }
+    // A series whose points do not each have their own place is that series' failure, not the
+    // request's (the other curves are drawn).
+    const auto problem = [&](std::size_t i) -> std::optional<Error> {
+        if (!mixed[i] && std::find(placed[i].begin(), placed[i].end(), false) == placed[i].end())
+            return std::nullopt;
+        return Error{u"ClickHouse holds points of %1/%2 twice or out of place: two collectors "
+                     "shipped runs of this name to the project (rename one), or it changed "
+                     "while read"_s.arg(read[i].run, read[i].metric),
+                     ErrorCode::Failed};
+    };
     std::vector<Result<MetricStore::Opened>> out;
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (!(*found)[i]) {
             out.push_back(noMetric(names[i]));
             continue;
+        }
+        if (auto broken = problem(i)) {
+            out.push_back(*broken);
+            continue;
+        }
+        if (!xMetric.isEmpty()) {
+            if (auto broken = problem(xAt.value(names[i].run))) {
+                out.push_back(*broken);
+                continue;
+            }
         }
         std::shared_ptr<LoadedSeries> own = series[i];
         if (!xMetric.isEmpty()) {

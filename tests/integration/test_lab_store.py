@@ -313,6 +313,7 @@ class LabReads(unittest.TestCase):
     def test_runs_of_every_collector_and_of_the_project_only(self):
         status, runs = self.lab.request("/api/v1/runs")
         self.assertEqual(status, 200, runs)
+        runs = [r for r in runs if r["name"] != "twice"]  # two collectors' (a test of its own)
         self.assertEqual([r["name"] for r in runs], sorted(self.owner, key=lambda n: n.encode()))
         for run in runs:
             status, own = self.owner[run["name"]].request("/api/v1/runs")
@@ -468,6 +469,43 @@ class LabReads(unittest.TestCase):
             self.assertGreater(len(own.splitlines()), 2)
         status, answer = self.lab.request("/api/v1/export?run=nothing&metric=loss")
         self.assertEqual(status, 404)
+
+    def test_another_collectors_run_is_changed_there_not_here(self):
+        # The app's tags, note and archive are info-only pushes: refused for a run the lab
+        # collector does not hold, which it would otherwise ship as a run of nothing but that.
+        for info in ({"note": "x"}, {"archived": True}, {"tags": ["t"]}):
+            status, answer = self.lab.request("/api/v1/push", {"run": "long", "info": info})
+            self.assertEqual(status, 400, answer)
+            self.assertIn("another collector shipped this one", answer["error"])
+        status, runs = self.lab.request("/api/v1/runs")
+        self.assertIn("lr", [r for r in runs if r["name"] == "long"][0]["config"])
+        status, answer = self.lab.request("/api/v1/runs/delete", {"runs": ["long"]})
+        self.assertEqual(status, 404, answer)
+        # Its own runs it takes as any collector does.
+        push(self.lab, "lab-own", "loss", 0, [1.0, 0.5])
+        self.owner["lab-own"] = self.lab
+        status, answer = self.lab.request("/api/v1/push", {"run": "lab-own",
+                                                            "info": {"note": "mine"}})
+        self.assertEqual(status, 200, answer)
+
+    def test_a_name_two_collectors_shipped_fails_its_own_curve_only(self):
+        for w, writer in enumerate(self.writers):
+            push(writer, "twice", "loss", 0, [float(w + 1)] * 50)
+            caught_up(writer, self.server, 0)
+        deadline = time.time() + 60
+        while True:
+            status, runs = self.lab.request("/api/v1/runs")
+            twice = [r for r in runs if r["name"] == "twice"]
+            if twice and twice[0]["metrics"]["loss"]["count"] == 100:
+                break
+            self.assertLess(time.time(), deadline, twice)
+            time.sleep(0.2)
+        status, answer = self.lab.request(
+            "/api/v1/series?run=twice&run=long&metric=loss&smoothing=0.6&width=50")
+        self.assertEqual(status, 200, answer)
+        curves = {s["run"]: s for s in answer["series"]}
+        self.assertIn("two collectors shipped runs of this name", curves["twice"]["error"])
+        self.assertGreater(len(curves["long"]["x"]), 10)
 
     def test_the_reader_may_not_write(self):
         with self.assertRaises(AssertionError) as refused:
