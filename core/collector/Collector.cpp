@@ -1154,8 +1154,11 @@ Health Collector::health() const {
         health.sources = m_directories->sourcesJson();
     if (m_lab)
         health.lab = m_lab->state();
-    if (m_labReader) // runs and points above are this collector's own, its spool
+    if (m_labReader) { // runs and points above are this collector's own, its spool
         health.lab[u"serves"_s] = true;
+        if (const QString error = m_labReader->lastError(); !error.isEmpty())
+            health.lab[u"read_error"_s] = error;
+    }
     return health;
 }
 

@@ -195,9 +195,18 @@ LabReader::LabReader(Options options)
 
 Result<QByteArray> LabReader::select(const QString &sql) const {
     auto answer = m_server.query(sql + u" FORMAT RowBinary"_s);
-    if (!answer) // even a refusal of its SQL is no fault of the request's (InvalidInput here)
+    const QMutexLocker locked(&m_errorLock);
+    if (!answer) { // even a refusal of its SQL is no fault of the request's (InvalidInput here)
+        m_lastError = answer.error();
         return fail(answer.error(), ErrorCode::Failed);
+    }
+    m_lastError.clear();
     return answer;
+}
+
+QString LabReader::lastError() const {
+    const QMutexLocker locked(&m_errorLock);
+    return m_lastError;
 }
 
 Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offset, qsizetype limit,

@@ -37,6 +37,8 @@ public:
     explicit LabReader(Options options);
 
     const Options &options() const { return m_options; }
+    // Why the last read of ClickHouse failed; empty once one succeeded (for /health).
+    QString lastError() const;
     // As Collector::runs: name order (as UTF-8 bytes), `limit` after `offset`; `now` for the
     // query's times.
     Result<QList<RunSummary>> runs(const QString &filter, qsizetype offset, qsizetype limit,
@@ -106,6 +108,8 @@ private:
     // Curves answered, by what they depend on (query()): a finished run's chart that many GUIs
     // show is computed once. Costs its bytes; the least recently asked go first.
     static constexpr qint64 kCacheBytes = qint64(64) << 20;
+    mutable QMutex m_errorLock;
+    mutable QString m_lastError;
     mutable QMutex m_cacheLock;
     mutable QCache<QByteArray, Downsampled> m_cache{kCacheBytes};
 };

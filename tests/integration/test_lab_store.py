@@ -507,6 +507,22 @@ class LabReads(unittest.TestCase):
         self.assertIn("two collectors shipped runs of this name", curves["twice"]["error"])
         self.assertGreater(len(curves["long"]["x"]), 10)
 
+    def test_health_says_when_reads_fail(self):
+        status, health = self.lab.request("/api/v1/health")
+        self.assertTrue(health["lab"]["serves"])
+        self.assertNotIn("read_error", health["lab"])
+        # A read ClickHouse refuses (a user that does not exist), through a collector of its
+        # own, which says so and then answers 503.
+        bad = Collector(extra=lab_flags(self.server) + ["--serve-lab", "--clickhouse-reader",
+                                                        "nobody"])
+        try:
+            status, answer = bad.request("/api/v1/runs")
+            self.assertEqual(status, 503, answer)
+            status, health = bad.request("/api/v1/health")
+            self.assertIn("nobody", health["lab"]["read_error"])
+        finally:
+            bad.stop()
+
     def test_the_reader_may_not_write(self):
         with self.assertRaises(AssertionError) as refused:
             self.server.query("INSERT INTO signalbox.runs VALUES ('lab', 'x', '{}', 1)",
