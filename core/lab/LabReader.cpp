@@ -478,31 +478,41 @@ Result<QHash<QString, LabReader::Started>> LabReader::starts(const QStringList &
     return out;
 }
 
+Result<LabReader::Survey> LabReader::survey(const std::vector<MetricStore::SeriesName> &names,
+                                            const QString &xMetric) const {
+    Survey out;
+    out.read = names;
+    QStringList runs;
+    for (const auto &name : names) {
+        runs << name.run;
+        if (!xMetric.isEmpty() && !out.xAt.contains(name.run)) {
+            out.xAt.insert(name.run, out.read.size());
+            out.read.push_back({name.run, xMetric});
+        }
+    }
+    runs.removeDuplicates();
+    auto started = starts(runs);
+    if (!started)
+        return started.failure();
+    out.started = std::move(started).value();
+    auto found = extents(out.read, out.started);
+    if (!found)
+        return found.failure();
+    out.extents = std::move(found).value();
+    return out;
+}
+
 Result<std::vector<Result<Downsampled>>>
 LabReader::query(const std::vector<MetricStore::SeriesName> &names,
                  const SeriesWindow &window) const {
     // What each curve depends on, the key of its answer in the cache: its series' extent (a
     // point added changes its count), its x metric's, where its run began, and the window.
-    std::vector<MetricStore::SeriesName> read = names;
-    QHash<QString, std::size_t> xAt; // run -> its x metric's place in `read`
-    if (!window.xMetric.isEmpty()) {
-        for (const auto &name : names) {
-            if (!xAt.contains(name.run)) {
-                xAt.insert(name.run, read.size());
-                read.push_back({name.run, window.xMetric});
-            }
-        }
-    }
-    QStringList runs;
-    for (const auto &name : names)
-        runs << name.run;
-    runs.removeDuplicates();
-    auto origins = starts(runs);
-    if (!origins)
-        return origins.failure();
-    auto found = extents(read, *origins);
-    if (!found)
-        return found.failure();
+    auto surveyed = survey(names, window.xMetric);
+    if (!surveyed)
+        return surveyed.failure();
+    const auto &xAt = surveyed->xAt;
+    const auto *origins = &surveyed->started;
+    const auto *found = &surveyed->extents;
     std::vector<Result<Downsampled>> answers(names.size(), Downsampled{});
     std::vector<QByteArray> keys(names.size());
     std::vector<std::size_t> missed;
@@ -720,27 +730,13 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
 
 Result<std::vector<Result<MetricStore::Opened>>>
 LabReader::load(const std::vector<MetricStore::SeriesName> &names, const QString &xMetric) const {
-    // Each series, and each run's x metric once.
-    std::vector<MetricStore::SeriesName> read = names;
-    QHash<QString, std::size_t> xAt; // run -> its x metric's place in `read`
-    if (!xMetric.isEmpty()) {
-        for (const auto &name : names) {
-            if (!xAt.contains(name.run)) {
-                xAt.insert(name.run, read.size());
-                read.push_back({name.run, xMetric});
-            }
-        }
-    }
-    QStringList runs;
-    for (const auto &name : names)
-        runs << name.run;
-    runs.removeDuplicates();
-    auto started = starts(runs);
-    if (!started)
-        return started.failure();
-    auto found = extents(read, *started);
-    if (!found)
-        return found.failure();
+    auto surveyed = survey(names, xMetric);
+    if (!surveyed)
+        return surveyed.failure();
+    const auto &read = surveyed->read;
+    const auto &xAt = surveyed->xAt;
+    const auto *started = &surveyed->started;
+    const auto *found = &surveyed->extents;
     qint64 total = 0;
     for (const auto &extent : *found)
         total += extent ? extent->count : 0;

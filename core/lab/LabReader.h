@@ -78,6 +78,16 @@ private:
     Result<std::vector<std::optional<Extent>>>
     extents(const std::vector<MetricStore::SeriesName> &names,
             const QHash<QString, Started> &started) const;
+    // What reading these series needs first: the names, then each run's x metric once (with
+    // `xMetric`), their runs' starts, and each one's extent.
+    struct Survey {
+        std::vector<MetricStore::SeriesName> read;
+        QHash<QString, std::size_t> xAt;            // run -> its x metric's place in `read`
+        QHash<QString, Started> started;            // by run
+        std::vector<std::optional<Extent>> extents; // by place in `read`
+    };
+    Result<Survey> survey(const std::vector<MetricStore::SeriesName> &names,
+                          const QString &xMetric) const;
     // A run's series of which a rewind hides points, summed over the points shown (the series
     // table sums them all).
     struct Shown {
