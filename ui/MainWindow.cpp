@@ -83,9 +83,31 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     layout->addWidget(m_banner);
     layout->addWidget(m_tabs);
     setCentralWidget(central);
-    statusBar()->showMessage(tr("Collector: %1").arg(collector->url().toString()));
+    // Where the metrics come from, for good (messages come and go beside it).
+    auto *where = new QLabel(tr("Collector: %1").arg(collector->url().toString()));
+    where->setObjectName(u"collectorWhere"_s);
+    where->setTextFormat(Qt::PlainText);
+    statusBar()->addPermanentWidget(where);
     // A collector that had to repair its store on start (after a crash) says what it did.
-    collector->health(this, [this](const Result<Health> &health) {
+    collector->health(this, [this, where, url = collector->url()](const Result<Health> &health) {
+        if (health) {
+            // A lab's: which project, as whom, and whether this user may change anything.
+            QStringList facts{tr("Collector: %1").arg(url.toString())};
+            if (health->lab.value(u"serves"_s).toBool())
+                facts << tr("lab store");
+            if (!health->project.isEmpty() && health->project != u"default"_s)
+                facts << tr("project %1").arg(health->project);
+            if (!health->user.isEmpty())
+                facts << health->user;
+            if (health->access == u"read"_s)
+                facts << tr("read only");
+            where->setText(facts.join(u" · "_s));
+            if (health->access == u"none"_s)
+                showProblem(u"access"_s,
+                            tr("%1 may not read project %2 on this collector: its administrator "
+                               "grants rights with `signalbox-collector users grant`")
+                                .arg(health->user, health->project));
+        }
         const QStringList notes = health ? health->recovery : QStringList();
         if (notes.isEmpty())
             return;

@@ -42,7 +42,7 @@ using namespace Qt::StringLiterals;
 namespace {
 
 constexpr const char *kUsage =
-    R"(Usage: signalbox-cli [--collector URL] [--token-file FILE] COMMAND ...
+    R"(Usage: signalbox-cli [--collector URL] [--token-file FILE] [--project NAME] COMMAND ...
 
 Commands:
   runs [FILTER] [--where EXPR]
@@ -86,7 +86,8 @@ The collector defaults to $SIGNALBOX_COLLECTOR, else the one the Signalbox app p
 $XDG_RUNTIME_DIR/signalbox, else /tmp/signalbox-UID), else http://127.0.0.1:7410. Its bearer token
 comes from --token-file FILE (first line), else $SIGNALBOX_TOKEN, else (for the app's collector)
 the secret the app published beside its address; --token TOKEN works too, but shows the token to
-every user in the process list.
+every user in the process list. On a lab's collector, --project NAME (else $SIGNALBOX_PROJECT)
+names the project asked for; without it, the collector's own.
 )";
 
 // Text from outside (names, statuses, messages, paths, hosts) as it reaches a terminal:
@@ -314,7 +315,8 @@ int parseTfEvents(const QString &path) {
 // A sweep run headless to its end: the app's controller, registry and backends, progress on
 // stdout (a line when the status changes, one per finished trial), the best trial at the end.
 int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
-             const QString &token, const QString &tokenFile, const QString &configPath) {
+             const QString &token, const QString &tokenFile, const QString &project,
+             const QString &configPath) {
     const auto bearer = sb::bearerToken(tokenFile, token);
     if (!bearer)
         return failWith(bearer.error());
@@ -324,6 +326,7 @@ int runSweep(const QString &path, quint64 seed, const QString &collectorAddress,
     std::unique_ptr<sb::EmbeddedCollector> embedded;
     QString secret = bearer.value().isEmpty() ? sb::publishedCollectorToken(url) : bearer.value();
     auto client = std::make_unique<sb::CollectorClient>(url, secret);
+    client->setProject(project);
     if (collectorAddress.isEmpty() &&
         !await<sb::Health>([&](QObject *ctx, auto done) { client->health(ctx, done); })) {
         // Nobody listens at the usual address: keep the metrics where the app would.
@@ -509,14 +512,15 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption collectorUrl(u"collector"_s, {}, u"url"_s);
     const QCommandLineOption token(u"token"_s, {}, u"token"_s);
     const QCommandLineOption tokenFile(u"token-file"_s, {}, u"file"_s);
+    const QCommandLineOption project(u"project"_s, {}, u"name"_s);
     const QCommandLineOption config(u"config"_s, {}, u"file"_s);
     const QCommandLineOption seed(u"seed"_s, {}, u"n"_s, u"0"_s);
     const QCommandLineOption count(u"count"_s, {}, u"k"_s, u"0"_s);
     const QCommandLineOption fromStep(u"from"_s, {}, u"step"_s);
     const QCommandLineOption toStep(u"to"_s, {}, u"step"_s);
     const QCommandLineOption where(u"where"_s, {}, u"expr"_s);
-    parser.addOptions({help, version, collectorUrl, token, tokenFile, config, seed, count, fromStep,
-                       toStep, where});
+    parser.addOptions({help, version, collectorUrl, token, tokenFile, project, config, seed, count,
+                       fromStep, toStep, where});
     if (!parser.parse(app.arguments()))
         return failWith(parser.errorText(), kUsage);
     if (const sb::Status trusted = sb::trustCertificatesFromEnvironment(); !trusted)
@@ -532,6 +536,9 @@ int main(int argc, char *argv[]) {
     }
 
     const QString command = args.front();
+    const auto projectName = sb::collectorProject(parser.value(project));
+    if (!projectName)
+        return failWith(projectName.error());
     if (command == u"parse"_s) {
         if (args.size() == 3 && args[1] == u"metric-lines"_s)
             return parseMetricLines(args[2]);
@@ -550,7 +557,7 @@ int main(int argc, char *argv[]) {
         if (args.size() == 3 && args[1] == u"run"_s && seedOk)
             return runSweep(args[2], parser.isSet(seed) ? seedValue : 0,
                             parser.isSet(collectorUrl) ? parser.value(collectorUrl) : QString(),
-                            parser.value(token), parser.value(tokenFile),
+                            parser.value(token), parser.value(tokenFile), *projectName,
                             parser.isSet(config) ? parser.value(config)
                                                  : sb::Config::defaultPath());
         if (args.size() != 3 || args[1] != u"plan"_s || !seedOk || !countOk || countValue < 0)
@@ -565,6 +572,7 @@ int main(int argc, char *argv[]) {
         return failWith(bearer.error());
     sb::CollectorClient client(url, bearer.value().isEmpty() ? sb::publishedCollectorToken(url)
                                                              : bearer.value());
+    client.setProject(*projectName);
     if (command == u"health"_s) {
         const auto health =
             await<sb::Health>([&](QObject *ctx, auto done) { client.health(ctx, done); });

@@ -1,4 +1,5 @@
 // signalbox-collector: the headless metrics collector, for a GPU node or a cluster.
+#include "UsersCommand.h"
 #include "collector/Collector.h"
 #include "lab/LabSchema.h"
 #include "util/Files.h"
@@ -23,6 +24,8 @@ int main(int argc, char *argv[]) {
     // Its output is for scripts: only warnings unless QT_LOGGING_RULES asks for more.
     QLoggingCategory::setFilterRules(u"signalbox.*.info=false"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(SIGNALBOX_VERSION));
+    if (app.arguments().value(1) == u"users"_s)
+        return runUsersCommand(app.arguments());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -42,6 +45,11 @@ int main(int argc, char *argv[]) {
         u"token"_s);
     const QCommandLineOption tokenFile(
         u"token-file"_s, u"Read the bearer token from the first line of file."_s, u"file"_s);
+    const QCommandLineOption users(
+        u"users"_s,
+        u"Users with tokens of their own and rights per project, instead of one token: see "
+        "`signalbox-collector users` (read again whenever it changes)."_s,
+        u"file"_s);
     const QCommandLineOption watch(
         u"watch"_s, u"Ingest *.jsonl and *.csv files under a directory."_s, u"dir"_s);
     const QCommandLineOption hostName(
@@ -63,8 +71,10 @@ int main(int argc, char *argv[]) {
                                       u"The lab's database in ClickHouse (default signalbox)."_s,
                                       u"name"_s, u"signalbox"_s);
     const QCommandLineOption project(
-        u"project"_s, u"The lab's project these runs belong to (default \"default\")."_s, u"name"_s,
-        u"default"_s);
+        u"project"_s,
+        u"The project this collector's runs belong to (default \"default\"); a request for "
+        "another is read from the lab's store (with --serve-lab)."_s,
+        u"name"_s, u"default"_s);
     const QCommandLineOption migrate(
         u"migrate"_s, u"Create the lab's tables in ClickHouse where missing, say what was done, "
                       "and exit (with --clickhouse)."_s);
@@ -83,8 +93,9 @@ int main(int argc, char *argv[]) {
         u"file"_s);
     const QCommandLineOption tlsKey(u"tls-key"_s, u"The PEM key of --tls-certificate."_s,
                                     u"file"_s);
-    parser.addOptions({listen, dataDir, token, tokenFile, watch, lostAfter, hostName, clickhouse,
-                       database, project, migrate, serveLab, reader, tlsCertificate, tlsKey});
+    parser.addOptions({listen, dataDir, token, tokenFile, users, watch, lostAfter, hostName,
+                       clickhouse, database, project, migrate, serveLab, reader, tlsCertificate,
+                       tlsKey});
     parser.process(app);
 
     std::optional<sb::LabForwarder::Options> lab;
@@ -143,6 +154,8 @@ int main(int argc, char *argv[]) {
         return 2;
     }
     options.token = bearer.value();
+    options.usersFile = parser.value(users);
+    options.project = parser.value(project);
     options.watchDirs = parser.values(watch);
     options.hostNames = parser.values(hostName);
     options.lab = lab;

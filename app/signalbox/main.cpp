@@ -90,6 +90,11 @@ int main(int argc, char *argv[]) {
                                    u"token"_s);
     const QCommandLineOption tokenFile(
         u"token-file"_s, u"Read the bearer token from the first line of file."_s, u"file"_s);
+    const QCommandLineOption project(
+        u"project"_s,
+        u"The project to show and run in, on a lab's collector (default $SIGNALBOX_PROJECT, "
+        "else the collector's own)."_s,
+        u"name"_s);
     const QCommandLineOption dataDir(u"data-dir"_s, u"Where runs, logs and metrics are kept."_s,
                                      u"dir"_s);
     const QCommandLineOption demo(u"demo"_s, u"Start the example training runs."_s);
@@ -118,8 +123,8 @@ int main(int argc, char *argv[]) {
         u"Run a sweep (a W&B sweep YAML with a signalbox: section; repeatable). Sweeps of "
         "earlier sessions go on by themselves."_s,
         u"file"_s);
-    parser.addOptions({collector, token, tokenFile, dataDir, demo, screenshot, after, view, watch,
-                       config, logdir, cluster, sweep});
+    parser.addOptions({collector, token, tokenFile, project, dataDir, demo, screenshot, after, view,
+                       watch, config, logdir, cluster, sweep});
     parser.process(app);
 
     const QString data = parser.isSet(dataDir) ? parser.value(dataDir) : sb::defaultDataDir();
@@ -137,6 +142,11 @@ int main(int argc, char *argv[]) {
         return 2;
     }
     QString collectorToken = bearer.value();
+    const auto collectorProject = sb::collectorProject(parser.value(project));
+    if (!collectorProject) {
+        std::fprintf(stderr, "signalbox: %s\n", qPrintable(collectorProject.error()));
+        return 2;
+    }
     QUrl collectorUrl;
     if (const auto inCluster = sb::parseClusterCollector(parser.value(collector))) {
         // Through the API server's service proxy, with the kubeconfig's credentials.
@@ -188,6 +198,7 @@ int main(int argc, char *argv[]) {
     if (!collectorClient)
         collectorClient = std::make_unique<sb::CollectorClient>(collectorUrl, collectorToken);
     sb::CollectorClient &client = *collectorClient;
+    client.setProject(*collectorProject);
     // This computer, the config's SSH nodes and the kubeconfig's clusters. Runs here push to
     // the collector themselves when it is reachable without a cluster.
     const QString configPath =

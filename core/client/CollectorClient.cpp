@@ -86,6 +86,8 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
         request.contentType = contentType.toUtf8();
         if (!m_token.isEmpty())
             request.headers.append({"X-Signalbox-Token", m_token});
+        if (!m_project.isEmpty())
+            request.headers.append({CollectorApi::kProjectHeader, m_project});
         const QString where = m_cluster->context().name;
         m_cluster->send(
             request, receiver, [receiver, done = std::move(done), where](const KubeReply &reply) {
@@ -103,6 +105,8 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
     request.setTransferTimeout(15000);
     if (!m_token.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + m_token);
+    if (!m_project.isEmpty())
+        request.setRawHeader(CollectorApi::kProjectHeader, m_project);
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
@@ -444,6 +448,15 @@ void CollectorClient::deleteRuns(const QStringList &runs, QObject *context,
             return Deleted{deleted, json[u"points"_s].toInteger(), json[u"samples"_s].toInteger()};
         },
         std::move(done));
+}
+
+Result<QString> collectorProject(const QString &value) {
+    const QString project = value.isEmpty() ? qEnvironmentVariable("SIGNALBOX_PROJECT") : value;
+    if (!project.isEmpty() && !CollectorApi::validProject(project))
+        return fail(u"\"%1\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"_s.arg(
+                        project),
+                    ErrorCode::InvalidInput);
+    return project;
 }
 
 std::optional<ClusterCollector> parseClusterCollector(const QString &address) {

@@ -35,6 +35,9 @@ public:
                     QObject *parent = nullptr);
     // Where it is, for people: http://host:port, or the cluster's proxy path.
     QUrl url() const { return m_base; }
+    // The project every request is for (a lab collector's); empty: the collector's own.
+    void setProject(const QString &project) { m_project = project.toUtf8(); }
+    QString project() const { return QString::fromUtf8(m_project); }
 
     void health(QObject *context, Callback<Health> done);
     // Runs whose metadata mentions `filter` (every run for an empty one) and that pass `where`
@@ -118,9 +121,14 @@ private:
     QNetworkAccessManager m_network;
     QUrl m_base;
     QByteArray m_token;
+    QByteArray m_project;
     KubeClient *m_cluster = nullptr;
     QString m_proxyPath; // /api/v1/namespaces/NS/services/NAME:PORT/proxy
 };
+
+// The project to ask a collector for: `value`, else $SIGNALBOX_PROJECT; empty for the
+// collector's own. Or why it is no project name.
+Result<QString> collectorProject(const QString &value);
 
 // "k8s://CONTEXT/NAMESPACE/SERVICE:PORT": a collector in a cluster (the context may hold '/').
 struct ClusterCollector {

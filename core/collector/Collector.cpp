@@ -124,16 +124,35 @@ Result<QSslConfiguration> Collector::tlsConfiguration(const QString &certificate
 }
 
 Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
-    if (options.listen && !isLoopback(options.address) && options.token.isEmpty())
+    if (options.listen && !isLoopback(options.address) && options.token.isEmpty() &&
+        options.usersFile.isEmpty())
         return fail(u"refusing to listen on %1 without a token: anyone on the network could read "
-                    "and write your metrics (set --token or SIGNALBOX_TOKEN)"_s.arg(
+                    "and write your metrics (set --token or SIGNALBOX_TOKEN, or --users)"_s.arg(
                         options.address.toString()));
+    if (!options.token.isEmpty() && !options.usersFile.isEmpty())
+        return fail(u"a token and a users file exclude each other: with users, each holds a "
+                    "token of their own"_s,
+                    ErrorCode::InvalidInput);
+    if (!CollectorApi::validProject(options.project))
+        return fail(u"\"%1\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"_s.arg(
+                        options.project),
+                    ErrorCode::InvalidInput);
+    if (!options.usersFile.isEmpty()) {
+        // A broken file is said now, not at the first request.
+        if (const auto users = AccessList::load(options.usersFile); !users)
+            return users.failure();
+        else if (users->users().isEmpty())
+            qCWarning(lcCollector).noquote()
+                << u"no users in"_s << options.usersFile
+                << u"yet: every request is refused until `signalbox-collector users add` makes one"_s;
+    }
     std::unique_ptr<Collector> collector(new Collector);
     auto store = MetricStore::open(options.dataDir);
     if (!store)
         return fail(store.error());
     collector->m_store = std::move(store).value();
     collector->m_lostAfter = options.lostAfterSeconds;
+    collector->m_project = options.project;
     collector->m_startedAt = now();
     for (const RunInfo &info : collector->m_store->runsByName()) {
         if (info.status == u"running"_s)
@@ -147,7 +166,11 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
                 return loaded.failure();
             tls = std::move(loaded).value();
         }
-        collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), options.token);
+        auto access =
+            options.usersFile.isEmpty()
+                ? CollectorHttpApi::Access{options.token}
+                : CollectorHttpApi::Access{{}, std::make_shared<AccessFile>(options.usersFile)};
+        collector->m_http = std::make_unique<CollectorHttpApi>(collector.get(), std::move(access));
         collector->m_http->setHostNames(options.hostNames);
         if (Status listening = collector->m_http->listen(options.address, options.port, tls);
             !listening)

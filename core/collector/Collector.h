@@ -32,8 +32,12 @@ public:
     struct Options {
         QString dataDir;
         QHostAddress address = QHostAddress::LocalHost;
-        quint16 port = 0;      // 0: any free port
-        QString token;         // required for a non-loopback address
+        quint16 port = 0; // 0: any free port
+        QString token;    // one token for every client: off loopback, this or users
+        // Users with tokens of their own and rights per project (AccessList), instead of a token.
+        QString usersFile;
+        // The project this collector's runs belong to (shipped to the lab's ClickHouse as it).
+        QString project = QStringLiteral("default");
         QStringList hostNames; // besides localhost: names clients use for a loopback listener
         // PEM files: the listener speaks TLS (https) with this certificate (its chain after it)
         // and key.
@@ -58,6 +62,7 @@ public:
     ~Collector() override;
 
     QUrl url() const { return m_url; }
+    const QString &project() const { return m_project; }
     MetricStore &store() { return *m_store; }
     // The lab's ClickHouse that reads are answered from; null when they come from the store.
     std::shared_ptr<const LabReader> labReader() const { return m_labReader; }
@@ -199,6 +204,7 @@ private:
     std::unique_ptr<DirectoryIngestor> m_directories;
     std::unique_ptr<LabForwarder> m_lab;
     std::shared_ptr<const LabReader> m_labReader;
+    QString m_project;
     QUrl m_url;
     QTimer m_syncTimer;
     QHash<QString, double> m_lastStep; // by run, once asked or written

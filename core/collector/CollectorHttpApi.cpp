@@ -26,6 +26,7 @@ enum HttpStatus {
     Ok = 200,
     BadRequest = 400,
     Unauthorized = 401,
+    Forbidden = 403,
     NotFound = 404,
     Unavailable = 503,
     Storage = 507
@@ -578,9 +579,9 @@ bool answerFromLab(QObject *context, const LabPools &pools,
 
 } // namespace
 
-CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
-                                   HttpServer::Limits limits)
+CollectorHttpApi::CollectorHttpApi(Collector *collector, Access access, HttpServer::Limits limits)
     : m_collector(collector)
+    , m_access(std::move(access))
     , m_server([this](HttpRequest request,
                       const HttpServer::Respond &respond) { handle(std::move(request), respond); },
                limits) {
@@ -593,8 +594,8 @@ CollectorHttpApi::CollectorHttpApi(Collector *collector, const QString &token,
              spool.entryList({kLabExportPrefix + u'*'}, QDir::Files | QDir::Hidden))
             spool.remove(name);
     }
-    if (!token.isEmpty())
-        m_expectedAuthorization = "Bearer " + token.toUtf8();
+    if (!m_access.token.isEmpty())
+        m_expectedAuthorization = "Bearer " + m_access.token.toUtf8();
 }
 
 CollectorHttpApi::~CollectorHttpApi() {
@@ -611,20 +612,56 @@ void CollectorHttpApi::setHostNames(const QStringList &names) {
     }
 }
 
+std::variant<CollectorHttpApi::Caller, HttpResponse>
+CollectorHttpApi::identify(const HttpRequest &request) const {
+    const QByteArray asked = request.header(QByteArray(CollectorApi::kProjectHeader).toLower());
+    Caller caller{{},
+                  asked.isEmpty() ? m_collector->project() : QString::fromUtf8(asked),
+                  AccessList::Right::Write};
+    // Through a Kubernetes API server's service proxy the Authorization header is the API
+    // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
+    const std::array<QByteArray, 2> presented{request.header("authorization"),
+                                              "Bearer " + request.header("x-signalbox-token")};
+    const HttpResponse unauthorized = error(u"a valid bearer token is required"_s, Unauthorized);
+    if (!m_access.users) {
+        if (!m_expectedAuthorization.isEmpty() &&
+            !constantTimeEqual(presented[0], m_expectedAuthorization) &&
+            !constantTimeEqual(presented[1], m_expectedAuthorization))
+            return unauthorized;
+    } else {
+        const auto list = m_access.users->current();
+        if (!list) // the reason is in the collector's log, not for whoever asks
+            return error(u"the collector's users file cannot be read: its log says why"_s,
+                         Unavailable);
+        std::optional<QString> user;
+        for (const QByteArray &authorization : presented) {
+            if (!user && authorization.startsWith("Bearer "))
+                user = (*list)->userOf(QByteArrayView(authorization).sliced(7));
+        }
+        if (!user)
+            return unauthorized;
+        caller.user = *user;
+        caller.right = (*list)->rightOf(*user, caller.project);
+    }
+    if (!CollectorApi::validProject(caller.project))
+        return error(
+            u"%1 \"%2\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"_s.arg(
+                QLatin1StringView(CollectorApi::kProjectHeader), caller.project),
+            BadRequest);
+    return caller;
+}
+
 void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &respond) {
     if (auto refused = refuseForeignRequest(request, m_loopback, m_hostNames)) {
         respond(std::move(*refused));
         return;
     }
-    // Through a Kubernetes API server's service proxy the Authorization header is the API
-    // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
-    if (!m_expectedAuthorization.isEmpty() &&
-        !constantTimeEqual(request.header("authorization"), m_expectedAuthorization) &&
-        !constantTimeEqual("Bearer " + request.header("x-signalbox-token"),
-                           m_expectedAuthorization)) {
-        respond(error(u"a valid bearer token is required"_s, Unauthorized));
+    auto identified = identify(request);
+    if (auto *refused = std::get_if<HttpResponse>(&identified)) {
+        respond(std::move(*refused));
         return;
     }
+    const Caller &caller = std::get<Caller>(identified);
     const QByteArray path = request.path();
     const Parameters query(request.query());
     if (!query.invalid().isEmpty()) {
@@ -636,15 +673,41 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     }
     const bool get = request.method == "GET" || request.method == "HEAD"; // HEAD: no body sent
     const bool post = request.method == "POST";
-    if (const auto reader = m_collector->labReader();
-        reader &&
-        answerFromLab(this, {&m_labReads, &m_labExports}, reader, m_collector->store().directory(),
-                      path, get, post, query, request.body, respond))
-        return;
-
     if (path == CollectorApi::kHealth && get) {
-        respond(json(m_collector->health().toJson()));
-    } else if ((path == CollectorApi::kPush || path == CollectorApi::kPushColumns) && post) {
+        Health health = m_collector->health();
+        health.project = caller.project;
+        health.user = caller.user;
+        health.access = AccessList::rightName(caller.right);
+        respond(json(health.toJson()));
+        return;
+    }
+    // Every POST writes, but /groups, which reads.
+    const bool writes = post && path != CollectorApi::kGroups;
+    if (caller.right < (writes ? AccessList::Right::Write : AccessList::Right::Read)) {
+        respond(error(u"%1 may not %2 project %3"_s.arg(
+                          caller.user, writes ? u"write to"_s : u"read"_s, caller.project),
+                      Forbidden));
+        return;
+    }
+    const bool own = caller.project == m_collector->project();
+    if (auto reader = m_collector->labReader();
+        reader && answerFromLab(this, {&m_labReads, &m_labExports},
+                                own ? reader : reader->forProject(caller.project),
+                                m_collector->store().directory(), path, get, post, query,
+                                request.body, respond))
+        return;
+    if (!own) {
+        respond(error(u"this collector keeps project %1's runs, not %2's%3"_s.arg(
+                          m_collector->project(), caller.project,
+                          m_collector->labReader()
+                              ? u"; from the lab's store it reads any project's runs, metrics, "
+                                "series, groups and exports"_s
+                              : QString()),
+                      writes ? BadRequest : NotFound));
+        return;
+    }
+
+    if ((path == CollectorApi::kPush || path == CollectorApi::kPushColumns) && post) {
         runOffThread(
             this,
             [body = std::move(request.body), columns = path == CollectorApi::kPushColumns] {

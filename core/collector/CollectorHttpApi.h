@@ -1,8 +1,11 @@
 #pragma once
 
+#include "AccessList.h"
 #include "net/HttpServer.h"
 
 #include <QThreadPool>
+
+#include <variant>
 
 namespace sb {
 
@@ -28,17 +31,26 @@ class Collector;
 //   GET  /api/v1/samples?run=A&tag=T&from=&to=&offset=&limit=   a tag's items in step order
 //   GET  /api/v1/blobs/DIGEST             an item's bytes (image/png, audio/wav, ...)
 //   POST /api/v1/recovery/acknowledge    health stops repeating the recovery notes
-// With a token configured, every request needs "Authorization: Bearer TOKEN". Browsers' requests
-// for other sites, and (on loopback) Host names that are not this machine's, are refused first
-// (see refuseForeignRequest). HEAD is answered as GET, without the body.
-// Bodies are decoded on worker threads and stored on the collector's, so a large push does not
-// hold up other clients; an export is streamed as the client reads it. A lab's collector
-// (Collector::labReader) answers /runs, /metrics, /series, /groups and /export from ClickHouse,
-// on threads of their own.
+// With a token configured, every request needs "Authorization: Bearer TOKEN"; with users, the
+// token of one, whose right on the request's project (CollectorApi::kProjectHeader; the
+// collector's own without it) must be read for reads and write for the rest (403 otherwise).
+// Another project than the collector's own is read from the lab's store (a lab collector's
+// /runs, /metrics, /series, /groups and /export); anything else of it is refused. Browsers'
+// requests for other sites, and (on loopback) Host names that are not this machine's, are refused
+// first (see refuseForeignRequest). HEAD is answered as GET, without the body. Bodies are decoded
+// on worker threads and stored on the collector's, so a large push does not hold up other clients;
+// an export is streamed as the client reads it. A lab's collector (Collector::labReader) answers
+// /runs, /metrics, /series, /groups and /export from ClickHouse, on threads of their own.
 class CollectorHttpApi final : public QObject {
     Q_OBJECT
 public:
-    CollectorHttpApi(Collector *collector, const QString &token,
+    // Who may ask: one token for every client (none: anyone on loopback, as the embedded
+    // collector's session token is), or users each with their own.
+    struct Access {
+        QString token;
+        std::shared_ptr<AccessFile> users;
+    };
+    CollectorHttpApi(Collector *collector, Access access,
                      HttpServer::Limits limits = HttpServer::Limits{});
     ~CollectorHttpApi() override;
 
@@ -53,9 +65,17 @@ public:
     void setHostNames(const QStringList &names);
 
 private:
+    // Who asks and for which project, with their right there; or the refusal.
+    struct Caller {
+        QString user; // empty with one token for all
+        QString project;
+        AccessList::Right right = AccessList::Right::None;
+    };
+    std::variant<Caller, HttpResponse> identify(const HttpRequest &request) const;
     void handle(HttpRequest request, const HttpServer::Respond &respond);
 
     Collector *m_collector;
+    Access m_access;
     QByteArray m_expectedAuthorization;
     bool m_loopback = true;
     QList<QByteArray> m_hostNames; // lower case, without a final dot

@@ -1,5 +1,6 @@
 #include "Backends.h"
 
+#include "client/CollectorClient.h"
 #include "config/Config.h"
 #include "kube/KubeConfig.h"
 #include "util/Log.h"
@@ -10,20 +11,25 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QMap<QString, QString> runEnvironment(const QString &collectorUrl, const QString &token) {
+QMap<QString, QString> runEnvironment(const QString &collectorUrl, const QString &token,
+                                      const QString &project) {
     QMap<QString, QString> environment;
-    if (!collectorUrl.isEmpty())
-        environment.insert(u"SIGNALBOX_COLLECTOR"_s, collectorUrl);
-    if (!collectorUrl.isEmpty() && !token.isEmpty())
+    if (collectorUrl.isEmpty())
+        return environment;
+    environment.insert(u"SIGNALBOX_COLLECTOR"_s, collectorUrl);
+    if (!token.isEmpty())
         environment.insert(u"SIGNALBOX_TOKEN"_s, token);
+    if (!project.isEmpty()) // the runs land where the app looks
+        environment.insert(u"SIGNALBOX_PROJECT"_s, project);
     return environment;
 }
 
 } // namespace
 
 Backends::Backends(CollectorClient *collector, const Options &options)
-    : m_local(
-          {options.dataDir, 10000, runEnvironment(options.collectorUrl, options.collectorToken)})
+    : m_local({options.dataDir, 10000,
+               runEnvironment(options.collectorUrl, options.collectorToken,
+                              collector ? collector->project() : QString())})
     , m_ssh(&m_monitor, {options.dataDir, 10000, 1000, {}})
     , m_kube({})
     , m_slurm(&m_monitor, {options.dataDir, 2000})

@@ -195,18 +195,25 @@ LabReader::LabReader(Options options)
 
 Result<QByteArray> LabReader::select(const QString &sql) const {
     auto answer = m_server.query(sql + u" FORMAT RowBinary"_s);
-    const QMutexLocker locked(&m_errorLock);
+    const QMutexLocker locked(&m_shared->errorLock);
     if (!answer) { // even a refusal of its SQL is no fault of the request's (InvalidInput here)
-        m_lastError = answer.error();
+        m_shared->lastError = answer.error();
         return fail(answer.error(), ErrorCode::Failed);
     }
-    m_lastError.clear();
+    m_shared->lastError.clear();
     return answer;
 }
 
 QString LabReader::lastError() const {
-    const QMutexLocker locked(&m_errorLock);
-    return m_lastError;
+    const QMutexLocker locked(&m_shared->errorLock);
+    return m_shared->lastError;
+}
+
+std::shared_ptr<const LabReader> LabReader::forProject(const QString &project) const {
+    auto reader = std::make_shared<LabReader>(*this);
+    reader->m_options.project = project;
+    reader->m_project = ClickHouse::quoted(project);
+    return reader;
 }
 
 Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offset, qsizetype limit,
@@ -517,7 +524,7 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
     std::vector<QByteArray> keys(names.size());
     std::vector<std::size_t> missed;
     {
-        const QMutexLocker locked(&m_cacheLock);
+        const QMutexLocker locked(&m_shared->cacheLock);
         for (std::size_t i = 0; i < names.size(); ++i) {
             const auto &extent = (*found)[i];
             if (!extent) {
@@ -529,17 +536,17 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
                 key << bool(e) << (e ? e->count : 0) << (e ? e->minStep : 0) << (e ? e->maxStep : 0)
                     << (e ? e->minWall : 0) << (e ? e->maxWall : 0);
             };
-            key << names[i].run << names[i].metric << window.xMetric << int(window.axis)
-                << window.from.has_value() << window.from.value_or(0) << window.to.has_value()
-                << window.to.value_or(0) << window.width << window.smoothing
-                << int(window.smoothingKind) << window.logX;
+            key << m_options.project << names[i].run << names[i].metric << window.xMetric
+                << int(window.axis) << window.from.has_value() << window.from.value_or(0)
+                << window.to.has_value() << window.to.value_or(0) << window.width
+                << window.smoothing << int(window.smoothingKind) << window.logX;
             // A run shipped anew (deleted, then pushed again under its name) is a new version.
             const Started started = origins->value(names[i].run);
             key << started.start.has_value() << started.start.value_or(0) << started.version;
             put(extent);
             if (!window.xMetric.isEmpty())
                 put((*found)[xAt.value(names[i].run)]);
-            if (const Downsampled *cached = m_cache.object(keys[i]))
+            if (const Downsampled *cached = m_shared->cache.object(keys[i]))
                 answers[i] = *cached;
             else
                 missed.push_back(i);
@@ -556,12 +563,12 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
     auto computed = compute(asked, window, askedExtents, *origins);
     if (!computed)
         return computed.failure();
-    const QMutexLocker locked(&m_cacheLock);
+    const QMutexLocker locked(&m_shared->cacheLock);
     for (std::size_t j = 0; j < missed.size(); ++j) {
         Result<Downsampled> &answer = computed.value()[j];
         if (answer) {
             const qint64 bytes = qint64(answer->x.size() + answer->y.size()) * 8 + 256;
-            m_cache.insert(keys[missed[j]], new Downsampled(*answer), bytes);
+            m_shared->cache.insert(keys[missed[j]], new Downsampled(*answer), bytes);
         }
         answers[missed[j]] = std::move(answer);
     }

@@ -37,6 +37,9 @@ public:
     explicit LabReader(Options options);
 
     const Options &options() const { return m_options; }
+    // The same server's reads of another project, sharing this reader's cache (its keys name
+    // the project) and last error.
+    std::shared_ptr<const LabReader> forProject(const QString &project) const;
     // Why the last read of ClickHouse failed; empty once one succeeded (for /health).
     QString lastError() const;
     // As Collector::runs: name order (as UTF-8 bytes), `limit` after `offset`; `now` for the
@@ -118,10 +121,13 @@ private:
     // Curves answered, by what they depend on (query()): a finished run's chart that many GUIs
     // show is computed once. Costs its bytes; the least recently asked go first.
     static constexpr qint64 kCacheBytes = qint64(64) << 20;
-    mutable QMutex m_errorLock;
-    mutable QString m_lastError;
-    mutable QMutex m_cacheLock;
-    mutable QCache<QByteArray, Downsampled> m_cache{kCacheBytes};
+    struct Shared { // by the readers of every project
+        QMutex errorLock;
+        QString lastError;
+        QMutex cacheLock;
+        QCache<QByteArray, Downsampled> cache{kCacheBytes};
+    };
+    std::shared_ptr<Shared> m_shared = std::make_shared<Shared>();
 };
 
 } // namespace sb

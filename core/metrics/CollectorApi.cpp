@@ -662,6 +662,16 @@ QList<QByteArray> samplesPushes(const QString &run, const std::vector<Sample> &s
     return bodies;
 }
 
+bool CollectorApi::validProject(QStringView name) {
+    if (name.isEmpty() || name.size() > 64 || name.startsWith(u'.'))
+        return false;
+    return std::all_of(name.begin(), name.end(), [](QChar c) {
+        const char16_t u = c.unicode();
+        return (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z') || (u >= u'0' && u <= u'9') ||
+               u == u'.' || u == u'_' || u == u'-';
+    });
+}
+
 QJsonObject Health::toJson() const {
     QJsonObject json{{u"service"_s, service},
                      {u"version"_s, version},
@@ -672,6 +682,10 @@ QJsonObject Health::toJson() const {
         json[u"sources"_s] = sources;
     if (!lab.isEmpty())
         json[u"lab"_s] = lab;
+    json[u"project"_s] = project;
+    if (!user.isEmpty())
+        json[u"user"_s] = user;
+    json[u"access"_s] = access;
     return json;
 }
 
@@ -685,6 +699,10 @@ Health Health::fromJson(const QJsonObject &json) {
         health.recovery << note.toString();
     health.sources = json.value(u"sources"_s).toArray();
     health.lab = json.value(u"lab"_s).toObject();
+    health.project = json.value(u"project"_s).toString();
+    health.user = json.value(u"user"_s).toString();
+    // A collector from before projects lets its token do everything.
+    health.access = json.value(u"access"_s).toString(u"write"_s);
     return health;
 }
 

@@ -44,6 +44,12 @@ inline constexpr char kPushSamples[] = "/api/v1/push/samples";
 inline constexpr char kSamplesMagic[] = "SBS1"; // the format's version is its last byte
 inline constexpr char kSamples[] = "/api/v1/samples";
 inline constexpr char kBlobs[] = "/api/v1/blobs/"; // then the blob's digest in hex
+// The project a request is for (a lab's collector serves several); without it, the collector's
+// own. A user's right on it (read, write) decides what the request may do.
+inline constexpr char kProjectHeader[] = "X-Signalbox-Project";
+// Project names: 1 to 64 of letters, digits, '.', '_' and '-', not starting with '.' (they
+// travel in that header and name ClickHouse rows).
+bool validProject(QStringView name);
 // What one request may ask for (more is refused with 400 and a message saying what to ask
 // instead): every request's work and answer are bounded, whatever it names.
 inline constexpr int kMostColumns = 10'000;             // width of /series and /groups
@@ -227,6 +233,11 @@ struct Health {
     QStringList recovery; // what opening the store repaired, until acknowledged
     QJsonArray sources;   // watched files and their errors (as DirectoryIngestor reports them)
     QJsonObject lab;      // shipping to a lab's ClickHouse (LabForwarder::state); empty: none
+    // The request's: the project asked for, the user that asked (empty with one token for all)
+    // and what they may do there ("read", "write" or "none").
+    QString project;
+    QString user;
+    QString access;
     QJsonObject toJson() const;
     static Health fromJson(const QJsonObject &json);
 };

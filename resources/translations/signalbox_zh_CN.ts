@@ -1867,6 +1867,22 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;Fro
 signalbox.init(config={&quot;lr&quot;: 0.01})
 signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在任何语言中，打印一行指标行即可；其他行不受影响：&lt;/p&gt;&lt;pre&gt;@signalbox {&quot;step&quot;: 12, &quot;loss&quot;: 0.25}&lt;/pre&gt;&lt;p&gt;从 Signalbox 启动的运行会获得 &lt;code&gt;SIGNALBOX_RUN&lt;/code&gt; 和 &lt;code&gt;SIGNALBOX_COLLECTOR&lt;/code&gt;。也会读取 TensorBoard 事件文件：文件 ▸ 打开 TensorBoard 日志目录。&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>lab store</source>
+        <translation>实验室存储</translation>
+    </message>
+    <message>
+        <source>project %1</source>
+        <translation>项目 %1</translation>
+    </message>
+    <message>
+        <source>read only</source>
+        <translation>只读</translation>
+    </message>
+    <message>
+        <source>%1 may not read project %2 on this collector: its administrator grants rights with `signalbox-collector users grant`</source>
+        <translation>%1 无权读取此收集器上的项目 %2：请管理员用 `signalbox-collector users grant` 授权</translation>
+    </message>
 </context>
 <context>
     <name>sb::MetricLineForwarder</name>

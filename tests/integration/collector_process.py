@@ -60,11 +60,12 @@ class Collector:
         if "listening on" not in line:
             raise AssertionError("collector did not start: %r %s" % (line, self.process.stderr.read()))
 
-    def request(self, path, body=None, content_type="application/json"):
+    def request(self, path, body=None, content_type="application/json", headers=None):
         """(status, parsed JSON or text) of one request; never raises for an HTTP status."""
         data = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data,
-                                         headers={"Content-Type": content_type},
+                                         headers=dict({"Content-Type": content_type},
+                                                      **(headers or {})),
                                          method="POST" if data is not None else "GET")
         try:
             with urllib.request.urlopen(request, timeout=20) as response:

@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -528,6 +529,206 @@ class LabReads(unittest.TestCase):
             self.server.query("INSERT INTO signalbox.runs VALUES ('lab', 'x', '{}', 1)",
                               user=clickhouse.READER)
         self.assertIn("readonly", str(refused.exception).lower())
+
+
+def users(path, *words):
+    """`signalbox-collector users WORDS --users path`: its stdout, or AssertionError."""
+    done = subprocess.run([collector_process.COLLECTOR, "users"] + list(words) + ["--users", path],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+# Every endpoint, each with what it needs: a read or a write. Their bodies are valid, so that
+# only the caller's right decides.
+READS = [("GET", "/api/v1/runs", None), ("GET", "/api/v1/metrics?run=mine", None),
+         ("GET", "/api/v1/series?run=mine&metric=loss&width=50", None),
+         ("GET", "/api/v1/export?run=mine&metric=loss", None),
+         ("GET", "/api/v1/samples?run=mine", None), ("GET", "/api/v1/blobs/" + "0" * 64, None),
+         ("POST", "/api/v1/groups", {"metric": "loss", "width": 20,
+                                     "groups": [{"name": "g", "runs": ["mine"]}]})]
+WRITES = [("POST", "/api/v1/push", {"run": "new", "series": {"loss": {"step": [1],
+                                                                       "value": [1.0]}}}),
+          ("POST", "/api/v1/lines?run=new", b"loss=1 step=2\n"),
+          ("POST", "/api/v1/push/samples", b"SBS1"),
+          ("POST", "/api/v1/recovery/acknowledge", {}),
+          ("POST", "/api/v1/rewinds/restore", {"rewind": 99}),
+          ("POST", "/api/v1/runs/delete", {"runs": ["nothing-here"]})]
+
+
+class LabUsers(unittest.TestCase):
+    """A lab collector with users (--users): each user's token and rights per project decide
+    what they may read and write, through every endpoint; tokens are kept hashed and revoked at
+    once; the CLI and the Python client take a project."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not clickhouse.available():
+            raise unittest.SkipTest("clickhouse-server is not installed")
+        cls.server = clickhouse.ClickHouse()
+        writer = Collector(extra=lab_flags(cls.server))
+        other = Collector(extra=lab_flags(cls.server, project="other"))
+        push(writer, "mine", "loss", 0, [3.0, 2.0, 1.0])
+        push(other, "secret-run", "loss", 0, [9.0, 8.0])
+        caught_up(writer, cls.server, 5)
+        caught_up(other, cls.server, 5)
+        writer.stop()
+        other.stop()
+        cls.dir = tempfile.mkdtemp(prefix="sb-users-")
+        cls.file = os.path.join(cls.dir, "users.json")
+        cls.tokens = {}
+        for name, grants in (("reader", [("lab", "read")]), ("writer", [("lab", "write")]),
+                             ("stranger", []), ("wide", [("*", "read"), ("other", "write")])):
+            cls.tokens[name] = users(cls.file, "add", name, "--label", "test")
+            for project, right in grants:
+                users(cls.file, "grant", name, project, right)
+        cls.lab = Collector(extra=lab_flags(cls.server) + ["--serve-lab", "--users", cls.file])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.lab.stop()
+        cls.server.stop()
+
+    def ask(self, user, method, path, body=None, project=None, token=None):
+        headers = {"Authorization": "Bearer " + (token or self.tokens[user])}
+        if project:
+            headers["X-Signalbox-Project"] = project
+        if method == "POST" and body is None:
+            body = b""
+        return self.lab.request(path, body, headers=headers,
+                                content_type="application/octet-stream"
+                                if isinstance(body, bytes) else "application/json")
+
+    def test_a_user_reads_only_the_projects_they_may(self):
+        cases = [("reader", "lab", True), ("reader", "other", False), ("writer", "lab", True),
+                 ("writer", "other", False), ("stranger", "lab", False),
+                 ("stranger", "other", False), ("wide", "lab", True), ("wide", "other", True)]
+        for user, project, may in cases:
+            for method, path, body in READS:
+                status, answer = self.ask(user, method, path, body, project)
+                if may:
+                    self.assertNotIn(status, (401, 403), (user, project, path, answer))
+                else:
+                    self.assertEqual(status, 403, (user, project, path, answer))
+                    self.assertIn("may not read project " + project, answer["error"])
+                    self.assertNotIn("secret-run", json.dumps(answer))
+        # What they may read is their project's: another's runs never show.
+        status, runs = self.ask("reader", "GET", "/api/v1/runs")
+        self.assertEqual([r["name"] for r in runs], ["mine"])
+        status, runs = self.ask("wide", "GET", "/api/v1/runs", project="other")
+        self.assertEqual([r["name"] for r in runs], ["secret-run"])
+        status, curve = self.ask("wide", "GET", "/api/v1/series?run=secret-run&metric=loss",
+                                 project="other")
+        self.assertEqual(curve["series"][0]["y"], [9.0, 8.0])
+
+    def test_writes_need_the_right_to_write(self):
+        for user in ("reader", "stranger", "wide"):
+            for method, path, body in WRITES:
+                status, answer = self.ask(user, method, path, body)
+                self.assertEqual(status, 403, (user, path, answer))
+                self.assertIn("may not write to project lab", answer["error"])
+        status, answer = self.ask("writer", *WRITES[0])
+        self.assertEqual(status, 200, answer)
+        # Read from ClickHouse once the lab collector shipped it.
+        self.assertTrue(self.shipped(lambda: "new" in [
+            r["name"] for r in self.ask("writer", "GET", "/api/v1/runs?filter=new")[1]]))
+        # Another project's runs are not stored here, whoever may write them.
+        status, answer = self.ask("wide", *WRITES[0], project="other")
+        self.assertEqual(status, 400, answer)
+        self.assertIn("keeps project lab's runs, not other's", answer["error"])
+
+    def test_only_a_valid_token_is_anyone(self):
+        forged = "sbt_%s_%s" % (self.tokens["reader"][4:12], "A" * 43)
+        for header in ({}, {"Authorization": "Bearer "}, {"Authorization": "Bearer " + forged},
+                       {"Authorization": "Basic " + self.tokens["reader"]},
+                       {"Authorization": self.tokens["reader"]}):
+            for method, path, body in READS + WRITES + [("GET", "/api/v1/health", None)]:
+                status, answer = self.lab.request(path, body if method == "POST" else None,
+                                                  headers=header)
+                self.assertEqual(status, 401, (header, path, answer))
+        # Through a Kubernetes service proxy the token comes as X-Signalbox-Token.
+        status, runs = self.lab.request("/api/v1/runs",
+                                        headers={"X-Signalbox-Token": self.tokens["reader"]})
+        self.assertEqual(status, 200, runs)
+
+    def test_tokens_are_kept_hashed_and_revoked_at_once(self):
+        with open(self.file) as f:
+            kept = f.read()
+        for token in self.tokens.values():
+            self.assertNotIn(token.split("_")[2], kept)
+        self.assertEqual(os.stat(self.file).st_mode & 0o077, 0)
+        listed = users(self.file, "list")
+        for token in self.tokens.values():
+            self.assertNotIn(token, listed)
+        token = users(self.file, "token", "reader", "--label", "laptop")
+        self.assertEqual(self.ask("reader", "GET", "/api/v1/runs", token=token)[0], 200)
+        self.assertIn("laptop", users(self.file, "list"))
+        users(self.file, "revoke", token.split("_")[1])
+        self.assertEqual(self.ask("reader", "GET", "/api/v1/runs", token=token)[0], 401)
+        self.assertEqual(self.ask("reader", "GET", "/api/v1/runs")[0], 200)  # the other one
+        # Rights taken away hold from the next request too.
+        users(self.file, "grant", "wide", "other", "none")
+        users(self.file, "grant", "wide", "*", "none")
+        try:
+            self.assertEqual(self.ask("wide", "GET", "/api/v1/runs", project="other")[0], 403)
+        finally:
+            users(self.file, "grant", "wide", "*", "read")
+            users(self.file, "grant", "wide", "other", "write")
+
+    def test_health_says_who_asks_and_what_they_may(self):
+        status, health = self.ask("writer", "GET", "/api/v1/health")
+        self.assertEqual((health["user"], health["project"], health["access"]),
+                         ("writer", "lab", "write"))
+        status, health = self.ask("stranger", "GET", "/api/v1/health", project="other")
+        self.assertEqual((status, health["access"]), (200, "none"))
+        status, answer = self.ask("reader", "GET", "/api/v1/health", project="../etc")
+        self.assertEqual(status, 400, answer)
+
+    def test_a_broken_users_file_refuses_everyone_until_fixed(self):
+        with open(self.file) as f:
+            kept = f.read()
+        try:
+            with open(self.file, "w") as f:
+                f.write(kept[: len(kept) // 2])
+            status, answer = self.ask("writer", "GET", "/api/v1/runs")
+            self.assertEqual(status, 503, answer)
+            self.assertNotIn(self.dir, answer["error"])  # the path is for the log only
+        finally:
+            with open(self.file, "w") as f:
+                f.write(kept)
+        self.assertEqual(self.ask("writer", "GET", "/api/v1/runs")[0], 200)
+
+    def test_the_cli_and_the_client_take_a_project(self):
+        env = dict(os.environ, SIGNALBOX_TOKEN=self.tokens["wide"], SIGNALBOX_PROJECT="other")
+        done = subprocess.run([collector_process.CLI, "--collector", self.lab.url, "runs"],
+                              capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("secret-run", done.stdout)
+        self.assertNotIn("mine", done.stdout)
+        done = subprocess.run([collector_process.CLI, "--collector", self.lab.url, "--project",
+                               "lab", "health"], capture_output=True, text=True, timeout=60,
+                              env=env)
+        self.assertEqual(json.loads(done.stdout)["access"], "read")
+        done = subprocess.run([collector_process.CLI, "--collector", self.lab.url, "--project",
+                               "a b", "runs"], capture_output=True, text=True, timeout=60, env=env)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("is not a project name", done.stderr)
+        import signalbox
+        run = signalbox.Run("from-python", collector=self.lab.url, token=self.tokens["writer"],
+                            project="lab", out=open(os.devnull, "w"), record_code=False)
+        run.log({"acc": 0.5}, step=1)
+        run.finish()
+        self.assertTrue(self.shipped(lambda: "1,0.5" in str(
+            self.ask("writer", "GET", "/api/v1/export?run=from-python&metric=acc")[1])))
+
+    @staticmethod
+    def shipped(seen, timeout=30):
+        deadline = time.time() + timeout
+        while not seen():
+            if time.time() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
 
 
 if __name__ == "__main__":

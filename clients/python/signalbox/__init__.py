@@ -24,8 +24,8 @@ encoded on the sender thread (numpy and Pillow are used when present, never requ
 
 Environment: SIGNALBOX_COLLECTOR (default: the collector the Signalbox app published, else
 http://127.0.0.1:7410), SIGNALBOX_RUN (the run's name; Signalbox sets both for the runs it
-launches), SIGNALBOX_TOKEN (a bearer token), SIGNALBOX_PROXY (an HTTP proxy for the collector;
-none by default).
+launches), SIGNALBOX_TOKEN (a bearer token), SIGNALBOX_PROJECT (the project on a lab's collector;
+default: the collector's own), SIGNALBOX_PROXY (an HTTP proxy for the collector; none by default).
 
 What the client guarantees:
 - Every point is stored (acknowledged by the collector), printed as a metric line, or counted
@@ -99,6 +99,8 @@ __version__ = "0.1.0"  # Signalbox's own (CMakeLists.txt); the package's on PyPI
 
 PREFIX = "@signalbox "
 DEFAULT_COLLECTOR = "http://127.0.0.1:7410"
+# A lab collector's project names (sent as the X-Signalbox-Project header).
+_PROJECT = re.compile(r"(?!\.)[A-Za-z0-9._-]{1,64}", re.ASCII)
 MAX_COORDINATE = 2.0 ** 53  # a step or time must be finite and within +-2^53 (the collector's rule)
 BATCH_VALUES = 4_000_000  # numbers in one push at most (32 MB), well inside the collector's 64 MiB
 # Keys a metric line reserves; metrics with these names travel in its "" object instead.
@@ -654,6 +656,8 @@ class Run:
     all. finish_timeout: seconds finish() (and exit, and a signal) spends sending before it
     prints the rest. heartbeat: seconds between the sender's "still alive" pushes (0: none).
     proxy: an HTTP proxy for the collector (default $SIGNALBOX_PROXY, else none).
+    project: the project the run belongs to on a lab's collector (default $SIGNALBOX_PROJECT,
+    else the collector's own): 1 to 64 letters, digits, '.', '_' or '-'.
     max_sample_bytes: bytes of samples (images, histograms, text, audio) queued or waiting for
     another try at most; past it new samples are dropped (counted). Samples are never printed:
     one no collector takes is counted as unsent at finish.
@@ -670,7 +674,12 @@ class Run:
     def __init__(self, run=None, config=None, collector=None, token=None, flush_interval=0.25,
                  max_queue=1_000_000, on_ack=None, out=None, timeout=5.0, resume=None,
                  proxy=None, heartbeat=15.0, finish_timeout=5.0, max_sample_bytes=256 << 20,
-                 record_code=None, resume_step=None, resume_inclusive=False, fork_from=None):
+                 record_code=None, resume_step=None, resume_inclusive=False, fork_from=None,
+                 project=None):
+        self.project = project or os.environ.get("SIGNALBOX_PROJECT") or None
+        if self.project is not None and not _PROJECT.fullmatch(self.project):
+            raise ValueError("%r is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"
+                             % (self.project,))
         published = None
         if not collector and not os.environ.get("SIGNALBOX_COLLECTOR"):
             published = _published_collector()
@@ -1414,6 +1423,8 @@ class Run:
             headers["Content-Type"] = content_type
         if self._token:
             headers["Authorization"] = "Bearer " + self._token
+        if self.project:
+            headers["X-Signalbox-Project"] = self.project
         try:
             status, answer = self._endpoint.exchange(method, path, data, headers, deadline, limit)
         except socket.timeout:
