@@ -4,6 +4,7 @@
 
 #include "CurvesView.h"
 #include "JobsView.h"
+#include "Keychain.h"
 #include "LogdirsDialog.h"
 #include "NodesView.h"
 #include "Notifier.h"
@@ -19,8 +20,11 @@
 #include "util/Log.h"
 
 #include <QActionGroup>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
@@ -32,6 +36,7 @@
 #include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTabWidget>
+#include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
 
@@ -41,6 +46,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 const QString kRecovery = QStringLiteral("recovery"); // the banner's topic for the store's repairs
+const QString kToken = QStringLiteral("token"); // the collector refused the token (or its lack)
 } // namespace
 
 MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor *monitor,
@@ -49,6 +55,8 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     , m_jobModel(jobs)
     , m_tabs(new QTabWidget)
     , m_banner(new QLabel)
+    , m_collector(collector)
+    , m_collectorFacts(new QLabel)
     , m_curves(new CurvesView(collector))
     , m_jobs(new JobsView(jobs, configPath))
     , m_nodes(new NodesView(monitor, configPath))
@@ -84,38 +92,29 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     layout->addWidget(m_tabs);
     setCentralWidget(central);
     // Where the metrics come from, for good (messages come and go beside it).
-    auto *where = new QLabel(tr("Collector: %1").arg(collector->url().toString()));
-    where->setObjectName(u"collectorWhere"_s);
-    where->setTextFormat(Qt::PlainText);
-    statusBar()->addPermanentWidget(where);
-    // A collector that had to repair its store on start (after a crash) says what it did.
-    collector->health(this, [this, where, url = collector->url()](const Result<Health> &health) {
-        if (health) {
-            // A lab's: which project, as whom, and whether this user may change anything.
-            QStringList facts{tr("Collector: %1").arg(url.toString())};
-            if (health->lab.value(u"serves"_s).toBool())
-                facts << tr("lab store");
-            if (!health->project.isEmpty() && health->project != u"default"_s)
-                facts << tr("project %1").arg(health->project);
-            if (!health->user.isEmpty())
-                facts << health->user;
-            if (health->access == u"read"_s)
-                facts << tr("read only");
-            where->setText(facts.join(u" · "_s));
-            if (health->access == u"none"_s)
-                showProblem(u"access"_s,
-                            tr("%1 may not read project %2 on this collector: its administrator "
-                               "grants rights with `signalbox-collector users grant`")
-                                .arg(health->user, health->project));
-        }
-        const QStringList notes = health ? health->recovery : QStringList();
-        if (notes.isEmpty())
-            return;
-        // Shown at every start until the person says they read it.
-        showProblem(kRecovery, tr("The collector repaired its store: %1").arg(notes.join(u"; "_s)));
+    m_collectorFacts->setObjectName(u"collectorFacts"_s);
+    m_collectorFacts->setTextFormat(Qt::PlainText);
+    statusBar()->addPermanentWidget(m_collectorFacts);
+    showCollectorFacts();
+    connect(collector, &CollectorClient::tokenRefused, this, [this] {
+        showProblem(kToken, tr("The collector at %1 refused the token: a lab's administrator "
+                               "gives one with `signalbox-collector users add`.")
+                                .arg(m_collector->url().toString()));
     });
+    connect(collector, &CollectorClient::tokenAccepted, this, [this] {
+        showProblem(kToken, {});
+        showCollectorFacts();
+    });
+    // Rights change while the window is open (granted, taken away): said within a minute.
+    auto *facts = new QTimer(this);
+    connect(facts, &QTimer::timeout, this, &MainWindow::showCollectorFacts);
+    facts->start(60'000);
     connect(m_banner, &QLabel::linkActivated, this, [this, collector](const QString &link) {
         const QString topic = QString::fromUtf8(QByteArray::fromPercentEncoding(link.toUtf8()));
+        if (topic == kToken) {
+            askForToken();
+            return;
+        }
         if (topic != kRecovery) {
             showProblem(topic, {});
             return;
@@ -324,6 +323,70 @@ void MainWindow::showError(const QString &message) {
     showProblem(message, message);
 }
 
+void MainWindow::showCollectorFacts() {
+    m_collectorFacts->setText(tr("Collector: %1").arg(m_collector->url().toString()));
+    m_collector->health(this, [this](const Result<Health> &health) {
+        if (health) {
+            // A lab's: which project, as whom, and whether this user may change anything.
+            QStringList facts{tr("Collector: %1").arg(m_collector->url().toString())};
+            if (health->lab.value(u"serves"_s).toBool())
+                facts << tr("lab store");
+            if (!health->project.isEmpty() && health->project != u"default"_s)
+                facts << tr("project %1").arg(health->project);
+            if (!health->user.isEmpty())
+                facts << health->user;
+            if (health->access == u"read"_s)
+                facts << tr("read only");
+            m_collectorFacts->setText(facts.join(u" · "_s));
+            showProblem(u"access"_s,
+                        health->access != u"none"_s
+                            ? QString()
+                            : tr("%1 may not read project %2 on this collector: its "
+                                 "administrator grants rights with `signalbox-collector users "
+                                 "grant`")
+                                  .arg(health->user, health->project));
+        }
+        const QStringList notes = health ? health->recovery : QStringList();
+        if (notes.isEmpty())
+            return;
+        // Shown at every start until the person says they read it.
+        showProblem(kRecovery, tr("The collector repaired its store: %1").arg(notes.join(u"; "_s)));
+    });
+}
+
+void MainWindow::askForToken() {
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Collector token"));
+    auto *layout = new QVBoxLayout(&dialog);
+    auto *label = new QLabel(tr("The token for %1:").arg(m_collector->url().toString()));
+    label->setTextFormat(Qt::PlainText);
+    auto *secret = new QLineEdit;
+    secret->setObjectName(u"token"_s);
+    secret->setEchoMode(QLineEdit::Password);
+    auto *keep = new QCheckBox(tr("Keep it in the system keychain"));
+    keep->setChecked(true);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    for (QWidget *widget : std::initializer_list<QWidget *>{label, secret, keep, buttons})
+        layout->addWidget(widget);
+    if (dialog.exec() == QDialog::Accepted && !secret->text().trimmed().isEmpty())
+        useCollectorToken(secret->text().trimmed(), keep->isChecked());
+}
+
+void MainWindow::useCollectorToken(const QString &token, bool keep) {
+    m_collector->setToken(token);
+    showProblem(kToken, {});
+    showCollectorFacts(); // and a refusal of this one is said again
+    if (keep)
+        keychain::write(keychain::collectorToken(m_collector->url().toString()), token, this,
+                        [this](const QString &failed) {
+                            if (!failed.isEmpty())
+                                showError(
+                                    tr("The keychain did not keep the token: %1").arg(failed));
+                        });
+}
+
 void MainWindow::showProblem(const QString &topic, const QString &message) {
     const auto it = std::find_if(m_problems.begin(), m_problems.end(),
                                  [&topic](const auto &problem) { return problem.first == topic; });
@@ -344,7 +407,8 @@ void MainWindow::updateBanner() {
     QStringList lines;
     for (const auto &[topic, message] : std::as_const(m_problems)) {
         lines << u"%1 <a href=\"%2\">%3</a>"_s.arg(
-            htmlOf(message), QString::fromUtf8(QUrl::toPercentEncoding(topic)), tr("Dismiss"));
+            htmlOf(message), QString::fromUtf8(QUrl::toPercentEncoding(topic)),
+            topic == kToken ? tr("Enter a token…") : tr("Dismiss"));
     }
     m_banner->setText(lines.join(u"<br>"_s));
     m_banner->setVisible(!lines.isEmpty());

@@ -46,6 +46,9 @@ public:
     // Sets the banner's message about `topic`, replacing its earlier one; an empty message
     // clears it (a problem that went away). Every topic's message shows, one a line.
     void showProblem(const QString &topic, const QString &message);
+    // A token for the collector, typed in by the person: used from the next request on, and
+    // kept in the system keychain for the next start when `keep`.
+    void useCollectorToken(const QString &token, bool keep);
 
 protected:
     // With runs still going on this computer, asks whether to keep them running or stop them.
@@ -53,6 +56,9 @@ protected:
 
 private:
     void createMenus();
+    // The status bar's line on the collector: where, lab store, project, user, read only.
+    void showCollectorFacts();
+    void askForToken();
     void showAbout();
     void showHowToLog();
 
@@ -61,6 +67,8 @@ private:
     void updateBanner();
 
     QLabel *m_banner;
+    CollectorClient *m_collector;
+    QLabel *m_collectorFacts;
     QList<std::pair<QString, QString>> m_problems; // topic, message; in the order they came
     CurvesView *m_curves;
     JobsView *m_jobs;

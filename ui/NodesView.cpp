@@ -1,5 +1,6 @@
 #include "NodesView.h"
 
+#include "Keychain.h"
 #include "OutsideText.h"
 #include "Theme.h"
 
@@ -34,16 +35,12 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
-#include <qt6keychain/keychain.h>
-
 namespace sb {
 
 using namespace Qt::StringLiterals;
 using State = NodeStatus::State;
 
 namespace {
-
-const QString kKeychainService = u"io.signalbox.Signalbox"_s;
 
 // Add or edit one node; never asks for a password (keys and the agent only).
 // Tries a node's settings as the monitor would connect (host key checked against
@@ -317,15 +314,12 @@ void NodesView::setStatus(const QString &node, const NodeStatus &status) {
     // A key whose passphrase the user kept in the keychain: try it once, without asking.
     if (status.state == State::NeedsPassphrase && !m_keychainTried.contains(node)) {
         m_keychainTried.insert(node);
-        auto *job = new QKeychain::ReadPasswordJob(kKeychainService, this);
-        job->setKey(u"ssh-key:"_s + status.keyFile);
-        connect(job, &QKeychain::Job::finished, this, [this, node](QKeychain::Job *finished) {
-            auto *read = static_cast<QKeychain::ReadPasswordJob *>(finished);
-            if (read->error() == QKeychain::NoError)
-                if (NodeConnection *connection = m_monitor->connection(node))
-                    connection->setPassphrase(read->textData());
-        });
-        job->start();
+        keychain::read(keychain::sshKeyPassphrase(status.keyFile), this,
+                       [this, node](const std::optional<QString> &passphrase) {
+                           if (NodeConnection *connection = m_monitor->connection(node);
+                               connection && passphrase)
+                               connection->setPassphrase(*passphrase);
+                       });
     }
 }
 
@@ -377,15 +371,12 @@ void NodesView::askPassphrase(const QString &node, const QString &keyFile) {
     if (NodeConnection *connection = m_monitor->connection(node))
         connection->setPassphrase(secret->text());
     if (keep->isChecked()) {
-        auto *job = new QKeychain::WritePasswordJob(kKeychainService, this);
-        job->setKey(u"ssh-key:"_s + keyFile);
-        job->setTextData(secret->text());
-        connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job *finished) {
-            if (finished->error() != QKeychain::NoError)
-                Q_EMIT error(tr("The keychain did not keep the passphrase: %1")
-                                 .arg(finished->errorString()));
-        });
-        job->start();
+        keychain::write(keychain::sshKeyPassphrase(keyFile), secret->text(), this,
+                        [this](const QString &failed) {
+                            if (!failed.isEmpty())
+                                Q_EMIT error(
+                                    tr("The keychain did not keep the passphrase: %1").arg(failed));
+                        });
     }
 }
 

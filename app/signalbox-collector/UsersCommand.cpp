@@ -5,7 +5,14 @@
 #include "util/PlainText.h"
 
 #include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
 #include <QLockFile>
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -19,7 +26,8 @@ constexpr char kUsage[] =
     "themselves)\n"
     "  add USER [--label TEXT]        a new user, and a first token for them (shown this once)\n"
     "  token USER [--label TEXT]      another token for the user (shown this once)\n"
-    "  revoke ID|USER                 a token by its id, or every token of a user\n"
+    "  revoke ID                      a token, by its id (or the whole token)\n"
+    "  revoke-user USER               every token of a user\n"
     "  grant USER PROJECT read|write|none   the user's right on a project (* for every project)\n"
     "  remove USER                    the user and their tokens\n"
     "The collector (--users FILE) reads the file again when it changes: a revoked token is\n"
@@ -40,8 +48,9 @@ void printList(const sb::AccessList &list) {
         std::printf("%s\t%s\n", qUtf8Printable(user.key()),
                     qUtf8Printable(rights.isEmpty() ? u"(no projects)"_s : rights.join(u' ')));
         for (const sb::AccessList::Token &token : user->tokens)
-            std::printf("\ttoken %s\t%s\t%s\n", qUtf8Printable(token.id),
-                        qUtf8Printable(token.created), qUtf8Printable(sb::printable(token.label)));
+            std::printf("\ttoken %s\t%s\t%s\n", qUtf8Printable(sb::printable(token.id)),
+                        qUtf8Printable(sb::printable(token.created)),
+                        qUtf8Printable(sb::printable(token.label)));
     }
 }
 
@@ -58,8 +67,8 @@ int runUsersCommand(const QStringList &arguments) {
     const QStringList words = parser.positionalArguments().mid(1); // after "users"
     const QString command = words.value(0);
     const auto shape = std::initializer_list<std::pair<QString, qsizetype>>{
-        {u"list"_s, 1},   {u"add"_s, 2},   {u"token"_s, 2},
-        {u"revoke"_s, 2}, {u"grant"_s, 4}, {u"remove"_s, 2}};
+        {u"list"_s, 1},        {u"add"_s, 2},   {u"token"_s, 2}, {u"revoke"_s, 2},
+        {u"revoke-user"_s, 2}, {u"grant"_s, 4}, {u"remove"_s, 2}};
     const auto known = std::find_if(shape.begin(), shape.end(), [&command](const auto &entry) {
         return entry.first == command;
     });
@@ -70,8 +79,16 @@ int runUsersCommand(const QStringList &arguments) {
     const QString path = parser.value(users);
     // Two people editing at once: one waits for the other, and neither's change is lost.
     QLockFile lock(path + u".lock"_s);
-    if (command != u"list"_s && !lock.tryLock(10'000))
-        return failWith(u"%1 is being edited by another command (%1.lock)"_s.arg(path));
+    if (command != u"list"_s) {
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        if (!lock.tryLock(10'000))
+            return failWith(lock.error() == QLockFile::LockFailedError
+                                ? u"%1 is being edited by another command (%1.lock)"_s.arg(path)
+                                : u"cannot make the lock %1.lock beside it: %2"_s.arg(
+                                      path, lock.error() == QLockFile::PermissionError
+                                                ? u"permission denied"_s
+                                                : u"the system refused"_s));
+    }
     auto loaded = sb::AccessList::load(path);
     if (!loaded)
         return failWith(loaded.error());
@@ -90,7 +107,10 @@ int runUsersCommand(const QStringList &arguments) {
             return failWith(issued.error());
         token = *issued;
     } else if (command == u"revoke"_s) {
-        const auto revoked = list.revoke(words[1]);
+        if (const sb::Status revoked = list.revokeToken(words[1]); !revoked)
+            return failWith(revoked.error());
+    } else if (command == u"revoke-user"_s) {
+        const auto revoked = list.revokeUser(words[1]);
         if (!revoked)
             return failWith(revoked.error());
         std::printf("revoked %lld token(s)\n", static_cast<long long>(*revoked));
@@ -100,11 +120,28 @@ int runUsersCommand(const QStringList &arguments) {
             return failWith(u"the right must be read, write or none, not %1"_s.arg(words[3]));
         if (const sb::Status granted = list.grant(words[1], words[2], *right); !granted)
             return failWith(granted.error());
+        // Rights only add up: "*" still gives what this project's own right no longer does.
+        if (const auto left = list.rightOf(words[1], words[2]); left > *right)
+            std::fprintf(stderr,
+                         "signalbox-collector users: %s still may %s %s through *: grant %s "
+                         "'*' none to take that\n",
+                         qUtf8Printable(words[1]), qUtf8Printable(sb::AccessList::rightName(left)),
+                         qUtf8Printable(words[2]), qUtf8Printable(words[1]));
     } else if (const sb::Status removed = list.removeUser(words[1]); !removed) {
         return failWith(removed.error());
     }
+    // Written whole (a new file); one that a service user reads keeps its owner and mode when
+    // root rewrites it.
+    const QByteArray file = QFile::encodeName(path);
+    struct stat before {};
+    const bool existed = ::stat(file.constData(), &before) == 0;
     if (const sb::Status saved = sb::writeFileAtomically(path, list.toJson()); !saved)
         return failWith(saved.error());
+    if (existed && (::chown(file.constData(), before.st_uid, before.st_gid) != 0 ||
+                    ::chmod(file.constData(), before.st_mode & 0777) != 0))
+        return failWith(u"%1 was written, but its owner or mode could not be kept as they were "
+                        "(%2): the collector may not read it"_s.arg(
+                            path, QString::fromLocal8Bit(std::strerror(errno))));
     if (!token.isEmpty()) {
         // Only the token on stdout, for scripts: `TOKEN=$(signalbox-collector users add ...)`.
         std::printf("%s\n", qUtf8Printable(token));

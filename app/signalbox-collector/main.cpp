@@ -155,6 +155,10 @@ int main(int argc, char *argv[]) {
     }
     options.token = bearer.value();
     options.usersFile = parser.value(users);
+    if (parser.isSet(users) && options.usersFile.isEmpty()) {
+        std::fprintf(stderr, "signalbox-collector: --users wants a file\n");
+        return 2;
+    }
     options.project = parser.value(project);
     options.watchDirs = parser.values(watch);
     options.hostNames = parser.values(hostName);

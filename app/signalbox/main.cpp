@@ -1,6 +1,7 @@
 // signalbox: the desktop application. With no options it runs on its embedded default: this
 // computer as a node, an embedded collector, and local runs.
 #include "JobsView.h"
+#include "Keychain.h"
 #include "MainWindow.h"
 #include "NodesView.h"
 #include "SettingsDialog.h"
@@ -24,6 +25,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QRandomGenerator>
@@ -56,6 +58,24 @@ void startDemo(sb::JobBackend *backend, sb::MainWindow *window) {
         if (const auto submitted = backend->submit(spec); !submitted)
             window->showError(submitted.error());
     }
+}
+
+// The token kept in the keychain for this collector (typed into the window at an earlier
+// start); empty when none. The keychain is this machine's (D-Bus), not the network: waited for,
+// before the window shows, at most 5 s.
+QString keptToken(const QUrl &collector) {
+    QEventLoop loop;
+    QObject context;
+    std::optional<QString> found;
+    sb::keychain::read(sb::keychain::collectorToken(collector.toString()), &context,
+                       [&](const std::optional<QString> &token) {
+                           found = token.value_or(QString());
+                           loop.quit();
+                       });
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    if (!found)
+        loop.exec();
+    return found.value_or(QString());
 }
 
 } // namespace
@@ -145,6 +165,9 @@ int main(int argc, char *argv[]) {
     const auto collectorProject = sb::collectorProject(parser.value(project));
     if (!collectorProject) {
         std::fprintf(stderr, "signalbox: %s\n", qPrintable(collectorProject.error()));
+        QMessageBox::critical(
+            nullptr, u"Signalbox"_s,
+            QCoreApplication::translate("main", "--project: %1").arg(collectorProject.error()));
         return 2;
     }
     QUrl collectorUrl;
@@ -163,6 +186,8 @@ int main(int argc, char *argv[]) {
                                                                 inCluster->service, collectorToken);
     } else if (parser.isSet(collector)) {
         collectorUrl = QUrl::fromUserInput(parser.value(collector));
+        if (collectorToken.isEmpty())
+            collectorToken = keptToken(collectorUrl);
     } else {
         sb::Collector::Options options;
         options.dataDir = data + u"/collector"_s;
@@ -230,6 +255,10 @@ int main(int argc, char *argv[]) {
     window.nodes()->setClusterGpus(&clusterGpus);
     QObject::connect(&history, &sb::SystemHistory::problem, &window,
                      [&window](const QString &m) { window.showProblem(u"system history"_s, m); });
+    client.health(&window, [&history](const sb::Result<sb::Health> &health) {
+        if (health && (health->lab.value(u"serves"_s).toBool() || health->access != u"write"_s))
+            history.setStoring(false);
+    });
     QObject::connect(&backends.forwarder(), &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
     for (const QString &problem : backends.problems())

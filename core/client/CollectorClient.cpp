@@ -58,6 +58,7 @@ void refuse(QObject *receiver, const QString &where, int status, const QByteArra
             const QString &fallback, const Done &done) {
     const ErrorCode code = status == 400 || status == 413 ? ErrorCode::InvalidInput
                            : status == 507                ? ErrorCode::StorageFailed
+                           : status == 401                ? ErrorCode::Unauthorized
                                                           : ErrorCode::Failed;
     runOffThread(
         receiver,
@@ -110,16 +111,25 @@ void CollectorClient::exchange(const QByteArray &method, const QString &path,
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
-    connect(reply, &QNetworkReply::finished, receiver, [receiver, reply, done = std::move(done)] {
-        reply->deleteLater();
-        const QByteArray answer = reply->readAll();
-        if (reply->error() == QNetworkReply::NoError)
-            done(Answer{answer, {}});
-        else
-            refuse(receiver, reply->url().authority(),
-                   reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), answer,
-                   reply->errorString(), done);
-    });
+    connect(
+        reply, &QNetworkReply::finished, receiver,
+        [this, receiver, reply, token = m_token, done = std::move(done)] {
+            reply->deleteLater();
+            const QByteArray answer = reply->readAll();
+            if (reply->error() == QNetworkReply::NoError) {
+                if (token == m_token && std::exchange(m_tokenRefused, false))
+                    Q_EMIT tokenAccepted(); // the collector's list took it back
+                done(Answer{answer, {}});
+                return;
+            }
+            const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            // Said once per token: the answers to the requests sent with it come together.
+            if (status == 401 && token == m_token && !m_tokenRefused) {
+                m_tokenRefused = true;
+                Q_EMIT tokenRefused();
+            }
+            refuse(receiver, reply->url().authority(), status, answer, reply->errorString(), done);
+        });
 }
 
 template <typename T>
@@ -452,10 +462,8 @@ void CollectorClient::deleteRuns(const QStringList &runs, QObject *context,
 
 Result<QString> collectorProject(const QString &value) {
     const QString project = value.isEmpty() ? qEnvironmentVariable("SIGNALBOX_PROJECT") : value;
-    if (!project.isEmpty() && !CollectorApi::validProject(project))
-        return fail(u"\"%1\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"_s.arg(
-                        project),
-                    ErrorCode::InvalidInput);
+    if (Status valid = CollectorApi::checkProject(project); !project.isEmpty() && !valid)
+        return valid.failure();
     return project;
 }
 

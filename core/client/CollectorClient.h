@@ -35,6 +35,11 @@ public:
                     QObject *parent = nullptr);
     // Where it is, for people: http://host:port, or the cluster's proxy path.
     QUrl url() const { return m_base; }
+    // The bearer token of the requests sent from now on (one a person typed in).
+    void setToken(const QString &token) {
+        m_token = token.toUtf8();
+        m_tokenRefused = false;
+    }
     // The project every request is for (a lab collector's); empty: the collector's own.
     void setProject(const QString &project) { m_project = project.toUtf8(); }
     QString project() const { return QString::fromUtf8(m_project); }
@@ -93,6 +98,12 @@ public:
     };
     void deleteRuns(const QStringList &runs, QObject *context, Callback<Deleted> done);
 
+Q_SIGNALS:
+    // A collector reached over HTTP refused the token (or the lack of one): 401. Once per token.
+    void tokenRefused();
+    // The token refused before was taken again (the users file was fixed).
+    void tokenAccepted();
+
 private:
     // One /series request, within the collector's bound on an answer.
     void seriesPart(const QStringList &runs, const QStringList &metrics, const SeriesWindow &window,
@@ -121,6 +132,7 @@ private:
     QNetworkAccessManager m_network;
     QUrl m_base;
     QByteArray m_token;
+    bool m_tokenRefused = false;
     QByteArray m_project;
     KubeClient *m_cluster = nullptr;
     QString m_proxyPath; // /api/v1/namespaces/NS/services/NAME:PORT/proxy

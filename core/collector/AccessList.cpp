@@ -24,10 +24,9 @@ namespace {
 constexpr qint64 kMostFileBytes = qint64(64) << 20;
 constexpr QLatin1StringView kTokenPrefix("sbt_");
 
-QByteArray randomBytes(qsizetype count) {
-    QByteArray bytes(count, Qt::Uninitialized);
-    for (char &byte : bytes)
-        byte = char(QRandomGenerator::system()->bounded(256));
+QByteArray randomBytes(qsizetype words) {
+    QByteArray bytes(words * qsizetype(sizeof(quint32)), Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(bytes.data()), words);
     return bytes;
 }
 
@@ -171,7 +170,7 @@ Result<QString> AccessList::issueToken(const QString &user, const QString &label
         return fail(u"there is no user %1"_s.arg(user), ErrorCode::InvalidInput);
     QString id;
     do {
-        id = QString::fromLatin1(randomBytes(kIdLength / 2).toHex());
+        id = QString::fromLatin1(randomBytes(1).toHex()); // kIdLength hex digits
     } while ([&] {
         for (const User &other : std::as_const(m_users)) {
             for (const Token &token : other.tokens) {
@@ -183,7 +182,7 @@ Result<QString> AccessList::issueToken(const QString &user, const QString &label
     }());
     // 32 random bytes: past guessing, so one unsalted digest keeps it safe.
     const QString token = kTokenPrefix + id + u'_' +
-                          QString::fromLatin1(randomBytes(32).toBase64(
+                          QString::fromLatin1(randomBytes(8).toBase64(
                               QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
     found->tokens << Token{id, sha256(token.toLatin1()), label,
                            QDateTime::currentDateTimeUtc().toString(Qt::ISODate)};
@@ -191,22 +190,27 @@ Result<QString> AccessList::issueToken(const QString &user, const QString &label
     return token;
 }
 
-Result<qsizetype> AccessList::revoke(const QString &idOrUser) {
+Status AccessList::revokeToken(const QString &idOrToken) {
+    // A whole token names its id too: "sbt_ID_...".
+    const QString id = idOrToken.startsWith(kTokenPrefix)
+                           ? idOrToken.mid(kTokenPrefix.size(), kIdLength)
+                           : idOrToken;
     qsizetype revoked = 0;
-    if (const auto user = m_users.find(idOrUser); user != m_users.end()) {
-        revoked = user->tokens.size();
-        user->tokens.clear();
-    } else {
-        // A whole token names its id too: "sbt_ID_...".
-        const QString id = idOrUser.startsWith(kTokenPrefix)
-                               ? idOrUser.mid(kTokenPrefix.size(), kIdLength)
-                               : idOrUser;
-        for (User &other : m_users)
-            revoked += other.tokens.removeIf([&id](const Token &token) { return token.id == id; });
-        if (revoked == 0)
-            return fail(u"no user or token id is %1 (see `users list`)"_s.arg(idOrUser),
-                        ErrorCode::InvalidInput);
-    }
+    for (User &user : m_users)
+        revoked += user.tokens.removeIf([&id](const Token &token) { return token.id == id; });
+    if (revoked == 0)
+        return fail(u"no token's id is %1 (`users list` shows them)"_s.arg(idOrToken),
+                    ErrorCode::InvalidInput);
+    reindex();
+    return success();
+}
+
+Result<qsizetype> AccessList::revokeUser(const QString &user) {
+    const auto found = m_users.find(user);
+    if (found == m_users.end())
+        return fail(u"there is no user %1"_s.arg(user), ErrorCode::InvalidInput);
+    const qsizetype revoked = found->tokens.size();
+    found->tokens.clear();
     reindex();
     return revoked;
 }
@@ -215,10 +219,8 @@ Status AccessList::grant(const QString &user, const QString &project, Right righ
     const auto found = m_users.find(user);
     if (found == m_users.end())
         return fail(u"there is no user %1"_s.arg(user), ErrorCode::InvalidInput);
-    if (project != u"*"_s && !CollectorApi::validProject(project))
-        return fail(u"\"%1\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-' "
-                    "(or * for every project)"_s.arg(project),
-                    ErrorCode::InvalidInput);
+    if (Status valid = CollectorApi::checkProject(project); project != u"*"_s && !valid)
+        return valid.failure();
     if (right == Right::None)
         found->projects.remove(project);
     else
@@ -232,21 +234,34 @@ Result<std::shared_ptr<const AccessList>> AccessFile::current() {
     const QByteArray path = QFile::encodeName(m_path);
     QByteArray stamp = "missing";
     if (::stat(path.constData(), &info) == 0) {
-        const std::array<qint64, 5> fields{qint64(info.st_dev), qint64(info.st_ino),
-                                           qint64(info.st_size), qint64(info.st_mtim.tv_sec),
-                                           qint64(info.st_mtim.tv_nsec)};
+        // ctime too: an edit in place within one tick of mtime still moves it.
+        const std::array<qint64, 7> fields{
+            qint64(info.st_dev),         qint64(info.st_ino),          qint64(info.st_size),
+            qint64(info.st_mtim.tv_sec), qint64(info.st_mtim.tv_nsec), qint64(info.st_ctim.tv_sec),
+            qint64(info.st_ctim.tv_nsec)};
         stamp = QByteArray(reinterpret_cast<const char *>(fields.data()), sizeof(fields));
     }
     const QMutexLocker locked(&m_lock);
-    if (stamp != m_stamp) {
-        auto loaded = AccessList::load(m_path);
-        if (!loaded)
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    // A file that failed is read again when it changes, or a second later (EMFILE, EIO pass).
+    if (stamp == m_stamp || (stamp == m_failedStamp && now - m_failedAt < 1000))
+        return m_list;
+    // Gone while the collector runs (moved away by mistake): not the same as no users.
+    auto loaded = stamp == "missing"
+                      ? Result<AccessList>(fail(u"there is no users file %1"_s.arg(m_path)))
+                      : AccessList::load(m_path);
+    if (!loaded) {
+        if (!m_list.error().startsWith(loaded.error()))
             qCWarning(lcCollector).noquote() << loaded.error() << u"(every request is refused)"_s;
-        m_list = loaded ? Result<std::shared_ptr<const AccessList>>(
-                              std::make_shared<const AccessList>(std::move(loaded).value()))
-                        : loaded.failure();
-        m_stamp = stamp;
+        m_list = fail(loaded.error() + u" (every request is refused)"_s);
+        m_stamp.clear();
+        m_failedStamp = stamp;
+        m_failedAt = now;
+        return m_list;
     }
+    m_list = std::make_shared<const AccessList>(std::move(loaded).value());
+    m_stamp = stamp;
+    m_failedStamp.clear();
     return m_list;
 }
 

@@ -57,8 +57,11 @@ public:
     Status removeUser(const QString &name);
     // A new token for the user, returned whole: it is shown this once.
     Result<QString> issueToken(const QString &user, const QString &label);
-    // Revokes a token by its id, or every token of a user by the user's name; how many went.
-    Result<qsizetype> revoke(const QString &idOrUser);
+    // Revokes a token by its id (or the whole token, which holds it).
+    Status revokeToken(const QString &idOrToken);
+    // Revokes every token of a user; how many went. Apart from revokeToken: a user's name may
+    // look like a token's id.
+    Result<qsizetype> revokeUser(const QString &user);
     Status grant(const QString &user, const QString &project, Right right);
 
     static QString rightName(Right right);
@@ -86,7 +89,9 @@ public:
 private:
     QString m_path;
     QMutex m_lock;
-    QByteArray m_stamp; // what stat said when last read
+    QByteArray m_stamp; // what stat said when last read well; empty after a failed read
+    QByteArray m_failedStamp;
+    qint64 m_failedAt = 0;
     Result<std::shared_ptr<const AccessList>> m_list = fail(QStringLiteral("not read yet"));
 };
 

@@ -130,13 +130,11 @@ Result<std::unique_ptr<Collector>> Collector::start(const Options &options) {
                     "and write your metrics (set --token or SIGNALBOX_TOKEN, or --users)"_s.arg(
                         options.address.toString()));
     if (!options.token.isEmpty() && !options.usersFile.isEmpty())
-        return fail(u"a token and a users file exclude each other: with users, each holds a "
-                    "token of their own"_s,
+        return fail(u"a token (--token, --token-file or SIGNALBOX_TOKEN) and a users file "
+                    "exclude each other: with users, each holds a token of their own"_s,
                     ErrorCode::InvalidInput);
-    if (!CollectorApi::validProject(options.project))
-        return fail(u"\"%1\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"_s.arg(
-                        options.project),
-                    ErrorCode::InvalidInput);
+    if (Status project = CollectorApi::checkProject(options.project); !project)
+        return project.failure();
     if (!options.usersFile.isEmpty()) {
         // A broken file is said now, not at the first request.
         if (const auto users = AccessList::load(options.usersFile); !users)

@@ -614,10 +614,16 @@ void CollectorHttpApi::setHostNames(const QStringList &names) {
 
 std::variant<CollectorHttpApi::Caller, HttpResponse>
 CollectorHttpApi::identify(const HttpRequest &request) const {
-    const QByteArray asked = request.header(QByteArray(CollectorApi::kProjectHeader).toLower());
+    static const QByteArray projectHeader = QByteArray(CollectorApi::kProjectHeader).toLower();
+    const QByteArray asked = request.header(projectHeader).trimmed();
     Caller caller{{},
                   asked.isEmpty() ? m_collector->project() : QString::fromUtf8(asked),
                   AccessList::Right::Write};
+    const Status validProject = CollectorApi::checkProject(caller.project);
+    const HttpResponse invalidProject =
+        error(u"%1: %2"_s.arg(QLatin1StringView(CollectorApi::kProjectHeader),
+                              validProject ? QString() : validProject.error()),
+              BadRequest);
     // Through a Kubernetes API server's service proxy the Authorization header is the API
     // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
     const std::array<QByteArray, 2> presented{request.header("authorization"),
@@ -628,6 +634,8 @@ CollectorHttpApi::identify(const HttpRequest &request) const {
             !constantTimeEqual(presented[0], m_expectedAuthorization) &&
             !constantTimeEqual(presented[1], m_expectedAuthorization))
             return unauthorized;
+        if (!validProject)
+            return invalidProject;
     } else {
         const auto list = m_access.users->current();
         if (!list) // the reason is in the collector's log, not for whoever asks
@@ -640,14 +648,13 @@ CollectorHttpApi::identify(const HttpRequest &request) const {
         }
         if (!user)
             return unauthorized;
+        if (!validProject)
+            return invalidProject;
         caller.user = *user;
         caller.right = (*list)->rightOf(*user, caller.project);
+        caller.readsOwn =
+            (*list)->rightOf(*user, m_collector->project()) >= AccessList::Right::Read;
     }
-    if (!CollectorApi::validProject(caller.project))
-        return error(
-            u"%1 \"%2\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-'"_s.arg(
-                QLatin1StringView(CollectorApi::kProjectHeader), caller.project),
-            BadRequest);
     return caller;
 }
 
@@ -674,7 +681,14 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
     const bool get = request.method == "GET" || request.method == "HEAD"; // HEAD: no body sent
     const bool post = request.method == "POST";
     if (path == CollectorApi::kHealth && get) {
-        Health health = m_collector->health();
+        // The collector's own counts, files and lab state are its project's: for its readers.
+        Health health;
+        if (caller.readsOwn) {
+            health = m_collector->health();
+        } else {
+            health.service = u"signalbox-collector"_s;
+            health.version = QStringLiteral(SIGNALBOX_VERSION);
+        }
         health.project = caller.project;
         health.user = caller.user;
         health.access = AccessList::rightName(caller.right);
@@ -696,6 +710,10 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
                                 m_collector->store().directory(), path, get, post, query,
                                 request.body, respond))
         return;
+    if (!own && path == CollectorApi::kSamples && get && query.value(u"tag"_s).isEmpty()) {
+        respond(json(QJsonArray())); // samples are not shipped: another project has none here
+        return;
+    }
     if (!own) {
         respond(error(u"this collector keeps project %1's runs, not %2's%3"_s.arg(
                           m_collector->project(), caller.project,

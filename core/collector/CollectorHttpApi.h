@@ -70,6 +70,7 @@ private:
         QString user; // empty with one token for all
         QString project;
         AccessList::Right right = AccessList::Right::None;
+        bool readsOwn = true; // may read the collector's own project
     };
     std::variant<Caller, HttpResponse> identify(const HttpRequest &request) const;
     void handle(HttpRequest request, const HttpServer::Respond &respond);

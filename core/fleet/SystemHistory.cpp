@@ -43,7 +43,19 @@ void SystemHistory::watch(ClusterGpuWatch *clusters) {
             });
 }
 
+void SystemHistory::setStoring(bool storing) {
+    m_storing = storing;
+    if (storing)
+        return;
+    m_unsent.clear();
+    m_unsentBytes = 0;
+    if (std::exchange(m_failing, false))
+        Q_EMIT problem({});
+}
+
 void SystemHistory::add(const QString &node, const NodeSample &sample) {
+    if (!m_storing)
+        return;
     const QHash<qint64, QString> runs = m_runs ? m_runs(node) : QHash<qint64, QString>();
     const std::vector<GpuInsight> insights = m_insights[node].update(sample, runs);
     m_hosts.insert(nodeHistoryRun(node), node);

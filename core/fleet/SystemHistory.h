@@ -33,6 +33,9 @@ public:
     // Sends every closed bucket now (at a stop: the open buckets too).
     void flush(bool closeOpenBuckets = false);
     double resolution() const { return m_series.resolution(); }
+    // Off for a collector that is not this person's to write to (a lab's, or read only): their
+    // nodes' history stays out of a shared project. What is waiting is dropped.
+    void setStoring(bool storing);
 
 Q_SIGNALS:
     void problem(const QString &message);
@@ -50,6 +53,7 @@ private:
     qsizetype m_unsentBytes = 0;
     bool m_sending = false;
     bool m_failing = false; // said once until a push goes through
+    bool m_storing = true;
     QTimer m_timer;
 };
 

@@ -23,8 +23,8 @@ Q_LOGGING_CATEGORY(lcLab, "signalbox.lab")
 
 namespace {
 
-const QStringList kPointColumns{u"project"_s, u"run"_s,   u"metric"_s, u"idx"_s,
-                                u"step"_s,    u"value"_s, u"wall"_s};
+const QStringList kPointColumns{u"project"_s, u"run"_s,  u"metric"_s, u"source"_s,
+                                u"idx"_s,     u"step"_s, u"value"_s,  u"wall"_s};
 const QStringList kRunColumns{u"project"_s, u"name"_s, u"info"_s, u"version"_s, u"rewinds"_s};
 
 // A run's rewinds as the lab's runs table keeps them (LabSchema): the list /runs shows, and
@@ -133,35 +133,56 @@ void LabForwarder::resume(const QStringList &asked) {
     // After deletes, or for many runs, all of it is read again (both are rare).
     const QStringList runs = m_deleting.isEmpty() && asked.size() <= 1000 ? asked : QStringList();
     const ClickHouse server(m_options.server);
-    QString sql = u"SELECT run, metric, max(idx) + 1 FROM points WHERE project = %1"_s.arg(
-        ClickHouse::quoted(m_options.project));
+    // Only this collector's points (and those shipped before points named their source): a run
+    // of the same name that another collector ships holds up or deletes nothing of ours.
+    const QString project = ClickHouse::quoted(m_options.project);
+    const QString ours = u"source IN (%1, '')"_s.arg(ClickHouse::quoted(source()));
+    QString sql = u"SELECT run, metric, max(idx) + 1 FROM points WHERE project = %1 AND %2"_s.arg(
+        project, ours);
     if (!runs.isEmpty())
         sql += u" AND run IN (%1)"_s.arg(ClickHouse::quotedLists(runs).join(u", "_s));
     sql += u" GROUP BY run, metric FORMAT RowBinary"_s;
     const bool migrate = !m_migrated;
-    QStringList deletes; // each table's ALTER ... DELETE of the runs to delete
-    for (const QString &list :
-         m_deleting.isEmpty() ? QStringList() : ClickHouse::quotedLists(m_deleting)) {
-        for (const auto &[table, column] :
-             {std::pair{"points", "run"}, std::pair{"series", "run"}, std::pair{"runs", "name"}})
-            deletes << u"ALTER TABLE %1 DELETE WHERE project = %2 AND %3 IN (%4)"_s.arg(
-                QLatin1StringView(table), ClickHouse::quoted(m_options.project),
-                QLatin1StringView(column), list);
-    }
+    const QStringList deleting =
+        m_deleting.isEmpty() ? QStringList() : ClickHouse::quotedLists(m_deleting);
     const QStringList deleted = m_deleting;
     const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
     runOffThread(
         &m_pool, this,
-        [server, sql, migrate, deletes, ended]() -> Result<QByteArray> {
+        [server, sql, migrate, deleting, ended, project, ours]() -> Result<QByteArray> {
             if (migrate) {
                 if (auto migrated = LabSchema::migrate(server); !migrated)
                     return migrated.failure();
             }
             if (auto killed = server.query(ended); !killed) // what it holds stays as it is read
                 return killed.failure();
-            for (const QString &statement : deletes) {
-                if (auto done = server.query(statement); !done)
+            for (const QString &list : deleting) {
+                if (auto done = server.query(
+                        u"ALTER TABLE points DELETE WHERE project = %1 AND %2 AND run IN (%3)"_s
+                            .arg(project, ours, list));
+                    !done)
                     return done.failure();
+                // A run's summary and info are shared by every collector that ships its name:
+                // left while another one's points are there.
+                auto answer = server.query(
+                    u"SELECT DISTINCT run FROM points WHERE project = %1 AND NOT (%2) AND run IN "
+                    "(%3) FORMAT RowBinary"_s.arg(project, ours, list));
+                if (!answer)
+                    return answer.failure();
+                QStringList shared;
+                for (RowBinaryReader rows(*answer); !rows.atEnd() && !rows.failed();)
+                    shared << rows.string();
+                for (const auto &[table, column] :
+                     {std::pair{"series", "run"}, std::pair{"runs", "name"}}) {
+                    QString statement =
+                        u"ALTER TABLE %1 DELETE WHERE project = %2 AND %3 IN (%4)"_s.arg(
+                            QLatin1StringView(table), project, QLatin1StringView(column), list);
+                    for (const QString &keep :
+                         shared.isEmpty() ? QStringList() : ClickHouse::quotedLists(shared))
+                        statement += u" AND %1 NOT IN (%2)"_s.arg(QLatin1StringView(column), keep);
+                    if (auto done = server.query(statement); !done)
+                        return done.failure();
+                }
             }
             return server.query(sql);
         },
@@ -270,6 +291,7 @@ LabForwarder::Batch LabForwarder::nextBatch() {
             names.string(m_options.project);
             names.string(run);
             names.string(series.metric);
+            names.string(source());
             const QByteArray prefix = names.take();
             const qint64 room =
                 (m_options.mostBatchBytes - points.size()) / (prefix.size() + kNumberBytes);

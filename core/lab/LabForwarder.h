@@ -69,6 +69,8 @@ private:
     Batch nextBatch();
     void failed(const QString &why, const QStringList &runs);
     QString deletingPath() const;
+    // What names this collector's points in ClickHouse (`source`): its lab id's first 12 digits.
+    QString source() const { return m_id.left(12); }
     Status saveDeleting() const;
 
     MetricStore *m_store;

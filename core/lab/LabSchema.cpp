@@ -32,7 +32,7 @@ Result<QStringList> migrate(const ClickHouse &server) {
     };
     const QString points =
         u"CREATE TABLE IF NOT EXISTS %1.points (project String, run String, metric String, "
-        "idx UInt64%2, step Float64%3, value Float64%4, wall Float64%5) "
+        "source String, idx UInt64%2, step Float64%3, value Float64%4, wall Float64%5) "
         "ENGINE = MergeTree ORDER BY (project, run, metric, idx)"_s.arg(
             database, codec("Delta, ZSTD"), codec("Gorilla, ZSTD"), codec("Gorilla, ZSTD"),
             codec("Gorilla, ZSTD"));
@@ -69,15 +69,22 @@ Result<QStringList> migrate(const ClickHouse &server) {
             return answer.failure();
         done << statement.section(u" ("_s, 0, 0).section(u" AS "_s, 0, 0);
     }
-    // The runs table of the first lab store (2026-11-26) gains its rewinds (18.16 has no ADD
-    // COLUMN IF NOT EXISTS).
-    const auto rewinds = root.query(
-        u"SELECT count() FROM system.columns WHERE database = %1 AND table = 'runs' AND name = "
-        "'rewinds'"_s.arg(ClickHouse::quoted(database)));
-    if (!rewinds)
-        return rewinds.failure();
-    if (rewinds->trimmed() != "1") {
-        const QString added = u"ALTER TABLE %1.runs ADD COLUMN rewinds String"_s.arg(database);
+    // Tables of the first lab stores gain what came later (18.16 has no ADD COLUMN IF NOT
+    // EXISTS): runs their rewinds (2026-11-27), points the collector that shipped them
+    // (2026-11-28; '' for those shipped before).
+    for (const auto &[table, column, after] :
+         {std::tuple{"runs", "rewinds", ""}, std::tuple{"points", "source", " AFTER metric"}}) {
+        const auto there = root.query(
+            u"SELECT count() FROM system.columns WHERE database = %1 AND table = '%2' AND name = "
+            "'%3'"_s.arg(ClickHouse::quoted(database), QLatin1StringView(table),
+                         QLatin1StringView(column)));
+        if (!there)
+            return there.failure();
+        if (there->trimmed() == "1")
+            continue;
+        const QString added = u"ALTER TABLE %1.%2 ADD COLUMN %3 String%4"_s.arg(
+            database, QLatin1StringView(table), QLatin1StringView(column),
+            QLatin1StringView(after));
         if (auto answer = root.query(added); !answer)
             return answer.failure();
         done << added;

@@ -672,6 +672,14 @@ bool CollectorApi::validProject(QStringView name) {
     });
 }
 
+Status CollectorApi::checkProject(const QString &name) {
+    if (validProject(name))
+        return success();
+    return fail(u"\"%1\" is not a project name: 1 to 64 letters, digits, '.', '_' or '-', not "
+                "starting with '.'"_s.arg(name),
+                ErrorCode::InvalidInput);
+}
+
 QJsonObject Health::toJson() const {
     QJsonObject json{{u"service"_s, service},
                      {u"version"_s, version},

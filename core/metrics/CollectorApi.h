@@ -50,6 +50,8 @@ inline constexpr char kProjectHeader[] = "X-Signalbox-Project";
 // Project names: 1 to 64 of letters, digits, '.', '_' and '-', not starting with '.' (they
 // travel in that header and name ClickHouse rows).
 bool validProject(QStringView name);
+// The same, as a refusal that says what a project name is.
+Status checkProject(const QString &name);
 // What one request may ask for (more is refused with 400 and a message saying what to ask
 // instead): every request's work and answer are bounded, whatever it names.
 inline constexpr int kMostColumns = 10'000;             // width of /series and /groups

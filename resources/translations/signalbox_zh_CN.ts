@@ -168,6 +168,10 @@
         <source>TensorBoard logdir: %1</source>
         <translation>TensorBoard 日志目录：%1</translation>
     </message>
+    <message>
+        <source>--project: %1</source>
+        <translation>--project：%1</translation>
+    </message>
 </context>
 <context>
     <name>sb::AudioView</name>
@@ -1882,6 +1886,30 @@ signalbox.log({&quot;train/loss&quot;: loss}, step=step)&lt;/pre&gt;&lt;p&gt;在
     <message>
         <source>%1 may not read project %2 on this collector: its administrator grants rights with `signalbox-collector users grant`</source>
         <translation>%1 无权读取此收集器上的项目 %2：请管理员用 `signalbox-collector users grant` 授权</translation>
+    </message>
+    <message>
+        <source>The collector at %1 refused the token: a lab&apos;s administrator gives one with `signalbox-collector users add`.</source>
+        <translation>%1 处的收集器拒绝了令牌：实验室管理员可用 `signalbox-collector users add` 发放令牌。</translation>
+    </message>
+    <message>
+        <source>Collector token</source>
+        <translation>收集器令牌</translation>
+    </message>
+    <message>
+        <source>The token for %1:</source>
+        <translation>%1 的令牌：</translation>
+    </message>
+    <message>
+        <source>Keep it in the system keychain</source>
+        <translation>保存在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>The keychain did not keep the token: %1</source>
+        <translation>钥匙串未能保存令牌：%1</translation>
+    </message>
+    <message>
+        <source>Enter a token…</source>
+        <translation>输入令牌…</translation>
     </message>
 </context>
 <context>

@@ -54,14 +54,24 @@ private Q_SLOTS:
         const QString first = *list.issueToken(u"a"_s, {});
         const QString second = *list.issueToken(u"a"_s, {});
         const QString third = *list.issueToken(u"b"_s, {});
-        QCOMPARE(*list.revoke(first.sliced(4, sb::AccessList::kIdLength)), 1);
+        QVERIFY(list.revokeToken(first.sliced(4, sb::AccessList::kIdLength)));
         QVERIFY(!list.userOf(first.toLatin1()));
         QCOMPARE(list.userOf(second.toLatin1()), u"a"_s);
-        QCOMPARE(*list.revoke(third), 1); // the whole token names its id
+        QVERIFY(list.revokeToken(third)); // the whole token names its id
         QVERIFY(!list.userOf(third.toLatin1()));
-        QCOMPARE(*list.revoke(u"a"_s), 1);
+        QCOMPARE(*list.revokeUser(u"a"_s), 1);
         QVERIFY(!list.userOf(second.toLatin1()));
-        QVERIFY(!list.revoke(u"zzzzzzzz"_s));
+        QVERIFY(!list.revokeToken(u"zzzzzzzz"_s));
+        QVERIFY(!list.revokeUser(u"nobody"_s));
+        // A user named like a token's id: revoking the token by its id takes the token, never
+        // the user's.
+        const QString leaked = *list.issueToken(u"b"_s, {});
+        const QString id = leaked.sliced(4, sb::AccessList::kIdLength);
+        QVERIFY(list.addUser(id));
+        const QString theirs = *list.issueToken(id, {});
+        QVERIFY(list.revokeToken(id));
+        QVERIFY(!list.userOf(leaked.toLatin1()));
+        QCOMPARE(list.userOf(theirs.toLatin1()), id);
         QVERIFY(list.removeUser(u"b"_s));
         QVERIFY(!list.removeUser(u"b"_s));
     }
@@ -99,7 +109,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path = dir.filePath(u"users.json"_s);
         sb::AccessFile file(path);
-        QVERIFY((*file.current())->users().isEmpty());
+        QVERIFY(!file.current()); // none: refused, not "no users"
+        QVERIFY(file.current().error().contains(u"there is no users file"_s));
         sb::AccessList list;
         QVERIFY(list.addUser(u"a"_s));
         const QString token = *list.issueToken(u"a"_s, {});

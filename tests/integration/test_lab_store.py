@@ -64,7 +64,8 @@ class LabStore(unittest.TestCase):
     def assertOnce(self, expected):
         """Every (run, metric, idx) once, and as many as the collector acknowledged."""
         rows, distinct = self.server.query(
-            "SELECT count(), uniqExact(project, run, metric, idx) FROM signalbox.points").split()
+            "SELECT count(), uniqExact(project, run, metric, source, idx) "
+            "FROM signalbox.points").split()
         self.assertEqual((int(rows), int(distinct)), (expected, expected))
 
     def test_migrate_makes_the_tables_once_and_says_so(self):
@@ -81,6 +82,57 @@ class LabStore(unittest.TestCase):
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(bad.returncode, 1)
         self.assertIn("letters, digits and _", bad.stderr)
+
+    def test_a_name_two_collectors_ship_loses_and_deletes_nothing_of_the_other(self):
+        data = tempfile.mkdtemp(prefix="sb-lab-a-")
+        a = Collector(data=data, extra=lab_flags(self.server))
+        b = Collector(extra=lab_flags(self.server))
+        self.addCleanup(b.stop)
+        push(a, "same", "loss", 0, [1.0] * 30)
+        push(b, "same", "loss", 0, [2.0] * 80, info={"config": {"who": "b"}})
+        caught_up(a, self.server, 110)
+        caught_up(b, self.server, 110)
+        # A starts again, reads what ClickHouse holds of its own, and ships the rest: B's 80
+        # points of the name are not taken for A's.
+        a.stop()
+        a = Collector(data=data, extra=lab_flags(self.server))
+        self.addCleanup(a.stop)
+        push(a, "same", "loss", 30, [3.0] * 60)
+        caught_up(a, self.server, 170)
+        with open(os.path.join(data, "lab-id")) as f:
+            source = f.read().strip()[:12]
+
+        def held(where):
+            return self.server.query("SELECT count(), uniqExact(idx) FROM signalbox.points "
+                                     "WHERE run = 'same' AND " + where).split()
+        self.assertEqual(held("source = '%s'" % source), ["90", "90"])
+        self.assertEqual(held("source != '%s'" % source), ["80", "80"])
+        # A deletes its run: B's points, summary and info stay.
+        status, answer = a.request("/api/v1/runs/delete", {"runs": ["same"]})
+        self.assertEqual(status, 200, answer)
+        deadline = time.time() + 60
+        while held("source = '%s'" % source) != ["0", "0"]:
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.2)
+        self.assertEqual(held("1"), ["80", "80"])
+        self.assertNotEqual(self.server.query(
+            "SELECT count() FROM signalbox.runs WHERE name = 'same'").strip(), "0")
+        self.assertNotEqual(self.server.query(
+            "SELECT count() FROM signalbox.series WHERE run = 'same'").strip(), "0")
+
+    def test_a_points_table_from_before_sources_gains_the_column(self):
+        self.server.query("CREATE DATABASE signalbox")
+        self.server.query("CREATE TABLE signalbox.points (project String, run String, "
+                          "metric String, idx UInt64, step Float64, value Float64, wall Float64) "
+                          "ENGINE = MergeTree ORDER BY (project, run, metric, idx)")
+        self.server.query("INSERT INTO signalbox.points VALUES ('lab', 'old', 'loss', 0, 0, 1, 0)")
+        collector = Collector(extra=lab_flags(self.server))
+        self.addCleanup(collector.stop)
+        push(collector, "old", "loss", 0, [1.0, 2.0])  # its first point is held: one more ships
+        caught_up(collector, self.server, 2)
+        self.assertEqual(self.server.query(
+            "SELECT idx, source = '' FROM signalbox.points WHERE run = 'old' ORDER BY idx "
+            "FORMAT CSV").split(), ["0,1", "1,0"])
 
     def test_points_and_info_arrive_as_stored(self):
         collector = Collector(extra=lab_flags(self.server))
@@ -679,8 +731,12 @@ class LabUsers(unittest.TestCase):
         status, health = self.ask("writer", "GET", "/api/v1/health")
         self.assertEqual((health["user"], health["project"], health["access"]),
                          ("writer", "lab", "write"))
+        self.assertIn("lab", health)
         status, health = self.ask("stranger", "GET", "/api/v1/health", project="other")
         self.assertEqual((status, health["access"]), (200, "none"))
+        # The collector's own state is its project's readers' only.
+        self.assertEqual((health["runs"], health["points"]), (0, 0))
+        self.assertNotIn("lab", health)
         status, answer = self.ask("reader", "GET", "/api/v1/health", project="../etc")
         self.assertEqual(status, 400, answer)
 
@@ -693,9 +749,13 @@ class LabUsers(unittest.TestCase):
             status, answer = self.ask("writer", "GET", "/api/v1/runs")
             self.assertEqual(status, 503, answer)
             self.assertNotIn(self.dir, answer["error"])  # the path is for the log only
+            os.rename(self.file, self.file + ".away")  # moved away by mistake: no one is in
+            status, answer = self.ask("writer", "GET", "/api/v1/runs")
+            self.assertEqual(status, 503, answer)
         finally:
             with open(self.file, "w") as f:
                 f.write(kept)
+            os.chmod(self.file, 0o600)
         self.assertEqual(self.ask("writer", "GET", "/api/v1/runs")[0], 200)
 
     def test_the_cli_and_the_client_take_a_project(self):
