@@ -95,8 +95,10 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     m_collectorFacts->setObjectName(u"collectorFacts"_s);
     m_collectorFacts->setTextFormat(Qt::PlainText);
     statusBar()->addPermanentWidget(m_collectorFacts);
-    showCollectorFacts();
+    m_collectorFacts->setText(tr("Collector: %1").arg(collector->url().toString()));
+    showCollectorFacts(true);
     connect(collector, &CollectorClient::tokenRefused, this, [this] {
+        showProblem(u"collector"_s, {});
         showProblem(kToken, tr("The collector at %1 refused the token: a lab's administrator "
                                "gives one with `signalbox-collector users add`.")
                                 .arg(m_collector->url().toString()));
@@ -107,7 +109,7 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
     });
     // Rights change while the window is open (granted, taken away): said within a minute.
     auto *facts = new QTimer(this);
-    connect(facts, &QTimer::timeout, this, &MainWindow::showCollectorFacts);
+    connect(facts, &QTimer::timeout, this, [this] { showCollectorFacts(); });
     facts->start(60'000);
     connect(m_banner, &QLabel::linkActivated, this, [this, collector](const QString &link) {
         const QString topic = QString::fromUtf8(QByteArray::fromPercentEncoding(link.toUtf8()));
@@ -124,8 +126,14 @@ MainWindow::MainWindow(CollectorClient *collector, JobsModel *jobs, NodeMonitor 
         });
     });
 
-    connect(m_curves, &CurvesView::collectorError, this,
-            [this](const QString &message) { showProblem(u"collector"_s, message); });
+    connect(m_curves, &CurvesView::collectorError, this, [this](const QString &message) {
+        // While the token is refused, every read fails for that one reason: its banner says it.
+        const bool refused =
+            std::any_of(m_problems.cbegin(), m_problems.cend(),
+                        [](const auto &problem) { return problem.first == kToken; });
+        if (message.isEmpty() || !refused)
+            showProblem(u"collector"_s, message);
+    });
     connect(m_jobs, &JobsView::error, this, &MainWindow::showError);
     connect(m_nodes, &NodesView::error, this, &MainWindow::showError);
     connect(m_sweeps, &SweepsView::error, this, &MainWindow::showError);
@@ -323,10 +331,10 @@ void MainWindow::showError(const QString &message) {
     showProblem(message, message);
 }
 
-void MainWindow::showCollectorFacts() {
-    m_collectorFacts->setText(tr("Collector: %1").arg(m_collector->url().toString()));
-    m_collector->health(this, [this](const Result<Health> &health) {
+void MainWindow::showCollectorFacts(bool atStart) {
+    m_collector->health(this, [this, atStart](const Result<Health> &health) {
         if (health) {
+            Q_EMIT collectorHealth(*health);
             // A lab's: which project, as whom, and whether this user may change anything.
             QStringList facts{tr("Collector: %1").arg(m_collector->url().toString())};
             if (health->lab.value(u"serves"_s).toBool())
@@ -338,15 +346,17 @@ void MainWindow::showCollectorFacts() {
             if (health->access == u"read"_s)
                 facts << tr("read only");
             m_collectorFacts->setText(facts.join(u" · "_s));
-            showProblem(u"access"_s,
-                        health->access != u"none"_s
-                            ? QString()
-                            : tr("%1 may not read project %2 on this collector: its "
-                                 "administrator grants rights with `signalbox-collector users "
-                                 "grant`")
-                                  .arg(health->user, health->project));
+            // Said when it changes: a banner dismissed stays away while nothing new is to say.
+            if (std::exchange(m_access, health->access) != health->access)
+                showProblem(u"access"_s,
+                            health->access != u"none"_s
+                                ? QString()
+                                : tr("%1 may not read project %2 on this collector: its "
+                                     "administrator grants rights with `signalbox-collector "
+                                     "users grant`")
+                                      .arg(health->user, health->project));
         }
-        const QStringList notes = health ? health->recovery : QStringList();
+        const QStringList notes = health && atStart ? health->recovery : QStringList();
         if (notes.isEmpty())
             return;
         // Shown at every start until the person says they read it.
@@ -376,6 +386,7 @@ void MainWindow::askForToken() {
 
 void MainWindow::useCollectorToken(const QString &token, bool keep) {
     m_collector->setToken(token);
+    Q_EMIT collectorTokenChanged(token);
     showProblem(kToken, {});
     showCollectorFacts(); // and a refusal of this one is said again
     if (keep)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "metrics/CollectorApi.h"
+
 #include <QMainWindow>
 
 class QAction;
@@ -50,14 +52,22 @@ public:
     // kept in the system keychain for the next start when `keep`.
     void useCollectorToken(const QString &token, bool keep);
 
+Q_SIGNALS:
+    // A token typed in, for what else talks to the collector (the runs launched from now on).
+    void collectorTokenChanged(const QString &token);
+    // The collector's health, each time the window asks (at start, each minute, a new token).
+    void collectorHealth(const sb::Health &health);
+
+public:
 protected:
     // With runs still going on this computer, asks whether to keep them running or stop them.
     void closeEvent(QCloseEvent *event) override;
 
 private:
     void createMenus();
-    // The status bar's line on the collector: where, lab store, project, user, read only.
-    void showCollectorFacts();
+    // The status bar's line on the collector: where, lab store, project, user, read only; at
+    // start also what the collector repaired.
+    void showCollectorFacts(bool atStart = false);
     void askForToken();
     void showAbout();
     void showHowToLog();
@@ -69,6 +79,7 @@ private:
     QLabel *m_banner;
     CollectorClient *m_collector;
     QLabel *m_collectorFacts;
+    QString m_access; // the user's right on the project, as health last said it
     QList<std::pair<QString, QString>> m_problems; // topic, message; in the order they came
     CurvesView *m_curves;
     JobsView *m_jobs;

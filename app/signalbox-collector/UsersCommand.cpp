@@ -9,11 +9,6 @@
 #include <QFileInfo>
 #include <QLockFile>
 
-#include <cerrno>
-#include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -130,18 +125,9 @@ int runUsersCommand(const QStringList &arguments) {
     } else if (const sb::Status removed = list.removeUser(words[1]); !removed) {
         return failWith(removed.error());
     }
-    // Written whole (a new file); one that a service user reads keeps its owner and mode when
-    // root rewrites it.
-    const QByteArray file = QFile::encodeName(path);
-    struct stat before {};
-    const bool existed = ::stat(file.constData(), &before) == 0;
-    if (const sb::Status saved = sb::writeFileAtomically(path, list.toJson()); !saved)
+    // One that a service user reads keeps its owner and mode when root rewrites it.
+    if (const sb::Status saved = sb::writeFileAtomically(path, list.toJson(), true); !saved)
         return failWith(saved.error());
-    if (existed && (::chown(file.constData(), before.st_uid, before.st_gid) != 0 ||
-                    ::chmod(file.constData(), before.st_mode & 0777) != 0))
-        return failWith(u"%1 was written, but its owner or mode could not be kept as they were "
-                        "(%2): the collector may not read it"_s.arg(
-                            path, QString::fromLocal8Bit(std::strerror(errno))));
     if (!token.isEmpty()) {
         // Only the token on stdout, for scripts: `TOKEN=$(signalbox-collector users add ...)`.
         std::printf("%s\n", qUtf8Printable(token));

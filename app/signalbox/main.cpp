@@ -255,10 +255,18 @@ int main(int argc, char *argv[]) {
     window.nodes()->setClusterGpus(&clusterGpus);
     QObject::connect(&history, &sb::SystemHistory::problem, &window,
                      [&window](const QString &m) { window.showProblem(u"system history"_s, m); });
-    client.health(&window, [&history](const sb::Result<sb::Health> &health) {
-        if (health && (health->lab.value(u"serves"_s).toBool() || health->access != u"write"_s))
-            history.setStoring(false);
-    });
+    // Nodes' history stays out of a lab's shared project, and of one this user may only read:
+    // for a collector not the app's own, kept only once its health says it may.
+    history.setStoring(embedded != nullptr);
+    QObject::connect(&window, &sb::MainWindow::collectorHealth, &history,
+                     [&history](const sb::Health &health) {
+                         history.setStoring(!health.lab.value(u"serves"_s).toBool() &&
+                                            health.access == u"write"_s);
+                     });
+    QObject::connect(&window, &sb::MainWindow::collectorTokenChanged, &backends.local(),
+                     [&backends](const QString &typed) {
+                         backends.local().setEnvironment(u"SIGNALBOX_TOKEN"_s, typed);
+                     });
     QObject::connect(&backends.forwarder(), &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
     for (const QString &problem : backends.problems())

@@ -13,6 +13,7 @@
 #include <QRandomGenerator>
 
 #include <array>
+#include <cerrno>
 #include <sys/stat.h>
 
 namespace sb {
@@ -170,7 +171,8 @@ Result<QString> AccessList::issueToken(const QString &user, const QString &label
         return fail(u"there is no user %1"_s.arg(user), ErrorCode::InvalidInput);
     QString id;
     do {
-        id = QString::fromLatin1(randomBytes(1).toHex()); // kIdLength hex digits
+        static_assert(kIdLength == 8, "one random word is 8 hex digits");
+        id = QString::fromLatin1(randomBytes(1).toHex());
     } while ([&] {
         for (const User &other : std::as_const(m_users)) {
             for (const Token &token : other.tokens) {
@@ -232,7 +234,7 @@ Result<std::shared_ptr<const AccessList>> AccessFile::current() {
     // Cheap enough for every request (one stat), and a change is seen at the next one.
     struct stat info {};
     const QByteArray path = QFile::encodeName(m_path);
-    QByteArray stamp = "missing";
+    QByteArray stamp;
     if (::stat(path.constData(), &info) == 0) {
         // ctime too: an edit in place within one tick of mtime still moves it.
         const std::array<qint64, 7> fields{
@@ -240,6 +242,8 @@ Result<std::shared_ptr<const AccessList>> AccessFile::current() {
             qint64(info.st_mtim.tv_sec), qint64(info.st_mtim.tv_nsec), qint64(info.st_ctim.tv_sec),
             qint64(info.st_ctim.tv_nsec)};
         stamp = QByteArray(reinterpret_cast<const char *>(fields.data()), sizeof(fields));
+    } else {
+        stamp = errno == ENOENT ? "missing" : "unreadable"; // read below: its error says why
     }
     const QMutexLocker locked(&m_lock);
     const qint64 now = QDateTime::currentMSecsSinceEpoch();

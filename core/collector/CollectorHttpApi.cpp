@@ -620,10 +620,11 @@ CollectorHttpApi::identify(const HttpRequest &request) const {
                   asked.isEmpty() ? m_collector->project() : QString::fromUtf8(asked),
                   AccessList::Right::Write};
     const Status validProject = CollectorApi::checkProject(caller.project);
-    const HttpResponse invalidProject =
-        error(u"%1: %2"_s.arg(QLatin1StringView(CollectorApi::kProjectHeader),
-                              validProject ? QString() : validProject.error()),
-              BadRequest);
+    const auto invalidProject = [&validProject] {
+        return error(
+            u"%1: %2"_s.arg(QLatin1StringView(CollectorApi::kProjectHeader), validProject.error()),
+            BadRequest);
+    };
     // Through a Kubernetes API server's service proxy the Authorization header is the API
     // server's own, and is not passed on: the token may come as X-Signalbox-Token instead.
     const std::array<QByteArray, 2> presented{request.header("authorization"),
@@ -635,7 +636,7 @@ CollectorHttpApi::identify(const HttpRequest &request) const {
             !constantTimeEqual(presented[1], m_expectedAuthorization))
             return unauthorized;
         if (!validProject)
-            return invalidProject;
+            return invalidProject();
     } else {
         const auto list = m_access.users->current();
         if (!list) // the reason is in the collector's log, not for whoever asks
@@ -649,7 +650,7 @@ CollectorHttpApi::identify(const HttpRequest &request) const {
         if (!user)
             return unauthorized;
         if (!validProject)
-            return invalidProject;
+            return invalidProject();
         caller.user = *user;
         caller.right = (*list)->rightOf(*user, caller.project);
         caller.readsOwn =
@@ -686,8 +687,11 @@ void CollectorHttpApi::handle(HttpRequest request, const HttpServer::Respond &re
         if (caller.readsOwn) {
             health = m_collector->health();
         } else {
-            health.service = u"signalbox-collector"_s;
-            health.version = QStringLiteral(SIGNALBOX_VERSION);
+            const Health own = m_collector->health();
+            health.service = own.service;
+            health.version = own.version;
+            if (m_collector->labReader()) // what it is, not what it holds
+                health.lab = QJsonObject{{u"serves"_s, true}};
         }
         health.project = caller.project;
         health.user = caller.user;

@@ -98,6 +98,8 @@ void SystemHistory::send(const QByteArray &body) {
     m_sending = true;
     m_collector->push(body, this, [this](const Result<qint64> &stored) {
         m_sending = false;
+        if (m_unsent.empty()) // storing was turned off meanwhile
+            return;
         if (!stored) {
             // Kept for the next tick, behind the others (one the collector refuses cannot hold
             // them up): a collector that restarts loses no history.

@@ -149,7 +149,8 @@ void LabForwarder::resume(const QStringList &asked) {
     const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
     runOffThread(
         &m_pool, this,
-        [server, sql, migrate, deleting, ended, project, ours]() -> Result<QByteArray> {
+        [server, sql, migrate, deleting, ended, project,
+         own = ClickHouse::quoted(source())]() -> Result<QByteArray> {
             if (migrate) {
                 if (auto migrated = LabSchema::migrate(server); !migrated)
                     return migrated.failure();
@@ -157,29 +158,33 @@ void LabForwarder::resume(const QStringList &asked) {
             if (auto killed = server.query(ended); !killed) // what it holds stays as it is read
                 return killed.failure();
             for (const QString &list : deleting) {
-                if (auto done = server.query(
-                        u"ALTER TABLE points DELETE WHERE project = %1 AND %2 AND run IN (%3)"_s
-                            .arg(project, ours, list));
-                    !done)
-                    return done.failure();
-                // A run's summary and info are shared by every collector that ships its name:
-                // left while another one's points are there.
+                // Names another collector ships too: their summary and info are shared, and
+                // points from before sources were named may be its.
                 auto answer = server.query(
-                    u"SELECT DISTINCT run FROM points WHERE project = %1 AND NOT (%2) AND run IN "
-                    "(%3) FORMAT RowBinary"_s.arg(project, ours, list));
+                    u"SELECT DISTINCT run FROM points WHERE project = %1 AND source NOT IN (%2, "
+                    "'') AND run IN (%3) FORMAT RowBinary"_s.arg(project, own, list));
                 if (!answer)
                     return answer.failure();
                 QStringList shared;
                 for (RowBinaryReader rows(*answer); !rows.atEnd() && !rows.failed();)
                     shared << rows.string();
-                for (const auto &[table, column] :
-                     {std::pair{"series", "run"}, std::pair{"runs", "name"}}) {
-                    QString statement =
-                        u"ALTER TABLE %1 DELETE WHERE project = %2 AND %3 IN (%4)"_s.arg(
-                            QLatin1StringView(table), project, QLatin1StringView(column), list);
-                    for (const QString &keep :
-                         shared.isEmpty() ? QStringList() : ClickHouse::quotedLists(shared))
-                        statement += u" AND %1 NOT IN (%2)"_s.arg(QLatin1StringView(column), keep);
+                const QStringList keep =
+                    shared.isEmpty() ? QStringList() : ClickHouse::quotedLists(shared);
+                const auto only = [&keep](const char *column) { // concatenated: names hold %N
+                    QString clause;
+                    for (const QString &names : keep)
+                        clause +=
+                            u" AND "_s + QLatin1StringView(column) + u" NOT IN ("_s + names + u')';
+                    return clause;
+                };
+                const QString statements[] = {
+                    u"ALTER TABLE points DELETE WHERE project = %1 AND run IN (%2) AND (source = "
+                    "%3 OR (source = ''%4))"_s.arg(project, list, own, only("run")),
+                    u"ALTER TABLE series DELETE WHERE project = %1 AND run IN (%2)%3"_s.arg(
+                        project, list, only("run")),
+                    u"ALTER TABLE runs DELETE WHERE project = %1 AND name IN (%2)%3"_s.arg(
+                        project, list, only("name"))};
+                for (const QString &statement : statements) {
                     if (auto done = server.query(statement); !done)
                         return done.failure();
                 }

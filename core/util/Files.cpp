@@ -59,7 +59,7 @@ Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes) {
     return bytes;
 }
 
-Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
+Status writeFileAtomically(const QString &path, const QByteArray &bytes, bool keepOwnerAndMode) {
     const QFileInfo target(path);
     if (!QDir().mkpath(target.absolutePath()))
         return fail(u"cannot create %1"_s.arg(target.absolutePath()), ErrorCode::StorageFailed);
@@ -87,6 +87,11 @@ Status writeFileAtomically(const QString &path, const QByteArray &bytes) {
                 return failed(u"write"_s);
             written += n;
         }
+        struct stat before {};
+        if (keepOwnerAndMode && ::stat(QFile::encodeName(path).constData(), &before) == 0 &&
+            (::fchown(file.get(), before.st_uid, before.st_gid) != 0 ||
+             ::fchmod(file.get(), before.st_mode & 07777) != 0))
+            return failed(u"keeping its owner and mode"_s);
         if (::fsync(file.get()) != 0)
             return failed(u"fsync"_s);
     }

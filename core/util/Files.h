@@ -16,8 +16,11 @@ namespace sb {
 Result<QByteArray> readRegularFile(const QString &path, qint64 maxBytes);
 
 // Replaces a state file whole or not at all (a temporary beside it, fsync, rename, fsync of the
-// directory), readable by the owner only: a crash leaves the old version or the new one.
-Status writeFileAtomically(const QString &path, const QByteArray &bytes);
+// directory), readable by the owner only: a crash leaves the old version or the new one. With
+// `keepOwnerAndMode`, a file that was there keeps its owner, group and mode (one root edits
+// for a service user), or nothing is written.
+Status writeFileAtomically(const QString &path, const QByteArray &bytes,
+                           bool keepOwnerAndMode = false);
 
 // A JSON state file Signalbox wrote (jobs, sweeps, offsets): the document; an empty one when
 // there is no file yet; or, when it cannot be read as a JSON object or array, an error saying

@@ -13,6 +13,7 @@
 #include "Translations.h"
 #include "charts/CurveChart.h"
 #include "client/CollectorClient.h"
+#include "collector/AccessList.h"
 #include "collector/EmbeddedCollector.h"
 #include "jobs/JobsModel.h"
 #include "jobs/MetricLineForwarder.h"
@@ -21,6 +22,7 @@
 #include "monitor/LocalSampler.h"
 #include "monitor/NodeMonitor.h"
 #include "tensorboard/LogdirFeeds.h"
+#include "util/Files.h"
 #include "util/Log.h"
 
 #include <QAction>
@@ -68,12 +70,29 @@ struct Offline {
     Offline() { registry.add(&local); }
 };
 
+// A window on `client`, with this computer's backend and no nodes, shown.
+struct ShownWindow {
+    ShownWindow(sb::CollectorClient *client, const QString &dir)
+        : local({dir, 2000, {}})
+        , jobs{&registry}
+        , window(client, &jobs, &monitor, dir + u"/signalbox.yaml"_s) {
+        registry.add(&local);
+        window.show();
+    }
+    sb::LocalBackend local;
+    sb::BackendRegistry registry;
+    sb::JobsModel jobs;
+    sb::NodeMonitor monitor;
+    sb::MainWindow window;
+};
+
 class TestMainWindow final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase();
     void rendersEveryView();
     void refusedCollectorShowsBannerThenRecovers();
+    void aRefusedTokenIsAskedForAndTheStatusBarSaysWhoAndWhere();
     void opensATensorBoardLogdir();
     void closingWithRunsGoingAsks();
     void menusShortcutsAndWhatIsRemembered();
@@ -225,13 +244,8 @@ void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
     url.setPort(port);
     sb::CollectorClient client(url, {});
     QTemporaryDir dir;
-    sb::LocalBackend local({dir.path(), 2000, {}});
-    sb::BackendRegistry registry;
-    sb::JobsModel jobs{&registry};
-    registry.add(&local);
-    sb::NodeMonitor monitor;
-    sb::MainWindow window(&client, &jobs, &monitor, dir.path() + u"/signalbox.yaml"_s);
-    window.show();
+    ShownWindow shown(&client, dir.path());
+    sb::MainWindow &window = shown.window;
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     auto *banner = window.findChild<QLabel *>(u"banner"_s);
     QVERIFY(banner);
@@ -260,6 +274,51 @@ void TestMainWindow::refusedCollectorShowsBannerThenRecovers() {
     Q_EMIT banner->linkActivated(
         banner->text().mid(href, banner->text().indexOf(u'"', href) - href));
     QVERIFY(!banner->isVisible());
+}
+
+// A collector with users (a lab's): no token is refused, the banner offers to enter one, and
+// once taken the status bar says the project, the user and that they may only read.
+void TestMainWindow::aRefusedTokenIsAskedForAndTheStatusBarSaysWhoAndWhere() {
+    QTemporaryDir dir;
+    const QString usersFile = dir.filePath(u"users.json"_s);
+    sb::AccessList users;
+    QVERIFY(users.addUser(u"alice"_s));
+    QVERIFY(users.grant(u"alice"_s, u"vision"_s, sb::AccessList::Right::Read));
+    const auto token = users.issueToken(u"alice"_s, {});
+    QVERIFY(token);
+    QVERIFY(sb::writeFileAtomically(usersFile, users.toJson()));
+    sb::Collector::Options options;
+    options.dataDir = dir.path() + u"/collector"_s;
+    options.usersFile = usersFile;
+    options.project = u"vision"_s;
+    auto collector = sb::Collector::start(options);
+    QVERIFY2(collector.ok(), qPrintable(collector.error()));
+
+    sb::CollectorClient client((*collector)->url(), {});
+    client.setProject(u"vision"_s);
+    ShownWindow shown(&client, dir.path());
+    sb::MainWindow &window = shown.window;
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *banner = window.findChild<QLabel *>(u"banner"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(u"refused the token"_s), 5000);
+    QVERIFY2(banner->text().contains(u"Enter a token"_s), qPrintable(banner->text()));
+
+    window.useCollectorToken(*token, false);
+    auto *facts = window.findChild<QLabel *>(u"collectorFacts"_s);
+    QVERIFY(facts);
+    QTRY_VERIFY_WITH_TIMEOUT(facts->text().contains(u"alice"_s), 5000);
+    QVERIFY2(facts->text().contains(u"project vision"_s), qPrintable(facts->text()));
+    QVERIFY(facts->text().contains(u"read only"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->text().contains(u"refused the token"_s), 5000);
+    const QString shots = QStringLiteral(SIGNALBOX_BINARY_DIR) + u"/screenshots"_s;
+    QDir().mkpath(shots);
+    QVERIFY(window.grab().save(shots + u"/lab-read-only.png"_s));
+    // Another project's reader only: said in the banner, as the user and the project.
+    QVERIFY(users.grant(u"alice"_s, u"vision"_s, sb::AccessList::Right::None));
+    QVERIFY(users.grant(u"alice"_s, u"nlp"_s, sb::AccessList::Right::Read));
+    QVERIFY(sb::writeFileAtomically(usersFile, users.toJson()));
+    window.useCollectorToken(*token, false);
+    QTRY_VERIFY_WITH_TIMEOUT(banner->text().contains(u"alice may not read project vision"_s), 5000);
 }
 
 // "Open TensorBoard logdir…" in the curves view: the checked-in logdir's runs join the curves.

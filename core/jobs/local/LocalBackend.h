@@ -31,6 +31,10 @@ public:
     Status stop(const QString &id) override;
     Status forget(const QString &id) override;
     Result<QByteArray> log(const QString &id) const override;
+    // A variable of every job started from now on (a collector's token typed in later).
+    void setEnvironment(const QString &name, const QString &value) {
+        m_options.environment.insert(name, value);
+    }
 
 private:
     Job *find(const QString &id);
