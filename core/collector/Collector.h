@@ -63,6 +63,9 @@ public:
 
     QUrl url() const { return m_url; }
     const QString &project() const { return m_project; }
+    // Whether it is part of a lab (ships to its ClickHouse, or reads from it): only then do
+    // requests' projects mean anything.
+    bool inLab() const { return m_lab || m_labReader; }
     MetricStore &store() { return *m_store; }
     // The lab's ClickHouse that reads are answered from; null when they come from the store.
     std::shared_ptr<const LabReader> labReader() const { return m_labReader; }

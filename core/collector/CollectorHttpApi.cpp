@@ -615,7 +615,11 @@ void CollectorHttpApi::setHostNames(const QStringList &names) {
 std::variant<CollectorHttpApi::Caller, HttpResponse>
 CollectorHttpApi::identify(const HttpRequest &request) const {
     static const QByteArray projectHeader = QByteArray(CollectorApi::kProjectHeader).toLower();
-    const QByteArray asked = request.header(projectHeader).trimmed();
+    // A collector of one store and one token (the app's embedded one) has no projects: a
+    // script's SIGNALBOX_PROJECT, meant for the lab, must not turn its pushes away.
+    const QByteArray asked = m_access.users || m_collector->inLab()
+                                 ? request.header(projectHeader).trimmed()
+                                 : QByteArray();
     Caller caller{{},
                   asked.isEmpty() ? m_collector->project() : QString::fromUtf8(asked),
                   AccessList::Right::Write};

@@ -727,6 +727,18 @@ class LabUsers(unittest.TestCase):
             users(self.file, "grant", "wide", "*", "read")
             users(self.file, "grant", "wide", "other", "write")
 
+    def test_a_collector_outside_a_lab_has_no_projects(self):
+        # The app's own: a script whose SIGNALBOX_PROJECT is meant for the lab still lands.
+        plain = Collector()
+        try:
+            header = {"X-Signalbox-Project": "vision"}
+            status, answer = plain.request("/api/v1/push", WRITES[0][2], headers=header)
+            self.assertEqual(status, 200, answer)
+            status, health = plain.request("/api/v1/health", headers=header)
+            self.assertEqual((health["project"], health["access"]), ("default", "write"))
+        finally:
+            plain.stop()
+
     def test_a_rewrite_keeps_the_files_owner_and_mode(self):
         if os.geteuid() != 0:
             self.skipTest("needs root, as the administrator who edits a service user's file")
