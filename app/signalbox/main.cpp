@@ -25,7 +25,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
-#include <QEventLoop>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QRandomGenerator>
@@ -58,24 +57,6 @@ void startDemo(sb::JobBackend *backend, sb::MainWindow *window) {
         if (const auto submitted = backend->submit(spec); !submitted)
             window->showError(submitted.error());
     }
-}
-
-// The token kept in the keychain for this collector (typed into the window at an earlier
-// start); empty when none. The keychain is this machine's (D-Bus), not the network: waited for,
-// before the window shows, at most 5 s.
-QString keptToken(const QUrl &collector) {
-    QEventLoop loop;
-    QObject context;
-    std::optional<QString> found;
-    sb::keychain::read(sb::keychain::collectorToken(collector.toString()), &context,
-                       [&](const std::optional<QString> &token) {
-                           found = token.value_or(QString());
-                           loop.quit();
-                       });
-    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
-    if (!found)
-        loop.exec();
-    return found.value_or(QString());
 }
 
 } // namespace
@@ -186,8 +167,6 @@ int main(int argc, char *argv[]) {
                                                                 inCluster->service, collectorToken);
     } else if (parser.isSet(collector)) {
         collectorUrl = QUrl::fromUserInput(parser.value(collector));
-        if (collectorToken.isEmpty())
-            collectorToken = keptToken(collectorUrl);
     } else {
         sb::Collector::Options options;
         options.dataDir = data + u"/collector"_s;
@@ -267,6 +246,14 @@ int main(int argc, char *argv[]) {
                      [&backends](const QString &typed) {
                          backends.local().setEnvironment(u"SIGNALBOX_TOKEN"_s, typed);
                      });
+    // A token typed into the window at an earlier start, kept in the keychain: taken when the
+    // keychain answers, as if typed again (the GUI thread never waits on it).
+    if (!embedded && !collectorUrl.isEmpty() && collectorToken.isEmpty())
+        sb::keychain::read(sb::keychain::collectorToken(collectorUrl.toString()), &window,
+                           [&window](const std::optional<QString> &kept) {
+                               if (kept && !kept->isEmpty())
+                                   window.useCollectorToken(*kept, false);
+                           });
     QObject::connect(&backends.forwarder(), &sb::MetricLineForwarder::problem, &window,
                      &sb::MainWindow::showError);
     for (const QString &problem : backends.problems())
