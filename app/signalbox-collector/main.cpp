@@ -87,6 +87,11 @@ int main(int argc, char *argv[]) {
         u"The ClickHouse user that --serve-lab reads as (best one of readonly = 2, with limits); "
         "its password from SIGNALBOX_CLICKHOUSE_READER_PASSWORD. Default: the writing user."_s,
         u"user"_s);
+    const QCommandLineOption summariesFrom(
+        u"clickhouse-summaries-from"_s,
+        u"With --serve-lab: a chart of a series of this many points or more reads its 256-point "
+        "block summaries where a pixel column holds 16 blocks or more (default 1000000)."_s,
+        u"points"_s);
     const QCommandLineOption tlsCertificate(
         u"tls-certificate"_s,
         u"Speak TLS (https) with this PEM certificate, its chain after it (with --tls-key)."_s,
@@ -94,8 +99,8 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption tlsKey(u"tls-key"_s, u"The PEM key of --tls-certificate."_s,
                                     u"file"_s);
     parser.addOptions({listen, dataDir, token, tokenFile, users, watch, lostAfter, hostName,
-                       clickhouse, database, project, migrate, serveLab, reader, tlsCertificate,
-                       tlsKey});
+                       clickhouse, database, project, migrate, serveLab, reader, summariesFrom,
+                       tlsCertificate, tlsKey});
     parser.process(app);
 
     std::optional<sb::LabForwarder::Options> lab;
@@ -165,6 +170,11 @@ int main(int argc, char *argv[]) {
     options.lab = lab;
     options.tlsCertificate = parser.value(tlsCertificate);
     options.tlsKey = parser.value(tlsKey);
+    if (parser.isSet(summariesFrom) && !parser.isSet(serveLab)) {
+        std::fprintf(stderr, "signalbox-collector: --clickhouse-summaries-from is for "
+                             "--serve-lab\n");
+        return 2;
+    }
     if (parser.isSet(serveLab) || parser.isSet(reader)) {
         if (!lab) {
             std::fprintf(stderr, "signalbox-collector: --serve-lab needs --clickhouse URL\n");
@@ -177,6 +187,15 @@ int main(int argc, char *argv[]) {
             reads.server.url.setUserInfo({});
             reads.server.user = parser.value(reader);
             reads.server.password = qEnvironmentVariable("SIGNALBOX_CLICKHOUSE_READER_PASSWORD");
+        }
+        if (parser.isSet(summariesFrom)) {
+            bool ok = false;
+            reads.summariesFrom = parser.value(summariesFrom).toLongLong(&ok);
+            if (!ok || reads.summariesFrom < 1) {
+                std::fprintf(stderr, "signalbox-collector: --clickhouse-summaries-from wants a "
+                                     "number of points, e.g. 1000000\n");
+                return 2;
+            }
         }
         options.labReads = reads;
     }

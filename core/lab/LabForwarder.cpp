@@ -15,6 +15,10 @@
 #include <QRegularExpression>
 #include <QUuid>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace sb {
 
 using namespace Qt::StringLiterals;
@@ -26,6 +30,58 @@ namespace {
 const QStringList kPointColumns{u"project"_s, u"run"_s,  u"metric"_s, u"source"_s,
                                 u"idx"_s,     u"step"_s, u"value"_s,  u"wall"_s};
 const QStringList kRunColumns{u"project"_s, u"name"_s, u"info"_s, u"version"_s, u"rewinds"_s};
+const QStringList kBlockColumns = [] {
+    QStringList columns{u"project"_s, u"run"_s,    u"metric"_s, u"source"_s,
+                        u"block"_s,   u"points"_s, u"finite"_s};
+    for (const char *point : {"first", "last", "low", "high"})
+        for (const char *part : {"idx", "step", "value", "wall"})
+            columns << u"%1_%2"_s.arg(QLatin1StringView(point), QLatin1StringView(part));
+    return columns << u"min_step"_s << u"max_step"_s << u"min_wall"_s << u"max_wall"_s;
+}();
+
+// The `blocks` row (LabSchema) of kBlockPoints points of a series, the first at `first`, after
+// the names' bytes: as the embedded store's summary picks extremes, the first of equals.
+void writeBlock(RowBinary *out, const QByteArray &names, qint64 first, const MetricPoint *points) {
+    const qint64 n = LabSchema::kBlockPoints;
+    qint64 low = -1, high = -1, finite = 0;
+    double minStep = points[0].step, maxStep = minStep;
+    double minWall = points[0].wall, maxWall = minWall;
+    // A NaN step or time (refused at the push; a guard) makes its range NaN: no reader takes
+    // such a block for its points.
+    const auto widen = [](double x, double *least, double *most) {
+        if (std::isnan(x) || std::isnan(*least)) {
+            *least = *most = std::numeric_limits<double>::quiet_NaN();
+            return;
+        }
+        *least = std::min(*least, x);
+        *most = std::max(*most, x);
+    };
+    for (qint64 i = 0; i < n; ++i) {
+        const MetricPoint &p = points[i];
+        widen(p.step, &minStep, &maxStep);
+        widen(p.wall, &minWall, &maxWall);
+        if (!std::isfinite(p.value))
+            continue;
+        ++finite;
+        if (low < 0 || p.value < points[low].value)
+            low = i;
+        if (high < 0 || p.value > points[high].value)
+            high = i;
+    }
+    out->bytes(names);
+    out->uint64(quint64(first / n));
+    out->uint64(quint64(n));
+    out->uint64(quint64(finite));
+    for (const qint64 at :
+         {qint64(0), n - 1, std::max<qint64>(low, 0), std::max<qint64>(high, 0)}) {
+        out->uint64(quint64(first + at));
+        out->float64(points[at].step);
+        out->float64(points[at].value);
+        out->float64(points[at].wall);
+    }
+    for (const double bound : {minStep, maxStep, minWall, maxWall})
+        out->float64(bound);
+}
 
 // A run's rewinds as the lab's runs table keeps them (LabSchema): the list /runs shows, and
 // the stored points each series hides; empty while it has none.
@@ -180,6 +236,8 @@ void LabForwarder::resume(const QStringList &asked) {
                 const QString statements[] = {
                     u"ALTER TABLE points DELETE WHERE project = %1 AND run IN (%2) AND (source = "
                     "%3 OR (source = ''%4))"_s.arg(project, list, own, only("run")),
+                    u"ALTER TABLE blocks DELETE WHERE project = %1 AND run IN (%2) AND (source = "
+                    "%3 OR (source = ''%4))"_s.arg(project, list, own, only("run")),
                     u"ALTER TABLE series DELETE WHERE project = %1 AND run IN (%2)%3"_s.arg(
                         project, list, only("run")),
                     u"ALTER TABLE runs DELETE WHERE project = %1 AND name IN (%2)%3"_s.arg(
@@ -255,6 +313,7 @@ LabForwarder::Batch LabForwarder::nextBatch() {
     Batch batch;
     RowBinary points;
     RowBinary runs;
+    RowBinary blocks;
     const qint64 version = QDateTime::currentMSecsSinceEpoch();
     constexpr qint64 kNumberBytes = 32; // a row's idx, step, value and wall
     const QStringList dirty(m_dirty.cbegin(), m_dirty.cend());
@@ -305,6 +364,23 @@ LabForwarder::Batch LabForwarder::nextBatch() {
                 break;
             }
             auto stored = m_store->storedPoints(run, series.metric, from, room);
+            // The blocks this batch completes are summarized from their every point: the first
+            // one's, shipped before, read again (once per block, not per batch).
+            const qint64 block = LabSchema::kBlockPoints;
+            const qint64 blockStart = from - from % block;
+            std::vector<MetricPoint> firstBlock;
+            if (stored && from > blockStart &&
+                from + qint64(stored->points.size()) >= blockStart + block) {
+                auto head =
+                    m_store->storedPoints(run, series.metric, blockStart, from - blockStart);
+                if (head && qint64(head->points.size()) != from - blockStart)
+                    head = fail(u"the store holds fewer points of %1/%2 than were shipped"_s.arg(
+                        run, series.metric));
+                if (!head)
+                    stored = head.failure();
+                else
+                    firstBlock = std::move(head).value().points;
+            }
             if (!stored) { // the store's own problem, said there; tried again later
                 qCWarning(lcLab).noquote() << stored.error();
                 whole = false;
@@ -320,6 +396,15 @@ LabForwarder::Batch LabForwarder::nextBatch() {
                 points.float64(p.wall);
             }
             const qint64 end = from + qint64(stored->points.size());
+            for (qint64 at = blockStart; at + block <= end; at += block) {
+                if (at < from) {
+                    firstBlock.insert(firstBlock.end(), stored->points.begin(),
+                                      stored->points.begin() + (at + block - from));
+                    writeBlock(&blocks, prefix, at, firstBlock.data());
+                } else {
+                    writeBlock(&blocks, prefix, at, stored->points.data() + (at - from));
+                }
+            }
             if (end != from)
                 batch.ends.insert(key, end);
             batch.count += end - from;
@@ -330,6 +415,7 @@ LabForwarder::Batch LabForwarder::nextBatch() {
     }
     batch.points = points.take();
     batch.runs = runs.take();
+    batch.blocks = blocks.take();
     return batch;
 }
 
@@ -349,12 +435,18 @@ void LabForwarder::tick() {
     const ClickHouse server(m_options.server);
     const auto points = batch.points;
     const auto runs = batch.runs;
+    const auto blocks = batch.blocks;
     const QString name = u"%1-%2"_s.arg(m_id).arg(++m_inserts);
     runOffThread(
         &m_pool, this,
-        // The runs first: a rewind that hides points is there before the points it hides.
-        [server, points, runs, name]() -> Status {
+        // The runs first: a rewind that hides points is there before the points it hides. The
+        // blocks before their points: what a series' count says is summarized is.
+        [server, points, runs, blocks, name]() -> Status {
             if (Status stored = server.insert(u"runs"_s, kRunColumns, runs, name + u"-runs"_s);
+                !stored)
+                return stored;
+            if (Status stored =
+                    server.insert(u"blocks"_s, kBlockColumns, blocks, name + u"-blocks"_s);
                 !stored)
                 return stored;
             return server.insert(u"points"_s, kPointColumns, points, name);

@@ -56,6 +56,7 @@ private:
     struct Batch {
         QByteArray points;
         QByteArray runs;
+        QByteArray blocks;
         QHash<QString, qint64> ends;        // series key -> its shipped count once stored
         QHash<QString, QByteArray> runRows; // run -> the digest of its row, once stored
         QSet<QString> runNames;

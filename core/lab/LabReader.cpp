@@ -1,5 +1,7 @@
 #include "LabReader.h"
 
+#include "LabSchema.h"
+
 #include "metrics/MetricAxis.h"
 #include "metrics/SeriesScan.h"
 
@@ -560,13 +562,14 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
         asked.push_back(names[i]);
         askedExtents.push_back((*found)[i]);
     }
-    auto computed = compute(asked, window, askedExtents, *origins);
+    std::vector<char> passing(asked.size(), 0);
+    auto computed = compute(asked, window, askedExtents, *origins, &passing);
     if (!computed)
         return computed.failure();
     const QMutexLocker locked(&m_shared->cacheLock);
     for (std::size_t j = 0; j < missed.size(); ++j) {
         Result<Downsampled> &answer = computed.value()[j];
-        if (answer) {
+        if (answer && !passing[j]) {
             const qint64 bytes = qint64(answer->x.size() + answer->y.size()) * 8 + 256;
             m_shared->cache.insert(keys[missed[j]], new Downsampled(*answer), bytes);
         }
@@ -578,7 +581,7 @@ LabReader::query(const std::vector<MetricStore::SeriesName> &names,
 Result<std::vector<Result<Downsampled>>>
 LabReader::compute(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
                    const std::vector<std::optional<Extent>> &extents,
-                   const QHash<QString, Started> &origins) const {
+                   const QHash<QString, Started> &origins, std::vector<char> *passing) const {
     // Smoothing needs every point before the window, an x metric each point's mapped step, and
     // a log axis's columns log10, whose last bit may differ between libraries: read whole.
     if (window.smoothing > 0 || !window.xMetric.isEmpty() || window.logX) {
@@ -603,18 +606,154 @@ LabReader::compute(const std::vector<MetricStore::SeriesName> &names, const Seri
         });
         return answers;
     }
-    return m4(names, window, extents, origins);
+    return m4(names, window, extents, origins, passing);
+}
+
+// A series' window as downsampleM4 makes it, and how SQL names what it reads.
+struct LabReader::Frame {
+    double x0, x1;
+    scan::Columns columns;
+    XAxis axis;
+    double origin; // subtracted from wall times on a relative axis
+    QString key;   // "project = ... AND run = ... AND metric = ..."
+    qint64 count;  // points stored
+    bool hidden;   // whether a rewind hides some: its blocks then stand for no chart
+
+    // A point's x in SQL: its step, wall time, or time since the run began.
+    QString x(QStringView step, QStringView wall) const {
+        return axis == XAxis::Step       ? step.toString()
+               : axis == XAxis::WallTime ? wall.toString()
+                                         : u"(%1 - %2)"_s.arg(wall, ClickHouse::float64(origin));
+    }
+    // The x of a block's first, last, low, high, min or max point.
+    QString blockX(QStringView which) const {
+        return axis == XAxis::Step ? u"%1_step"_s.arg(which) : x({}, u"%1_wall"_s.arg(which));
+    }
+    // The pixel column of an x, named `alias` (downsampleM4's, to the bit).
+    QString column(const QString &x, QStringView alias) const {
+        const double span = columns.halfSpan();
+        if (!(span > 0) || !std::isfinite(span))
+            return u"0"_s;
+        return u"if((floor((%1 / 2 - %2) / %3 * %4) AS %5) >= 0, least(%5, %4 - 1), 0)"_s.arg(
+            x, ClickHouse::float64(columns.half0()), ClickHouse::float64(span),
+            QString::number(columns.width()), alias);
+    }
+    QString inWindow(const QString &x) const {
+        return u"%1 >= %2 AND %1 <= %3"_s.arg(x, ClickHouse::float64(x0), ClickHouse::float64(x1));
+    }
+    // Whether a block's every point lies in the window.
+    QString blockWithin() const {
+        return u"%1 >= %2 AND %3 <= %4"_s.arg(blockX(u"min"), ClickHouse::float64(x0),
+                                              blockX(u"max"), ClickHouse::float64(x1));
+    }
+};
+
+namespace {
+// A Blocks plan wants this many blocks a pixel column at least: a column's edges, where blocks
+// stand for points, are then a sixteenth of it at most.
+constexpr qint64 kBlocksPerColumn = 16;
+} // namespace
+
+Result<std::vector<LabReader::BlockPlan>>
+LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
+                      const std::vector<std::optional<Frame>> &frames,
+                      const SeriesWindow &window) const {
+    const qint64 blocksWanted = qint64(window.width) * kBlocksPerColumn * LabSchema::kBlockPoints;
+    std::vector<BlockPlan> plans(names.size());
+    QStringList statement;
+    qsizetype length = 0;
+    const auto ask = [&]() -> Status {
+        if (statement.isEmpty())
+            return success();
+        const auto answer = select(statement.join(u" UNION ALL "_s));
+        statement.clear();
+        length = 0;
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        while (!rows.atEnd() && !rows.failed()) {
+            const quint64 k = rows.uint64();
+            const quint64 blocks = rows.uint64();
+            const quint64 rowsOfBlocks = rows.uint64();
+            const quint64 unordered = rows.uint64();
+            const quint64 sources = rows.uint64();
+            const quint64 overlapping = rows.uint64();
+            const quint64 firstBlock = rows.uint64();
+            const quint64 lastBlock = rows.uint64();
+            const quint64 crossing = rows.uint64();
+            const quint64 firstCrossing = rows.uint64();
+            const quint64 lastCrossing = rows.uint64();
+            const quint64 within = rows.uint64(); // points of the blocks within the window
+            if (rows.failed() || k >= plans.size())
+                break;
+            const qint64 whole = frames[k]->count / LabSchema::kBlockPoints;
+            const auto from = [](quint64 block) {
+                return qint64(block) * LabSchema::kBlockPoints;
+            };
+            // Blocks missing (points shipped before there were blocks), doubled (two collectors
+            // ship the name) or out of order within: read point by point, all of it.
+            if (qint64(blocks) != whole || unordered > 0 || sources > 1)
+                continue;
+            // The points after the last whole block, and those of the blocks across the
+            // window's ends (two where x keeps its order), one by one.
+            if (qint64(within) >= blocksWanted && crossing <= 2) {
+                QString bound = u" AND (idx >= %1"_s.arg(from(whole));
+                for (const quint64 block : {firstCrossing, lastCrossing})
+                    if (crossing > 0)
+                        bound +=
+                            u" OR (idx >= %1 AND idx < %2)"_s.arg(from(block)).arg(from(block + 1));
+                plans[k] = {BlockPlan::Blocks, bound + u')', whole, rowsOfBlocks != blocks};
+                continue;
+            }
+            plans[k].bound = overlapping == 0 ? u" AND idx >= %1"_s.arg(from(whole))
+                                              : u" AND ((idx >= %1 AND idx < %2) OR idx >= %3)"_s
+                                                    .arg(from(firstBlock))
+                                                    .arg(from(lastBlock + 1))
+                                                    .arg(from(whole));
+        }
+        if (rows.failed())
+            return fail(cutShort());
+        return success();
+    };
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto &frame = frames[i];
+        if (!frame || frame->hidden || frame->count < std::max<qint64>(m_options.summariesFrom, 1))
+            continue;
+        // The whole series, too short for blocks: they would say to read it all.
+        if (!window.from && !window.to && frame->count < blocksWanted)
+            continue;
+        const QString overlaps =
+            u"%1 >= %2 AND %3 <= %4"_s.arg(frame->blockX(u"max"), ClickHouse::float64(frame->x0),
+                                           frame->blockX(u"min"), ClickHouse::float64(frame->x1));
+        const QString crossing = u"%1 AND NOT (%2)"_s.arg(overlaps, frame->blockWithin());
+        // A block whose first and last are not its smallest and largest x (a NaN among them
+        // too: no equality holds) is out of order.
+        const QString axis = frame->axis == XAxis::Step ? u"step"_s : u"wall"_s;
+        statement << u"SELECT toUInt64(%1), uniqExact(block), count(), countIf(NOT (first_%2 = "
+                     "min_%2 AND last_%2 = max_%2)), uniqExact(source), countIf(%3), minIf(block, "
+                     "%3), maxIf(block, %3), countIf(%4), minIf(block, %4), maxIf(block, %4), "
+                     "sumIf(points, %5) FROM blocks WHERE %6 AND block < %7"_s.arg(
+                         QString::number(i), axis, overlaps, crossing, frame->blockWithin(),
+                         frame->key, // one pass: names hold %N
+                         QString::number(frame->count / LabSchema::kBlockPoints));
+        length += statement.back().size();
+        if (statement.size() >= qsizetype(kSeriesPerStatement) || length > kLongestStatement) {
+            if (Status asked = ask(); !asked)
+                return asked.failure();
+        }
+    }
+    if (Status asked = ask(); !asked)
+        return asked.failure();
+    return plans;
 }
 
 Result<std::vector<Result<Downsampled>>>
 LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
               const std::vector<std::optional<Extent>> &extents,
-              const QHash<QString, Started> &origins) const {
+              const QHash<QString, Started> &origins, std::vector<char> *passing) const {
     std::vector<Result<Downsampled>> answers;
     answers.reserve(names.size());
-    // A SELECT a series, by its place in `names`, in two halves.
-    std::vector<std::pair<QString, QString>> branches(names.size());
-    const QString width = QString::number(window.width);
+    std::vector<std::optional<Frame>> frames(names.size());
     for (std::size_t i = 0; i < names.size(); ++i) {
         const auto &extent = extents[i];
         if (!extent) {
@@ -631,34 +770,74 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
                                   : 0;
         const double x0 = window.from.value_or((step ? extent->minStep : extent->minWall) - origin);
         const double x1 = window.to.value_or((step ? extent->maxStep : extent->maxWall) - origin);
-        const scan::Columns columns(x0, x1, window.width);
-        const QString x = step ? u"step"_s
-                          : window.axis == XAxis::WallTime
-                              ? u"wall"_s
-                              : u"(wall - %1)"_s.arg(ClickHouse::float64(origin));
-        const double span = columns.halfSpan();
-        const QString column =
-            span > 0 && std::isfinite(span)
-                ? u"if((floor((x / 2 - %1) / %2 * %3) AS c) >= 0, least(c, %3 - 1), 0)"_s.arg(
-                      ClickHouse::float64(columns.half0()), ClickHouse::float64(span), width)
-                : u"0"_s;
-        // The first and last by x, then index (between the two halves); the smallest and
-        // largest finite values, the first of equals: the four points downsampleM4 keeps.
-        branches[i] = {
-            u"SELECT toUInt64(%1) AS k, toFloat64(%2) AS col, count(), "_s.arg(i).arg(column),
-            u", min(x), max(x), argMinIf(p, (value, idx), fin), argMaxIf(p, (value, "
-            "-toInt64(idx)), fin), countIf(fin) FROM (SELECT idx, value, isFinite(value) AS fin, "
-            "%1 AS x, (idx, x, value) AS p FROM points WHERE project = %2 AND run = %3 AND "
-            "metric = %4 AND x >= %5 AND x <= %6%7) GROUP BY col"_s.arg(
-                x, m_project, ClickHouse::quoted(names[i].run), ClickHouse::quoted(names[i].metric),
-                ClickHouse::float64(x0), ClickHouse::float64(x1),
-                shownOnly(origins.value(names[i].run).hidden.value(names[i].metric)))};
+        const auto &hidden = origins.value(names[i].run).hidden;
+        frames[i] = Frame{
+            x0,
+            x1,
+            scan::Columns(x0, x1, window.width),
+            window.axis,
+            origin,
+            u"project = %1 AND run = %2 AND metric = %3"_s.arg(
+                m_project, ClickHouse::quoted(names[i].run), ClickHouse::quoted(names[i].metric)),
+            extent->count,
+            hidden.contains(names[i].metric)};
     }
+    // Without blocks to ask (a lab store whose tables the collectors have not brought up to
+    // date yet), every point is read.
+    auto planned = planBlocks(names, frames, window);
+    const std::vector<BlockPlan> plans =
+        planned ? std::move(planned).value() : std::vector<BlockPlan>(names.size());
+    for (std::size_t i = 0; i < plans.size(); ++i)
+        (*passing)[i] = plans[i].doubled;
     // Where x never falls along the series within a column (a step axis, mostly), its first and
     // last by (x, index) are its first and last by index, which numbers find far faster than
     // pairs do; a column where that is not so has its series asked again by pairs.
     const QString byIndex = u"argMin(p, idx), argMax(p, idx)"_s;
     const QString byPairs = u"argMin(p, (x, idx)), argMax(p, (x, idx))"_s;
+    // A SELECT of a series' points per column, by its place in `names`, in two halves around
+    // how its first and last are found; each row as a block plan's.
+    std::vector<std::pair<QString, QString>> branches(names.size());
+    std::vector<QString> blockBranches(names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto &frame = frames[i];
+        if (!frame)
+            continue;
+        const BlockPlan &plan = plans[i];
+        const QString hiddenOnes =
+            shownOnly(origins.value(names[i].run).hidden.value(names[i].metric));
+        // The first and last by x, then index (between the two halves); the smallest and
+        // largest finite values, the first of equals: the four points downsampleM4 keeps.
+        branches[i] = {
+            u"SELECT toUInt64(%1) AS k, toFloat64(%2) AS col, count(), "_s.arg(i).arg(
+                frame->column(u"x"_s, u"c")),
+            u", min(x), max(x), argMinIf(p, (value, idx), fin), argMaxIf(p, (value, "
+            "-toInt64(idx)), fin), countIf(fin) FROM (SELECT idx, value, isFinite(value) AS fin, "
+            "%1 AS x, (idx, x, value) AS p FROM points WHERE %2 AND %3%4%5) GROUP BY col"_s.arg(
+                frame->x(u"step", u"wall"), frame->key, frame->inWindow(u"x"_s), hiddenOnes,
+                plan.bound)};
+        if (plan.kind != BlockPlan::Blocks)
+            continue;
+        // The blocks within the window: those within one column add up there; the rest (col
+        // -1) are a row each, whose points each go to their own column. A block written twice (its
+        // batch sent again) is taken once, at a cost: only while it is not merged yet.
+        const QString once = plan.doubled ? u"any"_s : QString();
+        const auto point = [&](QStringView which) {
+            return u"%1((%2_idx, %3, %2_value)) AS %4"_s.arg(once, which, frame->blockX(which),
+                                                             which.left(2));
+        };
+        blockBranches[i] =
+            u"SELECT toUInt64(%1) AS k, toFloat64(if(%2 = %3, %4, -1)) AS col, sum(n), argMin(fi, "
+            "(fi.2, fi.1)), argMax(la, (la.2, la.1)), min(x0), max(x1), argMinIf(lo, (lo.3, "
+            "lo.1), nf > 0), argMaxIf(hi, (hi.3, -toInt64(hi.1)), nf > 0), sum(nf) FROM (SELECT "
+            "block, %13(points) AS n, %13(finite) AS nf, %5, %6, %7, %8, %13(%9) AS x0, %13(%10) "
+            "AS x1 FROM blocks WHERE %11 AND block < %12%14) WHERE %15 GROUP BY col, if(col < 0, "
+            "block, 0)"_s.arg(
+                QString::number(i), frame->column(u"x0"_s, u"c0"), frame->column(u"x1"_s, u"c1"),
+                frame->column(u"x0"_s, u"c2"), point(u"first"), point(u"last"), point(u"low"),
+                point(u"high"), frame->blockX(u"min"), frame->blockX(u"max"), frame->key,
+                QString::number(plan.whole), once, plan.doubled ? u" GROUP BY block"_s : QString(),
+                frame->inWindow(u"x0"_s) + u" AND x1 <= "_s + ClickHouse::float64(frame->x1));
+    }
     struct Cell {
         double column;
         std::vector<IndexedPoint> candidates;
@@ -666,17 +845,15 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
     };
     std::vector<std::vector<Cell>> cells(names.size());
     std::vector<char> unordered(names.size(), 0);
-    const auto ask = [&](const std::vector<std::size_t> &series,
-                         const QString &firstAndLast) -> Status {
-        for (std::size_t next = 0; next < series.size();) {
+    // Statements of whole SELECTs, each a series' (its place in `names`).
+    const auto ask = [&](const std::vector<std::pair<std::size_t, QString>> &selects) -> Status {
+        for (std::size_t next = 0; next < selects.size();) {
             QStringList statement;
             qsizetype length = 0;
-            while (next < series.size() && statement.size() < qsizetype(kSeriesPerStatement) &&
+            while (next < selects.size() && statement.size() < qsizetype(kSeriesPerStatement) &&
                    length <= kLongestStatement) {
-                const auto &[head, tail] = branches[series[next]];
-                statement << head + firstAndLast + tail;
+                statement << selects[next++].second;
                 length += statement.back().size();
-                cells[series[next++]].clear();
             }
             const auto answer = select(statement.join(u" UNION ALL "_s));
             if (!answer)
@@ -699,7 +876,15 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
                 // even of nothing.
                 if (k >= cells.size() || cell.points == 0)
                     continue;
-                if (cell.candidates[0].x != lowX || cell.candidates[1].x != highX)
+                if (cell.column < 0) { // a block across columns: each point in its own
+                    answers[k].value().inRange += cell.points;
+                    for (const IndexedPoint &p : cell.candidates)
+                        if (frames[k]->columns.contains(p.x))
+                            cells[k].push_back({double(frames[k]->columns.column(p.x)), {p}, 0});
+                    continue;
+                }
+                if (plans[k].kind == BlockPlan::Points &&
+                    (cell.candidates[0].x != lowX || cell.candidates[1].x != highX))
                     unordered[k] = 1;
                 cells[k].push_back(std::move(cell));
             }
@@ -708,28 +893,45 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
         }
         return success();
     };
-    std::vector<std::size_t> asked;
+    // A Blocks plan's few points after its last whole block are asked by pairs at once.
+    std::vector<std::pair<std::size_t, QString>> selects;
     for (std::size_t i = 0; i < names.size(); ++i) {
-        if (!branches[i].first.isEmpty())
-            asked.push_back(i);
+        if (!frames[i])
+            continue;
+        const auto &[head, tail] = branches[i];
+        if (plans[i].kind == BlockPlan::Blocks) {
+            selects.emplace_back(i, blockBranches[i]);
+            selects.emplace_back(i, head + byPairs + tail);
+        } else {
+            selects.emplace_back(i, head + byIndex + tail);
+        }
     }
-    if (Status done = ask(asked, byIndex); !done)
+    if (Status done = ask(selects); !done)
         return done.failure();
-    asked.clear();
+    selects.clear();
     for (std::size_t i = 0; i < names.size(); ++i) {
-        if (unordered[i])
-            asked.push_back(i);
+        if (unordered[i]) {
+            cells[i].clear();
+            selects.emplace_back(i, branches[i].first + byPairs + branches[i].second);
+        }
     }
-    if (Status done = ask(asked, byPairs); !done)
+    if (Status done = ask(selects); !done)
         return done.failure();
     for (std::size_t i = 0; i < names.size(); ++i) {
         std::sort(cells[i].begin(), cells[i].end(),
                   [](const Cell &a, const Cell &b) { return a.column < b.column; });
         if (!answers[i])
             continue;
-        for (Cell &cell : cells[i]) {
-            answers[i].value().inRange += cell.points;
-            appendM4Column(std::move(cell.candidates), &answers[i].value());
+        // A column's cells (a Blocks plan's come from blocks, points and blocks across) as one.
+        for (auto cell = cells[i].begin(); cell != cells[i].end();) {
+            std::vector<IndexedPoint> candidates;
+            const double column = cell->column;
+            for (; cell != cells[i].end() && cell->column == column; ++cell) {
+                answers[i].value().inRange += cell->points;
+                candidates.insert(candidates.end(), cell->candidates.begin(),
+                                  cell->candidates.end());
+            }
+            appendM4Column(std::move(candidates), &answers[i].value());
         }
     }
     return answers;

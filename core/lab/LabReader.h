@@ -33,6 +33,11 @@ public:
         // statement's answer holds 6.7 M).
         qint64 mostPointsRead = 6'000'000;
         int queryLimitS = 10; // a statement past this is ended by ClickHouse
+        // A series of this many points or more is charted from its blocks (LabSchema) where a
+        // pixel column holds many of them: exact within each column, and at a column's edge
+        // each block's own first, last and extreme points stand for it. Fewer, and a window
+        // zoomed in, are read point by point, the blocks saying where.
+        qint64 summariesFrom = 1'000'000;
     };
     explicit LabReader(Options options);
 
@@ -104,15 +109,31 @@ private:
     Status summarizeShown(QList<RunSummary> *runs, const QHash<QString, Started> &started) const;
     // Metric summaries of runs (all runs' when `runs` is empty) or of metrics.
     Status addSummaries(QList<RunSummary> *runs, const QStringList &metrics) const;
-    // Curves not in the cache: M4 in SQL, or read whole and downsampled here.
+    // Curves not in the cache: M4 in SQL, or read whole and downsampled here. `passing` is set
+    // for each answer not to keep (read from blocks written twice, which a delete's mutation
+    // still running may leave of an earlier run of its name).
     Result<std::vector<Result<Downsampled>>>
     compute(const std::vector<MetricStore::SeriesName> &names, const SeriesWindow &window,
             const std::vector<std::optional<Extent>> &extents,
-            const QHash<QString, Started> &origins) const;
+            const QHash<QString, Started> &origins, std::vector<char> *passing) const;
+    // How a long series' M4 reads it, by what its blocks say of the window (planBlocks()).
+    struct Frame;
+    struct BlockPlan {
+        enum Kind { Points, Blocks } kind = Points;
+        // " AND (...)": the points read one by one (a Blocks plan: those beside its blocks);
+        // empty: all
+        QString bound;
+        qint64 whole = 0;     // a Blocks plan: the blocks before this one are read
+        bool doubled = false; // a Blocks plan: some block has two rows (not merged yet)
+    };
+    Result<std::vector<BlockPlan>> planBlocks(const std::vector<MetricStore::SeriesName> &names,
+                                              const std::vector<std::optional<Frame>> &frames,
+                                              const SeriesWindow &window) const;
     Result<std::vector<Result<Downsampled>>> m4(const std::vector<MetricStore::SeriesName> &names,
                                                 const SeriesWindow &window,
                                                 const std::vector<std::optional<Extent>> &extents,
-                                                const QHash<QString, Started> &origins) const;
+                                                const QHash<QString, Started> &origins,
+                                                std::vector<char> *passing) const;
     Result<QByteArray> select(const QString &sql) const;
 
     Options m_options;

@@ -55,6 +55,18 @@ Result<QStringList> migrate(const ClickHouse &server) {
         "minStateIf(step, NOT isNaN(step)) AS low_step, maxStateIf(step, NOT isNaN(step)) AS "
         "high_step, minStateIf(wall, NOT isNaN(wall)) AS low_wall, maxStateIf(wall, NOT "
         "isNaN(wall)) AS high_wall FROM %1.points GROUP BY project, run, metric"_s.arg(database);
+    // A block's numbers, as LabForwarder writes them: plain columns, read whole (no merge of
+    // states); a block written twice (a batch sent again) is one row once merged, and reads take
+    // any of its rows meanwhile.
+    QString blockPoints;
+    for (const char *point : {"first", "last", "low", "high"})
+        blockPoints += u"%1_idx UInt64, %1_step Float64, %1_value Float64, %1_wall Float64, "_s.arg(
+            QLatin1StringView(point));
+    const QString blocks =
+        u"CREATE TABLE IF NOT EXISTS %1.blocks (project String, run String, metric String, "
+        "source String, block UInt64, points UInt64, finite UInt64, %2min_step Float64, "
+        "max_step Float64, min_wall Float64, max_wall Float64) ENGINE = ReplacingMergeTree "
+        "ORDER BY (project, run, metric, block, source)"_s.arg(database, blockPoints);
     const QString runs =
         u"CREATE TABLE IF NOT EXISTS %1.runs (project String, name String, info String, "
         "version UInt64, rewinds String) ENGINE = ReplacingMergeTree(version) ORDER BY "
@@ -63,8 +75,8 @@ Result<QStringList> migrate(const ClickHouse &server) {
         u"ClickHouse %1.%2%3"_s.arg(version->major)
             .arg(version->minor)
             .arg(codecs ? u", with column codecs"_s : u", without column codecs (from 19.11)"_s)};
-    for (const QString &statement :
-         {u"CREATE DATABASE IF NOT EXISTS %1"_s.arg(database), points, series, seriesView, runs}) {
+    for (const QString &statement : {u"CREATE DATABASE IF NOT EXISTS %1"_s.arg(database), points,
+                                     series, seriesView, blocks, runs}) {
         if (auto answer = root.query(statement); !answer)
             return answer.failure();
         done << statement.section(u" ("_s, 0, 0).section(u" AS "_s, 0, 0);

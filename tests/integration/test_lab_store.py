@@ -583,6 +583,170 @@ class LabReads(unittest.TestCase):
         self.assertIn("readonly", str(refused.exception).lower())
 
 
+class LabSummaries(unittest.TestCase):
+    """Long series are charted from their 256-point blocks, which the shipping collector writes
+    once it shipped their points: exact within each pixel column, real points everywhere; read
+    point by point where the blocks cannot stand for them."""
+
+    LONG = 200_003  # a partial block at the end, read point by point
+
+    @classmethod
+    def setUpClass(cls):
+        if not clickhouse.available():
+            raise unittest.SkipTest("clickhouse-server is not installed")
+        cls.server = clickhouse.ClickHouse()
+        cls.writer = Collector(extra=lab_flags(cls.server))
+        cls.data = {}
+        sent = 0
+        for run, count in (("long", cls.LONG), ("unordered", 60_000), ("legacy", 60_000),
+                           ("rewound", 60_000), ("gone", 3_000)):
+            steps = [2 * s for s in range(count)]
+            if run == "unordered":
+                steps = [(s * 7919) % count for s in range(count)]
+            values = series_points(len(cls.data) + 1, count, finite=False)
+            walls = [1.7e9 + 0.5 * s for s in range(count)]
+            cls.data[run] = (steps, values, walls)
+            # Small pushes first: blocks completed across batches, their heads read again.
+            chunks = [97] * 6 + [20_000] * (count // 20_000 + 1)
+            first = 0
+            for size in chunks:
+                if first >= count:
+                    break
+                body = {"run": run, "info": {"start": 1.7e9 - 10}, "series": {"loss": {
+                    "step": steps[first:first + size], "value": values[first:first + size],
+                    "time": walls[first:first + size]}}}
+                status, answer = cls.writer.request("/api/v1/push", body)
+                assert status == 200, answer
+                sent += len(steps[first:first + size])
+                first += size
+                if size < 100:
+                    caught_up(cls.writer, cls.server, sent)
+        rewind = {"run": "rewound", "resume": {"mode": "rewind", "step": 40_000},
+                  "series": {"loss": {"step": list(range(40_002, 40_100, 2)),
+                                      "value": [1.0] * 49}}}
+        status, answer = cls.writer.request("/api/v1/push", rewind)
+        assert status == 200, answer
+        caught_up(cls.writer, cls.server, sent + 49)
+        # Points shipped before collectors wrote blocks: none of their blocks.
+        cls.server.query("ALTER TABLE signalbox.blocks DELETE WHERE run = 'legacy'")
+        deadline = time.time() + 30
+        while cls.server.query("SELECT count() FROM signalbox.blocks WHERE run = 'legacy'"
+                               ).strip() != "0":
+            assert time.time() < deadline, "the blocks of legacy are still there"
+            time.sleep(0.1)
+        cls.lab = Collector(extra=lab_flags(cls.server) + [
+            "--serve-lab", "--clickhouse-summaries-from", "50000"])
+
+    @classmethod
+    def tearDownClass(cls):
+        for collector in (cls.writer, cls.lab):
+            collector.stop()
+        cls.server.stop()
+
+    def curves(self, run, window):
+        path = "/api/v1/series?run=%s&metric=loss%s" % (run, window)
+        answers = []
+        for collector in (self.writer, self.lab):
+            status, answer = collector.request(path)
+            self.assertEqual(status, 200, answer)
+            answers.append(answer["series"][0])
+        return answers
+
+    def test_blocks_are_the_points_summarized(self):
+        """Every whole block of shipped points once, as ClickHouse summarizes them itself; a
+        deleted run's go with it."""
+        got = self.server.query(
+            "SELECT run, block, points, finite, first_idx, last_idx, low_idx, high_idx, "
+            "min_step, max_step, min_wall, max_wall FROM signalbox.blocks FINAL "
+            "ORDER BY run, block")
+        want = self.server.query(
+            "SELECT run, intDiv(idx, 256) AS block, count(), countIf(isFinite(value)), min(idx), "
+            "max(idx), if(countIf(isFinite(value)) > 0, argMinIf(idx, (value, idx), "
+            "isFinite(value)), min(idx)), if(countIf(isFinite(value)) > 0, argMaxIf(idx, "
+            "(value, -toInt64(idx)), isFinite(value)), min(idx)), min(step), max(step), "
+            "min(wall), max(wall) FROM signalbox.points WHERE run != 'legacy' GROUP BY run, "
+            "block HAVING count() = 256 ORDER BY run, block")
+        self.assertEqual(got, want)
+        self.assertEqual(got.count("\nlong\t"), self.LONG // 256)
+        status, answer = self.writer.request("/api/v1/runs/delete", {"runs": ["gone"]})
+        self.assertEqual(status, 200, answer)
+        deadline = time.time() + 60
+        while self.server.query("SELECT count() FROM signalbox.blocks WHERE run = 'gone'"
+                                ).strip() != "0":
+            self.assertLess(time.time(), deadline, "the blocks of a deleted run stay")
+            time.sleep(0.2)
+
+    def test_a_long_series_is_drawn_from_its_blocks(self):
+        steps, values, walls = self.data["long"]
+        relative = [w - (1.7e9 - 10) for w in walls]
+        for window, width, xs, lo, hi in (
+                ("&width=20", 20, steps, -1e300, 1e300),
+                ("&x=wall&width=9", 9, walls, -1e300, 1e300),
+                ("&x=relative&width=13", 13, relative, -1e300, 1e300),
+                # Ends within blocks: those two blocks' points are read one by one.
+                ("&from=1001&to=300001&width=10", 10, steps, 1001, 300001)):
+            finite = [v for x, v in zip(xs, values) if isinstance(v, float) and lo <= x <= hi]
+            own, lab = self.curves("long", window)
+            self.assertEqual((lab["total"], lab["inRange"]), (own["total"], own["inRange"]))
+            points = dict(zip(xs, values))
+            # Each point drawn is one of the series', four a column at most.
+            for x, y in zip(lab["x"], lab["y"]):
+                self.assertIn(x, points, window)
+                self.assertEqual(json.dumps(y), json.dumps(points[x]), (window, x))
+            self.assertLessEqual(len(lab["x"]), 4 * width)
+            # The ends and the extremes are the series'.
+            self.assertEqual((lab["x"][0], lab["x"][-1]), (own["x"][0], own["x"][-1]))
+            ys = [y for y in lab["y"] if isinstance(y, float)]
+            self.assertEqual((min(ys), max(ys)), (min(finite), max(finite)), window)
+            # Within each column, blocks add up exactly: the extremes are the embedded store's
+            # but where one lies in a block across the column's edge.
+            ranges = {}
+            for curve in (own, lab):
+                by_column = {}
+                for x, y in zip(curve["x"], curve["y"]):
+                    if isinstance(y, float):
+                        c = min(width - 1, int((x - own["x"][0]) / (own["x"][-1] - own["x"][0])
+                                               * width))
+                        by_column.setdefault(c, []).append(y)
+                ranges[id(curve)] = {c: (min(v), max(v)) for c, v in by_column.items()}
+            agree = sum(ranges[id(own)][c] == ranges[id(lab)].get(c) for c in ranges[id(own)])
+            self.assertGreaterEqual(agree, 0.75 * len(ranges[id(own)]), window)
+            # Drawn from blocks, not points: some column's first or last point differs.
+            self.assertNotEqual(lab["x"], own["x"], window)
+
+    def test_a_block_written_twice_counts_once(self):
+        """A batch sent again (its answer lost) writes its blocks twice until ClickHouse merges
+        them: a chart takes each once."""
+        path = "/api/v1/series?run=long&metric=loss&width=21"
+        status, before = self.lab.request(path)
+        self.server.query("INSERT INTO signalbox.blocks SELECT * FROM signalbox.blocks "
+                          "WHERE run = 'long' AND block < 300")
+        fresh = Collector(extra=lab_flags(self.server) + [
+            "--serve-lab", "--clickhouse-summaries-from", "50000"])  # nothing kept
+        try:
+            status, after = fresh.request(path)
+            self.assertEqual(status, 200, after)
+            self.assertEqual(after, before)
+        finally:
+            fresh.stop()
+
+    def test_one_column_and_windows_of_few_points_are_exact(self):
+        for window in ("&width=1", "&from=5000&to=9000&width=50", "&from=0&to=600&width=1000",
+                       "&from=399990&to=1e9&width=3", "&from=-5&to=-1", "&width=10000"):
+            own, lab = self.curves("long", window)
+            self.assertEqual(lab, own, window)
+
+    def test_series_blocks_cannot_stand_for_are_read_point_by_point(self):
+        """Steps out of order (their times are in order: drawn by time from blocks), points a
+        rewind hides, and points shipped before blocks were."""
+        for run, windows in (("unordered", ["&width=20", "&width=9&from=0&to=1e9"]),
+                             ("rewound", ["&width=20", "&x=wall&width=7"]),
+                             ("legacy", ["&width=20", "&x=relative&width=7"])):
+            for window in windows:
+                own, lab = self.curves(run, window)
+                self.assertEqual(lab, own, (run, window))
+
+
 def users(path, *words):
     """`signalbox-collector users WORDS --users path`: its stdout, or AssertionError."""
     done = subprocess.run([collector_process.COLLECTOR, "users"] + list(words) + ["--users", path],
