@@ -729,13 +729,14 @@ LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
         // A block whose first and last are not its smallest and largest x (a NaN among them
         // too: no equality holds) is out of order.
         const QString axis = frame->axis == XAxis::Step ? u"step"_s : u"wall"_s;
-        statement << u"SELECT toUInt64(%1), uniqExact(block), count(), countIf(NOT (first_%2 = "
-                     "min_%2 AND last_%2 = max_%2)), uniqExact(source), countIf(%3), minIf(block, "
-                     "%3), maxIf(block, %3), countIf(%4), minIf(block, %4), maxIf(block, %4), "
-                     "sumIf(points, %5) FROM blocks WHERE %6 AND block < %7"_s.arg(
-                         QString::number(i), axis, overlaps, crossing, frame->blockWithin(),
-                         frame->key, // one pass: names hold %N
-                         QString::number(frame->count / LabSchema::kBlockPoints));
+        statement
+            << u"SELECT toUInt64(%1), uniqExact(block), count(), countIf(NOT (first_%2 = "
+               "min_%2 AND last_%2 = max_%2)), uniqExact(source), countIf(%3), minIf(block, "
+               "%3), maxIf(block, %3), uniqExactIf(block, %4), minIf(block, %4), maxIf(block, %4), "
+               "sumIf(points, %5) FROM blocks WHERE %6 AND block < %7"_s.arg(
+                   QString::number(i), axis, overlaps, crossing, frame->blockWithin(),
+                   frame->key, // one pass: names hold %N
+                   QString::number(frame->count / LabSchema::kBlockPoints));
         length += statement.back().size();
         if (statement.size() >= qsizetype(kSeriesPerStatement) || length > kLongestStatement) {
             if (Status asked = ask(); !asked)
