@@ -65,8 +65,14 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption clickhouse(
         u"clickhouse"_s,
         u"Ship every stored point to a lab's ClickHouse at this URL (http(s)://host:8123); its "
-        "password from SIGNALBOX_CLICKHOUSE_PASSWORD."_s,
+        "password from SIGNALBOX_CLICKHOUSE_PASSWORD. With --clickhouse-cluster, once for each "
+        "server of the cluster (the first is written to and read from)."_s,
         u"url"_s);
+    const QCommandLineOption cluster(
+        u"clickhouse-cluster"_s,
+        u"The cluster (in ClickHouse's remote_servers, one shard a server) the lab's tables are "
+        "spread over, by run."_s,
+        u"name"_s);
     const QCommandLineOption database(u"clickhouse-database"_s,
                                       u"The lab's database in ClickHouse (default signalbox)."_s,
                                       u"name"_s, u"signalbox"_s);
@@ -99,38 +105,60 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption tlsKey(u"tls-key"_s, u"The PEM key of --tls-certificate."_s,
                                     u"file"_s);
     parser.addOptions({listen, dataDir, token, tokenFile, users, watch, lostAfter, hostName,
-                       clickhouse, database, project, migrate, serveLab, reader, summariesFrom,
-                       tlsCertificate, tlsKey});
+                       clickhouse, cluster, database, project, migrate, serveLab, reader,
+                       summariesFrom, tlsCertificate, tlsKey});
     parser.process(app);
 
     std::optional<sb::LabForwarder::Options> lab;
     if (parser.isSet(clickhouse)) {
         lab.emplace();
-        lab->server.url = QUrl(parser.value(clickhouse), QUrl::StrictMode);
+        for (const QString &value : parser.values(clickhouse)) {
+            const QUrl url(value, QUrl::StrictMode);
+            const QString scheme = url.scheme();
+            if (!url.isValid() || (scheme != u"http"_s && scheme != u"https"_s) ||
+                url.host().isEmpty()) {
+                std::fprintf(stderr, "signalbox-collector: --clickhouse wants a URL such as "
+                                     "http://127.0.0.1:8123\n");
+                return 2;
+            }
+            lab->server.servers << url;
+        }
+        lab->server.url = lab->server.servers.front();
+        lab->server.cluster = parser.value(cluster);
         lab->server.database = parser.value(database);
         lab->server.password = qEnvironmentVariable("SIGNALBOX_CLICKHOUSE_PASSWORD");
         lab->project = parser.value(project);
-        const QString scheme = lab->server.url.scheme();
-        if (!lab->server.url.isValid() || (scheme != u"http"_s && scheme != u"https"_s) ||
-            lab->server.url.host().isEmpty() || lab->project.isEmpty()) {
-            std::fprintf(stderr, "signalbox-collector: --clickhouse wants a URL such as "
-                                 "http://127.0.0.1:8123, and --project a name\n");
+        if (lab->project.isEmpty()) {
+            std::fprintf(stderr, "signalbox-collector: --project wants a name\n");
             return 2;
         }
+        if (lab->server.servers.size() > 1 && lab->server.cluster.isEmpty()) {
+            std::fprintf(stderr, "signalbox-collector: several --clickhouse servers are a "
+                                 "cluster: name it with --clickhouse-cluster\n");
+            return 2;
+        }
+    } else if (parser.isSet(cluster)) {
+        std::fprintf(stderr, "signalbox-collector: --clickhouse-cluster needs --clickhouse URL\n");
+        return 2;
     }
     if (parser.isSet(migrate)) {
         if (!lab) {
             std::fprintf(stderr, "signalbox-collector: --migrate needs --clickhouse URL\n");
             return 2;
         }
-        const auto done = sb::LabSchema::migrate(sb::ClickHouse(lab->server));
-        if (!done) {
-            std::fprintf(stderr, "signalbox-collector: %s\n",
-                         qUtf8Printable(sb::printable(done.error())));
-            return 1;
+        for (const sb::ClickHouse &server : sb::LabSchema::everyServer(lab->server)) {
+            const auto done = sb::LabSchema::migrate(server);
+            if (!done) {
+                std::fprintf(stderr, "signalbox-collector: %s\n",
+                             qUtf8Printable(sb::printable(done.error())));
+                return 1;
+            }
+            if (lab->server.servers.size() > 1)
+                std::printf("%s:\n",
+                            qUtf8Printable(server.options().url.toString(QUrl::RemoveUserInfo)));
+            for (const QString &line : *done)
+                std::printf("%s\n", qUtf8Printable(sb::printable(line)));
         }
-        for (const QString &line : *done)
-            std::printf("%s\n", qUtf8Printable(sb::printable(line)));
         return 0;
     }
 

@@ -56,6 +56,12 @@ public:
         int timeoutS = 30; // a server that sends nothing for this long fails the call
         // Settings sent with every statement (a reader's limits: max_execution_time, ...).
         QList<std::pair<QString, QString>> settings;
+        // The cluster (in ClickHouse's remote_servers) a lab's tables are spread over, one shard
+        // a server, and the URL of each server (this one's among them): the lab's tables are
+        // then `Distributed` over each server's `_local` ones (LabSchema), and an INSERT is
+        // answered once every shard stored its part. Empty: this server alone.
+        QString cluster;
+        QList<QUrl> servers;
     };
     struct Version {
         int major = 0;

@@ -16,6 +16,7 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -202,17 +203,26 @@ void LabForwarder::resume(const QStringList &asked) {
     const QStringList deleting =
         m_deleting.isEmpty() ? QStringList() : ClickHouse::quotedLists(m_deleting);
     const QStringList deleted = m_deleting;
-    const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
+    // On a cluster, a shard's part of an INSERT is a query of its own there, named after ours.
+    const QString ended =
+        u"KILL QUERY WHERE query_id LIKE '%1-%' OR initial_query_id LIKE '%1-%' SYNC"_s.arg(m_id);
+    // Tables are made, and rows deleted, on each server of a cluster.
+    const std::vector<ClickHouse> servers = LabSchema::everyServer(m_options.server);
+    const std::array<QString, 4> tables{
+        LabSchema::local(m_options.server, "points"), LabSchema::local(m_options.server, "blocks"),
+        LabSchema::local(m_options.server, "series"), LabSchema::local(m_options.server, "runs")};
     runOffThread(
         &m_pool, this,
-        [server, sql, migrate, deleting, ended, project,
+        [server, servers, sql, migrate, deleting, ended, project, tables,
          own = ClickHouse::quoted(source())]() -> Result<QByteArray> {
-            if (migrate) {
-                if (auto migrated = LabSchema::migrate(server); !migrated)
-                    return migrated.failure();
+            for (const ClickHouse &each : servers) {
+                if (migrate) {
+                    if (auto migrated = LabSchema::migrate(each); !migrated)
+                        return migrated.failure();
+                }
+                if (auto killed = each.query(ended); !killed) // what it holds stays as it is read
+                    return killed.failure();
             }
-            if (auto killed = server.query(ended); !killed) // what it holds stays as it is read
-                return killed.failure();
             for (const QString &list : deleting) {
                 // Names another collector ships too: their summary and info are shared, and
                 // points from before sources were named may be its.
@@ -233,18 +243,23 @@ void LabForwarder::resume(const QStringList &asked) {
                             u" AND "_s + QLatin1StringView(column) + u" NOT IN ("_s + names + u')';
                     return clause;
                 };
+                const QString ownPoints =
+                    u" DELETE WHERE project = %1 AND run IN (%2) AND (source = %3 OR (source = "
+                    "''%4))"_s.arg(project, list, own, only("run"));
                 const QString statements[] = {
-                    u"ALTER TABLE points DELETE WHERE project = %1 AND run IN (%2) AND (source = "
-                    "%3 OR (source = ''%4))"_s.arg(project, list, own, only("run")),
-                    u"ALTER TABLE blocks DELETE WHERE project = %1 AND run IN (%2) AND (source = "
-                    "%3 OR (source = ''%4))"_s.arg(project, list, own, only("run")),
-                    u"ALTER TABLE series DELETE WHERE project = %1 AND run IN (%2)%3"_s.arg(
-                        project, list, only("run")),
-                    u"ALTER TABLE runs DELETE WHERE project = %1 AND name IN (%2)%3"_s.arg(
-                        project, list, only("name"))};
+                    u"ALTER TABLE "_s + tables[0] + ownPoints,
+                    u"ALTER TABLE "_s + tables[1] + ownPoints,
+                    u"ALTER TABLE "_s + tables[2] +
+                        u" DELETE WHERE project = %1 AND run IN (%2)%3"_s.arg(project, list,
+                                                                              only("run")),
+                    u"ALTER TABLE "_s + tables[3] +
+                        u" DELETE WHERE project = %1 AND name IN (%2)%3"_s.arg(project, list,
+                                                                               only("name"))};
                 for (const QString &statement : statements) {
-                    if (auto done = server.query(statement); !done)
-                        return done.failure();
+                    for (const ClickHouse &each : servers) {
+                        if (auto done = each.query(statement); !done)
+                            return done.failure();
+                    }
                 }
             }
             return server.query(sql);

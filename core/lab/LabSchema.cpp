@@ -6,14 +6,39 @@ namespace sb::LabSchema {
 
 using namespace Qt::StringLiterals;
 
+QString local(const ClickHouse::Options &server, const char *table) {
+    return QLatin1StringView(table) + (server.cluster.isEmpty() ? QString() : u"_local"_s);
+}
+
+std::vector<ClickHouse> everyServer(const ClickHouse::Options &server) {
+    if (server.cluster.isEmpty() || server.servers.isEmpty())
+        return {ClickHouse(server)};
+    std::vector<ClickHouse> out;
+    for (const QUrl &url : server.servers) {
+        ClickHouse::Options one = server;
+        one.url = url;
+        out.emplace_back(one);
+    }
+    return out;
+}
+
 Result<QStringList> migrate(const ClickHouse &server) {
     const QString database = server.options().database;
+    const QString cluster = server.options().cluster;
     static const QRegularExpression identifier(u"^[A-Za-z_][A-Za-z0-9_]{0,63}$"_s);
     if (!identifier.match(database).hasMatch())
         return fail(
             u"the lab's database must be named with letters, digits and _ (not \"%1\")"_s.arg(
                 database),
             ErrorCode::InvalidInput);
+    if (!cluster.isEmpty() && !identifier.match(cluster).hasMatch())
+        return fail(
+            u"the lab's cluster must be named with letters, digits and _ (not \"%1\")"_s.arg(
+                cluster),
+            ErrorCode::InvalidInput);
+    const auto table = [&](const char *name) {
+        return local(server.options(), name);
+    };
     ClickHouse::Options bare = server.options();
     bare.database.clear(); // the database may not be there yet
     const ClickHouse root(bare);
@@ -26,27 +51,47 @@ Result<QStringList> migrate(const ClickHouse &server) {
                 .arg(version->minor)
                 .arg(kMinimum.major)
                 .arg(kMinimum.minor));
+    if (!cluster.isEmpty()) {
+        // Every server of it named: each holds its part of the runs, and deletes reach each.
+        const auto servers =
+            root.query(u"SELECT count() FROM system.clusters WHERE cluster = %1"_s.arg(
+                ClickHouse::quoted(cluster)));
+        if (!servers)
+            return servers.failure();
+        const qsizetype named = server.options().servers.size();
+        if (servers->trimmed() == "0")
+            return fail(u"ClickHouse at %1 has no cluster %2 in its remote_servers"_s.arg(
+                            server.options().url.host(), cluster),
+                        ErrorCode::InvalidInput);
+        if (servers->trimmed().toLongLong() != named)
+            return fail(
+                u"the cluster %1 has %2 servers, and %3 were named: name each (one "
+                "--clickhouse URL a server)"_s.arg(cluster, QString::fromUtf8(servers->trimmed()))
+                    .arg(named),
+                ErrorCode::InvalidInput);
+    }
     const bool codecs = version->atLeast(kCodecs.major, kCodecs.minor);
     const auto codec = [codecs](const char *what) {
         return codecs ? u" CODEC(%1)"_s.arg(QLatin1StringView(what)) : QString();
     };
     const QString points =
-        u"CREATE TABLE IF NOT EXISTS %1.points (project String, run String, metric String, "
+        u"CREATE TABLE IF NOT EXISTS %1.%6 (project String, run String, metric String, "
         "source String, idx UInt64%2, step Float64%3, value Float64%4, wall Float64%5) "
         "ENGINE = MergeTree ORDER BY (project, run, metric, idx)"_s.arg(
             database, codec("Delta, ZSTD"), codec("Gorilla, ZSTD"), codec("Gorilla, ZSTD"),
-            codec("Gorilla, ZSTD"));
+            codec("Gorilla, ZSTD"), table("points"));
     const QString series =
-        u"CREATE TABLE IF NOT EXISTS %1.series (project String, run String, metric String, "
+        u"CREATE TABLE IF NOT EXISTS %1.%2 (project String, run String, metric String, "
         "points AggregateFunction(count), next AggregateFunction(max, UInt64), "
         "last AggregateFunction(argMax, Tuple(Float64, Float64, Float64), UInt64), "
         "finite AggregateFunction(count), low AggregateFunction(min, Float64), "
         "high AggregateFunction(max, Float64), "
         "low_step AggregateFunction(min, Float64), high_step AggregateFunction(max, Float64), "
         "low_wall AggregateFunction(min, Float64), high_wall AggregateFunction(max, Float64)) "
-        "ENGINE = AggregatingMergeTree ORDER BY (project, run, metric)"_s.arg(database);
+        "ENGINE = AggregatingMergeTree ORDER BY (project, run, metric)"_s.arg(database,
+                                                                              table("series"));
     const QString seriesView =
-        u"CREATE MATERIALIZED VIEW IF NOT EXISTS %1.series_mv TO %1.series AS SELECT project, "
+        u"CREATE MATERIALIZED VIEW IF NOT EXISTS %1.series_mv TO %1.%2 AS SELECT project, "
         "run, metric, countState() AS points, maxState(idx + 1) AS next, "
         "argMaxState((step, value, wall), idx) AS last, countStateIf(isFinite(value)) AS finite, "
         "minStateIf(value, isFinite(value)) AS low, maxStateIf(value, isFinite(value)) AS high, "
@@ -54,7 +99,8 @@ Result<QStringList> migrate(const ClickHouse &server) {
         // would keep it, were it first.
         "minStateIf(step, NOT isNaN(step)) AS low_step, maxStateIf(step, NOT isNaN(step)) AS "
         "high_step, minStateIf(wall, NOT isNaN(wall)) AS low_wall, maxStateIf(wall, NOT "
-        "isNaN(wall)) AS high_wall FROM %1.points GROUP BY project, run, metric"_s.arg(database);
+        "isNaN(wall)) AS high_wall FROM %1.%3 GROUP BY project, run, metric"_s.arg(
+            database, table("series"), table("points"));
     // A block's numbers, as LabForwarder writes them: plain columns, read whole (no merge of
     // states); a block written twice (a batch sent again) is one row once merged, and reads take
     // any of its rows meanwhile.
@@ -63,20 +109,34 @@ Result<QStringList> migrate(const ClickHouse &server) {
         blockPoints += u"%1_idx UInt64, %1_step Float64, %1_value Float64, %1_wall Float64, "_s.arg(
             QLatin1StringView(point));
     const QString blocks =
-        u"CREATE TABLE IF NOT EXISTS %1.blocks (project String, run String, metric String, "
+        u"CREATE TABLE IF NOT EXISTS %1.%3 (project String, run String, metric String, "
         "source String, block UInt64, points UInt64, finite UInt64, %2min_step Float64, "
         "max_step Float64, min_wall Float64, max_wall Float64) ENGINE = ReplacingMergeTree "
-        "ORDER BY (project, run, metric, block, source)"_s.arg(database, blockPoints);
+        "ORDER BY (project, run, metric, block, source)"_s.arg(database, blockPoints,
+                                                               table("blocks"));
     const QString runs =
-        u"CREATE TABLE IF NOT EXISTS %1.runs (project String, name String, info String, "
+        u"CREATE TABLE IF NOT EXISTS %1.%2 (project String, name String, info String, "
         "version UInt64, rewinds String) ENGINE = ReplacingMergeTree(version) ORDER BY "
-        "(project, name)"_s.arg(database);
+        "(project, name)"_s.arg(database, table("runs"));
+    QStringList statements{u"CREATE DATABASE IF NOT EXISTS %1"_s.arg(database),
+                           points,
+                           series,
+                           seriesView,
+                           blocks,
+                           runs};
+    // On a cluster, the lab's names over every server's tables, a run on one server.
+    if (!cluster.isEmpty()) {
+        for (const char *name : {"points", "series", "blocks", "runs"})
+            statements << u"CREATE TABLE IF NOT EXISTS %1.%2 AS %1.%3 ENGINE = Distributed(%4, "
+                          "%1, %3, cityHash64(project, %5))"_s.arg(
+                              database, QLatin1StringView(name), table(name), cluster,
+                              qstrcmp(name, "runs") == 0 ? u"name"_s : u"run"_s);
+    }
     QStringList done{
         u"ClickHouse %1.%2%3"_s.arg(version->major)
             .arg(version->minor)
             .arg(codecs ? u", with column codecs"_s : u", without column codecs (from 19.11)"_s)};
-    for (const QString &statement : {u"CREATE DATABASE IF NOT EXISTS %1"_s.arg(database), points,
-                                     series, seriesView, blocks, runs}) {
+    for (const QString &statement : std::as_const(statements)) {
         if (auto answer = root.query(statement); !answer)
             return answer.failure();
         done << statement.section(u" ("_s, 0, 0).section(u" AS "_s, 0, 0);
@@ -84,19 +144,17 @@ Result<QStringList> migrate(const ClickHouse &server) {
     // Tables of the first lab stores gain what came later (18.16 has no ADD COLUMN IF NOT
     // EXISTS): runs their rewinds (2026-11-27), points the collector that shipped them
     // (2026-11-28; '' for those shipped before).
-    for (const auto &[table, column, after] :
+    for (const auto &[name, column, after] :
          {std::tuple{"runs", "rewinds", ""}, std::tuple{"points", "source", " AFTER metric"}}) {
         const auto there = root.query(
             u"SELECT count() FROM system.columns WHERE database = %1 AND table = '%2' AND name = "
-            "'%3'"_s.arg(ClickHouse::quoted(database), QLatin1StringView(table),
-                         QLatin1StringView(column)));
+            "'%3'"_s.arg(ClickHouse::quoted(database), table(name), QLatin1StringView(column)));
         if (!there)
             return there.failure();
         if (there->trimmed() == "1")
             continue;
         const QString added = u"ALTER TABLE %1.%2 ADD COLUMN %3 String%4"_s.arg(
-            database, QLatin1StringView(table), QLatin1StringView(column),
-            QLatin1StringView(after));
+            database, table(name), QLatin1StringView(column), QLatin1StringView(after));
         if (auto answer = root.query(added); !answer)
             return answer.failure();
         done << added;
@@ -104,8 +162,8 @@ Result<QStringList> migrate(const ClickHouse &server) {
     // A series table of the first lab store (2026-11-26) lacks what reads need; it is a view of
     // points, so it can be made again, by hand: shipping goes on meanwhile.
     const auto current = root.query(
-        u"SELECT count() FROM system.columns WHERE database = %1 AND table = 'series' AND name = "
-        "'low_step'"_s.arg(ClickHouse::quoted(database)));
+        u"SELECT count() FROM system.columns WHERE database = %1 AND table = '%2' AND name = "
+        "'low_step'"_s.arg(ClickHouse::quoted(database), table("series")));
     if (!current)
         return current.failure();
     if (current->trimmed() != "1")

@@ -19,7 +19,15 @@ constexpr qint64 kBlockPoints = 256;
 //           (the first of equals), and the range of steps and of wall times; a chart of a very
 //           long series reads these instead of its points (LabReader);
 //   runs    each run's info as JSON, the latest version kept.
+// On a cluster (ClickHouse::Options::cluster), each server holds these as `points_local` and
+// so on, and the names above are `Distributed` tables over them, sharded by run: every point,
+// block and row of a run on one server. Every server of the cluster must be named.
 // Nothing is dropped or rewritten: running it again changes nothing. Returns what it did.
 Result<QStringList> migrate(const ClickHouse &server);
+
+// A table's name on each server: itself, or on a cluster its `_local` table.
+QString local(const ClickHouse::Options &server, const char *table);
+// A connection to each server of the cluster (the one given alone when none).
+std::vector<ClickHouse> everyServer(const ClickHouse::Options &server);
 
 } // namespace sb::LabSchema

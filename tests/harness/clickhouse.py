@@ -35,8 +35,13 @@ CONFIG = """<yandex>
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <mark_cache_size>67108864</mark_cache_size>
+  {remote_servers}
 </yandex>
 """
+
+# A cluster of one shard a server (the lab's `Distributed` tables spread runs over them).
+CLUSTER = "lab"
+SHARD = "<shard><replica><host>127.0.0.1</host><port>{tcp}</port></replica></shard>"
 
 # "reader": what a lab collector answers reads as (installers/lab): it may set its limits, never
 # write; its profile bounds what one statement costs.
@@ -60,6 +65,20 @@ def available():
     return os.access(SERVER, os.X_OK)
 
 
+def cluster(count=2):
+    """`count` servers, each a shard of the cluster CLUSTER."""
+    ports = [free_port() for _ in range(count)]
+    servers = []
+    try:
+        for port in ports:
+            servers.append(ClickHouse(tcp=port, cluster_tcp=ports))
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -67,14 +86,20 @@ def free_port():
 
 
 class ClickHouse:
-    def __init__(self):
+    def __init__(self, tcp=None, cluster_tcp=()):
+        """`cluster_tcp`: the TCP ports of every server of the cluster CLUSTER (this one's,
+        `tcp`, among them)."""
         self.dir = tempfile.mkdtemp(prefix="sb-clickhouse-")
         self.http = free_port()
-        ports = {"http": self.http, "tcp": free_port(), "interserver": free_port()}
+        self.tcp = tcp or free_port()
+        ports = {"http": self.http, "tcp": self.tcp, "interserver": free_port()}
         for folder in ("log", "data", "tmp"):
             os.makedirs(os.path.join(self.dir, folder))
+        remote = "<remote_servers><%s>%s</%s></remote_servers>" % (
+            CLUSTER, "".join(SHARD.format(tcp=port) for port in cluster_tcp),
+            CLUSTER) if cluster_tcp else ""
         with open(os.path.join(self.dir, "config.xml"), "w") as config:
-            config.write(CONFIG.format(dir=self.dir, **ports))
+            config.write(CONFIG.format(dir=self.dir, remote_servers=remote, **ports))
         with open(os.path.join(self.dir, "users.xml"), "w") as users:
             users.write(USERS)
         self.url = "http://127.0.0.1:%d" % self.http

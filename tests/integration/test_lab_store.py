@@ -747,6 +747,138 @@ class LabSummaries(unittest.TestCase):
                 self.assertEqual(lab, own, (run, window))
 
 
+class LabCluster(unittest.TestCase):
+    """A lab on two ClickHouse servers, one shard each: the lab's tables are Distributed over
+    each server's own, a run's points, blocks and rows on one of them."""
+
+    RUNS = HOSTILE + ["run-%02d" % i for i in range(14)]
+
+    @classmethod
+    def setUpClass(cls):
+        if not clickhouse.available():
+            raise unittest.SkipTest("clickhouse-server is not installed")
+        cls.servers = clickhouse.cluster(2)
+        cls.flags = ["--clickhouse", cls.servers[0].url, "--clickhouse", cls.servers[1].url,
+                     "--clickhouse-cluster", clickhouse.CLUSTER, "--project", "lab"]
+        cls.writer = Collector(extra=cls.flags)
+        cls.sent = 0
+        for i, run in enumerate(cls.RUNS):
+            push(cls.writer, run, "loss", 0, series_points(i, 700 + 31 * i, finite=i != 2))
+            cls.sent += 700 + 31 * i
+        cls.caught_up(cls.sent)
+        cls.lab = Collector(extra=cls.flags + ["--serve-lab"])
+
+    @classmethod
+    def tearDownClass(cls):
+        for collector in (cls.writer, cls.lab):
+            collector.stop()
+        for server in cls.servers:
+            server.stop()
+
+    @classmethod
+    def caught_up(cls, expected, timeout=90):
+        deadline = time.time() + timeout
+        while True:
+            status, health = cls.writer.request("/api/v1/health")
+            try:
+                held = int(cls.servers[0].query("SELECT count() FROM signalbox.points").strip())
+            except AssertionError:  # a server down, or the tables not made yet
+                held = -1
+            if status == 200 and health.get("lab", {}).get("caught_up") and held == expected:
+                return
+            assert time.time() < deadline, (held, expected, health.get("lab"))
+            time.sleep(0.1)
+
+    def local(self, server, sql):
+        return server.query(sql.replace("TABLE", "signalbox.%s_local"))
+
+    def test_each_run_lies_on_one_server_with_its_blocks_and_row(self):
+        held = {}
+        for server in self.servers:
+            runs = {}
+            for table, column in (("points", "run"), ("blocks", "run"), ("runs", "name")):
+                names = server.query("SELECT DISTINCT %s FROM signalbox.%s_local FORMAT "
+                                     "JSONCompact" % (column, table))
+                runs[table] = {row[0] for row in json.loads(names)["data"]}
+            self.assertTrue(runs["points"], "a server holds no run")
+            self.assertLessEqual(runs["blocks"], runs["points"])
+            self.assertEqual(runs["runs"], runs["points"])
+            held[server.url] = runs["points"]
+        first, second = held.values()
+        self.assertFalse(first & second)
+        self.assertEqual(first | second, set(self.RUNS))  # deleted ones gone
+        rows, distinct = self.servers[1].query(
+            "SELECT count(), uniqExact(project, run, metric, source, idx) FROM signalbox.points"
+        ).split()
+        self.assertEqual(int(rows), int(distinct))
+
+    def test_a_lab_collector_reads_the_whole_cluster(self):
+        status, runs = self.lab.request("/api/v1/runs?limit=1000")
+        self.assertEqual(status, 200, runs)
+        names = [r["name"] for r in runs]
+        self.assertEqual([n for n in names if n in self.RUNS],
+                         sorted(self.RUNS, key=lambda n: n.encode()))
+        for run in self.RUNS:
+            for window in ("&width=9", "&smoothing=0.5&width=30"):
+                path = "/api/v1/series?run=%s&metric=loss%s" % (collector_process.q(run), window)
+                self.assertEqual(self.lab.request(path), self.writer.request(path), (run, window))
+
+    def test_a_delete_reaches_every_server(self):
+        for run in ("gone-1", "gone-2"):
+            push(self.writer, run, "loss", 0, series_points(3, 600))
+        self.sent += 1200
+        self.caught_up(self.sent)
+        status, answer = self.writer.request("/api/v1/runs/delete", {"runs": ["gone-1", "gone-2"]})
+        self.assertEqual(status, 200, answer)
+        deadline = time.time() + 60
+        for server in self.servers:
+            for table, column in (("points", "run"), ("blocks", "run"), ("series", "run"),
+                                  ("runs", "name")):
+                sql = "SELECT count() FROM signalbox.%s_local WHERE %s LIKE 'gone-%%'" % (
+                    table, column)
+                while server.query(sql).strip() != "0":
+                    self.assertLess(time.time(), deadline, (server.url, table))
+                    time.sleep(0.2)
+        self.sent -= 1200
+        self.caught_up(self.sent)
+
+    def test_a_server_killed_mid_stream_loses_and_doubles_nothing(self):
+        self.servers[1].kill()
+        try:
+            for i, run in enumerate(self.RUNS):
+                push(self.writer, run, "loss", 10_000, series_points(i, 300))
+            time.sleep(1)  # batches fail meanwhile: the shard is down
+            status, health = self.writer.request("/api/v1/health")
+            self.assertFalse(health["lab"]["caught_up"])
+        finally:
+            self.servers[1].start()
+        self.sent += 300 * len(self.RUNS)
+        self.caught_up(self.sent)
+        rows, distinct = self.servers[0].query(
+            "SELECT count(), uniqExact(project, run, metric, source, idx) FROM signalbox.points"
+        ).split()
+        self.assertEqual((int(rows), int(distinct)), (self.sent, self.sent))
+
+    def test_migrate_names_every_server(self):
+        done = subprocess.run([collector_process.COLLECTOR, "--migrate", "--clickhouse",
+                               self.servers[0].url, "--clickhouse-cluster", clickhouse.CLUSTER],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertIn("the cluster lab has 2 servers, and 1 were named", done.stderr)
+        done = subprocess.run([collector_process.COLLECTOR, "--migrate"] + self.flags,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        for table in ("signalbox.points_local", "signalbox.points\n"):
+            self.assertEqual(done.stdout.count(table), 2, done.stdout)  # on each server
+        for server in self.servers:
+            self.assertIn(server.url, done.stdout)
+        done = subprocess.run([collector_process.COLLECTOR, "--migrate", "--clickhouse",
+                               self.servers[0].url, "--clickhouse", self.servers[1].url],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("--clickhouse-cluster", done.stderr)
+
+
 def users(path, *words):
     """`signalbox-collector users WORDS --users path`: its stdout, or AssertionError."""
     done = subprocess.run([collector_process.COLLECTOR, "users"] + list(words) + ["--users", path],
