@@ -223,16 +223,31 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
     if (limit == 0)
         return QList<RunSummary>();
     // A run's newest info; a filter looks in its text as the embedded store's does (the info's
-    // compact JSON, lower case).
+    // compact JSON, lower case). Only the runs asked for are grouped (at a million runs,
+    // grouping every info costs 14 times a filter's scan, 3 times a page's names): those with
+    // a version that holds the text, or those of the page, found by their names alone (GLOBAL:
+    // on a cluster, found once and sent to every server).
     QString sql = u"SELECT name, argMax(info, version) AS info, argMax(rewinds, version) FROM "
-                  "runs WHERE project = %1 GROUP BY name"_s.arg(m_project);
-    if (!filter.isEmpty())
-        sql += u" HAVING position(lowerUTF8(info), %1) > 0"_s.arg(
-            ClickHouse::quoted(filter.toLower()));
+                  "runs WHERE project = %1"_s.arg(m_project);
+    const bool paged = !where && filter.isEmpty() && limit > 0;
+    if (!filter.isEmpty()) {
+        const QString text = ClickHouse::quoted(filter.toLower());
+        sql += u" AND name GLOBAL IN (SELECT name FROM runs WHERE project = %1 AND "
+               "position(lowerUTF8(info), %2) > 0) GROUP BY name HAVING position(lowerUTF8(info), "
+               "%2) > 0"_s.arg(m_project, text);
+    } else if (paged) {
+        sql +=
+            u" AND name GLOBAL IN (SELECT name FROM runs WHERE project = %1 GROUP BY name ORDER BY "
+            "name LIMIT %2, %3) GROUP BY name"_s.arg(m_project)
+                .arg(offset)
+                .arg(limit);
+    } else {
+        sql += u" GROUP BY name"_s;
+    }
     sql += u" ORDER BY name"_s;
-    if (!where && limit > 0)
+    if (!where && !paged && limit > 0)
         sql += u" LIMIT %1, %2"_s.arg(offset).arg(limit);
-    else if (!where && offset > 0)
+    else if (!where && !paged && offset > 0)
         sql += u" LIMIT %1, 18446744073709551615"_s.arg(offset);
     const auto answer = select(sql);
     if (!answer)

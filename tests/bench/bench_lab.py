@@ -157,6 +157,60 @@ def compare_reads(alone, reader):
                lab_qps / embedded_qps))
 
 
+def many_runs(binary, server):
+    """/runs of a lab's collector over a million runs (two series each), written into ClickHouse
+    as collectors ship them; and a page's statement against how /runs read one before
+    2026-11-28 (every run's info grouped), in SQL alone."""
+    count = max(10_000, int(1_000_000 * SCALE))
+    name = "concat('run-', toString(%d + number))" % (10 * count)
+    server.query("INSERT INTO signalbox.runs SELECT 'many', %s, concat('{\"name\":\"', %s, "
+                 "'\",\"config\":{\"lr\":', toString(number / %d), ',\"seed\":', "
+                 "toString(number %% 10), '},\"start\":1.7e9,\"status\":\"finished\"}'), 1, "
+                 "'' FROM numbers(%d)" % (name, name, count, count))
+    for first in range(0, count, 100_000):  # the series view's groups within its memory
+        server.query("INSERT INTO signalbox.points SELECT 'many', %s, m, 'bench', 0, 1, "
+                     "number %% 1000 / 7, 1.7e9 FROM numbers(%d, %d) ARRAY JOIN ['loss', 'acc'] "
+                     "AS m" % (name, first, min(100_000, count - first)))
+    print("  /runs over %d runs in ClickHouse (a lab collector, median of 5 over HTTP)" % count)
+    reader = CollectorProcess(binary, ["--clickhouse", server.url, "--project", "many",
+                                       "--serve-lab"])
+    try:
+        middle = "run-%d" % (10 * count + count // 2 + 42)
+        for label, path in (("a page of 100", "/api/v1/runs?limit=100"),
+                            ("a page of 100 halfway", "/api/v1/runs?limit=100&offset=%d"
+                             % (count // 2)),
+                            ("filter=" + middle, "/api/v1/runs?filter=" + middle),
+                            ("where=config.lr < 0.0001, first 100", "/api/v1/runs?where="
+                             + urllib.parse.quote("config.lr < 0.0001") + "&limit=100")):
+            request(reader.url, path)
+            times = []
+            for _ in range(5):
+                start = time.perf_counter()
+                found = request(reader.url, path)
+                times.append(time.perf_counter() - start)
+            print("    %s: %.0f ms (%d runs)" % (label, sorted(times)[2] * 1e3, len(found)))
+    finally:
+        reader.stop()
+    page = "LIMIT %d, 100 FORMAT Null" % (count // 2)
+    statements = [
+        "SELECT name, argMax(info, version) AS info FROM signalbox.runs WHERE project = 'many' "
+        "GROUP BY name ORDER BY name " + page,
+        "SELECT name, argMax(info, version) AS info FROM signalbox.runs WHERE project = 'many' "
+        "AND name IN (SELECT name FROM signalbox.runs WHERE project = 'many' GROUP BY name "
+        "ORDER BY name %s) GROUP BY name ORDER BY name FORMAT Null" % page.replace(
+            " FORMAT Null", "")]
+    took = []
+    for sql in statements:
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            server.query(sql)
+            times.append(time.perf_counter() - start)
+        took.append(sorted(times)[2] * 1e3)
+    print("    the halfway page's statement: every info grouped %.0f ms, the page's names first "
+          "%.0f ms (x%.2f)" % (took[0], took[1], took[0] / took[1]))
+
+
 def main():
     binary = sys.argv[1]
     total = RUNS * PER_RUN
@@ -212,6 +266,7 @@ def main():
         blocks = server.query("SELECT sum(bytes_on_disk) FROM system.parts WHERE database = "
                               "'signalbox' AND table = 'blocks' AND active").strip()
         version = server.query("SELECT version()").strip()
+        many_runs(binary, server)
     blocks_bytes = int(blocks or 0) / max(1, int(parts[0]))
     ch_bytes = int(parts[1]) / max(1, int(parts[0]))
     print("  ingest, acknowledged: collector alone %.2f M points/s; shipping to ClickHouse "

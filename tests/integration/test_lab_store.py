@@ -818,6 +818,10 @@ class LabCluster(unittest.TestCase):
         names = [r["name"] for r in runs]
         self.assertEqual([n for n in names if n in self.RUNS],
                          sorted(self.RUNS, key=lambda n: n.encode()))
+        status, found = self.lab.request("/api/v1/runs?filter=run-0")
+        self.assertEqual([r["name"] for r in found], ["run-%02d" % i for i in range(10)])
+        status, page = self.lab.request("/api/v1/runs?offset=3&limit=4")
+        self.assertEqual([r["name"] for r in page], names[3:7])
         for run in self.RUNS:
             for window in ("&width=9", "&smoothing=0.5&width=30"):
                 path = "/api/v1/series?run=%s&metric=loss%s" % (collector_process.q(run), window)
