@@ -146,19 +146,14 @@ int main(int argc, char *argv[]) {
             std::fprintf(stderr, "signalbox-collector: --migrate needs --clickhouse URL\n");
             return 2;
         }
-        for (const sb::ClickHouse &server : sb::LabSchema::everyServer(lab->server)) {
-            const auto done = sb::LabSchema::migrate(server);
-            if (!done) {
-                std::fprintf(stderr, "signalbox-collector: %s\n",
-                             qUtf8Printable(sb::printable(done.error())));
-                return 1;
-            }
-            if (lab->server.servers.size() > 1)
-                std::printf("%s:\n",
-                            qUtf8Printable(server.options().url.toString(QUrl::RemoveUserInfo)));
-            for (const QString &line : *done)
-                std::printf("%s\n", qUtf8Printable(sb::printable(line)));
+        const auto done = sb::LabSchema::migrateAll(lab->server);
+        if (!done) {
+            std::fprintf(stderr, "signalbox-collector: %s\n",
+                         qUtf8Printable(sb::printable(done.error())));
+            return 1;
         }
+        for (const QString &line : *done)
+            std::printf("%s\n", qUtf8Printable(sb::printable(line)));
         return 0;
     }
 

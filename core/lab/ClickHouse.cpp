@@ -128,8 +128,12 @@ Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &
         query.addQueryItem(QLatin1StringView(limit), u"throw"_s);
     if (!body.isEmpty())
         query.addQueryItem(u"max_insert_block_size"_s, u"100000000"_s);
-    if (!body.isEmpty() && !m_options.cluster.isEmpty())
-        query.addQueryItem(u"insert_distributed_sync"_s, u"1"_s);
+    if (!m_options.cluster.isEmpty()) {
+        // A read misses no shard (a profile may skip those down), a write waits for each.
+        query.addQueryItem(u"skip_unavailable_shards"_s, u"0"_s);
+        if (!body.isEmpty())
+            query.addQueryItem(u"insert_distributed_sync"_s, u"1"_s);
+    }
     for (const auto &[name, value] : m_options.settings)
         query.addQueryItem(name, value);
     // With a body, the statement goes in the URL (the body is its rows).

@@ -203,10 +203,10 @@ void LabForwarder::resume(const QStringList &asked) {
     const QStringList deleting =
         m_deleting.isEmpty() ? QStringList() : ClickHouse::quotedLists(m_deleting);
     const QStringList deleted = m_deleting;
-    // On a cluster, a shard's part of an INSERT is a query of its own there, named after ours.
-    const QString ended =
-        u"KILL QUERY WHERE query_id LIKE '%1-%' OR initial_query_id LIKE '%1-%' SYNC"_s.arg(m_id);
-    // Tables are made, and rows deleted, on each server of a cluster.
+    // On a cluster, the server written to sends each shard its part and waits for it: ending
+    // ours there ends those (until a shard's answer is past receive_timeout, 300 s).
+    const QString ended = u"KILL QUERY WHERE query_id LIKE '%1-%' SYNC"_s.arg(m_id);
+    // Rows are deleted on each server of a cluster.
     const std::vector<ClickHouse> servers = LabSchema::everyServer(m_options.server);
     const std::array<QString, 4> tables{
         LabSchema::local(m_options.server, "points"), LabSchema::local(m_options.server, "blocks"),
@@ -215,14 +215,12 @@ void LabForwarder::resume(const QStringList &asked) {
         &m_pool, this,
         [server, servers, sql, migrate, deleting, ended, project, tables,
          own = ClickHouse::quoted(source())]() -> Result<QByteArray> {
-            for (const ClickHouse &each : servers) {
-                if (migrate) {
-                    if (auto migrated = LabSchema::migrate(each); !migrated)
-                        return migrated.failure();
-                }
-                if (auto killed = each.query(ended); !killed) // what it holds stays as it is read
-                    return killed.failure();
+            if (migrate) {
+                if (auto migrated = LabSchema::migrateAll(server.options()); !migrated)
+                    return migrated.failure();
             }
+            if (auto killed = server.query(ended); !killed) // what it holds stays as it is read
+                return killed.failure();
             for (const QString &list : deleting) {
                 // Names another collector ships too: their summary and info are shared, and
                 // points from before sources were named may be its.

@@ -238,9 +238,8 @@ Result<QList<RunSummary>> LabReader::runs(const QString &filter, qsizetype offse
     } else if (paged) {
         sql +=
             u" AND name GLOBAL IN (SELECT name FROM runs WHERE project = %1 GROUP BY name ORDER BY "
-            "name LIMIT %2, %3) GROUP BY name"_s.arg(m_project)
-                .arg(offset)
-                .arg(limit);
+            "name LIMIT %2, %3) GROUP BY name"_s.arg(m_project, QString::number(offset),
+                                                     QString::number(limit));
     } else {
         sql += u" GROUP BY name"_s;
     }

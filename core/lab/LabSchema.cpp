@@ -39,6 +39,7 @@ Result<QStringList> migrate(const ClickHouse &server) {
     const auto table = [&](const char *name) {
         return local(server.options(), name);
     };
+    QString shard; // which shard of a cluster this server is
     ClickHouse::Options bare = server.options();
     bare.database.clear(); // the database may not be there yet
     const ClickHouse root(bare);
@@ -52,23 +53,37 @@ Result<QStringList> migrate(const ClickHouse &server) {
                 .arg(kMinimum.major)
                 .arg(kMinimum.minor));
     if (!cluster.isEmpty()) {
-        // Every server of it named: each holds its part of the runs, and deletes reach each.
-        const auto servers =
-            root.query(u"SELECT count() FROM system.clusters WHERE cluster = %1"_s.arg(
+        // Every server of it named, once, a shard each: each holds its part of the runs, and
+        // deletes reach each.
+        const auto servers = root.query(
+            u"SELECT count(), max(replica_num), uniqExact(host_address, port), countIf(is_local), "
+            "maxIf(shard_num, is_local) FROM system.clusters WHERE cluster = %1"_s.arg(
                 ClickHouse::quoted(cluster)));
         if (!servers)
             return servers.failure();
+        const QList<QByteArray> facts = servers->trimmed().split('\t');
+        const auto fact = [&facts](int i) {
+            return i < facts.size() ? facts[i].toLongLong() : 0;
+        };
+        const QString host = server.options().url.host();
         const qsizetype named = server.options().servers.size();
-        if (servers->trimmed() == "0")
-            return fail(u"ClickHouse at %1 has no cluster %2 in its remote_servers"_s.arg(
-                            server.options().url.host(), cluster),
-                        ErrorCode::InvalidInput);
-        if (servers->trimmed().toLongLong() != named)
-            return fail(
-                u"the cluster %1 has %2 servers, and %3 were named: name each (one "
-                "--clickhouse URL a server)"_s.arg(cluster, QString::fromUtf8(servers->trimmed()))
-                    .arg(named),
-                ErrorCode::InvalidInput);
+        const auto refuse = [](const QString &why) {
+            return fail(why, ErrorCode::InvalidInput);
+        };
+        if (fact(0) == 0)
+            return refuse(
+                u"ClickHouse at %1 has no cluster %2 in its remote_servers"_s.arg(host, cluster));
+        if (fact(0) != named)
+            return refuse(u"the cluster %1 has %2 servers, and %3 were named: name each (one "
+                          "--clickhouse URL a server)"_s.arg(cluster, QString::number(fact(0)),
+                                                             QString::number(named)));
+        if (fact(1) > 1 || fact(2) != fact(0))
+            return refuse(u"the cluster %1 must list each server once, a shard each (replicas "
+                          "need ZooKeeper, which the lab store does not use)"_s.arg(cluster));
+        if (fact(3) != 1)
+            return refuse(u"ClickHouse at %1 is not a server of the cluster %2 (by its "
+                          "remote_servers)"_s.arg(host, cluster));
+        shard = u"shard %1 of the cluster %2"_s.arg(QString::number(fact(4)), cluster);
     }
     const bool codecs = version->atLeast(kCodecs.major, kCodecs.minor);
     const auto codec = [codecs](const char *what) {
@@ -171,6 +186,46 @@ Result<QStringList> migrate(const ClickHouse &server) {
                     "need: DROP TABLE %1.series_mv, DROP TABLE %1.series, run --migrate again, "
                     "then fill it from the points with INSERT INTO %1.series SELECT ... (the "
                     "view's SELECT)"_s.arg(database));
+    // A lab moved onto a cluster, or a collector that was not told of one: the tables say which.
+    const auto engines = root.query(
+        u"SELECT name, engine FROM system.tables WHERE database = %1 AND name IN ('points', "
+        "'series', 'blocks', 'runs')"_s.arg(ClickHouse::quoted(database)));
+    if (!engines)
+        return engines.failure();
+    for (const QByteArray &line : engines->trimmed().split('\n')) {
+        const QList<QByteArray> row = line.split('\t');
+        if (row.size() == 2 && (row[1] == "Distributed") != !cluster.isEmpty())
+            return fail(
+                cluster.isEmpty()
+                    ? u"%1.%2 is spread over a cluster: name it with --clickhouse-cluster, and "
+                      "each server with --clickhouse"_s.arg(database, QString::fromUtf8(row[0]))
+                    : u"%1.%2 is a table of a lab on one server: to spread it over the cluster, "
+                      "rename it to %2_local on its server first"_s.arg(database,
+                                                                        QString::fromUtf8(row[0])),
+                ErrorCode::InvalidInput);
+    }
+    if (!shard.isEmpty())
+        done << shard;
+    return done;
+}
+
+Result<QStringList> migrateAll(const ClickHouse::Options &options) {
+    QStringList done;
+    QStringList shards;
+    for (const ClickHouse &server : everyServer(options)) {
+        auto lines = migrate(server);
+        if (!lines)
+            return lines.failure();
+        if (options.servers.size() > 1)
+            done << server.options().url.toString(QUrl::RemoveUserInfo) + u':';
+        if (!options.cluster.isEmpty()) {
+            if (shards.contains(lines->constLast()))
+                return fail(u"two of the servers named are one (%1)"_s.arg(lines->constLast()),
+                            ErrorCode::InvalidInput);
+            shards << lines->constLast();
+        }
+        done << *lines;
+    }
     return done;
 }
 

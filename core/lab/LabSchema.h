@@ -25,6 +25,10 @@ constexpr qint64 kBlockPoints = 256;
 // Nothing is dropped or rewritten: running it again changes nothing. Returns what it did.
 Result<QStringList> migrate(const ClickHouse &server);
 
+// migrate() on each server of the cluster (the one alone when none), checking that each is a
+// shard of its own.
+Result<QStringList> migrateAll(const ClickHouse::Options &server);
+
 // A table's name on each server: itself, or on a cluster its `_local` table.
 QString local(const ClickHouse::Options &server, const char *table);
 // A connection to each server of the cluster (the one given alone when none).

@@ -881,6 +881,14 @@ class LabCluster(unittest.TestCase):
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 2)
         self.assertIn("--clickhouse-cluster", done.stderr)
+        for flags, said in (
+                (["--clickhouse", self.servers[0].url, "--clickhouse", self.servers[0].url,
+                  "--clickhouse-cluster", clickhouse.CLUSTER], "two of the servers named are one"),
+                (["--clickhouse", self.servers[0].url], "is spread over a cluster")):
+            done = subprocess.run([collector_process.COLLECTOR, "--migrate"] + flags,
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 1, done.stdout)
+            self.assertIn(said, done.stderr)
 
 
 def users(path, *words):
