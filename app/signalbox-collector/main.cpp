@@ -84,6 +84,10 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption migrate(
         u"migrate"_s, u"Create the lab's tables in ClickHouse where missing, say what was done, "
                       "and exit (with --clickhouse)."_s);
+    const QCommandLineOption fillBlocks(
+        u"fill-blocks"_s,
+        u"With --migrate: write the blocks of series shipped before there were blocks, series by "
+        "series (safe while collectors ship)."_s);
     const QCommandLineOption serveLab(
         u"serve-lab"_s,
         u"Answer /runs, /metrics, /series, /groups and /export from ClickHouse: every run of "
@@ -105,8 +109,8 @@ int main(int argc, char *argv[]) {
     const QCommandLineOption tlsKey(u"tls-key"_s, u"The PEM key of --tls-certificate."_s,
                                     u"file"_s);
     parser.addOptions({listen, dataDir, token, tokenFile, users, watch, lostAfter, hostName,
-                       clickhouse, cluster, database, project, migrate, serveLab, reader,
-                       summariesFrom, tlsCertificate, tlsKey});
+                       clickhouse, cluster, database, project, migrate, fillBlocks, serveLab,
+                       reader, summariesFrom, tlsCertificate, tlsKey});
     parser.process(app);
 
     std::optional<sb::LabForwarder::Options> lab;
@@ -141,12 +145,20 @@ int main(int argc, char *argv[]) {
         std::fprintf(stderr, "signalbox-collector: --clickhouse-cluster needs --clickhouse URL\n");
         return 2;
     }
+    if (parser.isSet(fillBlocks) && !parser.isSet(migrate)) {
+        std::fprintf(stderr, "signalbox-collector: --fill-blocks is for --migrate\n");
+        return 2;
+    }
     if (parser.isSet(migrate)) {
         if (!lab) {
             std::fprintf(stderr, "signalbox-collector: --migrate needs --clickhouse URL\n");
             return 2;
         }
-        const auto done = sb::LabSchema::migrateAll(lab->server);
+        auto done = sb::LabSchema::migrateAll(lab->server);
+        if (done && parser.isSet(fillBlocks)) {
+            auto filled = sb::LabSchema::fillBlocks(sb::ClickHouse(lab->server));
+            done = filled ? *done + *filled : filled;
+        }
         if (!done) {
             std::fprintf(stderr, "signalbox-collector: %s\n",
                          qUtf8Printable(sb::printable(done.error())));

@@ -131,8 +131,7 @@ Result<QByteArray> ClickHouse::post(const QString &statement, const QByteArray &
     if (!m_options.cluster.isEmpty()) {
         // A read misses no shard (a profile may skip those down), a write waits for each.
         query.addQueryItem(u"skip_unavailable_shards"_s, u"0"_s);
-        if (!body.isEmpty())
-            query.addQueryItem(u"insert_distributed_sync"_s, u"1"_s);
+        query.addQueryItem(u"insert_distributed_sync"_s, u"1"_s);
     }
     for (const auto &[name, value] : m_options.settings)
         query.addQueryItem(name, value);

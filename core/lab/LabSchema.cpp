@@ -209,6 +209,59 @@ Result<QStringList> migrate(const ClickHouse &server) {
     return done;
 }
 
+Result<QStringList> fillBlocks(const ClickHouse &server) {
+    // Series with fewer blocks than whole blocks of points.
+    const auto lacking = server.query(
+        u"SELECT s.project, s.run, s.metric FROM (SELECT project, run, metric, "
+        "intDiv(countMerge(points), %1) AS whole FROM series GROUP BY project, run, metric) AS s "
+        "GLOBAL ANY LEFT JOIN (SELECT project, run, metric, uniqExact(block) AS held FROM blocks "
+        "GROUP BY project, run, metric) AS b USING (project, run, metric) WHERE held < whole "
+        "FORMAT "
+        "RowBinary"_s.arg(kBlockPoints));
+    if (!lacking)
+        return lacking.failure();
+    // A block's row as LabForwarder writes it: a NaN step or time makes its range NaN, and a
+    // block of no finite value gives its first point as its low and high.
+    QString points;
+    for (const char *point : {"f", "l", "lo", "hi"})
+        for (int part = 1; part <= 4; ++part)
+            points += u"%1.%2, "_s.arg(QLatin1StringView(point)).arg(part);
+    const auto range = [](const char *column, const char *low, const char *high) {
+        return u"if(countIf(isNaN(%1)) > 0, nan, min(%1)) AS %2, if(countIf(isNaN(%1)) > 0, nan, "
+               "max(%1)) AS %3"_s.arg(QLatin1StringView(column), QLatin1StringView(low),
+                                      QLatin1StringView(high));
+    };
+    const QString whole = QString::number(kBlockPoints);
+    QStringList done;
+    RowBinaryReader rows(*lacking);
+    while (!rows.atEnd() && !rows.failed()) {
+        const QString project = ClickHouse::quoted(rows.string());
+        const QString run = ClickHouse::quoted(rows.string());
+        const QString metric = ClickHouse::quoted(rows.string());
+        const QString key = // one pass: names hold %N
+            u"project = %1 AND run = %2 AND metric = %3"_s.arg(project, run, metric);
+        // Concatenated after the key: names hold %N.
+        const QString sql =
+            u"INSERT INTO blocks SELECT project, run, metric, source, block, n, nf, %1s0, s1, w0, "
+            "w1 FROM (SELECT project, run, metric, source, intDiv(idx, %2) AS block, count() AS "
+            "n, countIf(isFinite(value)) AS nf, argMin((idx, step, value, wall), idx) AS f, "
+            "argMax((idx, step, value, wall), idx) AS l, if(nf > 0, argMinIf((idx, step, value, "
+            "wall), (value, idx), isFinite(value)), f) AS lo, if(nf > 0, argMaxIf((idx, step, "
+            "value, wall), (value, -toInt64(idx)), isFinite(value)), f) AS hi, %3, %4 FROM "
+            "points WHERE "_s.arg(points, whole, range("step", "s0", "s1"),
+                                  range("wall", "w0", "w1")) +
+            key + u" AND intDiv(idx, "_s + whole +
+            u") GLOBAL NOT IN (SELECT block FROM blocks WHERE "_s + key +
+            u") GROUP BY project, run, metric, source, block HAVING n = "_s + whole + u')';
+        if (auto filled = server.query(sql); !filled)
+            return filled.failure();
+        done << u"blocks of %1 %2 %3"_s.arg(project, run, metric);
+    }
+    if (rows.failed())
+        return fail(u"ClickHouse's list of series was cut short"_s);
+    return done;
+}
+
 Result<QStringList> migrateAll(const ClickHouse::Options &options) {
     QStringList done;
     QStringList shards;

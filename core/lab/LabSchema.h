@@ -29,6 +29,11 @@ Result<QStringList> migrate(const ClickHouse &server);
 // shard of its own.
 Result<QStringList> migrateAll(const ClickHouse::Options &server);
 
+// Writes the blocks of series shipped before there were blocks (each whole block of stored
+// points that has none), series by series, saying each one filled. Safe while collectors ship:
+// a block is written only once all its points are stored, as they write it themselves.
+Result<QStringList> fillBlocks(const ClickHouse &server);
+
 // A table's name on each server: itself, or on a cluster its `_local` table.
 QString local(const ClickHouse::Options &server, const char *table);
 // A connection to each server of the cluster (the one given alone when none).

@@ -730,6 +730,37 @@ class LabSummaries(unittest.TestCase):
         finally:
             fresh.stop()
 
+    def test_points_shipped_before_blocks_are_read_whole_until_filled(self):
+        for window in ("&width=20", "&x=relative&width=7"):
+            own, lab = self.curves("legacy", window)
+            self.assertEqual(lab, own, window)
+        done = subprocess.run([collector_process.COLLECTOR, "--migrate", "--fill-blocks"]
+                              + lab_flags(self.server), capture_output=True, text=True,
+                              timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("blocks of 'lab' 'legacy' 'loss'", done.stdout)
+        self.assertNotIn("'long'", done.stdout)  # it has all its blocks
+        summarized = ("SELECT block, points, finite, first_idx, last_idx, low_idx, high_idx, "
+                      "min_step, max_step, min_wall, max_wall FROM signalbox.blocks FINAL WHERE "
+                      "run = '%s' ORDER BY block")
+        self.assertEqual(self.server.query(summarized % "legacy").count("\n"), 60_000 // 256)
+        # As the shipping collector writes them, to the bit: the long run's, filled anew.
+        written = self.server.query(summarized % "long")
+        self.server.query("ALTER TABLE signalbox.blocks DELETE WHERE run = 'long' AND block < 5")
+        deadline = time.time() + 30
+        while self.server.query("SELECT count() FROM signalbox.blocks WHERE run = 'long' AND "
+                                "block < 5").strip() != "0":
+            self.assertLess(time.time(), deadline)
+            time.sleep(0.1)
+        done = subprocess.run([collector_process.COLLECTOR, "--migrate", "--fill-blocks"]
+                              + lab_flags(self.server), capture_output=True, text=True,
+                              timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(self.server.query(summarized % "long"), written)
+        own, lab = self.curves("legacy", "&width=7")  # drawn from blocks now
+        self.assertEqual((lab["total"], lab["inRange"]), (own["total"], own["inRange"]))
+        self.assertNotEqual(lab["x"], own["x"])
+
     def test_one_column_and_windows_of_few_points_are_exact(self):
         for window in ("&width=1", "&from=5000&to=9000&width=50", "&from=0&to=600&width=1000",
                        "&from=399990&to=1e9&width=3", "&from=-5&to=-1", "&width=10000"):
@@ -737,11 +768,10 @@ class LabSummaries(unittest.TestCase):
             self.assertEqual(lab, own, window)
 
     def test_series_blocks_cannot_stand_for_are_read_point_by_point(self):
-        """Steps out of order (their times are in order: drawn by time from blocks), points a
-        rewind hides, and points shipped before blocks were."""
+        """Steps out of order (their times are in order: drawn by time from blocks), and points
+        a rewind hides."""
         for run, windows in (("unordered", ["&width=20", "&width=9&from=0&to=1e9"]),
-                             ("rewound", ["&width=20", "&x=wall&width=7"]),
-                             ("legacy", ["&width=20", "&x=relative&width=7"])):
+                             ("rewound", ["&width=20", "&x=wall&width=7"])):
             for window in windows:
                 own, lab = self.curves(run, window)
                 self.assertEqual(lab, own, (run, window))
@@ -869,9 +899,11 @@ class LabCluster(unittest.TestCase):
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 1, done.stdout)
         self.assertIn("the cluster lab has 2 servers, and 1 were named", done.stderr)
-        done = subprocess.run([collector_process.COLLECTOR, "--migrate"] + self.flags,
-                              capture_output=True, text=True, timeout=60)
+        # Blocks lacking are found through the cluster (here none: every series has its own).
+        done = subprocess.run([collector_process.COLLECTOR, "--migrate", "--fill-blocks"] +
+                              self.flags, capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("blocks of", done.stdout)
         for table in ("signalbox.points_local", "signalbox.points\n"):
             self.assertEqual(done.stdout.count(table), 2, done.stdout)  # on each server
         for server in self.servers:
