@@ -704,7 +704,7 @@ LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
             const auto from = [](quint64 block) {
                 return qint64(block) * LabSchema::kBlockPoints;
             };
-            // Blocks missing (points shipped before there were blocks), doubled (two collectors
+            // Blocks missing (points shipped before there were blocks), of two collectors (both
             // ship the name) or out of order within: read point by point, all of it.
             if (qint64(blocks) != whole || unordered > 0 || sources > 1)
                 continue;
