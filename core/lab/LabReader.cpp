@@ -206,6 +206,27 @@ Result<QByteArray> LabReader::select(const QString &sql) const {
     return answer;
 }
 
+Status LabReader::selectAll(const QStringList &selects,
+                            const std::function<void(RowBinaryReader &)> &read) const {
+    for (qsizetype next = 0; next < selects.size();) {
+        QStringList statement;
+        qsizetype length = 0;
+        while (next < selects.size() && statement.size() < qsizetype(kSeriesPerStatement) &&
+               length <= kLongestStatement) {
+            statement << selects[next];
+            length += selects[next++].size();
+        }
+        const auto answer = select(statement.join(u" UNION ALL "_s));
+        if (!answer)
+            return answer.failure();
+        RowBinaryReader rows(*answer);
+        read(rows);
+        if (rows.failed())
+            return fail(cutShort());
+    }
+    return success();
+}
+
 QString LabReader::lastError() const {
     const QMutexLocker locked(&m_shared->errorLock);
     return m_shared->lastError;
@@ -674,17 +695,7 @@ LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
                       const SeriesWindow &window) const {
     const qint64 blocksWanted = qint64(window.width) * kBlocksPerColumn * LabSchema::kBlockPoints;
     std::vector<BlockPlan> plans(names.size());
-    QStringList statement;
-    qsizetype length = 0;
-    const auto ask = [&]() -> Status {
-        if (statement.isEmpty())
-            return success();
-        const auto answer = select(statement.join(u" UNION ALL "_s));
-        statement.clear();
-        length = 0;
-        if (!answer)
-            return answer.failure();
-        RowBinaryReader rows(*answer);
+    const auto read = [&](RowBinaryReader &rows) {
         while (!rows.atEnd() && !rows.failed()) {
             const quint64 k = rows.uint64();
             const quint64 blocks = rows.uint64();
@@ -725,10 +736,8 @@ LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
                                                     .arg(from(lastBlock + 1))
                                                     .arg(from(whole));
         }
-        if (rows.failed())
-            return fail(cutShort());
-        return success();
     };
+    QStringList selects;
     for (std::size_t i = 0; i < names.size(); ++i) {
         const auto &frame = frames[i];
         if (!frame || frame->hidden || frame->count < std::max<qint64>(m_options.summariesFrom, 1))
@@ -743,7 +752,7 @@ LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
         // A block whose first and last are not its smallest and largest x (a NaN among them
         // too: no equality holds) is out of order.
         const QString axis = frame->axis == XAxis::Step ? u"step"_s : u"wall"_s;
-        statement
+        selects
             << u"SELECT toUInt64(%1), uniqExact(block), count(), countIf(NOT (first_%2 = "
                "min_%2 AND last_%2 = max_%2)), uniqExact(source), countIf(%3), minIf(block, "
                "%3), maxIf(block, %3), uniqExactIf(block, %4), minIf(block, %4), maxIf(block, %4), "
@@ -751,13 +760,8 @@ LabReader::planBlocks(const std::vector<MetricStore::SeriesName> &names,
                    QString::number(i), axis, overlaps, crossing, frame->blockWithin(),
                    frame->key, // one pass: names hold %N
                    QString::number(frame->count / LabSchema::kBlockPoints));
-        length += statement.back().size();
-        if (statement.size() >= qsizetype(kSeriesPerStatement) || length > kLongestStatement) {
-            if (Status asked = ask(); !asked)
-                return asked.failure();
-        }
     }
-    if (Status asked = ask(); !asked)
+    if (Status asked = selectAll(selects, read); !asked)
         return asked.failure();
     return plans;
 }
@@ -860,77 +864,59 @@ LabReader::m4(const std::vector<MetricStore::SeriesName> &names, const SeriesWin
     };
     std::vector<std::vector<Cell>> cells(names.size());
     std::vector<char> unordered(names.size(), 0);
-    // Statements of whole SELECTs, each a series' (its place in `names`).
-    const auto ask = [&](const std::vector<std::pair<std::size_t, QString>> &selects) -> Status {
-        for (std::size_t next = 0; next < selects.size();) {
-            QStringList statement;
-            qsizetype length = 0;
-            while (next < selects.size() && statement.size() < qsizetype(kSeriesPerStatement) &&
-                   length <= kLongestStatement) {
-                statement << selects[next++].second;
-                length += statement.back().size();
+    // Each row is a column of a series (k, its place in `names`).
+    const auto read = [&](RowBinaryReader &rows) {
+        while (!rows.atEnd() && !rows.failed()) {
+            const quint64 k = rows.uint64();
+            Cell cell;
+            cell.column = rows.float64();
+            cell.points = qint64(rows.uint64());
+            for (int p = 0; p < 2; ++p)
+                cell.candidates.push_back(indexedOf(rows));
+            const double lowX = rows.float64();
+            const double highX = rows.float64();
+            for (int p = 0; p < 2; ++p)
+                cell.candidates.push_back(indexedOf(rows));
+            if (rows.uint64() == 0) // no finite value: the last two are no points
+                cell.candidates.resize(2);
+            // A constant column (a window of no width) groups as no GROUP BY does: one row,
+            // even of nothing.
+            if (k >= cells.size() || cell.points == 0)
+                continue;
+            if (cell.column < 0) { // a block across columns: each point in its own
+                answers[k].value().inRange += cell.points;
+                for (const IndexedPoint &p : cell.candidates)
+                    if (frames[k]->columns.contains(p.x))
+                        cells[k].push_back({double(frames[k]->columns.column(p.x)), {p}, 0});
+                continue;
             }
-            const auto answer = select(statement.join(u" UNION ALL "_s));
-            if (!answer)
-                return answer.failure();
-            RowBinaryReader rows(*answer);
-            while (!rows.atEnd() && !rows.failed()) {
-                const quint64 k = rows.uint64();
-                Cell cell;
-                cell.column = rows.float64();
-                cell.points = qint64(rows.uint64());
-                for (int p = 0; p < 2; ++p)
-                    cell.candidates.push_back(indexedOf(rows));
-                const double lowX = rows.float64();
-                const double highX = rows.float64();
-                for (int p = 0; p < 2; ++p)
-                    cell.candidates.push_back(indexedOf(rows));
-                if (rows.uint64() == 0) // no finite value: the last two are no points
-                    cell.candidates.resize(2);
-                // A constant column (a window of no width) groups as no GROUP BY does: one row,
-                // even of nothing.
-                if (k >= cells.size() || cell.points == 0)
-                    continue;
-                if (cell.column < 0) { // a block across columns: each point in its own
-                    answers[k].value().inRange += cell.points;
-                    for (const IndexedPoint &p : cell.candidates)
-                        if (frames[k]->columns.contains(p.x))
-                            cells[k].push_back({double(frames[k]->columns.column(p.x)), {p}, 0});
-                    continue;
-                }
-                if (plans[k].kind == BlockPlan::Points &&
-                    (cell.candidates[0].x != lowX || cell.candidates[1].x != highX))
-                    unordered[k] = 1;
-                cells[k].push_back(std::move(cell));
-            }
-            if (rows.failed())
-                return fail(cutShort());
+            if (plans[k].kind == BlockPlan::Points &&
+                (cell.candidates[0].x != lowX || cell.candidates[1].x != highX))
+                unordered[k] = 1;
+            cells[k].push_back(std::move(cell));
         }
-        return success();
     };
     // A Blocks plan's few points after its last whole block are asked by pairs at once.
-    std::vector<std::pair<std::size_t, QString>> selects;
+    QStringList selects;
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (!frames[i])
             continue;
         const auto &[head, tail] = branches[i];
-        if (plans[i].kind == BlockPlan::Blocks) {
-            selects.emplace_back(i, blockBranches[i]);
-            selects.emplace_back(i, head + byPairs + tail);
-        } else {
-            selects.emplace_back(i, head + byIndex + tail);
-        }
+        if (plans[i].kind == BlockPlan::Blocks)
+            selects << blockBranches[i] << head + byPairs + tail;
+        else
+            selects << head + byIndex + tail;
     }
-    if (Status done = ask(selects); !done)
+    if (Status done = selectAll(selects, read); !done)
         return done.failure();
     selects.clear();
     for (std::size_t i = 0; i < names.size(); ++i) {
         if (unordered[i]) {
             cells[i].clear();
-            selects.emplace_back(i, branches[i].first + byPairs + branches[i].second);
+            selects << branches[i].first + byPairs + branches[i].second;
         }
     }
-    if (Status done = ask(selects); !done)
+    if (Status done = selectAll(selects, read); !done)
         return done.failure();
     for (std::size_t i = 0; i < names.size(); ++i) {
         std::sort(cells[i].begin(), cells[i].end(),

@@ -10,6 +10,7 @@
 #include <QCache>
 #include <QMutex>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -135,6 +136,10 @@ private:
                                                 const QHash<QString, Started> &origins,
                                                 std::vector<char> *passing) const;
     Result<QByteArray> select(const QString &sql) const;
+    // SELECTs of the same columns, asked as few statements (UNION ALL, kSeriesPerStatement
+    // each and within kLongestStatement); `read` takes the rows of each answer.
+    Status selectAll(const QStringList &selects,
+                     const std::function<void(RowBinaryReader &)> &read) const;
 
     Options m_options;
     ClickHouse m_server;
